@@ -1,0 +1,390 @@
+r"""Certified arithmetic on python-flint ``arb`` balls.
+
+The inclusion principle (wording of the Arb documentation): every certified
+function of this package returns a ball that contains the exact mathematical
+value for all inputs contained in the input balls.  Enclosures are not always
+tight; the guess-and-verify loop :func:`refine` raises the working precision
+until a requested relative width is met, or raises :class:`PrecisionExhausted`
+carrying the last (valid but wide) enclosure.
+
+Conventions used throughout the package:
+
+* User parameters enter once, as exact rationals (:func:`parse_rational`); a
+  Python ``float`` is taken as its exact binary value, a ``str`` such as
+  ``"0.1"`` as the exact decimal 1/10.
+* Working precision is scoped with :func:`workprec` and always restored.
+* Decimal output is rounded outward (:func:`decimal_lower`,
+  :func:`decimal_upper`); never use ``float(arb)`` (it is the midpoint rounded to
+  nearest) -- use :meth:`Certified.upper_float`.
+* Order comparisons are three-valued: :func:`certainly_lt`,
+  :func:`certainly_le` answer ``True`` only when proven; :func:`compare` raises
+  :class:`UndecidedComparison` when the balls overlap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from typing import Callable, Iterable, Iterator, Sequence, Union
+
+from flint import arb, ctx, fmpq
+
+from .errors import PrecisionExhausted, UndecidedComparison
+
+__all__ = [
+    "Rational",
+    "Certified",
+    "workprec",
+    "parse_rational",
+    "to_arb",
+    "log_sum_exp",
+    "log_add",
+    "log1mexp",
+    "decimal_lower",
+    "decimal_upper",
+    "refine",
+    "certainly_lt",
+    "certainly_le",
+    "compare",
+    "bits_for_digits",
+    "DEFAULT_DIGITS",
+    "MAX_PREC",
+]
+
+Rational = Union[int, Fraction, str, float, Decimal]
+
+DEFAULT_DIGITS = 10
+MAX_PREC = 1 << 14
+LOG2_10 = math.log2(10.0)
+
+
+@contextlib.contextmanager
+def workprec(prec: int) -> Iterator[int]:
+    """Set the arb working precision to ``prec`` bits inside a ``with`` block.
+
+    The previous precision is restored on exit, also when an exception escapes.
+    """
+    if prec < 2:
+        raise ValueError(f"prec must be an integer >= 2. Found {prec}.")
+    old = ctx.prec
+    ctx.prec = int(prec)
+    try:
+        yield int(prec)
+    finally:
+        ctx.prec = old
+
+
+def bits_for_digits(digits: float) -> int:
+    """Number of bits that represent ``digits`` decimal digits (rounded up)."""
+    return int(math.ceil(digits * LOG2_10))
+
+
+# ---------------------------------------------------------------------------
+# exact input
+# ---------------------------------------------------------------------------
+
+def parse_rational(value: object, name: str) -> Fraction:
+    """Convert a user parameter to an exact :class:`Fraction`.
+
+    Accepts ``int``, ``Fraction``, ``Decimal``, finite ``float`` (its exact
+    binary value) and strings holding a decimal or a ratio (``"1e-5"``,
+    ``"3/7"``).  ``bool``, NaN, infinities and anything else raise
+    ``ValueError`` naming the parameter ``name``.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a number. Found {value!r}.")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number. Found {value!r}.")
+        return Fraction(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"{name} must be a finite number. Found {value!r}.")
+        return Fraction(value)
+    if isinstance(value, fmpq):
+        return Fraction(int(value.p), int(value.q))
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            if "/" in text:
+                num, den = text.split("/", 1)
+                result = Fraction(_decimal_fraction(num), 1) / _decimal_fraction(den)
+            else:
+                result = _decimal_fraction(text)
+        except (ValueError, ZeroDivisionError, InvalidOperation):
+            raise ValueError(f"{name} must be a number. Found {value!r}.") from None
+        return result
+    raise ValueError(f"{name} must be a number. Found {value!r}.")
+
+
+def _decimal_fraction(text: str) -> Fraction:
+    d = Decimal(text.strip())
+    if not d.is_finite():
+        raise ValueError(text)
+    return Fraction(d)
+
+
+def to_arb(x: Union[Fraction, int, arb]) -> arb:
+    """Ball enclosing the exact rational ``x`` at the current working precision."""
+    if isinstance(x, arb):
+        return x
+    if isinstance(x, int):
+        return arb(x)
+    return arb(fmpq(x.numerator, x.denominator))
+
+
+# ---------------------------------------------------------------------------
+# log-space helpers (one module for all of them)
+# ---------------------------------------------------------------------------
+
+def log_sum_exp(terms: Iterable[arb]) -> arb:
+    """Enclosure of ``log(sum(exp(t) for t in terms))``.
+
+    Factors out the largest midpoint so that no term overflows even in float
+    thinking; in arb the exponent range is unbounded, so this is about keeping
+    radii small, not about overflow.
+    """
+    ts = list(terms)
+    if not ts:
+        return arb.neg_inf()
+    m = max(ts, key=lambda t: t.mid())
+    shift = m.mid()
+    total = arb(0)
+    for t in ts:
+        total += (t - shift).exp()
+    return shift + total.log()
+
+
+def log_add(a: arb, b: arb) -> arb:
+    """Enclosure of ``log(exp(a) + exp(b))``."""
+    return log_sum_exp([a, b])
+
+
+def log1mexp(x: arb) -> arb:
+    """Enclosure of ``log(1 - exp(x))`` for ``x < 0``."""
+    return (-(x.expm1())).log()
+
+
+# ---------------------------------------------------------------------------
+# outward decimal output
+# ---------------------------------------------------------------------------
+
+def _exact_fraction(x: arb) -> Fraction:
+    """The exact binary value of an arb with zero radius (e.g. ``x.upper()``)."""
+    man, exp = x.mid().man_exp()
+    man = int(man)
+    exp = int(exp)
+    if exp >= 0:
+        return Fraction(man * (1 << exp))
+    return Fraction(man, 1 << (-exp))
+
+
+def _round_decimal(v: Fraction, sig: int, up: bool) -> str:
+    if v == 0:
+        return "0"
+    neg = v < 0
+    a = -v if neg else v
+    # exponent e with 10**e <= a < 10**(e+1)
+    e = math.floor(math.log10(a.numerator) - math.log10(a.denominator))
+    while Fraction(10) ** e > a:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= a:
+        e += 1
+    k = sig - 1 - e  # scale so that the integer part has `sig` digits
+    scaled = a * Fraction(10) ** k
+    # round the magnitude toward +inf when (up and positive) or (down and negative)
+    away = up != neg
+    n = scaled.numerator // scaled.denominator
+    if away and n * scaled.denominator != scaled.numerator:
+        n += 1
+    digits = Decimal(n).scaleb(-k)
+    text = format(digits.normalize(), "E") if abs(e) > 6 else format(digits.normalize(), "f")
+    if "E" in text:
+        mant, ex = text.split("E")
+        text = f"{mant}e{int(ex)}"
+    return ("-" if neg else "") + text
+
+
+def decimal_lower(x: arb, sig: int = 17) -> str:
+    """Decimal string with ``sig`` significant digits that is ``<=`` every point of ``x``."""
+    if not x.is_finite():
+        return "-inf"
+    return _round_decimal(_exact_fraction(x.lower()), sig, up=False)
+
+
+def decimal_upper(x: arb, sig: int = 17) -> str:
+    """Decimal string with ``sig`` significant digits that is ``>=`` every point of ``x``."""
+    if not x.is_finite():
+        return "inf"
+    return _round_decimal(_exact_fraction(x.upper()), sig, up=True)
+
+
+# ---------------------------------------------------------------------------
+# certified result type
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Certified:
+    """A certified enclosure ``[lower, upper]`` of an exact real quantity.
+
+    Attributes:
+        ball: the arb ball; the exact value lies in it.
+        prec: working precision (bits) at which it was computed.
+    """
+
+    ball: arb
+    prec: int
+
+    def lower(self) -> arb:
+        """Exact lower endpoint (an arb of radius zero)."""
+        return self.ball.lower()
+
+    def upper(self) -> arb:
+        """Exact upper endpoint (an arb of radius zero), the value to rely on."""
+        return self.ball.upper()
+
+    def mid(self) -> arb:
+        return self.ball.mid()
+
+    def rad(self) -> arb:
+        return self.ball.rad()
+
+    def upper_float(self) -> float:
+        """The upper endpoint rounded up to a Python float."""
+        f = Fraction(decimal_upper(self.ball, 20))
+        v = float(f)
+        if Fraction(v) < f:
+            v = math.nextafter(v, math.inf)
+        return v
+
+    def lower_float(self) -> float:
+        """The lower endpoint rounded down to a Python float."""
+        f = Fraction(decimal_lower(self.ball, 20))
+        v = float(f)
+        if Fraction(v) > f:
+            v = math.nextafter(v, -math.inf)
+        return v
+
+    def mid_float(self) -> float:
+        """Midpoint as a float, for display and plotting only (not a bound)."""
+        return float(self.ball.mid())
+
+    def relative_width(self) -> float:
+        """(upper - lower) / |mid|, as a float estimate (0 for an exact ball)."""
+        if self.ball.rad() == 0:
+            return 0.0
+        m = abs(float(self.ball.mid()))
+        if m == 0.0:
+            return math.inf
+        return 2.0 * float(self.ball.rad()) / m
+
+    def to_json(self, sig: int = 17) -> dict[str, str]:
+        """``{"lower": ..., "upper": ...}`` with decimals rounded outward."""
+        return {"lower": decimal_lower(self.ball, sig), "upper": decimal_upper(self.ball, sig)}
+
+    def __repr__(self) -> str:
+        return f"Certified([{decimal_lower(self.ball, 12)}, {decimal_upper(self.ball, 12)}], prec={self.prec})"
+
+
+def rel_width_ok(x: arb, digits: float) -> bool:
+    """True when the relative width of ``x`` is at most ``10**-digits`` (exact zero passes)."""
+    if not x.is_finite():
+        return False
+    if x.rad() == 0:
+        return True
+    if x.mid() == 0:
+        return False
+    # width / |mid| <= 10^-digits  <=>  2 rad <= 10^-digits |mid|
+    lhs = 2 * arb(x.rad())
+    rhs = abs(arb(x.mid())) * arb(10) ** (-arb(str(digits)))
+    return bool(lhs <= rhs)
+
+
+def refine(
+    func: Callable[[int], arb],
+    digits: float = DEFAULT_DIGITS,
+    *,
+    start_prec: int | None = None,
+    max_prec: int = MAX_PREC,
+    what: str = "value",
+) -> Certified:
+    """Guess-and-verify loop: evaluate ``func(prec)`` at growing precision.
+
+    ``func`` is called inside ``workprec(prec)`` and must return an arb ball
+    that contains the exact value.  The working precision doubles (in extra
+    bits) until the relative width is ``<= 10**-digits``.
+
+    Raises:
+        PrecisionExhausted: when ``max_prec`` is reached; carries the last
+            enclosure (valid, but wider than requested).
+    """
+    target = bits_for_digits(digits)
+    prec = start_prec if start_prec is not None else max(64, target + 24)
+    last: arb | None = None
+    while True:
+        with workprec(prec):
+            value = func(prec)
+        if value.is_finite():
+            last = value
+            if rel_width_ok(value, digits):
+                return Certified(value, prec)
+        if prec >= max_prec:
+            raise PrecisionExhausted(
+                f"{what}: relative width 1e-{digits} not reached at maxprec={max_prec} bits"
+                + (f" (last enclosure {last.str(8)})" if last is not None else ""),
+                last=last,
+                prec=prec,
+            )
+        prec = min(max_prec, 2 * prec)
+
+
+# ---------------------------------------------------------------------------
+# three-valued comparisons
+# ---------------------------------------------------------------------------
+
+def certainly_lt(a: arb, b: arb) -> bool:
+    """True only if every point of ``a`` is below every point of ``b``."""
+    return bool(a < b)
+
+
+def certainly_le(a: arb, b: arb) -> bool:
+    """True only if every point of ``a`` is ``<=`` every point of ``b``."""
+    return bool(a <= b)
+
+
+def compare(a: arb, b: arb) -> int:
+    """-1 if a < b, 1 if a > b, 0 if both are the same exact number.
+
+    Raises:
+        UndecidedComparison: when the balls overlap and are not both exact.
+    """
+    if a < b:
+        return -1
+    if b < a:
+        return 1
+    if a.is_exact() and b.is_exact() and a == b:
+        return 0
+    raise UndecidedComparison(f"cannot order {a.str(10)} and {b.str(10)}: the enclosures overlap")
+
+
+def arb_max(values: Sequence[arb]) -> arb:
+    """Ball enclosing the maximum of the exact values in ``values``."""
+    out = values[0]
+    for v in values[1:]:
+        out = out.max(v)
+    return out
+
+
+def arb_min(values: Sequence[arb]) -> arb:
+    """Ball enclosing the minimum of the exact values in ``values``."""
+    out = values[0]
+    for v in values[1:]:
+        out = out.min(v)
+    return out

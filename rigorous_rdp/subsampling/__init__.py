@@ -1,0 +1,1 @@
+"""Privacy amplification by subsampling: certified RDP bounds."""
