@@ -1,0 +1,67 @@
+r"""rigorous_rdp: certified Renyi differential privacy accounting.
+
+The inclusion principle.  Every certified function of this package returns a
+ball (python-flint ``arb``) that contains the exact mathematical value of the
+formula it implements, for all inputs contained in the input balls.  User
+inputs enter as exact rationals.  Reported decimal strings are rounded outward,
+so the ``upper`` end of every enclosure is a guarantee one may rely on.
+Enclosures are not always tight; a requested relative width (``digits``) is met
+by raising the working precision, or the call fails with
+:class:`PrecisionExhausted`.
+
+Quick start::
+
+    >>> from rigorous_rdp import RdpAccountant, GaussianEvent, PoissonSampledEvent
+    >>> acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent("1.1"), "0.01"), 10000)
+    >>> res = acc.get_epsilon_and_order("1e-5")
+    >>> res.epsilon.to_json()["upper"][:6]
+    '5.6144'
+"""
+
+from .accountant import DEFAULT_ORDERS, DeltaResult, EpsilonResult, RdpAccountant, RdpResult
+from .arith import Certified, certainly_le, certainly_lt, compare, refine, workprec
+from .curves import RdpCurve, rdp_curve, supports
+from .errors import PrecisionExhausted, UndecidedComparison, UnsupportedEventError
+from .events import (
+    Adjacency,
+    ComposedEvent,
+    DpEvent,
+    FixedSizeSampledEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    PoissonSampledEvent,
+    RandomizedResponseEvent,
+    SelfComposedEvent,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Adjacency",
+    "Certified",
+    "ComposedEvent",
+    "DEFAULT_ORDERS",
+    "DeltaResult",
+    "DpEvent",
+    "EpsilonResult",
+    "FixedSizeSampledEvent",
+    "GaussianEvent",
+    "LaplaceEvent",
+    "PoissonSampledEvent",
+    "PrecisionExhausted",
+    "RandomizedResponseEvent",
+    "RdpAccountant",
+    "RdpCurve",
+    "RdpResult",
+    "SelfComposedEvent",
+    "UndecidedComparison",
+    "UnsupportedEventError",
+    "certainly_le",
+    "certainly_lt",
+    "compare",
+    "rdp_curve",
+    "refine",
+    "supports",
+    "workprec",
+    "__version__",
+]

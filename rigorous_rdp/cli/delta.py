@@ -1,0 +1,31 @@
+"""``rigorous-rdp delta``: certified delta after T steps at a target epsilon."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Dict
+
+from ._common import add_mechanism_options, add_output_options, fmt_interval, mechanism_json, parse_digits, parse_steps
+from .epsilon import accountant_from_args, add_accounting_options
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("delta", help="certified delta after T steps at a target epsilon",
+                       description="Certified delta of T composed steps for a target epsilon, optimised over orders.")
+    add_mechanism_options(p)
+    add_accounting_options(p)
+    p.add_argument("--epsilon", required=True, metavar="E", help="target epsilon >= 0")
+    add_output_options(p)
+    p.set_defaults(func=run, text=text)
+
+
+def run(args: argparse.Namespace) -> Dict[str, Any]:
+    acc = accountant_from_args(args)
+    res = acc.get_delta_and_order(args.epsilon).to_json()
+    res.update({"steps": parse_steps(args.steps), "mechanism": mechanism_json(args), "digits": parse_digits(args)})
+    return res
+
+
+def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+    return (f"delta = {fmt_interval(res['delta'])}  (certified; rely on the upper end {res['delta']['upper']})\n"
+            f"  epsilon = {args.epsilon}, steps = {res['steps']}, order alpha = {res['alpha']}, conversion = {res['conversion']}")

@@ -1,0 +1,39 @@
+"""``rigorous-rdp rdp``: certified RDP of one step at given orders."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Dict
+
+from ..accountant import RdpAccountant
+from ._common import (add_mechanism_options, add_output_options, build_event, fmt_interval,
+                      mechanism_json, orders_option, parse_digits)
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("rdp", help="certified RDP of one step at orders alpha",
+                       description="Certified enclosure of the RDP epsilon(alpha) of one step of the mechanism.")
+    add_mechanism_options(p)
+    p.add_argument("--alpha", nargs="+", required=True, metavar="A", help="orders alpha > 1 (exact decimals or ratios)")
+    p.add_argument("--steps", default="1", metavar="T", help="number of composed steps (default 1)")
+    add_output_options(p)
+    p.set_defaults(func=run, text=text)
+
+
+def run(args: argparse.Namespace) -> Dict[str, Any]:
+    from ._common import parse_steps
+
+    digits = parse_digits(args)
+    orders = orders_option(args.alpha)
+    steps = parse_steps(args.steps)
+    acc = RdpAccountant(orders, digits=digits).compose(build_event(args), steps)
+    results = [acc.rdp(a).to_json() for a in orders or []]
+    return {"results": results, "steps": steps, "mechanism": mechanism_json(args), "digits": digits,
+            "bound": [c.name for c, _ in acc._active()][0] if acc._active() else None}
+
+
+def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+    lines = [f"RDP of {res['steps']} step(s), certified enclosures (bound: {res['bound']})"]
+    for r in res["results"]:
+        lines.append(f"  alpha = {r['alpha']}: {fmt_interval(r['rdp'])}")
+    return "\n".join(lines)

@@ -1,0 +1,54 @@
+"""Dispatch from sampled events to their certified RDP curves.
+
+:func:`poisson_sampled_curve` and :func:`fixed_size_sampled_curve` dispatch on
+the type of the inner mechanism; bound modules register implementations here.
+The Poisson-subsampled Gaussian under add/remove adjacency is exact
+(:mod:`.poisson_gaussian`).
+"""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+
+from ..curves import RdpCurve, rdp_curve
+from ..errors import UnsupportedEventError
+from ..events import Adjacency, DpEvent, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
+from .poisson_gaussian import PoissonGaussianCurve
+
+__all__ = ["poisson_sampled_curve", "fixed_size_sampled_curve"]
+
+
+@functools.singledispatch
+def poisson_sampled_curve(inner: DpEvent, q: Fraction, adjacency: Adjacency) -> RdpCurve:
+    """Certified RDP curve of Poisson sampling with probability ``q`` followed by ``inner``."""
+    raise UnsupportedEventError(
+        f"no certified bound for Poisson sampling of {type(inner).__name__} with {adjacency.value} adjacency"
+    )
+
+
+@poisson_sampled_curve.register
+def _(inner: GaussianEvent, q: Fraction, adjacency: Adjacency) -> RdpCurve:
+    if adjacency is Adjacency.ADD_REMOVE:
+        return PoissonGaussianCurve(q, inner.noise_multiplier)
+    raise UnsupportedEventError("no certified bound for the Poisson-subsampled Gaussian with replace-one adjacency")
+
+
+@functools.singledispatch
+def fixed_size_sampled_curve(inner: DpEvent, event: FixedSizeSampledEvent) -> RdpCurve:
+    """Certified RDP curve of fixed-size sampling (``event``) followed by ``inner``."""
+    kind = "with" if event.replacement else "without"
+    raise UnsupportedEventError(
+        f"no certified bound for fixed-size sampling {kind} replacement of {type(inner).__name__}"
+        f" with {event.adjacency.value} adjacency"
+    )
+
+
+@rdp_curve.register
+def _(event: PoissonSampledEvent) -> RdpCurve:
+    return poisson_sampled_curve(event.event, event.sampling_probability, event.adjacency)
+
+
+@rdp_curve.register
+def _(event: FixedSizeSampledEvent) -> RdpCurve:
+    return fixed_size_sampled_curve(event.event, event)
