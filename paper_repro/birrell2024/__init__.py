@@ -1,0 +1,1 @@
+"""Figures of the birrell2024 source."""

@@ -1,0 +1,1 @@
+"""Figures of the zhuwang2019 source."""
