@@ -1,0 +1,81 @@
+"""``rigorous-rdp dpsgd``: certified epsilon of a DP-SGD run, described in training terms.
+
+Defaults are the MNIST-scale setting used throughout the literature since
+Abadi et al. 2016: 60,000 training examples, lot (expected batch) size 600,
+i.e. sampling rate q = 0.01, noise multiplier 1.1, 100 epochs (10,000 steps),
+delta = 1e-5, Poisson sampling.  Every option can be overridden.
+"""
+
+from __future__ import annotations
+
+import argparse
+from fractions import Fraction
+from typing import Any, Dict
+
+from ..accountant import RdpAccountant
+from ..arith import parse_rational
+from ..events import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
+from ._common import ADJACENCIES, add_output_options, fmt_interval, parse_digits
+
+DEFAULTS = {"dataset_size": "60000", "batch_size": "600", "sigma": "1.1", "epochs": "100", "delta": "1e-5"}
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "dpsgd",
+        help="certified epsilon of a DP-SGD run (default: MNIST-scale setting)",
+        description="Certified epsilon of DP-SGD. Defaults: 60000 examples, batch 600 (q = 0.01), "
+        "noise multiplier 1.1, 100 epochs, delta 1e-5, Poisson sampling.",
+    )
+    p.add_argument("--dataset-size", default=DEFAULTS["dataset_size"], metavar="N", help="training examples (default 60000)")
+    p.add_argument("--batch-size", default=DEFAULTS["batch_size"], metavar="B", help="(expected) batch size (default 600)")
+    p.add_argument("--sigma", default=DEFAULTS["sigma"], metavar="S", help="noise multiplier > 0 (default 1.1)")
+    p.add_argument("--epochs", default=DEFAULTS["epochs"], metavar="E", help="epochs > 0 (default 100); steps = ceil(E * N / B)")
+    p.add_argument("--delta", default=DEFAULTS["delta"], metavar="D", help="target delta in (0, 1) (default 1e-5)")
+    p.add_argument("--sampling", default="poisson", choices=("poisson", "fswor", "fswr"), help="minibatch sampling (default poisson)")
+    p.add_argument("--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)")
+    add_output_options(p)
+    p.set_defaults(func=run, text=text)
+
+
+def _positive_int(value: str, name: str) -> int:
+    f = parse_rational(value, name)
+    if f.denominator != 1 or f < 1:
+        raise ValueError(f"{name} must be an integer >= 1. Found {value}.")
+    return int(f)
+
+
+def run(args: argparse.Namespace) -> Dict[str, Any]:
+    n = _positive_int(args.dataset_size, "dataset-size")
+    b = _positive_int(args.batch_size, "batch-size")
+    if b > n:
+        raise ValueError(f"batch-size must be <= dataset-size ({n}). Found {b}.")
+    epochs = parse_rational(args.epochs, "epochs")
+    if epochs <= 0:
+        raise ValueError(f"epochs must be > 0. Found {args.epochs}.")
+    steps = -((-epochs * n) // b)  # ceil
+    steps = int(steps)
+    base = GaussianEvent(args.sigma)
+    if args.sampling == "poisson":
+        event = PoissonSampledEvent(base, Fraction(b, n), Adjacency.parse(args.adjacency))
+    else:
+        event = FixedSizeSampledEvent(base, b, n, replacement=args.sampling == "fswr", adjacency=args.adjacency)
+    acc = RdpAccountant(digits=parse_digits(args)).compose(event, steps)
+    res = acc.get_epsilon_and_order(args.delta).to_json()
+    res.update({
+        "steps": steps,
+        "mechanism": {"noise": "gaussian", "sigma": str(args.sigma), "sampling": args.sampling,
+                      "batch_size": b, "dataset_size": n, "adjacency": args.adjacency},
+        "epochs": str(args.epochs),
+    })
+    return res
+
+
+def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+    m = res["mechanism"]
+    return (
+        f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
+        f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
+        f"certified epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta}\n"
+        f"  (rely on the upper end {res['epsilon']['upper']}; order alpha = {res['alpha']}, conversion = {res['conversion']})"
+    )
