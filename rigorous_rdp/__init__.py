@@ -15,7 +15,7 @@ Quick start::
     >>> acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent("1.1"), "0.01"), 10000)
     >>> res = acc.get_epsilon_and_order("1e-5")
     >>> res.epsilon.to_json()["upper"][:6]
-    '5.6144'
+    '5.6318'
 """
 
 from .accountant import DEFAULT_ORDERS, DeltaResult, EpsilonResult, RdpAccountant, RdpResult
