@@ -1,0 +1,78 @@
+"""``rigorous-rdp reproduce``: regenerate the figures of the source documents."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Dict
+
+from ..arith import parse_rational
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "reproduce",
+        help="regenerate the figures of the source documents into figures/",
+        description=("Run the figure scripts of paper_repro/: each writes <ID>.png and <ID>.json "
+                     "(the plotted numbers). A failing figure is reported and the exit status is 1."),
+    )
+    p.add_argument("figures", nargs="*", metavar="FIGURE_ID", help="'all' (default) or figure IDs (see --list)")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="output directory (default: figures/ of the repository checkout, else ./figures)")
+    p.add_argument("--jobs", default="1", metavar="N", help="number of worker processes (default 1)")
+    p.add_argument("--fast", action="store_true", help="smaller smoke versions of the figures")
+    p.add_argument("--list", action="store_true", help="list the figure IDs and exit")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=run, text=text)
+
+
+def _jobs(value: str) -> int:
+    f = parse_rational(value, "jobs")
+    if f.denominator != 1 or f < 1:
+        raise ValueError(f"--jobs must be an integer >= 1. Found {value}.")
+    return int(f)
+
+
+def run(args: argparse.Namespace) -> Dict[str, Any]:
+    from .. import reproduce as rep
+
+    try:
+        jobs = _jobs(args.jobs)
+    except ValueError as exc:
+        msg = str(exc)
+        raise ValueError(msg if msg.startswith("--") else "--" + msg) from None
+    scripts = rep.discover()
+    chosen = rep.select(scripts, args.figures)
+    if args.list:
+        return {"figures": [s.to_json() for s in chosen]}
+    out_dir = Path(args.out) if args.out else rep.default_out_dir()
+    runs = rep.run_figures(chosen, out_dir, jobs=jobs, fast=args.fast, progress=not args.no_progress)
+    failed = [r.id for r in runs if not r.ok]
+    return {
+        "out_dir": str(out_dir),
+        "fast": bool(args.fast),
+        "jobs": jobs,
+        "figures": [r.to_json(out_dir) for r in runs],
+        "failed": failed,
+        "seconds": round(sum(r.seconds for r in runs), 3),
+        "_exit_status": 1 if failed else 0,
+    }
+
+
+def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+    if args.list:
+        return "\n".join(f"{f['id']:<22} {f['source']:<26} {f['title']}" for f in res["figures"])
+    lines = []
+    for f in res["figures"]:
+        if f["status"] == "ok":
+            lines.append(f"{f['id']:<22} ok      {f['seconds']:8.1f} s  {f['png']}")
+        else:
+            lines.append(f"{f['id']:<22} FAILED  {f['seconds']:8.1f} s  {f['error']}")
+    n_ok = len(res["figures"]) - len(res["failed"])
+    lines.append(f"{n_ok} of {len(res['figures'])} figures written to {res['out_dir']} "
+                 f"in {res['seconds']:.1f} s (sum over figures)")
+    if res["failed"]:
+        print(f"rigorous-rdp: {len(res['failed'])} figure(s) failed: {', '.join(res['failed'])}", file=sys.stderr)
+    return "\n".join(lines)

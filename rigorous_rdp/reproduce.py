@@ -1,0 +1,217 @@
+r"""Regenerate the figures of the source documents (the ``reproduce`` command).
+
+Every module ``paper_repro/<source>/<name>.py`` (names not starting with ``_``)
+that defines ``ID``, ``TITLE``, ``SOURCE`` and ``main(out_dir, fast=False)`` is a
+figure script (the convention of :mod:`paper_repro`).  :func:`discover` finds
+them, :func:`run_figures` runs a selection, in this process (``jobs=1``) or in
+a :class:`concurrent.futures.ProcessPoolExecutor` (``jobs > 1``), with a tqdm
+progress bar on stderr.  A failing script is reported and does not stop the
+others.
+
+Nothing here is a privacy guarantee: the figure scripts call the certified API
+for the bounds they plot; this module only schedules them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import sys
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
+
+__all__ = [
+    "FigureScript",
+    "FigureRun",
+    "discover",
+    "select",
+    "default_out_dir",
+    "run_figures",
+]
+
+
+@dataclass(frozen=True)
+class FigureScript:
+    """One figure script: its ID, title, seed file name and module name."""
+
+    id: str
+    title: str
+    source: str
+    module: str
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "source": self.source, "title": self.title}
+
+
+@dataclass(frozen=True)
+class FigureRun:
+    """Outcome of running one figure script."""
+
+    id: str
+    ok: bool
+    seconds: float
+    error: Optional[str] = None
+
+    def to_json(self, out_dir: Path) -> dict:
+        out = {"id": self.id, "status": "ok" if self.ok else "failed", "seconds": round(self.seconds, 3)}
+        if self.ok:
+            out["png"] = str(Path(out_dir) / f"{self.id}.png")
+            out["json"] = str(Path(out_dir) / f"{self.id}.json")
+        else:
+            out["error"] = self.error
+        return out
+
+
+def _natural_key(text: str) -> List[object]:
+    """Sort ``fig2`` before ``fig10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+
+
+def discover(package: str = "paper_repro") -> Dict[str, FigureScript]:
+    r"""All figure scripts of ``package``, keyed by ID, in natural order of the IDs.
+
+    Raises:
+        RuntimeError: if a module cannot be imported, or two modules share an ID
+            (a broken script must not silently disappear from ``reproduce all``).
+    """
+    pkg = importlib.import_module(package)
+    found: Dict[str, FigureScript] = {}
+    for src in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if not src.ispkg or src.name.startswith("_"):
+            continue
+        sub = importlib.import_module(f"{package}.{src.name}")
+        for info in sorted(pkgutil.iter_modules(sub.__path__), key=lambda m: m.name):
+            if info.ispkg or info.name.startswith("_"):
+                continue
+            name = f"{package}.{src.name}.{info.name}"
+            try:
+                mod = importlib.import_module(name)
+            except Exception as exc:  # noqa: BLE001 - reported, never swallowed
+                raise RuntimeError(f"figure script {name} cannot be imported: {type(exc).__name__}: {exc}") from exc
+            if not all(hasattr(mod, a) for a in ("ID", "TITLE", "SOURCE", "main")):
+                continue
+            fid = str(mod.ID)
+            if fid in found:
+                raise RuntimeError(f"figure ID {fid} is defined by both {found[fid].module} and {name}")
+            found[fid] = FigureScript(fid, str(mod.TITLE), str(mod.SOURCE), name)
+    return {k: found[k] for k in sorted(found, key=_natural_key)}
+
+
+def select(scripts: Dict[str, FigureScript], targets: Sequence[str]) -> List[FigureScript]:
+    r"""The scripts named by ``targets`` (``[]`` or ``["all"]``: every script), in order.
+
+    Raises:
+        ValueError: for an unknown figure ID (message names the ID and how to list them).
+    """
+    targets = list(targets)
+    if not targets or targets == ["all"]:
+        return list(scripts.values())
+    unknown = [t for t in targets if t not in scripts]
+    if unknown:
+        which = ", ".join(repr(u) for u in unknown)
+        raise ValueError(f"FIGURE_ID {which} is unknown (list the IDs with: rigorous-rdp reproduce --list).")
+    seen: Dict[str, FigureScript] = {}
+    for t in targets:
+        seen.setdefault(t, scripts[t])
+    return list(seen.values())
+
+
+def default_out_dir() -> Path:
+    r"""``figures/`` of the repository when running from a checkout, else ``./figures``.
+
+    A checkout is recognised by ``pyproject.toml`` next to the ``paper_repro``
+    package directory.
+    """
+    import paper_repro
+
+    root = Path(paper_repro.__file__).resolve().parent.parent
+    if (root / "pyproject.toml").is_file() and (root / "rigorous_rdp").is_dir():
+        return root / "figures"
+    return Path.cwd() / "figures"
+
+
+def _run_one(module: str, fig_id: str, out_dir: str, fast: bool) -> FigureRun:
+    """Import ``module`` and run its ``main``; never raises (errors are returned)."""
+    t0 = time.perf_counter()
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        mod = importlib.import_module(module)
+        mod.main(Path(out_dir), fast=fast)
+        for ext in ("png", "json"):
+            if not (Path(out_dir) / f"{fig_id}.{ext}").is_file():
+                raise RuntimeError(f"the script did not write {fig_id}.{ext}")
+    except Exception as exc:  # noqa: BLE001 - a failing figure is reported, not fatal
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" ({Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
+        msg = " ".join(f"{type(exc).__name__}: {exc}".split())
+        return FigureRun(fig_id, False, time.perf_counter() - t0, msg + where)
+    return FigureRun(fig_id, True, time.perf_counter() - t0)
+
+
+def run_figures(
+    scripts: Iterable[FigureScript],
+    out_dir: Path,
+    *,
+    jobs: int = 1,
+    fast: bool = False,
+    progress: bool = True,
+    on_result: Optional[Callable[[FigureRun], None]] = None,
+) -> List[FigureRun]:
+    r"""Run the figure scripts; return one :class:`FigureRun` per script, in input order.
+
+    Args:
+        scripts: the scripts (see :func:`discover`, :func:`select`).
+        out_dir: directory for ``<ID>.png`` and ``<ID>.json`` (created).
+        jobs: number of worker processes (1: run in this process).
+        fast: ask each script for its smaller smoke version.
+        progress: show a tqdm progress bar on stderr.
+        on_result: called with each result as it completes.
+
+    Raises:
+        ValueError: if ``jobs`` is not an integer >= 1.
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1. Found {jobs!r}.")
+    from tqdm import tqdm
+
+    scripts = list(scripts)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    results: Dict[str, FigureRun] = {}
+    bar = tqdm(total=len(scripts), desc="figures", unit="fig", file=sys.stderr, disable=not progress,
+               dynamic_ncols=True)
+
+    def done(r: FigureRun) -> None:
+        results[r.id] = r
+        bar.set_postfix_str(f"{r.id} {'ok' if r.ok else 'FAILED'}", refresh=False)
+        bar.update(1)
+        if not r.ok:
+            bar.write(f"rigorous-rdp: figure {r.id} failed: {r.error}", file=sys.stderr)
+        if on_result is not None:
+            on_result(r)
+
+    try:
+        if jobs == 1 or len(scripts) <= 1:
+            for s in scripts:
+                bar.set_description(s.id)
+                done(_run_one(s.module, s.id, str(out), fast))
+        else:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(scripts))) as pool:
+                futs = {pool.submit(_run_one, s.module, s.id, str(out), fast): s for s in scripts}
+                for f in as_completed(futs):
+                    s = futs[f]
+                    try:
+                        r = f.result()
+                    except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OS
+                        r = FigureRun(s.id, False, 0.0, " ".join(f"{type(exc).__name__}: {exc}".split()))
+                    done(r)
+    finally:
+        bar.close()
+    return [results[s.id] for s in scripts]
