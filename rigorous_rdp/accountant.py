@@ -114,11 +114,15 @@ class DeltaResult:
 
 
 def _order_json(order: Optional[Fraction]):
+    """JSON form of an exact order: int, a number whose decimal text is exact, or "p/q"."""
     if order is None:
         return "inf"
     if order.denominator == 1:
         return int(order)
-    return float(order) if Fraction(float(order)) == order else str(order)
+    f = float(order)
+    if Fraction(f) == order or Fraction(repr(f)) == order:
+        return f
+    return str(order)
 
 
 def _frac_json(x: Fraction):
