@@ -1,0 +1,616 @@
+r"""Privacy certificates: a JSON record of a certified epsilon, and its independent check.
+
+A certificate states: "``steps`` adaptive applications of the mechanism
+``inputs.event`` satisfy (epsilon, delta)-DP with epsilon <= ``epsilon.upper``",
+together with everything needed to re-derive the claim: the order alpha at
+which the RDP bound was converted, the name of the conversion, the working
+precision, package versions and a SHA-256 content hash.
+
+:func:`make_certificate` produces it with the certified ``arb`` path
+(:class:`rigorous_rdp.accountant.RdpAccountant`).  :func:`verify_certificate`
+recomputes the claim on a *different* code path: the plain high-precision
+mpmath reference implementations (:func:`rigorous_rdp.reference.reference_rdp`)
+at a higher precision, and the conversion formula re-evaluated in mpmath.  It
+accepts the certificate only if the stated upper bound is at least the
+recomputed value plus a safety margin for the error of the mpmath estimate:
+
+.. math::
+
+    \epsilon_{\mathrm{stated}} \ge \epsilon_{\mathrm{ref}} + 10^{-\mathrm{dps}/2}\, S,
+
+where ``dps`` is the reference precision in decimal digits and :math:`S` is the
+sum of the absolute values of the terms of the conversion formula (so that the
+margin is relative to the size of the numbers that are added, also when they
+cancel).  mpmath's quadrature error is an *estimate*, not a bound; the margin
+of half the working digits makes a false accept require a reference error a
+factor :math:`10^{\mathrm{dps}/2}` larger than its nominal accuracy.
+
+The content hash is ``sha256`` of the canonical serialisation of the
+certificate without its ``sha256`` key: ``json.dumps(obj, sort_keys=True,
+separators=(",", ":"), ensure_ascii=True)`` encoded as UTF-8.  It detects
+accidental corruption and edits made without recomputing it; it is not a
+signature (anyone can recompute it), which is why :func:`verify_certificate`
+recomputes the claim itself rather than trusting the file.
+
+The format is documented in ``docs/certificates_and_audit.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import importlib
+import json
+import math
+import os
+import pkgutil
+import platform
+import tempfile
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+import mpmath
+
+from .accountant import RdpAccountant
+from .arith import DEFAULT_DIGITS, parse_rational
+from .curves import rdp_curve
+from .errors import UnsupportedEventError
+from .events import (
+    Adjacency,
+    ComposedEvent,
+    DpEvent,
+    FixedSizeSampledEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    PoissonSampledEvent,
+    RandomizedResponseEvent,
+    SelfComposedEvent,
+)
+
+__all__ = [
+    "CERTIFICATE_FORMAT",
+    "CERTIFICATE_VERSION",
+    "CONVERSION_CITATIONS",
+    "CertificateError",
+    "VerificationResult",
+    "event_to_json",
+    "event_from_json",
+    "describe_event",
+    "canonical_bytes",
+    "content_hash",
+    "make_certificate",
+    "write_certificate",
+    "verify_certificate",
+    "verify_file",
+]
+
+CERTIFICATE_FORMAT = "rigorous-rdp-certificate"
+CERTIFICATE_VERSION = 1
+
+CONVERSION_CITATIONS: Dict[str, str] = {
+    "mironov": "Mironov 2017, Prop. 3 (blog part 2, Claim 21): eps = rdp + log(1/delta)/(alpha-1)",
+    "cks": "Canonne, Kamath, Steinke 2020, Prop. 12 (arXiv 2004.00010 v4): "
+           "eps = rdp + log(1-1/alpha) - (log(delta) + log(alpha))/(alpha-1)",
+    "balle": "Balle et al. 2020, Thm. 21 (same expression as cks)",
+    "tv": "total variation (Bretagnolle-Huber): eps = 0 when delta >= sqrt(1 - exp(-rdp))",
+    "pure-dp": "pure DP: eps = sum of the pure-DP epsilons (basic composition), delta = 0",
+}
+
+
+class CertificateError(ValueError):
+    """A certificate file is malformed (bad JSON, missing or ill-typed fields)."""
+
+
+# ---------------------------------------------------------------------------
+# exact (de)serialisation of events
+# ---------------------------------------------------------------------------
+
+def _rat(x: Fraction) -> str:
+    """Exact rational as a string: ``"11/10"`` or ``"3"``."""
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def _parse_rat(value: Any, name: str) -> Fraction:
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        raise CertificateError(f"{name} must be an exact rational string. Found {value!r}.")
+    try:
+        return parse_rational(value, name)
+    except ValueError as exc:
+        raise CertificateError(str(exc)) from None
+
+
+def event_to_json(event: DpEvent) -> Dict[str, Any]:
+    """Exact JSON description of an event (rationals as ``"p/q"`` strings)."""
+    if isinstance(event, GaussianEvent):
+        return {"type": "gaussian", "noise_multiplier": _rat(event.noise_multiplier)}
+    if isinstance(event, LaplaceEvent):
+        return {"type": "laplace", "scale": _rat(event.scale)}
+    if isinstance(event, RandomizedResponseEvent):
+        return {"type": "randomized-response", "p": _rat(event.p)}
+    if isinstance(event, PoissonSampledEvent):
+        return {"type": "poisson-sampled", "event": event_to_json(event.event),
+                "sampling_probability": _rat(event.sampling_probability),
+                "adjacency": event.adjacency.value}
+    if isinstance(event, FixedSizeSampledEvent):
+        return {"type": "fixed-size-sampled", "event": event_to_json(event.event),
+                "batch_size": event.batch_size, "dataset_size": event.dataset_size,
+                "replacement": event.replacement, "adjacency": event.adjacency.value,
+                "taylor_order": event.taylor_order}
+    if isinstance(event, SelfComposedEvent):
+        return {"type": "self-composed", "event": event_to_json(event.event), "count": event.count}
+    if isinstance(event, ComposedEvent):
+        return {"type": "composed", "events": [event_to_json(e) for e in event.events]}
+    raise UnsupportedEventError(f"no JSON form for {type(event).__name__}")
+
+
+def event_from_json(obj: Any) -> DpEvent:
+    """Inverse of :func:`event_to_json`.
+
+    Raises:
+        CertificateError: on any malformed field.
+    """
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise CertificateError(f"event must be an object with a 'type'. Found {obj!r}.")
+    t = obj["type"]
+    try:
+        if t == "gaussian":
+            return GaussianEvent(_parse_rat(obj.get("noise_multiplier"), "sigma"))
+        if t == "laplace":
+            return LaplaceEvent(_parse_rat(obj.get("scale"), "scale"))
+        if t == "randomized-response":
+            return RandomizedResponseEvent(_parse_rat(obj.get("p"), "p"))
+        if t == "poisson-sampled":
+            return PoissonSampledEvent(event_from_json(obj.get("event")),
+                                       _parse_rat(obj.get("sampling_probability"), "q"),
+                                       Adjacency.parse(obj.get("adjacency")))
+        if t == "fixed-size-sampled":
+            for k in ("batch_size", "dataset_size", "taylor_order"):
+                if not isinstance(obj.get(k), int) or isinstance(obj.get(k), bool):
+                    raise CertificateError(f"{k} must be an integer. Found {obj.get(k)!r}.")
+            if not isinstance(obj.get("replacement"), bool):
+                raise CertificateError(f"replacement must be true or false. Found {obj.get('replacement')!r}.")
+            return FixedSizeSampledEvent(event_from_json(obj.get("event")), obj["batch_size"],
+                                         obj["dataset_size"], replacement=obj["replacement"],
+                                         adjacency=Adjacency.parse(obj.get("adjacency")),
+                                         taylor_order=obj["taylor_order"])
+        if t == "self-composed":
+            if not isinstance(obj.get("count"), int) or isinstance(obj.get("count"), bool):
+                raise CertificateError(f"count must be an integer. Found {obj.get('count')!r}.")
+            return SelfComposedEvent(event_from_json(obj.get("event")), obj["count"])
+        if t == "composed":
+            evs = obj.get("events")
+            if not isinstance(evs, list):
+                raise CertificateError(f"events must be a list. Found {evs!r}.")
+            return ComposedEvent(tuple(event_from_json(e) for e in evs))
+    except CertificateError:
+        raise
+    except ValueError as exc:
+        raise CertificateError(f"invalid event parameter: {exc}") from None
+    raise CertificateError(f"unknown event type {t!r}.")
+
+
+def describe_event(event: DpEvent) -> Dict[str, Any]:
+    """Flat human-readable summary (noise, its parameter, sampling, adjacency).
+
+    For composed events the summary is ``{"composed": [...]}`` of the parts.
+    """
+    if isinstance(event, SelfComposedEvent):
+        return {"self_composed": describe_event(event.event), "count": event.count}
+    if isinstance(event, ComposedEvent):
+        return {"composed": [describe_event(e) for e in event.events]}
+    out: Dict[str, Any] = {}
+    inner = event
+    sampling = "none"
+    adjacency = Adjacency.ADD_REMOVE
+    if isinstance(event, PoissonSampledEvent):
+        inner, sampling, adjacency = event.event, "poisson", event.adjacency
+    elif isinstance(event, FixedSizeSampledEvent):
+        inner, adjacency = event.event, event.adjacency
+        sampling = "fswr" if event.replacement else "fswor"
+    if isinstance(inner, GaussianEvent):
+        out.update(noise="gaussian", sigma=_rat(inner.noise_multiplier))
+    elif isinstance(inner, LaplaceEvent):
+        out.update(noise="laplace", scale=_rat(inner.scale))
+    elif isinstance(inner, RandomizedResponseEvent):
+        out.update(noise="randomized-response", p=_rat(inner.p))
+    else:
+        out.update(noise=type(inner).__name__)
+    out["sampling"] = sampling
+    if isinstance(event, PoissonSampledEvent):
+        out["q"] = _rat(event.sampling_probability)
+    if isinstance(event, FixedSizeSampledEvent):
+        out.update(batch_size=event.batch_size, dataset_size=event.dataset_size,
+                   taylor_order=event.taylor_order)
+    out["adjacency"] = adjacency.value
+    return out
+
+
+def _flatten(event: DpEvent, count: int = 1) -> List[Tuple[DpEvent, int]]:
+    if isinstance(event, SelfComposedEvent):
+        return _flatten(event.event, count * event.count)
+    if isinstance(event, ComposedEvent):
+        out: List[Tuple[DpEvent, int]] = []
+        for e in event.events:
+            out.extend(_flatten(e, count))
+        return out
+    return [(event, count)]
+
+
+# ---------------------------------------------------------------------------
+# hashing and writing
+# ---------------------------------------------------------------------------
+
+def canonical_bytes(cert: Dict[str, Any]) -> bytes:
+    """Canonical serialisation of ``cert`` without its ``sha256`` key."""
+    body = {k: v for k, v in cert.items() if k != "sha256"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode("utf-8")
+
+
+def content_hash(cert: Dict[str, Any]) -> str:
+    """Hex SHA-256 of :func:`canonical_bytes`."""
+    return hashlib.sha256(canonical_bytes(cert)).hexdigest()
+
+
+def _versions() -> Dict[str, str]:
+    from importlib import metadata
+
+    from . import __version__
+
+    out = {"rigorous-rdp": __version__, "python": platform.python_version()}
+    for dist in ("python-flint", "mpmath", "numpy", "scipy"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "unknown"
+    return out
+
+
+def make_certificate(
+    event: DpEvent,
+    steps: int,
+    delta: object,
+    *,
+    orders: Optional[Iterable[object]] = None,
+    continuous: bool = True,
+    conversion: str = "best",
+    digits: float = DEFAULT_DIGITS,
+) -> Dict[str, Any]:
+    r"""Certify epsilon for ``steps`` applications of ``event`` at ``delta`` and build the certificate.
+
+    Args:
+        event: the mechanism of one step.
+        steps: number of adaptively composed steps (integer >= 1).
+        delta: target delta in (0, 1), taken exactly.
+        orders, continuous, conversion, digits: options of :class:`RdpAccountant`.
+
+    Returns:
+        The certificate as a JSON-ready dict, including its ``sha256``.
+
+    Raises:
+        ValueError: bad input (message starts with the option name).
+        UnsupportedEventError: no certified bound for ``event``.
+        PrecisionExhausted: the requested width was not reached.
+    """
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be an integer >= 1. Found {steps!r}.")
+    d = parse_rational(delta, "delta")
+    if not 0 < d < 1:
+        raise ValueError(f"delta must be in (0, 1). Found {float(d)!r}.")
+    acc = RdpAccountant(orders, continuous=continuous, conversion=conversion, digits=digits)
+    acc.compose(event, steps)
+    res = acc.get_epsilon_and_order(d)
+    curves = []
+    for leaf, _ in _flatten(event):
+        c = rdp_curve(leaf)
+        entry = {"curve": c.name, "citation": c.citation}
+        if entry not in curves:
+            curves.append(entry)
+    method: Dict[str, Any] = {
+        "curves": curves,
+        "conversion": res.conversion,
+        "conversion_citation": CONVERSION_CITATIONS.get(res.conversion, res.conversion),
+        "order": None if res.order is None else _rat(res.order),
+        "order_selection": {
+            "grid": "dp-accounting default" if orders is None else [_rat(a) for a in acc.orders],
+            "continuous": bool(continuous),
+            "conversion_option": conversion,
+        },
+    }
+    cert: Dict[str, Any] = {
+        "format": CERTIFICATE_FORMAT,
+        "format_version": CERTIFICATE_VERSION,
+        "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "claim": "steps adaptive applications of inputs.event satisfy (epsilon, delta)-DP "
+                 "for every epsilon >= epsilon.upper",
+        "inputs": {
+            "event": event_to_json(event),
+            "summary": describe_event(event),
+            "steps": steps,
+            "delta": _rat(d),
+        },
+        "method": method,
+        "rdp": None if res.rdp is None else res.rdp.to_json(),
+        "epsilon": res.epsilon.to_json(),
+        "precision": {"bits": res.epsilon.prec, "digits": digits},
+        "software": _versions(),
+    }
+    cert["sha256"] = content_hash(cert)
+    return cert
+
+
+def write_certificate(cert: Dict[str, Any], path: str) -> None:
+    """Write ``cert`` to ``path`` atomically (temporary file in the same directory, then rename).
+
+    On any error the temporary file is removed and ``path`` is left untouched.
+
+    Raises:
+        ValueError: ``out ...`` when the directory does not exist or is not writable.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"out directory does not exist: {directory}.")
+    text = json.dumps(cert, indent=2, sort_keys=False, allow_nan=False) + "\n"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".cert-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise ValueError(f"out cannot be written: {exc.strerror} ({directory}).") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ---------------------------------------------------------------------------
+# independent verification (mpmath)
+# ---------------------------------------------------------------------------
+
+@dataclass
+class VerificationResult:
+    """Outcome of :func:`verify_certificate`.
+
+    Attributes:
+        ok: True iff the stated upper bound is confirmed.
+        reason: one line; why it failed, or what was confirmed.
+        details: reference values and margins (strings), for the JSON output.
+    """
+
+    ok: bool
+    reason: str
+    details: Dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"verified": self.ok, "reason": self.reason, **self.details}
+
+
+_reference_modules_loaded = False
+
+
+def _load_reference_modules() -> None:
+    """Import every module of :mod:`rigorous_rdp.reference` so that their registrations run.
+
+    A module that fails to import simply contributes no reference; verification
+    of an event without a reference then fails (the safe direction).
+    """
+    global _reference_modules_loaded
+    if _reference_modules_loaded:
+        return
+    from . import reference as ref
+
+    for mod in pkgutil.iter_modules(ref.__path__):
+        try:
+            importlib.import_module(f"{ref.__name__}.{mod.name}")
+        except Exception:  # noqa: BLE001 - a broken module only removes a reference
+            pass
+    _reference_modules_loaded = True
+
+
+def _mp_decimal(text: Any, name: str) -> mpmath.mpf:
+    if not isinstance(text, str):
+        raise CertificateError(f"{name} must be a decimal string. Found {text!r}.")
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        raise CertificateError(f"{name} must be a decimal string. Found {text!r}.") from None
+    if not d.is_finite():
+        raise CertificateError(f"{name} must be finite. Found {text!r}.")
+    return mpmath.mpf(text)
+
+
+def _mp_rat(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _reference_pure_dp(event: DpEvent) -> mpmath.mpf:
+    """Closed-form pure-DP epsilon in mpmath (Laplace: 1/b; randomized response: |log(p/(1-p))|)."""
+    if isinstance(event, LaplaceEvent):
+        return 1 / _mp_rat(event.scale)
+    if isinstance(event, RandomizedResponseEvent):
+        p = _mp_rat(event.p)
+        return abs(mpmath.log(p / (1 - p)))
+    raise UnsupportedEventError(f"no mpmath reference for the pure-DP epsilon of {type(event).__name__}")
+
+
+def _require(obj: Any, key: str, kind: Any) -> Any:
+    if not isinstance(obj, dict) or key not in obj:
+        raise CertificateError(f"missing field {key!r}.")
+    v = obj[key]
+    if kind is not None and not isinstance(v, kind):
+        raise CertificateError(f"field {key!r} has the wrong type ({type(v).__name__}).")
+    return v
+
+
+def verify_certificate(cert: Any, *, dps: Optional[int] = None, reference=None) -> VerificationResult:
+    r"""Recompute the claim of a certificate independently (mpmath reference path).
+
+    Checks, in order: the format, the content hash, the consistency of the
+    summary with the event, and finally the claim itself:
+    ``epsilon.upper >= eps_ref + 10**(-dps/2) * S`` (module docstring), where
+    ``eps_ref`` is the conversion formula named in ``method.conversion``
+    evaluated in mpmath on ``steps * reference_rdp(event, order, dps)``.
+    It also checks that the stated lower ends are not above the reference by
+    more than the same margin (a certificate must not claim a false lower bound).
+
+    Args:
+        cert: the parsed JSON object.
+        dps: mpmath precision in decimal digits (default ``max(50, 3 * digits + 10)``).
+        reference: replacement for :func:`rigorous_rdp.reference.reference_rdp`
+            (tests); default is the registry.
+
+    Returns:
+        :class:`VerificationResult`; never raises for a bad certificate.
+    """
+    try:
+        return _verify(cert, dps, reference)
+    except CertificateError as exc:
+        return VerificationResult(False, f"malformed certificate: {' '.join(str(exc).split())}")
+    except UnsupportedEventError as exc:
+        return VerificationResult(False, f"cannot verify: {' '.join(str(exc).split())} "
+                                         "(no independent reference; the claim is not confirmed)")
+
+
+def _verify(cert: Any, dps: Optional[int], reference) -> VerificationResult:
+    if not isinstance(cert, dict):
+        raise CertificateError("the top level must be a JSON object.")
+    if cert.get("format") != CERTIFICATE_FORMAT:
+        raise CertificateError(f"format must be {CERTIFICATE_FORMAT!r}. Found {cert.get('format')!r}.")
+    if cert.get("format_version") != CERTIFICATE_VERSION:
+        raise CertificateError(f"unsupported format_version {cert.get('format_version')!r}.")
+    stated_hash = _require(cert, "sha256", str)
+    try:
+        actual = content_hash(cert)
+    except (TypeError, ValueError) as exc:
+        raise CertificateError(f"cannot serialise: {exc}") from None
+    if stated_hash != actual:
+        return VerificationResult(False, "content hash mismatch: the certificate was modified or corrupted "
+                                         f"(stated {stated_hash[:12]}..., computed {actual[:12]}...)")
+    inputs = _require(cert, "inputs", dict)
+    method = _require(cert, "method", dict)
+    event = event_from_json(_require(inputs, "event", dict))
+    summary = _require(inputs, "summary", dict)
+    if summary != describe_event(event):
+        return VerificationResult(False, "inputs.summary does not describe inputs.event")
+    steps = _require(inputs, "steps", int)
+    if isinstance(steps, bool) or steps < 1:
+        raise CertificateError(f"steps must be an integer >= 1. Found {steps!r}.")
+    delta = _parse_rat(_require(inputs, "delta", str), "delta")
+    if not 0 < delta < 1:
+        raise CertificateError(f"delta must be in (0, 1). Found {inputs['delta']!r}.")
+    conversion = _require(method, "conversion", str)
+    order_text = method.get("order")
+    eps = _require(cert, "epsilon", dict)
+    prec = _require(cert, "precision", dict)
+    digits = prec.get("digits", DEFAULT_DIGITS)
+    if isinstance(digits, bool) or not isinstance(digits, (int, float)) or not 1 <= digits <= 1000:
+        raise CertificateError(f"precision.digits must be a number in [1, 1000]. Found {digits!r}.")
+    if dps is None:
+        dps = max(50, int(math.ceil(3 * digits)) + 10)
+    if reference is None:
+        _load_reference_modules()
+        from .reference import reference_rdp as reference
+
+    leaves = _flatten(event, steps)
+    with mpmath.workdps(dps + 10):
+        eps_lo = _mp_decimal(_require(eps, "lower", str), "epsilon.lower")
+        eps_hi = _mp_decimal(_require(eps, "upper", str), "epsilon.upper")
+        if eps_lo > eps_hi:
+            raise CertificateError("epsilon.lower is above epsilon.upper.")
+        tol = mpmath.mpf(10) ** (-mpmath.mpf(dps) / 2)
+        details: Dict[str, Any] = {"dps": dps, "conversion": conversion, "stated_epsilon": eps}
+
+        if conversion == "pure-dp":
+            if order_text is not None:
+                raise CertificateError("method.order must be null for the pure-dp conversion.")
+            ref_eps = mpmath.mpf(0)
+            for ev, c in leaves:
+                ref_eps += c * _reference_pure_dp(ev)
+            scale = abs(ref_eps)
+        else:
+            if conversion not in ("mironov", "cks", "balle", "tv"):
+                raise CertificateError(f"unknown conversion {conversion!r}.")
+            alpha = _parse_rat(order_text, "method.order")
+            if alpha <= 1:
+                raise CertificateError(f"method.order must be > 1. Found {order_text!r}.")
+            with mpmath.workdps(dps):
+                total = mpmath.mpf(0)
+                for ev, c in leaves:
+                    total += c * mpmath.mpf(reference(ev, alpha, dps))
+            a = _mp_rat(alpha)
+            ld = mpmath.log(_mp_rat(delta))
+            details["order"] = order_text
+            details["reference_rdp"] = mpmath.nstr(total, 20)
+            if not mpmath.isfinite(total):
+                return VerificationResult(False, f"the reference RDP at order {order_text} is not finite",
+                                          details)
+            rdp_stated = cert.get("rdp")
+            if isinstance(rdp_stated, dict):
+                r_lo = _mp_decimal(rdp_stated.get("lower"), "rdp.lower")
+                r_hi = _mp_decimal(rdp_stated.get("upper"), "rdp.upper")
+                rtol = tol * (abs(total) + 1 / mpmath.mpf(10) ** 300)
+                if r_hi < total - rtol:
+                    return VerificationResult(
+                        False, f"stated RDP upper {rdp_stated['upper']} is below the reference "
+                               f"{mpmath.nstr(total, 20)} at order {order_text}", details)
+                if r_lo > total + rtol:
+                    return VerificationResult(
+                        False, f"stated RDP lower {rdp_stated['lower']} is above the reference "
+                               f"{mpmath.nstr(total, 20)} at order {order_text}", details)
+            if conversion == "mironov":
+                terms = [total, -ld / (a - 1)]
+            elif conversion in ("cks", "balle"):
+                terms = [total, mpmath.log1p(-1 / a), -(ld + mpmath.log(a)) / (a - 1)]
+            else:  # tv: epsilon 0 requires delta >= sqrt(1 - exp(-rdp))
+                tv = mpmath.sqrt(-mpmath.expm1(-total))
+                if not tv * (1 + tol) <= _mp_rat(delta):
+                    return VerificationResult(
+                        False, f"the tv conversion needs delta >= sqrt(1 - exp(-rdp)) = {mpmath.nstr(tv, 20)}",
+                        details)
+                terms = [mpmath.mpf(0)]
+            ref_eps = max(mpmath.fsum(terms), mpmath.mpf(0))
+            scale = mpmath.fsum(abs(t) for t in terms)
+        margin = tol * scale
+        details["reference_epsilon"] = mpmath.nstr(ref_eps, 20)
+        details["margin"] = mpmath.nstr(margin, 5)
+        if not eps_hi >= ref_eps + margin:
+            return VerificationResult(
+                False, f"stated epsilon upper {eps['upper']} is below the independently recomputed value "
+                       f"{mpmath.nstr(ref_eps, 20)} (+ margin {mpmath.nstr(margin, 3)})", details)
+        if eps_lo > ref_eps + margin:
+            return VerificationResult(
+                False, f"stated epsilon lower {eps['lower']} is above the independently recomputed value "
+                       f"{mpmath.nstr(ref_eps, 20)}", details)
+    return VerificationResult(True, f"verified: epsilon <= {eps['upper']} at delta = {inputs['delta']} "
+                                    f"after {steps} steps (reference {mpmath.nstr(ref_eps, 20)}, "
+                                    f"{dps} digits)", details)
+
+
+def verify_file(path: str, *, dps: Optional[int] = None, reference=None) -> VerificationResult:
+    """Read and verify a certificate file.
+
+    Raises:
+        ValueError: ``FILE ...`` when the file cannot be read (bad input, not a bad certificate).
+    """
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise ValueError(f"FILE cannot be read: {exc.strerror} ({path}).") from None
+    try:
+        cert = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError, CertificateError) as exc:
+        return VerificationResult(False, f"malformed JSON: {' '.join(str(exc).split())}")
+    return verify_certificate(cert, dps=dps, reference=reference)
+
+
+def _reject_constant(name: str) -> Any:
+    raise CertificateError(f"non-finite constant {name} is not allowed")
