@@ -477,6 +477,11 @@ def verify_certificate(cert: Any, *, dps: Optional[int] = None, reference=None) 
     except UnsupportedEventError as exc:
         return VerificationResult(False, f"cannot verify: {' '.join(str(exc).split())} "
                                          "(no independent reference; the claim is not confirmed)")
+    except ArithmeticError as exc:
+        return VerificationResult(False, f"cannot verify: the reference computation failed "
+                                         f"({type(exc).__name__}: {' '.join(str(exc).split())})")
+    except Exception as exc:  # noqa: BLE001 - any failure means "not confirmed", never "confirmed"
+        return VerificationResult(False, f"cannot verify: {type(exc).__name__}: {' '.join(str(exc).split())}")
 
 
 def _verify(cert: Any, dps: Optional[int], reference) -> VerificationResult:

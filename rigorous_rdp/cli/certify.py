@@ -1,0 +1,53 @@
+"""``rigorous-rdp certify``: write a JSON certificate of a certified epsilon.
+
+The certificate records the inputs, the method (curve, conversion, order), the
+certified epsilon ``{lower, upper}``, the working precision, package versions
+and a SHA-256 content hash; it is written atomically (temporary file, then
+rename).  Check it with ``rigorous-rdp verify FILE``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Dict
+
+from ..certificate import make_certificate, write_certificate
+from ._common import (add_mechanism_options, add_output_options, build_event, fmt_interval,
+                      orders_option, parse_digits, parse_steps)
+from .epsilon import add_accounting_options
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("certify", help="write a JSON certificate of a certified epsilon",
+                       description="Certify epsilon of T composed steps at a target delta and write a JSON "
+                                   "certificate (checked independently by 'rigorous-rdp verify').")
+    add_mechanism_options(p)
+    add_accounting_options(p)
+    p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
+    p.add_argument("--out", required=True, metavar="FILE", help="where to write the certificate (JSON)")
+    add_output_options(p)
+    p.set_defaults(func=run, text=text)
+
+
+def run(args: argparse.Namespace) -> Dict[str, Any]:
+    digits = parse_digits(args)
+    steps = parse_steps(args.steps)
+    event = build_event(args)
+    if not str(args.out).strip():
+        raise ValueError("--out must be a file name. Found ''.")
+    cert = make_certificate(event, steps, args.delta, orders=orders_option(args.alpha),
+                            continuous=not args.no_continuous, conversion=args.conversion, digits=digits)
+    try:
+        write_certificate(cert, args.out)
+    except ValueError as exc:
+        raise ValueError(f"--{exc}") from None
+    except OSError as exc:
+        raise ValueError(f"--out cannot be written: {exc.strerror} ({args.out}).") from None
+    return {"certificate": args.out, "epsilon": cert["epsilon"], "alpha": cert["method"]["order"],
+            "conversion": cert["method"]["conversion"], "delta": cert["inputs"]["delta"], "steps": steps,
+            "sha256": cert["sha256"]}
+
+
+def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+    return (f"wrote {res['certificate']}: epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta} "
+            f"after {res['steps']} steps (order {res['alpha']}, {res['conversion']}); sha256 {res['sha256'][:16]}...")
