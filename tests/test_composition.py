@@ -1,0 +1,127 @@
+"""Tests of rigorous_rdp.composition against brute force and closed forms (mpmath)."""
+
+import itertools
+import math
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb
+
+from rigorous_rdp.composition import (
+    advanced_composition,
+    advanced_composition_epsilon,
+    amplify_poisson,
+    basic_composition,
+    kov_composition_theorem33,
+    optimal_composition_delta,
+    optimal_composition_delta_float,
+    optimal_composition_epsilon,
+)
+
+
+def _mp(x):
+    return mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mpmath.mpf(x)
+
+
+def brute_force_delta(eps, delta, k, eps_g):
+    """Hockey-stick divergence of the k-fold product of the extremal (eps, delta) pair
+    (KOV15, eq. (6)): P = (delta, (1-d) e/(1+e), (1-d)/(1+e), 0), Q = reversed; by
+    enumeration of all 4^k outcomes in mpmath."""
+    with mpmath.workdps(50):
+        e = mpmath.exp(_mp(eps))
+        d = _mp(delta)
+        p = [d, (1 - d) * e / (1 + e), (1 - d) / (1 + e), mpmath.mpf(0)]
+        q = list(reversed(p))
+        thr = mpmath.exp(_mp(eps_g))
+        total = mpmath.mpf(0)
+        for out in itertools.product(range(4), repeat=k):
+            pp = mpmath.fprod(p[o] for o in out)
+            qq = mpmath.fprod(q[o] for o in out)
+            total += max(mpmath.mpf(0), pp - thr * qq)
+        return total
+
+
+@pytest.mark.parametrize("eps,delta,k,eps_g", [
+    (Fraction(1, 2), Fraction(0), 3, Fraction(1, 2)),
+    (Fraction(1, 2), Fraction(1, 100), 4, Fraction(0)),
+    (Fraction(3, 10), Fraction(1, 1000), 5, Fraction(3, 5)),
+    (Fraction(1), Fraction(1, 50), 4, Fraction(7, 5)),   # eps_g not of the form (k-2i) eps
+    (Fraction(1, 10), Fraction(1, 10**6), 6, Fraction(1, 100)),
+], ids=["k3", "k4_eg0", "k5", "k4_offgrid", "k6"])
+def test_optimal_delta_matches_brute_force(eps, delta, k, eps_g):
+    ref = brute_force_delta(eps, delta, k, eps_g)
+    ball = optimal_composition_delta(eps, delta, k, eps_g, prec=120)
+    assert mpmath.mpf(ball.lower().str(40, radius=False)) <= ref * (1 + mpmath.mpf(10) ** -30) + mpmath.mpf(10) ** -45
+    assert ref <= mpmath.mpf(ball.upper().str(40, radius=False)) * (1 + mpmath.mpf(10) ** -30) + mpmath.mpf(10) ** -45
+    assert ball.rad() < arb("1e-25")
+
+
+def test_theorem33_equals_general_formula():
+    for k in (7, 10):
+        for i in range(k // 2 + 1):
+            eg, dg = kov_composition_theorem33("0.2", "0.001", k, i, prec=100)
+            d2 = optimal_composition_delta("0.2", "0.001", k, eg, prec=100)
+            assert dg.overlaps(d2)
+            assert d2.rad() < 1e-25
+
+
+def test_large_k_window_and_tail_bound_against_float():
+    # k = 20000: the windowed certified sum agrees with the float screen (all terms)
+    for eg in (1.0, 3.0, 6.0):
+        ball = optimal_composition_delta("0.02", 0, 20000, Fraction(eg), prec=80)
+        fl = optimal_composition_delta_float(0.02, 0.0, 20000, [eg])[0]
+        assert abs(float(ball.mid()) - fl) <= 1e-9 * fl
+        assert ball.rad() < 1e-12 * fl
+
+
+def test_optimal_epsilon_inverts_delta():
+    r = optimal_composition_epsilon("0.1", "1e-9", 300, "1e-5", digits=10)
+    # delta at the upper end meets the target, at the lower end it does not
+    assert optimal_composition_delta("0.1", "1e-9", 300, r.upper(), prec=100) <= arb("1e-5")
+    assert optimal_composition_delta("0.1", "1e-9", 300, r.lower(), prec=100) > arb("1e-5")
+    assert r.relative_width() < 1e-9
+    # optimal composition beats advanced composition and basic composition
+    adv = advanced_composition("0.1", "1e-9", 300, "1e-5", prec=64)
+    assert r.upper() < adv
+    assert r.upper() < 300 * arb("0.1")
+
+
+def test_optimal_epsilon_zero_when_target_already_met():
+    r = optimal_composition_epsilon("0.001", 0, 2, "0.5")
+    assert r.upper() == 0
+
+
+def test_closed_forms():
+    e, d = basic_composition("0.5", "1e-6", 10, prec=64)
+    assert e.overlaps(arb(5)) and d.overlaps(arb("1e-5"))
+    a = advanced_composition_epsilon("0.1", 100, "1e-5", prec=100)
+    with mpmath.workdps(40):
+        ref = mpmath.sqrt(200 * mpmath.log(mpmath.mpf(10) ** 5)) * mpmath.mpf("0.1") + 100 * mpmath.mpf("0.1") * mpmath.expm1(mpmath.mpf("0.1"))
+    assert a.overlaps(arb(mpmath.nstr(ref, 40))) and a.rad() < 1e-25
+    e2, d2 = amplify_poisson("1", "1e-5", "0.01", prec=100)
+    with mpmath.workdps(40):
+        ref2 = mpmath.log1p(mpmath.mpf("0.01") * mpmath.expm1(1))
+    assert e2.overlaps(arb(mpmath.nstr(ref2, 40))) and e2.rad() < 1e-25
+    assert d2.overlaps(arb("1e-7"))
+
+
+def test_amplification_accepts_balls():
+    e, d = amplify_poisson(arb("0.5"), 0, "0.001", prec=64)
+    assert e > 0 and d == 0
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda: amplify_poisson(-1, 0, "0.1"), "epsilon must be >= 0"),
+    (lambda: amplify_poisson(1, 0, "1.5"), "q must be in [0, 1]"),
+    (lambda: basic_composition(1, "2", 3), "delta must be in [0, 1]"),
+    (lambda: basic_composition(1, 0, 0), "steps must be an integer >= 1"),
+    (lambda: basic_composition(1, 0, "2.5"), "steps must be an integer >= 1"),
+    (lambda: advanced_composition("0.1", "1e-3", 100, "1e-2"), "delta must exceed"),
+    (lambda: optimal_composition_epsilon("0.1", "1e-3", 100, "1e-2"), "delta must exceed"),
+    (lambda: optimal_composition_epsilon("0.1", 0, 100, "nan"), "delta must be"),
+    (lambda: kov_composition_theorem33("0.1", 0, 4, 3), "i must be an integer"),
+], ids=["eps_neg", "q_big", "delta_big", "steps0", "steps_frac", "adv_budget", "opt_budget", "nan", "i_range"])
+def test_bad_input(call, msg):
+    with pytest.raises(ValueError, match=msg.replace("[", r"\[").replace("]", r"\]")):
+        call()
