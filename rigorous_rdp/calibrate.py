@@ -1,0 +1,425 @@
+r"""Noise calibration and step budgets on certified enclosures.
+
+:func:`calibrate_sigma` returns the smallest noise multiplier, on the grid of
+numbers with ``sigma_digits`` significant decimal digits, whose *certified*
+epsilon (upper end of the enclosure) is ``<= target_epsilon``, together with
+the next smaller grid value, which is *proven* not to meet the target under
+the same accounting (the lower end of its certified enclosure is
+``> target_epsilon``).  "The same accounting" means: the same
+:class:`~rigorous_rdp.accountant.RdpAccountant` options (order grid,
+continuous order search, conversion); a different order search could give a
+smaller epsilon at that sigma.
+
+:func:`max_steps` returns the largest number of steps whose certified epsilon
+meets the target for a fixed mechanism, and proves that one more step does
+not (under the same accounting).
+
+Both use a float screen only to *guess* where to look (a float bisection on
+:meth:`RdpAccountant.screen` with the conversion formulas in float); every
+decision of the final bisection is made on certified enclosures with exact
+rational sigma, so the returned values do not depend on the screen being
+accurate -- a poor guess only costs time.
+
+The certified epsilon of the exact Poisson-subsampled Gaussian is decreasing in
+sigma (a larger sigma is a post-processing of a smaller one: add independent
+noise) and increasing in the number of steps, so the bracket is the
+transition point.  The order optimisation of the accountant is heuristic, so
+the *reported* epsilon need not be exactly monotone; the bisection therefore
+never claims more than what it evaluated: the upper end was evaluated and
+meets the target, the lower end was evaluated and misses it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Iterable, Optional, Tuple
+
+import numpy as np
+
+from .accountant import EpsilonResult, RdpAccountant
+from .arith import DEFAULT_DIGITS, parse_rational, to_arb, workprec
+from .events import DpEvent
+
+__all__ = [
+    "SigmaCalibration",
+    "StepsBudget",
+    "calibrate_sigma",
+    "max_steps",
+    "DEFAULT_SIGMA_DIGITS",
+    "SIGMA_MAX",
+    "STEPS_MAX",
+]
+
+DEFAULT_SIGMA_DIGITS = 4
+SIGMA_MAX = Fraction(10) ** 6
+SIGMA_MIN = Fraction(1, 10**6)
+STEPS_MAX = 10**15
+
+Progress = Optional[Callable[[str, EpsilonResult], None]]
+
+
+@dataclass(frozen=True)
+class SigmaCalibration:
+    """Result of :func:`calibrate_sigma`.
+
+    Attributes:
+        sigma: the noise multiplier to use (exact; certified epsilon <= target).
+        sigma_lower: the next smaller grid value, proven (certified epsilon
+            lower end > target) not to meet the target under the same
+            accounting; ``0`` if sigma is the smallest positive grid value.
+        epsilon: certified epsilon at ``sigma``.
+        epsilon_lower: certified epsilon at ``sigma_lower`` (``None`` for 0).
+        evaluations: number of certified accountant evaluations.
+    """
+
+    sigma: Fraction
+    sigma_lower: Fraction
+    epsilon: EpsilonResult
+    epsilon_lower: Optional[EpsilonResult]
+    evaluations: int
+    sigma_digits: int
+
+    def to_json(self) -> dict:
+        return {
+            "sigma": {"lower": _dec(self.sigma_lower), "upper": _dec(self.sigma)},
+            "epsilon_at_sigma": self.epsilon.to_json(),
+            "epsilon_at_lower": None if self.epsilon_lower is None else self.epsilon_lower.to_json(),
+            "sigma_digits": self.sigma_digits,
+            "evaluations": self.evaluations,
+        }
+
+
+@dataclass(frozen=True)
+class StepsBudget:
+    """Result of :func:`max_steps`.
+
+    Attributes:
+        steps: largest number of steps whose certified epsilon meets the target
+            (0 if even one step does not).
+        epsilon: certified epsilon after ``steps`` steps (``None`` when 0).
+        epsilon_next: certified epsilon after ``steps + 1`` steps, whose lower
+            end exceeds the target (``None`` if the search hit ``STEPS_MAX``).
+        capped: True when ``steps == STEPS_MAX`` still meets the target.
+    """
+
+    steps: int
+    epsilon: Optional[EpsilonResult]
+    epsilon_next: Optional[EpsilonResult]
+    evaluations: int
+    capped: bool = False
+
+    def to_json(self) -> dict:
+        return {
+            "max_steps": self.steps,
+            "epsilon_at_max_steps": None if self.epsilon is None else self.epsilon.to_json(),
+            "epsilon_at_next_step": None if self.epsilon_next is None else self.epsilon_next.to_json(),
+            "capped": self.capped,
+            "evaluations": self.evaluations,
+        }
+
+
+def _dec(x: Fraction) -> str:
+    """Exact decimal string of a rational whose denominator divides a power of ten."""
+    if x == 0:
+        return "0"
+    k = 0
+    while (x * 10**k).denominator != 1:
+        k += 1
+        if k > 400:
+            return f"{x.numerator}/{x.denominator}"
+    n = abs(int(x * 10**k))
+    s = str(n).rjust(k + 1, "0")
+    out = s if k == 0 else s[:-k] + "." + s[-k:]
+    if "." in out:
+        out = out.rstrip("0").rstrip(".")
+    return ("-" if x < 0 else "") + out
+
+
+# ---------------------------------------------------------------------------
+# float screen (guessing only)
+# ---------------------------------------------------------------------------
+
+def _screen_epsilon(acc: RdpAccountant, delta: float, scale: float = 1.0) -> float:
+    """Float estimate of the accountant's epsilon with all counts multiplied by ``scale``."""
+    grid = np.array([float(a) for a in acc._grid()], dtype=float)
+    with np.errstate(all="ignore"):
+        r = scale * acc.screen(grid)
+        cks = r + np.log1p(-1.0 / grid) - (math.log(delta) + np.log(grid)) / (grid - 1.0)
+        mir = r - math.log(delta) / (grid - 1.0)
+        if acc.conversion == "mironov":
+            e = mir
+        elif acc.conversion in ("cks", "balle"):
+            e = cks
+        else:
+            e = np.minimum(cks, mir)
+    e = np.where(np.isnan(e), np.inf, e)
+    return float(np.min(e)) if len(e) else math.inf
+
+
+def _float_bisect(f: Callable[[float], float], target: float, lo: float, hi: float, iters: int = 60) -> Optional[float]:
+    """Float bisection in log space for a decreasing f: smallest x with f(x) <= target (estimate)."""
+    try:
+        if not f(hi) <= target:
+            return None
+        if f(lo) <= target:
+            return lo
+        for _ in range(iters):
+            mid = math.sqrt(lo * hi)
+            if f(mid) <= target:
+                hi = mid
+            else:
+                lo = mid
+            if hi / lo < 1 + 1e-9:
+                break
+        return hi
+    except (ValueError, ArithmeticError, OverflowError):
+        return None
+
+
+# ---------------------------------------------------------------------------
+# certified decisions
+# ---------------------------------------------------------------------------
+
+class _Evaluator:
+    """Certified epsilon of an accountant configuration, with a three-valued verdict."""
+
+    def __init__(self, target_epsilon: Fraction, delta: Fraction, orders, continuous: bool,
+                 conversion: str, digits: float, progress: Progress):
+        self.target = target_epsilon
+        self.delta = delta
+        self.orders = None if orders is None else list(orders)
+        self.continuous = continuous
+        self.conversion = conversion
+        self.digits = digits
+        self.progress = progress
+        self.count = 0
+
+    def accountant(self) -> RdpAccountant:
+        return RdpAccountant(self.orders, continuous=self.continuous, conversion=self.conversion,
+                             digits=self.digits)
+
+    def verdict(self, event: DpEvent, steps: int, label: str) -> Tuple[int, EpsilonResult]:
+        """(+1 meets: upper <= E; -1 proven miss: lower > E; 0 undecided), result.
+
+        An undecided comparison is retried once at twice the digits.
+        """
+        digits = self.digits
+        for _ in range(2):
+            acc = RdpAccountant(self.orders, continuous=self.continuous, conversion=self.conversion,
+                                digits=digits)
+            acc.compose(event, steps)
+            res = acc.get_epsilon_and_order(self.delta)
+            self.count += 1
+            if self.progress is not None:
+                self.progress(label, res)
+            with workprec(max(64, res.epsilon.prec)):
+                t = to_arb(self.target)
+                if res.epsilon.upper() <= t:
+                    return 1, res
+                if res.epsilon.lower() > t:
+                    return -1, res
+            digits = min(1000, 2 * digits)
+        return 0, res
+
+
+def _check_common(target_epsilon: object, target_delta: object) -> Tuple[Fraction, Fraction]:
+    eps = parse_rational(target_epsilon, "epsilon")
+    if eps <= 0:
+        raise ValueError(f"epsilon must be > 0. Found {float(eps)!r}.")
+    delta = parse_rational(target_delta, "delta")
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
+    return eps, delta
+
+
+def calibrate_sigma(
+    make_event: Callable[[Fraction], DpEvent],
+    steps: int,
+    target_epsilon: object,
+    target_delta: object,
+    *,
+    sigma_digits: int = DEFAULT_SIGMA_DIGITS,
+    orders: Optional[Iterable[object]] = None,
+    continuous: bool = True,
+    conversion: str = "best",
+    digits: float = DEFAULT_DIGITS,
+    progress: Progress = None,
+) -> SigmaCalibration:
+    r"""Smallest ``sigma_digits``-digit noise multiplier whose certified epsilon is ``<= target_epsilon``.
+
+    Args:
+        make_event: ``sigma -> event`` of one step (e.g. ``lambda s:
+            PoissonSampledEvent(GaussianEvent(s), q)``); ``sigma`` is an exact Fraction.
+        steps: number of composed steps (>= 1).
+        target_epsilon: E > 0; target_delta: delta in (0, 1) (both exact).
+        sigma_digits: significant decimal digits of the returned sigma (1..15).
+        orders, continuous, conversion, digits: :class:`RdpAccountant` options.
+        progress: called as ``progress(sigma_text, result)`` after each certified evaluation.
+
+    Returns:
+        :class:`SigmaCalibration`: ``sigma`` meets the target (certified),
+        ``sigma_lower = sigma - 10**(e - sigma_digits + 1)`` provably does not.
+
+    Raises:
+        ValueError: bad input, or the target is not met at sigma = 10**6.
+    """
+    eps, delta = _check_common(target_epsilon, target_delta)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be an integer >= 1. Found {steps!r}.")
+    if isinstance(sigma_digits, bool) or not isinstance(sigma_digits, int) or not 1 <= sigma_digits <= 15:
+        raise ValueError(f"sigma-digits must be an integer in [1, 15]. Found {sigma_digits!r}.")
+    ev = _Evaluator(eps, delta, orders, continuous, conversion, digits, progress)
+    make_event(Fraction(1))  # validates the other parameters early (raises ValueError)
+
+    def screen(s: float) -> float:
+        acc = ev.accountant()
+        acc.compose(make_event(Fraction(s)), 1)
+        return _screen_epsilon(acc, float(delta), float(steps))
+
+    guess = _float_bisect(screen, float(eps), float(SIGMA_MIN), float(SIGMA_MAX)) or 1.0
+
+    # Grid of sigma_digits significant digits at the magnitude of the guess.
+    def grid_step(x: float) -> Fraction:
+        e = math.floor(math.log10(x))
+        return Fraction(10) ** (e - sigma_digits + 1)
+
+    h = grid_step(guess)
+    cache: dict = {}
+
+    def verdict(n: int) -> Tuple[int, Optional[EpsilonResult]]:
+        if n <= 0:
+            return -1, None  # sigma <= 0 is no mechanism: never meets a finite target
+        if n not in cache:
+            s = n * h
+            cache[n] = ev.verdict(make_event(s), steps, _dec(s))
+        return cache[n]
+
+    n0 = max(1, math.ceil(Fraction(guess) / h))
+    v, _ = verdict(n0)
+    if v == 1:
+        hi, g = n0, 1
+        lo = n0 - 1
+        while True:
+            lo = hi - g
+            vl, _ = verdict(lo)
+            if vl != 1:
+                break
+            hi = lo
+            g *= 2
+    else:
+        lo, g = n0, 1
+        while True:
+            hi = lo + g
+            if hi * h > SIGMA_MAX:
+                raise ValueError(f"epsilon target {float(eps)!r} is not met by any noise multiplier <= "
+                                 f"{float(SIGMA_MAX):g} for this mechanism (certified).")
+            vh, _ = verdict(hi)
+            if vh == 1:
+                break
+            lo = hi
+            g *= 2
+    # invariant: verdict(hi) meets, verdict(lo) does not meet
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        vm, _ = verdict(mid)
+        if vm == 1:
+            hi = mid
+        else:
+            lo = mid
+    v_lo, r_lo = verdict(lo)
+    if v_lo == 0:
+        # undecided even at doubled digits: lo is not *proven* to miss; report the
+        # gap honestly by widening one grid step down until proven.
+        while v_lo == 0 and lo > 0:
+            lo -= 1
+            v_lo, r_lo = verdict(lo)
+    _, r_hi = verdict(hi)
+    assert r_hi is not None
+    return SigmaCalibration(hi * h, max(lo, 0) * h, r_hi, r_lo, ev.count, sigma_digits)
+
+
+def max_steps(
+    event: DpEvent,
+    target_epsilon: object,
+    target_delta: object,
+    *,
+    orders: Optional[Iterable[object]] = None,
+    continuous: bool = True,
+    conversion: str = "best",
+    digits: float = DEFAULT_DIGITS,
+    progress: Progress = None,
+) -> StepsBudget:
+    r"""Largest number of steps T of ``event`` whose certified epsilon is ``<= target_epsilon``.
+
+    Returns:
+        :class:`StepsBudget` with ``steps`` = T (certified to meet the target)
+        and the certified epsilon at T + 1, whose lower end exceeds the target
+        (under the same accounting).  T = 0 when one step already misses.
+
+    Raises:
+        ValueError: bad input.
+    """
+    eps, delta = _check_common(target_epsilon, target_delta)
+    ev = _Evaluator(eps, delta, orders, continuous, conversion, digits, progress)
+    acc1 = ev.accountant()
+    acc1.compose(event, 1)
+    cache: dict = {}
+
+    def verdict(t: int) -> Tuple[int, Optional[EpsilonResult]]:
+        if t <= 0:
+            return 1, None
+        if t not in cache:
+            cache[t] = ev.verdict(event, t, f"{t} steps")
+        return cache[t]
+
+    est = None
+    try:
+        f = lambda t: _screen_epsilon(acc1, float(delta), t)  # noqa: E731
+        x = _float_bisect(f, float(eps), 1.0, float(STEPS_MAX))
+        est = None if x is None else max(1, int(x))
+    except (ValueError, ArithmeticError, OverflowError):
+        est = None
+    start = est if est is not None else 1
+    v, _ = verdict(start)
+    if v == 1:
+        lo, g = start, 1
+        while True:
+            hi = lo + g
+            if hi > STEPS_MAX:
+                _, r = verdict(lo)
+                # is STEPS_MAX itself fine?
+                vm, rm = verdict(STEPS_MAX)
+                if vm == 1:
+                    return StepsBudget(STEPS_MAX, rm, None, ev.count, capped=True)
+                hi = STEPS_MAX
+                break
+            vh, _ = verdict(hi)
+            if vh != 1:
+                break
+            lo = hi
+            g *= 2
+    else:
+        hi, g = start, 1
+        while True:
+            lo = max(0, hi - g)
+            vl, _ = verdict(lo)
+            if vl == 1:
+                break
+            hi = lo
+            g *= 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        vm, _ = verdict(mid)
+        if vm == 1:
+            lo = mid
+        else:
+            hi = mid
+    _, r_lo = verdict(lo)
+    v_hi, r_hi = verdict(hi)
+    if v_hi == 0:
+        # lo + 1 steps is undecided even at doubled digits; the answer lo is still
+        # certified, but "lo + 1 misses" is not proven: report no proof.
+        r_hi = None
+    return StepsBudget(lo, r_lo, r_hi, ev.count)

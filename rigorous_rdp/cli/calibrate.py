@@ -1,0 +1,122 @@
+"""``rigorous-rdp calibrate``: smallest noise multiplier, or largest number of steps, for a target.
+
+Default mode (no ``--sigma``): the smallest noise multiplier with
+``--sigma-digits`` significant digits whose certified epsilon after ``--steps``
+steps is ``<= --epsilon`` at ``--delta``; the output ``sigma`` is
+``{lower, upper}`` where ``upper`` is the value to use and ``lower`` (one grid
+step below) is proven not to meet the target under the same accounting.
+
+``--max-steps`` mode (with ``--sigma``, without ``--steps``): the largest number
+of steps whose certified epsilon meets the target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Dict
+
+from ..arith import parse_rational
+from ..calibrate import DEFAULT_SIGMA_DIGITS, _check_common, calibrate_sigma, max_steps
+from ..conversion import CONVERSIONS
+from ._common import (add_mechanism_options, add_output_options, build_event, fmt_interval,
+                      mechanism_json, orders_option, parse_digits, parse_steps)
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("calibrate", help="smallest certified noise multiplier (or largest step count) for a target",
+                       description="Smallest noise multiplier sigma whose certified epsilon after T steps is <= E "
+                                   "at delta D (bisection on certified enclosures); with --max-steps and --sigma, "
+                                   "the largest number of steps instead.")
+    add_mechanism_options(p)
+    p.add_argument("--steps", metavar="T", help="number of composed steps, T >= 1 (not with --max-steps)")
+    p.add_argument("--epsilon", required=True, metavar="E", help="target epsilon, E > 0")
+    p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
+    p.add_argument("--sigma-digits", default=str(DEFAULT_SIGMA_DIGITS), metavar="K",
+                   help=f"significant digits of the returned sigma, 1 <= K <= 15 (default {DEFAULT_SIGMA_DIGITS})")
+    p.add_argument("--max-steps", action="store_true",
+                   help="find the largest number of steps for the given --sigma instead")
+    p.add_argument("--alpha", nargs="+", metavar="A", help="order grid (default: dp-accounting's grid)")
+    p.add_argument("--no-continuous", action="store_true", help="optimise over the grid only (no real-order search)")
+    p.add_argument("--conversion", default="best", choices=CONVERSIONS,
+                   help="RDP to (epsilon, delta) conversion (default best)")
+    add_output_options(p)
+    p.set_defaults(func=run, text=text)
+
+
+def _progress(args: argparse.Namespace):
+    if args.json:
+        return None, None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None, None
+    bar = tqdm(desc="certified evaluations", unit="eval", file=sys.stderr, leave=False, dynamic_ncols=True)
+
+    def update(label: str, res: Any) -> None:
+        bar.update(1)
+        bar.set_postfix_str(f"{label}: eps <= {res.epsilon.to_json(8)['upper']}")
+
+    return bar, update
+
+
+def run(args: argparse.Namespace) -> Dict[str, Any]:
+    digits = parse_digits(args)
+    sd = parse_rational(args.sigma_digits, "sigma-digits")
+    if sd.denominator != 1 or not 1 <= sd <= 15:
+        raise ValueError(f"--sigma-digits must be an integer in [1, 15]. Found {args.sigma_digits}.")
+    if args.noise != "gaussian":
+        raise ValueError(f"noise must be gaussian for calibrate (it calibrates the noise multiplier). Found {args.noise}.")
+    _check_common(args.epsilon, args.delta)
+    opts = dict(orders=orders_option(args.alpha), continuous=not args.no_continuous,
+                conversion=args.conversion, digits=digits)
+    if args.max_steps:
+        if args.steps is not None:
+            raise ValueError("steps does not apply with --max-steps (the number of steps is the output).")
+        if args.sigma is None:
+            raise ValueError("sigma is required with --max-steps (a number > 0).")
+        event = build_event(args)
+        bar, update = _progress(args)
+        try:
+            res = max_steps(event, args.epsilon, args.delta, progress=update, **opts)
+        finally:
+            if bar is not None:
+                bar.close()
+        out = res.to_json()
+        out.update({"mode": "max-steps", "epsilon": str(args.epsilon), "delta": str(args.delta),
+                    "mechanism": mechanism_json(args), "digits": digits})
+        return out
+    if args.sigma is not None:
+        raise ValueError("sigma is the output of calibrate; omit it (or use --max-steps to find the number of steps).")
+    if args.steps is None:
+        raise ValueError("steps is required (an integer >= 1), unless --max-steps is given.")
+    steps = parse_steps(args.steps)
+    build_event(args, sigma="1")  # validate the other mechanism options before searching
+    bar, update = _progress(args)
+    try:
+        res = calibrate_sigma(lambda s: build_event(args, sigma=s), steps, args.epsilon, args.delta,
+                              sigma_digits=int(sd), progress=update, **opts)
+    finally:
+        if bar is not None:
+            bar.close()
+    out = res.to_json()
+    out.update({"mode": "sigma", "steps": steps, "epsilon": str(args.epsilon), "delta": str(args.delta),
+                "mechanism": mechanism_json(args, sigma=out["sigma"]["upper"]), "digits": digits})
+    return out
+
+
+def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+    if res["mode"] == "max-steps":
+        line = (f"max steps = {res['max_steps']}  (certified epsilon "
+                f"{fmt_interval(res['epsilon_at_max_steps']['epsilon']) if res['epsilon_at_max_steps'] else '0'}"
+                f" <= {res['epsilon']} at delta = {res['delta']})")
+        if res["epsilon_at_next_step"]:
+            line += f"\n  one more step: epsilon {fmt_interval(res['epsilon_at_next_step']['epsilon'])} > {res['epsilon']}"
+        return line
+    s = res["sigma"]
+    line = (f"sigma = {s['upper']}  (certified epsilon {fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= "
+            f"{res['epsilon']} at delta = {res['delta']} after {res['steps']} steps)")
+    if res["epsilon_at_lower"]:
+        line += (f"\n  sigma = {s['lower']} does not meet it: epsilon "
+                 f"{fmt_interval(res['epsilon_at_lower']['epsilon'])}")
+    return line
