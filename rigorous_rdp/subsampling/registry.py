@@ -51,4 +51,9 @@ def _(event: PoissonSampledEvent) -> RdpCurve:
 
 @rdp_curve.register
 def _(event: FixedSizeSampledEvent) -> RdpCurve:
+    if event.replacement:
+        # with replacement: Birrell et al. Thm 3.6 (see .fswr); without: dispatch on the inner mechanism
+        from .fswr import fswr_curve
+
+        return fswr_curve(event.event, event)
     return fixed_size_sampled_curve(event.event, event)
