@@ -1,0 +1,69 @@
+"""``rigorous-rdp audit``: compare installed peer accountants with certified values.
+
+Runs every installed peer (dp-accounting, autodp, prv-accountant, Opacus's RDP
+analysis) on a grid of DP-SGD configurations and flags failures (exception,
+inf, NaN, dropped orders) and under-reports against our certified enclosures
+for the same theorem and conversion.  Without peers it says so and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Dict
+
+from ..audit import PEERS, run_audit
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("audit", help="audit installed peer accountants against certified values",
+                       description="Compute epsilon with each installed peer accountant on a grid of DP-SGD "
+                                   "configurations and flag failures and under-reports.")
+    p.add_argument("--quick", action="store_true", help="small configuration grid (a few seconds)")
+    p.add_argument("--peer", nargs="+", choices=PEERS, metavar="PEER",
+                   help=f"restrict to these peers ({', '.join(PEERS)})")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    p.set_defaults(func=run, text=text)
+
+
+def run(args: argparse.Namespace) -> Dict[str, Any]:
+    bar = None
+    progress = None
+    if not args.json:
+        from tqdm import tqdm
+
+        bar = tqdm(desc="audit", unit="config", file=sys.stderr, leave=False)
+
+        def progress(name: str) -> None:
+            bar.update(1)
+            bar.set_postfix_str(name)
+    try:
+        res = run_audit(quick=args.quick, peers=args.peer, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    res["command"] = "rigorous-rdp audit" + (" --quick" if args.quick else "") + \
+        (" --peer " + " ".join(args.peer) if args.peer else "") + " --json"
+    return res
+
+
+def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+    if not res["configurations"]:
+        return res.get("message", "nothing to audit")
+    lines = []
+    for row in res["configurations"]:
+        c = row["config"]
+        ours = row["ours"]
+        head = f"{c['name']}: q={c['q']} sigma={c['sigma']} steps={c['steps']} delta={c['delta']} ({c['sampling']})"
+        if "epsilon_same_grid" in ours:
+            head += (f"  ours (same grid) <= {ours['epsilon_same_grid']['upper']}, "
+                     f"ours (continuous) <= {ours['epsilon_best']['upper']}")
+        else:
+            head += f"  ours: {ours.get('reason')}"
+        lines.append(head)
+        for peer, r in row["peers"].items():
+            val = r.get("epsilon", r.get("skipped", r.get("error")))
+            flags = ", ".join(r.get("flags", [])) or "ok"
+            lines.append(f"    {peer:15s} {val}  [{flags}]")
+    lines.append(f"{res['flags']} flag(s)")
+    return "\n".join(lines)
