@@ -13,7 +13,8 @@ from fractions import Fraction
 
 from ..curves import RdpCurve, rdp_curve
 from ..errors import UnsupportedEventError
-from ..events import Adjacency, DpEvent, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
+from ..events import (Adjacency, DpEvent, FixedSizeSampledEvent, GaussianEvent, LaplaceEvent,
+                      PoissonSampledEvent, RandomizedResponseEvent)
 from .poisson_gaussian import PoissonGaussianCurve
 
 __all__ = ["poisson_sampled_curve", "fixed_size_sampled_curve"]
@@ -32,6 +33,20 @@ def _(inner: GaussianEvent, q: Fraction, adjacency: Adjacency) -> RdpCurve:
     if adjacency is Adjacency.ADD_REMOVE:
         return PoissonGaussianCurve(q, inner.noise_multiplier)
     raise UnsupportedEventError("no certified bound for the Poisson-subsampled Gaussian with replace-one adjacency")
+
+
+@poisson_sampled_curve.register(LaplaceEvent)
+@poisson_sampled_curve.register(RandomizedResponseEvent)
+def _(inner: DpEvent, q: Fraction, adjacency: Adjacency) -> RdpCurve:
+    # Zhu & Wang 2019 Thm 8: condition (4) holds for Laplace (Prop. 10) and for binary
+    # randomized response (see zhu_wang.condition4_established); capped by Lemma 4
+    if adjacency is Adjacency.ADD_REMOVE:
+        from .zhu_wang import poisson_subsampled_curve
+
+        return poisson_subsampled_curve(rdp_curve(inner), q, condition4=inner)
+    raise UnsupportedEventError(
+        f"no certified bound for the Poisson-subsampled {type(inner).__name__} with replace-one adjacency"
+    )
 
 
 @functools.singledispatch
@@ -57,3 +72,7 @@ def _(event: FixedSizeSampledEvent) -> RdpCurve:
 
         return fswr_curve(event.event, event)
     return fixed_size_sampled_curve(event.event, event)
+
+
+# Zhu & Wang 2019 bounds chosen explicitly (ZhuWangSampledEvent registers itself on import)
+from . import zhu_wang as _zhu_wang  # noqa: E402,F401

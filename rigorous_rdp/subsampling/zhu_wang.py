@@ -1,0 +1,612 @@
+r"""Zhu & Wang 2019: RDP of Poisson-subsampled general mechanisms, certified.
+
+Setting (Zhu & Wang 2019, Sec. 2-3): a mechanism M with RDP curve
+:math:`\epsilon(\cdot)` (an *upper* bound of its RDP at integer orders), Poisson
+subsampling with probability :math:`\gamma`, add/remove adjacency.  With the binomial
+weights :math:`w_\ell = \binom{\alpha}{\ell}(1-\gamma)^{\alpha-\ell}\gamma^\ell` and an integer
+order :math:`\alpha \ge 2`, the bounds are :math:`\frac{1}{\alpha-1}\log A` with
+
+* Theorem 6 (lower bound) and Theorem 8 (tight bound, under condition (4)):
+  :math:`A = (1-\gamma)^{\alpha-1}(\alpha\gamma-\gamma+1) + \sum_{\ell=2}^{\alpha} w_\ell\, e^{(\ell-1)\epsilon(\ell)}`;
+* Theorem 5 (general upper bound, any M):
+  :math:`A = (1-\gamma)^{\alpha-1}(\alpha\gamma-\gamma+1) + w_2 e^{\epsilon(2)} + 3\sum_{\ell=3}^{\alpha} w_\ell\, e^{(\ell-1)\epsilon(\ell)}`;
+* Theorem 11 (tau-term approximation of Thm 6/8) and its Theorem-5 analogue
+  (App. C of the paper; derived below): see :func:`tau_term_log_moment`.
+
+Certified evaluation (integer orders).  Since :math:`w_0 + w_1 = (1-\gamma)^{\alpha-1}(\alpha\gamma-\gamma+1)`
+and :math:`\sum_\ell w_\ell = 1`,
+
+.. math:: A - 1 = \sum_{\ell=2}^{\alpha} w_\ell\,\big(c_\ell\, e^{(\ell-1)\epsilon(\ell)} - 1\big),
+          \qquad c_\ell = 1 \text{ (Thm 6/8)},\quad c_2 = 1,\ c_{\ell\ge3} = 3 \text{ (Thm 5)},
+
+a sum of non-negative terms (RDP is >= 0), evaluated in ball arithmetic and
+returned as ``log1p(A - 1) / (alpha - 1)``: no cancellation even for tiny
+:math:`\gamma`, and no overflow (arb exponents are unbounded).  The weights are
+computed in log space by the ratio recurrence.  Every bound is increasing in
+each :math:`\epsilon(\ell)`, so an upper bound curve gives an upper bound
+(Theorems 5 and 8); the lower bound of Theorem 6 is a lower bound on the RDP of
+the subsampled mechanism only when :math:`\epsilon(\cdot)` is the *exact* RDP attained by
+one pair of outputs (true for the built-in Gaussian, Laplace and randomized
+response curves).
+
+Real orders (rigorous extension, Wang, Balle & Kasiviswanathan 2019, Sec. 3.3;
+quoted in the seed, Sec. 2): for the *exact* RDP :math:`\epsilon^\star` of any
+mechanism, :math:`f(\alpha) = (\alpha-1)\epsilon^\star(\alpha) = \sup_{X\sim X'}\log\int p_X^\alpha p_{X'}^{1-\alpha}`
+is convex on :math:`(1, \infty)` (each log-integral is a cumulant generating function
+by Hölder's inequality, and a supremum of convex functions is convex), and
+:math:`\lim_{\alpha\downarrow1} f(\alpha) \le 0`.  Hence for :math:`n < \alpha < n+1`, :math:`n \ge 2`,
+
+.. math:: (\alpha-1)\epsilon^\star(\alpha) \le (n+1-\alpha)(n-1)\epsilon^\star(n) + (\alpha-n)\,n\,\epsilon^\star(n+1)
+          \le (n+1-\alpha)(n-1)U(n) + (\alpha-n)\,n\,U(n+1),
+
+where :math:`U` is any upper bound at integers (the weights are non-negative, so
+replacing the exact values by upper bounds keeps the inequality).  For
+:math:`1 < \alpha < 2`, the same argument with :math:`f(1^+) \le 0` gives :math:`\epsilon^\star(\alpha) \le U(2)`.
+This is applied only to *upper* bounds; the lower bound curve is integer-only
+(interpolating a lower bound is not a lower bound).
+
+Theorem 11 and the sign / log-magnitude form (Remark 12): see
+:func:`tau_term_log_moment`.  Where the seed's statement is incomplete we say so
+there (the ranges of Theorem 11 overlap when :math:`2\tau \ge \alpha`, and it needs the
+monotonicity of the exact RDP in the order, Mironov 2017 Prop. 9).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from fractions import Fraction
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+from flint import arb, ctx
+from scipy import special
+
+from ..arith import parse_rational, to_arb
+from ..curves import RdpCurve
+
+__all__ = [
+    "Bound",
+    "binomial_log_weights",
+    "theorem5_log_moment",
+    "theorem8_log_moment",
+    "tau_term_log_moment",
+    "signed_log_sum_exp",
+    "zhu_wang_rdp_integer",
+    "interpolate_rdp",
+    "CallableCurve",
+    "ZhuWangCurve",
+    "zhu_wang_curve",
+]
+
+
+class Bound(enum.Enum):
+    """Which Zhu-Wang bound: ``tight`` (Thm 8, needs condition (4)), ``general`` (Thm 5),
+    ``lower`` (Thm 6, not a privacy guarantee), ``tau`` (Thm 11 or its Thm-5 analogue)."""
+
+    TIGHT = "tight"
+    GENERAL = "general"
+    LOWER = "lower"
+    TAU = "tau"
+
+    @classmethod
+    def parse(cls, value: "Bound | str") -> "Bound":
+        if isinstance(value, Bound):
+            return value
+        for m in cls:
+            if m.value == value:
+                return m
+        raise ValueError(f"bound must be one of tight, general, lower, tau. Found {value!r}.")
+
+
+EpsFn = Callable[[int], arb]
+
+
+# ---------------------------------------------------------------------------
+# binomial weights
+# ---------------------------------------------------------------------------
+
+def binomial_log_weights(alpha: int, gamma: arb, ells: Sequence[int]) -> Dict[int, arb]:
+    r"""Balls for :math:`\log w_\ell = \log\big[\binom{\alpha}{\ell}(1-\gamma)^{\alpha-\ell}\gamma^\ell\big]`, ``0 < gamma < 1``."""
+    lg = gamma.log()
+    l1g = (1 - gamma).log()
+    la1 = arb(alpha + 1).lgamma()
+    out = {}
+    for l in ells:
+        lb = la1 - arb(l + 1).lgamma() - arb(alpha - l + 1).lgamma()
+        out[l] = lb + l * lg + (alpha - l) * l1g
+    return out
+
+
+def _log_weights_all(alpha: int, gamma: arb, start: int = 2) -> List[arb]:
+    """log w_l for l = start..alpha by the ratio recurrence (one lgamma per call)."""
+    lg = gamma.log()
+    l1g = (1 - gamma).log()
+    ratio = lg - l1g
+    lw = (arb(alpha + 1).lgamma() - arb(start + 1).lgamma() - arb(alpha - start + 1).lgamma()
+          + start * lg + (alpha - start) * l1g)
+    out = [lw]
+    for l in range(start + 1, alpha + 1):
+        lw = lw + arb(alpha - l + 1).log() - arb(l).log() + ratio
+        out.append(lw)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Theorems 5, 6, 8 (exact evaluation of the bound formulas)
+# ---------------------------------------------------------------------------
+
+def _check_alpha(alpha: int) -> int:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, np.integer)) or alpha < 2:
+        raise ValueError(f"alpha must be an integer >= 2 for the Zhu-Wang bounds. Found {alpha!r}.")
+    return int(alpha)
+
+
+def _log_moment_sum(alpha: int, gamma: arb, eps: EpsFn, general: bool) -> arb:
+    r"""Ball for :math:`\log A` of Thm 8 (``general=False``) or Thm 5 (``general=True``)."""
+    alpha = _check_alpha(alpha)
+    if gamma == 0:
+        return arb(0)
+    if gamma == 1:
+        # only l = alpha survives: A = c_alpha e^{(alpha-1) eps(alpha)}
+        c = 3 if (general and alpha >= 3) else 1
+        return arb(c).log() + (alpha - 1) * eps(alpha)
+    lws = _log_weights_all(alpha, gamma, 2)
+    total = arb(0)
+    for i, l in enumerate(range(2, alpha + 1)):
+        x = (l - 1) * eps(l)
+        if general and l >= 3:
+            f = 2 + 3 * x.expm1()
+        else:
+            f = x.expm1()
+        total += lws[i].exp() * f
+    return total.log1p()
+
+
+def theorem8_log_moment(alpha: int, gamma: arb, eps: EpsFn) -> arb:
+    r"""Ball for :math:`\log A` of Zhu & Wang 2019, Theorem 8 (= the lower bound of Theorem 6).
+
+    :math:`A = (1-\gamma)^{\alpha-1}(\alpha\gamma-\gamma+1) + \sum_{\ell=2}^\alpha\binom{\alpha}{\ell}(1-\gamma)^{\alpha-\ell}\gamma^\ell e^{(\ell-1)\epsilon(\ell)}`,
+    an upper bound on the RDP of M o PoissonSample when condition (4) holds for M,
+    and a lower bound (Thm 6) when ``eps`` is the exact, attained RDP of M.
+
+    Args:
+        alpha: integer order >= 2.
+        gamma: sampling probability ball in [0, 1].
+        eps: ``eps(l)`` returns a ball containing (an upper bound of) the RDP of M at
+            integer order ``l`` at the current working precision.
+    """
+    return _log_moment_sum(alpha, gamma, eps, general=False)
+
+
+def theorem5_log_moment(alpha: int, gamma: arb, eps: EpsFn) -> arb:
+    r"""Ball for :math:`\log A` of Zhu & Wang 2019, Theorem 5 (general upper bound, any M).
+
+    :math:`A = (1-\gamma)^{\alpha-1}(\alpha\gamma-\gamma+1) + \binom{\alpha}{2}\gamma^2(1-\gamma)^{\alpha-2}e^{\epsilon(2)}
+    + 3\sum_{\ell=3}^\alpha\binom{\alpha}{\ell}(1-\gamma)^{\alpha-\ell}\gamma^\ell e^{(\ell-1)\epsilon(\ell)}`.
+    """
+    return _log_moment_sum(alpha, gamma, eps, general=True)
+
+
+# ---------------------------------------------------------------------------
+# Theorem 11 (tau-term approximation), Remark 12
+# ---------------------------------------------------------------------------
+
+def signed_log_sum_exp(terms: Sequence[Tuple[int, arb]]) -> arb:
+    r"""Ball for :math:`\log\sum_i s_i e^{L_i}` from (sign, log-magnitude) pairs (Remark 12).
+
+    The largest log-magnitude is factored out.  Returns ``nan`` when the sum is
+    not proven positive at the current precision (the caller's precision loop
+    then retries at a higher precision).
+    """
+    ts = [(s, L) for s, L in terms if s != 0 and L.is_finite()]
+    if not ts:
+        return arb.nan()
+    shift = max((L for _, L in ts), key=lambda L: L.mid()).mid()
+    total = arb(0)
+    for s, L in ts:
+        v = (L - shift).exp()
+        total = total + v if s > 0 else total - v
+    if not total > 0:
+        return arb.nan()
+    return shift + total.log()
+
+
+def tau_term_log_moment(alpha: int, gamma: arb, eps: EpsFn, tau: int, general: bool = False) -> arb:
+    r"""Ball for :math:`\log A_\tau` of the tau-term approximation (Thm 11; Thm 5 analogue of App. C).
+
+    Let :math:`E = \epsilon(\alpha-\tau)`, :math:`F = \{0, 1, \ldots, \max(\tau, 2)\} \cup \{\alpha-\tau+1, \ldots, \alpha\}`
+    (the exactly evaluated terms) and :math:`\mathcal M = \{2..\alpha\} \setminus F` (the middle).
+    With :math:`c_\ell` as in the module docstring and :math:`c_{\mathcal M} = 3` for Thm 5, 1 for Thm 8:
+
+    .. math::
+
+        A_\tau = \sum_{\ell \in F} c_\ell w_\ell e^{(\ell-1)\epsilon(\ell)}
+                 + c_{\mathcal M}\Big[e^{-E}(1-\gamma+\gamma e^{E})^{\alpha} - \sum_{\ell \in F} w_\ell e^{(\ell-1)E}\Big],
+
+    (with :math:`c_0 = c_1 = 1` and :math:`\epsilon(\ell)` replaced by 0 in the
+    :math:`\ell = 0, 1` terms, whose values are :math:`w_0, w_1`); the bracket is exactly
+    :math:`\sum_{\ell\in\mathcal M} w_\ell e^{(\ell-1)E}` by the binomial theorem.  For Thm 8 this
+    is the formula of Theorem 11 (its first line is :math:`w_0 (1 - e^{-E})` plus the
+    closed form).  Why it is an upper bound: every middle order satisfies
+    :math:`\ell \le \alpha-\tau`, and the exact RDP is non-decreasing in the order (Mironov
+    2017, Prop. 9), so :math:`\epsilon^\star(\ell) \le \epsilon^\star(\alpha-\tau) \le E`; each middle term of
+    Theorem 5/8 evaluated at the exact RDP is therefore at most the replacing term,
+    and the edge terms use the upper bounds :math:`\epsilon(\ell) \ge \epsilon^\star(\ell)`.  So
+    :math:`A_\tau` bounds the subsampled RDP whenever Theorem 5/8 does.  (It is
+    :math:`\ge` the Theorem 5/8 value computed with the same curve when the curve is
+    non-decreasing, as the built-in curves are.)
+
+    Gaps in the seed.  Theorem 11's two sums overlap when :math:`2\tau \ge \alpha` and then
+    double count; here, if the middle is empty the exact Theorem 5/8 sum is
+    returned.  The seed does not state the monotonicity it needs; it holds for
+    the exact RDP, which is all the argument above uses.
+
+    Evaluation (Remark 12): the summands have both signs; each is carried as a
+    (sign, log-magnitude) pair of balls and combined by :func:`signed_log_sum_exp`
+    at the current precision (``nan`` if the sum is not proven positive, which
+    makes the caller raise the precision).  Uses ``2 tau + 1`` calls of ``eps``.
+    """
+    alpha = _check_alpha(alpha)
+    if isinstance(tau, bool) or not isinstance(tau, (int, np.integer)) or tau < 1:
+        raise ValueError(f"tau must be an integer >= 1. Found {tau!r}.")
+    tau = int(tau)
+    front = max(tau, 2)
+    mid_lo, mid_hi = front + 1, alpha - tau
+    if mid_lo > mid_hi or gamma == 0 or gamma == 1:
+        return _log_moment_sum(alpha, gamma, eps, general)
+    c_mid = 3 if general else 1
+    E = eps(alpha - tau)
+    edges = list(range(0, front + 1)) + list(range(alpha - tau + 1, alpha + 1))
+    lw = binomial_log_weights(alpha, gamma, edges)
+    lc_mid = arb(c_mid).log()
+    terms: List[Tuple[int, arb]] = []
+    # closed form of the full sum with every order replaced by E
+    log_closed = -E + alpha * (gamma * E.expm1()).log1p()
+    terms.append((1, lc_mid + log_closed))
+    for l in edges:
+        # subtract the closed form's edge term  c_mid w_l e^{(l-1)E}
+        terms.append((-1, lc_mid + lw[l] + (l - 1) * E))
+        # add the exact edge term  c_l w_l e^{(l-1) eps(l)}
+        if l <= 1:
+            terms.append((1, lw[l]))
+        else:
+            c = 3 if (general and l >= 3) else 1
+            terms.append((1, arb(c).log() + lw[l] + (l - 1) * eps(l)))
+    return signed_log_sum_exp(terms)
+
+
+# ---------------------------------------------------------------------------
+# the RDP value and its real-order extension
+# ---------------------------------------------------------------------------
+
+def zhu_wang_rdp_integer(alpha: int, gamma: arb, eps: EpsFn, bound: "Bound | str" = Bound.TIGHT,
+                         tau: Optional[int] = None, general_tau: bool = False) -> arb:
+    r"""Ball for the Zhu-Wang RDP bound :math:`\frac{1}{\alpha-1}\log A` at integer order ``alpha``.
+
+    ``bound``: ``tight`` (Thm 8), ``general`` (Thm 5), ``lower`` (Thm 6, same
+    formula as Thm 8), ``tau`` (Thm 11 with ``tau`` terms; with ``general_tau``
+    the Thm-5 analogue).
+    """
+    b = Bound.parse(bound)
+    alpha = _check_alpha(alpha)
+    if b is Bound.GENERAL:
+        la = theorem5_log_moment(alpha, gamma, eps)
+    elif b is Bound.TAU:
+        if tau is None:
+            raise ValueError("tau must be given for the tau-term bound.")
+        la = tau_term_log_moment(alpha, gamma, eps, tau, general=general_tau)
+    else:
+        la = theorem8_log_moment(alpha, gamma, eps)
+    return la / (alpha - 1)
+
+
+def interpolate_rdp(alpha: Fraction, at_integer: Callable[[int], arb]) -> arb:
+    r"""Upper bound at a real order from upper bounds at the neighbouring integers.
+
+    Convexity of :math:`(\alpha-1)\epsilon^\star(\alpha)` (module docstring):
+    for :math:`n < \alpha < n+1`, :math:`n \ge 2`,
+    :math:`\epsilon(\alpha) \le \frac{(n+1-\alpha)(n-1)U(n) + (\alpha-n)\,n\,U(n+1)}{\alpha-1}`;
+    for :math:`1 < \alpha < 2`, :math:`\epsilon(\alpha) \le U(2)`.  Only valid for upper bounds.
+    """
+    if alpha.denominator == 1:
+        return at_integer(int(alpha))
+    if alpha < 2:
+        return at_integer(2)
+    n = int(math.floor(alpha))
+    a = to_arb(alpha)
+    t = a - n
+    return ((1 - t) * (n - 1) * at_integer(n) + t * n * at_integer(n + 1)) / (a - 1)
+
+
+# ---------------------------------------------------------------------------
+# curves
+# ---------------------------------------------------------------------------
+
+class CallableCurve(RdpCurve):
+    r"""Wrap a user's certified RDP function ``eps(alpha: Fraction) -> arb`` as a curve.
+
+    The function must return, at the current working precision, a ball that
+    contains (an upper bound of) the RDP of the base mechanism at the exact
+    rational order ``alpha`` (only integer orders are requested by the
+    Zhu-Wang bounds).  ``screen`` evaluates it at 64 bits.
+    """
+
+    name = "user"
+    citation = "user-supplied certified RDP curve"
+
+    def __init__(self, func: Callable[[Fraction], arb], name: str = "user"):
+        if not callable(func):
+            raise ValueError(f"eps must be callable. Found {func!r}.")
+        self.func = func
+        self.name = name
+
+    def certified(self, alpha: Fraction) -> arb:
+        self.check_order(alpha)
+        v = self.func(alpha)
+        if not isinstance(v, arb):
+            raise ValueError(f"eps must return an arb ball. Found {type(v).__name__}.")
+        return v
+
+
+class ZhuWangCurve(RdpCurve):
+    r"""Zhu & Wang 2019 RDP bound of ``base`` o PoissonSample(q), add/remove adjacency.
+
+    Args:
+        base: certified RDP curve of the base mechanism (or a callable, see
+            :class:`CallableCurve`).
+        q: sampling probability in [0, 1] (exact rational).
+        bound: ``tight`` (Thm 8; the caller must have established condition (4)),
+            ``general`` (Thm 5), ``lower`` (Thm 6; integer orders only; NOT a privacy
+            guarantee), ``tau`` (Thm 11; the Thm 5 analogue if ``tau_general``).
+        tau: number of exact terms of the tau-term approximation.
+        tau_general: use the Thm 5 analogue for ``tau`` (for M without condition (4)).
+        cap_pure_dp: for pure-DP bases (Laplace, RR), return the minimum with the
+            Lemma 4 epsilon :math:`\log(1+\gamma(e^{\epsilon_\infty}-1))` (RDP <= max divergence);
+            off by default so that figures show the theorems themselves.
+
+    ``certified`` works at the current working precision and caches the base
+    curve's balls per (order, precision).  Real orders use :func:`interpolate_rdp`
+    (upper bounds only).
+    """
+
+    def __init__(self, base: Union[RdpCurve, Callable[[Fraction], arb]], q: object,
+                 bound: "Bound | str" = Bound.TIGHT, tau: Optional[int] = None,
+                 tau_general: bool = False, cap_pure_dp: bool = False):
+        if not isinstance(base, RdpCurve):
+            base = CallableCurve(base)
+        self.base = base
+        qq = parse_rational(q, "q")
+        if not 0 <= qq <= 1:
+            raise ValueError(f"q must be in [0, 1]. Found {float(qq)!r}.")
+        self.q = qq
+        self.bound = Bound.parse(bound)
+        if self.bound is Bound.TAU:
+            if tau is None or isinstance(tau, bool) or int(tau) != tau or int(tau) < 1:
+                raise ValueError(f"tau must be an integer >= 1. Found {tau!r}.")
+            tau = int(tau)
+        self.tau = tau
+        self.tau_general = bool(tau_general)
+        self.cap_pure_dp = bool(cap_pure_dp)
+        self.integer_orders_only = self.bound is Bound.LOWER
+        label = {Bound.TIGHT: "Thm 8", Bound.GENERAL: "Thm 5", Bound.LOWER: "Thm 6",
+                 Bound.TAU: f"Thm 11 (tau={tau}{', Thm 5 analogue' if tau_general else ''})"}[self.bound]
+        self.name = f"zhu-wang-{self.bound.value}"
+        self.citation = f"Zhu & Wang 2019, {label}; base: {base.name}"
+        self._cache: Dict[Tuple[int, int], arb] = {}
+
+    # -- certified ------------------------------------------------------------
+    def _eps(self, l: int) -> arb:
+        key = (l, ctx.prec)
+        v = self._cache.get(key)
+        if v is None:
+            v = self.base.certified(Fraction(l))
+            self._cache[key] = v
+        return v
+
+    def _at_integer(self, n: int) -> arb:
+        g = to_arb(self.q)
+        if self.bound is Bound.GENERAL:
+            la = theorem5_log_moment(n, g, self._eps)
+        elif self.bound is Bound.TAU:
+            la = tau_term_log_moment(n, g, self._eps, self.tau, general=self.tau_general)
+        else:
+            la = theorem8_log_moment(n, g, self._eps)
+        return la / (n - 1)
+
+    def certified(self, alpha: Fraction) -> arb:
+        self.check_order(alpha)
+        v = interpolate_rdp(alpha, self._at_integer)
+        if self.cap_pure_dp and self.bound is not Bound.LOWER:
+            e = self.pure_dp_epsilon()
+            if e is not None and v.is_finite():
+                v = v.min(e)
+        return v
+
+    def pure_dp_epsilon(self) -> Optional[arb]:
+        """Lemma 4 (Li et al. 2012) with delta = 0 for a pure-DP base; None otherwise."""
+        if self.bound is Bound.LOWER:
+            return None
+        e = self.base.pure_dp_epsilon()
+        if e is None:
+            return None
+        return (to_arb(self.q) * e.expm1()).log1p()
+
+    # -- float screen ---------------------------------------------------------
+    def screen(self, alphas: np.ndarray) -> np.ndarray:
+        a = np.asarray(alphas, dtype=float)
+        n_max = int(min(max(2.0, np.nanmax(np.where(np.isfinite(a), a, 2.0))) + 1, 100000))
+        ints = np.arange(2, n_max + 2)
+        base_vals = self.base.screen(ints.astype(float))
+        f_int = {int(n): v for n, v in zip(ints, _screen_int(ints, float(self.q), base_vals, self.bound,
+                                                             self.tau, self.tau_general))}
+        out = np.empty(len(a))
+        cap = None
+        if self.cap_pure_dp and self.bound is not Bound.LOWER:
+            e = self.base.pure_dp_epsilon()
+            if e is not None:
+                cap = math.log1p(float(self.q) * math.expm1(float(e.mid())))
+        for i, x in enumerate(a):
+            if not math.isfinite(x) or x <= 1:
+                out[i] = np.inf
+                continue
+            if float(x).is_integer():
+                v = f_int.get(int(x), np.inf)
+            elif x < 2:
+                v = f_int[2]
+            else:
+                n = int(math.floor(x))
+                t = x - n
+                v = ((1 - t) * (n - 1) * f_int[n] + t * n * f_int.get(n + 1, np.inf)) / (x - 1)
+            out[i] = min(v, cap) if cap is not None else v
+        return out
+
+
+def _screen_int(ints: np.ndarray, q: float, base_vals: np.ndarray, bound: Bound, tau, tau_general) -> np.ndarray:
+    """Float estimates of the bound at integer orders (screening only)."""
+    out = np.empty(len(ints))
+    if q == 0:
+        return np.zeros(len(ints))
+    base = dict(zip(ints.tolist(), base_vals.tolist()))
+    general = bound is Bound.GENERAL or (bound is Bound.TAU and tau_general)
+    lq = math.log(q)
+    l1q = math.log1p(-q) if q < 1 else -np.inf
+    for i, n in enumerate(ints.tolist()):
+        if q == 1:
+            out[i] = base[n] + (math.log(3) / (n - 1) if general and n >= 3 else 0.0)
+            continue
+        ls = np.arange(2, n + 1, dtype=float)
+        lw = (special.gammaln(n + 1) - special.gammaln(ls + 1) - special.gammaln(n - ls + 1)
+              + ls * lq + (n - ls) * l1q)
+        x = (ls - 1) * np.array([base[int(l)] for l in ls])
+        with np.errstate(all="ignore"):
+            if general:
+                lf = np.where(ls >= 3, np.log(2 + 3 * np.expm1(np.minimum(x, 700.0))), np.log(np.expm1(x)))
+                lf = np.where((ls >= 3) & (x > 700), np.log(3) + x, lf)
+            else:
+                lf = np.where(x > 30, x + np.log1p(-np.exp(-x)), np.log(np.expm1(x)))
+        t = lw + lf
+        t = t[np.isfinite(t)]
+        if len(t) == 0:
+            out[i] = 0.0
+            continue
+        li = special.logsumexp(t)
+        out[i] = (li if li > 35 else math.log1p(math.exp(li))) / (n - 1)
+    # the tau-term bound is never below the exact sum for monotone curves; the
+    # screen uses the exact sum (order choice only)
+    return out
+
+
+def zhu_wang_curve(base: Union[RdpCurve, Callable[[Fraction], arb]], q: object, bound: "Bound | str" = "tight",
+                   tau: Optional[int] = None, **kw) -> ZhuWangCurve:
+    """Convenience constructor of :class:`ZhuWangCurve`."""
+    return ZhuWangCurve(base, q, bound=bound, tau=tau, **kw)
+
+
+# ---------------------------------------------------------------------------
+# condition (4) for the built-in mechanisms, the event, the dispatch
+# ---------------------------------------------------------------------------
+
+def condition4_established(base: object) -> bool:
+    r"""True when condition (4) of Zhu & Wang 2019 is proven for the base mechanism.
+
+    * Gaussian: Prop. 10; also proven for every sensitivity and every odd (indeed
+      every) order by the falling-factorial argument in
+      :func:`rigorous_rdp.chi_divergence.gaussian_chi_taylor_coefficients`.
+    * Laplace: Prop. 10 (certified numerically per scale in
+      :func:`rigorous_rdp.chi_divergence.verify_condition4_laplace`).
+    * Binary randomized response: the only pairs of output distributions are
+      equal ones and (Ber(p), Ber(1-p)) in either order, for which
+      :math:`D_{\chi^\ell} = (2p-1)^\ell[(1-p)^{1-\ell} - p^{1-\ell}] \ge 0` for odd
+      :math:`\ell` (:func:`rigorous_rdp.chi_divergence.randomized_response_chi`).
+    * anything else: ``False`` unless a :class:`~rigorous_rdp.chi_divergence.Condition4Certificate`
+      (a successful certified check) is passed.
+    """
+    from ..events import GaussianEvent, LaplaceEvent, RandomizedResponseEvent
+    from ..mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
+
+    if isinstance(base, (GaussianEvent, LaplaceEvent, RandomizedResponseEvent,
+                         GaussianCurve, LaplaceCurve, RandomizedResponseCurve)):
+        return True
+    try:
+        from ..chi_divergence import Condition4Certificate
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(base, Condition4Certificate) and base.holds
+
+
+def poisson_subsampled_curve(base: Union[RdpCurve, Callable[[Fraction], arb]], q: object,
+                             bound: "Bound | str | None" = None, tau: Optional[int] = None,
+                             condition4: object = None, cap_pure_dp: bool = True) -> ZhuWangCurve:
+    r"""Zhu-Wang curve for a base curve, using the tight bound only where condition (4) holds.
+
+    Args:
+        base: certified RDP curve of the base mechanism, or a callable
+            ``eps(alpha: Fraction) -> arb``.
+        q: sampling probability.
+        bound: ``None`` (default) = the tightest valid upper bound: Thm 8 if
+            condition (4) is established, else Thm 5; or ``tight`` / ``general`` /
+            ``lower`` / ``tau``.  ``tight`` without condition (4) raises.  ``tau``
+            uses Thm 11 with condition (4), its Thm 5 analogue otherwise.
+        condition4: evidence for condition (4): ``None`` (decide from the base:
+            built-in Gaussian, Laplace, randomized response), or a
+            :class:`~rigorous_rdp.chi_divergence.Condition4Certificate`.
+    """
+    established = condition4_established(condition4 if condition4 is not None else base)
+    b = None if bound is None else Bound.parse(bound)
+    if b is None:
+        b = Bound.TIGHT if established else Bound.GENERAL
+    if b is Bound.TIGHT and not established:
+        raise ValueError("bound tight needs condition (4) (Zhu & Wang 2019, Thm 8), which is not established for"
+                         " this mechanism; use --bound general, or pass a successful condition (4) check.")
+    if b is not Bound.TAU and tau is not None:
+        raise ValueError(f"tau applies to --bound tau only. Found --tau {tau} with --bound {b.value}.")
+    return ZhuWangCurve(base, q, bound=b, tau=tau, tau_general=(b is Bound.TAU and not established),
+                        cap_pure_dp=cap_pure_dp and b is not Bound.LOWER)
+
+
+from dataclasses import dataclass as _dataclass  # noqa: E402
+
+from ..curves import rdp_curve as _rdp_curve  # noqa: E402
+from ..events import Adjacency as _Adjacency, DpEvent as _DpEvent  # noqa: E402
+
+
+@_dataclass(frozen=True, slots=True)
+class ZhuWangSampledEvent(_DpEvent):
+    r"""Poisson subsampling (probability q, add/remove) of ``event``, accounted with a chosen
+    Zhu & Wang 2019 bound.
+
+    Args:
+        event: the base mechanism (GaussianEvent, LaplaceEvent, RandomizedResponseEvent).
+        sampling_probability: q in [0, 1].
+        bound: ``tight`` | ``general`` | ``lower`` | ``tau`` (``None``: tightest valid).
+        tau: number of exact terms for ``tau``.
+    """
+
+    event: _DpEvent
+    sampling_probability: Fraction
+    bound: Optional[str] = None
+    tau: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.event, _DpEvent):
+            raise ValueError(f"event must be a DpEvent. Found {self.event!r}.")
+        q = parse_rational(self.sampling_probability, "q")
+        if not 0 <= q <= 1:
+            raise ValueError(f"q must be in [0, 1]. Found {float(q)!r}.")
+        object.__setattr__(self, "sampling_probability", q)
+        if self.bound is not None:
+            object.__setattr__(self, "bound", Bound.parse(self.bound).value)
+        if self.tau is not None:
+            t = parse_rational(self.tau, "tau")
+            if t.denominator != 1 or t < 1:
+                raise ValueError(f"tau must be an integer >= 1. Found {self.tau!r}.")
+            object.__setattr__(self, "tau", int(t))
+        if self.bound == "tau" and self.tau is None:
+            raise ValueError("tau is required with --bound tau (an integer >= 1).")
+
+
+@_rdp_curve.register
+def _(event: ZhuWangSampledEvent) -> RdpCurve:
+    return poisson_subsampled_curve(_rdp_curve(event.event), event.sampling_probability, bound=event.bound,
+                                    tau=event.tau, condition4=event.event)
