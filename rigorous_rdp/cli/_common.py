@@ -203,3 +203,45 @@ def orders_option(values: Optional[List[str]]) -> Optional[List[Fraction]]:
             raise ValueError(f"alpha must be > 1. Found {v}.")
         out.append(a)
     return out
+
+
+BOUNDS = ("tight", "general", "lower", "tau")
+
+
+def add_bound_options(p: argparse.ArgumentParser) -> None:
+    """--bound / --tau: choose among the Zhu & Wang 2019 bounds (with --sampling poisson)."""
+    g = p.add_argument_group("Zhu & Wang 2019 bounds (--sampling poisson, add-remove)")
+    g.add_argument("--bound", default=None, choices=BOUNDS,
+                   help="tight (Thm 8, needs condition (4): Gaussian, Laplace, randomized response), general (Thm 5),"
+                        " lower (Thm 6: not a privacy guarantee; rdp only), tau (Thm 11 with --tau K terms)."
+                        " Default: the tightest valid upper bound")
+    g.add_argument("--tau", default=None, metavar="K", help="number of exact terms of --bound tau, K >= 1")
+
+
+def build_event_with_bound(args: argparse.Namespace, sigma: Optional[object] = None, *,
+                           guarantee: bool = True) -> DpEvent:
+    """:func:`build_event`, wrapped in a Zhu-Wang event when --bound / --tau are given.
+
+    ``guarantee``: the command reports a privacy guarantee (epsilon, delta), so
+    the lower bound is refused.
+    """
+    event = build_event(args, sigma)
+    bound = getattr(args, "bound", None)
+    tau = getattr(args, "tau", None)
+    if bound is None and tau is None:
+        return event
+    if args.sampling != "poisson":
+        raise ValueError(f"bound and --tau apply to --sampling poisson only. Found --sampling {args.sampling}.")
+    if Adjacency.parse(args.adjacency) is not Adjacency.ADD_REMOVE:
+        raise ValueError("bound: the Zhu & Wang 2019 bounds are for add-remove adjacency only.")
+    if tau is not None and bound != "tau":
+        raise ValueError(f"tau applies to --bound tau only. Found --bound {bound or 'default'}.")
+    if bound == "tau" and tau is None:
+        raise ValueError("tau is required with --bound tau (an integer >= 1).")
+    if bound == "lower" and guarantee:
+        raise ValueError("bound lower is the lower bound of Zhu & Wang 2019 Thm 6, not a privacy guarantee; it is"
+                         " shown by `rigorous-rdp rdp` only. Use --bound tight|general|tau here.")
+    from ..subsampling.zhu_wang import ZhuWangSampledEvent
+
+    return ZhuWangSampledEvent(event.event, event.sampling_probability, bound,
+                               None if tau is None else _int_option(tau, "tau"))
