@@ -1,0 +1,158 @@
+"""Certificates: round trip, tamper detection, independent verification, CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from rigorous_rdp import GaussianEvent, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
+from rigorous_rdp.certificate import (content_hash, event_from_json, event_to_json, make_certificate,
+                                      verify_certificate, verify_file, write_certificate)
+from rigorous_rdp.cli import main
+from rigorous_rdp.errors import UnsupportedEventError
+from rigorous_rdp.events import ComposedEvent, FixedSizeSampledEvent, SelfComposedEvent
+
+POISSON = PoissonSampledEvent(GaussianEvent("1.1"), "0.01")
+
+
+@pytest.fixture(scope="module")
+def cert():
+    return make_certificate(POISSON, 100, "1e-5", digits=10)
+
+
+def _rehash(c):
+    c = json.loads(json.dumps(c))
+    c["sha256"] = content_hash(c)
+    return c
+
+
+def test_event_json_round_trip():
+    events = [
+        GaussianEvent("0.7"), LaplaceEvent(Fraction(1, 3)), RandomizedResponseEvent("0.75"), POISSON,
+        FixedSizeSampledEvent(GaussianEvent(2), 10, 100, replacement=True, adjacency="replace-one", taylor_order=4),
+        SelfComposedEvent(POISSON, 7), ComposedEvent((POISSON, GaussianEvent(3))),
+    ]
+    for e in events:
+        assert event_from_json(json.loads(json.dumps(event_to_json(e)))) == e
+
+
+def test_round_trip_file(tmp_path, cert):
+    path = tmp_path / "c.json"
+    write_certificate(cert, str(path))
+    assert os.listdir(tmp_path) == ["c.json"]  # no temporary file left
+    res = verify_file(str(path))
+    assert res.ok, res.reason
+    # the verifier's reference epsilon lies in the certified enclosure
+    ref = mpmath.mpf(res.details["reference_epsilon"])
+    assert mpmath.mpf(cert["epsilon"]["lower"]) <= ref * (1 + mpmath.mpf(10) ** -15)
+    assert ref <= mpmath.mpf(cert["epsilon"]["upper"])
+
+
+def test_gaussian_certificate_against_closed_form():
+    # one Gaussian step: eps at order a by CKS, computed here from exact rationals + mpmath
+    c = make_certificate(GaussianEvent(2), 3, "1e-6")
+    a = Fraction(c["method"]["order"])
+    mpmath.mp.dps = 50
+    am = mpmath.mpf(a.numerator) / a.denominator
+    rdp = 3 * am / 8
+    eps = rdp + mpmath.log1p(-1 / am) - (mpmath.log(mpmath.mpf("1e-6")) + mpmath.log(am)) / (am - 1)
+    assert c["method"]["conversion"] == "cks"
+    assert mpmath.mpf(c["epsilon"]["lower"]) <= eps <= mpmath.mpf(c["epsilon"]["upper"])
+    assert verify_certificate(c).ok
+
+
+def test_lowered_epsilon_rejected(cert):
+    bad = json.loads(json.dumps(cert))
+    bad["epsilon"]["upper"] = str(mpmath.mpf(cert["epsilon"]["upper"]) * mpmath.mpf("0.99"))
+    bad["epsilon"]["lower"] = str(mpmath.mpf(cert["epsilon"]["lower"]) * mpmath.mpf("0.98"))
+    assert not verify_certificate(bad).ok  # hash broken
+    res = verify_certificate(_rehash(bad))  # even with a recomputed hash
+    assert not res.ok and "below" in res.reason
+
+
+def test_changed_sigma_rejected(cert):
+    bad = json.loads(json.dumps(cert))
+    bad["inputs"]["event"]["event"]["noise_multiplier"] = "1"
+    bad["inputs"]["summary"]["sigma"] = "1"
+    r1 = verify_certificate(bad)
+    assert not r1.ok and "hash" in r1.reason
+    r2 = verify_certificate(_rehash(bad))  # less noise: the stated epsilon is too small
+    assert not r2.ok and "below" in r2.reason
+    # summary inconsistent with the event
+    bad2 = json.loads(json.dumps(cert))
+    bad2["inputs"]["summary"]["sigma"] = "5"
+    assert "summary" in verify_certificate(_rehash(bad2)).reason
+
+
+def test_broken_hash_and_malformed(tmp_path, cert):
+    bad = json.loads(json.dumps(cert))
+    bad["sha256"] = "0" * 64
+    res = verify_certificate(bad)
+    assert not res.ok and "hash" in res.reason
+    p = tmp_path / "broken.json"
+    p.write_text(json.dumps(cert)[:-20])
+    res = verify_file(str(p))
+    assert not res.ok and res.reason.startswith("malformed JSON")
+    missing = json.loads(json.dumps(cert))
+    del missing["method"]
+    res = verify_certificate(_rehash(missing))
+    assert not res.ok and "malformed" in res.reason
+
+
+def test_no_reference_fails_loudly(cert):
+    def no_reference(event, alpha, dps):
+        raise UnsupportedEventError(f"no mpmath reference for {type(event).__name__}")
+
+    res = verify_certificate(cert, reference=no_reference)
+    assert not res.ok and "cannot verify" in res.reason
+
+
+def test_pure_dp_certificate():
+    c = make_certificate(LaplaceEvent(2), 4, "1e-3")
+    assert c["method"]["conversion"] in ("pure-dp", "cks", "mironov", "tv")
+    assert verify_certificate(c).ok
+
+
+def test_atomic_write_leaves_nothing_on_error(tmp_path, cert):
+    bad = dict(cert)
+    bad["epsilon"] = float("nan")
+    with pytest.raises(ValueError):
+        write_certificate(bad, str(tmp_path / "x.json"))
+    assert os.listdir(tmp_path) == []
+
+
+def test_cli_certify_verify(tmp_path, capsys):
+    out = tmp_path / "cert.json"
+    rc = main(["certify", "--sampling", "poisson", "--q", "0.01", "--sigma", "1.1", "--steps", "100",
+               "--delta", "1e-5", "--out", str(out), "--json"])
+    assert rc == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["epsilon"] == json.loads(out.read_text())["epsilon"]
+    assert main(["verify", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("OK")
+    c = json.loads(out.read_text())
+    c["epsilon"]["upper"] = "0.1"
+    out.write_text(json.dumps(c))
+    assert main(["verify", str(out), "--json"]) == 1
+    res = json.loads(capsys.readouterr().out)
+    assert res["verified"] is False and "hash" in res["reason"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["certify", "--sigma", "1", "--steps", "10", "--delta", "2", "--out", "X"],
+    ["certify", "--sigma", "-1", "--steps", "10", "--delta", "1e-5", "--out", "X"],
+    ["certify", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--out", "/nonexistent-dir/c.json"],
+    ["certify", "--sigma", "1", "--steps", "10", "--delta", "1e-5"],
+    ["verify", "/nonexistent-dir/c.json"],
+    ["verify", "x.json", "--dps", "5"],
+], ids=["delta", "sigma", "out-dir", "no-out", "missing-file", "dps"])
+def test_cli_bad_input(argv, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("rigorous-rdp: error: ")
+    assert not os.path.exists(tmp_path / "X")
