@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Dict
 
-from ._common import add_mechanism_options, add_output_options, fmt_interval, mechanism_json, parse_digits, parse_steps
+from ._common import add_bound_options, add_mechanism_options, add_output_options, fmt_interval, mechanism_json, parse_digits, parse_steps
 from .epsilon import accountant_from_args, add_accounting_options
 
 
@@ -13,6 +13,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("delta", help="certified delta after T steps at a target epsilon",
                        description="Certified delta of T composed steps for a target epsilon, optimised over orders.")
     add_mechanism_options(p)
+    add_bound_options(p)
     add_accounting_options(p)
     p.add_argument("--epsilon", required=True, metavar="E", help="target epsilon >= 0")
     add_output_options(p)

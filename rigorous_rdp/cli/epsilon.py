@@ -7,7 +7,7 @@ from typing import Any, Dict
 
 from ..accountant import RdpAccountant
 from ..conversion import CONVERSIONS
-from ._common import (add_mechanism_options, add_output_options, build_event, fmt_interval,
+from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event_with_bound, fmt_interval,
                       mechanism_json, orders_option, parse_digits, parse_steps)
 
 
@@ -23,13 +23,14 @@ def accountant_from_args(args: argparse.Namespace, sigma: Any = None) -> RdpAcco
     steps = parse_steps(args.steps)
     acc = RdpAccountant(orders_option(args.alpha), continuous=not args.no_continuous,
                         conversion=args.conversion, digits=digits)
-    return acc.compose(build_event(args, sigma), steps)
+    return acc.compose(build_event_with_bound(args, sigma), steps)
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("epsilon", help="certified epsilon after T steps at a target delta",
                        description="Certified epsilon of T composed steps for a target delta, optimised over orders.")
     add_mechanism_options(p)
+    add_bound_options(p)
     add_accounting_options(p)
     p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
     add_output_options(p)

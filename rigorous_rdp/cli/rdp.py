@@ -6,7 +6,7 @@ import argparse
 from typing import Any, Dict
 
 from ..accountant import RdpAccountant
-from ._common import (add_mechanism_options, add_output_options, build_event, fmt_interval,
+from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event_with_bound, fmt_interval,
                       mechanism_json, orders_option, parse_digits)
 
 
@@ -14,6 +14,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("rdp", help="certified RDP of one step at orders alpha",
                        description="Certified enclosure of the RDP epsilon(alpha) of one step of the mechanism.")
     add_mechanism_options(p)
+    add_bound_options(p)
     p.add_argument("--alpha", nargs="+", required=True, metavar="A", help="orders alpha > 1 (exact decimals or ratios)")
     p.add_argument("--steps", default="1", metavar="T", help="number of composed steps (default 1)")
     add_output_options(p)
@@ -26,14 +27,16 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     digits = parse_digits(args)
     orders = orders_option(args.alpha)
     steps = parse_steps(args.steps)
-    acc = RdpAccountant(orders, digits=digits).compose(build_event(args), steps)
+    acc = RdpAccountant(orders, digits=digits).compose(build_event_with_bound(args, guarantee=False), steps)
     results = [acc.rdp(a).to_json() for a in orders or []]
     return {"results": results, "steps": steps, "mechanism": mechanism_json(args), "digits": digits,
-            "bound": [c.name for c, _ in acc._active()][0] if acc._active() else None}
+            "bound": [c.name for c, _ in acc._active()][0] if acc._active() else None,
+            "guarantee": getattr(args, "bound", None) != "lower"}
 
 
 def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
-    lines = [f"RDP of {res['steps']} step(s), certified enclosures (bound: {res['bound']})"]
+    lines = [f"RDP of {res['steps']} step(s), certified enclosures (bound: {res['bound']})"
+             + ("" if res.get("guarantee", True) else " -- a LOWER bound, not a privacy guarantee")]
     for r in res["results"]:
         lines.append(f"  alpha = {r['alpha']}: {fmt_interval(r['rdp'])}")
     return "\n".join(lines)
