@@ -1,0 +1,286 @@
+r"""mpmath references for FSwR (Birrell et al. Thms 3.6, 3.7), Wang et al. 2019
+(Birrell et al. App. E) and brute-force Rényi divergences of tiny DP-SGD steps.
+
+Different code paths from the certified ``arb`` code: plain high-precision
+mpmath sums, ``mpmath.quad`` for the Gaussian expectations, and explicit
+enumeration of every minibatch of a tiny dataset.  Not certified (``quad``
+reports an *estimated* error); used as the second opinion in tests.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Dict, List, Sequence, Tuple
+
+import mpmath
+from mpmath import mp, mpf
+
+from ..errors import UnsupportedEventError
+from ..events import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
+from . import reference_rdp
+
+__all__ = [
+    "h_quad_mp",
+    "h_binomial_mp",
+    "fswr_upper_mp",
+    "fswr_lower_exact_mp",
+    "fswr_lower_quad_mp",
+    "wang_upper_mp",
+    "wang_lower_mp",
+    "mixture_renyi_mp",
+    "fswr_minibatch_mixture",
+    "fswor_minibatch_mixture",
+    "poisson_minibatch_mixture",
+]
+
+
+def _f(x) -> mpf:
+    if isinstance(x, Fraction):
+        return mpf(x.numerator) / x.denominator
+    return mpf(x)
+
+
+# ---------------------------------------------------------------------------
+# H_{alpha, sigma}(q) of (8), as a function of the normalised shift mu = 2/sigma
+# ---------------------------------------------------------------------------
+
+def h_quad_mp(alpha, q, mu, dps: int = 40) -> mpf:
+    r""":math:`E_{z\sim N(0,1)}[(1-q+q e^{\mu z-\mu^2/2})^\alpha]` by ``mpmath.quad`` (any real alpha).
+
+    :math:`H_{\alpha,\sigma}(q)` is the case :math:`\mu = 2/\sigma`; :math:`H_{\alpha,\sigma/n}` is :math:`\mu = 2n/\sigma`.
+    """
+    with mp.workdps(dps):
+        a, qq, m = _f(alpha), _f(q), _f(mu)
+
+        def g(z):
+            return (1 - qq + qq * mpmath.exp(m * z - m * m / 2)) ** a * mpmath.npdf(z)
+
+        pts = sorted({mpf(-40), mpf(0), m / 2, a * m, a * m + 40, mpf(40)})
+        pts = [-mpmath.inf] + pts + [mpmath.inf]
+        return mpmath.quad(g, pts)
+
+
+def h_binomial_mp(alpha: int, q, mu, dps: int = 40) -> mpf:
+    r"""Integer alpha: :math:`\sum_k \binom{\alpha}{k} q^k (1-q)^{\alpha-k} e^{k(k-1)\mu^2/2}` (binomial + Gaussian MGF)."""
+    with mp.workdps(dps):
+        qq, m = _f(q), _f(mu)
+        return mpmath.fsum(mpmath.binomial(alpha, k) * qq ** k * (1 - qq) ** (alpha - k)
+                           * mpmath.exp(k * (k - 1) * m * m / 2) for k in range(alpha + 1))
+
+
+# ---------------------------------------------------------------------------
+# FSwR, Theorem 3.6 and 3.7
+# ---------------------------------------------------------------------------
+
+def _fswr_weights(b: int, n: int) -> Tuple[mpf, List[mpf]]:
+    p = mpf(1) / n
+    qt = 1 - (1 - p) ** b
+    return qt, [mpmath.binomial(b, k) * p ** k * (1 - p) ** (b - k) / qt for k in range(1, b + 1)]
+
+
+def fswr_upper_mp(alpha, sigma, b: int, n: int, dps: int = 40, fractional: str = "interpolate") -> mpf:
+    r"""Reference for (16): :math:`\frac{1}{\alpha-1}\log\sum_n\tilde a_n H_{\alpha,\sigma/n}(\tilde q)`.
+
+    Integer alpha: binomial sums.  Real alpha: ``fractional="interpolate"`` is the
+    per-n log-convex extension that the certified code uses; ``"quad"`` is the
+    exact value of (16) by quadrature (which the extension must not undercut).
+    """
+    a = Fraction(alpha)
+    with mp.workdps(dps):
+        s = _f(Fraction(sigma))
+        qt, at = _fswr_weights(b, n)
+        if a.denominator == 1:
+            hs = [h_binomial_mp(int(a), qt, 2 * k / s, dps) for k in range(1, b + 1)]
+        elif fractional == "quad":
+            hs = [h_quad_mp(a, qt, 2 * k / s, dps) for k in range(1, b + 1)]
+        else:
+            a0 = a.numerator // a.denominator
+            t = _f(a - a0)
+            hs = []
+            for k in range(1, b + 1):
+                h0 = mpf(1) if a0 == 1 else h_binomial_mp(a0, qt, 2 * k / s, dps)
+                h1 = h_binomial_mp(a0 + 1, qt, 2 * k / s, dps)
+                hs.append(h0 ** (1 - t) * h1 ** t)
+        total = mpmath.fsum(w * h for w, h in zip(at, hs))
+        return mpmath.log(total) / (_f(a) - 1)
+
+
+def fswr_lower_exact_mp(alpha: int, sigma, b: int, n: int, dps: int = 40) -> mpf:
+    r"""(17) by enumerating all :math:`(|B|+1)^\alpha` tuples (tiny cases only)."""
+    with mp.workdps(dps):
+        s = _f(Fraction(sigma))
+        p = mpf(1) / n
+        c = 4 / (s * s)
+        pmf = [mpmath.binomial(b, k) * p ** k * (1 - p) ** (b - k) for k in range(b + 1)]
+        total = mpf(0)
+        for tup in itertools.product(range(b + 1), repeat=alpha):
+            w = mpmath.fprod(pmf[m] for m in tup)
+            pairs = sum(tup[i] * tup[j] for i in range(alpha) for j in range(i + 1, alpha))
+            total += w * mpmath.exp(c * pairs)
+        return mpmath.log(total) / (alpha - 1)
+
+
+def fswr_lower_quad_mp(alpha, sigma, b: int, n: int, dps: int = 30) -> mpf:
+    r"""(116) by quadrature: :math:`D_\alpha(\sum_n a_n N(n,\sigma^2/4)\,\|\,N(0,\sigma^2/4))`."""
+    with mp.workdps(dps):
+        s = _f(Fraction(sigma)) / 2
+        p = mpf(1) / n
+        pmf = [mpmath.binomial(b, k) * p ** k * (1 - p) ** (b - k) for k in range(b + 1)]
+        means = list(range(b + 1))
+        return mixture_renyi_mp(means, pmf, [0], [mpf(1)], s, alpha, dps)
+
+
+# ---------------------------------------------------------------------------
+# Wang et al. 2019
+# ---------------------------------------------------------------------------
+
+def wang_upper_mp(alpha, sigma, q, literal_127: bool = False, dps: int = 40) -> mpf:
+    r"""(127)-(132) (``literal_127``) or Wang et al. Thm 9 with the min (default), Gaussian base (129)."""
+    a = Fraction(alpha)
+    with mp.workdps(dps):
+        s, qq = _f(Fraction(sigma)), _f(Fraction(q))
+
+        def eps(j):
+            return 2 * mpf(j) / (s * s)
+
+        def k_of(m: int) -> mpf:
+            c2 = 4 * mpmath.expm1(eps(2))
+            if not literal_127:
+                c2 = min(c2, 2 * mpmath.exp(eps(2)))
+            tot = 1 + qq ** 2 * mpmath.binomial(m, 2) * c2
+            for j in range(3, m + 1):
+                tot += 2 * qq ** j * mpmath.binomial(m, j) * mpmath.exp((j - 1) * eps(j))
+            return mpmath.log(tot)
+
+        a0 = a.numerator // a.denominator
+        t = _f(a - a0)
+        if t == 0:
+            return k_of(a0) / (a0 - 1)
+        if a0 == 1:
+            return k_of(2)
+        return ((1 - t) * k_of(a0) + t * k_of(a0 + 1)) / (_f(a) - 1)
+
+
+def wang_lower_mp(alpha: int, sigma, q, dps: int = 40) -> mpf:
+    """(133) literally, with (129)."""
+    with mp.workdps(dps):
+        s, qq = _f(Fraction(sigma)), _f(Fraction(q))
+        r = qq / (1 - qq)
+        tot = 1 + alpha * r + mpmath.fsum(mpmath.binomial(alpha, j) * r ** j * mpmath.exp((j - 1) * 2 * mpf(j) / (s * s))
+                                          for j in range(2, alpha + 1))
+        return alpha * mpmath.log(1 - qq) / (alpha - 1) + mpmath.log(tot) / (alpha - 1)
+
+
+# ---------------------------------------------------------------------------
+# brute force: Rényi divergence of 1-D Gaussian mixtures from enumerated minibatches
+# ---------------------------------------------------------------------------
+
+def mixture_renyi_mp(p_means: Sequence, p_weights: Sequence, q_means: Sequence, q_weights: Sequence,
+                     s, alpha, dps: int = 30) -> mpf:
+    r""":math:`D_\alpha(P\|Q)` for :math:`P = \sum w_i N(m_i, s^2)`, :math:`Q = \sum v_j N(m'_j, s^2)` by ``mpmath.quad``."""
+    with mp.workdps(dps):
+        a = _f(Fraction(alpha)) if not isinstance(alpha, mpf) else alpha
+        s = _f(s) if not isinstance(s, mpf) else s
+        pm = [_f(x) for x in p_means]
+        qm = [_f(x) for x in q_means]
+        pw = [_f(x) for x in p_weights]
+        qw = [_f(x) for x in q_weights]
+
+        def dens(x, means, weights):
+            return mpmath.fsum(w * mpmath.npdf(x, m, s) for m, w in zip(means, weights) if w != 0)
+
+        def g(x):
+            p = dens(x, pm, pw)
+            q = dens(x, qm, qw)
+            if p == 0:
+                return mpf(0)
+            return p ** a * q ** (1 - a)
+
+        allm = sorted(set(pm + qm))
+        span = 12 * s + (allm[-1] - allm[0]) * a
+        pts = sorted(set([allm[0] - span] + allm + [allm[-1] + span]))
+        val = mpmath.quad(g, [-mpmath.inf] + pts + [mpmath.inf])
+        return mpmath.log(val) / (a - 1)
+
+
+def _collect(pairs: Dict[Fraction, Fraction]) -> Tuple[List[Fraction], List[Fraction]]:
+    keys = sorted(pairs)
+    return keys, [pairs[k] for k in keys]
+
+
+def fswr_minibatch_mixture(grads: Sequence[Fraction], b: int) -> Tuple[List[Fraction], List[Fraction]]:
+    """Means and weights of the output of one FSwR step: all ``len(grads)**b`` minibatches."""
+    n = len(grads)
+    acc: Dict[Fraction, Fraction] = {}
+    w = Fraction(1, n ** b)
+    for idx in itertools.product(range(n), repeat=b):
+        m = sum((grads[i] for i in idx), Fraction(0))
+        acc[m] = acc.get(m, Fraction(0)) + w
+    return _collect(acc)
+
+
+def fswor_minibatch_mixture(grads: Sequence[Fraction], b: int) -> Tuple[List[Fraction], List[Fraction]]:
+    """Means and weights of one FSwoR step: all subsets of size ``b``."""
+    n = len(grads)
+    subsets = list(itertools.combinations(range(n), b))
+    acc: Dict[Fraction, Fraction] = {}
+    w = Fraction(1, len(subsets))
+    for idx in subsets:
+        m = sum((grads[i] for i in idx), Fraction(0))
+        acc[m] = acc.get(m, Fraction(0)) + w
+    return _collect(acc)
+
+
+def poisson_minibatch_mixture(grads: Sequence[Fraction], q: Fraction) -> Tuple[List[Fraction], List[Fraction]]:
+    """Means and weights of one Poisson-sampled step: all subsets, weight q^|S| (1-q)^(n-|S|)."""
+    n = len(grads)
+    acc: Dict[Fraction, Fraction] = {}
+    for mask in itertools.product((0, 1), repeat=n):
+        k = sum(mask)
+        w = q ** k * (1 - q) ** (n - k)
+        m = sum((g for g, bit in zip(grads, mask) if bit), Fraction(0))
+        acc[m] = acc.get(m, Fraction(0)) + w
+    return _collect(acc)
+
+
+def poisson_replace_one_mp(alpha, q, sigma, m: int = 3, dps: int = 50) -> mpf:
+    """Reference for Birrell et al. Thm C.9 (98) (see :mod:`..subsampling.poisson_replace_one`)."""
+    raise UnsupportedEventError("no mpmath reference for the Poisson-subsampled Gaussian with replace-one adjacency yet")
+
+
+# ---------------------------------------------------------------------------
+# registration with reference_rdp (delegating what is not ours)
+# ---------------------------------------------------------------------------
+
+_prev_fixed = reference_rdp.dispatch(FixedSizeSampledEvent)
+_prev_poisson = reference_rdp.dispatch(PoissonSampledEvent)
+
+
+@reference_rdp.register
+def _(event: FixedSizeSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
+    if event.replacement and isinstance(event.event, GaussianEvent) and event.adjacency is Adjacency.ADD_REMOVE:
+        return fswr_upper_mp(Fraction(alpha), event.event.noise_multiplier, event.batch_size, event.dataset_size, dps)
+    return _prev_fixed(event, alpha, dps)
+
+
+@reference_rdp.register
+def _(event: PoissonSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
+    if isinstance(event.event, GaussianEvent) and event.adjacency is Adjacency.REPLACE_ONE:
+        return poisson_replace_one_mp(Fraction(alpha), event.sampling_probability, event.event.noise_multiplier,
+                                      dps=dps)
+    return _prev_poisson(event, alpha, dps)
+
+
+def _register_wang() -> None:
+    from ..subsampling.wang2019 import Wang2019SampledEvent
+
+    @reference_rdp.register(Wang2019SampledEvent)
+    def _(event, alpha: Fraction, dps: int = 50) -> mpf:
+        if not isinstance(event.event, GaussianEvent):
+            raise UnsupportedEventError(f"no mpmath reference for Wang et al. 2019 with {type(event.event).__name__}")
+        return wang_upper_mp(Fraction(alpha), event.event.noise_multiplier,
+                             Fraction(event.batch_size, event.dataset_size), dps=dps)
+
+
+_register_wang()
