@@ -59,6 +59,34 @@ def fixed_size_sampled_curve(inner: DpEvent, event: FixedSizeSampledEvent) -> Rd
     )
 
 
+@fixed_size_sampled_curve.register
+def _(inner: GaussianEvent, event: FixedSizeSampledEvent) -> RdpCurve:
+    """Fixed-size sampling of the Gaussian mechanism (Birrell et al. 2024).
+
+    Without replacement: add/remove -> Thm 3.1-3.3 Taylor bound, replace-one ->
+    Thm 3.4-3.5 (:mod:`.fswor`), Taylor order ``event.taylor_order``.  With
+    replacement: delegated to ``rigorous_rdp.subsampling.fswr.fswr_curve`` when
+    that module provides it, else unsupported.
+    """
+    if event.replacement:
+        try:
+            from .fswr import fswr_curve
+        except ImportError:
+            fswr_curve = None
+        if fswr_curve is None:
+            raise UnsupportedEventError(
+                f"no certified bound for fixed-size sampling with replacement of GaussianEvent"
+                f" with {event.adjacency.value} adjacency"
+            )
+        return fswr_curve(inner, event)
+    from .fswor import FsworAddRemoveCurve, FsworReplaceOneCurve
+
+    q = event.sampling_probability
+    if event.adjacency is Adjacency.ADD_REMOVE:
+        return FsworAddRemoveCurve(q, inner.noise_multiplier, event.taylor_order)
+    return FsworReplaceOneCurve(q, inner.noise_multiplier, event.taylor_order)
+
+
 @rdp_curve.register
 def _(event: PoissonSampledEvent) -> RdpCurve:
     return poisson_sampled_curve(event.event, event.sampling_probability, event.adjacency)
