@@ -7,7 +7,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from rigorous_rdp.arith import decimal_lower, decimal_upper
+from rigorous_rdp.arith import decimal_lower, decimal_upper, rel_width_ok, workprec
 from rigorous_rdp.blog import part1 as P
 from rigorous_rdp.indistinguishability import optimal_delta_exact
 
@@ -15,17 +15,21 @@ mp = mpmath.mpf
 
 
 def contains(cert, ref):
-    lo = mpmath.mpf(decimal_lower(cert.ball, 40))
-    hi = mpmath.mpf(decimal_upper(cert.ball, 40))
-    return lo <= ref <= hi
+    # decimal_lower/upper round the endpoints at the current arb precision: use a high one
+    with workprec(256), mpmath.workdps(60):
+        lo = mpmath.mpf(decimal_lower(cert.ball, 25))
+        hi = mpmath.mpf(decimal_upper(cert.ball, 25))
+        return lo <= ref <= hi
 
 
 def up(cert):
-    return mpmath.mpf(decimal_upper(cert.ball, 40))
+    with workprec(256), mpmath.workdps(60):
+        return mpmath.mpf(decimal_upper(cert.ball, 25))
 
 
 def lo(cert):
-    return mpmath.mpf(decimal_lower(cert.ball, 40))
+    with workprec(256), mpmath.workdps(60):
+        return mpmath.mpf(decimal_lower(cert.ball, 25))
 
 
 def M(x):

@@ -7,7 +7,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from rigorous_rdp.arith import decimal_lower, decimal_upper
+from rigorous_rdp.arith import decimal_lower, decimal_upper, rel_width_ok, workprec
 from rigorous_rdp.indistinguishability import (
     check_all_subsets_exact,
     claim1_delta_exact,
@@ -27,9 +27,11 @@ Q2 = [Fraction(3, 5), Fraction(2, 5)]
 
 
 def contains(cert, ref):
-    lo = mpmath.mpf(decimal_lower(cert.ball, 40))
-    hi = mpmath.mpf(decimal_upper(cert.ball, 40))
-    return lo <= ref <= hi
+    # decimal_lower/upper round the endpoints at the current arb precision: use a high one
+    with workprec(256), mpmath.workdps(60):
+        lo = mpmath.mpf(decimal_lower(cert.ball, 25))
+        hi = mpmath.mpf(decimal_upper(cert.ball, 25))
+        return lo <= ref <= hi
 
 
 def rel_width(cert):
