@@ -32,7 +32,15 @@ def poisson_sampled_curve(inner: DpEvent, q: Fraction, adjacency: Adjacency) -> 
 def _(inner: GaussianEvent, q: Fraction, adjacency: Adjacency) -> RdpCurve:
     if adjacency is Adjacency.ADD_REMOVE:
         return PoissonGaussianCurve(q, inner.noise_multiplier)
-    raise UnsupportedEventError("no certified bound for the Poisson-subsampled Gaussian with replace-one adjacency")
+    # replace-one: Birrell et al. Thm C.9 (see .poisson_replace_one)
+    from .poisson_replace_one import PoissonReplaceOneGaussianCurve
+
+    if q == 1:
+        # every record is always sampled: the Gaussian mechanism with replace-one sensitivity 2
+        from ..mechanisms import GaussianCurve
+
+        return GaussianCurve(inner.noise_multiplier / 2)
+    return PoissonReplaceOneGaussianCurve(q, inner.noise_multiplier)
 
 
 @poisson_sampled_curve.register(LaplaceEvent)
