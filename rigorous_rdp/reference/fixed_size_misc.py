@@ -32,6 +32,8 @@ __all__ = [
     "fswr_minibatch_mixture",
     "fswor_minibatch_mixture",
     "poisson_minibatch_mixture",
+    "poisson_replace_one_mp",
+    "poisson_replace_one_true_mp",
 ]
 
 
@@ -244,9 +246,68 @@ def poisson_minibatch_mixture(grads: Sequence[Fraction], q: Fraction) -> Tuple[L
     return _collect(acc)
 
 
-def poisson_replace_one_mp(alpha, q, sigma, m: int = 3, dps: int = 50) -> mpf:
-    """Reference for Birrell et al. Thm C.9 (98) (see :mod:`..subsampling.poisson_replace_one`)."""
-    raise UnsupportedEventError("no mpmath reference for the Poisson-subsampled Gaussian with replace-one adjacency yet")
+def _m_mp(sigma: mpf, k: int) -> mpf:
+    """(44): M_{sigma,k} as the alternating binomial sum (needs high dps)."""
+    return mpmath.fsum((-1) ** (k - l) * mpmath.binomial(k, l) * mpmath.exp(2 * l * (l - 1) / sigma ** 2)
+                       for l in range(k + 1))
+
+
+def _bt_mp(sigma: mpf, j: int) -> mpf:
+    """(47): B~_{sigma,j}."""
+    if j % 2 == 0:
+        return _m_mp(sigma, j)
+    return mpmath.sqrt(_m_mp(sigma, j - 1) * _m_mp(sigma, j + 1))
+
+
+def _f_tilde_mp(a: mpf, sigma: mpf, k: int) -> mpf:
+    """(83), literally."""
+    lead = (a - 1) * a ** (k - 1)
+    first = 4 * _m_mp(sigma, k) if k % 2 == 0 else 3 * mpmath.sqrt(_m_mp(sigma, k - 1) * _m_mp(sigma, k + 1))
+    s = mpf(0)
+    for j in range(k + 1):
+        p1 = mpmath.fprod(1 - mpf(l) / a for l in range(j))
+        p2 = mpmath.fprod(1 + (mpf(l) - 1) / a for l in range(k - j))
+        s += mpmath.binomial(k, j) * abs(a / (a - 1) * p1 * p2 - 1)
+    return lead * first + lead * s * _bt_mp(sigma, k)
+
+
+def _e_tilde_mp(a: mpf, q: mpf, sigma: mpf, m: int) -> mpf:
+    """(90), literally."""
+    ca = int(mpmath.ceil(a))
+    tot = mpf(0)
+    for j in range(m + 1):
+        pre = (1 - q) ** (-(a + m - j - 1)) * mpmath.binomial(m, j)
+        pre *= mpmath.fprod(abs(a - l) for l in range(j)) * mpmath.fprod(a + l - 1 for l in range(m - j))
+        if a - j <= 0:
+            inner = (1 - q) ** (a - j) * _bt_mp(sigma, m)
+        else:
+            inner = _bt_mp(sigma, m) + mpmath.fsum(
+                q ** l * mpmath.factorial(ca - j) * mpmath.factorial(m)
+                / (mpmath.factorial(ca - j - l) * mpmath.factorial(m + l)) * _bt_mp(sigma, l + m)
+                for l in range(ca - j + 1))
+        tot += pre * inner
+    return q ** m / mpmath.factorial(m) * tot
+
+
+def poisson_replace_one_mp(alpha, q, sigma, m: int = 5, dps: int = 80) -> mpf:
+    """Reference for Birrell et al. Thm C.9 (98): (83), (90), (44), (47) at 2 sigma, evaluated
+    literally (alternating sums at high ``dps``), independently of the certified code."""
+    with mp.workdps(max(dps, 80)):
+        a, qq, s = _f(Fraction(alpha)), _f(Fraction(q)), _f(Fraction(sigma))
+        tot = qq ** 2 * a * (a - 1) * (mpmath.exp(1 / s ** 2) - mpmath.exp(-1 / s ** 2))
+        for k in range(3, m):
+            tot += qq ** k / mpmath.factorial(k) * _f_tilde_mp(a, 2 * s, k)
+        tot += _e_tilde_mp(a, qq, 2 * s, m)
+        return mpmath.log1p(tot) / (a - 1)
+
+
+def poisson_replace_one_true_mp(alpha, q, sigma, dps: int = 30) -> mpf:
+    r"""The divergence that (96) shows to be the worst case at second order:
+    :math:`D_lpha(qN(1,\sigma^2)+(1-q)N(0,\sigma^2)\,\|\,qN(-1,\sigma^2)+(1-q)N(0,\sigma^2))`
+    (one record with gradient +1 replaced by -1, all others 0), by quadrature."""
+    with mp.workdps(dps):
+        qq = _f(Fraction(q))
+        return mixture_renyi_mp([1, 0], [qq, 1 - qq], [-1, 0], [qq, 1 - qq], _f(Fraction(sigma)), alpha, dps)
 
 
 # ---------------------------------------------------------------------------
@@ -267,8 +328,10 @@ def _(event: FixedSizeSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
 @reference_rdp.register
 def _(event: PoissonSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
     if isinstance(event.event, GaussianEvent) and event.adjacency is Adjacency.REPLACE_ONE:
+        from ..subsampling.poisson_replace_one import DEFAULT_TAYLOR_ORDER
+
         return poisson_replace_one_mp(Fraction(alpha), event.sampling_probability, event.event.noise_multiplier,
-                                      dps=dps)
+                                      m=DEFAULT_TAYLOR_ORDER, dps=dps)
     return _prev_poisson(event, alpha, dps)
 
 

@@ -1,0 +1,166 @@
+"""Poisson-subsampled Gaussian under replace-one adjacency (Birrell et al. Thm C.9).
+
+Independent checks: a literal mpmath evaluation of (98) with (44), (47), (83),
+(90) at high precision; the Rényi divergence of the anti-parallel pair (which
+attains the second-order coefficient (96)) by quadrature; enumeration of all
+Poisson minibatches of tiny datasets with mpmath integration of the mixtures.
+"""
+
+import json
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from flint import arb
+
+from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
+from rigorous_rdp.arith import workprec
+from rigorous_rdp.cli import main
+from rigorous_rdp.curves import rdp_curve
+from rigorous_rdp.events import Adjacency
+from rigorous_rdp.mechanisms import GaussianCurve
+from rigorous_rdp.reference import fixed_size_misc as R
+from rigorous_rdp.reference import reference_rdp
+from rigorous_rdp.subsampling.fswor import fswor_replace_one_rdp
+from rigorous_rdp.subsampling.poisson_replace_one import (
+    PoissonReplaceOneGaussianCurve,
+    poisson_replace_one,
+    poisson_replace_one_rdp,
+)
+
+Q = Fraction(120, 50000)
+
+
+def _contains(ball: arb, x, digits: int = 20) -> bool:
+    with workprec(256):
+        ref = arb(mpmath.nstr(x, digits + 5))
+        slack = abs(ref) * arb(10) ** (-digits)
+        return bool((ball - ref).overlaps(arb(0, slack.upper())))
+
+
+def _le(x, ball: arb, rel="1e-10") -> bool:
+    return x * (1 - mpmath.mpf(rel)) <= mpmath.mpf(ball.upper().str(30, radius=False))
+
+
+@pytest.mark.parametrize("alpha,q,sigma,m", [
+    (2, Q, 6, 5), (Fraction(5, 2), Q, 6, 4), (8, Fraction(1, 100), 2, 3), (Fraction(37, 4), Fraction(1, 20), 3, 6),
+    (32, Q, 6, 5),
+])
+def test_matches_literal_mpmath(alpha, q, sigma, m):
+    with workprec(128):
+        ball = poisson_replace_one_rdp(alpha, q, sigma, m)
+    assert _contains(ball, R.poisson_replace_one_mp(Fraction(alpha), q, Fraction(sigma), m))
+    assert ball.rad() < abs(ball) * arb("1e-20")
+
+
+@pytest.mark.parametrize("alpha,q,sigma", [
+    (2, Q, 6), (Fraction(3, 2), Q, 6), (8, Fraction(1, 100), 2), (Fraction(37, 4), Fraction(1, 20), 3),
+    (3, Fraction(1, 2), 1),
+])
+def test_upper_bounds_the_antiparallel_pair(alpha, q, sigma):
+    true = R.poisson_replace_one_true_mp(Fraction(alpha), q, Fraction(sigma))
+    with workprec(96):
+        ball = poisson_replace_one_rdp(alpha, q, sigma)
+    assert _le(true, ball)
+
+
+def _poisson_divergence(gx, gy, q, sigma, alpha):
+    px, wx = R.poisson_minibatch_mixture(gx, q)
+    py, wy = R.poisson_minibatch_mixture(gy, q)
+    return R.mixture_renyi_mp(px, wx, py, wy, sigma, alpha, dps=20)
+
+
+@pytest.mark.parametrize("alpha", [2, Fraction(5, 2)])
+def test_upper_bounds_enumerated_minibatches(alpha):
+    sigma, q = Fraction(3, 2), Fraction(3, 10)
+    x = [Fraction(1, 2), Fraction(-1, 4), Fraction(1)]
+    y = x[:-1] + [Fraction(-1)]
+    with workprec(96):
+        ball = poisson_replace_one_rdp(alpha, q, sigma)
+    assert _le(_poisson_divergence(x, y, q, sigma, alpha), ball)
+    assert _le(_poisson_divergence(y, x, q, sigma, alpha), ball)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha", [2, 3, Fraction(7, 2)])
+def test_upper_bounds_random_enumerated_minibatches(alpha):
+    rng = np.random.default_rng(5)
+    sigma, q = Fraction(1), Fraction(1, 4)
+    with workprec(96):
+        ball = poisson_replace_one_rdp(alpha, q, sigma)
+    for _ in range(3):
+        x = [Fraction(int(v), 8) for v in rng.integers(-8, 9, size=4)]
+        y = x[:-1] + [Fraction(int(rng.integers(-8, 9)), 8)]
+        assert _le(_poisson_divergence(x, y, q, sigma, alpha), ball)
+        assert _le(_poisson_divergence(y, x, q, sigma, alpha), ball)
+
+
+def test_same_leading_order_as_fswor_replace_one():
+    # Sec. 4.2 / App. C.1: Poisson and FSwoR agree to leading order in q and 1/sigma^2
+    with workprec(96):
+        p = poisson_replace_one_rdp(2, Fraction(1, 10**6), 50)
+        f = fswor_replace_one_rdp(Fraction(2), Fraction(1, 10**6), Fraction(50), 4)
+    assert abs(float(p.mid()) / float(f.mid()) - 1) < 2e-3
+    assert p < f  # Fig. 7: the Poisson bound is slightly below
+
+
+def test_registry_reference_and_accountant():
+    ev = PoissonSampledEvent(GaussianEvent(6), Q, Adjacency.REPLACE_ONE)
+    curve = rdp_curve(ev)
+    assert isinstance(curve, PoissonReplaceOneGaussianCurve)
+    with workprec(128):
+        assert _contains(curve.certified(Fraction(4)), reference_rdp(ev, Fraction(4)))
+    alphas = np.array([1.5, 2.0, 7.25])
+    with workprec(64):
+        cert = [float(curve.certified(Fraction(a)).mid()) for a in alphas]
+    assert np.allclose(curve.screen(alphas), cert, rtol=1e-8)
+    eps = RdpAccountant().compose(ev, 1000).get_epsilon("1e-5")
+    assert 0 < eps.upper_float() < 2
+    full = rdp_curve(PoissonSampledEvent(GaussianEvent(6), 1, Adjacency.REPLACE_ONE))
+    assert isinstance(full, GaussianCurve) and full.sigma == 3
+    with workprec(64):
+        assert poisson_replace_one_rdp(3, 0, 6) == 0
+
+
+def test_certified_digits():
+    c = poisson_replace_one("7/2", Q, 6, digits=25)
+    assert c.relative_width() < 1e-24
+
+
+@pytest.mark.parametrize("alpha,q,sigma", [
+    (1000, Fraction(1, 10**9), "0.3"), (1000, Fraction(1, 10**9), 1000), (Fraction(2001, 2), Fraction(1, 2), "0.3"),
+])
+def test_extremes_are_finite(alpha, q, sigma):
+    with workprec(64):
+        v = poisson_replace_one_rdp(alpha, q, sigma)
+    assert v.is_finite() and v > 0
+
+
+@pytest.mark.slow
+def test_extreme_order_ten_thousand():
+    with workprec(64):
+        for sigma in ("0.3", 1000):
+            v = poisson_replace_one_rdp(10000, Fraction(1, 10**9), sigma)
+            assert v.is_finite() and v > 0
+
+
+@pytest.mark.parametrize("args,start", [
+    ((2, 1, 6), "q"), ((2, "-0.1", 6), "q"), ((2, Q, 0), "sigma"), ((1, Q, 6), "alpha"), ((2, Q, 6, 2), "taylor-order"),
+])
+def test_bad_input(args, start):
+    with pytest.raises(ValueError) as e:
+        poisson_replace_one_rdp(*args)
+    assert str(e.value).startswith(start)
+
+
+def test_cli(capsys):
+    rc = main(["epsilon", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.0024", "--sigma", "6",
+               "--steps", "1000", "--delta", "1e-5", "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert float(out["epsilon"]["lower"]) <= float(out["epsilon"]["upper"]) < 2
+    rc = main(["epsilon", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.0024", "--sigma", "-6",
+               "--steps", "10", "--delta", "1e-5"])
+    assert rc == 2
+    assert "--sigma must be > 0" in capsys.readouterr().err
