@@ -348,3 +348,30 @@ def test_bad_input(call, prefix):
     with pytest.raises(ValueError) as exc:
         call()
     assert str(exc.value).startswith(prefix)
+
+
+# --- figure scripts (fast mode) ---------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["blog1_gaussian_calibrations", "blog1_composition"])
+def test_figure_scripts_fast(name, tmp_path):
+    import importlib
+
+    mod = importlib.import_module(f"paper_repro.blog.{name}")
+    data = mod.main(tmp_path, fast=True)
+    assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
+    assert data["id"] == mod.ID
+    if name == "blog1_composition":
+        eps = data["epsilon"]
+        for i, k in enumerate(data["k"]):
+            exact = eps["exact (Gaussian with sigma/sqrt k)"][i]
+            # the exact composition is the optimum: every bound is above it
+            for key, vals in eps.items():
+                if vals[i] is not None:
+                    assert vals[i] >= exact * (1 - 1e-9), (key, k)
+    else:
+        sig = data["sigma"]
+        for i in range(len(data["epsilon"])):
+            ex = sig["exact (analytic Gaussian)"][i]
+            for key, vals in sig.items():
+                if vals[i] is not None:
+                    assert vals[i] >= ex * (1 - 1e-9), key

@@ -361,3 +361,24 @@ def test_bad_input(call, prefix):
     with pytest.raises(ValueError) as exc:
         call()
     assert str(exc.value).startswith(prefix)
+
+
+# --- figure scripts (fast mode) ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["blog2_claim24", "blog2_claim21"])
+def test_figure_scripts_fast(name, tmp_path):
+    import importlib
+
+    mod = importlib.import_module(f"paper_repro.blog.{name}")
+    data = mod.main(tmp_path, fast=True)
+    assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
+    if name == "blog2_claim24":
+        left = data["left"]["rdp"]
+        for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"]):
+            assert a <= b
+    else:
+        for lg, ex in zip(data["delta_legendre"], data["delta_exact"]):
+            assert ex <= lg
+        for vals in data["delta_fixed_order"].values():
+            for v, lg in zip(vals, data["delta_legendre"]):
+                assert lg <= v * (1 + 1e-6)
