@@ -48,9 +48,8 @@ Claim 1 fails also at the optimal delta: :math:`\mathbb P(L \le \log 4/3) = 2/5 
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, Sequence, Tuple
 
 from flint import acb, arb
 

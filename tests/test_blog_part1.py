@@ -7,7 +7,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from rigorous_rdp.arith import decimal_lower, decimal_upper, rel_width_ok, workprec
+from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec
 from rigorous_rdp.blog import part1 as P
 from rigorous_rdp.indistinguishability import optimal_delta_exact
 

@@ -7,7 +7,6 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import arb
 
 from rigorous_rdp.arith import decimal_lower, decimal_upper, rel_width_ok, workprec, to_arb
 from rigorous_rdp.blog import part1 as P1

@@ -7,7 +7,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from rigorous_rdp.arith import decimal_lower, decimal_upper, rel_width_ok, workprec
+from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec
 from rigorous_rdp.indistinguishability import (
     check_all_subsets_exact,
     claim1_delta_exact,

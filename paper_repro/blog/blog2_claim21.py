@@ -38,7 +38,7 @@ FAST_N_EPS = 8
 def main(out_dir: Path, fast: bool = False) -> dict:
     from flint import arb
 
-    from rigorous_rdp.arith import Certified, refine
+    from rigorous_rdp.arith import refine
     from rigorous_rdp.blog import part2_claims as C
     from rigorous_rdp.gaussian_dp import gaussian_delta
 
