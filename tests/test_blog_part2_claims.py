@@ -381,3 +381,10 @@ def test_figure_scripts_fast(name, tmp_path):
         for vals in data["delta_fixed_order"].values():
             for v, lg in zip(vals, data["delta_legendre"]):
                 assert lg <= v * (1 + 1e-6)
+
+
+def test_claim20_beyond_max_loss_is_zero():
+    p, q = [Fraction(2, 5), Fraction(3, 5)], [Fraction(3, 5), Fraction(2, 5)]
+    # max log(p/q) = log 3/2 = 0.405...; at eps = 0.5 every S has p(S) <= e^eps q(S)
+    assert C.claim20_delta(p, q, "0.5").ball == 0
+    assert hockey_stick(p, q, "0.5").upper_float() == 0.0

@@ -239,6 +239,10 @@ def legendre_transform(kappa: Cumulant, dkappa: Cumulant, epsilon: object, *, t_
         epsilon: rational.
         t_min, t_max: the interval (default :math:`(0, \infty)`).
         digits: relative width of the result.
+
+    Raises:
+        PrecisionExhausted: if no bracket is found (e.g. the supremum is at
+            infinity, :math:`\epsilon \ge \lim \kappa'`), or the width is not reached.
     """
     e = parse_rational(epsilon, "epsilon")
     lo = _nonneg(t_min, "t-min")
@@ -299,8 +303,19 @@ def discrete_cumulant(p: Sequence[object], q: Sequence[object]) -> Tuple[Cumulan
 def claim20_delta(p: Sequence[object], q: Sequence[object], epsilon: object, digits: float = 8) -> Certified:
     r"""Claim 20: two distributions are :math:`(\epsilon, \exp(-\kappa_{p,q}^*(\epsilon)))`-ind (one direction,
     (3)); returns :math:`\exp(-\kappa_{p,q}^*(\epsilon))` for finite p, q.  It is >= the optimal
-    delta (:func:`rigorous_rdp.indistinguishability.hockey_stick`)."""
+    delta (:func:`rigorous_rdp.indistinguishability.hockey_stick`).
+
+    If :math:`\epsilon \ge \max_y \log(p(y)/q(y))` (decided on balls), :math:`\kappa^*(\epsilon) = +\infty`
+    and the result is an exact 0 (then indeed :math:`p(S) \le e^\epsilon q(S)` for all S).
+    """
+    from ..indistinguishability import parse_distribution
+
     kappa, dkappa = discrete_cumulant(p, q)
+    e = parse_rational(epsilon, "epsilon")
+    pp, qq = parse_distribution(p, "p"), parse_distribution(q, "q")
+    with workprec(128):
+        if all(A(a) <= A(e).exp() * A(b) for a, b in zip(pp, qq) if a > 0):
+            return Certified(arb(0), 128)
     ks = legendre_transform(kappa, dkappa, epsilon, digits=digits)
     with workprec(ks.prec):
         return Certified((-ks.ball).exp(), ks.prec)
