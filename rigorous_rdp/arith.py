@@ -204,12 +204,25 @@ def _round_decimal(v: Fraction, sig: int, up: bool) -> str:
     n = scaled.numerator // scaled.denominator
     if away and n * scaled.denominator != scaled.numerator:
         n += 1
-    digits = Decimal(n).scaleb(-k)
-    text = format(digits.normalize(), "E") if abs(e) > 6 else format(digits.normalize(), "f")
-    if "E" in text:
-        mant, ex = text.split("E")
-        text = f"{mant}e{int(ex)}"
+    # exact decimal text of n * 10**-k (no decimal context involved, so no rounding)
+    text = _sci_text(n, -k)
     return ("-" if neg else "") + text
+
+
+def _sci_text(n: int, exp10: int) -> str:
+    """Exact text of the positive integer ``n`` times ``10**exp10``."""
+    ds = str(n).rstrip("0")
+    exp10 += len(str(n)) - len(ds)
+    point = len(ds) + exp10  # position of the decimal point after the leading digits
+    sci_exp = point - 1
+    if -6 <= sci_exp <= 6:
+        if point <= 0:
+            return "0." + "0" * (-point) + ds
+        if point >= len(ds):
+            return ds + "0" * (point - len(ds))
+        return ds[:point] + "." + ds[point:]
+    mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
+    return f"{mant}e{sci_exp}"
 
 
 def decimal_lower(x: arb, sig: int = 17) -> str:
@@ -280,10 +293,10 @@ class Certified:
         """(upper - lower) / |mid|, as a float estimate (0 for an exact ball)."""
         if self.ball.rad() == 0:
             return 0.0
-        m = abs(float(self.ball.mid()))
-        if m == 0.0:
+        if self.ball.mid() == 0:
             return math.inf
-        return 2.0 * float(self.ball.rad()) / m
+        with workprec(64):
+            return float(2 * arb(self.ball.rad()) / abs(arb(self.ball.mid())))
 
     def to_json(self, sig: int = 17) -> dict[str, str]:
         """``{"lower": ..., "upper": ...}`` with decimals rounded outward."""
