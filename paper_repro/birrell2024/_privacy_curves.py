@@ -1,0 +1,99 @@
+r"""Helpers for the privacy figures of Birrell et al. (Figs. 2, 3, 4a, 7).
+
+All upper bounds are certified enclosures from :class:`rigorous_rdp.RdpAccountant`
+(we plot and store the upper end).  The Wang et al. (2019) *lower* bound
+(Prop. 11 / eq. (133) of the seed) is a certified enclosure of a lower bound on the
+RDP; the "epsilon" derived from it (:func:`epsilon_from_lower_rdp`) is the
+smallest epsilon that the RDP route with the Balle et al. (2020, Thm. 21)
+conversion could ever report, over the integer orders searched -- a reference
+line as in the seed's Fig. 3, never a privacy guarantee.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Dict, List, Sequence
+
+from flint import arb, ctx
+
+from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant
+from rigorous_rdp.conversion import epsilon_balle
+from rigorous_rdp.subsampling.wang2019 import Wang2019SampledEvent, wang2019_gaussian_lower
+
+SIGMA = 6
+BATCH = 120
+DATASET = 50000
+EPOCHS = 250
+DIGITS = 4
+
+
+def steps_for(epochs: float, batch: int = BATCH, dataset: int = DATASET) -> int:
+    """Number of DP-SGD steps in ``epochs`` epochs (rounded to the nearest integer)."""
+    return max(1, round(Fraction(str(epochs)) * dataset / batch))
+
+
+def fswor_r1(m: int, sigma=SIGMA, batch=BATCH, dataset=DATASET) -> FixedSizeSampledEvent:
+    """FSwoR, replace-one adjacency, Thm. 3.4 with Taylor order m."""
+    return FixedSizeSampledEvent(GaussianEvent(sigma), batch, dataset, replacement=False,
+                                 adjacency=Adjacency.REPLACE_ONE, taylor_order=m)
+
+
+def poisson_r1(sigma=SIGMA, batch=BATCH, dataset=DATASET) -> PoissonSampledEvent:
+    """Poisson sampling with q = |B|/|D|, replace-one adjacency (Thm. C.9)."""
+    return PoissonSampledEvent(GaussianEvent(sigma), Fraction(batch, dataset), Adjacency.REPLACE_ONE)
+
+
+def wang_upper(sigma=SIGMA, batch=BATCH, dataset=DATASET) -> Wang2019SampledEvent:
+    """FSwoR, replace-one, accounted with the Wang et al. (2019) upper bound."""
+    return Wang2019SampledEvent(GaussianEvent(sigma), batch, dataset)
+
+
+def rdp_upper(event, alphas: Sequence[int], steps: int = 1) -> List[float]:
+    """Upper ends of the certified RDP enclosures of ``steps`` steps at each order."""
+    acc = RdpAccountant(digits=DIGITS).compose(event, steps)
+    return [acc.rdp(Fraction(a)).rdp.upper_float() for a in alphas]
+
+
+def wang_lower_rdp(alphas: Sequence[int], sigma=SIGMA, batch=BATCH, dataset=DATASET) -> List[float]:
+    """Lower ends of the enclosures of the Wang et al. lower bound (133), one step."""
+    q = Fraction(batch, dataset)
+    out = []
+    old = ctx.prec
+    ctx.prec = 128
+    try:
+        for a in alphas:
+            out.append(float(wang2019_gaussian_lower(int(a), sigma, q).lower()))
+    finally:
+        ctx.prec = old
+    return out
+
+
+def epsilons(event, steps: int, deltas: Sequence[str], conversion: str = "balle") -> Dict[str, object]:
+    """Certified epsilon (upper ends) and the chosen orders for each delta."""
+    acc = RdpAccountant(digits=DIGITS, conversion=conversion).compose(event, steps)
+    ups, orders = [], []
+    for d in deltas:
+        r = acc.get_epsilon_and_order(d)
+        ups.append(r.epsilon.upper_float())
+        orders.append(float(r.order) if r.order is not None else None)
+    return {"epsilon_upper": ups, "alpha": orders}
+
+
+def epsilon_from_lower_rdp(steps: int, deltas: Sequence[str], alphas: Sequence[int] = tuple(range(2, 257)),
+                           sigma=SIGMA, batch=BATCH, dataset=DATASET) -> Dict[str, object]:
+    """min over integer orders of the Balle et al. conversion of ``steps`` x (133) (reference only)."""
+    q = Fraction(batch, dataset)
+    old = ctx.prec
+    ctx.prec = 128
+    try:
+        lows = [wang2019_gaussian_lower(int(a), sigma, q).lower() for a in alphas]
+        eps, orders = [], []
+        for d in deltas:
+            dd = arb(Fraction(d).numerator) / Fraction(d).denominator
+            vals = [float(epsilon_balle(steps * lo, arb(a), dd).mid()) for a, lo in zip(alphas, lows)]
+            i = min(range(len(vals)), key=vals.__getitem__)
+            eps.append(max(vals[i], 0.0))
+            orders.append(int(alphas[i]))
+    finally:
+        ctx.prec = old
+    return {"epsilon": eps, "alpha": orders}

@@ -1,0 +1,64 @@
+r"""Birrell et al., Fig. 2: FSwoR-RDP under replace-one adjacency, Thm. 3.4 for several m, vs Wang et al.
+
+Caption of the seed: "Comparison of FSwoR-RDP bounds under replace-one adjacency
+from Theorem 3.4 for various choices of m with the upper and lower bounds from
+Wang et al., (2019). We used sigma_t = 6, |B| = 120, and |D| = 50,000."  One
+step (T = 1).  The seed does not state the orders plotted; we use the integer
+orders 2..128 (the lower bound (133) is defined at integer orders), which also
+show the "phase transition" of the Wang et al. bounds near alpha ~ 110.
+Upper bounds: upper ends of certified enclosures; lower bound: lower end of the
+certified enclosure of (133).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro.birrell2024 import _privacy_curves as P
+
+ID = "birrell2024-fig2"
+TITLE = "Fig. 2: FSwoR replace-one RDP (Thm 3.4, m = 3..6) vs Wang et al. upper/lower bounds, one step"
+SOURCE = SEED_FILES["birrell2024"]
+
+M_VALUES = (3, 4, 5, 6)
+ALPHAS = tuple(range(2, 129))
+FAST_ALPHAS = (2, 8, 32, 64)
+
+
+def main(out_dir: Path, fast: bool = False) -> dict:
+    alphas = FAST_ALPHAS if fast else ALPHAS
+    curves = {f"thm3.4_m{m}": P.rdp_upper(P.fswor_r1(m), alphas) for m in M_VALUES}
+    curves["wang_upper"] = P.rdp_upper(P.wang_upper(), alphas)
+    curves["wang_lower"] = P.wang_lower_rdp(alphas)
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    for m, c in zip(M_VALUES, ("tab:red", "tab:blue", "tab:green", "tab:purple")):
+        ax.plot(alphas, curves[f"thm3.4_m{m}"], color=c, lw=1.5, label=f"Thm 3.4, m = {m}")
+    ax.plot(alphas, curves["wang_upper"], "k--", lw=1.5, label="Wang et al. (2019) upper bound")
+    ax.plot(alphas, curves["wang_lower"], "o", mfc="none", color="k", ms=4,
+            markevery=max(1, len(alphas) // 40), label="Wang et al. (2019) lower bound")
+    ax.set_yscale("log")
+    ax.set_xlabel("order \u03b1")
+    ax.set_ylabel("RDP \u03b5(\u03b1) of one step (replace-one)")
+    ax.set_title(f"Birrell et al. Fig. 2: \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}"
+                 + (" [--fast]" if fast else ""), fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    ratio = {a: u / l for a, u, l in zip(alphas, curves["wang_upper"], curves["thm3.4_m4"])}
+    gap = {a: u / l - 1 for a, u, l in zip(alphas, curves["thm3.4_m4"], curves["wang_lower"])}
+    data = {
+        "params": {"sigma": P.SIGMA, "batch_size": P.BATCH, "dataset_size": P.DATASET, "steps": 1,
+                   "m": list(M_VALUES)},
+        "alpha": list(alphas),
+        "rdp": curves,
+        "wang_upper_over_thm34_m4": ratio,
+        "thm34_m4_over_wang_lower_minus_1": gap,
+        "fast": fast,
+    }
+    return save_figure(fig, data, out_dir, ID)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main(Path("figures"))
