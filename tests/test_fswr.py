@@ -204,3 +204,19 @@ def test_bad_input_lower():
         fswr_lower_rdp(Fraction(5, 2), 6, 2, 10)
     with pytest.raises(ValueError, match="^t-sets"):
         fswr_lower_rdp(3, 6, 2, 10, "nope")
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(log_sigma=st.floats(min_value=-0.5, max_value=3.0), b=st.integers(min_value=1, max_value=8),
+       log_n=st.floats(min_value=1.0, max_value=9.0), alpha=st.integers(min_value=2, max_value=12))
+def test_property_upper_above_lower(log_sigma, b, log_n, alpha):
+    sigma = Fraction(10 ** log_sigma).limit_denominator(10**6)
+    n = max(b + 1, int(10 ** log_n))
+    with workprec(96):
+        up = fswr_upper_rdp(alpha, sigma, b, n)
+        lo = fswr_lower_rdp(alpha, sigma, b, n, "fig1")
+    assert up.is_finite() and lo.is_finite()
+    assert lo.lower() <= up.upper()

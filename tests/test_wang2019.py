@@ -185,3 +185,19 @@ def test_bad_input(call, start):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value).startswith(start)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(log_sigma=st.floats(min_value=-1.2, max_value=3.0), log_q=st.floats(min_value=-9.0, max_value=-0.05),
+       alpha=st.integers(min_value=2, max_value=300))
+def test_property_upper_above_lower(log_sigma, log_q, alpha):
+    sigma = Fraction(10 ** log_sigma).limit_denominator(10**6)
+    q = Fraction(10 ** log_q).limit_denominator(10**12)
+    with workprec(96):
+        up = wang2019_gaussian_upper(alpha, sigma, q)
+        lo = wang2019_gaussian_lower(alpha, sigma, q)
+    assert up.is_finite() and lo.is_finite()
+    assert lo.lower() <= up.upper()
