@@ -124,15 +124,18 @@ def gaussian_rdp_mp(alpha: Fraction, sigma: Fraction, dps: int = 50) -> mpf:
         two_s2 = 2 * s * s
         norm = -mpmath.log(2 * mpmath.pi * s * s) / 2
 
-        def g(z):
-            return mpmath.exp(norm - (a * z * z + (1 - a) * (z - 1) ** 2) / two_s2)
+        def h(z):
+            return norm - (a * z * z + (1 - a) * (z - 1) ** 2) / two_s2
 
-        # the integrand is a Gaussian bump; locate its peak numerically from the
-        # log-integrand's two terms (peak where a z + (1-a)(z-1) = 0)
+        # the integrand is a Gaussian bump with its peak where the derivative
+        # a z + (1-a)(z-1) of the exponent vanishes; divide by its value there
+        # (an exact rescaling, undone below: quad's error estimate is absolute)
         peak = 1 - a
-        val = _quad(g, [mpmath.ninf] + _spread(peak, s) + [mpmath.inf], mpf(10) ** (-dps))
-        out = mpmath.log(val) / (a - 1)
-    return +out
+        shift = h(peak)
+        val = _quad(lambda z: mpmath.exp(h(z) - shift), [mpmath.ninf] + _spread(peak, s, (1, 4, 10)) + [mpmath.inf],
+                    mpf(10) ** (-dps))
+        out = (mpmath.log(val) + shift) / (a - 1)
+    return out
 
 
 def laplace_rdp_mp(alpha: Fraction, b: Fraction, dps: int = 50) -> mpf:
@@ -141,14 +144,17 @@ def laplace_rdp_mp(alpha: Fraction, b: Fraction, dps: int = 50) -> mpf:
     split at the kinks 0 and 1 and at the decay scales of every piece."""
     with mp.workdps(dps + 15):
         a, bb = _mpf(alpha), _mpf(b)
-        # log p^a q^(1-a) = -(a|z| + (1-a)|z-1|)/b - log(2b); divide the value by
-        # the integrand's maximum exp((a-1)/b) (at z = 0) only to keep quad's
-        # numbers near 1 -- an exact rescaling, undone below
-        shift = (a - 1) / bb
         lognorm = -mpmath.log(2 * bb)
 
+        def h(z):
+            return lognorm - (a * abs(z) + (1 - a) * abs(z - 1)) / bb
+
+        # divide by the integrand's value at its maximum z = 0 (an exact
+        # rescaling, undone below: quad's error estimate is absolute)
+        shift = h(mpf(0))
+
         def g(z):
-            return mpmath.exp(lognorm - (a * abs(z) + (1 - a) * abs(z - 1)) / bb - shift)
+            return mpmath.exp(h(z) - shift)
 
         pts = [mpmath.ninf, mpf(0), mpf(1), mpmath.inf]
         pts += [-k * bb for k in (1, 4, 10, 30, 100)]
@@ -157,7 +163,7 @@ def laplace_rdp_mp(alpha: Fraction, b: Fraction, dps: int = 50) -> mpf:
         pts += [k * inner for k in (1, 4, 10, 30, 100, 300) if k * inner < 1]
         val = _quad(g, pts, mpf(10) ** (-dps))
         out = (mpmath.log(val) + shift) / (a - 1)
-    return +out
+    return out
 
 
 def randomized_response_rdp_mp(alpha: Fraction, p: Fraction, dps: int = 50) -> mpf:
@@ -168,7 +174,7 @@ def randomized_response_rdp_mp(alpha: Fraction, p: Fraction, dps: int = 50) -> m
         Q = [1 - pp, pp]  # output distribution on input 0
         s = mpmath.fsum(P[i] ** a * Q[i] ** (1 - a) for i in range(2))
         out = mpmath.log(s) / (a - 1)
-    return +out
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -270,7 +276,7 @@ def poisson_gaussian_log_a_mp(alpha: Fraction, q: Fraction, sigma: Fraction, dps
             log_a = mpmath.log(val) + shift
             # digits lost: log A = log(1 + I) with I ~ log A, absolute error ~ 10^-(work-5)
             if log_a > 0 and log_a > mpf(10) ** (-(work - 5 - dps)):
-                return +log_a
+                return log_a
             lost = 5 if not log_a > 0 else int(-mpmath.log10(log_a)) + 5
             work = dps + 20 + lost
     raise ReferenceInaccurate(f"log A too small to resolve: alpha={alpha}, q={q}, sigma={sigma}")
@@ -296,7 +302,7 @@ def poisson_gaussian_log_a_binomial_mp(alpha: int, q: Fraction, sigma: Fraction,
                 terms.append(mpmath.binomial(alpha, k) * qq ** k * (1 - qq) ** (alpha - k) * mpmath.exp(k * (k - 1) / two_s2))
             log_a = mpmath.log(mpmath.fsum(terms))
             if log_a > 0 and log_a > mpf(10) ** (-(work - 5 - dps)):
-                return +log_a
+                return log_a
             lost = 5 if not log_a > 0 else int(-mpmath.log10(log_a)) + 5
             work = dps + 20 + lost
     raise ReferenceInaccurate(f"log A too small to resolve: alpha={alpha}, q={q}, sigma={sigma}")

@@ -1,0 +1,219 @@
+r"""Base mechanisms (Gaussian, Laplace, randomized response) against independent values.
+
+References: exact rationals for the Gaussian (alpha / (2 sigma^2)), and the
+mpmath evaluation of the *definition* of the Rényi divergence (quadrature for
+Gaussian and Laplace, the two-outcome sum for randomized response; see
+:mod:`rigorous_rdp.reference.gaussian`), which never uses the closed forms of
+:mod:`rigorous_rdp.mechanisms`.  Containment and width are checked separately.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb, fmpq
+
+from _refcheck import encloses, endpoints, rel_width
+from rigorous_rdp.arith import refine, to_arb
+from rigorous_rdp.curves import rdp_curve
+from rigorous_rdp.events import GaussianEvent, LaplaceEvent, RandomizedResponseEvent
+from rigorous_rdp.mechanisms import (
+    gaussian_rdp,
+    laplace_pure_epsilon,
+    laplace_rdp,
+    randomized_response_pure_epsilon,
+    randomized_response_rdp,
+)
+from rigorous_rdp.reference import reference_rdp
+from rigorous_rdp.reference.gaussian import gaussian_rdp_mp, laplace_rdp_mp, randomized_response_rdp_mp
+
+DIGITS = 12
+
+
+def _orders(rng: random.Random, n: int, top: float) -> list[Fraction]:
+    out = []
+    for i in range(n):
+        if i % 2:
+            out.append(Fraction(max(2, round(10 ** rng.uniform(0.3, math.log10(top))))))
+        else:
+            out.append(Fraction(f"{1 + 10 ** rng.uniform(-4, math.log10(top)):.5g}"))
+    return out
+
+
+def _certified(event, alpha: Fraction):
+    curve = rdp_curve(event)
+    return refine(lambda prec: curve.certified(alpha), DIGITS).ball
+
+
+# ---------------------------------------------------------------------------
+# Gaussian: exact rationals
+# ---------------------------------------------------------------------------
+
+GAUSS_POINTS = [(Fraction(a), Fraction(s)) for a, s in [
+    ("1.0001", "0.05"), ("2", "1"), ("10.5", "1.1"), ("100000", "0.05"), ("1.5", "10000"), ("99999.5", "3"),
+]]
+
+
+@pytest.mark.parametrize("alpha,sigma", GAUSS_POINTS, ids=[f"a{float(a)}-s{float(s)}" for a, s in GAUSS_POINTS])
+def test_gaussian_exact_rational(alpha, sigma):
+    ball = _certified(GaussianEvent(sigma), alpha)
+    exact = alpha / (2 * sigma * sigma)
+    assert encloses(ball, exact, Fraction(0))
+    assert rel_width(ball) <= Fraction(1, 10**DIGITS)
+
+
+@pytest.mark.parametrize("alpha,sigma", GAUSS_POINTS[:3], ids=["tiny-order", "order2", "order10.5"])
+def test_gaussian_definition_quadrature(alpha, sigma):
+    # the quadrature of p^a q^(1-a) agrees with the exact rational (tests the reference)
+    ref = gaussian_rdp_mp(alpha, sigma)
+    exact = alpha / (2 * sigma * sigma)
+    assert abs(Fraction(mpmath.nstr(ref, 45)) - exact) <= exact * Fraction(1, 10**40)
+    assert encloses(_certified(GaussianEvent(sigma), alpha), ref)
+
+
+# ---------------------------------------------------------------------------
+# randomized response: the two-outcome sum, many points (cheap)
+# ---------------------------------------------------------------------------
+
+def _rr_points(n: int, seed: int) -> list[tuple[Fraction, Fraction]]:
+    rng = random.Random(seed)
+    pts = []
+    orders = _orders(rng, n, 1e5)
+    for a in orders:
+        u = 10 ** rng.uniform(-9, math.log10(0.5))
+        p = Fraction(f"{u:.4g}")
+        if rng.random() < 0.5:
+            p = 1 - p
+        if p == Fraction(1, 2):
+            p = Fraction(1, 3)
+        pts.append((a, p))
+    return pts
+
+
+@pytest.mark.parametrize("alpha,p", _rr_points(120, 7))
+def test_randomized_response_matches_definition(alpha, p):
+    ball = _certified(RandomizedResponseEvent(p), alpha)
+    ref = randomized_response_rdp_mp(alpha, p, 50)
+    assert encloses(ball, ref), (ball.str(30), mpmath.nstr(ref, 30))
+    assert rel_width(ball) <= Fraction(1, 10**DIGITS)
+
+
+def test_randomized_response_near_half_is_tiny_not_zero():
+    # p = 1/2 + 1e-9: RDP ~ 2 alpha (2e-9)^2 ... tiny, but certified positive
+    p = Fraction(1, 2) + Fraction(1, 10**9)
+    ball = _certified(RandomizedResponseEvent(p), Fraction(3, 2))
+    lo, hi = endpoints(ball)
+    assert lo > 0
+    assert encloses(ball, randomized_response_rdp_mp(Fraction(3, 2), p))
+
+
+# ---------------------------------------------------------------------------
+# Laplace: quadrature of the definition (about 0.5 s per point)
+# ---------------------------------------------------------------------------
+
+def _laplace_points(n: int, seed: int) -> list[tuple[Fraction, Fraction]]:
+    rng = random.Random(seed)
+    orders = _orders(rng, n, 1e5)
+    return [(a, Fraction(f"{10 ** rng.uniform(math.log10(0.05), 3):.3g}")) for a in orders]
+
+
+LAPLACE_EXTREMES = [(Fraction(a), Fraction(b)) for a, b in [
+    ("1.0001", "0.05"), ("100000", "0.05"), ("1.0001", "1000"), ("100000", "1000"), ("1.5", "1"),
+]]
+
+
+@pytest.mark.parametrize("alpha,b", LAPLACE_EXTREMES + _laplace_points(4, 11))
+def test_laplace_matches_definition(alpha, b):
+    ball = _certified(LaplaceEvent(b), alpha)
+    ref = laplace_rdp_mp(alpha, b, 50)
+    assert encloses(ball, ref), (ball.str(30), mpmath.nstr(ref, 30))
+    assert rel_width(ball) <= Fraction(1, 10**DIGITS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha,b", _laplace_points(60, 12))
+def test_laplace_matches_definition_many(alpha, b):
+    ball = _certified(LaplaceEvent(b), alpha)
+    assert encloses(ball, laplace_rdp_mp(alpha, b, 50))
+
+
+def test_laplace_integer_order_closed_form_rational_exponentials():
+    # alpha = 2, b = 1: log(2/3 e + 1/3 e^-2), written out by hand
+    with mpmath.workdps(60):
+        ref = mpmath.log(mpmath.mpf(2) / 3 * mpmath.e + mpmath.exp(-2) / 3)
+    assert encloses(_certified(LaplaceEvent(1), Fraction(2)), ref, Fraction(1, 10**55))
+
+
+# ---------------------------------------------------------------------------
+# pure DP and limits
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("b", ["0.05", "1", "1000"])
+def test_laplace_pure_dp_is_limit_and_upper_bound(b):
+    bb = Fraction(b)
+    curve = rdp_curve(LaplaceEvent(bb))
+    eps = curve.pure_dp_epsilon()
+    assert encloses(eps, Fraction(1) / bb, Fraction(0))
+    # RDP(alpha) <= eps_inf and approaches it
+    big = refine(lambda p: curve.certified(Fraction(10**6)), DIGITS).ball
+    assert big <= eps
+    # eps_inf - RDP(alpha) = log(2)/(alpha-1) + O(alpha^-2): 6.93e-7 at alpha = 1e6
+    gap = eps - big
+    assert arb("6.9e-7") < gap < arb("7e-7")
+
+
+@pytest.mark.parametrize("p", ["0.75", "0.01", "0.999999"])
+def test_randomized_response_pure_dp(p):
+    pp = Fraction(p)
+    curve = rdp_curve(RandomizedResponseEvent(pp))
+    eps = refine(lambda pr: curve.pure_dp_epsilon(), DIGITS).ball
+    with mpmath.workdps(60):
+        ref = abs(mpmath.log(mpmath.mpf(pp.numerator) / (pp.denominator - pp.numerator)))
+    assert encloses(eps, ref, Fraction(1, 10**50))
+    big = refine(lambda pr: curve.certified(Fraction(100)), DIGITS).ball
+    assert big < eps
+
+
+# ---------------------------------------------------------------------------
+# dispatch and validation
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("event", [GaussianEvent("1.1"), LaplaceEvent("0.5"), RandomizedResponseEvent("0.7")],
+                         ids=["gaussian", "laplace", "rr"])
+def test_reference_dispatch(event):
+    a = Fraction(7, 2)
+    ref = reference_rdp(event, a)
+    assert encloses(_certified(event, a), ref)
+
+
+@pytest.mark.parametrize("make,bad,name", [
+    (GaussianEvent, 0, "sigma"), (GaussianEvent, -1, "sigma"), (GaussianEvent, float("nan"), "sigma"),
+    (GaussianEvent, float("inf"), "sigma"), (GaussianEvent, "abc", "sigma"), (GaussianEvent, True, "sigma"),
+    (LaplaceEvent, 0, "scale"), (LaplaceEvent, "-2", "scale"),
+    (RandomizedResponseEvent, 0, "p"), (RandomizedResponseEvent, 1, "p"), (RandomizedResponseEvent, "1.5", "p"),
+    (RandomizedResponseEvent, "nan", "p"),
+])
+def test_bad_parameters_raise_named_value_error(make, bad, name):
+    with pytest.raises(ValueError) as info:
+        make(bad)
+    assert str(info.value).startswith(name + " ")
+
+
+@pytest.mark.parametrize("alpha", [Fraction(1), Fraction(1, 2), Fraction(-3)])
+def test_order_at_most_one_rejected(alpha):
+    with pytest.raises(ValueError, match="^alpha must be > 1"):
+        rdp_curve(GaussianEvent(1)).certified(alpha)
+
+
+def test_helpers_match_curves():
+    # the pure functions are what the curves evaluate
+    a, s, b, p = to_arb(Fraction(5, 2)), to_arb(Fraction(3, 2)), to_arb(Fraction(1, 3)), to_arb(Fraction(1, 5))
+    assert gaussian_rdp(a, s).overlaps(rdp_curve(GaussianEvent(Fraction(3, 2))).certified(Fraction(5, 2)))
+    assert laplace_rdp(a, b).overlaps(rdp_curve(LaplaceEvent(Fraction(1, 3))).certified(Fraction(5, 2)))
+    assert randomized_response_rdp(a, p).overlaps(rdp_curve(RandomizedResponseEvent(Fraction(1, 5))).certified(Fraction(5, 2)))
+    assert laplace_pure_epsilon(b).overlaps(arb(3))
+    assert randomized_response_pure_epsilon(p).overlaps(arb(4).log())
