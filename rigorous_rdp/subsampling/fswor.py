@@ -88,7 +88,7 @@ __all__ = [
 ]
 
 #: Cost budget of the exact moment table: (working bits) x (number of moments).
-EXACT_BUDGET = 1 << 26
+EXACT_BUDGET = 1 << 24
 #: Never compute an exact table with more than this many moments.
 K_EXACT_MAX = 1 << 14
 
@@ -193,6 +193,7 @@ class MomentTable:
         if target <= self.K:
             return
         guard = _guard_bits(self.v_float, target)
+        tries = 0
         while True:
             wp = self.prec + guard
             old = ctx.prec
@@ -202,8 +203,9 @@ class MomentTable:
             finally:
                 ctx.prec = old
             bad = [k for k, x in enumerate(vals) if k >= 2 and not _accurate(x, self.prec - 8)]
-            if not bad or wp > (1 << 18):
+            if not bad or wp > (1 << 18) or tries >= 3:
                 break
+            tries += 1
             guard *= 2
         self.values = vals
         self.K = target
@@ -222,15 +224,62 @@ def _accurate(x: arb, bits: int) -> bool:
     return x.rel_accuracy_bits() >= bits
 
 
+def _top_terms(k: int, v: float, bits: int) -> Optional[int]:
+    r"""Number T of top terms of (44) after which the rest is below 2^-bits of the top term.
+
+    For :math:`\ell \le k - T`: :math:`\binom k\ell a_\ell \le \binom k\ell a_{k-T}` (:math:`a_\ell`
+    increases), so the omitted part is at most :math:`2^k a_{k-T}`; T is the least value with
+    :math:`k\log 2 + \log a_{k-T} - \log a_k \le -\mathrm{bits}\,\log 2` (float planning; the
+    bound itself is evaluated in ball arithmetic).  None when T would exceed k/2.
+    """
+    target = -(bits * math.log(2.0)) - k * math.log(2.0)
+    lo = 1
+    while lo <= k // 2:
+        j = k - lo
+        if (j * (j - 1) - k * (k - 1)) * v / 2 <= target:
+            return lo
+        lo = lo + max(1, lo // 4)
+    return None
+
+
+def _moment_direct(k: int, T: int, half_v: arb) -> arb:
+    r""":math:`M_k` from the T top terms of (44) plus the proven bound :math:`2^k a_{k-T}` on the rest."""
+    total = arb(0)
+    binom = arb(1)  # C(k, k)
+    for i in range(T):  # ell = k - i
+        ell = k - i
+        if i > 0:
+            binom = binom * (ell + 1) / (k - ell)
+        term = binom * (half_v * (ell * (ell - 1))).exp()
+        total += term if i % 2 == 0 else -term
+    ell = k - T
+    tail = (half_v * (ell * (ell - 1)) + k * arb(2).log()).exp()
+    return total + arb(0, tail.upper())
+
+
 def _binomial_transform(sigma: Fraction, kmax: int) -> List[arb]:
-    r"""M_k for k = 0..kmax at the current precision: (44) as the product of
-    :math:`\sum_\ell e^{\ell(\ell-1)v/2} t^\ell/\ell!` and :math:`e^{-t}`, times k!."""
+    r"""M_k for k = 0..kmax at the current precision.
+
+    For small k: (44) as the product of :math:`\sum_\ell e^{\ell(\ell-1)v/2} t^\ell/\ell!` and
+    :math:`e^{-t}`, times k! (one polynomial product).  For large k, where the top
+    terms dominate (no cancellation), :func:`_moment_direct` with a proven tail bound.
+    """
     v = to_arb(Fraction(4) / (sigma * sigma))
     half_v = v / 2
+    vf = 4.0 / float(sigma) ** 2
+    prec = ctx.prec
+    direct: Dict[int, int] = {}
+    k_poly = kmax
+    for k in range(kmax, 1, -1):
+        T = _top_terms(k, vf, prec + 16)
+        if T is None:
+            break
+        direct[k] = T
+        k_poly = k - 1
     a = []
     b = []
     inv_fact = arb(1)
-    for ell in range(kmax + 1):
+    for ell in range(k_poly + 1):
         if ell > 0:
             inv_fact = inv_fact / ell
         a.append((half_v * (ell * (ell - 1))).exp() * inv_fact)
@@ -238,11 +287,13 @@ def _binomial_transform(sigma: Fraction, kmax: int) -> List[arb]:
     prod = (arb_poly(a) * arb_poly(b)).coeffs()
     out = []
     fact = arb(1)
-    for k in range(kmax + 1):
+    for k in range(k_poly + 1):
         if k > 0:
             fact = fact * k
         c = prod[k] if k < len(prod) else arb(0)
         out.append(c * fact)
+    for k in range(k_poly + 1, kmax + 1):
+        out.append(_moment_direct(k, direct[k], half_v))
     out[0] = arb(1)
     if kmax >= 1:
         out[1] = arb(0)
