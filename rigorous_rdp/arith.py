@@ -45,6 +45,7 @@ __all__ = [
     "log1mexp",
     "decimal_lower",
     "decimal_upper",
+    "exact_endpoints",
     "refine",
     "certainly_lt",
     "certainly_le",
@@ -186,6 +187,18 @@ def _exact_fraction(x: arb) -> Fraction:
     return Fraction(man, 1 << (-exp))
 
 
+def exact_endpoints(x: arb) -> tuple[Fraction, Fraction]:
+    """The exact endpoints ``(mid - rad, mid + rad)`` of a finite ball, as fractions.
+
+    Unlike ``x.lower()`` / ``x.upper()``, which round (outward) to the *current*
+    working precision, this does not depend on ``ctx.prec``: a ball computed at
+    1000 bits keeps its 1000-bit endpoints when printed at the default 53 bits.
+    """
+    m = _exact_fraction(x.mid())
+    r = _exact_fraction(x.rad())
+    return m - r, m + r
+
+
 def _round_decimal(v: Fraction, sig: int, up: bool) -> str:
     if v == 0:
         return "0"
@@ -225,18 +238,24 @@ def _sci_text(n: int, exp10: int) -> str:
     return f"{mant}e{sci_exp}"
 
 
+def _exact_arb(v: Fraction) -> arb:
+    """The dyadic rational ``v`` as an exact arb (precision chosen to hold it)."""
+    with workprec(max(64, abs(v.numerator).bit_length() + 8)):
+        return arb(fmpq(v.numerator, v.denominator))
+
+
 def decimal_lower(x: arb, sig: int = 17) -> str:
     """Decimal string with ``sig`` significant digits that is ``<=`` every point of ``x``."""
     if not x.is_finite():
         return "-inf"
-    return _round_decimal(_exact_fraction(x.lower()), sig, up=False)
+    return _round_decimal(exact_endpoints(x)[0], sig, up=False)
 
 
 def decimal_upper(x: arb, sig: int = 17) -> str:
     """Decimal string with ``sig`` significant digits that is ``>=`` every point of ``x``."""
     if not x.is_finite():
         return "inf"
-    return _round_decimal(_exact_fraction(x.upper()), sig, up=True)
+    return _round_decimal(exact_endpoints(x)[1], sig, up=True)
 
 
 # ---------------------------------------------------------------------------
@@ -256,12 +275,12 @@ class Certified:
     prec: int
 
     def lower(self) -> arb:
-        """Exact lower endpoint (an arb of radius zero)."""
-        return self.ball.lower()
+        """Exact lower endpoint (an arb of radius zero, independent of ``ctx.prec``)."""
+        return _exact_arb(exact_endpoints(self.ball)[0]) if self.ball.is_finite() else self.ball.lower()
 
     def upper(self) -> arb:
         """Exact upper endpoint (an arb of radius zero), the value to rely on."""
-        return self.ball.upper()
+        return _exact_arb(exact_endpoints(self.ball)[1]) if self.ball.is_finite() else self.ball.upper()
 
     def mid(self) -> arb:
         return self.ball.mid()

@@ -17,21 +17,25 @@ from flint import arb
 def mp_fraction(v) -> Fraction:
     """The exact binary value of an mpmath ``mpf``."""
     v = mpmath.mpf(v) if not isinstance(v, mpmath.mpf) else v
-    man, exp = v.man_exp
-    man, exp = int(man), int(exp)
+    sign, man, exp, _ = v._mpf_
+    if not man and exp:
+        raise ValueError(f"not a finite number: {v}")
+    man, exp = (-1) ** sign * int(man), int(exp)
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2 ** (-exp))
 
 
 def arb_fraction(x: arb) -> Fraction:
-    """The exact value of an arb of radius zero (an endpoint)."""
+    """The exact value of the midpoint of an arb (exact for ``mid()`` and ``rad()``)."""
     man, exp = x.mid().man_exp()
     man, exp = int(man), int(exp)
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2 ** (-exp))
 
 
 def endpoints(ball: arb) -> tuple[Fraction, Fraction]:
+    """Exact (mid - rad, mid + rad), independent of the current arb precision."""
     assert ball.is_finite(), f"not a finite enclosure: {ball}"
-    return arb_fraction(ball.lower()), arb_fraction(ball.upper())
+    m, r = arb_fraction(ball.mid()), arb_fraction(ball.rad())
+    return m - r, m + r
 
 
 def encloses(ball: arb, ref, rel: Fraction = Fraction(1, 10**40)) -> bool:
