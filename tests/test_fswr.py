@@ -49,10 +49,23 @@ def _le(x: mpmath.mpf, ball: arb, rel=mpmath.mpf("1e-12")) -> bool:
 ])
 def test_upper_matches_mpmath(alpha, sigma, b, n):
     with workprec(128):
-        ball = fswr_upper_rdp(alpha, sigma, b, n)
+        ball = fswr_upper_rdp(alpha, sigma, b, n, exact_real_orders=False)
     ref = R.fswr_upper_mp(Fraction(alpha), Fraction(sigma), b, n, dps=40)
     assert _contains(ball, ref)
     assert ball.rad() < abs(ball) * arb("1e-25")
+
+
+@pytest.mark.parametrize("alpha,sigma,b,n", [
+    (Fraction(5, 2), 6, 5, 1000), (Fraction(3, 2), 2, 3, 50), (Fraction(101, 10), 3, 2, 10**6), (Fraction(37, 20), 6, 4, 2000),
+])
+def test_upper_with_exact_h_matches_mpmath(alpha, sigma, b, n):
+    # default path: per-n minimum of the extension and the exact H (certified integral)
+    with workprec(128):
+        ball = fswr_upper_rdp(alpha, sigma, b, n)
+        ext = fswr_upper_rdp(alpha, sigma, b, n, exact_real_orders=False)
+    ref = R.fswr_upper_mp(alpha, Fraction(sigma), b, n, fractional="min", dps=30)
+    assert _contains(ball, ref, digits=12)
+    assert ball.upper() <= ext.upper()
 
 
 def test_reference_registry():

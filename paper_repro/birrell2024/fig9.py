@@ -1,9 +1,10 @@
 r"""Birrell et al., Fig. 9: upper (Thm 3.6) and lower (Thm 3.7) FSwR-RDP bounds,
 sigma = 6, |B| = 120, |D| = 50000, with the FSwoR bound dashed for comparison.
 
-* Upper bound (solid): (16) with the exact :math:`H_{\alpha,\sigma/n}` at integer orders and
-  the proven per-n log-convex extension in between
-  (:func:`rigorous_rdp.subsampling.fswr.fswr_upper_rdp`), certified upper ends.
+* Upper bound (solid): (16) with the exact :math:`H_{\alpha,\sigma/n}` (binomial sums at
+  integer orders; at real orders certified integrals for the dominant terms and
+  the proven per-n log-convex extension for the rest,
+  :func:`rigorous_rdp.subsampling.fswr.fswr_upper_rdp`), certified upper ends.
 * Lower bound (circles): (17) via App. D.2.1 with :math:`T_2 = \{0,\dots,|B|\}`,
   :math:`T_k = \{|B|\}` for k > 2 (the seed's choice for this figure), certified
   lower ends, integer orders.

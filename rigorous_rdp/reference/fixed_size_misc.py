@@ -85,8 +85,10 @@ def fswr_upper_mp(alpha, sigma, b: int, n: int, dps: int = 40, fractional: str =
     r"""Reference for (16): :math:`\frac{1}{\alpha-1}\log\sum_n\tilde a_n H_{\alpha,\sigma/n}(\tilde q)`.
 
     Integer alpha: binomial sums.  Real alpha: ``fractional="interpolate"`` is the
-    per-n log-convex extension that the certified code uses; ``"quad"`` is the
-    exact value of (16) by quadrature (which the extension must not undercut).
+    per-n log-convex extension; ``"quad"`` is the exact value of (16) by
+    quadrature (which no valid bound may undercut); ``"min"`` is the per-n minimum
+    of both, which is what the certified code computes when every term is
+    integrated (small |B|).
     """
     a = Fraction(alpha)
     with mp.workdps(dps):
@@ -104,6 +106,8 @@ def fswr_upper_mp(alpha, sigma, b: int, n: int, dps: int = 40, fractional: str =
                 h0 = mpf(1) if a0 == 1 else h_binomial_mp(a0, qt, 2 * k / s, dps)
                 h1 = h_binomial_mp(a0 + 1, qt, 2 * k / s, dps)
                 hs.append(h0 ** (1 - t) * h1 ** t)
+            if fractional == "min":
+                hs = [min(h, h_quad_mp(a, qt, 2 * k / s, dps)) for k, h in zip(range(1, b + 1), hs)]
         total = mpmath.fsum(w * h for w, h in zip(at, hs))
         return mpmath.log(total) / (_f(a) - 1)
 

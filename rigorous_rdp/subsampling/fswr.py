@@ -44,7 +44,11 @@ extension from the integer orders: for each ``n`` the map
 and :math:`S(\alpha) \le \sum_n \tilde a_n H_{n,a_0}^{1-t}H_{n,a_0+1}^t`.  This is an
 upper bound on the value of (16) at :math:`\alpha`, hence a valid RDP bound (and,
 by Hölder, never looser than interpolating :math:`\log S` itself, which is the
-device of Wang et al. 2019 restated in (130)-(132)).
+device of Wang et al. 2019 restated in (130)-(132)).  For the (at most
+``EXACT_H_MAX_TERMS``) terms that dominate the sum we also compute the exact
+:math:`H_{\alpha,\sigma/n}(\tilde q)` at the real order by the certified integral of
+:mod:`.poisson_gaussian` (noise :math:`\sigma/(2n)`) and keep the smaller of the two
+valid bounds.
 
 Lower bound (Theorem 3.7, eq. (17), derivation (114)-(119), App. D.2.1): for
 integer :math:`\alpha \ge 2`, with :math:`a_n = \binom{|B|}{n}N^{-n}(1-N^{-1})^{|B|-n}`,
@@ -208,7 +212,44 @@ def _log_h_all_n(alpha: int, log_qt: arb, sigma: arb, b: int) -> List[arb]:
     return out
 
 
-def _fswr_log_s_minus_1(alpha: Fraction, sigma: Fraction, b: int, n: int) -> arb:
+#: at most this many certified integrals per real order (the most significant n)
+EXACT_H_MAX_TERMS = 16
+
+
+def _tighten_with_exact_h(alpha: Fraction, sigma: Fraction, b: int, n: int, log_at: List[arb],
+                          exps: List[arb]) -> List[arb]:
+    r"""Replace the log-convex bound of :math:`\log H_{\alpha,\sigma/k}(\tilde q)` by the exact value
+    (certified integral, :func:`.poisson_gaussian.log_a_fractional` via
+    :func:`.poisson_gaussian.poisson_gaussian_rdp` with noise :math:`\sigma/(2k)`) for the
+    terms that dominate the sum.  Both are valid upper bounds of the same quantity, so
+    their minimum is; the choice of terms (float estimates) only affects tightness,
+    and a failed integral falls back to the extension."""
+    from .poisson_gaussian import poisson_gaussian_rdp
+
+    contrib = []
+    for k, (la, e) in enumerate(zip(log_at, exps)):
+        em = float(e.mid())
+        lc = float(la.mid()) + (em if em > 30 else math.log(math.expm1(em)) if em > 0 else -math.inf)
+        contrib.append((lc, k))
+    top = max(c for c, _ in contrib)
+    chosen = [k for c, k in sorted(contrib, reverse=True)[:EXACT_H_MAX_TERMS] if c > top - 30 * math.log(10)]
+    qt = 1 - Fraction(n - 1, n) ** b
+    a_arb = to_arb(alpha - 1)
+    out = list(exps)
+    prec = ctx.prec
+    for k in chosen:
+        try:
+            ex = poisson_gaussian_rdp(alpha, qt, Fraction(sigma) / (2 * (k + 1)), prec) * a_arb
+        except (ArithmeticError, ValueError):
+            continue
+        # adopt only a narrow enclosure that lowers the bound (else the extension stays);
+        # log H >= 0 (Jensen), so the minimum is clipped at 0
+        if ex.is_finite() and ex.rad() < abs(ex.mid()) * arb(2) ** (-(prec // 2)) and ex.upper() < out[k].upper():
+            out[k] = out[k].min(ex).max(arb(0))
+    return out
+
+
+def _fswr_log_s_minus_1(alpha: Fraction, sigma: Fraction, b: int, n: int, exact_real_orders: bool = True) -> arb:
     r"""Ball containing :math:`\log(\bar S(\alpha) - 1)` where :math:`\bar S` is :math:`S` at
     integer orders and its per-``n`` log-convex interpolation otherwise (module docstring)."""
     s = to_arb(sigma)
@@ -223,27 +264,33 @@ def _fswr_log_s_minus_1(alpha: Fraction, sigma: Fraction, b: int, n: int) -> arb
         upper = _log_h_all_n(a0 + 1, log_qt, s, b)
         lower = _log_h_all_n(a0, log_qt, s, b) if a0 >= 2 else [arb(0)] * b
         exps = [(1 - tt) * lo + tt * up for lo, up in zip(lower, upper)]
+        if exact_real_orders:
+            exps = _tighten_with_exact_h(alpha, sigma, b, n, log_at, exps)
     total = arb(0)
     for la, e in zip(log_at, exps):
         total += la.exp() * e.expm1()
     return total.log()
 
 
-def fswr_upper_rdp(alpha: object, sigma: object, batch_size: object, dataset_size: object) -> arb:
+def fswr_upper_rdp(alpha: object, sigma: object, batch_size: object, dataset_size: object,
+                   exact_real_orders: bool = True) -> arb:
     r"""Ball for the FSwR RDP upper bound of Theorem 3.6, eq. (16), one step.
 
-    Exact value of (16) at integer orders; at real orders the proven per-``n``
-    log-convex extension of the module docstring.  Call at the working
-    precision you want (``flint.ctx.prec``).
+    Exact value of (16) at integer orders; at real orders, per ``n`` the smaller of
+    the proven log-convex extension (module docstring) and, for the dominant
+    terms, the exact :math:`H_{\alpha,\sigma/n}(\tilde q)` by certified integration.
+    Call at the working precision you want (``flint.ctx.prec``).
 
     Args:
         alpha: order > 1 (exact rational).
         sigma: noise multiplier > 0.
         batch_size, dataset_size: ``1 <= |B| < |D|``.
+        exact_real_orders: use the certified integrals at real orders (default);
+            ``False`` gives the extension alone (faster, looser).
     """
     a = _order(alpha)
     s, b, n = validate_fswr(sigma, batch_size, dataset_size)
-    log_sm1 = _fswr_log_s_minus_1(a, s, b, n)
+    log_sm1 = _fswr_log_s_minus_1(a, s, b, n, exact_real_orders)
     return log_sm1.exp().log1p() / to_arb(a - 1)
 
 
@@ -271,6 +318,17 @@ def _screen_log_h_all_n(alpha: int, q: float, sigma: float, b: int) -> np.ndarra
     return np.logaddexp(0.0, log_i)
 
 
+def _screen_log_h_quad(alpha: float, q: float, mus: np.ndarray) -> np.ndarray:
+    """Float log E_{z~N(0,1)}[(1-q+q e^{mu z - mu^2/2})^alpha] by the trapezoid rule (screen only)."""
+    out = np.empty(len(mus))
+    for i, mu in enumerate(mus):
+        hi = max(15.0, alpha * mu + 15.0)
+        z = np.linspace(-15.0, hi, int(min(200000, 40 * (hi + 15.0))) + 1)
+        lf = alpha * np.logaddexp(math.log1p(-q), math.log(q) + mu * z - mu * mu / 2) - z * z / 2 - 0.5 * math.log(2 * math.pi)
+        out[i] = special.logsumexp(lf) + math.log(z[1] - z[0])
+    return out
+
+
 def _screen_fswr(alphas: np.ndarray, sigma: float, b: int, n: int) -> np.ndarray:
     qt = -math.expm1(b * math.log1p(-1.0 / n))
     kk = np.arange(1, b + 1, dtype=float)
@@ -293,6 +351,13 @@ def _screen_fswr(alphas: np.ndarray, sigma: float, b: int, n: int) -> np.ndarray
         e = log_h(a0) if t == 0 else (1 - t) * log_h(a0) + t * log_h(a0 + 1)
         with np.errstate(all="ignore"):
             log_terms = log_at + np.where(e > 30, e, np.log(np.expm1(np.maximum(e, 1e-300))))
+            if t != 0 and a < 64:
+                # mirror the certified path: exact H (float quadrature) for the dominant terms
+                idx = np.argsort(log_terms)[::-1][:EXACT_H_MAX_TERMS]
+                idx = idx[log_terms[idx] > log_terms[idx[0]] - 30 * math.log(10)]
+                ex = _screen_log_h_quad(a, qt, 2.0 * (idx + 1) / sigma)
+                e2 = np.minimum(e[idx], ex)
+                log_terms[idx] = log_at[idx] + np.where(e2 > 30, e2, np.log(np.expm1(np.maximum(e2, 1e-300))))
         lsm1 = special.logsumexp(log_terms)
         out[i] = np.logaddexp(0.0, lsm1) / (a - 1)
     return out
