@@ -21,7 +21,7 @@ from typing import List, Optional
 
 from ._common import CliError, Parser, run_command
 
-SUBCOMMANDS: List[str] = ["rdp", "epsilon", "delta", "dpsgd", "reproduce", "certify", "verify", "calibrate", "audit"]
+SUBCOMMANDS: List[str] = ["rdp", "epsilon", "delta", "dpsgd", "reproduce", "certify", "verify", "calibrate", "audit", "conjecture", "constant", "routes"]
 
 
 def build_parser() -> Parser:

@@ -1,0 +1,38 @@
+"""``rigorous-rdp routes``: the three routes of the blog post's comparison (part 2)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Dict
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "routes", help="delta of the three routes (Claims 9-19-18; Claim 23; Claim 28) at the same epsilon, r, k, sigma",
+        description="Certified delta of route 1 (Claims 9, 19, 18), route 2 (Claim 23) and route 3 (Claim 28, conditional on Conjecture 1).")
+    p.add_argument("--epsilon", required=True, metavar="E", help="epsilon > 0")
+    p.add_argument("--r", required=True, metavar="R", help="subsampling rate 0 < r <= 1")
+    p.add_argument("--k", required=True, metavar="K", help="epochs (integer >= 1); T = ceil(k / r) steps")
+    p.add_argument("--sigma", required=True, metavar="S", help="noise multiplier sigma > 0")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    p.set_defaults(func=run)
+
+
+_OPTIONS = ("epsilon", "r", "k", "sigma")
+
+
+def run(args: argparse.Namespace) -> Dict[str, Any]:
+    """Run; a ValueError naming one of this command's options gets the ``--`` prefix."""
+    try:
+        return _run(args)
+    except ValueError as exc:
+        msg = str(exc)
+        if any(msg.startswith(o + " ") for o in _OPTIONS):
+            raise ValueError("--" + msg) from None
+        raise
+
+
+def _run(args: argparse.Namespace) -> Dict[str, Any]:
+    from ..routes import compare_routes
+
+    return compare_routes(args.epsilon, args.r, args.k, args.sigma)
