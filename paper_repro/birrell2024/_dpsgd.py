@@ -313,14 +313,17 @@ LABELS = {"fswor": "fixed-size w/o replacement (FSwoR)", "poisson": "Poisson"}
 SCALED_NOTE = "scaled-down reproduction: sklearn digits (N=1440), numpy MLP 64-32-10, CPU"
 
 
+SHORT_LABELS = {"fswor": "FSwoR", "poisson": "Poisson"}
+
+
 def plot_accuracy(ax, results: Dict[str, Dict[str, object]], epsilons: Optional[Dict[str, object]] = None,
-                  nsd: float = 3.0) -> None:
+                  nsd: float = 3.0, short: bool = False) -> None:
     """Mean test accuracy vs epoch per sampler with a shaded band of +-``nsd`` standard deviations."""
     for s in ("fswor", "poisson"):
         r = results[s]
         m, sd = np.asarray(r["mean"]), np.asarray(r["std"])
         ep = np.arange(len(m))
-        label = f"{LABELS[s]}: {100 * r['final_mean']:.2f}%"
+        label = f"{(SHORT_LABELS if short else LABELS)[s]}: {100 * r['final_mean']:.2f}%"
         if epsilons is not None:
             eps = _final_eps_label(epsilons, s)
             if eps:

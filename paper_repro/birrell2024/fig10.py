@@ -49,9 +49,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             results[s] = D.run_seeds(cfg, seeds)
         eps = D.run_epsilons(sigma, batch, [epochs * cfg.steps_per_epoch], DELTA)
         ax = axes[k // 4, k % 4]
-        D.plot_accuracy(ax, results, eps)
+        D.plot_accuracy(ax, results, eps, short=True)
         ax.set_ylim(0, 100)
-        ax.legend(loc="lower right", fontsize=7)
+        ax.legend(loc="lower right", fontsize=7.5, title="final accuracy, certified \u03b5", title_fontsize=7)
         ax.set_title(f"({panel}) \u03c3 = {sigma:g}, |B| = {batch}, q = {batch}/{D.N_TRAIN}", fontsize=10)
         if k % 4:
             ax.set_ylabel("")
