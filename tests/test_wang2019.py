@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from flint import arb
 
-from rigorous_rdp import GaussianEvent, LaplaceEvent, RdpAccountant
+from rigorous_rdp import GaussianEvent, LaplaceEvent, RdpAccountant, UnsupportedEventError
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.curves import rdp_curve
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve
@@ -156,6 +156,8 @@ def test_curve_event_accountant_and_reference():
         assert _contains(curve.certified(Fraction(7)), reference_rdp(ev, Fraction(7)))
     acc = RdpAccountant().compose(ev, 1000)
     assert 0 < acc.get_epsilon("1e-5").upper_float() < 5
+    with pytest.raises(UnsupportedEventError):
+        rdp_curve(Wang2019SampledEvent(LaplaceEvent(1), 120, 50000))
     c2 = wang2019_curve(replace_one_gaussian_curve(6), 120, 50000)
     with workprec(64):
         assert c2.certified(Fraction(9, 2)).overlaps(curve.certified(Fraction(9, 2)))

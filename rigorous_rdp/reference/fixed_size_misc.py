@@ -307,7 +307,7 @@ def poisson_replace_one_mp(alpha, q, sigma, m: int = 5, dps: int = 80) -> mpf:
 
 def poisson_replace_one_true_mp(alpha, q, sigma, dps: int = 30) -> mpf:
     r"""The divergence that (96) shows to be the worst case at second order:
-    :math:`D_lpha(qN(1,\sigma^2)+(1-q)N(0,\sigma^2)\,\|\,qN(-1,\sigma^2)+(1-q)N(0,\sigma^2))`
+    :math:`D_\alpha(qN(1,\sigma^2)+(1-q)N(0,\sigma^2)\,\|\,qN(-1,\sigma^2)+(1-q)N(0,\sigma^2))`
     (one record with gradient +1 replaced by -1, all others 0), by quadrature."""
     with mp.workdps(dps):
         qq = _f(Fraction(q))

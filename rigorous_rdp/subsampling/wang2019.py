@@ -318,13 +318,13 @@ def wang2019_curve(base_curve: RdpCurve, batch_size: object, dataset_size: objec
 
 @dataclass(frozen=True, slots=True)
 class Wang2019SampledEvent(DpEvent):
-    """Fixed-size sampling without replacement, replace-one adjacency, accounted
+    r"""Fixed-size sampling without replacement, replace-one adjacency, accounted
     with the Wang et al. 2019 bound (Theorem 9) instead of Birrell et al.
 
     ``RdpAccountant().compose(Wang2019SampledEvent(GaussianEvent(6), 120, 50000), T)``
-    selects this bound; the base curve of a :class:`GaussianEvent` is the
-    replace-one curve (129).  Other inner events use ``rdp_curve(event)`` as the
-    base curve, which must then be their replace-one RDP.
+    selects this bound; the base curve of the :class:`GaussianEvent` (DP-SGD: sum of
+    gradients clipped at norm 1) is the replace-one curve :math:`2\alpha/\sigma^2` (129).
+    Other mechanisms: call :func:`wang2019_curve` with their replace-one RDP curve.
     """
 
     event: DpEvent
@@ -343,8 +343,12 @@ class Wang2019SampledEvent(DpEvent):
 
 @rdp_curve.register
 def _(event: Wang2019SampledEvent) -> RdpCurve:
-    if isinstance(event.event, GaussianEvent):
-        base = replace_one_gaussian_curve(event.event.noise_multiplier)
-    else:
-        base = rdp_curve(event.event)
-    return wang2019_curve(base, event.batch_size, event.dataset_size)
+    if not isinstance(event.event, GaussianEvent):
+        # the replace-one base curve of other mechanisms depends on how a record enters
+        # them; pass it explicitly to wang2019_curve instead of guessing a convention
+        raise UnsupportedEventError(
+            f"Wang2019SampledEvent supports GaussianEvent only (found {type(event.event).__name__});"
+            " use wang2019_curve(base_curve, batch_size, dataset_size) with the replace-one RDP curve"
+        )
+    return wang2019_curve(replace_one_gaussian_curve(event.event.noise_multiplier), event.batch_size,
+                          event.dataset_size)
