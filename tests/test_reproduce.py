@@ -1,0 +1,229 @@
+"""Tests of ``rigorous-rdp reproduce`` and of the Birrell et al. training / variance figures."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rigorous_rdp import reproduce as rep
+from rigorous_rdp.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+BIRRELL_SEED = "004_85a5147f28f95754.txt"
+OWN_IDS = ["birrell2024-fig2", "birrell2024-fig3", "birrell2024-fig4a", "birrell2024-fig4b", "birrell2024-fig5",
+           "birrell2024-fig7", "birrell2024-fig10", "birrell2024-variance"]
+
+#: Deterministic figures whose full version is cheap enough to recompute in a test
+#: (certified arithmetic only); their committed JSON must match the script's output.
+CHEAP_DETERMINISTIC = ["birrell2024-fig2", "birrell2024-fig7"]
+
+
+def _run(capsys, *argv):
+    code = main(["reproduce", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_json(capsys):
+    code, out, err = _run(capsys, "--list", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"figures"}
+    ids = [f["id"] for f in data["figures"]]
+    assert len(ids) == len(set(ids))
+    for f in data["figures"]:
+        assert set(f) == {"id", "source", "title"}
+        assert f["title"] and f["source"].endswith(".txt")
+        assert (Path("/work/shared/seeds") / f["source"]).name == f["source"]
+    for fid in OWN_IDS:
+        assert fid in ids
+        assert next(f for f in data["figures"] if f["id"] == fid)["source"] == BIRRELL_SEED
+    # natural order: fig2 before fig10
+    assert ids.index("birrell2024-fig2") < ids.index("birrell2024-fig10")
+
+
+def test_list_selected_text(capsys):
+    code, out, _ = _run(capsys, "--list", "birrell2024-fig7", "birrell2024-fig2")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert [ln.split()[0] for ln in lines] == ["birrell2024-fig7", "birrell2024-fig2"]
+
+
+def test_fast_subset_writes_png_and_json(tmp_path, capsys):
+    ids = ["birrell2024-fig7", "birrell2024-fig5", "birrell2024-variance"]
+    code, out, err = _run(capsys, *ids, "--fast", "--out", str(tmp_path), "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["failed"] == [] and res["fast"] is True
+    assert [f["id"] for f in res["figures"]] == ids
+    assert "figures" in err or "birrell2024" in err          # the progress bar is on stderr
+    for fid in ids:
+        png = (tmp_path / f"{fid}.png").read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+        data = json.loads((tmp_path / f"{fid}.json").read_text())
+        assert data["id"] == fid and data["fast"] is True
+    # fig5: fixed-size batches are exactly |B|, Poisson batches vary; memory follows the batch size
+    d5 = json.loads((tmp_path / "birrell2024-fig5.json").read_text())
+    assert set(d5["batch_sizes"]["fswor"]) == {120}
+    assert len(set(d5["batch_sizes"]["poisson"])) > 3
+    assert d5["stats"]["fswor"]["peak_mib_sd"] < 0.01 * d5["stats"]["fswor"]["peak_mib_mean"]
+    b = np.array(d5["batch_sizes"]["poisson"], float)
+    m = np.array(d5["peak_bytes"]["poisson"], float)
+    assert np.corrcoef(b, m)[0, 1] > 0.95
+
+
+def test_jobs_two_processes(tmp_path, capsys):
+    ids = ["birrell2024-fig2", "birrell2024-fig7"]
+    code, out, err = _run(capsys, *ids, "--fast", "--jobs", "2", "--out", str(tmp_path), "--json", "--no-progress")
+    assert code == 0, err
+    assert err == ""
+    assert sorted(f["id"] for f in json.loads(out)["figures"]) == sorted(ids)
+    assert all((tmp_path / f"{i}.png").is_file() for i in ids)
+
+
+def _assert_close(new, old, path="", rtol=1e-6):
+    if isinstance(old, dict):
+        assert isinstance(new, dict) and set(new) == set(old), f"{path}: keys differ"
+        for k in old:
+            if "second" in k or "time" in k:
+                continue
+            _assert_close(new[k], old[k], f"{path}.{k}", rtol)
+    elif isinstance(old, list):
+        assert isinstance(new, list) and len(new) == len(old), f"{path}: lengths differ"
+        for i, (a, b) in enumerate(zip(new, old)):
+            _assert_close(a, b, f"{path}[{i}]", rtol)
+    elif isinstance(old, bool) or old is None or isinstance(old, str):
+        assert new == old, f"{path}: {new!r} != {old!r}"
+    else:
+        assert math.isclose(new, old, rel_tol=rtol, abs_tol=1e-300), f"{path}: {new!r} != {old!r}"
+
+
+@pytest.mark.parametrize("fig_id", CHEAP_DETERMINISTIC)
+def test_committed_json_matches_script(fig_id, tmp_path):
+    committed = REPO / "figures" / f"{fig_id}.json"
+    if not committed.is_file():
+        pytest.fail(f"figures/{fig_id}.json is not committed")
+    scripts = rep.discover()
+    runs = rep.run_figures([scripts[fig_id]], tmp_path, progress=False)
+    assert runs[0].ok, runs[0].error
+    _assert_close(json.loads((tmp_path / f"{fig_id}.json").read_text()), json.loads(committed.read_text()))
+
+
+def test_committed_training_json_is_the_full_version():
+    for fid in OWN_IDS:
+        p = REPO / "figures" / f"{fid}.json"
+        assert p.is_file(), f"figures/{fid}.json missing"
+        assert json.loads(p.read_text())["fast"] is False
+        assert (REPO / "figures" / f"{fid}.png").is_file()
+
+
+def test_unknown_figure_id(capsys):
+    code, out, err = _run(capsys, "birrell2024-fig99")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("rigorous-rdp: error: FIGURE_ID 'birrell2024-fig99' is unknown")
+
+
+@pytest.mark.parametrize("jobs", ["0", "-1", "1.5", "two", "nan"])
+def test_bad_jobs(capsys, jobs):
+    code, out, err = _run(capsys, "--list", "--jobs", jobs)
+    assert code == 2 and out == ""
+    assert err.startswith("rigorous-rdp: error: --jobs") and err.count("\n") == 1
+
+
+def test_run_figures_validates_jobs(tmp_path):
+    with pytest.raises(ValueError, match=r"^jobs must be an integer >= 1"):
+        rep.run_figures([], tmp_path, jobs=0)
+
+
+def test_failing_figure_is_reported_and_exit_1(tmp_path, capsys, monkeypatch):
+    mod = tmp_path / "mods" / "broken_fig_for_test.py"
+    mod.parent.mkdir()
+    mod.write_text("ID = 'x-broken'\nTITLE = 't'\nSOURCE = 's'\n"
+                   "def main(out_dir, fast=False):\n    raise RuntimeError('deliberately broken')\n")
+    monkeypatch.syspath_prepend(str(mod.parent))
+    good = rep.discover()["birrell2024-fig7"]
+    bad = rep.FigureScript("x-broken", "t", "s", "broken_fig_for_test")
+    monkeypatch.setattr(rep, "discover", lambda: {bad.id: bad, good.id: good})
+    code, out, err = _run(capsys, "x-broken", "birrell2024-fig7", "--fast", "--out", str(tmp_path / "o"), "--json")
+    assert code == 1
+    res = json.loads(out)
+    assert res["failed"] == ["x-broken"]
+    st = {f["id"]: f for f in res["figures"]}
+    assert st["x-broken"]["status"] == "failed" and "deliberately broken" in st["x-broken"]["error"]
+    assert st["birrell2024-fig7"]["status"] == "ok"          # the others still run
+    assert "figure x-broken failed" in err
+
+
+def test_default_out_dir_is_the_checkout():
+    assert rep.default_out_dir() == REPO / "figures"
+
+
+# --- the numerical pieces of the training / variance figures --------------------------
+
+def test_clipped_sum_equals_materialised_per_example_clipping():
+    from paper_repro.birrell2024 import _dpsgd as D
+
+    data = D.load_digits_split()
+    params = D._init_params(np.random.default_rng(3), 64, 32, 10)
+    x, y = data["x_train"][:40], data["y_train"][:40]
+    g = D.per_example_grads(params, x, y)
+    for clip in (0.1, 1.0, 100.0):
+        norms = np.linalg.norm(g, axis=1)
+        ref = (g * np.minimum(1.0, clip / norms)[:, None]).sum(axis=0)
+        np.testing.assert_allclose(D.clipped_grad_sum(params, x, y, clip), ref, rtol=1e-12, atol=1e-12)
+    # per-example gradients against a finite difference of the loss of one example
+    i, eps = 5, 1e-6
+    flat = np.concatenate([p.ravel() for p in params])
+
+    def loss(vec):
+        ps = D._unflatten(vec, params)
+        _, p = D._forward(ps, x[i:i + 1])
+        return -np.log(p[0, y[i]])
+
+    for j in (0, 100, 2100, 2405):
+        e = np.zeros_like(flat)
+        e[j] = eps
+        fd = (loss(flat + e) - loss(flat - e)) / (2 * eps)
+        assert abs(fd - g[i, j]) < 1e-6
+
+
+def test_variance_formulas_against_enumeration():
+    from paper_repro.birrell2024.variance import formulas
+
+    a = np.array([0.3, -1.2, 2.0, 0.7, 0.1, -0.4])
+    n = len(a)
+    for b in (1, 2, 3, 5):
+        subsets = [a[list(s)].sum() / b for s in itertools.combinations(range(n), b)]
+        tuples = [a[list(t)].sum() / b for t in itertools.product(range(n), repeat=b)]
+        q = b / n
+        pois_m1 = pois_m2 = 0.0
+        for pat in itertools.product((0, 1), repeat=n):
+            w = q ** sum(pat) * (1 - q) ** (n - sum(pat))
+            z = a[np.array(pat, bool)].sum() / b
+            pois_m1 += w * z
+            pois_m2 += w * z * z
+        f = formulas(a, b)
+        assert math.isclose(np.var(subsets), f["B"], rel_tol=1e-12)
+        assert math.isclose(np.var(tuples), f["R"], rel_tol=1e-12)
+        assert math.isclose(pois_m2 - pois_m1**2, f["P"], rel_tol=1e-12)
+
+
+def test_batch_sampler_distributions():
+    from paper_repro.birrell2024._dpsgd import draw_batch
+
+    rng = np.random.default_rng(0)
+    sizes = [len(draw_batch("poisson", rng, 1440, 120)) for _ in range(2000)]
+    assert abs(np.mean(sizes) - 120) < 4 * math.sqrt(1440 * (1 / 12) * (11 / 12) / 2000)
+    for _ in range(20):
+        idx = draw_batch("fswor", rng, 1440, 120)
+        assert len(idx) == 120 and len(set(idx.tolist())) == 120
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
