@@ -123,6 +123,17 @@ def test_committed_training_json_is_the_full_version():
         assert (REPO / "figures" / f"{fid}.png").is_file()
 
 
+def test_committed_bounds_are_consistent():
+    """Certified upper bounds never fall below the certified lower bound (133) of Wang et al."""
+    d = json.loads((REPO / "figures" / "birrell2024-fig7.json").read_text())
+    r = d["rdp"]
+    assert all(u >= lo for u, lo in zip(r["fswor_thm3.4"], r["wang_lower"]))
+    assert all(u >= lo for u, lo in zip(r["wang_upper"], r["wang_lower"]))
+    d3 = json.loads((REPO / "figures" / "birrell2024-fig3.json").read_text())["results"]
+    for m in (3, 4, 5):
+        assert all(u >= lo for u, lo in zip(d3[f"thm3.4_m{m}"]["epsilon_upper"], d3["wang_lower_reference"]["epsilon"]))
+
+
 def test_unknown_figure_id(capsys):
     code, out, err = _run(capsys, "birrell2024-fig99")
     assert code == 2 and out == ""
