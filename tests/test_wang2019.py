@@ -73,6 +73,9 @@ def test_lower_matches_133_and_is_the_gaussian_mixture_divergence(alpha):
         pg = log_a_integer(alpha, arb(120) / 50000, arb(3)) / (alpha - 1)
     assert _contains(lo, R.wang_lower_mp(alpha, Fraction(6), Q))
     assert lo.overlaps(pg)
+    with workprec(128):
+        assert wang2019_lower_general(alpha, replace_one_gaussian_curve(6), Q).overlaps(lo)
+        assert wang2019_lower_general(alpha, replace_one_gaussian_curve(6), 1).overlaps(arb(2 * alpha) / 36)
 
 
 @pytest.mark.parametrize("alpha", [2, 3, 8, 32])

@@ -13,7 +13,6 @@ in grey for orientation.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from pathlib import Path
 
 import matplotlib.pyplot as plt

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
-from flint import arb
 
 from paper_repro._common import SEEDS as SEED_FILES, save_figure
 from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec

@@ -77,13 +77,13 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Sequence, Tuple, Union
 
 import numpy as np
 from flint import arb, ctx
 from scipy import special
 
-from ..arith import refine, to_arb, Certified, DEFAULT_DIGITS, MAX_PREC
+from ..arith import DEFAULT_DIGITS, Certified, refine, to_arb
 from ..curves import RdpCurve
 from ..errors import UnsupportedEventError
 from ..events import Adjacency, FixedSizeSampledEvent, GaussianEvent
@@ -434,7 +434,15 @@ T_SETS: Dict[str, Callable[[int, int], Sequence[int]]] = {"fig9": _t_fig9, "fig1
 
 def _resolve_t(t_sets: TSets) -> Callable[[int, int], Sequence[int]]:
     if callable(t_sets):
-        return t_sets
+        user = t_sets
+
+        def checked(k: int, b: int) -> Sequence[int]:
+            ts = sorted(set(int(m) for m in user(k, b)))
+            if any(not 0 <= m <= b for m in ts):
+                raise ValueError(f"t-sets must return indices in [0, {b}]. Found {ts} for k = {k}.")
+            return ts
+
+        return checked
     try:
         return T_SETS[t_sets]
     except KeyError:

@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Optional
-
 import numpy as np
 from flint import arb, ctx
 

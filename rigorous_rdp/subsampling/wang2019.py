@@ -62,13 +62,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Optional
 
 import numpy as np
 from flint import arb
 from scipy import special
 
-from ..arith import Certified, DEFAULT_DIGITS, parse_rational, refine, to_arb
+from ..arith import parse_rational, to_arb
 from ..curves import RdpCurve, rdp_curve
 from ..errors import UnsupportedEventError
 from ..events import DpEvent, GaussianEvent
