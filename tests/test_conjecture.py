@@ -1,0 +1,143 @@
+"""Tests of the Conjecture 1 probe (rigorous_rdp.conjecture)."""
+
+import itertools
+import json
+import math
+import subprocess
+import sys
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+import pytest
+from flint import arb
+
+from rigorous_rdp.arith import workprec
+from rigorous_rdp.conjecture import ProbeConfig, certify_config, mixtures, probe, screen_ratio, tail_bounds
+from rigorous_rdp.parallel import SerialExecutor
+
+
+def cfg_fixed(n, m, sigma, lam, values, counts, u, up):
+    return ProbeConfig("fixed", n, m, F(0), F(sigma), F(lam), tuple((F(v),) for v in values), tuple(counts), (F(u),), (F(up),))
+
+
+def brute_force_laws(n, m, rows, u, up):
+    """Output laws by enumerating every size-m subset of the n rows (row n-1 differs)."""
+    p, q = {}, {}
+    subsets = list(itertools.combinations(range(n), m))
+    for I in subsets:
+        sp = sum(rows[i] if i < n - 1 else u for i in I)
+        sq = sum(rows[i] if i < n - 1 else up for i in I)
+        p[sp] = p.get(sp, 0) + F(1, len(subsets))
+        q[sq] = q.get(sq, 0) + F(1, len(subsets))
+    return p, q
+
+
+def test_mixtures_match_subset_enumeration():
+    c = cfg_fixed(6, 3, 1, 2, [F(0), F(1, 2)], [3, 2], F(1), F(1, 4))
+    mx = mixtures(c)
+    r = mx["r"]
+    p, q = {}, {}
+    for w, (mu,) in mx["A"]:
+        p[mu] = p.get(mu, 0) + (1 - r) * w
+        q[mu] = q.get(mu, 0) + (1 - r) * w
+    for w, (mu,) in mx["B"]:
+        p[mu + F(1)] = p.get(mu + F(1), 0) + r * w
+        q[mu + F(1, 4)] = q.get(mu + F(1, 4), 0) + r * w
+    rows = [F(0)] * 3 + [F(1, 2)] * 2
+    bp, bq = brute_force_laws(6, 3, rows, F(1), F(1, 4))
+    clean = lambda d: {k: v for k, v in d.items() if v != 0}  # noqa: E731
+    assert clean(p) == bp and clean(q) == bq
+
+
+def mp_renyi_g(p_atoms, q_atoms, lam, sigma):
+    s = mpmath.mpf(sigma)
+    pd = lambda y: mpmath.fsum(mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s) for m, w in p_atoms.items())  # noqa: E731
+    qd = lambda y: mpmath.fsum(mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s) for m, w in q_atoms.items())  # noqa: E731
+    lam = mpmath.mpf(lam.numerator) / lam.denominator
+    return mpmath.quad(lambda y: pd(y) ** lam * qd(y) ** (1 - lam), [-mpmath.inf, -8, 0, 2, 4, 8, mpmath.inf])
+
+
+@pytest.mark.parametrize("lam", [F(4), F(5, 2)])
+def test_certified_lhs_matches_mpmath(lam):
+    mpmath.mp.dps = 30
+    c = cfg_fixed(3, 1, 1, lam, [F(1, 2), F(0)], [1, 1], F(1), F(0))
+    bp, bq = brute_force_laws(3, 1, [F(1, 2), F(0)], F(1), F(0))
+    ref = mpmath.log(mp_renyi_g(bp, bq, lam, 1)) / (mpmath.mpf(lam.numerator) / lam.denominator - 1)
+    res = certify_config(c, digits=8)
+    assert res["lhs"].lower_float() <= float(ref) <= res["lhs"].upper_float() or \
+        abs(float(ref) - res["lhs"].mid_float()) < 1e-12
+    assert res["lhs"].relative_width() < 1e-7
+    assert res["verdict"] == "holds"
+
+
+def test_equality_configuration():
+    """All other rows at 0, u = 1, u' = 0: p, q are exactly the right-hand side pair."""
+    c = cfg_fixed(10, 3, 2, 5, [F(0)], [9], F(1), F(0))
+    s = screen_ratio(c)
+    assert abs(s["ratio"] - 1) < 1e-12
+    res = certify_config(c, digits=8)
+    assert res["ratio"].ball.contains(arb(1))
+    assert res["verdict"] == "undecided"  # equal values cannot be ordered strictly
+
+
+def test_tail_bound_dominates_tail_integral():
+    mpmath.mp.dps = 30
+    # p = N(1/2)/2 + N(1)/2, q = N(1/2)/2 + N(0)/2, sigma = 1, lambda = 3
+    lam = 3
+    pd = lambda y: (mpmath.npdf(y, 0.5) + mpmath.npdf(y, 1)) / 2  # noqa: E731
+    qd = lambda y: (mpmath.npdf(y, 0.5) + mpmath.npdf(y, 0)) / 2  # noqa: E731
+    f = lambda y: qd(y) * ((pd(y) / qd(y)) ** lam - 1 - lam * (pd(y) / qd(y) - 1))  # noqa: E731
+    L, U = -6, 9
+    tail = mpmath.quad(f, [-mpmath.inf, L]) + mpmath.quad(f, [U, mpmath.inf])
+    with workprec(64):
+        pa = [(arb(1) / 2, arb(1) / 2), (arb(1) / 2, arb(1))]
+        qa = [(arb(1) / 2, arb(1) / 2), (arb(1) / 2, arb(0))]
+        b = tail_bounds(arb(L), arb(U), arb(lam), arb(1), pa, qa)
+    assert float(tail) <= float(b.lower())
+    assert float(b.upper()) < 1e-4  # not vacuous
+
+
+def test_poisson_case_holds():
+    """Mironov-Talwar-Zhang 2019 prove Conjecture 1 for Poisson add/remove."""
+    c = ProbeConfig("poisson", 4, 0, F(1, 5), F(1), F(3), ((F(1),), (F(-1, 2),)), (2, 1), (F(1),), (F(0),))
+    res = certify_config(c, digits=6)
+    assert res["verdict"] == "holds"
+    assert res["ratio"].upper_float() < 1
+
+
+def test_bad_config():
+    with pytest.raises(ValueError, match="^values must be within distance 1"):
+        cfg_fixed(4, 2, 1, 2, [F(0)], [3], F(3, 2), F(0))
+    with pytest.raises(ValueError, match="^m must be in"):
+        cfg_fixed(4, 4, 1, 2, [F(0)], [3], F(1), F(0))
+    with pytest.raises(ValueError, match="^lambda must be > 1"):
+        cfg_fixed(4, 2, 1, 1, [F(0)], [3], F(1), F(0))
+    with pytest.raises(ValueError, match="^trials must be"):
+        probe(0, 1)
+    c2 = ProbeConfig("fixed", 3, 1, F(0), F(1), F(2), ((F(0), F(0)),), (2,), (F(1, 4), F(0)), (F(-1, 4), F(0)))
+    with pytest.raises(ValueError, match="^d must be 1"):
+        certify_config(c2)
+
+
+def _strip(js):
+    js = dict(js)
+    for k in ("screens_per_second", "certified_seconds_worst"):
+        js.pop(k)
+    return js
+
+
+def test_probe_deterministic_given_seed():
+    a = probe(3, 7, steps=2).to_json()
+    b = probe(3, 7, steps=2, executor=SerialExecutor()).to_json()
+    assert _strip(a) == _strip(b)
+    assert a["trials"] == 3 and a["violations"] == 0
+    assert F(a["max_ratio"]["upper"]) <= 1 + F(1, 10**6)
+
+
+def test_cli_bad_input_exit_2():
+    out = subprocess.run([sys.executable, "-m", "rigorous_rdp", "conjecture", "--trials", "-3", "--json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip().startswith("rigorous-rdp: error: --trials must be")
+    assert len(out.stderr.strip().splitlines()) == 1

@@ -1,0 +1,112 @@
+"""Tests of rigorous_rdp.constant: C(c1, c2) of Claim 26 (blog part 2)."""
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb
+
+from rigorous_rdp.arith import workprec
+from rigorous_rdp.constant import (constant_at, constant_sup, dr_curve, jensen_lower_bound, limit_value,
+                                   log_g_mixture)
+
+
+def mpf(x):
+    x = Fraction(x) if not isinstance(x, mpmath.mpf) else x
+    return x if isinstance(x, mpmath.mpf) else mpmath.mpf(x.numerator) / x.denominator
+
+
+def mp_g_int(lam, r, sigma):
+    """(9.5) summed directly in mpmath."""
+    r, s = mpf(r), mpf(sigma)
+    return mpmath.fsum(mpmath.binomial(lam, j) * r ** j * (1 - r) ** (lam - j) * mpmath.exp(j * (j - 1) / (2 * s * s))
+                       for j in range(lam + 1))
+
+
+def mp_g_real(lam, r, sigma):
+    """G_lambda by quadrature of the definition."""
+    lam, r, s = mpf(lam), mpf(r), mpf(sigma)
+    phi = lambda y, m: mpmath.npdf(y, m, s)  # noqa: E731
+    f = lambda y: ((1 - r) * phi(y, 0) + r * phi(y, 1)) ** lam * phi(y, 0) ** (1 - lam)  # noqa: E731
+    return mpmath.quad(f, [-mpmath.inf, -10 * s, 0, 1, lam, lam + 10 * s, mpmath.inf])
+
+
+@pytest.mark.parametrize("lam,r,sigma", [(2, Fraction(1, 3), Fraction(1)), (7, Fraction(1, 10), Fraction(3, 2)),
+                                         (50, Fraction(1, 7), Fraction(7))])
+def test_integer_order_matches_mpmath(lam, r, sigma):
+    mpmath.mp.dps = 40
+    ref = mp_g_int(lam, r, sigma)
+    with workprec(128):
+        g = log_g_mixture(Fraction(lam), r, sigma, 128).exp()
+    assert g.contains(arb(mpmath.nstr(ref, 35))) or abs(float(g.mid()) - float(ref)) < 1e-25 * float(ref)
+    assert float(g.rad()) < 1e-25 * float(ref)
+
+
+def test_real_order_matches_quadrature():
+    mpmath.mp.dps = 30
+    lam, r, s = Fraction(7, 2), Fraction(1, 4), Fraction(2)
+    ref = mp_g_real(lam, r, s)
+    with workprec(100):
+        g = log_g_mixture(lam, r, s, 100).exp()
+    assert abs(float(g.mid()) - float(ref)) < 1e-12
+    assert float(g.rad()) < 1e-15
+
+
+def test_constant_at_definition_and_bad_input():
+    mpmath.mp.dps = 30
+    c = constant_at(1, 1, 4, integer=True)  # lambda = 16, r = 1/4
+    ref = mp_g_int(16, Fraction(1, 4), 4)
+    assert c.lower_float() <= float(ref) <= c.upper_float()
+    with pytest.raises(ValueError, match="^c1 must be > 0"):
+        constant_at(0, 1, 4)
+    with pytest.raises(ValueError, match="^sigma must be >= c1"):
+        constant_at(2, 1, 1)
+
+
+def test_sup_integer_orders_equals_brute_force():
+    """Integer orders: sup over sigma is max_j G_j at sigma_j = sqrt(j / c2) (brute force in mpmath)."""
+    mpmath.mp.dps = 30
+    res = constant_sup(1, 1, sigma_max=6, integer=True)
+    best = max(mp_g_int(j, 1 / mpmath.sqrt(j), mpmath.sqrt(j)) for j in range(2, 37))
+    assert res.value.lower_float() <= float(best) * (1 + 1e-12)
+    assert float(best) * (1 - 1e-12) <= res.value.upper_float()
+    assert res.value.relative_width() < 1e-9
+    assert abs(float(res.sigma_argmax) - 15 ** 0.5) < 1e-6  # j* = 15
+
+
+def test_sup_real_orders_brackets_grid_values():
+    res = constant_sup(1, 1, sigma_max=8)
+    # any point value is below the certified supremum, and the best grid point is inside
+    for s in (Fraction(3), Fraction(4), Fraction(7)):
+        assert constant_at(1, 1, s).upper_float() <= res.value.upper_float()
+    assert res.value.relative_width() < 2e-3
+    assert 1.79 < res.value.lower_float() < 1.80
+
+
+def test_limit_and_jensen():
+    with workprec(64):
+        lim = limit_value(1, 1)
+        assert lim.contains(arb(1) / 2) is False and abs(float(lim.mid()) - 1.6487212707001282) < 1e-12
+        # Jensen lower bound below the exact value, and G(sigma) approaches the limit from above
+        s = Fraction(60)
+        g = log_g_mixture(Fraction(3600), 1 / s, s, 64).exp()
+        jb = jensen_lower_bound(3600, 1 / s, s)
+        assert jb <= g
+    assert 1.6487 < float(g.mid()) < 1.67
+
+
+def test_dr_exponent_unbounded_below_one():
+    """d_lambda = 2, d_r = 1/2: the proven Jensen lower bound grows without bound."""
+    out = dr_curve(1.0, 1.0, 0.5, 2.0, [4, 16, 64])
+    assert out["log_jensen"][0] < out["log_jensen"][1] < out["log_jensen"][2]
+    assert out["log_jensen"][2] > 20
+    assert all(g >= j - 1e-9 for g, j in zip(out["log_G"], out["log_jensen"]))
+
+
+def test_sup_bad_input():
+    with pytest.raises(ValueError, match="^sigma-max must be >"):
+        constant_sup(1, 1, sigma_max=1)
+    with pytest.raises(ValueError, match="^sigma-min must be >= c1"):
+        constant_sup(2, 1, sigma_min=1)
+    with pytest.raises(ValueError, match="^c2 must be a number"):
+        constant_sup(1, "abc")
