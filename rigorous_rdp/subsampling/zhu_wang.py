@@ -77,6 +77,9 @@ __all__ = [
     "CallableCurve",
     "ZhuWangCurve",
     "zhu_wang_curve",
+    "condition4_established",
+    "poisson_subsampled_curve",
+    "ZhuWangSampledEvent",
 ]
 
 
