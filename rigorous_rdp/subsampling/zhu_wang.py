@@ -438,11 +438,19 @@ class ZhuWangCurve(RdpCurve):
     # -- float screen ---------------------------------------------------------
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         a = np.asarray(alphas, dtype=float)
-        n_max = int(min(max(2.0, np.nanmax(np.where(np.isfinite(a), a, 2.0))) + 1, 100000))
-        ints = np.arange(2, n_max + 2)
-        base_vals = self.base.screen(ints.astype(float))
-        f_int = {int(n): v for n, v in zip(ints, _screen_int(ints, float(self.q), base_vals, self.bound,
-                                                             self.tau, self.tau_general))}
+        # only the integers next to the requested orders are needed (each costs O(n))
+        need = {2}
+        for x in a:
+            if math.isfinite(x) and 1 < x <= 1e6:
+                need.add(max(2, int(math.floor(x))))
+                need.add(max(2, int(math.ceil(x))))
+        ints = np.array(sorted(need))
+        f_int = {}
+        for n in ints.tolist():
+            ls = np.arange(2, n + 1, dtype=float)
+            base_vals = self.base.screen(ls)
+            f_int[n] = float(_screen_int(np.array([n]), float(self.q), base_vals, self.bound, self.tau,
+                                         self.tau_general, ls)[0])
         out = np.empty(len(a))
         cap = None
         if self.cap_pure_dp and self.bound is not Bound.LOWER:
@@ -455,6 +463,8 @@ class ZhuWangCurve(RdpCurve):
                 continue
             if float(x).is_integer():
                 v = f_int.get(int(x), np.inf)
+            elif x > 1e6:
+                v = np.inf
             elif x < 2:
                 v = f_int[2]
             else:
@@ -465,12 +475,14 @@ class ZhuWangCurve(RdpCurve):
         return out
 
 
-def _screen_int(ints: np.ndarray, q: float, base_vals: np.ndarray, bound: Bound, tau, tau_general) -> np.ndarray:
-    """Float estimates of the bound at integer orders (screening only)."""
+def _screen_int(ints: np.ndarray, q: float, base_vals: np.ndarray, bound: Bound, tau, tau_general,
+                base_orders: np.ndarray) -> np.ndarray:
+    """Float estimates of the bound at integer orders (screening only); ``base_vals`` are the
+    base curve's screen values at ``base_orders`` (which must cover 2..max(ints))."""
     out = np.empty(len(ints))
     if q == 0:
         return np.zeros(len(ints))
-    base = dict(zip(ints.tolist(), base_vals.tolist()))
+    base = dict(zip([int(x) for x in base_orders.tolist()], base_vals.tolist()))
     general = bound is Bound.GENERAL or (bound is Bound.TAU and tau_general)
     lq = math.log(q)
     l1q = math.log1p(-q) if q < 1 else -np.inf
