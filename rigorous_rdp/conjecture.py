@@ -64,6 +64,7 @@ __all__ = [
     "tail_bounds",
     "random_config",
     "optimise_config",
+    "is_rhs_pair",
     "probe",
     "ProbeResult",
 ]
@@ -394,12 +395,32 @@ def _log_g_lhs_certified(cfg: ProbeConfig, prec: int, log_i_est: float) -> arb:
     return i_ball.log1p()
 
 
+def is_rhs_pair(cfg: ProbeConfig) -> bool:
+    r"""True when (p, q) is exactly the right-hand-side pair up to translation and reflection:
+    q a single Gaussian and p = (1-r) q + r (q shifted by +-1).  Then LHS = RHS exactly
+    (Rényi divergence is invariant under these maps)."""
+    if cfg.d != 1:
+        return False
+    A, B, u, up = _exact_atoms_1d(cfg)
+    p_atoms = _merge(A + [(w, m + u) for w, m in B])
+    q_atoms = _merge(A + [(w, m + up) for w, m in B])
+    if len(q_atoms) != 1:
+        return False
+    c = q_atoms[0][1]
+    r = cfg.r
+    shifted = [(w, m) for w, m in p_atoms if m != c]
+    same = [(w, m) for w, m in p_atoms if m == c]
+    return (len(shifted) == 1 and abs(shifted[0][1] - c) == 1 and shifted[0][0] == r
+            and (r == 1 or (len(same) == 1 and same[0][0] == 1 - r)))
+
+
 def certify_config(cfg: ProbeConfig, digits: float = 6) -> Dict[str, Any]:
     r"""Certified enclosures of both sides and of the ratio for a 1-d configuration.
 
     Returns a dict with ``lhs``, ``rhs``, ``ratio`` (Certified of the Rényi divergences and
-    their quotient), ``verdict`` (``"holds"`` if LHS <= RHS is proven, ``"violated"`` if
-    LHS > RHS is proven, else ``"undecided"``) and ``seconds``.
+    their quotient), ``verdict`` (``"equal"`` for the right-hand-side pair itself,
+    ``"holds"`` if LHS <= RHS is proven, ``"violated"`` if LHS > RHS is proven, else
+    ``"undecided"``) and ``seconds``.
 
     Raises:
         ValueError: for a configuration of dimension > 1 (not certified here).
@@ -422,7 +443,9 @@ def certify_config(cfg: ProbeConfig, digits: float = 6) -> Dict[str, Any]:
     R = refine(rhs, digits, max_prec=1024, what="Conjecture 1 RHS")
     with workprec(max(L.prec, R.prec)) as p:
         ratio = L.ball / R.ball
-    if L.ball <= R.ball:
+    if is_rhs_pair(cfg):
+        verdict = "equal"  # exact equality by invariance; the balls overlap by necessity
+    elif L.ball <= R.ball:
         verdict = "holds"
     elif L.ball > R.ball:
         verdict = "violated"
@@ -579,6 +602,7 @@ class ProbeResult:
     candidates: int
     worst: Dict[str, Any]
     worst_certified: Dict[str, Any]
+    worst_nontrivial: Optional[Dict[str, Any]]
     certified_candidates: List[Dict[str, Any]]
     violations: int
     by_kind: Dict[str, float]
@@ -594,6 +618,11 @@ class ProbeResult:
             "max_ratio": wc["ratio"].to_json(12),
             "worst": {"config": self.worst["config"].to_json(), "screen_ratio": self.worst["screen"]["ratio"],
                       "lhs": wc["lhs"].to_json(12), "rhs": wc["rhs"].to_json(12), "verdict": wc["verdict"]},
+            "worst_nontrivial": None if self.worst_nontrivial is None else {
+                "config": self.worst_nontrivial["config"].to_json(),
+                "screen_ratio": self.worst_nontrivial["screen_ratio"],
+                "ratio": self.worst_nontrivial["ratio"].to_json(12),
+                "verdict": self.worst_nontrivial["verdict"]},
             "violations": self.violations,
             "candidates": self.candidates,
             "candidates_certified": [{"config": c["config"].to_json(), "ratio": c["ratio"].to_json(12),
@@ -631,7 +660,9 @@ def probe(trials: int, seed: int, *, jobs: int = 1, executor=None, steps: int = 
     one_d = [x for x in res if x["config"].d == 1]
     pool = one_d if one_d else res
     worst = max(pool, key=lambda x: x["screen"]["ratio"])
-    cands = sorted((x for x in one_d if x["screen"]["ratio"] > 1 + candidate_tol), key=lambda x: -x["screen"]["ratio"])
+    cands = sorted((x for x in one_d if x["screen"]["ratio"] > 1 + candidate_tol and not is_rhs_pair(x["config"])),
+                   key=lambda x: -x["screen"]["ratio"])
+    nontriv = [x for x in one_d if not is_rhs_pair(x["config"])]
     t1 = time.perf_counter()
     wc = certify_config(worst["config"], digits)
     cert_s = time.perf_counter() - t1
@@ -640,5 +671,10 @@ def probe(trials: int, seed: int, *, jobs: int = 1, executor=None, steps: int = 
         cc = wc if x is worst else certify_config(x["config"], digits)
         certified.append(dict(cc, config=x["config"]))
     violations = sum(1 for c in certified if c["verdict"] == "violated")
-    return ProbeResult(trials, seed, steps, max(x["screen"]["ratio"] for x in res), len(cands), worst, wc,
+    wn = None
+    if nontriv:
+        xn = max(nontriv, key=lambda x: x["screen"]["ratio"])
+        cn = wc if xn is worst else certify_config(xn["config"], digits)
+        wn = dict(cn, config=xn["config"], screen_ratio=xn["screen"]["ratio"])
+    return ProbeResult(trials, seed, steps, max(x["screen"]["ratio"] for x in res), len(cands), worst, wc, wn,
                        certified, violations, by_kind, n_screens / wall if wall > 0 else math.inf, cert_s)

@@ -78,7 +78,15 @@ def test_equality_configuration():
     assert abs(s["ratio"] - 1) < 1e-12
     res = certify_config(c, digits=8)
     assert res["ratio"].ball.contains(arb(1))
-    assert res["verdict"] == "undecided"  # equal values cannot be ordered strictly
+    assert res["verdict"] == "equal"  # the right-hand-side pair itself
+
+
+def test_reflected_equality_detected():
+    """Other rows at 1, u = 0, u' = 1: p = (1-r) N(1) + r N(0), q = N(1), the mirrored pair."""
+    from rigorous_rdp.conjecture import is_rhs_pair
+
+    assert is_rhs_pair(cfg_fixed(3, 1, 2, 3, [F(1)], [2], F(0), F(1)))
+    assert not is_rhs_pair(cfg_fixed(3, 1, 2, 3, [F(1, 2)], [2], F(0), F(1)))
 
 
 def test_tail_bound_dominates_tail_integral():

@@ -62,6 +62,12 @@ def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
         f"  worst ratio D(p||q) / D(r mu1 + (1-r) mu0 || mu0), certified: [{res['max_ratio']['lower']}, {res['max_ratio']['upper']}]"
         f"  ({w['verdict']})",
         f"  worst configuration: {w['config']}",
+    ]
+    wn = res.get("worst_nontrivial")
+    if wn:
+        lines.append(f"  worst configuration other than the right-hand-side pair itself: ratio "
+                     f"[{wn['ratio']['lower']}, {wn['ratio']['upper']}] ({wn['verdict']}): {wn['config']}")
+    lines += [
         f"  certified violations: {res['violations']}  (screened candidates: {res['candidates']})",
         f"  max screened ratio by kind: {res['max_screen_ratio_by_kind']}",
         f"  float screen: {res['screens_per_second']:.1f} configurations/s; certified confirmation of the worst: "
