@@ -202,7 +202,11 @@ def signed_log_sum_exp(terms: Sequence[Tuple[int, arb]]) -> arb:
     not proven positive at the current precision (the caller's precision loop
     then retries at a higher precision).
     """
-    ts = [(s, L) for s, L in terms if s != 0 and L.is_finite()]
+    # a non-finite log-magnitude would have to be dropped, and dropping a positive term is
+    # unsafe: refuse instead (the caller retries or fails)
+    if any(not L.is_finite() for s, L in terms if s != 0):
+        return arb.nan()
+    ts = [(s, L) for s, L in terms if s != 0]
     if not ts:
         return arb.nan()
     shift = max((L for _, L in ts), key=lambda L: L.mid()).mid()
@@ -595,6 +599,9 @@ class ZhuWangSampledEvent(_DpEvent):
         event: the base mechanism (GaussianEvent, LaplaceEvent, RandomizedResponseEvent).
         sampling_probability: q in [0, 1].
         bound: ``tight`` | ``general`` | ``lower`` | ``tau`` (``None``: tightest valid).
+            ``lower`` (Thm 6) is a LOWER bound, for display (``rigorous-rdp rdp``)
+            and comparison only: never compose it into an epsilon or delta that
+            is reported as a guarantee (the command line refuses to).
         tau: number of exact terms for ``tau``.
     """
 
