@@ -274,7 +274,7 @@ class RdpAccountant:
     def _candidates(self, objective) -> List[Fraction]:
         """Orders to certify: the best grid orders and the continuous optimum."""
         grid = self._grid()
-        vals = np.array([objective(float(a)) for a in grid]) if len(grid) < 8 else objective(np.array([float(a) for a in grid]))
+        vals = np.asarray(objective(np.array([float(a) for a in grid], dtype=float)), dtype=float)
         vals = np.where(np.isnan(vals), np.inf, vals)
         order_idx = np.argsort(vals, kind="stable")
         cands: List[Fraction] = [grid[i] for i in order_idx[:2]]
