@@ -253,6 +253,14 @@ class RdpAccountant:
             total = total + c * np.where(np.isnan(v), np.inf, v)
         return total
 
+    def _require_upper_bounds(self) -> None:
+        for curve, _ in self._active():
+            if not curve.is_upper_bound:
+                raise ValueError(
+                    f"bound {curve.name} is a lower bound on the RDP, not a privacy guarantee;"
+                    " it cannot give epsilon or delta (use an upper bound)."
+                )
+
     def _pure_dp_total(self) -> Optional[arb]:
         total = arb(0)
         for curve, c in self._active():
@@ -320,6 +328,7 @@ class RdpAccountant:
         delta = parse_rational(target_delta, "delta")
         if not 0 < delta < 1:
             raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
+        self._require_upper_bounds()
         if not self._active():
             return EpsilonResult(Certified(arb(0), 0), None, "none", None, delta)
         fd = float(delta)
@@ -373,6 +382,7 @@ class RdpAccountant:
         eps = parse_rational(target_epsilon, "epsilon")
         if eps < 0:
             raise ValueError(f"epsilon must be >= 0. Found {float(eps)!r}.")
+        self._require_upper_bounds()
         if not self._active():
             return DeltaResult(Certified(arb(0), 0), None, "none", None, eps)
         pure = self._pure_dp_total()

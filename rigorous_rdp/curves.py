@@ -37,11 +37,15 @@ class RdpCurve(abc.ABC):
         name: short name of the bound (for output).
         citation: theorem and equation the curve implements.
         integer_orders_only: if True, ``certified`` accepts integer orders only.
+        is_upper_bound: False for curves that are LOWER bounds on the RDP (shown
+            for comparison); the accountant refuses to turn them into epsilon or
+            delta, because they are not privacy guarantees.
     """
 
     name: str = "rdp"
     citation: str = ""
     integer_orders_only: bool = False
+    is_upper_bound: bool = True
 
     @abc.abstractmethod
     def certified(self, alpha: Fraction) -> arb:
@@ -83,6 +87,7 @@ class ScaledCurve(RdpCurve):
         self.name = curve.name
         self.citation = curve.citation
         self.integer_orders_only = curve.integer_orders_only
+        self.is_upper_bound = curve.is_upper_bound
 
     def certified(self, alpha: Fraction) -> arb:
         return self.count * self.curve.certified(alpha)

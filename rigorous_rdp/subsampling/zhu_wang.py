@@ -396,6 +396,7 @@ class ZhuWangCurve(RdpCurve):
         self.tau_general = bool(tau_general)
         self.cap_pure_dp = bool(cap_pure_dp)
         self.integer_orders_only = self.bound is Bound.LOWER
+        self.is_upper_bound = self.bound is not Bound.LOWER
         label = {Bound.TIGHT: "Thm 8", Bound.GENERAL: "Thm 5", Bound.LOWER: "Thm 6",
                  Bound.TAU: f"Thm 11 (tau={tau}{', Thm 5 analogue' if tau_general else ''})"}[self.bound]
         self.name = f"zhu-wang-{self.bound.value}"
