@@ -21,7 +21,6 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 from flint import arb
-from scipy import optimize
 
 from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb
 from .conversion import CONVERSIONS, delta_from_rdp, epsilon_from_rdp
@@ -306,6 +305,8 @@ class RdpAccountant:
     def _continuous_min(objective, lo: float, hi: float) -> Optional[float]:
         if not hi > lo > 1.0:
             return None
+
+        from scipy import optimize  # imported here: it is slow to import and only needed here
 
         def f(u: float) -> float:
             v = float(objective(np.array([1.0 + math.exp(u)]))[0])
