@@ -212,11 +212,13 @@ def _branch_and_bound(cells: List[Tuple[object, object]], point, cell_bound, spl
         best = max(point(x) for cell in cells for x in cell)
         new: List[Tuple[object, object]] = []
         changed = False
+        total = len(cells)
         for cell in cells:
-            if cell_bound(*cell) > best + rel_gap and len(cells) + len(new) < max_cells:
+            if cell_bound(*cell) > best + rel_gap and total < max_cells:
                 parts = split(*cell)
                 if parts:
                     new += parts
+                    total += len(parts) - 1
                     changed = True
                     continue
             new.append(cell)
@@ -227,8 +229,8 @@ def _branch_and_bound(cells: List[Tuple[object, object]], point, cell_bound, spl
 
 
 def constant_sup(c1: object, c2: object, *, sigma_min: object = None, sigma_max: object = 100,
-                 integer: bool = False, cells: int = 48, max_cells: int = 2000,
-                 rel_gap: float = 1e-4, digits: float = 8) -> ConstantSup:
+                 integer: bool = False, cells: int = 48, max_cells: int = 3000,
+                 rel_gap: float = 2e-5, digits: float = 8) -> ConstantSup:
     r"""Certified enclosure of :math:`C = \sup_{\sigma\in[\sigma_{\min},\sigma_{\max}]} G(\sigma)`.
 
     Real orders (:math:`\lambda = c_2\sigma^2`): the range is covered by geometric cells
