@@ -75,7 +75,7 @@ def test_sup_integer_orders_equals_brute_force():
 
 
 def test_sup_real_orders_brackets_grid_values():
-    res = constant_sup(1, 1, sigma_max=8)
+    res = constant_sup(1, 1, sigma_max=8, rel_gap=1e-4, max_cells=1000)
     # any point value is below the certified supremum, and the best grid point is inside
     for s in (Fraction(3), Fraction(4), Fraction(7)):
         assert constant_at(1, 1, s).upper_float() <= res.value.upper_float()
