@@ -103,13 +103,13 @@ def discover(package: str = "paper_repro") -> Dict[str, FigureScript]:
 
 
 def select(scripts: Dict[str, FigureScript], targets: Sequence[str]) -> List[FigureScript]:
-    r"""The scripts named by ``targets`` (``[]`` or ``["all"]``: every script), in order.
+    r"""The scripts named by ``targets`` (empty, or containing ``"all"``: every script), in order.
 
     Raises:
         ValueError: for an unknown figure ID (message names the ID and how to list them).
     """
     targets = list(targets)
-    if not targets or targets == ["all"]:
+    if not targets or "all" in targets:
         return list(scripts.values())
     unknown = [t for t in targets if t not in scripts]
     if unknown:

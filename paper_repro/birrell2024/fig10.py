@@ -32,15 +32,20 @@ CLIP = 3.0
 LR = 0.05
 EPOCHS = 100
 DELTA = "1e-5"
-FAST_EPOCHS = 2
+FAST_EPOCHS = 5
 FAST_SEEDS = 1
+#: --fast: one panel per sweep (the full sweep is 8 configurations)
+FAST_CONFIGS = (("a", 6.0, BATCH_DEFAULT), ("b", SIGMA_DEFAULT, 50))
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
     epochs = FAST_EPOCHS if fast else EPOCHS
     seeds = D.SEEDS[:FAST_SEEDS] if fast else D.SEEDS
     configs = [("a", s, BATCH_DEFAULT) for s in SIGMAS] + [("b", SIGMA_DEFAULT, bb) for bb in BATCHES]
-    fig, axes = plt.subplots(2, 4, figsize=(17, 8), sharey=True)
+    if fast:
+        configs = list(FAST_CONFIGS)
+    ncol = len(configs) // 2
+    fig, axes = plt.subplots(2, ncol, figsize=(4.25 * ncol + 0.5, 8), sharey=True, squeeze=False)
     out = []
     for k, (panel, sigma, batch) in enumerate(configs):
         results = {}
@@ -48,12 +53,12 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             cfg = D.TrainConfig(sampler=s, sigma=sigma, clip=CLIP, batch_size=batch, epochs=epochs, lr=LR)
             results[s] = D.run_seeds(cfg, seeds)
         eps = D.run_epsilons(sigma, batch, [epochs * cfg.steps_per_epoch], DELTA)
-        ax = axes[k // 4, k % 4]
+        ax = axes[k // ncol, k % ncol]
         D.plot_accuracy(ax, results, eps, short=True)
         ax.set_ylim(0, 100)
         ax.legend(loc="lower right", fontsize=7.5, title="final accuracy, certified \u03b5", title_fontsize=7)
         ax.set_title(f"({panel}) \u03c3 = {sigma:g}, |B| = {batch}, q = {batch}/{D.N_TRAIN}", fontsize=10)
-        if k % 4:
+        if k % ncol:
             ax.set_ylabel("")
         out.append({
             "panel": panel, "sigma": sigma, "batch_size": batch, "steps": epochs * cfg.steps_per_epoch,

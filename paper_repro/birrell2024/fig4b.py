@@ -32,7 +32,7 @@ LR = 0.05
 EPOCHS = 100
 DELTA = "1e-5"
 EPS_EVERY = 10          # epochs between accountant evaluations
-FAST_EPOCHS = 4
+FAST_EPOCHS = 5
 FAST_SEEDS = 2
 
 

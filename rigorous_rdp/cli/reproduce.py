@@ -62,14 +62,15 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
 
 
 def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+    w = max([len(f["id"]) for f in res["figures"]] + [10])
     if args.list:
-        return "\n".join(f"{f['id']:<22} {f['source']:<26} {f['title']}" for f in res["figures"])
+        return "\n".join(f"{f['id']:<{w}}  {f['source']:<26} {f['title']}" for f in res["figures"])
     lines = []
     for f in res["figures"]:
         if f["status"] == "ok":
-            lines.append(f"{f['id']:<22} ok      {f['seconds']:8.1f} s  {f['png']}")
+            lines.append(f"{f['id']:<{w}}  ok      {f['seconds']:8.1f} s  {f['png']}")
         else:
-            lines.append(f"{f['id']:<22} FAILED  {f['seconds']:8.1f} s  {f['error']}")
+            lines.append(f"{f['id']:<{w}}  FAILED  {f['seconds']:8.1f} s  {f['error']}")
     n_ok = len(res["figures"]) - len(res["failed"])
     lines.append(f"{n_ok} of {len(res['figures'])} figures written to {res['out_dir']} "
                  f"in {res['seconds']:.1f} s (sum over figures)")
