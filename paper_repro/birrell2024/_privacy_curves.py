@@ -16,6 +16,7 @@ from typing import Dict, List, Sequence
 
 from flint import arb, ctx
 
+from rigorous_rdp.arith import Certified
 from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.conversion import epsilon_balle
 from rigorous_rdp.subsampling.wang2019 import Wang2019SampledEvent, wang2019_gaussian_lower
@@ -55,14 +56,14 @@ def rdp_upper(event, alphas: Sequence[int], steps: int = 1) -> List[float]:
 
 
 def wang_lower_rdp(alphas: Sequence[int], sigma=SIGMA, batch=BATCH, dataset=DATASET) -> List[float]:
-    """Lower ends of the enclosures of the Wang et al. lower bound (133), one step."""
+    """Lower ends of the enclosures of the Wang et al. lower bound (133), one step (rounded down)."""
     q = Fraction(batch, dataset)
     out = []
     old = ctx.prec
     ctx.prec = 128
     try:
         for a in alphas:
-            out.append(float(wang2019_gaussian_lower(int(a), sigma, q).lower()))
+            out.append(Certified(wang2019_gaussian_lower(int(a), sigma, q), 128).lower_float())
     finally:
         ctx.prec = old
     return out
