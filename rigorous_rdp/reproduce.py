@@ -75,9 +75,13 @@ def _natural_key(text: str) -> List[object]:
 def discover(package: str = "paper_repro") -> Dict[str, FigureScript]:
     r"""All figure scripts of ``package``, keyed by ID, in natural order of the IDs.
 
+    A module that cannot be imported is kept under the pseudo-ID
+    ``"<source>/<module>"`` (with the error in its title), so that running it
+    reports the failure: a broken script must not silently disappear from
+    ``reproduce all``.
+
     Raises:
-        RuntimeError: if a module cannot be imported, or two modules share an ID
-            (a broken script must not silently disappear from ``reproduce all``).
+        RuntimeError: if two modules define the same ID.
     """
     pkg = importlib.import_module(package)
     found: Dict[str, FigureScript] = {}
@@ -91,8 +95,11 @@ def discover(package: str = "paper_repro") -> Dict[str, FigureScript]:
             name = f"{package}.{src.name}.{info.name}"
             try:
                 mod = importlib.import_module(name)
-            except Exception as exc:  # noqa: BLE001 - reported, never swallowed
-                raise RuntimeError(f"figure script {name} cannot be imported: {type(exc).__name__}: {exc}") from exc
+            except Exception as exc:  # noqa: BLE001 - reported as a failing figure, never dropped
+                fid = f"{src.name}/{info.name}"
+                msg = " ".join(f"{type(exc).__name__}: {exc}".split())
+                found[fid] = FigureScript(fid, f"(cannot be imported: {msg})", "", name)
+                continue
             if not all(hasattr(mod, a) for a in ("ID", "TITLE", "SOURCE", "main")):
                 continue
             fid = str(mod.ID)

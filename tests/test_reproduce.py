@@ -171,6 +171,27 @@ def test_failing_figure_is_reported_and_exit_1(tmp_path, capsys, monkeypatch):
     assert "figure x-broken failed" in err
 
 
+def test_discover_keeps_broken_modules(tmp_path, monkeypatch):
+    pkg = tmp_path / "figpkg_for_test"
+    (pkg / "srcA").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "srcA" / "__init__.py").write_text("")
+    (pkg / "srcA" / "good.py").write_text(
+        "ID = 'srcA-fig10'\nTITLE = 'good'\nSOURCE = 'x.txt'\ndef main(out_dir, fast=False):\n    pass\n")
+    (pkg / "srcA" / "fig2.py").write_text(
+        "ID = 'srcA-fig2'\nTITLE = 'two'\nSOURCE = 'x.txt'\ndef main(out_dir, fast=False):\n    pass\n")
+    (pkg / "srcA" / "broken.py").write_text("import does_not_exist_anywhere\n")
+    (pkg / "srcA" / "helper.py").write_text("X = 1\n")           # not a figure script
+    (pkg / "srcA" / "_private.py").write_text("raise RuntimeError('never imported')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = rep.discover("figpkg_for_test")
+    assert list(found) == ["srcA-fig2", "srcA-fig10", "srcA/broken"]
+    assert "cannot be imported" in found["srcA/broken"].title
+    runs = rep.run_figures([found["srcA/broken"], found["srcA-fig2"]], tmp_path / "out", progress=False)
+    assert not runs[0].ok and "does_not_exist_anywhere" in runs[0].error
+    assert not runs[1].ok and "did not write srcA-fig2.png" in runs[1].error
+
+
 def test_default_out_dir_is_the_checkout():
     assert rep.default_out_dir() == REPO / "figures"
 
