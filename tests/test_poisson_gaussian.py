@@ -130,8 +130,14 @@ def _file_points():
 
 
 FILE_POINTS = _file_points()
-#: the default run: the extreme grid's cheap half plus every 5th random point (~150 points)
-DEFAULT_POINTS = [p for i, p in enumerate(FILE_POINTS) if (i < 105 and i % 3 != 1) or (i >= 105 and i % 5 == 0)]
+def _cheap(p) -> bool:
+    # integer orders cost O(alpha) terms; keep the largest ones (alpha ~ 1e5) for -m slow, except two
+    a = Fraction(p[0])
+    return a.denominator > 1 or a <= 20000 or p[1:3] in {("0.5", "0.05"), ("1e-12", "10000")}
+
+
+#: the default run: the cheap extremes of the grid plus every 7th random point (~150 points)
+DEFAULT_POINTS = [p for i, p in enumerate(FILE_POINTS) if _cheap(p) and (i < 105 or i % 7 == 0)]
 
 
 def _ids(points):
@@ -173,7 +179,10 @@ def test_enclosure_contains_reference_all(alpha, q, sigma, ref):
     _check_point(alpha, q, sigma, ref)
 
 
-LIVE = [("10.5", "0.0001", "0.8"), ("1.25", "0.1", "0.5"), ("58.75", "0.4", "12"), ("2", "0.01", "1.1")]
+LIVE = [("10.5", "0.0001", "0.8"),
+        pytest.param("1.25", "0.1", "0.5", marks=pytest.mark.slow),
+        pytest.param("58.75", "0.4", "12", marks=pytest.mark.slow),
+        pytest.param("2", "0.01", "1.1", marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("alpha,q,sigma", LIVE)
@@ -193,8 +202,8 @@ def test_stored_file_matches_reference_code():
         assert abs(mp_fraction(v) - r) <= abs(r) * REF_REL, (a, q, s)
 
 
-@pytest.mark.parametrize("alpha", [2, 3, 7, 20, 64, 300])
-@pytest.mark.parametrize("q,sigma", [("1e-12", "0.05"), ("0.01", "1.1"), ("0.5", "3"), ("0.999", "0.3")])
+@pytest.mark.parametrize("alpha", [2, 7, 64, 300])
+@pytest.mark.parametrize("q,sigma", [("1e-12", "0.05"), ("0.01", "1.1"), ("0.999", "0.3")])
 def test_integer_orders_against_binomial_sum(alpha, q, sigma):
     # the plain binomial sum (a second reference path) at integer orders
     la = poisson_gaussian_log_a_binomial_mp(alpha, Fraction(q), Fraction(sigma), 50)
@@ -301,9 +310,9 @@ def _assert_close(ball, theirs, rel):
 
 
 @pytest.mark.peers
-@pytest.mark.parametrize("q", ["1e-6", "0.001", "0.01", "0.1", "0.9"])
-@pytest.mark.parametrize("sigma", ["0.7", "1.1", "4"])
-@pytest.mark.parametrize("alpha", ["2", "3", "10", "32", "256"])
+@pytest.mark.parametrize("q", ["1e-6", "0.01", "0.9"])
+@pytest.mark.parametrize("sigma", ["0.7", "4"])
+@pytest.mark.parametrize("alpha", ["2", "10", "256"])
 def test_agrees_with_dp_accounting_at_integer_orders(q, sigma, alpha):
     # dp-accounting's integer path is a float log-sum-exp of the binomial terms:
     # it loses relative accuracy only when log A is tiny (q = 1e-6: ~2e-8)
@@ -313,9 +322,9 @@ def test_agrees_with_dp_accounting_at_integer_orders(q, sigma, alpha):
 
 
 @pytest.mark.peers
-@pytest.mark.parametrize("q", ["0.001", "0.01", "0.1"])
-@pytest.mark.parametrize("sigma", ["0.7", "1.1", "4"])
-@pytest.mark.parametrize("alpha", ["10.5", "20.25", "63.5"])
+@pytest.mark.parametrize("q", ["0.001", "0.1"])
+@pytest.mark.parametrize("sigma", ["0.7", "4"])
+@pytest.mark.parametrize("alpha", ["10.5", "63.5"])
 def test_agrees_with_dp_accounting_at_larger_fractional_orders(q, sigma, alpha):
     # away from alpha ~ 1 dp-accounting's fractional series converges to ~1e-7
     theirs = _theirs(q, sigma, alpha)
@@ -326,9 +335,9 @@ def test_agrees_with_dp_accounting_at_larger_fractional_orders(q, sigma, alpha):
 @pytest.mark.peers
 @pytest.mark.parametrize("q,sigma,alpha,low,high", [
     ("0.01", "1.1", "1.5", "0.031", "0.033"),
-    ("0.1", "4", "1.5", "0.73", "0.74"),
-    ("0.01", "0.7", "1.5", "0.11", "0.12"),
-    ("0.1", "1.1", "3.25", "0.0016", "0.0017"),
+    pytest.param("0.1", "4", "1.5", "0.73", "0.74", marks=pytest.mark.slow),
+    pytest.param("0.01", "0.7", "1.5", "0.11", "0.12", marks=pytest.mark.slow),
+    pytest.param("0.1", "1.1", "3.25", "0.0016", "0.0017", marks=pytest.mark.slow),
 ])
 def test_dp_accounting_over_reports_near_order_one(q, sigma, alpha, low, high):
     # documents peer behaviour: at fractional orders close to 1 dp-accounting's
@@ -343,8 +352,9 @@ def test_dp_accounting_over_reports_near_order_one(q, sigma, alpha, low, high):
 
 
 @pytest.mark.peers
-@pytest.mark.parametrize("q,sigma,alpha", [("0.1", "0.5", "1.25"), ("0.1", "0.75", "1.25"), ("0.1", "1", "1.5"),
-                                           ("0.1", "0.5", "1.5"), ("0.5", "5", "1.5"), ("0.5", "2", "1.25")])
+@pytest.mark.parametrize("q,sigma,alpha", [("0.1", "0.5", "1.25"), ("0.5", "5", "1.5")] + [
+    pytest.param(*p, marks=pytest.mark.slow)
+    for p in [("0.1", "0.75", "1.25"), ("0.1", "1", "1.5"), ("0.1", "0.5", "1.5"), ("0.5", "2", "1.25")]])
 def test_dp_accounting_returns_inf_where_ours_is_finite(q, sigma, alpha):
     theirs = _theirs(q, sigma, alpha)
     assert theirs == math.inf  # documents the peer's behaviour (it then drops the order)
@@ -375,7 +385,7 @@ _sigma = st.floats(min_value=-1, max_value=2).map(lambda u: Fraction(f"{10 ** u:
 _alpha = st.floats(min_value=-2, max_value=2.3).map(lambda u: Fraction(f"{1 + 10 ** u:.4g}"))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(_q, _sigma, _alpha, _alpha)
 def test_increasing_in_order(q, sigma, a1, a2):
     if a1 == a2:
@@ -384,7 +394,7 @@ def test_increasing_in_order(q, sigma, a1, a2):
     assert not certainly_lt(certified(hi_a, q, sigma, 10), certified(lo_a, q, sigma, 10))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(_q, _q, _sigma, _alpha)
 def test_increasing_in_sampling_probability(q1, q2, sigma, a):
     if q1 == q2:
@@ -394,7 +404,7 @@ def test_increasing_in_sampling_probability(q1, q2, sigma, a):
     assert certainly_lt(certified(a, lo_q, sigma, 10), certified(a, hi_q, sigma, 10)) or hi_q / lo_q < Fraction(101, 100)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(_q, _sigma, _sigma, _alpha)
 def test_decreasing_in_sigma(q, s1, s2, a):
     if s1 == s2:

@@ -1,0 +1,243 @@
+"""The command line (rdp, epsilon, delta): the JSON contract and every bad-input path.
+
+Bad input must give exit status 2, exactly one line on stderr naming the
+option, nothing on stdout and no traceback -- both in-process
+(``rigorous_rdp.cli.main``) and as a subprocess (``python -m rigorous_rdp``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import pytest
+
+from _refcheck import encloses
+from rigorous_rdp.cli import main
+from rigorous_rdp.reference.gaussian import poisson_gaussian_log_a_binomial_mp, poisson_gaussian_rdp_mp
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PG = ["--sampling", "poisson", "--q", "0.01", "--sigma", "1.1"]
+
+# (argv, option that the message must name)
+BAD = [
+    # sigma
+    (["rdp", "--sigma", "0", "--alpha", "2"], "--sigma"),
+    (["rdp", "--sigma", "-1", "--alpha", "2"], "--sigma"),
+    (["rdp", "--sigma", "nan", "--alpha", "2"], "--sigma"),
+    (["rdp", "--sigma", "inf", "--alpha", "2"], "--sigma"),
+    (["rdp", "--sigma", "-inf", "--alpha", "2"], "--sigma"),
+    (["rdp", "--sigma", "abc", "--alpha", "2"], "--sigma"),
+    (["rdp", "--sigma", "", "--alpha", "2"], "--sigma"),
+    (["epsilon", "--sampling", "poisson", "--q", "0.1", "--steps", "10", "--delta", "1e-5"], "--sigma"),
+    # q
+    (["rdp", "--sampling", "poisson", "--q", "1.5", "--sigma", "1", "--alpha", "2"], "--q"),
+    (["rdp", "--sampling", "poisson", "--q", "-0.1", "--sigma", "1", "--alpha", "2"], "--q"),
+    (["rdp", "--sampling", "poisson", "--q", "nan", "--sigma", "1", "--alpha", "2"], "--q"),
+    (["rdp", "--sampling", "poisson", "--q", "1/0", "--sigma", "1", "--alpha", "2"], "--q"),
+    (["rdp", "--sampling", "poisson", "--sigma", "1", "--alpha", "2"], "--q"),
+    (["rdp", "--q", "0.1", "--sigma", "1", "--alpha", "2"], "--q"),
+    # alpha
+    (["rdp", "--sigma", "1", "--alpha", "1"], "--alpha"),
+    (["rdp", "--sigma", "1", "--alpha", "0.5"], "--alpha"),
+    (["rdp", "--sigma", "1", "--alpha", "-3"], "--alpha"),
+    (["rdp", "--sigma", "1", "--alpha", "nan"], "--alpha"),
+    (["rdp", "--sigma", "1", "--alpha", "inf"], "--alpha"),
+    (["rdp", "--sigma", "1", "--alpha", "2", "x"], "--alpha"),
+    (["rdp", "--sigma", "1"], "--alpha"),
+    (["rdp", "--sigma", "1", "--alpha"], "--alpha"),
+    (["epsilon", *PG, "--steps", "10", "--delta", "1e-5", "--alpha", "1"], "--alpha"),
+    # delta
+    (["epsilon", *PG, "--steps", "10", "--delta", "0"], "--delta"),
+    (["epsilon", *PG, "--steps", "10", "--delta", "1"], "--delta"),
+    (["epsilon", *PG, "--steps", "10", "--delta", "1.5"], "--delta"),
+    (["epsilon", *PG, "--steps", "10", "--delta", "-1e-5"], "--delta"),
+    (["epsilon", *PG, "--steps", "10", "--delta", "nan"], "--delta"),
+    (["epsilon", *PG, "--steps", "10", "--delta", "inf"], "--delta"),
+    (["epsilon", *PG, "--steps", "10", "--delta", "tiny"], "--delta"),
+    (["epsilon", *PG, "--steps", "10"], "--delta"),
+    # epsilon
+    (["delta", *PG, "--steps", "10", "--epsilon", "-1"], "--epsilon"),
+    (["delta", *PG, "--steps", "10", "--epsilon", "nan"], "--epsilon"),
+    (["delta", *PG, "--steps", "10", "--epsilon", "big"], "--epsilon"),
+    (["delta", *PG, "--steps", "10"], "--epsilon"),
+    # steps
+    (["epsilon", *PG, "--steps", "0", "--delta", "1e-5"], "--steps"),
+    (["epsilon", *PG, "--steps", "-5", "--delta", "1e-5"], "--steps"),
+    (["epsilon", *PG, "--steps", "1.5", "--delta", "1e-5"], "--steps"),
+    (["epsilon", *PG, "--steps", "many", "--delta", "1e-5"], "--steps"),
+    (["epsilon", *PG, "--steps", "inf", "--delta", "1e-5"], "--steps"),
+    (["epsilon", *PG, "--delta", "1e-5"], "--steps"),
+    (["rdp", "--sigma", "1", "--alpha", "2", "--steps", "0"], "--steps"),
+    # other mechanisms and options
+    (["rdp", "--noise", "laplace", "--scale", "0", "--alpha", "2"], "--scale"),
+    (["rdp", "--noise", "laplace", "--scale", "nan", "--alpha", "2"], "--scale"),
+    (["rdp", "--noise", "laplace", "--alpha", "2"], "--scale"),
+    (["rdp", "--noise", "randomized-response", "--p", "1", "--alpha", "2"], "--p"),
+    (["rdp", "--noise", "randomized-response", "--p", "0", "--alpha", "2"], "--p"),
+    (["rdp", "--noise", "randomized-response", "--p", "1.2", "--alpha", "2"], "--p"),
+    (["rdp", "--noise", "randomized-response", "--alpha", "2"], "--p"),
+    (["rdp", "--noise", "uniform", "--sigma", "1", "--alpha", "2"], "--noise"),
+    (["rdp", "--sampling", "bernoulli", "--sigma", "1", "--alpha", "2"], "--sampling"),
+    (["rdp", "--sigma", "1", "--alpha", "2", "--digits", "0"], "--digits"),
+    (["rdp", "--sigma", "1", "--alpha", "2", "--digits", "abc"], "--digits"),
+    (["rdp", "--sigma", "1", "--alpha", "2", "--digits", "5000"], "--digits"),
+    (["epsilon", *PG, "--steps", "10", "--delta", "1e-5", "--conversion", "renyi"], "--conversion"),
+    # contradictory options
+    (["rdp", "--noise", "laplace", "--scale", "1", "--sigma", "1", "--alpha", "2"], "--sigma"),
+    (["rdp", "--noise", "gaussian", "--sigma", "1", "--p", "0.7", "--alpha", "2"], "--p"),
+    (["rdp", "--sigma", "1", "--alpha", "2", "--adjacency", "replace-one"], "--adjacency"),
+    (["rdp", *PG, "--batch-size", "10", "--alpha", "2"], "--batch-size"),
+    (["rdp", *PG, "--taylor-order", "4", "--alpha", "2"], "--taylor-order"),
+    (["rdp", "--sampling", "fswor", "--sigma", "1", "--alpha", "2"], "--batch-size"),
+    # unknown options
+    (["rdp", "--sigma", "1", "--alpha", "2", "--frobnicate"], "--frobnicate"),
+]
+
+
+def _ids():
+    return ["_".join(a.lstrip("-") or "empty" for a in argv)[:70] + f"->{opt}" for argv, opt in BAD]
+
+
+def _check_error(code, out, err, option):
+    assert code == 2
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    assert lines[0].startswith("rigorous-rdp: error: ")
+    assert option in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("argv,option", BAD, ids=_ids())
+def test_bad_input_in_process(argv, option, capsys):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    _check_error(code, out, err, option)
+
+
+def _run(argv):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "rigorous_rdp", *argv], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=300)
+
+
+SUBPROCESS_DEFAULT = [0, 23, 55]  # sigma, delta, a contradiction; the rest under -m slow
+
+
+@pytest.mark.parametrize("i", SUBPROCESS_DEFAULT, ids=[_ids()[i] for i in SUBPROCESS_DEFAULT])
+def test_bad_input_subprocess(i):
+    argv, option = BAD[i]
+    p = _run(argv)
+    _check_error(p.returncode, p.stdout, p.stderr, option)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("i", [i for i in range(len(BAD)) if i not in SUBPROCESS_DEFAULT])
+def test_bad_input_subprocess_all(i):
+    argv, option = BAD[i]
+    p = _run(argv)
+    _check_error(p.returncode, p.stdout, p.stderr, option)
+
+
+def test_no_command(capsys):
+    assert main([]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------
+# JSON contract
+# ---------------------------------------------------------------------------
+
+def _json(argv, capsys):
+    code = main([*argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _interval(d):
+    lo, hi = Decimal(d["lower"]), Decimal(d["upper"])  # must parse as decimals
+    assert lo <= hi
+    return Fraction(lo), Fraction(hi)
+
+
+def test_rdp_json(capsys):
+    res = _json(["rdp", *PG, "--alpha", "10.5", "32"], capsys)
+    assert [r["alpha"] for r in res["results"]] == [10.5, 32]
+    for r in res["results"]:
+        lo, hi = _interval(r["rdp"])
+        a = Fraction(str(r["alpha"]))
+        if a.denominator == 1:
+            with mpmath.workdps(60):
+                ref = poisson_gaussian_log_a_binomial_mp(int(a), Fraction("0.01"), Fraction("1.1")) / (a - 1)
+        else:
+            ref = poisson_gaussian_rdp_mp(a, Fraction("0.01"), Fraction("1.1"))
+        with mpmath.workdps(60):
+            f = Fraction(mpmath.nstr(ref, 50))
+        assert lo <= f <= hi
+        assert (hi - lo) / hi < Fraction(1, 10**10)
+
+
+def test_rdp_json_laplace_steps(capsys):
+    res = _json(["rdp", "--noise", "laplace", "--scale", "2", "--alpha", "3", "--steps", "7"], capsys)
+    lo, hi = _interval(res["results"][0]["rdp"])
+    with mpmath.workdps(60):  # alpha = 3, b = 2: log(3/5 e + 2/5 e^{-3/2}) / 2 by hand
+        f = Fraction(mpmath.nstr(7 * mpmath.log(mpmath.mpf(3) / 5 * mpmath.e + mpmath.mpf(2) / 5 * mpmath.exp(-1.5)) / 2, 50))
+    assert lo <= f <= hi
+
+
+def test_epsilon_json_done_when(capsys):
+    res = _json(["epsilon", *PG, "--steps", "10000", "--delta", "1e-5"], capsys)
+    lo, hi = _interval(res["epsilon"])
+    assert Fraction("5.63") < lo <= hi < Fraction("5.6321")  # dp-accounting: 5.632010670081592
+    assert (hi - lo) / hi <= Fraction(1, 10**12)
+    assert res["conversion"] in ("cks", "mironov", "balle", "tv")
+    alpha = Fraction(str(res["alpha"]))
+    assert 4 < alpha < 5
+    _interval(res["rdp"])
+    assert res["steps"] == 10000 and res["mechanism"]["q"] == "0.01"
+
+
+def test_epsilon_grid_only_uses_grid_order(capsys):
+    res = _json(["epsilon", *PG, "--steps", "10000", "--delta", "1e-5", "--no-continuous"], capsys)
+    assert res["alpha"] == 4.7
+
+
+def test_delta_json(capsys):
+    res = _json(["delta", *PG, "--steps", "10000", "--epsilon", "5.64"], capsys)
+    lo, hi = _interval(res["delta"])
+    assert 0 < lo and hi < Fraction(1, 10**5)
+
+
+def test_pure_dp_json(capsys):
+    res = _json(["epsilon", "--noise", "laplace", "--scale", "1", "--steps", "2", "--delta", "1e-5"], capsys)
+    assert res["alpha"] == "inf" and res["conversion"] == "pure-dp"
+    assert _interval(res["epsilon"]) == (2, 2)
+
+
+def test_digits_option_narrows(capsys):
+    res = _json(["rdp", *PG, "--alpha", "10.5", "--digits", "16"], capsys)
+    lo, hi = _interval(res["results"][0]["rdp"])
+    assert (hi - lo) / hi < Fraction(2, 10**16)
+
+
+def test_text_output(capsys):
+    assert main(["epsilon", *PG, "--steps", "100", "--delta", "1e-5"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("epsilon = [") and err == ""
+
+
+def test_subprocess_json_parses():
+    p = _run(["rdp", "--sigma", "2", "--alpha", "3", "--json"])
+    assert p.returncode == 0 and p.stderr == ""
+    res = json.loads(p.stdout)
+    assert _interval(res["results"][0]["rdp"]) == (Fraction(3, 8), Fraction(3, 8))
