@@ -21,3 +21,23 @@ def test_tight_bound_converts_and_exceeds_lower():
     tight = RdpAccountant().compose(ZhuWangSampledEvent(LaplaceEvent(2), "0.001", bound="tight"), 10)
     assert lower.rdp(3).rdp.ball <= tight.rdp(3).rdp.ball.upper()
     assert tight.get_epsilon("1e-5").upper_float() > 0
+
+
+def test_poisson_gaussian_far_below_float_range():
+    """q = 1e-200 (q**2 underflows in float64) stays certified at real and integer orders."""
+    from fractions import Fraction
+
+    import mpmath
+
+    from rigorous_rdp.arith import refine
+    from rigorous_rdp.subsampling.poisson_gaussian import poisson_gaussian_rdp
+
+    q = Fraction(1, 10**200)
+    for alpha in (Fraction(3), Fraction(5, 2)):
+        ball = refine(lambda p: poisson_gaussian_rdp(alpha, q, Fraction(1), p), 8).ball
+        # leading order: log A ~ q^2 alpha (alpha - 1) / 2 (e - 1), exact up to O(q^3)
+        with mpmath.workdps(40):
+            a = mpmath.mpf(alpha.numerator) / alpha.denominator
+            lead = mpmath.mpf(10) ** -400 * a * (a - 1) / 2 * (mpmath.e - 1) / (a - 1)
+            rel = (mpmath.mpf(ball.mid().str(30, radius=False)) - lead) / lead
+        assert abs(rel) < 1e-12

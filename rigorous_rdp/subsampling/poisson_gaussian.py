@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Optional
 
 import numpy as np
 from flint import acb, arb
@@ -137,14 +138,14 @@ def _tail_point(log_target: float) -> float:
     return math.sqrt(2.0 * v) if v > 0 else 0.0
 
 
-def _window(alpha: float, q: float, sigma: float, log_tol: float) -> tuple[float, float]:
+def _window(alpha: float, log_q: float, sigma: float, log_tol: float) -> tuple[float, float]:
     """Integration window [L, U] whose tail bounds are below exp(log_tol) (float planning)."""
     lt = log_tol - math.log(2.0)
     # lower: (alpha-1) q Phi(L/sigma) <= tol/2
-    x0 = _tail_point(lt - math.log(alpha - 1) - math.log(q))
+    x0 = _tail_point(lt - math.log(alpha - 1) - log_q)
     L = min(0.5, -sigma * x0)
     c1 = (alpha - 1) * math.log(2.0)
-    c2 = c1 + alpha * math.log(q) + alpha * (alpha - 1) / (2 * sigma * sigma)
+    c2 = c1 + alpha * log_q + alpha * (alpha - 1) / (2 * sigma * sigma)
     x1 = _tail_point(lt - math.log(2.0) - c1)
     x2 = _tail_point(lt - math.log(2.0) - c2)
     U = max(0.5, sigma * x1, alpha + sigma * x2)
@@ -170,10 +171,12 @@ def log_a_fractional(alpha: arb, q: arb, sigma: arb, prec: int, log_i_estimate: 
             width, never soundness.
     """
     fa = float(alpha.mid())
-    fq = float(q.mid())
+    flq = float(q.log().mid())
     fs = float(sigma.mid())
+    if not math.isfinite(log_i_estimate):
+        log_i_estimate = -745.0
     log_tol = log_i_estimate - prec * math.log(2.0)
-    L, U = _window(fa, fq, fs, log_tol)
+    L, U = _window(fa, flq, fs, log_tol)
     s2 = sigma * sigma
     inv2s2 = 1 / (2 * s2)
     c = -(2 * arb.pi() * s2).log() / 2
@@ -238,23 +241,39 @@ def log_a_screen(alphas: np.ndarray, q: float, sigma: float) -> np.ndarray:
     return out
 
 
-def _screen_one(a: float, q: float, sigma: float) -> float:
-    if q == 0:
-        return 0.0
+def _log_fraction(x: Fraction) -> float:
+    """Float natural log of a positive rational, without underflow (x may be 1e-400)."""
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
+def _screen_one(a: float, q: float, sigma: float, log_q: Optional[float] = None) -> float:
+    """Float estimate of log A_a (order selection only)."""
+    log_i = _screen_log_i(a, q, sigma, log_q)
+    return float(np.logaddexp(0.0, log_i))
+
+
+def _screen_log_i(a: float, q: float, sigma: float, log_q: Optional[float] = None) -> float:
+    """Float estimate of log(A_a - 1); ``log_q`` overrides log(q) when q underflows."""
+    if log_q is None:
+        if q == 0:
+            return -math.inf
+        log_q = math.log(q)
     if q == 1:
-        return a * (a - 1) / (2 * sigma * sigma)
+        e = a * (a - 1) / (2 * sigma * sigma)
+        return math.log(math.expm1(e)) if e < 700 else e
+    log_1mq = math.log1p(-q)
     if float(a).is_integer():
         k = np.arange(2, int(a) + 1, dtype=float)
         logc = special.gammaln(a + 1) - special.gammaln(k + 1) - special.gammaln(a - k + 1)
         ex = k * (k - 1) / (2 * sigma * sigma)
         log_expm1 = np.where(ex > 30, ex, np.log(np.expm1(np.minimum(ex, 30.0))))
-        t = logc + k * math.log(q) + (a - k) * math.log1p(-q) + log_expm1
-        log_i = special.logsumexp(t)
-        return float(np.logaddexp(0.0, log_i))
+        t = logc + k * log_q + (a - k) * log_1mq + log_expm1
+        return float(special.logsumexp(t))
     # leading-order estimate for tiny effects, where the series below cancels
-    small = math.log(q * q * a * (a - 1) / 2) + math.log(math.expm1(min(1.0 / sigma**2, 700.0)))
+    e2 = 1.0 / sigma**2
+    small = 2 * log_q + math.log(a * (a - 1) / 2) + (math.log(math.expm1(e2)) if e2 < 700 else e2)
     s2 = sigma * sigma
-    z0 = s2 * math.log(1.0 / q - 1.0) + 0.5
+    z0 = s2 * (log_1mq - log_q) + 0.5
     # terms decay like k^-(a+2) past the crossover; 1e-10 relative is plenty for a screen
     n_terms = int(min(4000.0, 10.0 ** min(4.0, 10.0 / (a + 1.0)) + abs(z0) + a + 50.0))
     k = np.arange(0, n_terms, dtype=float)
@@ -263,21 +282,23 @@ def _screen_one(a: float, q: float, sigma: float) -> float:
     logc = special.gammaln(a + 1) - special.gammaln(k + 1) - special.gammaln(a - k + 1)
     # first half: C(a,k) (1-q)^(a-k) q^k e^{(k^2-k)/(2s2)} Phi((z0-k)/sigma)
     with np.errstate(all="ignore"):
-        l1 = logc + (a - k) * math.log1p(-q) + k * math.log(q) + (k * k - k) / (2 * s2) + special.log_ndtr((z0 - k) / sigma)
+        l1 = logc + (a - k) * log_1mq + k * log_q + (k * k - k) / (2 * s2) + special.log_ndtr((z0 - k) / sigma)
         j = a - k
-        l2 = logc + j * math.log(q) + k * math.log1p(-q) + (j * j - j) / (2 * s2) + special.log_ndtr((j - z0) / sigma)
+        l2 = logc + j * log_q + k * log_1mq + (j * j - j) / (2 * s2) + special.log_ndtr((j - z0) / sigma)
     lt = np.concatenate([l1, l2])
     st = np.concatenate([sgn, sgn])
     finite = np.isfinite(lt)
     lt, st = lt[finite], st[finite]
+    if len(lt) == 0:
+        return small
     m = lt.max()
     s = float(np.sum(st * np.exp(lt - m)))
     if s <= 0:
-        return math.exp(small) if small < 0 else float(np.log1p(math.exp(small)))
+        return small
     val = m + math.log(s)
     if val < 1e-8:
-        return float(np.log1p(math.exp(small))) if small < 700 else small
-    return val
+        return small
+    return val + math.log1p(-math.exp(-val)) if val < 700 else val
 
 
 def poisson_gaussian_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: int) -> arb:
@@ -297,8 +318,7 @@ def poisson_gaussian_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: in
     if alpha.denominator == 1:
         log_a = log_a_integer(int(alpha), qa, sa)
     else:
-        est = _screen_one(float(alpha), float(q), float(sigma))
-        log_i_est = math.log(math.expm1(est)) if est < 700 else est
+        log_i_est = _screen_log_i(float(alpha), float(q), float(sigma), _log_fraction(q))
         log_a = log_a_fractional(a, qa, sa, prec, log_i_est)
     return log_a / (a - 1)
 
@@ -321,4 +341,8 @@ class PoissonGaussianCurve(RdpCurve):
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         a = np.asarray(alphas, dtype=float)
-        return log_a_screen(a, float(self.q), float(self.sigma)) / (a - 1)
+        if self.q == 0:
+            return np.zeros(len(a))
+        lq = _log_fraction(self.q)
+        vals = np.array([_screen_one(float(x), float(self.q), float(self.sigma), lq) for x in a])
+        return vals / (a - 1)
