@@ -54,9 +54,13 @@ class RdpResult:
 
     order: Fraction
     rdp: Certified
+    is_upper_bound: bool = True
 
     def to_json(self) -> dict:
-        return {"alpha": _order_json(self.order), "rdp": self.rdp.to_json()}
+        out = {"alpha": _order_json(self.order), "rdp": self.rdp.to_json()}
+        if not self.is_upper_bound:
+            out["lower_bound_only"] = True
+        return out
 
 
 @dataclass(frozen=True)
@@ -240,7 +244,7 @@ class RdpAccountant:
             raise ValueError(f"alpha must be an integer >= 2 for this bound. Found {float(a)!r}.")
         d = self.digits if digits is None else digits
         cert = refine(lambda prec: self._total_ball(a), d, max_prec=self.max_prec, what=f"RDP at alpha={float(a)}")
-        return RdpResult(a, cert)
+        return RdpResult(a, cert, all(c.is_upper_bound for c, _ in self._active()))
 
     def screen(self, alphas: Sequence[float]) -> np.ndarray:
         """Float estimate of the total RDP at ``alphas`` (order selection only)."""

@@ -290,6 +290,8 @@ class Certified:
 
     def upper_float(self) -> float:
         """The upper endpoint rounded up to a Python float."""
+        if not self.ball.is_finite():
+            return math.inf
         f = Fraction(decimal_upper(self.ball, 20))
         v = float(f)
         if Fraction(v) < f:
@@ -298,6 +300,8 @@ class Certified:
 
     def lower_float(self) -> float:
         """The lower endpoint rounded down to a Python float."""
+        if not self.ball.is_finite():
+            return -math.inf
         f = Fraction(decimal_lower(self.ball, 20))
         v = float(f)
         if Fraction(v) > f:
