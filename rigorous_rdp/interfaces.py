@@ -27,8 +27,15 @@ The event constructors take dp-accounting's argument order and names
 ``SelfComposedDpEvent(event, count)``, ``ComposedDpEvent(events)``) and return
 the frozen events of :mod:`rigorous_rdp.events`.  As in dp-accounting, the
 neighbouring relation is an option of the accountant; it is applied to every
-sampled event that is composed.  Floats are taken as their exact binary value;
-pass strings (``"0.01"``) for exact decimals.
+sampled event that is composed.
+
+Floats.  Code written for float accountants passes ``1.1`` meaning the decimal
+1.1, while the float is a nearby binary number.  These adapters therefore take,
+for every float parameter, whichever of the two readings (exact binary value or
+the shortest decimal ``repr``) gives the *weaker* privacy claim: the smaller
+noise multiplier, the larger sampling rate, the smaller target delta or epsilon.
+The certified result then holds for what the user meant and for what the float
+is.  Pass strings (``"0.01"``) or Fractions for exact decimals.
 """
 
 from __future__ import annotations
@@ -52,6 +59,14 @@ from .events import (
     RandomizedResponseEvent,
     SelfComposedEvent,
 )
+
+def _conservative(value: object, smaller: bool) -> object:
+    """For a float, the smaller (or larger) of its binary value and its decimal repr."""
+    if isinstance(value, float) and math.isfinite(value):
+        a, b = Fraction(value), Fraction(repr(value))
+        return min(a, b) if smaller else max(a, b)
+    return value
+
 
 __all__ = [
     "RDPAccountant",
@@ -104,6 +119,8 @@ class RDPAccountant:
 
     def step(self, *, noise_multiplier: object, sample_rate: object) -> None:
         """Record one step (validated now: bad values raise ``ValueError``)."""
+        noise_multiplier = _conservative(noise_multiplier, smaller=True)
+        sample_rate = _conservative(sample_rate, smaller=False)
         PoissonSampledEvent(GaussianEvent(noise_multiplier), sample_rate)
         if self.history and self.history[-1][0] == noise_multiplier and self.history[-1][1] == sample_rate:
             s, q, n = self.history[-1]
@@ -124,7 +141,7 @@ class RDPAccountant:
 
     def get_epsilon_and_order(self, delta: object, alphas: Optional[Sequence[object]] = None) -> EpsilonResult:
         """Certified result (enclosure, order, conversion) for ``delta``."""
-        return self._accountant(alphas).get_epsilon_and_order(delta)
+        return self._accountant(alphas).get_epsilon_and_order(_conservative(delta, smaller=True))
 
     def get_privacy_spent(self, *, delta: object, alphas: Optional[Sequence[object]] = None) -> Tuple[float, float]:
         """``(epsilon, order)``: the certified upper bound rounded up, and the order used."""
@@ -150,12 +167,12 @@ class NeighboringRelation(enum.Enum):
 
 def GaussianDpEvent(noise_multiplier: object) -> GaussianEvent:  # noqa: N802 - dp-accounting's name
     """Gaussian mechanism with sensitivity 1 and noise multiplier ``noise_multiplier``."""
-    return GaussianEvent(noise_multiplier)
+    return GaussianEvent(_conservative(noise_multiplier, smaller=True))
 
 
 def LaplaceDpEvent(noise_multiplier: object) -> LaplaceEvent:  # noqa: N802
     """Laplace mechanism, sensitivity 1, scale ``noise_multiplier`` (dp-accounting's parameter name)."""
-    return LaplaceEvent(noise_multiplier)
+    return LaplaceEvent(_conservative(noise_multiplier, smaller=True))
 
 
 def RandomizedResponseDpEvent(p: object) -> RandomizedResponseEvent:  # noqa: N802
@@ -165,7 +182,7 @@ def RandomizedResponseDpEvent(p: object) -> RandomizedResponseEvent:  # noqa: N8
 
 def PoissonSampledDpEvent(sampling_probability: object, event: DpEvent) -> PoissonSampledEvent:  # noqa: N802
     """Poisson sampling with probability ``sampling_probability``, then ``event``."""
-    return PoissonSampledEvent(event, sampling_probability)
+    return PoissonSampledEvent(event, _conservative(sampling_probability, smaller=False))
 
 
 def SampledWithoutReplacementDpEvent(source_dataset_size: int, sample_size: int,  # noqa: N802
@@ -239,7 +256,7 @@ class DpEventRdpAccountant:
 
     def get_epsilon_and_optimal_order(self, target_delta: object) -> Tuple[float, float]:
         """``(epsilon, order)``: certified upper bound rounded up, and the order (inf for pure DP)."""
-        res = self._acc.get_epsilon_and_order(target_delta)
+        res = self.get_epsilon_and_order(target_delta)
         return res.epsilon.upper_float(), (math.inf if res.order is None else float(res.order))
 
     def get_epsilon(self, target_delta: object) -> float:
@@ -247,10 +264,10 @@ class DpEventRdpAccountant:
 
     def get_epsilon_and_order(self, target_delta: object) -> EpsilonResult:
         """The certified result (enclosure, order, conversion)."""
-        return self._acc.get_epsilon_and_order(target_delta)
+        return self._acc.get_epsilon_and_order(_conservative(target_delta, smaller=True))
 
     def get_delta_and_optimal_order(self, target_epsilon: object) -> Tuple[float, float]:
-        res = self._acc.get_delta_and_order(target_epsilon)
+        res = self._acc.get_delta_and_order(_conservative(target_epsilon, smaller=True))
         return res.delta.upper_float(), (math.inf if res.order is None else float(res.order))
 
     def get_delta(self, target_epsilon: object) -> float:

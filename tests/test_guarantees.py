@@ -41,3 +41,16 @@ def test_poisson_gaussian_far_below_float_range():
             lead = mpmath.mpf(10) ** -400 * a * (a - 1) / 2 * (mpmath.e - 1) / (a - 1)
             rel = (mpmath.mpf(ball.mid().str(30, radius=False)) - lead) / lead
         assert abs(rel) < 1e-12
+
+
+def test_float_inputs_of_drop_in_interfaces_read_conservatively():
+    from fractions import Fraction
+
+    from rigorous_rdp import interfaces
+
+    g = interfaces.GaussianDpEvent(1.1)  # binary 1.1 is above 11/10: the decimal is less noise
+    assert g.noise_multiplier == Fraction(11, 10)
+    ev = interfaces.PoissonSampledDpEvent(0.01, g)  # binary 0.01 is above 1/100: keep the binary
+    assert ev.sampling_probability == Fraction(0.01) > Fraction(1, 100)
+    g2 = interfaces.GaussianDpEvent(0.3)  # binary 0.3 is below 3/10: keep the binary
+    assert g2.noise_multiplier == Fraction(0.3) < Fraction(3, 10)
