@@ -51,6 +51,7 @@ from flint import arb, ctx
 from scipy import special
 
 from .arith import Certified, DEFAULT_DIGITS, MAX_PREC, parse_rational, rel_width_ok, to_arb, workprec
+from .validation import integer_at_least
 
 __all__ = [
     "amplify_poisson",
@@ -99,18 +100,7 @@ def _prob(x: Number, name: str, *, open_low: bool = False, open_high: bool = Fal
 
 
 def _steps(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        try:
-            f = parse_rational(k, "steps")
-        except ValueError:
-            raise ValueError(f"steps must be an integer >= 1. Found {k!r}.") from None
-        if f.denominator != 1:
-            raise ValueError(f"steps must be an integer >= 1. Found {k!r}.")
-        k = int(f)
-    k = int(k)
-    if k < 1:
-        raise ValueError(f"steps must be an integer >= 1. Found {k}.")
-    return k
+    return integer_at_least(k, "steps", 1)
 
 
 def _show(x: Number) -> str:

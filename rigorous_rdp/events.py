@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Tuple
 
 from .arith import parse_rational
+from .validation import integer_at_least
 
 __all__ = [
     "Adjacency",
@@ -212,22 +213,8 @@ class ComposedEvent(DpEvent):
 
 
 def _positive_int(value: object, name: str) -> int:
-    v = _nonnegative_int(value, name)
-    if v < 1:
-        raise ValueError(f"{name} must be an integer >= 1. Found {v}.")
-    return v
+    return integer_at_least(value, name, 1)
 
 
 def _nonnegative_int(value: object, name: str) -> int:
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer >= 0. Found {value!r}.")
-    if isinstance(value, int):
-        v = value
-    else:
-        f = parse_rational(value, name)
-        if f.denominator != 1:
-            raise ValueError(f"{name} must be an integer >= 0. Found {value!r}.")
-        v = int(f)
-    if v < 0:
-        raise ValueError(f"{name} must be an integer >= 0. Found {v}.")
-    return v
+    return integer_at_least(value, name, 0)

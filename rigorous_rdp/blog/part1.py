@@ -65,6 +65,7 @@ from typing import Callable, Dict, Optional, Sequence, Tuple
 from flint import arb
 
 from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb
+from ..validation import certify, integer_at_least, unit_interval
 
 __all__ = [
     "DpGuarantee",
@@ -141,24 +142,14 @@ def _open_unit(x: object, name: str) -> Fraction:
 
 
 def _closed_unit(x: object, name: str) -> Fraction:
-    v = parse_rational(x, name)
-    if not 0 <= v <= 1:
-        raise ValueError(f"{name} must be in [0, 1]. Found {x!r}.")
-    return v
+    return unit_interval(x, name)
 
 
 def _steps(k: object) -> int:
-    v = parse_rational(k, "steps")
-    if v.denominator != 1 or v < 1:
-        raise ValueError(f"steps must be an integer >= 1. Found {k!r}.")
-    return int(v)
+    return integer_at_least(k, "steps", 1)
 
 
-def _cert(func: Callable[[], arb], digits: float, what: str) -> Certified:
-    """Certified enclosure of ``func()`` (evaluated at growing precision)."""
-    if not isinstance(digits, (int, float)) or not 1 <= digits <= 1000:
-        raise ValueError(f"digits must be in [1, 1000]. Found {digits!r}.")
-    return refine(lambda prec: func(), digits, what=what)
+_cert = certify
 
 
 def _exact(x: Fraction) -> Certified:

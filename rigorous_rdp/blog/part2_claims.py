@@ -61,6 +61,7 @@ from flint import arb
 
 from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb, workprec
 from ..curves import RdpCurve
+from ..validation import certify, integer_at_least, unit_interval
 
 __all__ = [
     "legendre_transform",
@@ -123,26 +124,12 @@ def _int_order(x: object) -> int:
     return int(v)
 
 
-def _unit(x: object, name: str, open_low: bool = False, open_high: bool = False) -> Fraction:
-    v = parse_rational(x, name)
-    ok = (v > 0 if open_low else v >= 0) and (v < 1 if open_high else v <= 1)
-    if not ok:
-        lb, rb = ("(" if open_low else "["), (")" if open_high else "]")
-        raise ValueError(f"{name} must be in {lb}0, 1{rb}. Found {x!r}.")
-    return v
+_unit = unit_interval
+_cert = certify
 
 
 def _steps(k: object) -> int:
-    v = parse_rational(k, "steps")
-    if v.denominator != 1 or v < 1:
-        raise ValueError(f"steps must be an integer >= 1. Found {k!r}.")
-    return int(v)
-
-
-def _cert(func: Callable[[], arb], digits: float, what: str) -> Certified:
-    if not isinstance(digits, (int, float)) or not 1 <= digits <= 1000:
-        raise ValueError(f"digits must be in [1, 1000]. Found {digits!r}.")
-    return refine(lambda prec: func(), digits, what=what)
+    return integer_at_least(k, "steps", 1)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,57 @@
+"""Validation of user parameters, shared by every module.
+
+Each function converts a user value exactly (see :func:`.arith.parse_rational`)
+and raises ``ValueError`` whose message starts with the parameter name (which is
+also the command-line option name), states the accepted range and the value
+found.
+"""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+from typing import Callable
+
+from flint import arb
+
+from .arith import Certified, parse_rational, refine
+
+__all__ = ["integer_at_least", "unit_interval", "certify"]
+
+
+def integer_at_least(value: object, name: str, minimum: int) -> int:
+    """An integer >= ``minimum`` (ints, integral rationals and strings such as "1e4")."""
+    message = f"{name} must be an integer >= {minimum}. Found {value!r}."
+    if isinstance(value, bool):
+        raise ValueError(message)
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+    else:
+        try:
+            f = parse_rational(value, name)
+        except ValueError:
+            raise ValueError(message) from None
+        if f.denominator != 1:
+            raise ValueError(message)
+        v = int(f)
+    if v < minimum:
+        raise ValueError(message)
+    return v
+
+
+def unit_interval(value: object, name: str, open_low: bool = False, open_high: bool = False) -> Fraction:
+    """A rational in [0, 1], with either end open on request."""
+    v = parse_rational(value, name)
+    ok = (v > 0 if open_low else v >= 0) and (v < 1 if open_high else v <= 1)
+    if not ok:
+        lb, rb = ("(" if open_low else "["), (")" if open_high else "]")
+        raise ValueError(f"{name} must be in {lb}0, 1{rb}. Found {value!r}.")
+    return v
+
+
+def certify(func: Callable[[], arb], digits: float, what: str) -> Certified:
+    """Certified enclosure of ``func()``, evaluated at growing precision until the
+    relative width is ``<= 10**-digits`` (see :func:`.arith.refine`)."""
+    if isinstance(digits, bool) or not isinstance(digits, (int, float)) or not 1 <= digits <= 1000:
+        raise ValueError(f"digits must be in [1, 1000]. Found {digits!r}.")
+    return refine(lambda prec: func(), digits, what=what)
