@@ -332,6 +332,28 @@ def _merge(atoms):
     return sorted(((w, m) for m, w in acc.items()), key=lambda t: t[1])
 
 
+def _plan_window(p_atoms, q_atoms, lam: float, sigma: float, log_tol: float) -> Tuple[float, float]:
+    """Window [L, U] on which the float value of :func:`tail_bounds` is below exp(log_tol) (planning only;
+    the certified tail bound is recomputed for whatever window results)."""
+    def side(mu: float, nu: float, beta: float, sign: int) -> float:
+        c = lam * mu + (1 - lam) * nu
+        log_fac = (1 - lam) * math.log(beta) + lam * (lam - 1) * (mu - nu) ** 2 / (2 * sigma * sigma)
+        # Phi-bar(x) <= exp(-x^2/2) / 2: need x^2/2 >= log_fac - log_tol + log 4 (half the budget each)
+        x1 = math.sqrt(2 * max(0.0, log_fac - log_tol + math.log(4.0)))
+        x2 = math.sqrt(2 * max(0.0, math.log(max(lam - 1, 1e-300)) - log_tol + math.log(4.0)))
+        edge = max(sign * c + sigma * x1, sign * nu + sigma * x2, sign * mu, sign * nu)
+        return sign * edge
+
+    mus = [float(m) for _, m in p_atoms]
+    nus = [float(m) for _, m in q_atoms]
+    mu_max, nu_max, mu_min, nu_min = max(mus), max(nus), min(mus), min(nus)
+    b_hi = sum(float(w) for w, m in q_atoms if float(m) == nu_max)
+    b_lo = sum(float(w) for w, m in q_atoms if float(m) == nu_min)
+    U = side(mu_max, nu_max, b_hi, 1)
+    L = side(mu_min, nu_min, b_lo, -1)
+    return float(math.floor(L)), float(math.ceil(U))
+
+
 def _log_g_lhs_certified(cfg: ProbeConfig, prec: int, log_i_est: float) -> arb:
     r"""Ball for :math:`\log G_\lambda(p\|q)` (1-d), module docstring."""
     A, B, u, up = _exact_atoms_1d(cfg)
@@ -354,11 +376,8 @@ def _log_g_lhs_certified(cfg: ProbeConfig, prec: int, log_i_est: float) -> arb:
     fs = float(cfg.sigma)
     mus = [float(m) for _, m in p_atoms] + [float(m) for _, m in q_atoms]
     lo, hi = min(mus), max(mus)
-    tol = log_i_est - prec * math.log(2.0)
-    beta_min = min(float(w) for w, _ in q_atoms)
-    extra = fs * math.sqrt(2 * max(1.0, (fl - 1) * (-math.log(beta_min)) + fl * fl / (2 * fs * fs) + abs(tol) + 10))
-    L = arb(math.floor(lo - fl - extra))
-    U = arb(math.ceil(hi + fl + extra))
+    L, U = _plan_window(p_atoms, q_atoms, fl, fs, log_i_est - prec * math.log(2.0) - math.log(8.0))
+    L, U = arb(L), arb(U)
     tails = tail_bounds(L, U, lam, s, pa, qa)
 
     def integrand(z: acb, analytic: bool) -> acb:
@@ -383,12 +402,14 @@ def _log_g_lhs_certified(cfg: ProbeConfig, prec: int, log_i_est: float) -> arb:
         f = (lam_c * base.log(analytic=analytic)).expm1() - lam_c * x
         return qz * f * norm
 
-    # break points: atoms and the tilted peak region
-    pts = sorted({float(L.mid()), float(U.mid())} | {x for x in np.linspace(float(L.mid()), float(U.mid()), 17)})
+    # break points: pieces of width about 2 sigma (the tilted density has scale sigma), at most 400
+    n_pieces = int(min(400, max(16, math.ceil((float(U.mid()) - float(L.mid())) / (2 * fs)))))
+    pts = sorted({float(x) for x in np.linspace(float(L.mid()), float(U.mid()), n_pieces + 1)})
     abs_tol = (arb(log_i_est) - prec * arb(2).log()).exp()
     total = acb(0)
     for a, b in zip(pts[:-1], pts[1:]):
-        total += acb.integral(integrand, arb(a), arb(b), rel_tol=arb(2) ** (-prec), abs_tol=abs_tol)
+        # python floats convert to arb exactly (numpy scalars would go through a decimal string)
+        total += acb.integral(integrand, arb(float(a)), arb(float(b)), rel_tol=arb(2) ** (-prec), abs_tol=abs_tol)
     i_ball = arb(total.real.lower()).union(arb(total.real.upper() + tails.upper()))
     if not (i_ball > -1):
         return arb.nan()
