@@ -192,6 +192,13 @@ def run_figures(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     results: Dict[str, FigureRun] = {}
+    parallel = jobs > 1 and len(scripts) > 1
+    pool = None
+    futs = {}
+    if parallel:
+        # workers are forked before the progress bar starts its monitor thread
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)))
+        futs = {pool.submit(_run_one, s.module, s.id, str(out), fast): s for s in scripts}
     bar = tqdm(total=len(scripts), desc="figures", unit="fig", file=sys.stderr, disable=not progress,
                dynamic_ncols=True)
 
@@ -205,20 +212,20 @@ def run_figures(
             on_result(r)
 
     try:
-        if jobs == 1 or len(scripts) <= 1:
+        if not parallel:
             for s in scripts:
                 bar.set_description(s.id)
                 done(_run_one(s.module, s.id, str(out), fast))
         else:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(scripts))) as pool:
-                futs = {pool.submit(_run_one, s.module, s.id, str(out), fast): s for s in scripts}
-                for f in as_completed(futs):
-                    s = futs[f]
-                    try:
-                        r = f.result()
-                    except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OS
-                        r = FigureRun(s.id, False, 0.0, " ".join(f"{type(exc).__name__}: {exc}".split()))
-                    done(r)
+            for f in as_completed(futs):
+                s = futs[f]
+                try:
+                    r = f.result()
+                except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OS
+                    r = FigureRun(s.id, False, 0.0, " ".join(f"{type(exc).__name__}: {exc}".split()))
+                done(r)
     finally:
         bar.close()
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     return [results[s.id] for s in scripts]
