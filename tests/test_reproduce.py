@@ -22,6 +22,10 @@ OWN_IDS = ["birrell2024-fig2", "birrell2024-fig3", "birrell2024-fig4a", "birrell
 #: Deterministic figures whose full version is cheap enough to recompute in a test
 #: (certified arithmetic only); their committed JSON must match the script's output.
 CHEAP_DETERMINISTIC = ["birrell2024-fig2", "birrell2024-fig7"]
+#: The same check for cheap deterministic figures written by other scripts (skipped
+#: while their JSON is not committed yet).
+CHEAP_DETERMINISTIC_OTHERS = ["birrell2024-fig6", "birrell2024-fig8", "zhuwang2019-fig2", "blog1-composition",
+                              "blog1-gaussian-calibrations", "blog2-claim21", "blog2-claim24", "blog2-dr"]
 
 
 def _run(capsys, *argv):
@@ -104,12 +108,16 @@ def _assert_close(new, old, path="", rtol=1e-6):
         assert math.isclose(new, old, rel_tol=rtol, abs_tol=1e-300), f"{path}: {new!r} != {old!r}"
 
 
-@pytest.mark.parametrize("fig_id", CHEAP_DETERMINISTIC)
+@pytest.mark.parametrize("fig_id", CHEAP_DETERMINISTIC + CHEAP_DETERMINISTIC_OTHERS)
 def test_committed_json_matches_script(fig_id, tmp_path):
     committed = REPO / "figures" / f"{fig_id}.json"
     if not committed.is_file():
-        pytest.fail(f"figures/{fig_id}.json is not committed")
+        if fig_id in CHEAP_DETERMINISTIC:
+            pytest.fail(f"figures/{fig_id}.json is not committed")
+        pytest.skip(f"figures/{fig_id}.json is not committed yet")
     scripts = rep.discover()
+    if fig_id not in scripts:
+        pytest.skip(f"no script defines {fig_id}")
     runs = rep.run_figures([scripts[fig_id]], tmp_path, progress=False)
     assert runs[0].ok, runs[0].error
     _assert_close(json.loads((tmp_path / f"{fig_id}.json").read_text()), json.loads(committed.read_text()))
