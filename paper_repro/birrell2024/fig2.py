@@ -39,6 +39,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ax.plot(alphas, curves["wang_upper"], "k--", lw=1.5, label="Wang et al. (2019) upper bound")
     ax.plot(alphas, curves["wang_lower"], "o", mfc="none", color="k", ms=4,
             markevery=max(1, len(alphas) // 40), label="Wang et al. (2019) lower bound")
+    ax.axvline(63, ls=":", color="0.5", lw=1, label="largest default order of Opacus (63)")
     ax.set_yscale("log")
     ax.set_xlabel("order \u03b1")
     ax.set_ylabel("RDP \u03b5(\u03b1) of one step (replace-one)")

@@ -40,6 +40,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ax.plot(alphas, curves["wang_lower"], "o", mfc="none", color="k", ms=4,
             markevery=max(1, len(alphas) // 40), label="FSwoR lower bound, Wang et al. (2019)")
     ax.plot(alphas, curves["wang_upper"], "-.", color="k", lw=1.2, label="FSwoR upper bound, Wang et al. (2019)")
+    ax.axvline(63, ls=":", color="0.5", lw=1, label="largest default order of Opacus (63)")
     ax.set_yscale("log")
     ax.set_xlabel("order \u03b1")
     ax.set_ylabel("RDP \u03b5(\u03b1) of one step (replace-one)")
