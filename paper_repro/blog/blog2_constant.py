@@ -50,6 +50,10 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         line, = a1.semilogx(c["sigma"], c["G"], label=f"c1={c['c1']}, c2={c['c2']}")
         a1.axhline(c["limit"], color=line.get_color(), ls="--", lw=0.8)
     a1.set_yscale("log")
+    from matplotlib.ticker import NullFormatter
+
+    a1.xaxis.set_minor_formatter(NullFormatter())
+    a1.yaxis.set_minor_formatter(NullFormatter())
     a1.set_xlabel("sigma")
     a1.set_ylabel("G(sigma)  (estimate; dashed: exp(c1^2 c2^2 / 2))")
     a1.legend(fontsize=8)
