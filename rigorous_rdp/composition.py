@@ -278,7 +278,8 @@ def optimal_composition_delta_float(epsilon: float, delta: float, steps: int, ta
             hom[j] = math.exp(special.logsumexp(lt))
     # 1 - (1-d)^k (1 - hom)
     log1md_k = k * math.log1p(-delta) if delta < 1 else -math.inf
-    out = -np.expm1(log1md_k + np.log1p(-np.minimum(hom, 1.0)))
+    with np.errstate(divide="ignore"):  # hom = 1 gives log(0) = -inf and delta = 1, as it should
+        out = -np.expm1(log1md_k + np.log1p(-np.minimum(hom, 1.0)))
     return out
 
 
