@@ -129,8 +129,19 @@ def _order_json(order: Optional[Fraction]):
 
 
 def _frac_json(x: Fraction):
-    f = float(x)
-    return f if Fraction(f) == x else str(x)
+    """JSON echo of an exact input: a float if exact, else "p/q"; for numbers beyond
+    float range or with thousands of digits, a 17-digit decimal (display only)."""
+    try:
+        f = float(x)
+    except OverflowError:
+        f = math.inf
+    if math.isfinite(f) and Fraction(f) == x:
+        return f
+    if max(x.numerator.bit_length(), x.denominator.bit_length()) < 3000:
+        return str(x)
+    from .arith import _round_decimal
+
+    return "~" + _round_decimal(x, 17, up=True)
 
 
 class RdpAccountant:
@@ -336,14 +347,15 @@ class RdpAccountant:
         self._require_upper_bounds()
         if not self._active():
             return EpsilonResult(Certified(arb(0), 0), None, "none", None, delta)
-        fd = float(delta)
+        # log(delta) from the exact rational: float(delta) underflows for delta = 1e-400
+        log_fd = math.log(delta.numerator) - math.log(delta.denominator)
 
         def objective(alphas: np.ndarray) -> np.ndarray:
             a = np.asarray(alphas, dtype=float)
             r = self.screen(a)
             with np.errstate(all="ignore"):
-                cks = r + np.log1p(-1.0 / a) - (math.log(fd) + np.log(a)) / (a - 1.0)
-                mir = r - math.log(fd) / (a - 1.0)
+                cks = r + np.log1p(-1.0 / a) - (log_fd + np.log(a)) / (a - 1.0)
+                mir = r - log_fd / (a - 1.0)
             return np.minimum(cks, mir) if self.conversion == "best" else (mir if self.conversion == "mironov" else cks)
 
         best: Optional[EpsilonResult] = None
@@ -393,7 +405,7 @@ class RdpAccountant:
         pure = self._pure_dp_total()
         if pure is not None and pure <= to_arb(eps):
             return DeltaResult(Certified(arb(0), 0), None, "pure-dp", None, eps)
-        fe = float(eps)
+        fe = float(min(eps, Fraction(10) ** 300))  # screen only; avoids float overflow
 
         def objective(alphas: np.ndarray) -> np.ndarray:
             a = np.asarray(alphas, dtype=float)

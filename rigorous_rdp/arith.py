@@ -193,6 +193,7 @@ def exact_endpoints(x: arb) -> tuple[Fraction, Fraction]:
     Unlike ``x.lower()`` / ``x.upper()``, which round (outward) to the *current*
     working precision, this does not depend on ``ctx.prec``: a ball computed at
     1000 bits keeps its 1000-bit endpoints when printed at the default 53 bits.
+    (For binary exponents in the millions the fractions become impractically large.)
     """
     m = _exact_fraction(x.mid())
     r = _exact_fraction(x.rad())
@@ -238,6 +239,69 @@ def _sci_text(n: int, exp10: int) -> str:
     return f"{mant}e{sci_exp}"
 
 
+#: binary magnitudes beyond this many bits are printed through logarithms
+#: (a Fraction of 2**-(10**6) would be too large to build)
+_HUGE_BITS = 1 << 16
+
+
+def _endpoint_arb(x: arb, upper: bool) -> arb:
+    """An endpoint of a finite ball as an arb of radius zero, rounded outward at a
+    precision that keeps every bit of the midpoint (independent of ``ctx.prec``, and
+    valid for any exponent, unlike :func:`exact_endpoints`)."""
+    man, _ = x.mid().man_exp()
+    with workprec(max(64, int(man).bit_length() + 64)):
+        return x.upper() if upper else x.lower()
+
+
+def _magnitude_bits(v: arb) -> int:
+    man, exp = v.mid().man_exp()
+    return abs(int(exp)) + int(man).bit_length()
+
+
+def _round_decimal_huge(v: arb, sig: int, up: bool) -> str:
+    """Outward decimal of the exact (radius-zero) ``v`` with a huge binary exponent.
+
+    The decimal exponent and mantissa come from a ball for ``log10|v|``; the
+    mantissa bound on the outward side is rounded outward, so the text is a bound
+    whatever the width of that ball.
+    """
+    neg = bool(v < 0)
+    a = -v if neg else v
+    away = up != neg  # round the magnitude up (else down)
+    bits = _magnitude_bits(a).bit_length() + 4 * sig + 64
+    with workprec(bits):
+        lg = a.log() / arb(10).log()
+        e = math.floor(_exact_fraction(lg.mid()))
+        m = arb(10) ** (lg - e)
+    m_lo, m_hi = exact_endpoints(m)
+    b = m_hi if away else m_lo
+    while b >= 10:
+        b, e = b / 10, e + 1
+    while b < 1:
+        b, e = b * 10, e - 1
+    scaled = b * Fraction(10) ** (sig - 1)
+    n = scaled.numerator // scaled.denominator
+    if away and n * scaled.denominator != scaled.numerator:
+        n += 1
+    if n >= 10**sig:
+        n, e = n // 10, e + 1
+    ds = str(n).rstrip("0") or "0"
+    mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
+    return ("-" if neg else "") + f"{mant}e{e}"
+
+
+def _decimal_endpoint(x: arb, sig: int, up: bool) -> str:
+    if x.rad() == 0 or _magnitude_bits(x.mid()) < _HUGE_BITS:
+        end = _endpoint_arb(x, up)
+        if _magnitude_bits(end) < _HUGE_BITS:
+            lo, hi = exact_endpoints(x)
+            return _round_decimal(hi if up else lo, sig, up=up)
+    end = _endpoint_arb(x, up)
+    if end == 0:
+        return "0"
+    return _round_decimal_huge(end, sig, up)
+
+
 def _exact_arb(v: Fraction) -> arb:
     """The dyadic rational ``v`` as an exact arb (precision chosen to hold it)."""
     with workprec(max(64, abs(v.numerator).bit_length() + 8)):
@@ -248,14 +312,14 @@ def decimal_lower(x: arb, sig: int = 17) -> str:
     """Decimal string with ``sig`` significant digits that is ``<=`` every point of ``x``."""
     if not x.is_finite():
         return "-inf"
-    return _round_decimal(exact_endpoints(x)[0], sig, up=False)
+    return _decimal_endpoint(x, sig, up=False)
 
 
 def decimal_upper(x: arb, sig: int = 17) -> str:
     """Decimal string with ``sig`` significant digits that is ``>=`` every point of ``x``."""
     if not x.is_finite():
         return "inf"
-    return _round_decimal(exact_endpoints(x)[1], sig, up=True)
+    return _decimal_endpoint(x, sig, up=True)
 
 
 # ---------------------------------------------------------------------------
@@ -276,11 +340,11 @@ class Certified:
 
     def lower(self) -> arb:
         """Exact lower endpoint (an arb of radius zero, independent of ``ctx.prec``)."""
-        return _exact_arb(exact_endpoints(self.ball)[0]) if self.ball.is_finite() else self.ball.lower()
+        return _endpoint_arb(self.ball, False) if self.ball.is_finite() else self.ball.lower()
 
     def upper(self) -> arb:
         """Exact upper endpoint (an arb of radius zero), the value to rely on."""
-        return _exact_arb(exact_endpoints(self.ball)[1]) if self.ball.is_finite() else self.ball.upper()
+        return _endpoint_arb(self.ball, True) if self.ball.is_finite() else self.ball.upper()
 
     def mid(self) -> arb:
         return self.ball.mid()

@@ -250,3 +250,22 @@ def test_comparisons_are_three_valued():
         compare(a, over)
     with pytest.raises(UndecidedComparison):
         compare(arb(3, 1e-20), arb(3, 1e-20))
+
+
+# ---------------------------------------------------------------------------
+# huge exponents: decimals through logarithms, endpoints without fractions
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("log10_value", ["-400", "-3040061374.5", "1000000.25", "-123456789012345678901234.5"])
+def test_decimals_of_huge_exponents_bracket(log10_value):
+    with workprec(300):
+        x = arb(10) ** arb(log10_value)
+        lo_s, hi_s = decimal_lower(x, 12), decimal_upper(x, 12)
+        c = Certified(x, 300)
+        assert c.lower() <= x.mid() <= c.upper()
+    with mpmath.workdps(60):
+        v = mpmath.mpf(10) ** mpmath.mpf(log10_value)
+        assert mpmath.mpf(lo_s) <= v <= mpmath.mpf(hi_s)
+        assert mpmath.mpf(hi_s) / mpmath.mpf(lo_s) - 1 < mpmath.mpf("3e-11")
+    neg_lo = decimal_lower(-x, 12)
+    assert neg_lo == "-" + hi_s

@@ -241,3 +241,14 @@ def test_subprocess_json_parses():
     assert p.returncode == 0 and p.stderr == ""
     res = json.loads(p.stdout)
     assert _interval(res["results"][0]["rdp"]) == (Fraction(3, 8), Fraction(3, 8))
+
+
+def test_extreme_values_are_represented(capsys):
+    # delta = 1e-400 is below the float range; it must not underflow to 0
+    res = _json(["epsilon", *PG, "--steps", "10000", "--delta", "1e-400"], capsys)
+    lo, hi = _interval(res["epsilon"])
+    assert Fraction(100) < lo <= hi < Fraction(110)
+    # a delta far below the float range at a huge epsilon: printed, not crashed
+    res = _json(["delta", *PG, "--steps", "10", "--epsilon", "1e6"], capsys)
+    lo, hi = mpmath.mpf(res["delta"]["lower"]), mpmath.mpf(res["delta"]["upper"])  # exponents ~ -1e8
+    assert 0 < lo <= hi < mpmath.mpf("1e-10000")
