@@ -27,7 +27,7 @@ from .arith import to_arb, workprec
 from .errors import UnsupportedEventError
 from .events import DpEvent
 
-__all__ = ["RdpCurve", "rdp_curve", "supports", "ScaledCurve"]
+__all__ = ["RdpCurve", "rdp_curve", "supports", "ScaledCurve", "MinCurve"]
 
 
 class RdpCurve(abc.ABC):
@@ -98,6 +98,50 @@ class ScaledCurve(RdpCurve):
     def pure_dp_epsilon(self) -> Optional[arb]:
         e = self.curve.pure_dp_epsilon()
         return None if e is None else self.count * e
+
+
+class MinCurve(RdpCurve):
+    """Pointwise minimum of several valid RDP upper bounds of the same mechanism.
+
+    If each curve is an upper bound on the RDP at every order, so is their
+    minimum; the certified value is a ball containing the exact minimum.
+    """
+
+    def __init__(self, curves: "list[RdpCurve]"):
+        if not curves:
+            raise ValueError("curves must be a non-empty list of RDP curves.")
+        for c in curves:
+            if not c.is_upper_bound:
+                raise ValueError(f"curves must be upper bounds; {c.name} is a lower bound.")
+        self.curves = list(curves)
+        self.name = "min(" + ", ".join(c.name for c in curves) + ")"
+        self.citation = "; ".join(c.citation for c in curves)
+        self.integer_orders_only = any(c.integer_orders_only for c in curves)
+
+    def certified(self, alpha: Fraction) -> arb:
+        values = [c.certified(alpha) for c in self.curves]
+        out = values[0]
+        for v in values[1:]:
+            out = out.min(v)
+        return out
+
+    def screen(self, alphas: np.ndarray) -> np.ndarray:
+        out = None
+        for c in self.curves:
+            with np.errstate(all="ignore"):
+                v = np.asarray(c.screen(alphas), dtype=float)
+            v = np.where(np.isnan(v), np.inf, v)
+            out = v if out is None else np.minimum(out, v)
+        return out
+
+    def pure_dp_epsilon(self) -> Optional[arb]:
+        values = [e for e in (c.pure_dp_epsilon() for c in self.curves) if e is not None]
+        if not values:
+            return None
+        out = values[0]
+        for v in values[1:]:
+            out = out.min(v)
+        return out
 
 
 @functools.singledispatch

@@ -13,7 +13,7 @@ from flint import arb, ctx
 
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import refine, workprec
-from rigorous_rdp.curves import rdp_curve
+from rigorous_rdp.curves import MinCurve, rdp_curve
 from rigorous_rdp.errors import UnsupportedEventError
 from rigorous_rdp.events import FixedSizeSampledEvent, GaussianEvent
 from rigorous_rdp.reference import fswor as ref
@@ -288,8 +288,16 @@ def test_large_order_uses_valid_upper_bound():
 
 def test_registry_and_accountant():
     ev = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one", taylor_order=4)
-    c = rdp_curve(ev)
+    c_min = rdp_curve(ev)  # replace-one: min of Thm 3.5 and Wang et al. 2019 Thm 9
+    assert isinstance(c_min, MinCurve) and c_min.curves[1].name == "wang2019"
+    c = c_min.curves[0]
     assert isinstance(c, fw.FsworReplaceOneCurve) and c.m == 4
+    with workprec(64):
+        for a in (F(2), F(21, 2), F(64)):
+            both = [k.certified(a) for k in c_min.curves]
+            m = c_min.certified(a)
+            assert m.upper() <= min(b.upper() for b in both)
+            assert m.lower() >= min(b.lower() for b in both)
     ev2 = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000)
     assert isinstance(rdp_curve(ev2), fw.FsworAddRemoveCurve)
     acc = RdpAccountant().compose(ev, 1000)

@@ -72,7 +72,8 @@ def _(inner: GaussianEvent, event: FixedSizeSampledEvent) -> RdpCurve:
     """Fixed-size sampling of the Gaussian mechanism (Birrell et al. 2024).
 
     Without replacement: add/remove -> Thm 3.1-3.3 Taylor bound, replace-one ->
-    Thm 3.4-3.5 (:mod:`.fswor`), Taylor order ``event.taylor_order``.  With
+    the minimum of Thm 3.4-3.5 (:mod:`.fswor`, Taylor order ``event.taylor_order``)
+    and Wang et al. 2019 Thm 9 (:mod:`.wang2019`).  With
     replacement: delegated to ``rigorous_rdp.subsampling.fswr.fswr_curve`` when
     that module provides it, else unsupported.
     """
@@ -92,7 +93,16 @@ def _(inner: GaussianEvent, event: FixedSizeSampledEvent) -> RdpCurve:
     q = event.sampling_probability
     if event.adjacency is Adjacency.ADD_REMOVE:
         return FsworAddRemoveCurve(q, inner.noise_multiplier, event.taylor_order)
-    return FsworReplaceOneCurve(q, inner.noise_multiplier, event.taylor_order)
+    # replace-one: both Birrell et al. Thm 3.5 and Wang et al. 2019 Thm 9 are valid
+    # upper bounds; the Taylor bound is much tighter for moderate sigma, Wang et al.
+    # for small sigma (where the Taylor remainder explodes), so take the minimum.
+    from ..curves import MinCurve
+    from .wang2019 import replace_one_gaussian_curve, wang2019_curve
+
+    return MinCurve([
+        FsworReplaceOneCurve(q, inner.noise_multiplier, event.taylor_order),
+        wang2019_curve(replace_one_gaussian_curve(inner.noise_multiplier), event.batch_size, event.dataset_size),
+    ])
 
 
 @rdp_curve.register
