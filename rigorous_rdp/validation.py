@@ -16,7 +16,7 @@ from flint import arb
 
 from .arith import Certified, parse_rational, refine
 
-__all__ = ["integer_at_least", "unit_interval", "certify"]
+__all__ = ["integer_at_least", "unit_interval", "positive", "nonnegative", "certify"]
 
 
 def integer_at_least(value: object, name: str, minimum: int) -> int:
@@ -46,6 +46,22 @@ def unit_interval(value: object, name: str, open_low: bool = False, open_high: b
     if not ok:
         lb, rb = ("(" if open_low else "["), (")" if open_high else "]")
         raise ValueError(f"{name} must be in {lb}0, 1{rb}. Found {value!r}.")
+    return v
+
+
+def positive(value: object, name: str) -> Fraction:
+    """A rational > 0."""
+    v = parse_rational(value, name)
+    if v <= 0:
+        raise ValueError(f"{name} must be > 0. Found {value!r}.")
+    return v
+
+
+def nonnegative(value: object, name: str) -> Fraction:
+    """A rational >= 0."""
+    v = parse_rational(value, name)
+    if v < 0:
+        raise ValueError(f"{name} must be >= 0. Found {value!r}.")
     return v
 
 

@@ -65,7 +65,7 @@ from typing import Callable, Dict, Optional, Sequence, Tuple
 from flint import arb
 
 from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb
-from ..validation import certify, integer_at_least, unit_interval
+from ..validation import certify, integer_at_least, nonnegative, positive, unit_interval
 
 __all__ = [
     "DpGuarantee",
@@ -120,18 +120,8 @@ class DpGuarantee:
 # input helpers
 # ---------------------------------------------------------------------------
 
-def _pos(x: object, name: str) -> Fraction:
-    v = parse_rational(x, name)
-    if v <= 0:
-        raise ValueError(f"{name} must be > 0. Found {x!r}.")
-    return v
-
-
-def _nonneg(x: object, name: str) -> Fraction:
-    v = parse_rational(x, name)
-    if v < 0:
-        raise ValueError(f"{name} must be >= 0. Found {x!r}.")
-    return v
+_pos = positive
+_nonneg = nonnegative
 
 
 def _open_unit(x: object, name: str) -> Fraction:

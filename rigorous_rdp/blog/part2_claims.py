@@ -61,7 +61,7 @@ from flint import arb
 
 from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb, workprec
 from ..curves import RdpCurve
-from ..validation import certify, integer_at_least, unit_interval
+from ..validation import certify, integer_at_least, nonnegative, positive, unit_interval
 
 __all__ = [
     "legendre_transform",
@@ -96,18 +96,8 @@ Cumulant = Callable[[arb], arb]
 # input helpers
 # ---------------------------------------------------------------------------
 
-def _pos(x: object, name: str) -> Fraction:
-    v = parse_rational(x, name)
-    if v <= 0:
-        raise ValueError(f"{name} must be > 0. Found {x!r}.")
-    return v
-
-
-def _nonneg(x: object, name: str) -> Fraction:
-    v = parse_rational(x, name)
-    if v < 0:
-        raise ValueError(f"{name} must be >= 0. Found {x!r}.")
-    return v
+_pos = positive
+_nonneg = nonnegative
 
 
 def _order(x: object) -> Fraction:

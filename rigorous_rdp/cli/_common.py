@@ -154,8 +154,9 @@ def parse_steps(value: str) -> int:
     return int(f)
 
 
-def _name_option(message: str) -> str:
-    for name in _OPTION_NAMES:
+def _name_option(message: str, extra: tuple = ()) -> str:
+    """Prefix ``--`` when the message starts with an option name (shared or the subcommand's own)."""
+    for name in _OPTION_NAMES + tuple(extra):
         if message.startswith(name + " "):
             return "--" + message
     return message
@@ -168,7 +169,7 @@ def run_command(args: argparse.Namespace) -> int:
         result = func(args)
     except (ValueError, UnsupportedEventError) as exc:
         msg = " ".join(str(exc).split())
-        print(f"rigorous-rdp: error: {_name_option(msg)}", file=sys.stderr)
+        print(f"rigorous-rdp: error: {_name_option(msg, getattr(args, 'option_names', ()))}", file=sys.stderr)
         return 2
     except PrecisionExhausted as exc:
         print(f"rigorous-rdp: precision exhausted: {' '.join(str(exc).split())}", file=sys.stderr)

@@ -19,7 +19,7 @@ def register(sub: Any) -> None:
     p.add_argument("--jobs", default="1", metavar="J", help="worker processes (default 1)")
     p.add_argument("--steps", default="12", metavar="K", help="local-search steps per trial (default 12; 0 = random only)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.set_defaults(func=run, text=text)
+    p.set_defaults(func=run, text=text, option_names=_OPTIONS)
 
 
 def _int(value: str, name: str, low: int) -> int:
@@ -33,17 +33,6 @@ _OPTIONS = ("trials", "seed", "jobs", "steps")
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
-    """Run; a ValueError naming one of this command's options gets the ``--`` prefix."""
-    try:
-        return _run(args)
-    except ValueError as exc:
-        msg = str(exc)
-        if any(msg.startswith(o + " ") for o in _OPTIONS):
-            raise ValueError("--" + msg) from None
-        raise
-
-
-def _run(args: argparse.Namespace) -> Dict[str, Any]:
     from ..conjecture import probe
     from ..parallel import validate_jobs
 

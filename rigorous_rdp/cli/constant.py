@@ -20,24 +20,13 @@ def register(sub: Any) -> None:
     p.add_argument("--sigma-min", default=None, metavar="S", help="smallest sigma (default max(c1, sqrt(2/c2)))")
     p.add_argument("--integer", action="store_true", help="integer orders lambda = floor(c2 sigma^2)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.set_defaults(func=run, text=text)
+    p.set_defaults(func=run, text=text, option_names=_OPTIONS)
 
 
 _OPTIONS = ("c1", "c2", "sigma-max", "sigma-min", "sigma")
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
-    """Run; a ValueError naming one of this command's options gets the ``--`` prefix."""
-    try:
-        return _run(args)
-    except ValueError as exc:
-        msg = str(exc)
-        if any(msg.startswith(o + " ") for o in _OPTIONS):
-            raise ValueError("--" + msg) from None
-        raise
-
-
-def _run(args: argparse.Namespace) -> Dict[str, Any]:
     from ..constant import constant_sup
 
     res = constant_sup(args.c1, args.c2, sigma_min=args.sigma_min, sigma_max=args.sigma_max, integer=args.integer)

@@ -15,24 +15,13 @@ def register(sub: Any) -> None:
     p.add_argument("--k", required=True, metavar="K", help="epochs (integer >= 1); T = ceil(k / r) steps")
     p.add_argument("--sigma", required=True, metavar="S", help="noise multiplier sigma > 0")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, option_names=_OPTIONS)
 
 
 _OPTIONS = ("epsilon", "r", "k", "sigma")
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
-    """Run; a ValueError naming one of this command's options gets the ``--`` prefix."""
-    try:
-        return _run(args)
-    except ValueError as exc:
-        msg = str(exc)
-        if any(msg.startswith(o + " ") for o in _OPTIONS):
-            raise ValueError("--" + msg) from None
-        raise
-
-
-def _run(args: argparse.Namespace) -> Dict[str, Any]:
     from ..routes import compare_routes
 
     return compare_routes(args.epsilon, args.r, args.k, args.sigma)
