@@ -346,6 +346,9 @@ def hockey_stick_density(
 
 
 def _refine_density(func: Callable[[int], arb], digits: float, max_prec: int) -> Certified:
+    """``refine``; when the exact value is (near) 0, relative width cannot be reached, and
+    the last enclosure is returned if it contains 0.  It is still a valid enclosure (its
+    upper end bounds delta); only the requested relative width is waived, for zero only."""
     from .errors import PrecisionExhausted
 
     try:
