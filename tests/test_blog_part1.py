@@ -14,27 +14,7 @@ from rigorous_rdp.indistinguishability import optimal_delta_exact
 mp = mpmath.mpf
 
 
-def contains(cert, ref):
-    # decimal_lower/upper round the endpoints at the current arb precision: use a high one
-    with workprec(256), mpmath.workdps(60):
-        lo = mpmath.mpf(decimal_lower(cert.ball, 25))
-        hi = mpmath.mpf(decimal_upper(cert.ball, 25))
-        return lo <= ref <= hi
-
-
-def up(cert):
-    with workprec(256), mpmath.workdps(60):
-        return mpmath.mpf(decimal_upper(cert.ball, 25))
-
-
-def lo(cert):
-    with workprec(256), mpmath.workdps(60):
-        return mpmath.mpf(decimal_lower(cert.ball, 25))
-
-
-def M(x):
-    f = Fraction(x)
-    return mpmath.mpf(f.numerator) / f.denominator
+from _mpcheck import M, contains, lo, up  # noqa: E402
 
 
 # --- Laplace (1.5) ---------------------------------------------------------------

@@ -14,27 +14,7 @@ from rigorous_rdp.blog import part2_claims as C
 from rigorous_rdp.indistinguishability import hockey_stick
 
 
-def contains(cert, ref):
-    # decimal_lower/upper round the endpoints at the current arb precision: use a high one
-    with workprec(256), mpmath.workdps(60):
-        lo = mpmath.mpf(decimal_lower(cert.ball, 25))
-        hi = mpmath.mpf(decimal_upper(cert.ball, 25))
-        return lo <= ref <= hi
-
-
-def up(cert):
-    with workprec(256), mpmath.workdps(60):
-        return mpmath.mpf(decimal_upper(cert.ball, 25))
-
-
-def lo(cert):
-    with workprec(256), mpmath.workdps(60):
-        return mpmath.mpf(decimal_lower(cert.ball, 25))
-
-
-def M(x):
-    f = Fraction(x)
-    return mpmath.mpf(f.numerator) / f.denominator
+from _mpcheck import M, contains, lo, up  # noqa: E402
 
 
 def gauss_kappa(sigma, k=1):

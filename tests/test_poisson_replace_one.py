@@ -32,15 +32,7 @@ from rigorous_rdp.subsampling.poisson_replace_one import (
 Q = Fraction(120, 50000)
 
 
-def _contains(ball: arb, x, digits: int = 20) -> bool:
-    with workprec(256):
-        ref = arb(mpmath.nstr(x, digits + 5))
-        slack = abs(ref) * arb(10) ** (-digits)
-        return bool((ball - ref).overlaps(arb(0, slack.upper())))
-
-
-def _le(x, ball: arb, rel="1e-10") -> bool:
-    return x * (1 - mpmath.mpf(rel)) <= mpmath.mpf(ball.upper().str(30, radius=False))
+from _mpcheck import ball_contains as _contains, below_upper as _le  # noqa: E402
 
 
 @pytest.mark.parametrize("alpha,q,sigma,m", [
