@@ -8,7 +8,7 @@ import sys
 import mpmath
 import pytest
 
-from rigorous_rdp.audit import _PEER_MODULES, run_audit
+from rigorous_rdp.research.audit import _PEER_MODULES, run_audit
 from rigorous_rdp.cli import main
 
 

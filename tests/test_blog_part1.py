@@ -1,4 +1,4 @@
-"""Tests of the blog part 1 claims (rigorous_rdp.blog.part1)."""
+"""Tests of the blog part 1 claims (rigorous_rdp.research.blog.part1)."""
 
 import itertools
 import random
@@ -8,8 +8,8 @@ import mpmath
 import pytest
 
 from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec
-from rigorous_rdp.blog import part1 as P
-from rigorous_rdp.indistinguishability import optimal_delta_exact
+from rigorous_rdp.research.blog import part1 as P
+from rigorous_rdp.research.indistinguishability import optimal_delta_exact
 
 mp = mpmath.mpf
 
@@ -210,7 +210,7 @@ def test_claims_14_16_17_18(eps, k, beta):
 def test_claim14_is_a_valid_guarantee_for_randomized_response(eps, k):
     """Claim 14 holds for the worst case: the optimal k-fold composition delta (KOV15) at
     the Claim 14 epsilon is <= beta."""
-    from rigorous_rdp.composition import optimal_composition_delta
+    from rigorous_rdp.research.composition import optimal_composition_delta
 
     beta = "1e-3"
     e14 = P.claim14(eps, k, beta).epsilon

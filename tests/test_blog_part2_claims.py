@@ -1,4 +1,4 @@
-"""Tests of the blog part 2 Claims 20-25, 27, Examples 2-4 and (9.5) (rigorous_rdp.blog.part2_claims)."""
+"""Tests of the blog part 2 Claims 20-25, 27, Examples 2-4 and (9.5) (rigorous_rdp.research.blog.part2_claims)."""
 
 import itertools
 import math
@@ -9,9 +9,9 @@ import mpmath
 import pytest
 
 from rigorous_rdp.arith import decimal_lower, decimal_upper, rel_width_ok, workprec, to_arb
-from rigorous_rdp.blog import part1 as P1
-from rigorous_rdp.blog import part2_claims as C
-from rigorous_rdp.indistinguishability import hockey_stick
+from rigorous_rdp.research.blog import part1 as P1
+from rigorous_rdp.research.blog import part2_claims as C
+from rigorous_rdp.research.indistinguishability import hockey_stick
 
 
 from _mpcheck import M, contains, lo, up  # noqa: E402

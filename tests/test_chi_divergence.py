@@ -1,4 +1,4 @@
-"""Tests of the Pearson-Vajda chi^l divergences and condition (4) (rigorous_rdp.chi_divergence)."""
+"""Tests of the Pearson-Vajda chi^l divergences and condition (4) (rigorous_rdp.research.chi_divergence)."""
 
 import random
 from fractions import Fraction
@@ -7,7 +7,7 @@ import mpmath
 import pytest
 from flint import acb, arb
 
-from rigorous_rdp.chi_divergence import (
+from rigorous_rdp.research.chi_divergence import (
     certify_nonnegative_expsum,
     check_condition4_density,
     check_condition4_discrete,

@@ -1,4 +1,4 @@
-"""Tests of rigorous_rdp.composition against brute force and closed forms (mpmath)."""
+"""Tests of rigorous_rdp.research.composition against brute force and closed forms (mpmath)."""
 
 import itertools
 import math
@@ -8,7 +8,7 @@ import mpmath
 import pytest
 from flint import arb
 
-from rigorous_rdp.composition import (
+from rigorous_rdp.research.composition import (
     advanced_composition,
     advanced_composition_epsilon,
     amplify_poisson,

@@ -1,4 +1,4 @@
-"""Tests of the Conjecture 1 probe (rigorous_rdp.conjecture)."""
+"""Tests of the Conjecture 1 probe (rigorous_rdp.research.conjecture)."""
 
 import itertools
 import json
@@ -13,8 +13,8 @@ import pytest
 from flint import arb
 
 from rigorous_rdp.arith import workprec
-from rigorous_rdp.conjecture import ProbeConfig, certify_config, mixtures, probe, screen_ratio, tail_bounds
-from rigorous_rdp.parallel import SerialExecutor
+from rigorous_rdp.research.conjecture import ProbeConfig, certify_config, mixtures, probe, screen_ratio, tail_bounds
+from rigorous_rdp.research.parallel import SerialExecutor
 
 
 def cfg_fixed(n, m, sigma, lam, values, counts, u, up):
@@ -83,7 +83,7 @@ def test_equality_configuration():
 
 def test_reflected_equality_detected():
     """Other rows at 1, u = 0, u' = 1: p = (1-r) N(1) + r N(0), q = N(1), the mirrored pair."""
-    from rigorous_rdp.conjecture import is_rhs_pair
+    from rigorous_rdp.research.conjecture import is_rhs_pair
 
     assert is_rhs_pair(cfg_fixed(3, 1, 2, 3, [F(1)], [2], F(0), F(1)))
     assert not is_rhs_pair(cfg_fixed(3, 1, 2, 3, [F(1, 2)], [2], F(0), F(1)))

@@ -1,4 +1,4 @@
-"""Tests of rigorous_rdp.constant: C(c1, c2) of Claim 26 (blog part 2)."""
+"""Tests of rigorous_rdp.research.constant: C(c1, c2) of Claim 26 (blog part 2)."""
 
 from fractions import Fraction
 
@@ -7,7 +7,7 @@ import pytest
 from flint import arb
 
 from rigorous_rdp.arith import workprec
-from rigorous_rdp.constant import (constant_at, constant_sup, dr_curve, jensen_lower_bound, limit_value,
+from rigorous_rdp.research.constant import (constant_at, constant_sup, dr_curve, jensen_lower_bound, limit_value,
                                    log_g_mixture)
 
 

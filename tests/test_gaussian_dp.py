@@ -6,7 +6,7 @@ from flint import arb
 
 from rigorous_rdp.arith import rel_width_ok
 
-from rigorous_rdp.gaussian_dp import (
+from rigorous_rdp.research.gaussian_dp import (
     gaussian_delta,
     gaussian_delta_certified,
     gaussian_delta_float,

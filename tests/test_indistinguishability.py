@@ -8,7 +8,7 @@ import mpmath
 import pytest
 
 from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec
-from rigorous_rdp.indistinguishability import (
+from rigorous_rdp.research.indistinguishability import (
     check_all_subsets_exact,
     claim1_delta_exact,
     claim3_tail_bound,

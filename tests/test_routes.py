@@ -1,4 +1,4 @@
-"""Tests of rigorous_rdp.routes: the three routes and Claim 28 (blog part 2)."""
+"""Tests of rigorous_rdp.research.routes: the three routes and Claim 28 (blog part 2)."""
 
 from fractions import Fraction as F
 
@@ -7,7 +7,7 @@ import pytest
 from flint import arb
 
 from rigorous_rdp.arith import workprec
-from rigorous_rdp.routes import claim28, route1_delta, route2_delta, route3_delta, theorem1_from_claim28
+from rigorous_rdp.research.routes import claim28, route1_delta, route2_delta, route3_delta, theorem1_from_claim28
 
 
 def mpf(x):

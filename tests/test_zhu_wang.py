@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from flint import arb
 
-from rigorous_rdp.abadi import abadi_lemma3_rdp, abadi_validity_range
+from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import rel_width_ok, workprec
 from rigorous_rdp.events import LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
@@ -203,7 +203,7 @@ def test_condition4_gate():
     assert c.bound is Bound.GENERAL  # condition (4) not established for a bare callable
     with pytest.raises(ValueError, match="bound tight needs condition"):
         poisson_subsampled_curve(user, "0.01", bound="tight")
-    from rigorous_rdp.chi_divergence import verify_condition4_gaussian
+    from rigorous_rdp.research.chi_divergence import verify_condition4_gaussian
 
     cert = verify_condition4_gaussian(7, 1)
     c2 = poisson_subsampled_curve(user, "0.01", condition4=cert)

@@ -42,7 +42,7 @@ KOV_MAX_K = 10000
 
 
 def _rdp_epsilon(k: int) -> float:
-    from rigorous_rdp.blog.part2_claims import claim21_epsilon
+    from rigorous_rdp.research.blog.part2_claims import claim21_epsilon
 
     s2 = SIGMA * SIGMA
     L = math.log(1 / float(DELTA))
@@ -55,9 +55,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     from flint import arb
 
     from rigorous_rdp.arith import Certified
-    from rigorous_rdp.blog import part1 as P
-    from rigorous_rdp.composition import advanced_composition_epsilon, optimal_composition_epsilon
-    from rigorous_rdp.gaussian_dp import gaussian_epsilon
+    from rigorous_rdp.research.blog import part1 as P
+    from rigorous_rdp.research.composition import advanced_composition_epsilon, optimal_composition_epsilon
+    from rigorous_rdp.research.gaussian_dp import gaussian_epsilon
 
     ks = FAST_K_GRID if fast else K_GRID
     out = {name: [] for name in ("basic (Claim 10)", "advanced, blog Claim 18", "advanced, Dwork-Roth 3.20",

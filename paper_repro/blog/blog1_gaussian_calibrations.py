@@ -48,7 +48,7 @@ def _eps_grid(n: int) -> list:
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
-    from rigorous_rdp.blog import part1 as P
+    from rigorous_rdp.research.blog import part1 as P
 
     eps = _eps_grid(FAST_N_EPS if fast else N_EPS)
     sig = {name: [] for name in P.GAUSSIAN_CALIBRATIONS}

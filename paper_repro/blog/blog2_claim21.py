@@ -39,8 +39,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     from flint import arb
 
     from rigorous_rdp.arith import refine
-    from rigorous_rdp.blog import part2_claims as C
-    from rigorous_rdp.gaussian_dp import gaussian_delta
+    from rigorous_rdp.research.blog import part2_claims as C
+    from rigorous_rdp.research.gaussian_dp import gaussian_delta
 
     eps = [Fraction(f"{x:.4g}") for x in np.linspace(EPS_RANGE[0], EPS_RANGE[1], FAST_N_EPS if fast else N_EPS)]
     s = SIGMA

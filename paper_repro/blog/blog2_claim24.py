@@ -48,7 +48,7 @@ FAST_SIGMAS = [2, 4, 8]
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
-    from rigorous_rdp.blog import part2_claims as C
+    from rigorous_rdp.research.blog import part2_claims as C
 
     lam, s = ORDER, SIGMA
     rs = [Fraction(f"{x:.3g}") for x in np.logspace(R_RANGE[0], R_RANGE[1], FAST_N_R if fast else N_R)]

@@ -1,7 +1,7 @@
 r"""Blog part 2, Conjecture 1: LHS :math:`D_\lambda(p\|q)` against RHS
 :math:`D_\lambda(r\mu_1+(1-r)\mu_0\|\mu_0)` over probed configurations (float screen), by kind
 (fixed-size replace-one / Poisson add/remove, 1-d / 2-d); the diagonal is equality.  The worst
-1-d configuration is certified (:func:`rigorous_rdp.conjecture.probe`).
+1-d configuration is certified (:func:`rigorous_rdp.research.conjecture.probe`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS, save_figure
-from rigorous_rdp.conjecture import _trial, certify_config, is_rhs_pair
+from rigorous_rdp.research.conjecture import _trial, certify_config, is_rhs_pair
 
 ID = "blog2-conjecture"
 TITLE = "Blog part 2: Conjecture 1, LHS against RHS over probed configurations"

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS, save_figure
-from rigorous_rdp.constant import constant_sup, log_g_screen
+from rigorous_rdp.research.constant import constant_sup, log_g_screen
 
 ID = "blog2-constant"
 TITLE = "Blog part 2: G(sigma) and the constant C(c1, c2) of Claim 26"

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS, save_figure
-from rigorous_rdp.constant import dr_curve
+from rigorous_rdp.research.constant import dr_curve
 
 ID = "blog2-dr"
 TITLE = "Blog part 2: log G for r = c1 sigma^-d_r, lambda = c2 sigma^d_lambda"

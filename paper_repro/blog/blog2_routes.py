@@ -3,7 +3,7 @@ r"""Blog part 2, "Comparison among different methods": delta of the three routes
 At fixed :math:`\epsilon, r, \sigma`, for epochs :math:`k = 1..K`: route 1 (Claims 9, 19, 18,
 minimised over :math:`\tilde\epsilon`), route 2 (Claim 23 / Example 3), route 3 as Claim 28
 states it (:math:`e^{-\lambda\epsilon/2}`, where feasible) and the corrected Chernoff value
-under Conjecture 1 (:func:`rigorous_rdp.routes.route3_delta`).  Plotted: the certified upper
+under Conjecture 1 (:func:`rigorous_rdp.research.routes.route3_delta`).  Plotted: the certified upper
 ends (log scale).
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from paper_repro._common import SEEDS, save_figure
-from rigorous_rdp.routes import route1_delta, route2_delta, route3_delta
+from rigorous_rdp.research.routes import route1_delta, route2_delta, route3_delta
 
 ID = "blog2-routes"
 TITLE = "Blog part 2: delta of the three routes against the number of epochs k"

@@ -7,7 +7,7 @@ not state the rates; we plot
 
 * left: :math:`D_{\chi^3}(\mathrm{Poi}(\lambda_1)\|\mathrm{Poi}(\lambda_2))` against
   the ratio :math:`\lambda_1/\lambda_2` for :math:`\lambda_2 \in \{0.25, 0.5, 1, 2\}` (closed form,
-  :func:`rigorous_rdp.chi_divergence.poisson_chi_float`), with certified points
+  :func:`rigorous_rdp.research.chi_divergence.poisson_chi_float`), with certified points
   (ball arithmetic) marking where the sign is proven;
 * right: the certified sign of :math:`D_{\chi^3}` on a grid of :math:`(\lambda_1, \lambda_2)`.
 
@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES, save_figure
-from rigorous_rdp.chi_divergence import poisson_chi, poisson_chi_float
+from rigorous_rdp.research.chi_divergence import poisson_chi, poisson_chi_float
 
 ID = "zhuwang2019-fig2"
 TITLE = "Fig. 2: negative chi^3 divergence between Poisson distributions (Nielsen & Nock 2014)"

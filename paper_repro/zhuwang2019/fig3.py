@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES, save_figure
-from rigorous_rdp.abadi import abadi_lemma3_rdp, abadi_validity_range
+from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve

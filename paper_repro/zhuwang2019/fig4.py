@@ -44,11 +44,11 @@ from scipy import special
 
 from paper_repro._common import SEEDS as SEED_FILES, save_figure
 from paper_repro.zhuwang2019.fig3 import DATASET_SIZE, GAMMA, MECHS, SETTINGS, base_curve, wang2019_available
-from rigorous_rdp.abadi import abadi_lemma3_rdp, abadi_validity_range
+from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
 from rigorous_rdp.arith import workprec
-from rigorous_rdp.composition import (advanced_composition, amplify_poisson, basic_composition,
+from rigorous_rdp.research.composition import (advanced_composition, amplify_poisson, basic_composition,
                                       optimal_composition_epsilon)
-from rigorous_rdp.gaussian_dp import gaussian_delta_float, gaussian_epsilon
+from rigorous_rdp.research.gaussian_dp import gaussian_delta_float, gaussian_epsilon
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
 
 ID = "zhuwang2019-fig4"

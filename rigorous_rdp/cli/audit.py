@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any, Dict
 
-from ..audit import PEERS, run_audit
+from ..research.audit import PEERS, run_audit
 
 
 def register(sub: Any) -> None:

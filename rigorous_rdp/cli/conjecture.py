@@ -33,8 +33,8 @@ _OPTIONS = ("trials", "seed", "jobs", "steps")
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
-    from ..conjecture import probe
-    from ..parallel import validate_jobs
+    from ..research.conjecture import probe
+    from ..research.parallel import validate_jobs
 
     trials = _int(args.trials, "trials", 1)
     seed = _int(args.seed, "seed", 0)

@@ -27,7 +27,7 @@ _OPTIONS = ("c1", "c2", "sigma-max", "sigma-min", "sigma")
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
-    from ..constant import constant_sup
+    from ..research.constant import constant_sup
 
     res = constant_sup(args.c1, args.c2, sigma_min=args.sigma_min, sigma_max=args.sigma_max, integer=args.integer)
     return {

@@ -22,6 +22,6 @@ _OPTIONS = ("epsilon", "r", "k", "sigma")
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
-    from ..routes import compare_routes
+    from ..research.routes import compare_routes
 
     return compare_routes(args.epsilon, args.r, args.k, args.sigma)

@@ -532,14 +532,14 @@ def condition4_established(base: object) -> bool:
 
     * Gaussian: Prop. 10; also proven for every sensitivity and every odd (indeed
       every) order by the falling-factorial argument in
-      :func:`rigorous_rdp.chi_divergence.gaussian_chi_taylor_coefficients`.
+      :func:`rigorous_rdp.research.chi_divergence.gaussian_chi_taylor_coefficients`.
     * Laplace: Prop. 10 (certified numerically per scale in
-      :func:`rigorous_rdp.chi_divergence.verify_condition4_laplace`).
+      :func:`rigorous_rdp.research.chi_divergence.verify_condition4_laplace`).
     * Binary randomized response: the only pairs of output distributions are
       equal ones and (Ber(p), Ber(1-p)) in either order, for which
       :math:`D_{\chi^\ell} = (2p-1)^\ell[(1-p)^{1-\ell} - p^{1-\ell}] \ge 0` for odd
-      :math:`\ell` (:func:`rigorous_rdp.chi_divergence.randomized_response_chi`).
-    * anything else: ``False`` unless a :class:`~rigorous_rdp.chi_divergence.Condition4Certificate`
+      :math:`\ell` (:func:`rigorous_rdp.research.chi_divergence.randomized_response_chi`).
+    * anything else: ``False`` unless a :class:`~rigorous_rdp.research.chi_divergence.Condition4Certificate`
       (a successful certified check) is passed.
     """
     from ..events import GaussianEvent, LaplaceEvent, RandomizedResponseEvent
@@ -549,7 +549,7 @@ def condition4_established(base: object) -> bool:
                          GaussianCurve, LaplaceCurve, RandomizedResponseCurve)):
         return True
     try:
-        from ..chi_divergence import Condition4Certificate
+        from ..research.chi_divergence import Condition4Certificate
     except ImportError:  # pragma: no cover
         return False
     return isinstance(base, Condition4Certificate) and base.holds
@@ -570,7 +570,7 @@ def poisson_subsampled_curve(base: Union[RdpCurve, Callable[[Fraction], arb]], q
             uses Thm 11 with condition (4), its Thm 5 analogue otherwise.
         condition4: evidence for condition (4): ``None`` (decide from the base:
             built-in Gaussian, Laplace, randomized response), or a
-            :class:`~rigorous_rdp.chi_divergence.Condition4Certificate`.
+            :class:`~rigorous_rdp.research.chi_divergence.Condition4Certificate`.
     """
     established = condition4_established(condition4 if condition4 is not None else base)
     b = None if bound is None else Bound.parse(bound)

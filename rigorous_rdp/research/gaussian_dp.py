@@ -38,7 +38,7 @@ import numpy as np
 from flint import arb
 from scipy import special
 
-from .arith import Certified, DEFAULT_DIGITS, MAX_PREC, parse_rational, refine, to_arb, workprec
+from ..arith import Certified, DEFAULT_DIGITS, MAX_PREC, parse_rational, refine, to_arb, workprec
 from .composition import _Prec, _ball, _float_root, invert_decreasing
 
 __all__ = [
@@ -120,7 +120,7 @@ def gaussian_epsilon(delta: Number, sigma: Number, sensitivity: Number = 1, *,
     r"""The exact smallest epsilon with the Gaussian mechanism (epsilon, delta)-DP, certified.
 
     Inverts :func:`gaussian_delta` (decreasing in epsilon) by certified bisection
-    (:func:`rigorous_rdp.composition.invert_decreasing`).  The returned ball
+    (:func:`rigorous_rdp.research.composition.invert_decreasing`).  The returned ball
     ``[a, b]`` has :math:`\delta_\sigma(b) \le \delta` proven (``upper`` is a valid epsilon)
     and :math:`\delta_\sigma(a) > \delta` proven (or ``a = 0``).
 

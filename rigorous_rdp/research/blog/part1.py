@@ -11,14 +11,14 @@ Contents:
 
 * Laplace mechanism, (1.5): :func:`laplace_scale`, :func:`laplace_epsilon`,
   :func:`laplace_delta` (the exact delta(epsilon), via
-  :mod:`rigorous_rdp.indistinguishability`).
+  :mod:`rigorous_rdp.research.indistinguishability`).
 * Gaussian mechanism, Claim 9: delta of (6.8) :func:`gaussian_delta_claim9`; the
   noise calibrations (6.81)-(6.84) (:func:`sigma_6_81` ... :func:`sigma_6_84`), the
   exact solution of (6.91) :func:`sigma_6_91`, the bounded-epsilon variants
   (:func:`sigma_6_83_bounded`, :func:`sigma_6_84_bounded`), Dwork-Roth Thm. A.1
   (:func:`sigma_dwork_roth`), and the exact references of the analytic Gaussian
   mechanism (Balle & Wang 2018), :func:`gaussian_delta_exact` and
-  :func:`sigma_exact`, which reuse :mod:`rigorous_rdp.gaussian_dp`.
+  :func:`sigma_exact`, which reuse :mod:`rigorous_rdp.research.gaussian_dp`.
 * Composition: Claim 10 (:func:`basic_composition_claim10`), a(epsilon) of (6.98)
   (:func:`a_epsilon`), Claims 14, 16, 17, 18
   (:func:`claim14`, :func:`claim16`, :func:`claim17`, :func:`claim18`).
@@ -64,8 +64,8 @@ from typing import Callable, Dict, Optional, Sequence, Tuple
 
 from flint import arb
 
-from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb
-from ..validation import certify, integer_at_least, nonnegative, positive, unit_interval
+from ...arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb
+from ...validation import certify, integer_at_least, nonnegative, positive, unit_interval
 
 __all__ = [
     "DpGuarantee",
@@ -144,7 +144,7 @@ _cert = certify
 
 def _exact(x: Fraction) -> Certified:
     """Enclosure of an exact rational (radius 0 when it is dyadic)."""
-    from ..arith import workprec
+    from ...arith import workprec
 
     prec = 128
     with workprec(prec):
@@ -177,7 +177,7 @@ def laplace_delta(scale: object, epsilon: object, sensitivity: object = 1, digit
 
     Zero for :math:`\epsilon \ge S_f/b` ((1.5)); for smaller epsilon the
     mechanism is only approximately DP.  Computed by
-    :func:`rigorous_rdp.indistinguishability.laplace_pair_delta` (the two
+    :func:`rigorous_rdp.research.indistinguishability.laplace_pair_delta` (the two
     directions are equal by symmetry of the Laplace density).
     """
     from ..indistinguishability import laplace_pair_delta
@@ -342,7 +342,7 @@ def gaussian_delta_exact(epsilon: object, sigma: object, sensitivity: object = 1
     r"""Exact delta(epsilon) of the Gaussian mechanism (Balle & Wang 2018, Thm. 8), certified.
 
     The reference against which (6.8) and the calibrations are compared; it is
-    :func:`rigorous_rdp.gaussian_dp.gaussian_delta_certified`.
+    :func:`rigorous_rdp.research.gaussian_dp.gaussian_delta_certified`.
     """
     from ..gaussian_dp import gaussian_delta_certified
 
@@ -351,7 +351,7 @@ def gaussian_delta_exact(epsilon: object, sigma: object, sensitivity: object = 1
 
 def sigma_exact(epsilon: object, delta: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS) -> Certified:
     r"""Smallest sigma with the Gaussian mechanism :math:`(\epsilon,\delta)`-DP (analytic Gaussian
-    mechanism, Balle & Wang 2018), certified: :func:`rigorous_rdp.gaussian_dp.gaussian_sigma`."""
+    mechanism, Balle & Wang 2018), certified: :func:`rigorous_rdp.research.gaussian_dp.gaussian_sigma`."""
     from ..gaussian_dp import gaussian_sigma
 
     return gaussian_sigma(epsilon, delta, sensitivity, digits=digits)
@@ -377,7 +377,7 @@ def basic_composition_claim10(epsilons: Sequence[object], deltas: Sequence[objec
     r"""Claim 10 (basic composition, heterogeneous): the adaptive composition of
     :math:`(\epsilon_i,\delta_i)`-DP mechanisms is :math:`(\sum\epsilon_i, \sum\delta_i)`-DP (exact sums).
 
-    For k identical steps see also :func:`rigorous_rdp.composition.basic_composition`.
+    For k identical steps see also :func:`rigorous_rdp.research.composition.basic_composition`.
     """
     es = [_nonneg(x, "epsilon") for x in epsilons]
     ds = [_closed_unit(x, "delta") for x in deltas]
@@ -453,7 +453,7 @@ def claim18(epsilon: object, delta: object, steps: object, beta: object, digits:
     :math:`(k a(\epsilon) + \sqrt{2k\log\beta^{-1}}\,(\epsilon + a(\epsilon)),\ k\delta + \beta)`-DP.
 
     Compared with Dwork & Roth 2014, Thm. 3.20
-    (:func:`rigorous_rdp.composition.advanced_composition_epsilon`,
+    (:func:`rigorous_rdp.research.composition.advanced_composition_epsilon`,
     :math:`k\epsilon(e^\epsilon-1) + \sqrt{2k\log\beta^{-1}}\,\epsilon`), the first term is
     never larger (:math:`a(\epsilon) \le \epsilon(e^\epsilon - 1)`) but the square-root
     term carries the extra :math:`a(\epsilon)` from the Azuma range
@@ -476,7 +476,7 @@ def claim19(epsilon: object, delta: object, r: object, digits: float = DEFAULT_D
 
     The formula is the same as amplification by Poisson subsampling (add/remove
     neighbours), so it is evaluated by
-    :func:`rigorous_rdp.composition.amplify_poisson`.
+    :func:`rigorous_rdp.research.composition.amplify_poisson`.
     """
     e, d, rr = _nonneg(epsilon, "epsilon"), _closed_unit(delta, "delta"), _closed_unit(r, "r")
     from ..composition import amplify_poisson

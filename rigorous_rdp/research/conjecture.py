@@ -34,7 +34,7 @@ space, with a step halved until two steps agree (an estimate).  Certification (1
 configurations only): :math:`G_\lambda(p\|q) - 1 = \int q\,f(p/q - 1)` with
 :math:`f(x) = (1+x)^\lambda - 1 - \lambda x \ge 0` on a finite window by ``acb.integral``
 (holomorphy checked on each ball) plus the proven tail bounds of :func:`tail_bounds`; the
-right-hand side by :func:`rigorous_rdp.constant.log_g_mixture`.  d-dimensional
+right-hand side by :func:`rigorous_rdp.research.constant.log_g_mixture`.  d-dimensional
 configurations are screened only (no certified d-dimensional integral here).
 """
 
@@ -51,9 +51,9 @@ import numpy as np
 from flint import acb, arb
 from scipy import special
 
-from .arith import Certified, decimal_lower, decimal_upper, refine, to_arb, workprec
+from ..arith import Certified, decimal_lower, decimal_upper, refine, to_arb, workprec
 from .constant import log_g_mixture
-from .errors import PrecisionExhausted
+from ..errors import PrecisionExhausted
 from .parallel import map_ordered
 
 __all__ = [

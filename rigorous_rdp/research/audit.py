@@ -51,10 +51,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from flint import arb
 
-from .accountant import DEFAULT_ORDERS, RdpAccountant
-from .arith import decimal_lower, decimal_upper, to_arb, workprec
-from .curves import rdp_curve
-from .events import Adjacency, DpEvent, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
+from ..accountant import DEFAULT_ORDERS, RdpAccountant
+from ..arith import decimal_lower, decimal_upper, to_arb, workprec
+from ..curves import rdp_curve
+from ..events import Adjacency, DpEvent, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
 
 __all__ = ["AuditConfig", "PEERS", "available_peers", "audit_configs", "run_audit"]
 

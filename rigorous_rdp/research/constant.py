@@ -60,8 +60,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from flint import arb
 
-from .arith import Certified, parse_rational, refine, to_arb, workprec
-from .subsampling.poisson_gaussian import _screen_one, log_a_fractional, log_a_integer
+from ..arith import Certified, parse_rational, refine, to_arb, workprec
+from ..subsampling.poisson_gaussian import _screen_one, log_a_fractional, log_a_integer
 
 __all__ = [
     "log_g_mixture",

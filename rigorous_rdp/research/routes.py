@@ -17,7 +17,7 @@ rate :math:`r`, :math:`k` epochs and :math:`T = k/r` steps, the post compares, a
   With :math:`T = \lceil k/r\rceil` steps (more steps only weaken the bound).
 * Route 2 (:func:`route2_delta`): Example 1 -> Claim 22 -> Example 3 (Claim 23), no
   subsampling, :math:`k` full-batch steps:
-  :math:`\delta_2 = \exp(-k\kappa^*(\epsilon/k))` (:func:`rigorous_rdp.blog.part2_claims.example3_delta`).
+  :math:`\delta_2 = \exp(-k\kappa^*(\epsilon/k))` (:func:`rigorous_rdp.research.blog.part2_claims.example3_delta`).
 * Route 3 (:func:`route3_delta`): Claim 26 -> Claim 28, *conditional on Conjecture 1*.
 
 Claim 28 as stated: with :math:`r \le c_1/\sigma`, :math:`\lambda = c_2\sigma^2`,
@@ -36,7 +36,7 @@ the other way), so :math:`k \ge 1` needs :math:`c_1c_2\epsilon\sigma/(2C) \ge 1`
 
 For a given :math:`(\epsilon, r, k, \sigma)` we take :math:`c_1 = r\sigma` (the smallest admissible)
 and :math:`C = G_\lambda(r\mu_1+(1-r)\mu_0\|\mu_0)` at this :math:`\sigma` (the smallest constant
-that Claim 26 can use here; :math:`C(c_1,c_2)` of :mod:`rigorous_rdp.constant` is a sup over
+that Claim 26 can use here; :math:`C(c_1,c_2)` of :mod:`rigorous_rdp.research.constant` is a sup over
 :math:`\sigma` and only larger), and the largest integer :math:`\lambda` with
 :math:`T \le \lambda\epsilon/(2C)`.  Alongside, :func:`route3_delta` reports the corrected
 Chernoff value :math:`\min_\lambda \exp(T\log G_\lambda - (\lambda-1)\epsilon)`, which is RDP
@@ -59,7 +59,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 from flint import arb
 
-from .arith import Certified, parse_rational, refine, to_arb, workprec
+from ..arith import Certified, parse_rational, refine, to_arb, workprec
 from .constant import log_g_mixture, log_g_screen
 
 __all__ = [
@@ -129,8 +129,8 @@ def route1_delta(epsilon: object, r: object, k: object, sigma: object, *, digits
 
     A float scan over :math:`\epsilon'` chooses the point; the bound at that point is certified
     (any point gives a valid bound): :math:`\tilde\epsilon` from
-    :func:`rigorous_rdp.blog.part1.claim19`, :math:`a` of (6.98), :math:`\tilde\delta` from
-    :func:`rigorous_rdp.blog.part1.gaussian_delta_claim9`, and the Azuma tail (6.99).
+    :func:`rigorous_rdp.research.blog.part1.claim19`, :math:`a` of (6.98), :math:`\tilde\delta` from
+    :func:`rigorous_rdp.research.blog.part1.gaussian_delta_claim9`, and the Azuma tail (6.99).
     Returns ``{"delta": Certified | None, "epsilon_tilde": ..., "epsilon_prime": ..., "steps": T}``;
     ``delta`` is ``None`` when no :math:`\epsilon'` satisfies :math:`\epsilon > T a(\tilde\epsilon)` and
     :math:`\epsilon'\sigma > 1/(2\sigma)`.

@@ -11,7 +11,7 @@ Running on a Dask cluster uses the same code through Dask's executor interface::
 
     from distributed import Client
     client = Client("tcp://scheduler:8786")          # or Client() for a local cluster
-    from rigorous_rdp.conjecture import probe
+    from rigorous_rdp.research.conjecture import probe
     result = probe(trials=100000, seed=1, executor=client.get_executor())
 
 ``Client.get_executor()`` returns an object implementing :class:`concurrent.futures.Executor`

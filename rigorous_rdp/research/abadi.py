@@ -41,7 +41,7 @@ from typing import Tuple
 
 from flint import arb
 
-from .arith import parse_rational, to_arb
+from ..arith import parse_rational, to_arb
 
 __all__ = ["abadi_validity_range", "abadi_lemma3_log_moment", "abadi_lemma3_rdp"]
 
@@ -64,7 +64,7 @@ def abadi_validity_range(q: object, sigma: object) -> int:
         ValueError: if :math:`\sigma < 1` or :math:`q \ge 1/(16\sigma)` (the lemma does not apply).
     """
     qq, ss = _params(q, sigma)
-    from .arith import workprec
+    from ..arith import workprec
 
     with workprec(128):
         lim = to_arb(ss * ss) * (-(to_arb(qq * ss)).log())

@@ -50,8 +50,8 @@ import numpy as np
 from flint import arb, ctx
 from scipy import special
 
-from .arith import Certified, DEFAULT_DIGITS, MAX_PREC, parse_rational, rel_width_ok, to_arb, workprec
-from .validation import integer_at_least
+from ..arith import Certified, DEFAULT_DIGITS, MAX_PREC, parse_rational, rel_width_ok, to_arb, workprec
+from ..validation import integer_at_least
 
 __all__ = [
     "amplify_poisson",

@@ -51,7 +51,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 
 from flint import acb, arb, ctx
 
-from .arith import parse_rational, to_arb, workprec
+from ..arith import parse_rational, to_arb, workprec
 
 __all__ = [
     "chi_divergence_discrete",

@@ -53,7 +53,7 @@ from typing import Callable, Sequence, Tuple
 
 from flint import acb, arb
 
-from .arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb
+from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb
 
 __all__ = [
     "parse_distribution",
@@ -230,8 +230,8 @@ def optimal_delta(p: Sequence[object], q: Sequence[object], epsilon: object, dig
 def _refine_or_zero(func: Callable[[int], arb], digits: float, what: str) -> Certified:
     """``refine``, but accept a ball of absolute radius <= 2^-prec around 0 (a zero
     value has no relative accuracy)."""
-    from .arith import workprec
-    from .errors import PrecisionExhausted
+    from ..arith import workprec
+    from ..errors import PrecisionExhausted
 
     try:
         return refine(func, digits, what=what, max_prec=1024)
@@ -349,7 +349,7 @@ def _refine_density(func: Callable[[int], arb], digits: float, max_prec: int) ->
     """``refine``; when the exact value is (near) 0, relative width cannot be reached, and
     the last enclosure is returned if it contains 0.  It is still a valid enclosure (its
     upper end bounds delta); only the requested relative width is waived, for zero only."""
-    from .errors import PrecisionExhausted
+    from ..errors import PrecisionExhausted
 
     try:
         return refine(func, digits, what="hockey-stick divergence of densities", max_prec=max_prec)

@@ -59,9 +59,9 @@ from typing import Callable, Optional, Sequence, Tuple, Union
 import numpy as np
 from flint import arb
 
-from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb, workprec
-from ..curves import RdpCurve
-from ..validation import certify, integer_at_least, nonnegative, positive, unit_interval
+from ...arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb, workprec
+from ...curves import RdpCurve
+from ...validation import certify, integer_at_least, nonnegative, positive, unit_interval
 
 __all__ = [
     "legendre_transform",
@@ -227,7 +227,7 @@ def legendre_transform(kappa: Cumulant, dkappa: Cumulant, epsilon: object, *, t_
     if hi is not None and hi <= lo:
         raise ValueError(f"t-max must be > t-min ({float(lo)}). Found {t_max!r}.")
     n = max(60, int(digits * 3.4 / 2) + 40)
-    from ..errors import PrecisionExhausted
+    from ...errors import PrecisionExhausted
 
     def f(prec: int) -> arb:
         return _legendre_ball(kappa, dkappa, A(e), lo, hi, n + prec // 4)
@@ -280,7 +280,7 @@ def discrete_cumulant(p: Sequence[object], q: Sequence[object]) -> Tuple[Cumulan
 def claim20_delta(p: Sequence[object], q: Sequence[object], epsilon: object, digits: float = 8) -> Certified:
     r"""Claim 20: two distributions are :math:`(\epsilon, \exp(-\kappa_{p,q}^*(\epsilon)))`-ind (one direction,
     (3)); returns :math:`\exp(-\kappa_{p,q}^*(\epsilon))` for finite p, q.  It is >= the optimal
-    delta (:func:`rigorous_rdp.indistinguishability.hockey_stick`).
+    delta (:func:`rigorous_rdp.research.indistinguishability.hockey_stick`).
 
     If :math:`\epsilon \ge \max_y \log(p(y)/q(y))` (decided on balls), :math:`\kappa^*(\epsilon) = +\infty`
     and the result is an exact 0 (then indeed :math:`p(S) \le e^\epsilon q(S)` for all S).
@@ -308,7 +308,7 @@ def claim21_delta(rdp: object, alpha: object, epsilon: object, digits: float = D
     :func:`rigorous_rdp.conversion.delta_mironov`).  The post restricts to :math:`\epsilon \ge \rho`,
     where the value is <= 1; for :math:`\epsilon < \rho` the formula exceeds 1 (still true, vacuous).
     """
-    from ..conversion import delta_mironov
+    from ...conversion import delta_mironov
 
     r, a, e = _nonneg(rdp, "rdp"), _order(alpha), _nonneg(epsilon, "epsilon")
     return _cert(lambda: delta_mironov(A(r), A(a), A(e)), digits, "Claim 21 item 1")
@@ -318,7 +318,7 @@ def claim21_epsilon(rdp: object, alpha: object, delta: object, digits: float = D
     r"""Claim 21 item 3: an :math:`(\lambda,\rho)`-RDP mechanism is
     :math:`(\rho + (\lambda-1)^{-1}\log\delta^{-1}, \delta)`-DP for :math:`0 < \delta \le 1`
     (:func:`rigorous_rdp.conversion.epsilon_mironov`)."""
-    from ..conversion import epsilon_mironov
+    from ...conversion import epsilon_mironov
 
     r, a = _nonneg(rdp, "rdp"), _order(alpha)
     d = _unit(delta, "delta", open_low=True)
@@ -419,7 +419,7 @@ def example3_sigma(epsilon: object, delta: object, steps: object, digits: float 
     r"""Example 3, the sigma condition: if
     :math:`\sigma > \sqrt k\,(\epsilon^{-1}\sqrt{2\log\delta^{-1}} + (2\epsilon)^{-1/2})`
     then the k-fold composition is :math:`(\epsilon,\delta)`-DP ((6.81) with :math:`\sigma \to \sigma/\sqrt k`).
-    Returns the threshold; it is :math:`\sqrt k` times :func:`rigorous_rdp.blog.part1.sigma_6_81`."""
+    Returns the threshold; it is :math:`\sqrt k` times :func:`rigorous_rdp.research.blog.part1.sigma_6_81`."""
     from .part1 import _log_inv
 
     e = _pos(epsilon, "epsilon")
@@ -561,7 +561,7 @@ def eq95_moment(alpha: object, r: object, sigma: object, digits: float = DEFAULT
     Evaluated by :func:`rigorous_rdp.subsampling.poisson_gaussian.log_a_integer` (the same
     sum, written as 1 plus non-negative terms).
     """
-    from ..subsampling.poisson_gaussian import log_a_integer
+    from ...subsampling.poisson_gaussian import log_a_integer
 
     lam = _int_order(alpha)
     rr, s = _unit(r, "r"), _pos(sigma, "sigma")
@@ -576,7 +576,7 @@ def eq95_rdp(alpha: object, r: object, sigma: object, digits: float = DEFAULT_DI
     :func:`rigorous_rdp.subsampling.poisson_gaussian.poisson_gaussian_rdp`).  This is the
     right-hand side of Conjecture 1 and the exact RDP of the Poisson-subsampled
     Gaussian (add/remove)."""
-    from ..subsampling.poisson_gaussian import poisson_gaussian_rdp
+    from ...subsampling.poisson_gaussian import poisson_gaussian_rdp
 
     lam = _order(alpha)
     rr, s = _unit(r, "r"), _pos(sigma, "sigma")
