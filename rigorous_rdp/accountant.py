@@ -30,7 +30,6 @@ from .events import ComposedEvent, DpEvent, SelfComposedEvent
 
 # registration of the bounds with rdp_curve
 from . import mechanisms as _mechanisms  # noqa: F401
-from .subsampling import registry as _registry  # noqa: F401
 
 __all__ = [
     "DEFAULT_ORDERS",

@@ -37,13 +37,13 @@ The format is documented in ``docs/certificates_and_audit.md``.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
+import enum
 import hashlib
-import importlib
 import json
 import math
 import os
-import pkgutil
 import platform
 import tempfile
 from dataclasses import dataclass, field
@@ -58,16 +58,16 @@ from .arith import DEFAULT_DIGITS, parse_rational
 from .curves import rdp_curve
 from .errors import UnsupportedEventError
 from .events import (
-    Adjacency,
+    EVENT_TAGS,
     ComposedEvent,
     DpEvent,
-    FixedSizeSampledEvent,
-    GaussianEvent,
     LaplaceEvent,
-    PoissonSampledEvent,
     RandomizedResponseEvent,
     SelfComposedEvent,
 )
+from .registry import event_key
+
+_TAG_OF: Dict[type, str] = {cls: tag for tag, cls in EVENT_TAGS.items()}
 
 __all__ = [
     "CERTIFICATE_FORMAT",
@@ -121,78 +121,89 @@ def _parse_rat(value: Any, name: str) -> Fraction:
         raise CertificateError(str(exc)) from None
 
 
+def _field_to_json(value: Any) -> Any:
+    if isinstance(value, DpEvent):
+        return event_to_json(value)
+    if isinstance(value, Fraction):
+        return _rat(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_field_to_json(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    raise UnsupportedEventError(f"no JSON form for a field of type {type(value).__name__}")
+
+
 def event_to_json(event: DpEvent) -> Dict[str, Any]:
-    """Exact JSON description of an event (rationals as ``"p/q"`` strings)."""
-    if isinstance(event, GaussianEvent):
-        return {"type": "gaussian", "noise_multiplier": _rat(event.noise_multiplier)}
-    if isinstance(event, LaplaceEvent):
-        return {"type": "laplace", "scale": _rat(event.scale)}
-    if isinstance(event, RandomizedResponseEvent):
-        return {"type": "randomized-response", "p": _rat(event.p)}
-    if isinstance(event, PoissonSampledEvent):
-        return {"type": "poisson-sampled", "event": event_to_json(event.event),
-                "sampling_probability": _rat(event.sampling_probability),
-                "adjacency": event.adjacency.value}
-    if isinstance(event, FixedSizeSampledEvent):
-        return {"type": "fixed-size-sampled", "event": event_to_json(event.event),
-                "batch_size": event.batch_size, "dataset_size": event.dataset_size,
-                "replacement": event.replacement, "adjacency": event.adjacency.value,
-                "taylor_order": event.taylor_order}
-    if isinstance(event, SelfComposedEvent):
-        return {"type": "self-composed", "event": event_to_json(event.event), "count": event.count}
-    if isinstance(event, ComposedEvent):
-        return {"type": "composed", "events": [event_to_json(e) for e in event.events]}
-    raise UnsupportedEventError(f"no JSON form for {type(event).__name__}")
+    """Exact JSON description of an event, generically from its dataclass fields.
+
+    ``{"type": <tag of events.EVENT_TAGS>, <field>: <value>, ...}``: rationals as
+    ``"p/q"`` strings, enums by value, nested events as objects, tuples as lists.
+    """
+    tag = _TAG_OF.get(type(event))
+    if tag is None:
+        raise UnsupportedEventError(f"no JSON form for {type(event).__name__}")
+    out: Dict[str, Any] = {"type": tag}
+    for f in dataclasses.fields(event):
+        out[f.name] = _field_to_json(getattr(event, f.name))
+    return out
+
+
+def _field_from_json(value: Any, name: str, depth: int) -> Any:
+    if isinstance(value, dict):
+        return _event_from_json(value, depth + 1)
+    if isinstance(value, list):
+        return tuple(_field_from_json(v, name, depth + 1) for v in value)
+    if isinstance(value, float):
+        raise CertificateError(f"{name} must be an exact rational string or an integer. Found {value!r}.")
+    return value
 
 
 def event_from_json(obj: Any) -> DpEvent:
     """Inverse of :func:`event_to_json`.
 
+    Every field is passed to the event's constructor, which validates it (the
+    same checks as for a user's input); floats are refused (not exact).
+
     Raises:
         CertificateError: on any malformed field.
     """
+    return _event_from_json(obj, 0)
+
+
+_MAX_EVENT_DEPTH = 64
+
+
+def _event_from_json(obj: Any, depth: int) -> DpEvent:
+    if depth > _MAX_EVENT_DEPTH:
+        raise CertificateError(f"events are nested more than {_MAX_EVENT_DEPTH} levels deep.")
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise CertificateError(f"event must be an object with a 'type'. Found {obj!r}.")
-    t = obj["type"]
+    cls = EVENT_TAGS.get(obj["type"])
+    if cls is None:
+        raise CertificateError(f"unknown event type {obj['type']!r}.")
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(obj) - names - {"type"}
+    if unknown:
+        raise CertificateError(f"unknown field(s) {sorted(unknown)} for event type {obj['type']!r}.")
+    kwargs = {k: _field_from_json(v, k, depth) for k, v in obj.items() if k != "type"}
     try:
-        if t == "gaussian":
-            return GaussianEvent(_parse_rat(obj.get("noise_multiplier"), "sigma"))
-        if t == "laplace":
-            return LaplaceEvent(_parse_rat(obj.get("scale"), "scale"))
-        if t == "randomized-response":
-            return RandomizedResponseEvent(_parse_rat(obj.get("p"), "p"))
-        if t == "poisson-sampled":
-            return PoissonSampledEvent(event_from_json(obj.get("event")),
-                                       _parse_rat(obj.get("sampling_probability"), "q"),
-                                       Adjacency.parse(obj.get("adjacency")))
-        if t == "fixed-size-sampled":
-            for k in ("batch_size", "dataset_size", "taylor_order"):
-                if not isinstance(obj.get(k), int) or isinstance(obj.get(k), bool):
-                    raise CertificateError(f"{k} must be an integer. Found {obj.get(k)!r}.")
-            if not isinstance(obj.get("replacement"), bool):
-                raise CertificateError(f"replacement must be true or false. Found {obj.get('replacement')!r}.")
-            return FixedSizeSampledEvent(event_from_json(obj.get("event")), obj["batch_size"],
-                                         obj["dataset_size"], replacement=obj["replacement"],
-                                         adjacency=Adjacency.parse(obj.get("adjacency")),
-                                         taylor_order=obj["taylor_order"])
-        if t == "self-composed":
-            if not isinstance(obj.get("count"), int) or isinstance(obj.get("count"), bool):
-                raise CertificateError(f"count must be an integer. Found {obj.get('count')!r}.")
-            return SelfComposedEvent(event_from_json(obj.get("event")), obj["count"])
-        if t == "composed":
-            evs = obj.get("events")
-            if not isinstance(evs, list):
-                raise CertificateError(f"events must be a list. Found {evs!r}.")
-            return ComposedEvent(tuple(event_from_json(e) for e in evs))
-    except CertificateError:
-        raise
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise CertificateError(f"invalid event {obj['type']!r}: {exc}") from None
     except ValueError as exc:
         raise CertificateError(f"invalid event parameter: {exc}") from None
-    raise CertificateError(f"unknown event type {t!r}.")
+
+
+_NOISE_PARAMETER = {"GaussianEvent": ("gaussian", "sigma", "noise_multiplier"),
+                    "LaplaceEvent": ("laplace", "scale", "scale"),
+                    "RandomizedResponseEvent": ("randomized-response", "p", "p")}
 
 
 def describe_event(event: DpEvent) -> Dict[str, Any]:
-    """Flat human-readable summary (noise, its parameter, sampling, adjacency).
+    """Flat human-readable summary (noise, its parameter, sampling, adjacency, bound),
+    read off the event's row key in :mod:`rigorous_rdp.registry`.
 
     For composed events the summary is ``{"composed": [...]}`` of the parts.
     """
@@ -200,30 +211,22 @@ def describe_event(event: DpEvent) -> Dict[str, Any]:
         return {"self_composed": describe_event(event.event), "count": event.count}
     if isinstance(event, ComposedEvent):
         return {"composed": [describe_event(e) for e in event.events]}
-    out: Dict[str, Any] = {}
-    inner = event
-    sampling = "none"
-    adjacency = Adjacency.ADD_REMOVE
-    if isinstance(event, PoissonSampledEvent):
-        inner, sampling, adjacency = event.event, "poisson", event.adjacency
-    elif isinstance(event, FixedSizeSampledEvent):
-        inner, adjacency = event.event, event.adjacency
-        sampling = "fswr" if event.replacement else "fswor"
-    if isinstance(inner, GaussianEvent):
-        out.update(noise="gaussian", sigma=_rat(inner.noise_multiplier))
-    elif isinstance(inner, LaplaceEvent):
-        out.update(noise="laplace", scale=_rat(inner.scale))
-    elif isinstance(inner, RandomizedResponseEvent):
-        out.update(noise="randomized-response", p=_rat(inner.p))
-    else:
-        out.update(noise=type(inner).__name__)
-    out["sampling"] = sampling
-    if isinstance(event, PoissonSampledEvent):
+    mech, sampling, adjacency, bound = event_key(event)
+    inner = getattr(event, "event", event)
+    noise, label, attr = _NOISE_PARAMETER.get(mech.__name__, (mech.__name__, None, None))
+    out: Dict[str, Any] = {"noise": noise}
+    if attr is not None:
+        out[label] = _rat(getattr(inner, attr))
+    out["sampling"] = sampling.value
+    if hasattr(event, "batch_size"):
+        out.update(batch_size=event.batch_size, dataset_size=event.dataset_size)
+        if hasattr(event, "taylor_order"):
+            out["taylor_order"] = event.taylor_order
+    elif sampling.value == "poisson":
         out["q"] = _rat(event.sampling_probability)
-    if isinstance(event, FixedSizeSampledEvent):
-        out.update(batch_size=event.batch_size, dataset_size=event.dataset_size,
-                   taylor_order=event.taylor_order)
     out["adjacency"] = adjacency.value
+    if bound is not None:
+        out["bound"] = bound.value
     return out
 
 
@@ -393,28 +396,6 @@ class VerificationResult:
         return {"verified": self.ok, "reason": self.reason, **self.details}
 
 
-_reference_modules_loaded = False
-
-
-def _load_reference_modules() -> None:
-    """Import every module of :mod:`rigorous_rdp.reference` so that their registrations run.
-
-    A module that fails to import simply contributes no reference; verification
-    of an event without a reference then fails (the safe direction).
-    """
-    global _reference_modules_loaded
-    if _reference_modules_loaded:
-        return
-    from . import reference as ref
-
-    for mod in pkgutil.iter_modules(ref.__path__):
-        try:
-            importlib.import_module(f"{ref.__name__}.{mod.name}")
-        except Exception:  # noqa: BLE001 - a broken module only removes a reference
-            pass
-    _reference_modules_loaded = True
-
-
 def _mp_decimal(text: Any, name: str) -> mpmath.mpf:
     if not isinstance(text, str):
         raise CertificateError(f"{name} must be a decimal string. Found {text!r}.")
@@ -431,13 +412,14 @@ def _mp_rat(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def _reference_pure_dp(event: DpEvent) -> mpmath.mpf:
-    """Closed-form pure-DP epsilon in mpmath (Laplace: 1/b; randomized response: |log(p/(1-p))|)."""
+def _reference_pure_dp(event: DpEvent) -> Tuple[mpmath.mpf, Optional[Fraction]]:
+    """Closed-form pure-DP epsilon in mpmath, and its exact rational value when it has one
+    (Laplace: 1/b, exact; randomized response: |log(p/(1-p))|, not rational)."""
     if isinstance(event, LaplaceEvent):
-        return 1 / _mp_rat(event.scale)
+        return 1 / _mp_rat(event.scale), 1 / event.scale
     if isinstance(event, RandomizedResponseEvent):
         p = _mp_rat(event.p)
-        return abs(mpmath.log(p / (1 - p)))
+        return abs(mpmath.log(p / (1 - p))), (Fraction(0) if event.p == Fraction(1, 2) else None)
     raise UnsupportedEventError(f"no mpmath reference for the pure-DP epsilon of {type(event).__name__}")
 
 
@@ -521,8 +503,7 @@ def _verify(cert: Any, dps: Optional[int], reference) -> VerificationResult:
     if dps is None:
         dps = max(50, int(math.ceil(3 * digits)) + 10)
     if reference is None:
-        _load_reference_modules()
-        from .reference import reference_rdp as reference
+        from .registry import reference_rdp as reference
 
     leaves = _flatten(event, steps)
     with mpmath.workdps(dps + 10):
@@ -537,9 +518,16 @@ def _verify(cert: Any, dps: Optional[int], reference) -> VerificationResult:
             if order_text is not None:
                 raise CertificateError("method.order must be null for the pure-dp conversion.")
             ref_eps = mpmath.mpf(0)
+            exact: Optional[Fraction] = Fraction(0)
             for ev, c in leaves:
-                ref_eps += c * _reference_pure_dp(ev)
-            scale = abs(ref_eps)
+                value, rational = _reference_pure_dp(ev)
+                ref_eps += c * value
+                exact = None if exact is None or rational is None else exact + c * rational
+            # an exact rational reference needs no margin for the error of mpmath
+            scale = mpmath.mpf(0) if exact is not None else abs(ref_eps)
+            if exact is not None:
+                ref_eps = _mp_rat(exact)
+            ref_raw = ref_eps
         else:
             if conversion not in ("mironov", "cks", "balle", "tv"):
                 raise CertificateError(f"unknown conversion {conversion!r}.")
@@ -581,12 +569,15 @@ def _verify(cert: Any, dps: Optional[int], reference) -> VerificationResult:
                         False, f"the tv conversion needs delta >= sqrt(1 - exp(-rdp)) = {mpmath.nstr(tv, 20)}",
                         details)
                 terms = [mpmath.mpf(0)]
-            ref_eps = max(mpmath.fsum(terms), mpmath.mpf(0))
+            ref_raw = mpmath.fsum(terms)
+            ref_eps = max(ref_raw, mpmath.mpf(0))
             scale = mpmath.fsum(abs(t) for t in terms)
         margin = tol * scale
         details["reference_epsilon"] = mpmath.nstr(ref_eps, 20)
         details["margin"] = mpmath.nstr(margin, 5)
-        if not eps_hi >= ref_eps + margin:
+        # epsilon is clamped at 0 (a valid statement for any delta), so the margin applies
+        # to the formula, not to the clamp: a stated 0 is confirmed when formula + margin <= 0
+        if not eps_hi >= max(ref_raw + margin, mpmath.mpf(0)):
             return VerificationResult(
                 False, f"stated epsilon upper {eps['upper']} is below the independently recomputed value "
                        f"{mpmath.nstr(ref_eps, 20)} (+ margin {mpmath.nstr(margin, 3)})", details)

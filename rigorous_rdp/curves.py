@@ -9,25 +9,24 @@ of one application of a mechanism.  It offers two evaluations:
   Any order gives a valid bound, so a poor screen can only cost tightness,
   never soundness: the reported value is always recomputed by ``certified``.
 
-:func:`rdp_curve` maps an event to its curve by single dispatch on the event
-type; modules that implement bounds register themselves with it.
+:func:`rdp_curve` maps an event to its curve through the one table of
+:mod:`rigorous_rdp.registry`.
 """
 
 from __future__ import annotations
 
 import abc
-import functools
 from fractions import Fraction
 from typing import Optional
 
 import numpy as np
 from flint import arb
 
-from .arith import to_arb, workprec
+from .arith import workprec
 from .errors import UnsupportedEventError
 from .events import DpEvent
 
-__all__ = ["RdpCurve", "rdp_curve", "supports", "ScaledCurve", "MinCurve"]
+__all__ = ["RdpCurve", "rdp_curve", "supports", "MinCurve"]
 
 
 class RdpCurve(abc.ABC):
@@ -78,28 +77,6 @@ class RdpCurve(abc.ABC):
             raise ValueError(f"alpha must be an integer >= 2 for the {self.name} bound. Found {float(alpha)!r}.")
 
 
-class ScaledCurve(RdpCurve):
-    """``count`` times a curve (composition of identical steps: RDP adds)."""
-
-    def __init__(self, curve: RdpCurve, count: int):
-        self.curve = curve
-        self.count = int(count)
-        self.name = curve.name
-        self.citation = curve.citation
-        self.integer_orders_only = curve.integer_orders_only
-        self.is_upper_bound = curve.is_upper_bound
-
-    def certified(self, alpha: Fraction) -> arb:
-        return self.count * self.curve.certified(alpha)
-
-    def screen(self, alphas: np.ndarray) -> np.ndarray:
-        return self.count * self.curve.screen(alphas)
-
-    def pure_dp_epsilon(self) -> Optional[arb]:
-        e = self.curve.pure_dp_epsilon()
-        return None if e is None else self.count * e
-
-
 class MinCurve(RdpCurve):
     """Pointwise minimum of several valid RDP upper bounds of the same mechanism.
 
@@ -144,14 +121,16 @@ class MinCurve(RdpCurve):
         return out
 
 
-@functools.singledispatch
 def rdp_curve(event: DpEvent) -> RdpCurve:
-    """The certified RDP curve of one application of ``event``.
+    """The certified RDP curve of one application of ``event`` (its row in
+    :data:`rigorous_rdp.registry.ROWS`).
 
     Raises:
         UnsupportedEventError: if no certified bound is registered for it.
     """
-    raise UnsupportedEventError(f"no certified RDP bound for {type(event).__name__}")
+    from .registry import curve_for_event
+
+    return curve_for_event(event)
 
 
 def supports(event: DpEvent) -> bool:
@@ -161,8 +140,3 @@ def supports(event: DpEvent) -> bool:
     except (UnsupportedEventError, ValueError):
         return False
     return True
-
-
-def order_arb(alpha: Fraction) -> arb:
-    """Ball for the exact order ``alpha``."""
-    return to_arb(alpha)

@@ -16,7 +16,16 @@ All mechanisms have sensitivity 1:
   with probability ``sampling_probability`` (q), then the inner mechanism runs.
 * :class:`FixedSizeSampledEvent`: a minibatch of exactly ``batch_size`` records
   drawn from ``dataset_size`` records, without replacement (default) or with.
+* :class:`ZhuWangSampledEvent`: Poisson sampling accounted with a chosen bound of
+  Zhu & Wang 2019 (:class:`Bound`).
+* :class:`Wang2019SampledEvent`: fixed-size sampling without replacement,
+  replace-one, accounted with Wang, Balle, Kasiviswanathan 2019, Thm 9.
 * :class:`SelfComposedEvent`, :class:`ComposedEvent`: adaptive composition.
+
+Error messages name the API parameter (``noise_multiplier must be > 0. Found
+...``); the command line maps these names to its options (``--sigma``).
+Which certified bound an event gets is decided in one place, the table of
+:mod:`rigorous_rdp.registry`.
 """
 
 from __future__ import annotations
@@ -24,13 +33,16 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Tuple
+from typing import Optional, Tuple
 
-from .arith import parse_rational
-from .validation import integer_at_least
+from .validation import integer_at_least, positive, unit_interval
 
 __all__ = [
     "Adjacency",
+    "Bound",
+    "Sampling",
+    "ZhuWangSampledEvent",
+    "Wang2019SampledEvent",
     "DpEvent",
     "GaussianEvent",
     "LaplaceEvent",
@@ -58,6 +70,46 @@ class Adjacency(enum.Enum):
         raise ValueError(f"adjacency must be one of add-remove, replace-one. Found {value!r}.")
 
 
+def _check_event(value: object, name: str = "event") -> None:
+    if not isinstance(value, DpEvent):
+        raise ValueError(f"{name} must be a DpEvent. Found {value!r}.")
+
+
+class Sampling(enum.Enum):
+    """How the minibatch of one step is drawn (the ``--sampling`` option)."""
+
+    NONE = "none"
+    POISSON = "poisson"
+    FSWOR = "fswor"
+    FSWR = "fswr"
+
+
+class Bound(enum.Enum):
+    """An explicitly chosen bound (the ``--bound`` option); ``None`` on an event means
+    the default, i.e. the tightest valid upper bound the toolkit has.
+
+    ``TIGHT``: Zhu & Wang 2019 Thm 8 (needs condition (4)); ``GENERAL``: Thm 5;
+    ``LOWER``: Thm 6 (a lower bound, never a guarantee); ``TAU``: Thm 11 (or its
+    Thm 5 analogue); ``WANG2019``: Wang, Balle, Kasiviswanathan 2019, Thm 9.
+    """
+
+    TIGHT = "tight"
+    GENERAL = "general"
+    LOWER = "lower"
+    TAU = "tau"
+    WANG2019 = "wang2019"
+
+    @classmethod
+    def parse(cls, value: "Bound | str") -> "Bound":
+        if isinstance(value, Bound):
+            return value
+        for m in cls:
+            if m.value == value:
+                return m
+        names = ", ".join(m.value for m in cls)
+        raise ValueError(f"bound must be one of {names}. Found {value!r}.")
+
+
 def _set(obj: object, name: str, value: object) -> None:
     object.__setattr__(obj, name, value)
 
@@ -79,10 +131,7 @@ class GaussianEvent(DpEvent):
     noise_multiplier: Fraction
 
     def __post_init__(self) -> None:
-        s = parse_rational(self.noise_multiplier, "sigma")
-        if s <= 0:
-            raise ValueError(f"sigma must be > 0. Found {float(s)!r}.")
-        _set(self, "noise_multiplier", s)
+        _set(self, "noise_multiplier", positive(self.noise_multiplier, "noise_multiplier"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +145,7 @@ class LaplaceEvent(DpEvent):
     scale: Fraction
 
     def __post_init__(self) -> None:
-        b = parse_rational(self.scale, "scale")
-        if b <= 0:
-            raise ValueError(f"scale must be > 0. Found {float(b)!r}.")
-        _set(self, "scale", b)
+        _set(self, "scale", positive(self.scale, "scale"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,10 +159,7 @@ class RandomizedResponseEvent(DpEvent):
     p: Fraction
 
     def __post_init__(self) -> None:
-        p = parse_rational(self.p, "p")
-        if not 0 < p < 1:
-            raise ValueError(f"p must be in (0, 1). Found {float(p)!r}.")
-        _set(self, "p", p)
+        _set(self, "p", unit_interval(self.p, "p", open_low=True, open_high=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,12 +177,8 @@ class PoissonSampledEvent(DpEvent):
     adjacency: Adjacency = Adjacency.ADD_REMOVE
 
     def __post_init__(self) -> None:
-        if not isinstance(self.event, DpEvent):
-            raise ValueError(f"event must be a DpEvent. Found {self.event!r}.")
-        q = parse_rational(self.sampling_probability, "q")
-        if not 0 <= q <= 1:
-            raise ValueError(f"q must be in [0, 1]. Found {float(q)!r}.")
-        _set(self, "sampling_probability", q)
+        _check_event(self.event)
+        _set(self, "sampling_probability", unit_interval(self.sampling_probability, "sampling_probability"))
         _set(self, "adjacency", Adjacency.parse(self.adjacency))
 
 
@@ -165,19 +204,13 @@ class FixedSizeSampledEvent(DpEvent):
     taylor_order: int = 3
 
     def __post_init__(self) -> None:
-        if not isinstance(self.event, DpEvent):
-            raise ValueError(f"event must be a DpEvent. Found {self.event!r}.")
-        b = _positive_int(self.batch_size, "batch-size")
-        n = _positive_int(self.dataset_size, "dataset-size")
-        if b > n:
-            raise ValueError(f"batch-size must be <= dataset-size ({n}). Found {b}.")
-        m = _positive_int(self.taylor_order, "taylor-order")
-        if m < 3:
-            raise ValueError(f"taylor-order must be an integer >= 3. Found {m}.")
+        _check_event(self.event)
+        b, n = _sizes(self.batch_size, self.dataset_size)
         _set(self, "batch_size", b)
         _set(self, "dataset_size", n)
-        _set(self, "taylor_order", m)
-        _set(self, "replacement", bool(self.replacement))
+        _set(self, "taylor_order", integer_at_least(self.taylor_order, "taylor_order", 3))
+        if not isinstance(self.replacement, bool):
+            raise ValueError(f"replacement must be True or False. Found {self.replacement!r}.")
         _set(self, "adjacency", Adjacency.parse(self.adjacency))
 
     @property
@@ -193,9 +226,8 @@ class SelfComposedEvent(DpEvent):
     count: int
 
     def __post_init__(self) -> None:
-        if not isinstance(self.event, DpEvent):
-            raise ValueError(f"event must be a DpEvent. Found {self.event!r}.")
-        _set(self, "count", _nonnegative_int(self.count, "steps"))
+        _check_event(self.event)
+        _set(self, "count", integer_at_least(self.count, "count", 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,14 +239,94 @@ class ComposedEvent(DpEvent):
     def __post_init__(self) -> None:
         evs = tuple(self.events)
         for e in evs:
-            if not isinstance(e, DpEvent):
-                raise ValueError(f"events must be DpEvents. Found {e!r}.")
+            _check_event(e, "events")
         _set(self, "events", evs)
 
 
-def _positive_int(value: object, name: str) -> int:
-    return integer_at_least(value, name, 1)
+@dataclass(frozen=True, slots=True)
+class ZhuWangSampledEvent(DpEvent):
+    r"""Poisson subsampling (probability q, add/remove) of ``event``, accounted with a
+    chosen Zhu & Wang 2019 bound.
+
+    Args:
+        event: the base mechanism (GaussianEvent, LaplaceEvent, RandomizedResponseEvent).
+        sampling_probability: q in [0, 1].
+        bound: :class:`Bound` ``TIGHT`` | ``GENERAL`` | ``LOWER`` | ``TAU`` (or its
+            value as a string); ``None``: the tightest valid bound.  ``LOWER``
+            (Thm 6) is a LOWER bound, for display and comparison only: the
+            accountant refuses to turn it into an epsilon or delta.
+        tau: number of exact terms for ``TAU`` (integer >= 1).
+    """
+
+    event: DpEvent
+    sampling_probability: Fraction
+    bound: Optional[Bound] = None
+    tau: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        _check_event(self.event)
+        _set(self, "sampling_probability", unit_interval(self.sampling_probability, "sampling_probability"))
+        if self.bound is not None:
+            b = Bound.parse(self.bound)
+            if b is Bound.WANG2019:
+                raise ValueError("bound must be one of tight, general, lower, tau for Poisson sampling. "
+                                 "Found 'wang2019'.")
+            _set(self, "bound", b)
+        if self.tau is not None:
+            _set(self, "tau", integer_at_least(self.tau, "tau", 1))
+            if self.bound is not Bound.TAU:
+                raise ValueError(f"tau applies to bound tau only. Found bound {self.bound!r}.")
+        if self.bound is Bound.TAU and self.tau is None:
+            raise ValueError("tau is required with bound tau (an integer >= 1).")
 
 
-def _nonnegative_int(value: object, name: str) -> int:
-    return integer_at_least(value, name, 0)
+@dataclass(frozen=True, slots=True)
+class Wang2019SampledEvent(DpEvent):
+    r"""Fixed-size sampling without replacement, replace-one adjacency, accounted with
+    the Wang, Balle, Kasiviswanathan 2019 bound (Theorem 9) instead of Birrell et al.
+
+    ``RdpAccountant().compose(Wang2019SampledEvent(GaussianEvent(6), 120, 50000), T)``
+    selects this bound; the base curve of the :class:`GaussianEvent` (DP-SGD: sum of
+    gradients clipped at norm 1) is the replace-one curve :math:`2\alpha/\sigma^2` (129).
+
+    Args:
+        event: the mechanism applied to the minibatch.
+        batch_size: |B| >= 1.
+        dataset_size: |D| >= |B|.
+    """
+
+    event: DpEvent
+    batch_size: int
+    dataset_size: int
+
+    def __post_init__(self) -> None:
+        _check_event(self.event)
+        b, n = _sizes(self.batch_size, self.dataset_size)
+        _set(self, "batch_size", b)
+        _set(self, "dataset_size", n)
+
+    @property
+    def sampling_probability(self) -> Fraction:
+        return Fraction(self.batch_size, self.dataset_size)
+
+
+def _sizes(batch_size: object, dataset_size: object) -> Tuple[int, int]:
+    b = integer_at_least(batch_size, "batch_size", 1)
+    n = integer_at_least(dataset_size, "dataset_size", 1)
+    if b > n:
+        raise ValueError(f"batch_size must be <= dataset_size ({n}). Found {b}.")
+    return b, n
+
+
+#: the ``type`` tag of each event class in JSON (certificates); fields serialise generically
+EVENT_TAGS: dict[str, type] = {
+    "gaussian": GaussianEvent,
+    "laplace": LaplaceEvent,
+    "randomized-response": RandomizedResponseEvent,
+    "poisson-sampled": PoissonSampledEvent,
+    "fixed-size-sampled": FixedSizeSampledEvent,
+    "zhu-wang-sampled": ZhuWangSampledEvent,
+    "wang2019-sampled": Wang2019SampledEvent,
+    "self-composed": SelfComposedEvent,
+    "composed": ComposedEvent,
+}

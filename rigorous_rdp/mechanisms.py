@@ -23,8 +23,7 @@ import numpy as np
 from flint import arb
 
 from .arith import to_arb
-from .curves import RdpCurve, rdp_curve
-from .events import GaussianEvent, LaplaceEvent, RandomizedResponseEvent
+from .curves import RdpCurve
 
 __all__ = [
     "gaussian_rdp",
@@ -144,18 +143,3 @@ class RandomizedResponseCurve(RdpCurve):
 
     def pure_dp_epsilon(self) -> Optional[arb]:
         return randomized_response_pure_epsilon(to_arb(self.p))
-
-
-@rdp_curve.register
-def _(event: GaussianEvent) -> RdpCurve:
-    return GaussianCurve(event.noise_multiplier)
-
-
-@rdp_curve.register
-def _(event: LaplaceEvent) -> RdpCurve:
-    return LaplaceCurve(event.scale)
-
-
-@rdp_curve.register
-def _(event: RandomizedResponseEvent) -> RdpCurve:
-    return RandomizedResponseCurve(event.p)

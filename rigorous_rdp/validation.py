@@ -19,9 +19,18 @@ from .arith import Certified, parse_rational, refine
 __all__ = ["integer_at_least", "unit_interval", "positive", "nonnegative", "certify"]
 
 
+def _show(value: object) -> str:
+    """A user's value as they wrote it (strings without quotes)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Fraction):
+        return str(value)
+    return repr(value)
+
+
 def integer_at_least(value: object, name: str, minimum: int) -> int:
     """An integer >= ``minimum`` (ints, integral rationals and strings such as "1e4")."""
-    message = f"{name} must be an integer >= {minimum}. Found {value!r}."
+    message = f"{name} must be an integer >= {minimum}. Found {_show(value)}."
     if isinstance(value, bool):
         raise ValueError(message)
     if isinstance(value, numbers.Integral):
@@ -45,7 +54,7 @@ def unit_interval(value: object, name: str, open_low: bool = False, open_high: b
     ok = (v > 0 if open_low else v >= 0) and (v < 1 if open_high else v <= 1)
     if not ok:
         lb, rb = ("(" if open_low else "["), (")" if open_high else "]")
-        raise ValueError(f"{name} must be in {lb}0, 1{rb}. Found {value!r}.")
+        raise ValueError(f"{name} must be in {lb}0, 1{rb}. Found {_show(value)}.")
     return v
 
 
@@ -53,7 +62,7 @@ def positive(value: object, name: str) -> Fraction:
     """A rational > 0."""
     v = parse_rational(value, name)
     if v <= 0:
-        raise ValueError(f"{name} must be > 0. Found {value!r}.")
+        raise ValueError(f"{name} must be > 0. Found {_show(value)}.")
     return v
 
 
@@ -61,7 +70,7 @@ def nonnegative(value: object, name: str) -> Fraction:
     """A rational >= 0."""
     v = parse_rational(value, name)
     if v < 0:
-        raise ValueError(f"{name} must be >= 0. Found {value!r}.")
+        raise ValueError(f"{name} must be >= 0. Found {_show(value)}.")
     return v
 
 

@@ -28,10 +28,8 @@ def _eps(event, steps, delta="1e-5", digits=8):
 
 def _reference_eps_poisson(q, sigma, steps, alpha, delta):
     """mpmath reference: CKS conversion of steps * RDP(alpha) from the reference registry."""
-    from rigorous_rdp.certificate import _load_reference_modules
     from rigorous_rdp.reference import reference_rdp
 
-    _load_reference_modules()
     mpmath.mp.dps = 40
     r = steps * reference_rdp(PoissonSampledEvent(GaussianEvent(sigma), q), alpha, 40)
     a = mpmath.mpf(alpha.numerator) / alpha.denominator

@@ -327,11 +327,11 @@ def test_bad_input():
         rdp_curve(FixedSizeSampledEvent(GaussianEvent(6), 50, 50))
     with pytest.raises(ValueError, match=r"^taylor-order must be an integer >= 3"):
         fw.FsworReplaceOneCurve(Q_PAPER, F(6), 2)
-    with pytest.raises(ValueError, match=r"^taylor-order"):
+    with pytest.raises(ValueError, match=r"^taylor_order"):
         FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, taylor_order=2)
-    with pytest.raises(ValueError, match=r"^batch-size must be <= dataset-size"):
+    with pytest.raises(ValueError, match=r"^batch_size must be <= dataset_size"):
         FixedSizeSampledEvent(GaussianEvent(6), 60, 50)
-    with pytest.raises(ValueError, match=r"^batch-size must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"^batch_size must be an integer >= 1"):
         FixedSizeSampledEvent(GaussianEvent(6), 0, 50)
     with pytest.raises(ValueError, match=r"^alpha must be > 1"):
         fw.FsworAddRemoveCurve(Q_PAPER, F(6), 3).certified(F(1))

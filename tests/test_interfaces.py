@@ -69,9 +69,9 @@ def test_neighboring_relation_applied():
 
 def test_bad_input():
     acc = RDPAccountant()
-    with pytest.raises(ValueError, match=r"^sigma must be > 0"):
+    with pytest.raises(ValueError, match=r"^noise_multiplier must be > 0"):
         acc.step(noise_multiplier=-1, sample_rate=0.01)
-    with pytest.raises(ValueError, match=r"^q must be in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"^sampling_probability must be in \[0, 1\]"):
         acc.step(noise_multiplier=1, sample_rate=1.5)
     with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\)"):
         acc.step(noise_multiplier=1, sample_rate=0.5) or acc.get_epsilon(2)

@@ -191,8 +191,8 @@ def test_reference_dispatch(event):
 
 
 @pytest.mark.parametrize("make,bad,name", [
-    (GaussianEvent, 0, "sigma"), (GaussianEvent, -1, "sigma"), (GaussianEvent, float("nan"), "sigma"),
-    (GaussianEvent, float("inf"), "sigma"), (GaussianEvent, "abc", "sigma"), (GaussianEvent, True, "sigma"),
+    (GaussianEvent, 0, "noise_multiplier"), (GaussianEvent, -1, "noise_multiplier"), (GaussianEvent, float("nan"), "noise_multiplier"),
+    (GaussianEvent, float("inf"), "noise_multiplier"), (GaussianEvent, "abc", "noise_multiplier"), (GaussianEvent, True, "noise_multiplier"),
     (LaplaceEvent, 0, "scale"), (LaplaceEvent, "-2", "scale"),
     (RandomizedResponseEvent, 0, "p"), (RandomizedResponseEvent, 1, "p"), (RandomizedResponseEvent, "1.5", "p"),
     (RandomizedResponseEvent, "nan", "p"),

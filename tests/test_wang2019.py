@@ -175,7 +175,7 @@ def test_extremes_are_finite():
     (lambda: wang2019_gaussian_lower(Fraction(5, 2), 6, Q), "alpha"),
     (lambda: wang2019_curve(GaussianCurve(Fraction(3)), 60, 50), "batch-size"),
     (lambda: wang2019_curve(GaussianCurve(Fraction(3)), 0, 50), "batch-size"),
-    (lambda: Wang2019SampledEvent(GaussianEvent(6), 10, "x"), "dataset-size"),
+    (lambda: Wang2019SampledEvent(GaussianEvent(6), 10, "x"), "dataset_size"),
     (lambda: wang2019_curve("gauss", 1, 50), "base_curve"),
 ])
 def test_bad_input(call, start):

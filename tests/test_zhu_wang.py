@@ -288,7 +288,7 @@ def test_cli_bounds(capsys):
     code, out, err = _cli(["rdp", *base, "--alpha", "10", "--bound", "tau", "--tau", "0"], capsys)
     assert code == 2 and "--tau must be an integer >= 1" in err
     code, out, err = _cli(["rdp", "--noise", "gaussian", "--sigma", "1", "--alpha", "3", "--bound", "general"], capsys)
-    assert code == 2 and "--bound and --tau apply to --sampling poisson" in err
+    assert code == 2 and "--bound applies to a sampled mechanism" in err
     code, out, _ = _cli(["epsilon", "--noise", "randomized-response", "--p", "0.6", "--sampling", "poisson",
                          "--q", "0.001", "--steps", "1000", "--delta", "1e-8", "--bound", "tau", "--tau", "20",
                          "--json"], capsys)

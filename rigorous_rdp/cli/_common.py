@@ -100,32 +100,34 @@ def build_base_event(args: argparse.Namespace, sigma: Optional[object] = None) -
     return RandomizedResponseEvent(given["p"])
 
 
-def build_event(args: argparse.Namespace, sigma: Optional[object] = None) -> DpEvent:
-    """One step of the mechanism described by the mechanism options."""
+def build_event(args: argparse.Namespace, sigma: Optional[object] = None, *, guarantee: bool = True) -> DpEvent:
+    """One step of the mechanism described by the mechanism options, through the table
+    (:func:`rigorous_rdp.registry.sampled_event`).
+
+    ``guarantee``: the command reports a privacy guarantee (epsilon, delta), so a
+    lower bound (``--bound lower``) is refused.
+    """
+    from ..registry import lookup, sampled_event
+
     base = build_base_event(args, sigma)
-    s = args.sampling
-    adjacency = Adjacency.parse(args.adjacency)
-    if s in ("none", "poisson") and (args.batch_size is not None or args.dataset_size is not None):
-        raise ValueError(f"batch-size and --dataset-size apply to --sampling fswor|fswr, not --sampling {s}.")
-    if s != "poisson" and args.q is not None:
-        raise ValueError(f"q applies to --sampling poisson, not --sampling {s}.")
-    if s in ("none", "poisson") and args.taylor_order is not None:
-        raise ValueError(f"taylor-order applies to --sampling fswor|fswr, not --sampling {s}.")
-    if s == "none":
-        if adjacency is not Adjacency.ADD_REMOVE:
-            raise ValueError("adjacency replace-one needs a sampling scheme (--sampling poisson|fswor|fswr).")
-        return base
-    if s == "poisson":
-        if args.q is None:
-            raise ValueError("q is required with --sampling poisson (a number in [0, 1]).")
-        return PoissonSampledEvent(base, args.q, adjacency)
-    b = _int_option(args.batch_size, "batch-size")
-    n = _int_option(args.dataset_size, "dataset-size")
-    if b is None or n is None:
-        raise ValueError(f"batch-size and --dataset-size are required with --sampling {s}.")
-    m = _int_option(args.taylor_order, "taylor-order")
-    return FixedSizeSampledEvent(base, b, n, replacement=(s == "fswr"), adjacency=adjacency,
-                                 taylor_order=3 if m is None else m)
+    bound = getattr(args, "bound", None)
+    tau = getattr(args, "tau", None)
+    if bound is None and tau is not None:
+        raise ValueError("tau applies to --bound tau only. Found --bound default.")
+    if bound == "tau" and tau is None:
+        raise ValueError("tau is required with --bound tau (an integer >= 1).")
+    event = sampled_event(
+        base, args.sampling, adjacency=args.adjacency, bound=bound,
+        tau=None if tau is None else _int_option(tau, "tau"),
+        sampling_probability=args.q,
+        batch_size=_int_option(args.batch_size, "batch-size"),
+        dataset_size=_int_option(args.dataset_size, "dataset-size"),
+        taylor_order=_int_option(args.taylor_order, "taylor-order"),
+    )
+    if guarantee and not lookup(event).guarantee:
+        raise ValueError(f"bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
+                         " shown by `rigorous-rdp rdp` only. Use --bound tight|general|tau here.")
+    return event
 
 
 def mechanism_json(args: argparse.Namespace, sigma: Optional[str] = None) -> Dict[str, Any]:
@@ -154,8 +156,24 @@ def parse_steps(value: str) -> int:
     return int(f)
 
 
+#: API parameter names (events, registry) -> command-line options
+API_OPTIONS = {
+    "noise_multiplier": "--sigma",
+    "sampling_probability": "--q",
+    "batch_size": "--batch-size",
+    "dataset_size": "--dataset-size",
+    "taylor_order": "--taylor-order",
+    "count": "--steps",
+}
+_API_RE = re.compile(r"\b(" + "|".join(API_OPTIONS) + r")\b")
+
+
 def _name_option(message: str, extra: tuple = ()) -> str:
-    """Prefix ``--`` when the message starts with an option name (shared or the subcommand's own)."""
+    """Map the API's parameter names to options, and prefix ``--`` when the message starts
+    with an option name (shared or the subcommand's own)."""
+    message = _API_RE.sub(lambda m: API_OPTIONS[m.group(1)], message)
+    if message.startswith("--"):
+        return message
     for name in _OPTION_NAMES + tuple(extra):
         if message.startswith(name + " "):
             return "--" + message
@@ -190,10 +208,6 @@ def fmt_interval(d: Dict[str, str]) -> str:
     return f"[{d['lower']}, {d['upper']}]"
 
 
-def parse_fraction_option(value: str, name: str) -> Fraction:
-    return parse_rational(value, name)
-
-
 def orders_option(values: Optional[List[str]]) -> Optional[List[Fraction]]:
     if not values:
         return None
@@ -206,43 +220,15 @@ def orders_option(values: Optional[List[str]]) -> Optional[List[Fraction]]:
     return out
 
 
-BOUNDS = ("tight", "general", "lower", "tau")
+BOUNDS = ("tight", "general", "lower", "tau", "wang2019")
 
 
 def add_bound_options(p: argparse.ArgumentParser) -> None:
     """--bound / --tau: choose among the Zhu & Wang 2019 bounds (with --sampling poisson)."""
-    g = p.add_argument_group("Zhu & Wang 2019 bounds (--sampling poisson, add-remove)")
+    g = p.add_argument_group("explicitly chosen bounds (default: the tightest valid upper bound)")
     g.add_argument("--bound", default=None, choices=BOUNDS,
-                   help="tight (Thm 8, needs condition (4): Gaussian, Laplace, randomized response), general (Thm 5),"
-                        " lower (Thm 6: not a privacy guarantee; rdp only), tau (Thm 11 with --tau K terms)."
-                        " Default: the tightest valid upper bound")
+                   help="with --sampling poisson (add-remove), the Zhu & Wang 2019 bounds: tight (Thm 8, needs"
+                        " condition (4): Gaussian, Laplace, randomized response), general (Thm 5), lower (Thm 6: not"
+                        " a privacy guarantee; rdp only), tau (Thm 11 with --tau K terms); with --sampling fswor"
+                        " --adjacency replace-one: wang2019 (Wang et al. 2019, Thm 9)")
     g.add_argument("--tau", default=None, metavar="K", help="number of exact terms of --bound tau, K >= 1")
-
-
-def build_event_with_bound(args: argparse.Namespace, sigma: Optional[object] = None, *,
-                           guarantee: bool = True) -> DpEvent:
-    """:func:`build_event`, wrapped in a Zhu-Wang event when --bound / --tau are given.
-
-    ``guarantee``: the command reports a privacy guarantee (epsilon, delta), so
-    the lower bound is refused.
-    """
-    event = build_event(args, sigma)
-    bound = getattr(args, "bound", None)
-    tau = getattr(args, "tau", None)
-    if bound is None and tau is None:
-        return event
-    if args.sampling != "poisson":
-        raise ValueError(f"bound and --tau apply to --sampling poisson only. Found --sampling {args.sampling}.")
-    if Adjacency.parse(args.adjacency) is not Adjacency.ADD_REMOVE:
-        raise ValueError("bound: the Zhu & Wang 2019 bounds are for add-remove adjacency only.")
-    if tau is not None and bound != "tau":
-        raise ValueError(f"tau applies to --bound tau only. Found --bound {bound or 'default'}.")
-    if bound == "tau" and tau is None:
-        raise ValueError("tau is required with --bound tau (an integer >= 1).")
-    if bound == "lower" and guarantee:
-        raise ValueError("bound lower is the lower bound of Zhu & Wang 2019 Thm 6, not a privacy guarantee; it is"
-                         " shown by `rigorous-rdp rdp` only. Use --bound tight|general|tau here.")
-    from ..subsampling.zhu_wang import ZhuWangSampledEvent
-
-    return ZhuWangSampledEvent(event.event, event.sampling_probability, bound,
-                               None if tau is None else _int_option(tau, "tau"))

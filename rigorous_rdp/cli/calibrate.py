@@ -19,7 +19,7 @@ from typing import Any, Dict
 from ..arith import parse_rational
 from ..calibrate import DEFAULT_SIGMA_DIGITS, _check_common, calibrate_sigma, max_steps
 from ..conversion import CONVERSIONS
-from ._common import (add_mechanism_options, add_output_options, build_event, fmt_interval,
+from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event, fmt_interval,
                       mechanism_json, orders_option, parse_digits, parse_steps)
 
 
@@ -29,6 +29,7 @@ def register(sub: Any) -> None:
                                    "at delta D (bisection on certified enclosures); with --max-steps and --sigma, "
                                    "the largest number of steps instead.")
     add_mechanism_options(p)
+    add_bound_options(p)
     p.add_argument("--steps", metavar="T", help="number of composed steps, T >= 1 (not with --max-steps)")
     p.add_argument("--epsilon", required=True, metavar="E", help="target epsilon, E > 0")
     p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")

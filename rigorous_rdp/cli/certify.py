@@ -12,7 +12,7 @@ import argparse
 from typing import Any, Dict
 
 from ..certificate import make_certificate, write_certificate
-from ._common import (add_mechanism_options, add_output_options, build_event, fmt_interval,
+from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event, fmt_interval,
                       orders_option, parse_digits, parse_steps)
 from .epsilon import add_accounting_options
 
@@ -22,6 +22,7 @@ def register(sub: Any) -> None:
                        description="Certify epsilon of T composed steps at a target delta and write a JSON "
                                    "certificate (checked independently by 'rigorous-rdp verify').")
     add_mechanism_options(p)
+    add_bound_options(p)
     add_accounting_options(p)
     p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the certificate (JSON)")

@@ -14,7 +14,8 @@ from typing import Any, Dict
 
 from ..accountant import RdpAccountant
 from ..arith import parse_rational
-from ..events import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
+from ..events import GaussianEvent
+from ..registry import sampled_event
 from ._common import ADJACENCIES, add_output_options, fmt_interval, parse_digits
 
 DEFAULTS = {"dataset_size": "60000", "batch_size": "600", "sigma": "1.1", "epochs": "100", "delta": "1e-5"}
@@ -55,11 +56,10 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
         raise ValueError(f"epochs must be > 0. Found {args.epochs}.")
     steps = -((-epochs * n) // b)  # ceil
     steps = int(steps)
-    base = GaussianEvent(args.sigma)
-    if args.sampling == "poisson":
-        event = PoissonSampledEvent(base, Fraction(b, n), Adjacency.parse(args.adjacency))
-    else:
-        event = FixedSizeSampledEvent(base, b, n, replacement=args.sampling == "fswr", adjacency=args.adjacency)
+    fixed = args.sampling != "poisson"
+    event = sampled_event(GaussianEvent(args.sigma), args.sampling, adjacency=args.adjacency,
+                          sampling_probability=None if fixed else Fraction(b, n),
+                          batch_size=b if fixed else None, dataset_size=n if fixed else None)
     acc = RdpAccountant(digits=parse_digits(args)).compose(event, steps)
     res = acc.get_epsilon_and_order(args.delta).to_json()
     res.update({

@@ -7,7 +7,7 @@ from typing import Any, Dict
 
 from ..accountant import RdpAccountant
 from ..conversion import CONVERSIONS
-from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event_with_bound, fmt_interval,
+from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event, fmt_interval,
                       mechanism_json, orders_option, parse_digits, parse_steps)
 
 
@@ -23,7 +23,7 @@ def accountant_from_args(args: argparse.Namespace, sigma: Any = None) -> RdpAcco
     steps = parse_steps(args.steps)
     acc = RdpAccountant(orders_option(args.alpha), continuous=not args.no_continuous,
                         conversion=args.conversion, digits=digits)
-    return acc.compose(build_event_with_bound(args, sigma), steps)
+    return acc.compose(build_event(args, sigma), steps)
 
 
 def register(sub: Any) -> None:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any, Dict
 
 from ..accountant import RdpAccountant
-from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event_with_bound, fmt_interval,
+from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event, fmt_interval,
                       mechanism_json, orders_option, parse_digits)
 
 
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     digits = parse_digits(args)
     orders = orders_option(args.alpha)
     steps = parse_steps(args.steps)
-    acc = RdpAccountant(orders, digits=digits).compose(build_event_with_bound(args, guarantee=False), steps)
+    acc = RdpAccountant(orders, digits=digits).compose(build_event(args, guarantee=False), steps)
     results = [acc.rdp(a).to_json() for a in orders or []]
     return {"results": results, "steps": steps, "mechanism": mechanism_json(args), "digits": digits,
             "bound": [c.name for c, _ in acc._active()][0] if acc._active() else None,

@@ -16,9 +16,6 @@ from typing import Dict, List, Sequence, Tuple
 import mpmath
 from mpmath import mp, mpf
 
-from ..errors import UnsupportedEventError
-from ..events import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
-from . import reference_rdp
 
 __all__ = [
     "h_quad_mp",
@@ -110,6 +107,42 @@ def fswr_upper_mp(alpha, sigma, b: int, n: int, dps: int = 40, fractional: str =
                 hs = [min(h, h_quad_mp(a, qt, 2 * k / s, dps)) for k, h in zip(range(1, b + 1), hs)]
         total = mpmath.fsum(w * h for w, h in zip(at, hs))
         return mpmath.log(total) / (_f(a) - 1)
+
+
+def fswr_upper_exact_mp(alpha, sigma, b: int, n: int, dps: int = 50) -> mpf:
+    r"""The exact value of (16) at every real order: the reference of the certified FSwR curve.
+
+    :math:`\frac{1}{\alpha-1}\log\big(1 + \sum_n \tilde a_n (H_{\alpha,\sigma/n}(\tilde q) - 1)\big)`
+    with :math:`H` by its binomial sum at integer orders and by quadrature at real orders.
+    No valid evaluation of (16) is below this value (the certified curve uses, per
+    ``n``, the smaller of the exact H and its log-convex extension, both >= H).  At
+    real orders, terms whose log-convex extension contributes less than
+    :math:`10^{-2\,\mathrm{dps}}` of the largest term keep the extension (an upper
+    bound on H that changes the sum by less than the verification margin) so that
+    large batches need only a few quadratures.
+    """
+    a = Fraction(alpha)
+    work = dps + 30
+    with mp.workdps(work):
+        s = _f(Fraction(sigma))
+        qt, at = _fswr_weights(b, n)
+        if a.denominator == 1:
+            hm1 = [h_binomial_mp(int(a), qt, 2 * k / s, work) - 1 for k in range(1, b + 1)]
+        else:
+            a0 = a.numerator // a.denominator
+            t = _f(a - a0)
+            hm1 = []
+            for k in range(1, b + 1):
+                h0 = mpf(1) if a0 == 1 else h_binomial_mp(a0, qt, 2 * k / s, work)
+                h1 = h_binomial_mp(a0 + 1, qt, 2 * k / s, work)
+                hm1.append(h0 ** (1 - t) * h1 ** t - 1)
+            contrib = [w * h for w, h in zip(at, hm1)]
+            top = max(contrib)
+            for i, c in enumerate(contrib):
+                if c >= top * mpf(10) ** (-2 * dps):
+                    hm1[i] = h_quad_mp(a, qt, 2 * (i + 1) / s, work) - 1
+        total = mpmath.fsum(w * h for w, h in zip(at, hm1))
+        return +(mpmath.log1p(total) / (_f(a) - 1))
 
 
 def fswr_lower_exact_mp(alpha: int, sigma, b: int, n: int, dps: int = 40) -> mpf:
@@ -312,42 +345,3 @@ def poisson_replace_one_true_mp(alpha, q, sigma, dps: int = 30) -> mpf:
     with mp.workdps(dps):
         qq = _f(Fraction(q))
         return mixture_renyi_mp([1, 0], [qq, 1 - qq], [-1, 0], [qq, 1 - qq], _f(Fraction(sigma)), alpha, dps)
-
-
-# ---------------------------------------------------------------------------
-# registration with reference_rdp (delegating what is not ours)
-# ---------------------------------------------------------------------------
-
-_prev_fixed = reference_rdp.dispatch(FixedSizeSampledEvent)
-_prev_poisson = reference_rdp.dispatch(PoissonSampledEvent)
-
-
-@reference_rdp.register
-def _(event: FixedSizeSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
-    if event.replacement and isinstance(event.event, GaussianEvent) and event.adjacency is Adjacency.ADD_REMOVE:
-        return fswr_upper_mp(Fraction(alpha), event.event.noise_multiplier, event.batch_size, event.dataset_size, dps)
-    return _prev_fixed(event, alpha, dps)
-
-
-@reference_rdp.register
-def _(event: PoissonSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
-    if isinstance(event.event, GaussianEvent) and event.adjacency is Adjacency.REPLACE_ONE:
-        from ..subsampling.poisson_replace_one import DEFAULT_TAYLOR_ORDER
-
-        return poisson_replace_one_mp(Fraction(alpha), event.sampling_probability, event.event.noise_multiplier,
-                                      m=DEFAULT_TAYLOR_ORDER, dps=dps)
-    return _prev_poisson(event, alpha, dps)
-
-
-def _register_wang() -> None:
-    from ..subsampling.wang2019 import Wang2019SampledEvent
-
-    @reference_rdp.register(Wang2019SampledEvent)
-    def _(event, alpha: Fraction, dps: int = 50) -> mpf:
-        if not isinstance(event.event, GaussianEvent):
-            raise UnsupportedEventError(f"no mpmath reference for Wang et al. 2019 with {type(event.event).__name__}")
-        return wang_upper_mp(Fraction(alpha), event.event.noise_multiplier,
-                             Fraction(event.batch_size, event.dataset_size), dps=dps)
-
-
-_register_wang()

@@ -16,8 +16,6 @@ from fractions import Fraction
 
 import mpmath
 
-from ..events import Adjacency, FixedSizeSampledEvent, GaussianEvent
-from . import reference_rdp
 
 __all__ = [
     "ref_moment_m",
@@ -131,26 +129,3 @@ def mixture_rdp_quad(alpha: Fraction, q: Fraction, scale: Fraction, mu_p: Fracti
     pts = sorted(set(pts))
     val = mpmath.quad(f, pts, maxdegree=10)
     return mpmath.log(val) / (a - 1)
-
-
-_prev_fixed = reference_rdp.dispatch(FixedSizeSampledEvent)
-
-
-@reference_rdp.register
-def _(event: FixedSizeSampledEvent, alpha: Fraction, dps: int = 50) -> mpmath.mpf:
-    """FSwoR Gaussian (Thm 3.3 / Thm 3.5 at ``event.taylor_order``; for replace-one the
-    minimum with the Wang et al. 2019 reference, as the accountant takes the minimum of the
-    two bounds); other events are delegated to the previously registered reference."""
-    if event.replacement or not isinstance(event.event, GaussianEvent):
-        return _prev_fixed(event, alpha, dps)
-    sigma = event.event.noise_multiplier
-    q = event.sampling_probability
-    with mpmath.workdps(dps):
-        if event.adjacency is Adjacency.ADD_REMOVE:
-            return +ref_add_remove_rdp(Fraction(alpha), q, sigma, event.taylor_order)
-        taylor = +ref_replace_one_rdp(Fraction(alpha), q, sigma, event.taylor_order)
-    from ..subsampling.wang2019 import Wang2019SampledEvent
-
-    wang = reference_rdp(Wang2019SampledEvent(event.event, event.batch_size, event.dataset_size), alpha, dps)
-    with mpmath.workdps(dps):
-        return min(taylor, +wang)

@@ -41,16 +41,12 @@ quadrature whose estimated error is not small relative to the result raises
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 from typing import List, Sequence
 
 import mpmath
 from mpmath import mp, mpf
 
-from ..errors import UnsupportedEventError
-from ..events import Adjacency, DpEvent, GaussianEvent, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
-from . import reference_rdp
 
 __all__ = [
     "ReferenceInaccurate",
@@ -318,43 +314,3 @@ def poisson_gaussian_rdp_mp(alpha: Fraction, q: Fraction, sigma: Fraction, dps: 
         la = poisson_gaussian_log_a_mp(alpha, q, sigma, dps)
     with mp.workdps(dps + 15):
         return la / (_mpf(alpha) - 1)
-
-
-# ---------------------------------------------------------------------------
-# registration
-# ---------------------------------------------------------------------------
-
-@reference_rdp.register
-def _(event: GaussianEvent, alpha: Fraction, dps: int = 50) -> mpf:
-    return gaussian_rdp_mp(Fraction(alpha), event.noise_multiplier, dps)
-
-
-@reference_rdp.register
-def _(event: LaplaceEvent, alpha: Fraction, dps: int = 50) -> mpf:
-    return laplace_rdp_mp(Fraction(alpha), event.scale, dps)
-
-
-@reference_rdp.register
-def _(event: RandomizedResponseEvent, alpha: Fraction, dps: int = 50) -> mpf:
-    return randomized_response_rdp_mp(Fraction(alpha), event.p, dps)
-
-
-@functools.singledispatch
-def poisson_sampled_reference(inner: DpEvent, event: PoissonSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
-    """Reference for Poisson sampling followed by ``inner`` (dispatch on the inner
-    mechanism; other reference modules may register further mechanisms here)."""
-    raise UnsupportedEventError(
-        f"no mpmath reference for Poisson sampling of {type(inner).__name__} with {event.adjacency.value} adjacency"
-    )
-
-
-@poisson_sampled_reference.register
-def _(inner: GaussianEvent, event: PoissonSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
-    if event.adjacency is not Adjacency.ADD_REMOVE:
-        raise UnsupportedEventError("no mpmath reference for the Poisson-subsampled Gaussian with replace-one adjacency")
-    return poisson_gaussian_rdp_mp(Fraction(alpha), event.sampling_probability, inner.noise_multiplier, dps)
-
-
-@reference_rdp.register
-def _(event: PoissonSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
-    return poisson_sampled_reference(event.event, event, Fraction(alpha), dps)

@@ -23,8 +23,6 @@ from typing import Callable
 import mpmath
 from mpmath import mp, mpf
 
-from ..errors import UnsupportedEventError
-from ..events import Adjacency, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
 from . import gaussian as _g
 
 __all__ = [
@@ -100,9 +98,9 @@ def theorem11_mp(alpha: int, gamma, eps: Callable[[int], mpf], tau: int, dps: in
 
 
 def zhu_wang_rdp_mp(kind: str, param, gamma, alpha, bound: str = "tight", dps: int = 50,
-                    base: str = "closed", cap_pure_dp: bool = False) -> mpf:
-    r"""Reference of :class:`~rigorous_rdp.subsampling.zhu_wang.ZhuWangCurve` (tight / general / lower),
-    including the real-order interpolation and the optional Lemma 4 cap."""
+                    base: str = "closed", cap_pure_dp: bool = False, tau: int | None = None) -> mpf:
+    r"""Reference of :class:`~rigorous_rdp.subsampling.zhu_wang.ZhuWangCurve` (tight / general / lower /
+    tau with ``tau`` exact terms), including the real-order interpolation and the optional Lemma 4 cap."""
     cache = {}
 
     def eps(l: int) -> mpf:
@@ -110,9 +108,12 @@ def zhu_wang_rdp_mp(kind: str, param, gamma, alpha, bound: str = "tight", dps: i
             cache[l] = base_rdp_mp(kind, param, l, dps, base)
         return cache[l]
 
-    fn = theorem5_mp if bound == "general" else theorem8_mp
-
     def at_int(n: int) -> mpf:
+        if bound == "tau":
+            if tau is None:
+                raise ValueError("tau must be given for the tau-term bound.")
+            return theorem11_mp(n, gamma, eps, tau, dps)
+        fn = theorem5_mp if bound == "general" else theorem8_mp
         return fn(n, gamma, eps, dps)
 
     alpha = Fraction(alpha)
@@ -131,24 +132,6 @@ def zhu_wang_rdp_mp(kind: str, param, gamma, alpha, bound: str = "tight", dps: i
             e_inf = 1 / p if kind == "laplace" else abs(mpmath.log(p / (1 - p)))
             v = min(v, mpmath.log1p(_f(gamma) * mpmath.expm1(e_inf)))
         return +v
-
-
-# registration: Poisson-subsampled Laplace and randomized response (what the registry computes)
-
-@_g.poisson_sampled_reference.register
-def _(inner: LaplaceEvent, event: PoissonSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
-    if event.adjacency is not Adjacency.ADD_REMOVE:
-        raise UnsupportedEventError("no mpmath reference for the Poisson-subsampled Laplace with replace-one adjacency")
-    return zhu_wang_rdp_mp("laplace", inner.scale, event.sampling_probability, alpha, "tight", dps,
-                           cap_pure_dp=True)
-
-
-@_g.poisson_sampled_reference.register
-def _(inner: RandomizedResponseEvent, event: PoissonSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
-    if event.adjacency is not Adjacency.ADD_REMOVE:
-        raise UnsupportedEventError("no mpmath reference for Poisson-subsampled randomized response with replace-one")
-    return zhu_wang_rdp_mp("randomized-response", inner.p, event.sampling_probability, alpha, "tight", dps,
-                           cap_pure_dp=True)
 
 
 # chi^l divergences from the definition

@@ -60,7 +60,6 @@ so :math:`q^j` with :math:`q = 10^{-9}` and :math:`e^{2j^2/\sigma^2}` with
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -68,9 +67,8 @@ from flint import arb
 from scipy import special
 
 from ..arith import parse_rational, to_arb
-from ..curves import RdpCurve, rdp_curve
-from ..errors import UnsupportedEventError
-from ..events import DpEvent, GaussianEvent
+from ..curves import RdpCurve
+from ..events import Wang2019SampledEvent
 from ..mechanisms import GaussianCurve
 
 __all__ = [
@@ -313,41 +311,3 @@ def wang2019_curve(base_curve: RdpCurve, batch_size: object, dataset_size: objec
         batch_size, dataset_size: ``1 <= |B| <= |D|``.
     """
     return Wang2019Curve(base_curve, _q_from_sizes(batch_size, dataset_size))
-
-
-@dataclass(frozen=True, slots=True)
-class Wang2019SampledEvent(DpEvent):
-    r"""Fixed-size sampling without replacement, replace-one adjacency, accounted
-    with the Wang et al. 2019 bound (Theorem 9) instead of Birrell et al.
-
-    ``RdpAccountant().compose(Wang2019SampledEvent(GaussianEvent(6), 120, 50000), T)``
-    selects this bound; the base curve of the :class:`GaussianEvent` (DP-SGD: sum of
-    gradients clipped at norm 1) is the replace-one curve :math:`2\alpha/\sigma^2` (129).
-    Other mechanisms: call :func:`wang2019_curve` with their replace-one RDP curve.
-    """
-
-    event: DpEvent
-    batch_size: int
-    dataset_size: int
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.event, DpEvent):
-            raise ValueError(f"event must be a DpEvent. Found {self.event!r}.")
-        from .fswr import _int
-
-        _q_from_sizes(self.batch_size, self.dataset_size)
-        object.__setattr__(self, "batch_size", _int(self.batch_size, "batch-size"))
-        object.__setattr__(self, "dataset_size", _int(self.dataset_size, "dataset-size"))
-
-
-@rdp_curve.register
-def _(event: Wang2019SampledEvent) -> RdpCurve:
-    if not isinstance(event.event, GaussianEvent):
-        # the replace-one base curve of other mechanisms depends on how a record enters
-        # them; pass it explicitly to wang2019_curve instead of guessing a convention
-        raise UnsupportedEventError(
-            f"Wang2019SampledEvent supports GaussianEvent only (found {type(event.event).__name__});"
-            " use wang2019_curve(base_curve, batch_size, dataset_size) with the replace-one RDP curve"
-        )
-    return wang2019_curve(replace_one_gaussian_curve(event.event.noise_multiplier), event.batch_size,
-                          event.dataset_size)

@@ -53,7 +53,6 @@ monotonicity of the exact RDP in the order, Mironov 2017 Prop. 9).
 
 from __future__ import annotations
 
-import enum
 import math
 from fractions import Fraction
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -64,6 +63,7 @@ from scipy import special
 
 from ..arith import parse_rational, to_arb
 from ..curves import RdpCurve
+from ..events import Bound, ZhuWangSampledEvent
 
 __all__ = [
     "Bound",
@@ -81,25 +81,6 @@ __all__ = [
     "poisson_subsampled_curve",
     "ZhuWangSampledEvent",
 ]
-
-
-class Bound(enum.Enum):
-    """Which Zhu-Wang bound: ``tight`` (Thm 8, needs condition (4)), ``general`` (Thm 5),
-    ``lower`` (Thm 6, not a privacy guarantee), ``tau`` (Thm 11 or its Thm-5 analogue)."""
-
-    TIGHT = "tight"
-    GENERAL = "general"
-    LOWER = "lower"
-    TAU = "tau"
-
-    @classmethod
-    def parse(cls, value: "Bound | str") -> "Bound":
-        if isinstance(value, Bound):
-            return value
-        for m in cls:
-            if m.value == value:
-                return m
-        raise ValueError(f"bound must be one of tight, general, lower, tau. Found {value!r}.")
 
 
 EpsFn = Callable[[int], arb]
@@ -388,6 +369,9 @@ class ZhuWangCurve(RdpCurve):
             raise ValueError(f"q must be in [0, 1]. Found {float(qq)!r}.")
         self.q = qq
         self.bound = Bound.parse(bound)
+        if self.bound is Bound.WANG2019:
+            raise ValueError("bound must be one of tight, general, lower, tau for the Zhu & Wang 2019 bounds. "
+                             "Found 'wang2019'.")
         if self.bound is Bound.TAU:
             if tau is None or isinstance(tau, bool) or int(tau) != tau or int(tau) < 1:
                 raise ValueError(f"tau must be an integer >= 1. Found {tau!r}.")
@@ -583,53 +567,3 @@ def poisson_subsampled_curve(base: Union[RdpCurve, Callable[[Fraction], arb]], q
         raise ValueError(f"tau applies to --bound tau only. Found --tau {tau} with --bound {b.value}.")
     return ZhuWangCurve(base, q, bound=b, tau=tau, tau_general=(b is Bound.TAU and not established),
                         cap_pure_dp=cap_pure_dp and b is not Bound.LOWER)
-
-
-from dataclasses import dataclass as _dataclass  # noqa: E402
-
-from ..curves import rdp_curve as _rdp_curve  # noqa: E402
-from ..events import Adjacency as _Adjacency, DpEvent as _DpEvent  # noqa: E402
-
-
-@_dataclass(frozen=True, slots=True)
-class ZhuWangSampledEvent(_DpEvent):
-    r"""Poisson subsampling (probability q, add/remove) of ``event``, accounted with a chosen
-    Zhu & Wang 2019 bound.
-
-    Args:
-        event: the base mechanism (GaussianEvent, LaplaceEvent, RandomizedResponseEvent).
-        sampling_probability: q in [0, 1].
-        bound: ``tight`` | ``general`` | ``lower`` | ``tau`` (``None``: tightest valid).
-            ``lower`` (Thm 6) is a LOWER bound, for display (``rigorous-rdp rdp``)
-            and comparison only: never compose it into an epsilon or delta that
-            is reported as a guarantee (the command line refuses to).
-        tau: number of exact terms for ``tau``.
-    """
-
-    event: _DpEvent
-    sampling_probability: Fraction
-    bound: Optional[str] = None
-    tau: Optional[int] = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.event, _DpEvent):
-            raise ValueError(f"event must be a DpEvent. Found {self.event!r}.")
-        q = parse_rational(self.sampling_probability, "q")
-        if not 0 <= q <= 1:
-            raise ValueError(f"q must be in [0, 1]. Found {float(q)!r}.")
-        object.__setattr__(self, "sampling_probability", q)
-        if self.bound is not None:
-            object.__setattr__(self, "bound", Bound.parse(self.bound).value)
-        if self.tau is not None:
-            t = parse_rational(self.tau, "tau")
-            if t.denominator != 1 or t < 1:
-                raise ValueError(f"tau must be an integer >= 1. Found {self.tau!r}.")
-            object.__setattr__(self, "tau", int(t))
-        if self.bound == "tau" and self.tau is None:
-            raise ValueError("tau is required with --bound tau (an integer >= 1).")
-
-
-@_rdp_curve.register
-def _(event: ZhuWangSampledEvent) -> RdpCurve:
-    return poisson_subsampled_curve(_rdp_curve(event.event), event.sampling_probability, bound=event.bound,
-                                    tau=event.tau, condition4=event.event)

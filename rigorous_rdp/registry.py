@@ -1,0 +1,484 @@
+r"""The one table: which certified bound, and which independent reference, an event gets.
+
+Every place that needs to know "mechanism + sampling + adjacency (+ bound) ->
+certified RDP curve" reads this module: :func:`rigorous_rdp.curves.rdp_curve`
+(and through it the accountant, the calibration and the certificates), the
+command line (:func:`sampled_event` builds the event from the options), and
+``rigorous-rdp verify`` (:func:`reference_rdp_of_curve`).  Nothing else keeps
+its own chain of ``isinstance`` tests.
+
+Two tables:
+
+* :data:`ROWS` -- one :class:`Row` per supported ``(mechanism, sampling,
+  adjacency, bound)``: the curve factory, the citation, an example in
+  command-line form (used by the contract test that runs certify -> verify on
+  every row) and whether the row is a privacy guarantee (upper bound).
+* :func:`reference_table` -- the independent mpmath reference of every curve
+  class the factories can return, keyed by the curve class (not by the event,
+  and not by import order).  A :class:`~rigorous_rdp.curves.MinCurve` is checked
+  against the minimum of the references of its parts, so a certificate and its
+  verification always describe the same bound.
+
+Adding a mechanism or a sampling scheme: see ``docs/extending.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .curves import MinCurve, RdpCurve
+from .errors import UnsupportedEventError
+from .events import (
+    Adjacency,
+    Bound,
+    DpEvent,
+    FixedSizeSampledEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    PoissonSampledEvent,
+    RandomizedResponseEvent,
+    Sampling,
+    Wang2019SampledEvent,
+    ZhuWangSampledEvent,
+)
+
+__all__ = [
+    "Key",
+    "Row",
+    "ROWS",
+    "event_key",
+    "lookup",
+    "curve_for_event",
+    "supported_keys",
+    "sampled_event",
+    "reference_table",
+    "reference_rdp_of_curve",
+    "reference_rdp",
+]
+
+#: ``(mechanism class, sampling, adjacency, bound)``; ``bound`` None is the default
+Key = tuple[type, Sampling, Adjacency, "Bound | None"]
+
+BASE_MECHANISMS: tuple[type, ...] = (GaussianEvent, LaplaceEvent, RandomizedResponseEvent)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One supported event shape and the bound it gets.
+
+    Attributes:
+        mechanism: the base mechanism class (:class:`GaussianEvent`, ...).
+        sampling: how the minibatch is drawn.
+        adjacency: the neighbouring relation.
+        bound: ``None`` for the default (the tightest valid bound the toolkit
+            has), or an explicitly chosen :class:`Bound`.
+        build: ``event -> RdpCurve`` (receives the full one-step event).
+        citation: the theorems the curve implements.
+        cli: an example of this row as mechanism options of the command line.
+        guarantee: False for lower bounds (display only; never an epsilon).
+    """
+
+    mechanism: type
+    sampling: Sampling
+    adjacency: Adjacency
+    bound: Bound | None
+    build: Callable[[Any], RdpCurve]
+    citation: str
+    cli: tuple[str, ...]
+    guarantee: bool = True
+
+    @property
+    def key(self) -> Key:
+        return (self.mechanism, self.sampling, self.adjacency, self.bound)
+
+    @property
+    def label(self) -> str:
+        bound = "default" if self.bound is None else self.bound.value
+        return f"{self.mechanism.__name__}/{self.sampling.value}/{self.adjacency.value}/{bound}"
+
+
+# ---------------------------------------------------------------------------
+# curve factories (imports are local: importing the table stays cheap)
+# ---------------------------------------------------------------------------
+
+def _gaussian(event: GaussianEvent) -> RdpCurve:
+    from .mechanisms import GaussianCurve
+
+    return GaussianCurve(event.noise_multiplier)
+
+
+def _laplace(event: LaplaceEvent) -> RdpCurve:
+    from .mechanisms import LaplaceCurve
+
+    return LaplaceCurve(event.scale)
+
+
+def _randomized_response(event: RandomizedResponseEvent) -> RdpCurve:
+    from .mechanisms import RandomizedResponseCurve
+
+    return RandomizedResponseCurve(event.p)
+
+
+def _base_curve(event: DpEvent) -> RdpCurve:
+    return _BASE_FACTORIES[type(event)](event)
+
+
+_BASE_FACTORIES: dict[type, Callable[[Any], RdpCurve]] = {
+    GaussianEvent: _gaussian,
+    LaplaceEvent: _laplace,
+    RandomizedResponseEvent: _randomized_response,
+}
+
+
+def _poisson_gaussian(event: PoissonSampledEvent) -> RdpCurve:
+    from .subsampling.poisson_gaussian import PoissonGaussianCurve
+
+    return PoissonGaussianCurve(event.sampling_probability, event.event.noise_multiplier)
+
+
+def _poisson_gaussian_replace_one(event: PoissonSampledEvent) -> RdpCurve:
+    sigma = event.event.noise_multiplier
+    if event.sampling_probability == 1:
+        # every record is always sampled: the Gaussian mechanism with replace-one sensitivity 2
+        from .mechanisms import GaussianCurve
+
+        return GaussianCurve(sigma / 2)
+    from .subsampling.poisson_replace_one import PoissonReplaceOneGaussianCurve
+
+    return PoissonReplaceOneGaussianCurve(event.sampling_probability, sigma)
+
+
+def _poisson_zhu_wang_default(event: PoissonSampledEvent) -> RdpCurve:
+    # Zhu & Wang 2019 Thm 8: condition (4) holds for Laplace (Prop. 10) and binary randomized
+    # response (zhu_wang.condition4_established); capped by Lemma 4
+    from .subsampling.zhu_wang import poisson_subsampled_curve
+
+    return poisson_subsampled_curve(_base_curve(event.event), event.sampling_probability,
+                                    condition4=event.event)
+
+
+def _poisson_zhu_wang_chosen(event: ZhuWangSampledEvent) -> RdpCurve:
+    from .subsampling.zhu_wang import poisson_subsampled_curve
+
+    return poisson_subsampled_curve(_base_curve(event.event), event.sampling_probability, bound=event.bound,
+                                    tau=event.tau, condition4=event.event)
+
+
+def _fswor_add_remove(event: FixedSizeSampledEvent) -> RdpCurve:
+    from .subsampling.fswor import FsworAddRemoveCurve
+
+    return FsworAddRemoveCurve(event.sampling_probability, event.event.noise_multiplier, event.taylor_order)
+
+
+def _wang2019(sigma: Fraction, batch_size: int, dataset_size: int) -> RdpCurve:
+    from .subsampling.wang2019 import replace_one_gaussian_curve, wang2019_curve
+
+    return wang2019_curve(replace_one_gaussian_curve(sigma), batch_size, dataset_size)
+
+
+def _fswor_replace_one(event: FixedSizeSampledEvent) -> RdpCurve:
+    # both Birrell et al. Thm 3.5 and Wang et al. 2019 Thm 9 are valid upper bounds; the Taylor
+    # bound is much tighter for moderate sigma, Wang et al. for small sigma: take the minimum
+    from .subsampling.fswor import FsworReplaceOneCurve
+
+    sigma = event.event.noise_multiplier
+    return MinCurve([
+        FsworReplaceOneCurve(event.sampling_probability, sigma, event.taylor_order),
+        _wang2019(sigma, event.batch_size, event.dataset_size),
+    ])
+
+
+def _fswor_wang2019(event: Wang2019SampledEvent) -> RdpCurve:
+    return _wang2019(event.event.noise_multiplier, event.batch_size, event.dataset_size)
+
+
+def _fswr_add_remove(event: FixedSizeSampledEvent) -> RdpCurve:
+    from .subsampling.fswr import FswrGaussianCurve
+
+    return FswrGaussianCurve(event.event.noise_multiplier, event.batch_size, event.dataset_size)
+
+
+# ---------------------------------------------------------------------------
+# the table
+# ---------------------------------------------------------------------------
+
+_AR, _R1 = Adjacency.ADD_REMOVE, Adjacency.REPLACE_ONE
+_CLI_NOISE: dict[type, tuple[str, ...]] = {
+    GaussianEvent: ("--sigma", "2"),
+    LaplaceEvent: ("--noise", "laplace", "--scale", "2"),
+    RandomizedResponseEvent: ("--noise", "randomized-response", "--p", "3/5"),
+}
+_POISSON_CLI = ("--sampling", "poisson", "--q", "1/100")
+_ZW_CITATION = {
+    Bound.TIGHT: "Zhu & Wang 2019, Thm 8 (condition (4))",
+    Bound.GENERAL: "Zhu & Wang 2019, Thm 5",
+    Bound.LOWER: "Zhu & Wang 2019, Thm 6 (a lower bound)",
+    Bound.TAU: "Zhu & Wang 2019, Thm 11",
+}
+
+
+def _rows() -> tuple[Row, ...]:
+    rows = [
+        Row(GaussianEvent, Sampling.NONE, _AR, None, _gaussian,
+            "Mironov 2017, Prop. 7", _CLI_NOISE[GaussianEvent]),
+        Row(LaplaceEvent, Sampling.NONE, _AR, None, _laplace,
+            "Mironov 2017, Prop. 6", _CLI_NOISE[LaplaceEvent]),
+        Row(RandomizedResponseEvent, Sampling.NONE, _AR, None, _randomized_response,
+            "Mironov 2017, Prop. 5", _CLI_NOISE[RandomizedResponseEvent]),
+        Row(GaussianEvent, Sampling.POISSON, _AR, None, _poisson_gaussian,
+            "exact: Mironov, Talwar, Zhang 2019; blog part 2, Claim 27 / (9.5)",
+            _CLI_NOISE[GaussianEvent] + _POISSON_CLI),
+        Row(GaussianEvent, Sampling.POISSON, _R1, None, _poisson_gaussian_replace_one,
+            "Birrell et al. 2024, Thm C.9 (q = 1: Gaussian with sensitivity 2)",
+            _CLI_NOISE[GaussianEvent] + _POISSON_CLI + ("--adjacency", "replace-one")),
+        Row(GaussianEvent, Sampling.FSWOR, _AR, None, _fswor_add_remove,
+            "Birrell et al. 2024, Thm 3.1-3.3",
+            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000")),
+        Row(GaussianEvent, Sampling.FSWOR, _R1, None, _fswor_replace_one,
+            "min of Birrell et al. 2024, Thm 3.4-3.5 and Wang et al. 2019, Thm 9",
+            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000",
+                                         "--adjacency", "replace-one")),
+        Row(GaussianEvent, Sampling.FSWOR, _R1, Bound.WANG2019, _fswor_wang2019,
+            "Wang, Balle, Kasiviswanathan 2019, Thm 9",
+            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000",
+                                         "--adjacency", "replace-one", "--bound", "wang2019")),
+        Row(GaussianEvent, Sampling.FSWR, _AR, None, _fswr_add_remove,
+            "Birrell et al. 2024, Thm 3.6, eq. (16)",
+            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswr", "--batch-size", "3", "--dataset-size", "100")),
+    ]
+    for mech in (LaplaceEvent, RandomizedResponseEvent):
+        rows.append(Row(mech, Sampling.POISSON, _AR, None, _poisson_zhu_wang_default,
+                        "Zhu & Wang 2019, Thm 8, capped by Lemma 4", _CLI_NOISE[mech] + _POISSON_CLI))
+    for mech in BASE_MECHANISMS:
+        for bound in (Bound.TIGHT, Bound.GENERAL, Bound.LOWER, Bound.TAU):
+            extra = ("--bound", bound.value) + (("--tau", "3") if bound is Bound.TAU else ())
+            rows.append(Row(mech, Sampling.POISSON, _AR, bound, _poisson_zhu_wang_chosen,
+                            _ZW_CITATION[bound], _CLI_NOISE[mech] + _POISSON_CLI + extra,
+                            guarantee=bound is not Bound.LOWER))
+    return tuple(rows)
+
+
+#: every supported event shape, in one place
+ROWS: tuple[Row, ...] = _rows()
+_BY_KEY: dict[Key, Row] = {r.key: r for r in ROWS}
+if len(_BY_KEY) != len(ROWS):  # pragma: no cover - a table error, caught at import
+    raise RuntimeError("registry: two rows share a key")
+
+
+def event_key(event: DpEvent) -> Key:
+    """The table key of a one-step event.
+
+    Raises:
+        UnsupportedEventError: for composite events (compose them instead) and
+            unknown event types.
+    """
+    if isinstance(event, BASE_MECHANISMS):
+        return (type(event), Sampling.NONE, Adjacency.ADD_REMOVE, None)
+    if isinstance(event, PoissonSampledEvent):
+        return (type(event.event), Sampling.POISSON, event.adjacency, None)
+    if isinstance(event, ZhuWangSampledEvent):
+        return (type(event.event), Sampling.POISSON, Adjacency.ADD_REMOVE, event.bound or Bound.TIGHT)
+    if isinstance(event, FixedSizeSampledEvent):
+        sampling = Sampling.FSWR if event.replacement else Sampling.FSWOR
+        return (type(event.event), sampling, event.adjacency, None)
+    if isinstance(event, Wang2019SampledEvent):
+        return (type(event.event), Sampling.FSWOR, Adjacency.REPLACE_ONE, Bound.WANG2019)
+    raise UnsupportedEventError(f"no certified RDP bound for {type(event).__name__}")
+
+
+def _describe_key(key: Key) -> str:
+    mech, sampling, adjacency, bound = key
+    what = {Sampling.NONE: "", Sampling.POISSON: "Poisson sampling of ",
+            Sampling.FSWOR: "fixed-size sampling without replacement of ",
+            Sampling.FSWR: "fixed-size sampling with replacement of "}[sampling]
+    tail = "" if bound is None else f" with the {bound.value} bound"
+    return f"{what}{mech.__name__} with {adjacency.value} adjacency{tail}"
+
+
+def lookup(event: DpEvent) -> Row:
+    """The row of ``event``.
+
+    Raises:
+        UnsupportedEventError: naming the combination and the supported ones nearby.
+    """
+    key = event_key(event)
+    row = _BY_KEY.get(key)
+    if row is None:
+        near = sorted(r.label for r in ROWS if r.mechanism is key[0] and r.sampling is key[1])
+        hint = f" (supported: {', '.join(near)})" if near else ""
+        raise UnsupportedEventError(f"no certified bound for {_describe_key(key)}{hint}")
+    return row
+
+
+def curve_for_event(event: DpEvent) -> RdpCurve:
+    """The certified RDP curve of one application of ``event`` (the row's factory)."""
+    return lookup(event).build(event)
+
+
+def supported_keys() -> list[Key]:
+    """All keys of the table (for documentation and tests)."""
+    return [r.key for r in ROWS]
+
+
+def sampled_event(base: DpEvent, sampling: Sampling | str = Sampling.NONE, *,
+                  adjacency: Adjacency | str = Adjacency.ADD_REMOVE, bound: Bound | str | None = None,
+                  tau: object = None, sampling_probability: object = None, batch_size: object = None,
+                  dataset_size: object = None, taylor_order: object = None) -> DpEvent:
+    """Build the one-step event from its description (the command line's options).
+
+    Parameters that do not apply to ``sampling`` raise ``ValueError`` naming them;
+    a combination without a row raises :class:`UnsupportedEventError`.
+    """
+    s = sampling if isinstance(sampling, Sampling) else _parse_sampling(sampling)
+    adj = Adjacency.parse(adjacency)
+    b = None if bound is None else Bound.parse(bound)
+    fixed = s in (Sampling.FSWOR, Sampling.FSWR)
+    if not fixed and (batch_size is not None or dataset_size is not None):
+        raise ValueError(f"batch_size and dataset_size apply to sampling fswor|fswr, not sampling {s.value}.")
+    if s is not Sampling.POISSON and sampling_probability is not None:
+        raise ValueError(f"sampling_probability applies to sampling poisson, not sampling {s.value}.")
+    if not fixed and taylor_order is not None:
+        raise ValueError(f"taylor_order applies to sampling fswor|fswr, not sampling {s.value}.")
+    if tau is not None and b is not Bound.TAU:
+        raise ValueError(f"tau applies to bound tau only. Found bound {b.value if b else 'default'}.")
+    if s is Sampling.NONE:
+        if adj is not Adjacency.ADD_REMOVE:
+            raise ValueError("adjacency replace-one needs a sampling scheme (sampling poisson|fswor|fswr).")
+        if b is not None:
+            raise ValueError("bound applies to a sampled mechanism (sampling poisson|fswor), not sampling none.")
+        event: DpEvent = base
+    elif s is Sampling.POISSON:
+        if sampling_probability is None:
+            raise ValueError("sampling_probability is required with sampling poisson (a number in [0, 1]).")
+        if b is None:
+            event = PoissonSampledEvent(base, sampling_probability, adj)
+        else:
+            if b is Bound.WANG2019:
+                raise ValueError("bound wang2019 applies to sampling fswor with adjacency replace-one.")
+            if adj is not Adjacency.ADD_REMOVE:
+                raise ValueError("bound: the Zhu & Wang 2019 bounds are for add-remove adjacency only.")
+            event = ZhuWangSampledEvent(base, sampling_probability, b, tau)
+    else:
+        if batch_size is None or dataset_size is None:
+            raise ValueError(f"batch_size and dataset_size are required with sampling {s.value}.")
+        if b is Bound.WANG2019:
+            if s is not Sampling.FSWOR or adj is not Adjacency.REPLACE_ONE:
+                raise ValueError("bound wang2019 applies to sampling fswor with adjacency replace-one.")
+            if taylor_order is not None:
+                raise ValueError("taylor_order does not apply to bound wang2019.")
+            event = Wang2019SampledEvent(base, batch_size, dataset_size)
+        elif b is not None:
+            raise ValueError(f"bound {b.value} applies to sampling poisson (Zhu & Wang 2019), not sampling {s.value}.")
+        else:
+            kw = {} if taylor_order is None else {"taylor_order": taylor_order}
+            event = FixedSizeSampledEvent(base, batch_size, dataset_size, replacement=s is Sampling.FSWR,
+                                          adjacency=adj, **kw)
+    lookup(event)  # refuse unsupported combinations here, with the table's message
+    return event
+
+
+def _parse_sampling(value: object) -> Sampling:
+    for m in Sampling:
+        if m.value == value:
+            return m
+    raise ValueError(f"sampling must be one of none, poisson, fswor, fswr. Found {value!r}.")
+
+
+# ---------------------------------------------------------------------------
+# independent references, keyed by curve class
+# ---------------------------------------------------------------------------
+
+ReferenceFn = Callable[[Any, Fraction, int], Any]
+_REFERENCES: dict[type, ReferenceFn] | None = None
+
+
+def reference_table() -> dict[type, ReferenceFn]:
+    """Curve class -> ``(curve, alpha, dps) -> mpmath.mpf``, the plain-mpmath reference.
+
+    Built on first use (it imports mpmath and the reference modules).  Every curve
+    class that a row of :data:`ROWS` can return has an entry; the contract test
+    checks this.
+    """
+    global _REFERENCES
+    if _REFERENCES is None:
+        _REFERENCES = _build_reference_table()
+    return _REFERENCES
+
+
+def _build_reference_table() -> dict[type, ReferenceFn]:
+    import mpmath
+
+    from .mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
+    from .reference import fixed_size_misc as fsm
+    from .reference import fswor as rf
+    from .reference import gaussian as rg
+    from .reference import zhu_wang as rz
+    from .subsampling.fswor import FsworAddRemoveCurve, FsworReplaceOneCurve
+    from .subsampling.fswr import FswrGaussianCurve
+    from .subsampling.poisson_gaussian import PoissonGaussianCurve
+    from .subsampling.poisson_replace_one import PoissonReplaceOneGaussianCurve
+    from .subsampling.wang2019 import Wang2019Curve
+    from .subsampling.zhu_wang import ZhuWangCurve
+
+    def fswor(fn: Callable[..., Any]) -> ReferenceFn:
+        def ref(c: Any, a: Fraction, dps: int) -> Any:
+            with mpmath.workdps(dps):
+                return +fn(a, c.q, c.sigma, c.m)
+        return ref
+
+    def wang(c: Any, a: Fraction, dps: int) -> Any:
+        if not isinstance(c.base, GaussianCurve):
+            raise UnsupportedEventError(f"no mpmath reference for Wang et al. 2019 over {c.base.name}")
+        # the replace-one Gaussian base curve has noise sigma/2 (wang2019.replace_one_gaussian_curve)
+        return fsm.wang_upper_mp(a, 2 * c.base.sigma, c.q, dps=dps)
+
+    def zhu_wang(c: Any, a: Fraction, dps: int) -> Any:
+        kinds = {GaussianCurve: ("gaussian", "sigma"), LaplaceCurve: ("laplace", "scale"),
+                 RandomizedResponseCurve: ("randomized-response", "p")}
+        if type(c.base) not in kinds or c.tau_general:
+            raise UnsupportedEventError(f"no mpmath reference for the Zhu & Wang bound over {c.base.name}")
+        kind, attr = kinds[type(c.base)]
+        return rz.zhu_wang_rdp_mp(kind, getattr(c.base, attr), c.q, a, c.bound.value, dps,
+                                  cap_pure_dp=c.cap_pure_dp, tau=c.tau)
+
+    def minimum(c: Any, a: Fraction, dps: int) -> Any:
+        values = [reference_rdp_of_curve(part, a, dps) for part in c.curves]
+        return min(values)
+
+    return {
+        GaussianCurve: lambda c, a, dps: rg.gaussian_rdp_mp(a, c.sigma, dps),
+        LaplaceCurve: lambda c, a, dps: rg.laplace_rdp_mp(a, c.scale, dps),
+        RandomizedResponseCurve: lambda c, a, dps: rg.randomized_response_rdp_mp(a, c.p, dps),
+        PoissonGaussianCurve: lambda c, a, dps: rg.poisson_gaussian_rdp_mp(a, c.q, c.sigma, dps),
+        PoissonReplaceOneGaussianCurve: lambda c, a, dps: fsm.poisson_replace_one_mp(a, c.q, c.sigma, m=c.m,
+                                                                                     dps=dps),
+        FsworAddRemoveCurve: fswor(rf.ref_add_remove_rdp),
+        FsworReplaceOneCurve: fswor(rf.ref_replace_one_rdp),
+        Wang2019Curve: wang,
+        FswrGaussianCurve: lambda c, a, dps: fsm.fswr_upper_exact_mp(a, c.sigma, c.batch_size, c.dataset_size,
+                                                                     dps),
+        ZhuWangCurve: zhu_wang,
+        MinCurve: minimum,
+    }
+
+
+def reference_rdp_of_curve(curve: RdpCurve, alpha: Fraction, dps: int = 50) -> Any:
+    """Plain-mpmath value (``dps`` digits) of the bound that ``curve`` certifies, at ``alpha``.
+
+    Raises:
+        UnsupportedEventError: no reference for this curve class (verification
+            then fails: the safe direction).
+    """
+    fn = reference_table().get(type(curve))
+    if fn is None:
+        raise UnsupportedEventError(f"no mpmath reference for the {curve.name} bound ({type(curve).__name__})")
+    return fn(curve, Fraction(alpha), dps)
+
+
+def reference_rdp(event: DpEvent, alpha: Fraction, dps: int = 50) -> Any:
+    """Reference value of the RDP bound that the certified code computes for one
+    application of ``event`` at order ``alpha`` (its row's curve, then the curve's reference)."""
+    return reference_rdp_of_curve(curve_for_event(event), alpha, dps)
