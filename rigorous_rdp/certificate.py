@@ -61,11 +61,9 @@ from .events import (
     EVENT_TAGS,
     ComposedEvent,
     DpEvent,
-    LaplaceEvent,
-    RandomizedResponseEvent,
     SelfComposedEvent,
 )
-from .registry import event_key
+from .registry import event_key, reference_pure_dp_of_curve
 
 _TAG_OF: Dict[type, str] = {cls: tag for tag, cls in EVENT_TAGS.items()}
 
@@ -412,17 +410,6 @@ def _mp_rat(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def _reference_pure_dp(event: DpEvent) -> Tuple[mpmath.mpf, Optional[Fraction]]:
-    """Closed-form pure-DP epsilon in mpmath, and its exact rational value when it has one
-    (Laplace: 1/b, exact; randomized response: |log(p/(1-p))|, not rational)."""
-    if isinstance(event, LaplaceEvent):
-        return 1 / _mp_rat(event.scale), 1 / event.scale
-    if isinstance(event, RandomizedResponseEvent):
-        p = _mp_rat(event.p)
-        return abs(mpmath.log(p / (1 - p))), (Fraction(0) if event.p == Fraction(1, 2) else None)
-    raise UnsupportedEventError(f"no mpmath reference for the pure-DP epsilon of {type(event).__name__}")
-
-
 def _require(obj: Any, key: str, kind: Any) -> Any:
     if not isinstance(obj, dict) or key not in obj:
         raise CertificateError(f"missing field {key!r}.")
@@ -520,7 +507,7 @@ def _verify(cert: Any, dps: Optional[int], reference) -> VerificationResult:
             ref_eps = mpmath.mpf(0)
             exact: Optional[Fraction] = Fraction(0)
             for ev, c in leaves:
-                value, rational = _reference_pure_dp(ev)
+                value, rational = reference_pure_dp_of_curve(rdp_curve(ev), dps)
                 ref_eps += c * value
                 exact = None if exact is None or rational is None else exact + c * rational
             # an exact rational reference needs no margin for the error of mpmath

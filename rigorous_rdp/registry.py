@@ -57,6 +57,7 @@ __all__ = [
     "reference_table",
     "reference_rdp_of_curve",
     "reference_rdp",
+    "reference_pure_dp_of_curve",
 ]
 
 #: ``(mechanism class, sampling, adjacency, bound)``; ``bound`` None is the default
@@ -482,3 +483,44 @@ def reference_rdp(event: DpEvent, alpha: Fraction, dps: int = 50) -> Any:
     """Reference value of the RDP bound that the certified code computes for one
     application of ``event`` at order ``alpha`` (its row's curve, then the curve's reference)."""
     return reference_rdp_of_curve(curve_for_event(event), alpha, dps)
+
+
+def reference_pure_dp_of_curve(curve: RdpCurve, dps: int = 50) -> tuple[Any, Fraction | None]:
+    r"""Plain-mpmath pure-DP epsilon of the curves that have one, and its exact rational value
+    when it is rational (else ``None``).
+
+    Laplace: :math:`1/b` (rational); randomized response: :math:`|\log(p/(1-p))|`; Poisson
+    sampling of a pure-DP base (Zhu & Wang bounds other than the lower one): Lemma 4,
+    :math:`\log(1 + q(e^{\epsilon_\infty} - 1))`; a minimum: the smallest of its parts.
+
+    Raises:
+        UnsupportedEventError: the curve has no pure-DP epsilon reference.
+    """
+    import mpmath
+
+    from .mechanisms import LaplaceCurve, RandomizedResponseCurve
+    from .subsampling.zhu_wang import ZhuWangCurve
+
+    def rat(x: Fraction) -> Any:
+        return mpmath.mpf(x.numerator) / x.denominator
+
+    with mpmath.workdps(dps):
+        if isinstance(curve, LaplaceCurve):
+            return 1 / rat(curve.scale), 1 / curve.scale
+        if isinstance(curve, RandomizedResponseCurve):
+            p = rat(curve.p)
+            return abs(mpmath.log(p / (1 - p))), (Fraction(0) if curve.p == Fraction(1, 2) else None)
+        if isinstance(curve, ZhuWangCurve) and curve.bound is not Bound.LOWER:
+            base, exact = reference_pure_dp_of_curve(curve.base, dps)
+            value = mpmath.log1p(rat(curve.q) * mpmath.expm1(base))
+            return value, (Fraction(0) if exact == 0 or curve.q == 0 else None)
+        if isinstance(curve, MinCurve):
+            found = []
+            for part in curve.curves:
+                try:
+                    found.append(reference_pure_dp_of_curve(part, dps))
+                except UnsupportedEventError:
+                    pass
+            if found:
+                return min(found, key=lambda t: t[0])
+    raise UnsupportedEventError(f"no mpmath reference for the pure-DP epsilon of the {curve.name} bound")
