@@ -537,14 +537,10 @@ def _verify(cert: Any, dps: Optional[int], reference) -> VerificationResult:
                 r_lo = _mp_decimal(rdp_stated.get("lower"), "rdp.lower")
                 r_hi = _mp_decimal(rdp_stated.get("upper"), "rdp.upper")
                 rtol = tol * (abs(total) + 1 / mpmath.mpf(10) ** 300)
-                if r_hi < total - rtol:
-                    return VerificationResult(
-                        False, f"stated RDP upper {rdp_stated['upper']} is below the reference "
-                               f"{mpmath.nstr(total, 20)} at order {order_text}", details)
-                if r_lo > total + rtol:
-                    return VerificationResult(
-                        False, f"stated RDP lower {rdp_stated['lower']} is above the reference "
-                               f"{mpmath.nstr(total, 20)} at order {order_text}", details)
+                failure = _enclosure_failure("RDP", rdp_stated, r_lo, r_hi, total, total, rtol,
+                                             f" at order {order_text}")
+                if failure:
+                    return VerificationResult(False, failure, details)
             if conversion == "mironov":
                 terms = [total, -ld / (a - 1)]
             elif conversion in ("cks", "balle"):
@@ -564,17 +560,30 @@ def _verify(cert: Any, dps: Optional[int], reference) -> VerificationResult:
         details["margin"] = mpmath.nstr(margin, 5)
         # epsilon is clamped at 0 (a valid statement for any delta), so the margin applies
         # to the formula, not to the clamp: a stated 0 is confirmed when formula + margin <= 0
-        if not eps_hi >= max(ref_raw + margin, mpmath.mpf(0)):
-            return VerificationResult(
-                False, f"stated epsilon upper {eps['upper']} is below the independently recomputed value "
-                       f"{mpmath.nstr(ref_eps, 20)} (+ margin {mpmath.nstr(margin, 3)})", details)
-        if eps_lo > ref_eps + margin:
-            return VerificationResult(
-                False, f"stated epsilon lower {eps['lower']} is above the independently recomputed value "
-                       f"{mpmath.nstr(ref_eps, 20)}", details)
+        failure = _enclosure_failure("epsilon", eps, eps_lo, eps_hi, ref_raw, ref_eps, margin,
+                                     f" (+ margin {mpmath.nstr(margin, 3)})", clamp_at_zero=True)
+        if failure:
+            return VerificationResult(False, failure, details)
     return VerificationResult(True, f"verified: epsilon <= {eps['upper']} at delta = {inputs['delta']} "
                                     f"after {steps} steps (reference {mpmath.nstr(ref_eps, 20)}, "
                                     f"{dps} digits)", details)
+
+
+def _enclosure_failure(what: str, stated: Dict[str, Any], lo: Any, hi: Any, ref_raw: Any, ref: Any, margin: Any,
+                       where: str, clamp_at_zero: bool = False) -> Optional[str]:
+    """Why a stated ``[lo, hi]`` does not contain the reference (with ``margin``), or None.
+
+    The upper end must be at least ``ref_raw + margin`` (or 0 when the quantity is
+    clamped at 0); the lower end must not exceed ``ref + margin``.
+    """
+    need = max(ref_raw + margin, mpmath.mpf(0)) if clamp_at_zero else ref_raw - margin
+    if not hi >= need:
+        return (f"stated {what} upper {stated['upper']} is below the independently recomputed value "
+                f"{mpmath.nstr(ref, 20)}{where}")
+    if lo > ref + margin:
+        return (f"stated {what} lower {stated['lower']} is above the independently recomputed value "
+                f"{mpmath.nstr(ref, 20)}{where}")
+    return None
 
 
 def verify_file(path: str, *, dps: Optional[int] = None, reference=None) -> VerificationResult:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 from .validation import integer_at_least, positive, unit_interval
 
@@ -62,17 +62,23 @@ class Adjacency(enum.Enum):
 
     @classmethod
     def parse(cls, value: "Adjacency | str") -> "Adjacency":
-        if isinstance(value, Adjacency):
-            return value
-        for member in cls:
-            if member.value == value:
-                return member
-        raise ValueError(f"adjacency must be one of add-remove, replace-one. Found {value!r}.")
+        return _parse_enum(cls, value, "adjacency")
 
 
 def _check_event(value: object, name: str = "event") -> None:
     if not isinstance(value, DpEvent):
         raise ValueError(f"{name} must be a DpEvent. Found {value!r}.")
+
+
+def _parse_enum(cls: type, value: object, name: str) -> Any:
+    """The member of the enum ``cls`` given as itself or by its value; else ``ValueError``."""
+    if isinstance(value, cls):
+        return value
+    for member in cls:  # type: ignore[attr-defined]
+        if member.value == value:
+            return member
+    names = ", ".join(m.value for m in cls)  # type: ignore[attr-defined]
+    raise ValueError(f"{name} must be one of {names}. Found {value!r}.")
 
 
 class Sampling(enum.Enum):
@@ -101,13 +107,7 @@ class Bound(enum.Enum):
 
     @classmethod
     def parse(cls, value: "Bound | str") -> "Bound":
-        if isinstance(value, Bound):
-            return value
-        for m in cls:
-            if m.value == value:
-                return m
-        names = ", ".join(m.value for m in cls)
-        raise ValueError(f"bound must be one of {names}. Found {value!r}.")
+        return _parse_enum(cls, value, "bound")
 
 
 def _set(obj: object, name: str, value: object) -> None:
