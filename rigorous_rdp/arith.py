@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Callable, Iterable, Iterator, Sequence, Union
+from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from flint import arb, ctx, fmpq
 
@@ -63,11 +63,16 @@ LOG2_10 = math.log2(10.0)
 
 
 @contextlib.contextmanager
-def workprec(prec: int) -> Iterator[int]:
+def workprec(prec: Optional[int]) -> Iterator[int]:
     """Set the arb working precision to ``prec`` bits inside a ``with`` block.
 
     The previous precision is restored on exit, also when an exception escapes.
+    ``prec=None`` keeps the current precision (for functions whose ``prec``
+    keyword defaults to "the caller's").
     """
+    if prec is None:
+        yield ctx.prec
+        return
     if prec < 2:
         raise ValueError(f"prec must be an integer >= 2. Found {prec}.")
     old = ctx.prec
@@ -302,12 +307,6 @@ def _decimal_endpoint(x: arb, sig: int, up: bool) -> str:
     return _round_decimal_huge(end, sig, up)
 
 
-def _exact_arb(v: Fraction) -> arb:
-    """The dyadic rational ``v`` as an exact arb (precision chosen to hold it)."""
-    with workprec(max(64, abs(v.numerator).bit_length() + 8)):
-        return arb(fmpq(v.numerator, v.denominator))
-
-
 def decimal_lower(x: arb, sig: int = 17) -> str:
     """Decimal string with ``sig`` significant digits that is ``<=`` every point of ``x``."""
     if not x.is_finite():
@@ -472,14 +471,6 @@ def compare(a: arb, b: arb) -> int:
     if a.is_exact() and b.is_exact() and a == b:
         return 0
     raise UndecidedComparison(f"cannot order {a.str(10)} and {b.str(10)}: the enclosures overlap")
-
-
-def arb_max(values: Sequence[arb]) -> arb:
-    """Ball enclosing the maximum of the exact values in ``values``."""
-    out = values[0]
-    for v in values[1:]:
-        out = out.max(v)
-    return out
 
 
 def arb_min(values: Sequence[arb]) -> arb:

@@ -22,7 +22,7 @@ from typing import Optional
 import numpy as np
 from flint import arb
 
-from .arith import workprec
+from .arith import arb_min, workprec
 from .errors import UnsupportedEventError
 from .events import DpEvent
 
@@ -96,11 +96,7 @@ class MinCurve(RdpCurve):
         self.integer_orders_only = any(c.integer_orders_only for c in curves)
 
     def certified(self, alpha: Fraction) -> arb:
-        values = [c.certified(alpha) for c in self.curves]
-        out = values[0]
-        for v in values[1:]:
-            out = out.min(v)
-        return out
+        return arb_min([c.certified(alpha) for c in self.curves])
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         out = None
@@ -113,12 +109,7 @@ class MinCurve(RdpCurve):
 
     def pure_dp_epsilon(self) -> Optional[arb]:
         values = [e for e in (c.pure_dp_epsilon() for c in self.curves) if e is not None]
-        if not values:
-            return None
-        out = values[0]
-        for v in values[1:]:
-            out = out.min(v)
-        return out
+        return arb_min(values) if values else None
 
 
 def rdp_curve(event: DpEvent) -> RdpCurve:

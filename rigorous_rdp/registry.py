@@ -46,6 +46,8 @@ from .events import (
 )
 
 __all__ = [
+    "Noise",
+    "NOISES",
     "Key",
     "Row",
     "ROWS",
@@ -63,7 +65,37 @@ __all__ = [
 #: ``(mechanism class, sampling, adjacency, bound)``; ``bound`` None is the default
 Key = tuple[type, Sampling, Adjacency, "Bound | None"]
 
-BASE_MECHANISMS: tuple[type, ...] = (GaussianEvent, LaplaceEvent, RandomizedResponseEvent)
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A base mechanism as the command line names it.
+
+    Attributes:
+        name: the value of ``--noise``.
+        event: the event class.
+        option: the command-line option of its parameter (without ``--``).
+        field: the event's field that the option sets.
+        metavar: the placeholder of the option's value in ``--help``.
+        help: one line for ``--help``.
+    """
+
+    name: str
+    event: type
+    option: str
+    field: str
+    metavar: str
+    help: str
+
+
+NOISES: tuple[Noise, ...] = (
+    Noise("gaussian", GaussianEvent, "sigma", "noise_multiplier", "S",
+          "Gaussian noise multiplier (sensitivity 1), S > 0"),
+    Noise("laplace", LaplaceEvent, "scale", "scale", "B", "Laplace scale b > 0 (sensitivity 1)"),
+    Noise("randomized-response", RandomizedResponseEvent, "p", "p", "P",
+          "randomized response: probability of the true answer, 0 < P < 1"),
+)
+BASE_MECHANISMS: tuple[type, ...] = tuple(n.event for n in NOISES)
 
 
 @dataclass(frozen=True)

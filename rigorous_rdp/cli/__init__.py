@@ -14,6 +14,7 @@ and sets ``func`` (``args -> dict``, the JSON object) and optionally ``text``
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import sys
@@ -21,13 +22,18 @@ from typing import List, Optional
 
 from ._common import CliError, Parser, run_command
 
-SUBCOMMANDS: List[str] = ["rdp", "epsilon", "delta", "dpsgd", "reproduce", "certify", "verify", "calibrate", "audit", "conjecture", "constant", "routes"]
+#: the accountant: certified numbers for a mechanism
+ACCOUNTING: List[str] = ["rdp", "epsilon", "delta", "dpsgd", "calibrate", "certify", "verify"]
+#: research: the seeds' figures, claims and open questions, and the peer audit
+RESEARCH: List[str] = ["reproduce", "conjecture", "constant", "routes", "audit"]
+SUBCOMMANDS: List[str] = ACCOUNTING + RESEARCH
 
 
 def build_parser() -> Parser:
     parser = Parser(
         prog="rigorous-rdp",
         description="Certified Renyi differential privacy accounting: every reported bound is an outward-rounded enclosure.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from .. import __version__
 
@@ -36,6 +42,13 @@ def build_parser() -> Parser:
     sub.required = True
     for name in SUBCOMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
+    helps = {a.dest: a.help for a in sub._choices_actions}
+    sub._choices_actions = []  # listed below, grouped, instead of one flat list
+    lines = []
+    for title, names in (("accounting", ACCOUNTING), ("research", RESEARCH)):
+        lines.append(f"{title} commands:" if not lines else f"\n{title} commands:")
+        lines.extend(f"  {n:<11} {helps.get(n) or ''}" for n in names)
+    parser.epilog = "\n".join(lines) + "\n\nrigorous-rdp COMMAND --help shows the options of one command."
     return parser
 
 
@@ -49,4 +62,4 @@ def main(argv: Optional[List[str]] = None) -> int:
     return run_command(args)
 
 
-__all__ = ["main", "build_parser", "SUBCOMMANDS", "json"]
+__all__ = ["main", "build_parser", "SUBCOMMANDS", "ACCOUNTING", "RESEARCH", "json"]

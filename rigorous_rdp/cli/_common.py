@@ -11,18 +11,9 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ..arith import DEFAULT_DIGITS, parse_rational
 from ..errors import PrecisionExhausted, UnsupportedEventError
-from ..events import (
-    Adjacency,
-    DpEvent,
-    FixedSizeSampledEvent,
-    GaussianEvent,
-    LaplaceEvent,
-    PoissonSampledEvent,
-    RandomizedResponseEvent,
-)
+from ..events import DpEvent, Sampling
 
-NOISES = ("gaussian", "laplace", "randomized-response")
-SAMPLINGS = ("none", "poisson", "fswor", "fswr")
+SAMPLINGS = tuple(s.value for s in Sampling)
 ADJACENCIES = ("add-remove", "replace-one")
 
 # API parameter names that are CLI options of the same name
@@ -51,11 +42,13 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
 
 def add_mechanism_options(p: argparse.ArgumentParser, *, sigma: bool = True) -> None:
     g = p.add_argument_group("mechanism")
-    g.add_argument("--noise", default="gaussian", choices=NOISES, help="base mechanism (default gaussian)")
-    if sigma:
-        g.add_argument("--sigma", metavar="S", help="Gaussian noise multiplier (sensitivity 1), S > 0")
-    g.add_argument("--scale", metavar="B", help="Laplace scale b > 0 (sensitivity 1)")
-    g.add_argument("--p", metavar="P", help="randomized response: probability of the true answer, 0 < P < 1")
+    from ..registry import NOISES
+
+    g.add_argument("--noise", default="gaussian", choices=[n.name for n in NOISES],
+                   help="base mechanism (default gaussian)")
+    for n in NOISES:
+        if n.option != "sigma" or sigma:
+            g.add_argument(f"--{n.option}", metavar=n.metavar, help=n.help)
     g.add_argument("--sampling", default="none", choices=SAMPLINGS, help="subsampling scheme (default none)")
     g.add_argument("--q", metavar="Q", help="Poisson sampling probability, 0 <= Q <= 1")
     g.add_argument("--batch-size", metavar="B", help="fixed-size minibatch size, 1 <= B <= N")
@@ -82,22 +75,18 @@ def _int_option(value: Optional[str], name: str) -> Optional[int]:
 
 def build_base_event(args: argparse.Namespace, sigma: Optional[object] = None) -> DpEvent:
     """The base mechanism from --noise and its parameter (``sigma`` overrides --sigma)."""
-    noise = args.noise
-    given = {k: getattr(args, k, None) for k in ("sigma", "scale", "p")}
-    need = {"gaussian": "sigma", "laplace": "scale", "randomized-response": "p"}[noise]
+    from ..registry import NOISES
+
+    noise = next(n for n in NOISES if n.name == args.noise)
+    given = {n.option: getattr(args, n.option.replace("-", "_"), None) for n in NOISES}
+    if sigma is not None:
+        given["sigma"] = sigma
     for k, v in given.items():
-        if v is not None and k != need:
-            raise ValueError(f"{k} does not apply to --noise {noise} (it takes --{need}).")
-    if noise == "gaussian":
-        s = sigma if sigma is not None else given["sigma"]
-        if s is None:
-            raise ValueError("sigma is required with --noise gaussian (a number > 0).")
-        return GaussianEvent(s)
-    if given[need] is None:
-        raise ValueError(f"{need} is required with --noise {noise}.")
-    if noise == "laplace":
-        return LaplaceEvent(given["scale"])
-    return RandomizedResponseEvent(given["p"])
+        if v is not None and k != noise.option:
+            raise ValueError(f"{k} does not apply to --noise {noise.name} (it takes --{noise.option}).")
+    if given[noise.option] is None:
+        raise ValueError(f"{noise.option} is required with --noise {noise.name} ({noise.help}).")
+    return noise.event(**{noise.field: given[noise.option]})
 
 
 def build_event(args: argparse.Namespace, sigma: Optional[object] = None, *, guarantee: bool = True) -> DpEvent:

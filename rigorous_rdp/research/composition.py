@@ -72,7 +72,7 @@ Number = Union[int, Fraction, str, float, arb]
 # input handling
 # ---------------------------------------------------------------------------
 
-def _ball(x: Number, name: str) -> arb:
+def number_ball(x: Number, name: str) -> arb:
     """An arb ball for a user parameter (exact rational or an existing ball)."""
     if isinstance(x, arb):
         if not x.is_finite():
@@ -82,14 +82,14 @@ def _ball(x: Number, name: str) -> arb:
 
 
 def _nonneg(x: Number, name: str) -> arb:
-    b = _ball(x, name)
+    b = number_ball(x, name)
     if not b >= 0:
         raise ValueError(f"{name} must be >= 0. Found {_show(x)}.")
     return b
 
 
 def _prob(x: Number, name: str, *, open_low: bool = False, open_high: bool = False) -> arb:
-    b = _ball(x, name)
+    b = number_ball(x, name)
     lo_ok = (b > 0) if open_low else (b >= 0)
     hi_ok = (b < 1) if open_high else (b <= 1)
     if not (lo_ok and hi_ok):
@@ -109,25 +109,6 @@ def _show(x: Number) -> str:
     if isinstance(x, Fraction):
         return repr(float(x))
     return repr(x)
-
-
-class _Prec:
-    """``with _Prec(prec):`` -- scoped precision if ``prec`` is given, else a no-op."""
-
-    def __init__(self, prec: Optional[int]):
-        self.prec = prec
-        self.cm = None
-
-    def __enter__(self):
-        if self.prec is not None:
-            self.cm = workprec(self.prec)
-            self.cm.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        if self.cm is not None:
-            return self.cm.__exit__(*exc)
-        return False
 
 
 # ---------------------------------------------------------------------------
@@ -150,7 +131,7 @@ def amplify_poisson(epsilon: Number, delta: Number, q: Number, *, prec: Optional
     Returns:
         ``(epsilon', delta')`` as arb balls.
     """
-    with _Prec(prec):
+    with workprec(prec):
         e = _nonneg(epsilon, "epsilon")
         d = _prob(delta, "delta")
         g = _prob(q, "q")
@@ -168,7 +149,7 @@ def basic_composition(epsilon: Number, delta: Number, steps: int, *, prec: Optio
     returned as :math:`k\delta` even when it exceeds 1, as the theorem states.)
     """
     k = _steps(steps)
-    with _Prec(prec):
+    with workprec(prec):
         e = _nonneg(epsilon, "epsilon")
         d = _prob(delta, "delta")
         return k * e, k * d
@@ -185,7 +166,7 @@ def advanced_composition_epsilon(epsilon: Number, steps: int, delta_prime: Numbe
     The total delta is :math:`k\delta + \delta'` (see :func:`advanced_composition`).
     """
     k = _steps(steps)
-    with _Prec(prec):
+    with workprec(prec):
         e = _nonneg(epsilon, "epsilon")
         dp = _prob(delta_prime, "delta", open_low=True, open_high=True)
         return (2 * k * (-dp.log())).sqrt() * e + k * e * e.expm1()
@@ -205,7 +186,7 @@ def advanced_composition(epsilon: Number, delta: Number, steps: int, target_delt
         ValueError: ``delta`` when :math:`k\delta \ge \delta_{\mathrm{target}}`.
     """
     k = _steps(steps)
-    with _Prec(prec):
+    with workprec(prec):
         e = _nonneg(epsilon, "epsilon")
         d = _prob(delta, "delta")
         t = _prob(target_delta, "delta", open_low=True, open_high=True)
@@ -237,7 +218,7 @@ def kov_composition_theorem33(epsilon: Number, delta: Number, steps: int, i: int
     k = _steps(steps)
     if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i <= k // 2:
         raise ValueError(f"i must be an integer in [0, {k // 2}]. Found {i!r}.")
-    with _Prec(prec):
+    with workprec(prec):
         e = _nonneg(epsilon, "epsilon")
         d = _prob(delta, "delta")
         s = arb(0)
@@ -310,7 +291,7 @@ def optimal_composition_delta(epsilon: Number, delta: Number, steps: int, target
         Ball containing :math:`\delta_g(\epsilon_g)`.
     """
     k = _steps(steps)
-    with _Prec(prec):
+    with workprec(prec):
         e = _nonneg(epsilon, "epsilon")
         d = _prob(delta, "delta")
         g = _nonneg(target_epsilon, "epsilon")
@@ -516,12 +497,12 @@ def optimal_composition_epsilon(epsilon: Number, delta: Number, steps: int, targ
     def f(x: Fraction) -> arb:
         return optimal_composition_delta(e, d, k, to_arb(x))
 
-    guess = _float_root(lambda x: float(optimal_composition_delta_float(ef, df, k, x)[0]), tf, 0.0, float(hi))
+    guess = float_root(lambda x: float(optimal_composition_delta_float(ef, df, k, x)[0]), tf, 0.0, float(hi))
     return invert_decreasing(f, tb, Fraction(0), hi, guess=guess, digits=digits, max_prec=max_prec,
                              what="optimal composition epsilon")
 
 
-def _float_root(fun: Callable[[float], float], target: float, lo: float, hi: float) -> Optional[float]:
+def float_root(fun: Callable[[float], float], target: float, lo: float, hi: float) -> Optional[float]:
     """Float bisection for a non-increasing ``fun`` (guess only)."""
     try:
         if fun(lo) <= target:

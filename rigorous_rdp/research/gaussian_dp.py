@@ -39,7 +39,7 @@ from flint import arb
 from scipy import special
 
 from ..arith import Certified, DEFAULT_DIGITS, MAX_PREC, parse_rational, refine, to_arb, workprec
-from .composition import _Prec, _ball, _float_root, invert_decreasing
+from .composition import number_ball, float_root, invert_decreasing
 
 __all__ = [
     "gaussian_delta",
@@ -58,14 +58,14 @@ def _phi(x: arb) -> arb:
 
 
 def _positive(x: Number, name: str) -> arb:
-    b = _ball(x, name)
+    b = number_ball(x, name)
     if not b > 0:
         raise ValueError(f"{name} must be > 0. Found {x if not isinstance(x, arb) else x.str(8)}.")
     return b
 
 
 def _nonneg(x: Number, name: str) -> arb:
-    b = _ball(x, name)
+    b = number_ball(x, name)
     if not b >= 0:
         raise ValueError(f"{name} must be >= 0. Found {x if not isinstance(x, arb) else x.str(8)}.")
     return b
@@ -84,7 +84,7 @@ def gaussian_delta(epsilon: Number, sigma: Number, sensitivity: Number = 1, *, p
         sensitivity: > 0 (default 1).
         prec: working precision in bits (default: current).
     """
-    with _Prec(prec):
+    with workprec(prec):
         e = _nonneg(epsilon, "epsilon")
         s = _positive(sigma, "sigma")
         dl = _positive(sensitivity, "sensitivity")
@@ -134,7 +134,7 @@ def gaussian_epsilon(delta: Number, sigma: Number, sensitivity: Number = 1, *,
     s = parse_rational(sigma, "sigma") if not isinstance(sigma, arb) else sigma
     dl = parse_rational(sensitivity, "sensitivity") if not isinstance(sensitivity, arb) else sensitivity
     with workprec(64):
-        db = _ball(d, "delta")
+        db = number_ball(d, "delta")
         if not (db > 0 and db < 1):
             raise ValueError(f"delta must be in (0, 1). Found {delta!r}.")
         _positive(s, "sigma")
@@ -145,8 +145,8 @@ def gaussian_epsilon(delta: Number, sigma: Number, sensitivity: Number = 1, *,
     while hi < 1e12 and gaussian_delta_float(hi, sf, lf) > df * 0.5:
         hi *= 2.0
     hi_f = Fraction(hi)
-    guess = _float_root(lambda x: float(gaussian_delta_float(x, sf, lf)), df, 0.0, hi)
-    return invert_decreasing(lambda x: gaussian_delta(to_arb(x), s, dl), _ball(d, "delta") if isinstance(d, arb) else to_arb(d),
+    guess = float_root(lambda x: float(gaussian_delta_float(x, sf, lf)), df, 0.0, hi)
+    return invert_decreasing(lambda x: gaussian_delta(to_arb(x), s, dl), number_ball(d, "delta") if isinstance(d, arb) else to_arb(d),
                              Fraction(0), hi_f, guess=guess, digits=digits, max_prec=max_prec,
                              what="Gaussian epsilon")
 
@@ -169,7 +169,7 @@ def gaussian_sigma(epsilon: Number, delta: Number, sensitivity: Number = 1, *,
     dl = parse_rational(sensitivity, "sensitivity") if not isinstance(sensitivity, arb) else sensitivity
     with workprec(64):
         _nonneg(e, "epsilon")
-        db = _ball(d, "delta")
+        db = number_ball(d, "delta")
         if not (db > 0 and db < 1):
             raise ValueError(f"delta must be in (0, 1). Found {delta!r}.")
         _positive(dl, "sensitivity")
@@ -177,7 +177,7 @@ def gaussian_sigma(epsilon: Number, delta: Number, sensitivity: Number = 1, *,
     hi = lf
     while hi < 1e15 and float(gaussian_delta_float(ef, hi, lf)) > df * 0.5:
         hi *= 2.0
-    guess = _float_root(lambda x: float(gaussian_delta_float(ef, x, lf)) if x > 0 else 1.0, df, 0.0, hi)
+    guess = float_root(lambda x: float(gaussian_delta_float(ef, x, lf)) if x > 0 else 1.0, df, 0.0, hi)
     return invert_decreasing(lambda x: gaussian_delta(e, to_arb(x), dl) if x > 0 else arb(1),
                              to_arb(d) if not isinstance(d, arb) else d, Fraction(0), Fraction(hi),
                              guess=guess, digits=digits, max_prec=max_prec, what="Gaussian sigma")
