@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional
 from ..arith import DEFAULT_DIGITS, parse_rational
 from ..errors import PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent, Sampling
+from ..validation import integer_at_least
 
 SAMPLINGS = tuple(s.value for s in Sampling)
 ADJACENCIES = ("add-remove", "replace-one")
@@ -64,15 +65,6 @@ def parse_digits(args: argparse.Namespace) -> float:
     return int(d) if d.denominator == 1 else float(d)
 
 
-def _int_option(value: Optional[str], name: str) -> Optional[int]:
-    if value is None:
-        return None
-    f = parse_rational(value, name)
-    if f.denominator != 1:
-        raise ValueError(f"{name} must be an integer. Found {value}.")
-    return int(f)
-
-
 def build_base_event(args: argparse.Namespace, sigma: Optional[object] = None) -> DpEvent:
     """The base mechanism from --noise and its parameter (``sigma`` overrides --sigma)."""
     from ..registry import NOISES
@@ -107,11 +99,8 @@ def build_event(args: argparse.Namespace, sigma: Optional[object] = None, *, gua
         raise ValueError("tau is required with --bound tau (an integer >= 1).")
     event = sampled_event(
         base, args.sampling, adjacency=args.adjacency, bound=bound,
-        tau=None if tau is None else _int_option(tau, "tau"),
-        sampling_probability=args.q,
-        batch_size=_int_option(args.batch_size, "batch-size"),
-        dataset_size=_int_option(args.dataset_size, "dataset-size"),
-        taylor_order=_int_option(args.taylor_order, "taylor-order"),
+        tau=tau, sampling_probability=args.q, batch_size=args.batch_size, dataset_size=args.dataset_size,
+        taylor_order=args.taylor_order,
     )
     if guarantee and not lookup(event).guarantee:
         raise ValueError(f"bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
@@ -139,10 +128,7 @@ def mechanism_json(args: argparse.Namespace, sigma: Optional[str] = None) -> Dic
 
 
 def parse_steps(value: str) -> int:
-    f = parse_rational(value, "steps")
-    if f.denominator != 1 or f < 1:
-        raise ValueError(f"steps must be an integer >= 1. Found {value}.")
-    return int(f)
+    return integer_at_least(value, "steps", 1)
 
 
 #: API parameter names (events, registry) -> command-line options

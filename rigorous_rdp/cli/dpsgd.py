@@ -16,6 +16,7 @@ from ..accountant import RdpAccountant
 from ..arith import parse_rational
 from ..events import GaussianEvent
 from ..registry import sampled_event
+from ..validation import integer_at_least
 from ._common import ADJACENCIES, add_output_options, fmt_interval, parse_digits
 
 DEFAULTS = {"dataset_size": "60000", "batch_size": "600", "sigma": "1.1", "epochs": "100", "delta": "1e-5"}
@@ -40,10 +41,7 @@ def register(sub: Any) -> None:
 
 
 def _positive_int(value: str, name: str) -> int:
-    f = parse_rational(value, name)
-    if f.denominator != 1 or f < 1:
-        raise ValueError(f"{name} must be an integer >= 1. Found {value}.")
-    return int(f)
+    return integer_at_least(value, name, 1)
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
