@@ -355,7 +355,9 @@ class RdpAccountant:
             with np.errstate(all="ignore"):
                 cks = r + np.log1p(-1.0 / a) - (log_fd + np.log(a)) / (a - 1.0)
                 mir = r - log_fd / (a - 1.0)
-            return np.minimum(cks, mir) if self.conversion == "best" else (mir if self.conversion == "mironov" else cks)
+                # "best" also applies the total-variation bound (epsilon 0 where sqrt(1 - e^-r) <= delta)
+                tv = np.where(0.5 * np.log(-np.expm1(-r)) <= log_fd, 0.0, np.inf)
+            return np.minimum(np.minimum(cks, mir), tv) if self.conversion == "best" else (mir if self.conversion == "mironov" else cks)
 
         best: Optional[EpsilonResult] = None
         errors: List[PrecisionExhausted] = []

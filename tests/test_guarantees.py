@@ -43,17 +43,18 @@ def test_poisson_gaussian_far_below_float_range():
         assert abs(rel) < 1e-12
 
 
-def test_float_inputs_of_drop_in_interfaces_read_conservatively():
+def test_float_inputs_of_drop_in_adapters_read_conservatively():
     from fractions import Fraction
 
-    from rigorous_rdp import interfaces
+    from rigorous_rdp.integrations._inputs import weaker_reading
 
-    g = interfaces.GaussianDpEvent(1.1)  # binary 1.1 is above 11/10: the decimal is less noise
-    assert g.noise_multiplier == Fraction(11, 10)
-    ev = interfaces.PoissonSampledDpEvent(0.01, g)  # binary 0.01 is above 1/100: keep the binary
-    assert ev.sampling_probability == Fraction(0.01) > Fraction(1, 100)
-    g2 = interfaces.GaussianDpEvent(0.3)  # binary 0.3 is below 3/10: keep the binary
-    assert g2.noise_multiplier == Fraction(0.3) < Fraction(3, 10)
+    # binary 1.1 is above 11/10: as a noise multiplier the decimal is less noise
+    assert weaker_reading(1.1, "noise_multiplier", smaller=True) == Fraction(11, 10)
+    # binary 0.01 is above 1/100: as a sampling probability keep the binary
+    assert weaker_reading(0.01, "sampling_probability", smaller=False) == Fraction(0.01) > Fraction(1, 100)
+    # binary 0.3 is below 3/10: as a noise multiplier keep the binary
+    assert weaker_reading(0.3, "noise_multiplier", smaller=True) == Fraction(0.3) < Fraction(3, 10)
+    assert weaker_reading("0.3", "noise_multiplier", smaller=True) == Fraction(3, 10)
 
 
 def test_fswor_replace_one_uses_minimum_and_certificate_verifies(tmp_path):

@@ -1,0 +1,468 @@
+r"""A certified ``dp_accounting.PrivacyAccountant`` that takes dp-accounting's own events.
+
+:class:`CertifiedRdpAccountant` subclasses the real ``dp_accounting.PrivacyAccountant``
+(dp-accounting >= 0.4): it has the same ``supports`` / ``compose`` / ``ledger`` /
+``get_epsilon`` / ``get_delta`` contract, takes the same ``NeighboringRelation``,
+refuses what it cannot bound by raising ``dp_accounting.UnsupportedEventError``
+from ``compose`` (and returning ``False`` from ``supports``), and works inside
+``dp_accounting.calibrate_dp_mechanism``.  Each dp-accounting event is
+translated into the frozen events of :mod:`rigorous_rdp.events` and composed in a
+:class:`rigorous_rdp.accountant.RdpAccountant`::
+
+    import dp_accounting
+    from rigorous_rdp.integrations.dp_accounting import CertifiedRdpAccountant
+
+    event = dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.1))
+    acc = CertifiedRdpAccountant()              # instead of dp_accounting.rdp.RdpAccountant()
+    acc.compose(event, 10000)
+    acc.get_epsilon(1e-5)                        # float: certified upper end, rounded up
+    acc.certified_epsilon(1e-5)                  # EpsilonResult: enclosure, order, conversion
+
+Numbers returned as floats are upper ends of certified enclosures rounded up
+(never ``float(arb)``, which is a rounded midpoint).  Float parameters are read
+on the safe side (:mod:`._inputs`): ``GaussianDpEvent(1.1)`` is certified for
+the smaller of 11/10 and the binary double nearest to it.
+
+Translation (``n``: ``source_dataset_size``, ``b``: ``sample_size``):
+
+======================================  =====================  ======================  ======================
+dp-accounting event                     ADD_OR_REMOVE_ONE      REPLACE_ONE             REPLACE_SPECIAL
+======================================  =====================  ======================  ======================
+``GaussianDpEvent(s)``                  Gaussian, sigma = s    same                    same
+``LaplaceDpEvent(s)``                   Laplace, scale = s     same                    same
+``RandomizedResponseDpEvent(p, k)``     refused (as dp-acc.)   k = 2: binary RR that   refused
+                                                               keeps the bit w.p.
+                                                               1 - p/2; k = 1: no-op;
+                                                               k > 2: refused
+``PoissonSampledDpEvent(q, G)``         Poisson, add/remove    Poisson, replace-one    as ADD_OR_REMOVE_ONE
+                                        (exact, Claim 27)      (Birrell et al. C.9)    (Gaussian only)
+``PoissonSampledDpEvent(q, Laplace)``   Zhu & Wang Thm 8       refused                 refused
+``SampledWithoutReplacementDpEvent``    Birrell et al. 3.3     min(Birrell 3.5,        as REPLACE_ONE
+                                                               Wang et al. Thm 9)
+``SampledWithReplacementDpEvent``       Birrell et al. 3.6     refused                 refused
+                                        (b < n)
+``SelfComposedDpEvent``,                composed as in dp-accounting (adaptive composition)
+``ComposedDpEvent``
+``NoOpDpEvent``                         nothing
+``NonPrivateDpEvent``                   epsilon = inf, delta = 1 (dp-accounting's contract)
+anything else                           refused (``UnsupportedEventError``)
+======================================  =====================  ======================  ======================
+
+``G`` is a ``GaussianDpEvent`` or, as in dp-accounting, a nesting of
+``ComposedDpEvent`` / ``SelfComposedDpEvent`` ending in Gaussians, which is one
+Gaussian of noise multiplier :math:`(\sum_i s_i^{-2})^{-1/2}` (Mironov, Talwar,
+Zhang 2019, Sec. 3); that number is irrational in general, and a rational
+*lower* bound with 30 significant digits is certified (less noise is a weaker
+claim).  A noise multiplier or scale of 0 is a non-private event (infinite
+epsilon, as dp-accounting reports), and sampling probability 0 is a no-op.
+
+Noise units.  dp-accounting's noise multiplier is the noise standard deviation
+over the l2-sensitivity of the noisy sum *under the neighbouring relation*; the
+sampled events of this toolkit measure it in units of the per-record norm bound
+C, and a replace-one pair moves the sum by up to 2C.  So a sampled
+``GaussianDpEvent(s)`` under REPLACE_ONE becomes noise multiplier 2s here, and s
+under the other relations (see :func:`_sampled_sigma`); unsampled Gaussian and
+Laplace events keep s.  Sampling without replacement of the whole dataset
+(b = n) under REPLACE_ONE / REPLACE_SPECIAL is the Gaussian mechanism itself.
+
+Differences from ``dp_accounting.rdp.RdpAccountant``, all on the side of more
+certified answers, never of less safe ones: Poisson sampling with
+``REPLACE_ONE``, fixed-size sampling without replacement with
+``ADD_OR_REMOVE_ONE``, fixed-size sampling with replacement and Poisson-sampled
+Laplace are supported (the toolkit has certified bounds for them);
+REPLACE_SPECIAL pairs of fixed-size sampling without replacement are accounted
+as replace-one pairs (replacing a record by the special record is replacing a
+record, so the replace-one bound holds for them).  Poisson sampling under
+REPLACE_SPECIAL is accounted as add/remove, as dp-accounting does: the special
+record contributes nothing to the noisy sum, so the output on the modified
+dataset is the output on the dataset without the record.  ``ZCDpEvent``,
+tree aggregation, repeat-and-select, mixtures, discrete Laplace and truncated
+events are refused, as is randomized response under REPLACE_SPECIAL (no
+certified bound for them here).
+
+By default the order is optimised over the grid *and* over real orders between
+grid points (``continuous=True``), which gives a smaller certified epsilon than
+the grid alone; ``continuous=False`` restricts to the grid, as dp-accounting.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from math import isqrt
+from typing import Iterable, Optional, Tuple
+
+import dp_accounting
+import numpy as np
+from dp_accounting import dp_event as _dpe
+from dp_accounting.privacy_accountant import NeighboringRelation
+from flint import arb
+
+from ..accountant import DeltaResult, EpsilonResult, RdpAccountant
+from ..arith import DEFAULT_DIGITS, Certified
+from ..curves import rdp_curve
+from ..errors import UnsupportedEventError as _OurUnsupported
+from ..events import (
+    Adjacency,
+    ComposedEvent,
+    DpEvent,
+    FixedSizeSampledEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    PoissonSampledEvent,
+    RandomizedResponseEvent,
+    SelfComposedEvent,
+)
+from ..validation import integer_at_least
+from ._inputs import weaker_reading
+
+__all__ = ["CertifiedRdpAccountant", "NeighboringRelation", "to_rigorous_event"]
+
+_NOOP: DpEvent = ComposedEvent(())
+_SIG_DIGITS = 30  # significant digits of the rational lower bound of an effective sigma
+
+
+class _Refused(Exception):
+    """Internal: the event (or a subevent) has no certified bound here."""
+
+    def __init__(self, event: object, message: str):
+        super().__init__(message)
+        self.event = event
+        self.message = message
+
+
+def _name(event: object) -> str:
+    return type(event).__name__
+
+
+def _sqrt_inverse_lower(s: Fraction) -> Fraction:
+    r"""A rational :math:`r \le s^{-1/2}` (exact when :math:`1/s` is a rational square), for s > 0.
+
+    With :math:`N = \lfloor 10^{2k}/s \rfloor` and :math:`m = \lfloor\sqrt N\rfloor`,
+    :math:`(m/10^k)^2 \le N/10^{2k} \le 1/s`; k grows until m has 30 digits.
+    """
+    num, den = s.numerator, s.denominator
+    rn, rd = isqrt(den), isqrt(num)
+    if rn * rn == den and rd * rd == num:
+        return Fraction(rn, rd)
+    k = _SIG_DIGITS
+    while True:
+        m = isqrt((10 ** (2 * k) * den) // num)
+        if m >= 10 ** (_SIG_DIGITS - 1):
+            return Fraction(m, 10**k)
+        k += _SIG_DIGITS
+
+
+def _gaussian_inverse_square(event: object, sampler: object) -> Optional[Fraction]:
+    r""":math:`\sum_i c_i s_i^{-2}` of a nesting of compositions ending in Gaussians.
+
+    Returns ``None`` if some Gaussian has noise multiplier 0 (non-private).
+
+    Raises:
+        _Refused: for any other subevent (dp-accounting's rule for sampled events).
+        ValueError: for a negative noise multiplier or count.
+    """
+    if isinstance(event, _dpe.GaussianDpEvent):
+        s = weaker_reading(event.noise_multiplier, "noise_multiplier", smaller=True)
+        if s < 0:
+            raise ValueError(f"noise_multiplier must be >= 0. Found {event.noise_multiplier!r}.")
+        return None if s == 0 else 1 / (s * s)
+    if isinstance(event, _dpe.SelfComposedDpEvent):
+        n = integer_at_least(event.count, "count", 0)
+        inner = _gaussian_inverse_square(event.event, sampler)
+        if n == 0:
+            return Fraction(0)
+        return None if inner is None else n * inner
+    if isinstance(event, _dpe.ComposedDpEvent):
+        total: Optional[Fraction] = Fraction(0)
+        for e in event.events:
+            v = _gaussian_inverse_square(e, sampler)
+            total = None if (v is None or total is None) else total + v
+        return total
+    raise _Refused(sampler, f"Subevent of `{_name(sampler)}` must be a `GaussianDpEvent` or a nested structure of"
+                            f" `ComposedDpEvent` and/or `SelfComposedDpEvent` bottoming out in `GaussianDpEvent`s"
+                            f" (or a `LaplaceDpEvent` under Poisson sampling). Found subevent {event}.")
+
+
+def _sampled_sigma(inv_sq: Fraction, rel: NeighboringRelation) -> Fraction:
+    r"""Noise multiplier of a sampled Gaussian in this toolkit's unit, from dp-accounting's.
+
+    dp-accounting's noise multiplier is the noise standard deviation over the
+    l2-sensitivity of the noisy sum *under the neighbouring relation* (its
+    ``_compute_rdp_sample_wor_gaussian``: "ratio of the standard deviation of the
+    Gaussian noise to the l2-sensitivity"; Wang et al. 2019, Thm 27, with base
+    RDP :math:`lpha/(2s^2)`).  The sampled events of this toolkit measure the
+    noise in units of the per-record norm bound C: a replace-one pair moves the
+    sum by up to 2C, an add/remove or replace-special pair by up to C.  Hence
+    sigma = 2 s under REPLACE_ONE and sigma = s otherwise.
+    """
+    s = _sqrt_inverse_lower(inv_sq)
+    return 2 * s if rel is NeighboringRelation.REPLACE_ONE else s
+
+
+def _check_curve(ours: DpEvent, event: object) -> DpEvent:
+    try:
+        rdp_curve(ours)
+    except ValueError as exc:  # includes rigorous_rdp.UnsupportedEventError: no bound for valid input
+        raise _Refused(event, str(exc)) from None
+    return ours
+
+
+def to_rigorous_event(event: "dp_accounting.DpEvent",
+                      neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+                      ) -> Tuple[DpEvent, bool]:
+    """Translate a dp-accounting event into a frozen :mod:`rigorous_rdp.events` event.
+
+    Args:
+        event: a ``dp_accounting.DpEvent``.
+        neighboring_relation: the relation the accountant certifies for.
+
+    Returns:
+        ``(ours, non_private)``: the equivalent event (no-ops become an empty
+        :class:`~rigorous_rdp.events.ComposedEvent`), and whether ``event``
+        contains a non-private part applied at least once (then epsilon is infinite).
+
+    Raises:
+        rigorous_rdp.UnsupportedEventError: no certified bound for ``event`` (or a subevent).
+        ValueError: a parameter is out of range (the message names it).
+    """
+    try:
+        return _translate(event, neighboring_relation)
+    except _Refused as r:
+        raise _OurUnsupported(f"{r.message} (event {r.event})") from None
+
+
+def _translate(event: object, rel: NeighboringRelation) -> Tuple[DpEvent, bool]:
+    if isinstance(event, _dpe.NoOpDpEvent):
+        return _NOOP, False
+    if isinstance(event, _dpe.NonPrivateDpEvent):
+        return _NOOP, True
+    if isinstance(event, _dpe.SelfComposedDpEvent):
+        n = integer_at_least(event.count, "count", 0)
+        inner, non_private = _translate(event.event, rel)
+        return SelfComposedEvent(inner, n), non_private and n > 0
+    if isinstance(event, _dpe.ComposedDpEvent):
+        parts = [_translate(e, rel) for e in event.events]
+        return ComposedEvent(tuple(p for p, _ in parts)), any(np_ for _, np_ in parts)
+    if isinstance(event, _dpe.GaussianDpEvent):
+        s = weaker_reading(event.noise_multiplier, "noise_multiplier", smaller=True)
+        if s < 0:
+            raise ValueError(f"noise_multiplier must be >= 0. Found {event.noise_multiplier!r}.")
+        return (_NOOP, True) if s == 0 else (GaussianEvent(s), False)
+    if isinstance(event, _dpe.LaplaceDpEvent):
+        b = weaker_reading(event.noise_multiplier, "noise_multiplier", smaller=True)
+        if b < 0:
+            raise ValueError(f"noise_multiplier must be >= 0. Found {event.noise_multiplier!r}.")
+        return (_NOOP, True) if b == 0 else (LaplaceEvent(b), False)
+    if isinstance(event, _dpe.RandomizedResponseDpEvent):
+        return _randomized_response(event, rel)
+    if isinstance(event, _dpe.PoissonSampledDpEvent):
+        return _poisson(event, rel)
+    if isinstance(event, (_dpe.SampledWithoutReplacementDpEvent, _dpe.SampledWithReplacementDpEvent)):
+        return _fixed_size(event, rel)
+    if isinstance(event, _dpe.DpEvent):
+        raise _Refused(event, "Unsupported event.")
+    raise _Refused(event, f"`event` must be a dp_accounting `DpEvent`. Found {type(event)}.")
+
+
+def _randomized_response(event, rel: NeighboringRelation) -> Tuple[DpEvent, bool]:
+    # dp-accounting: with probability 1 - p output the input bucket, else a uniform one of k.
+    p = weaker_reading(event.noise_parameter, "noise_parameter", smaller=True)
+    if not 0 <= p <= 1:
+        raise ValueError(f"noise_parameter must be in [0, 1]. Found {event.noise_parameter!r}.")
+    k = integer_at_least(event.num_buckets, "num_buckets", 1)
+    if rel is not NeighboringRelation.REPLACE_ONE:
+        raise _Refused(event, f"neighboring_relation must be `REPLACE_ONE` for `RandomizedResponseDpEvent` here"
+                              f" (no certified bound for {rel}).")
+    if k == 1 or p == 1:
+        return _NOOP, False  # the output does not depend on the input
+    if k > 2:
+        raise _Refused(event, f"`RandomizedResponseDpEvent` is supported for num_buckets <= 2 only. Found {k}.")
+    if p == 0:
+        return _NOOP, True  # the input is published
+    # k = 2: the two output laws are (1 - p/2, p/2) and (p/2, 1 - p/2): binary
+    # randomized response keeping the bit with probability 1 - p/2.
+    return RandomizedResponseEvent(1 - p / 2), False
+
+
+def _poisson(event, rel: NeighboringRelation) -> Tuple[DpEvent, bool]:
+    q = weaker_reading(event.sampling_probability, "sampling_probability", smaller=False)
+    if not 0 <= q <= 1:
+        raise ValueError(f"sampling_probability must be in [0, 1]. Found {event.sampling_probability!r}.")
+    inner_ev = event.event
+    if isinstance(inner_ev, _dpe.LaplaceDpEvent):
+        if rel is not NeighboringRelation.ADD_OR_REMOVE_ONE:
+            raise _Refused(event, f"no certified bound for Poisson-sampled `LaplaceDpEvent` under {rel}.")
+        b = weaker_reading(inner_ev.noise_multiplier, "noise_multiplier", smaller=True)
+        if b < 0:
+            raise ValueError(f"noise_multiplier must be >= 0. Found {inner_ev.noise_multiplier!r}.")
+        if q == 0:
+            return _NOOP, False
+        if b == 0:
+            return _NOOP, True
+        return _check_curve(PoissonSampledEvent(LaplaceEvent(b), q, Adjacency.ADD_REMOVE), event), False
+    inv_sq = _gaussian_inverse_square(inner_ev, event)
+    adjacency = Adjacency.REPLACE_ONE if rel is NeighboringRelation.REPLACE_ONE else Adjacency.ADD_REMOVE
+    if q == 0 or inv_sq == 0:
+        return _NOOP, False
+    if inv_sq is None:
+        return _NOOP, True
+    sigma = _sampled_sigma(inv_sq, rel)
+    return _check_curve(PoissonSampledEvent(GaussianEvent(sigma), q, adjacency), event), False
+
+
+def _fixed_size(event, rel: NeighboringRelation) -> Tuple[DpEvent, bool]:
+    replacement = isinstance(event, _dpe.SampledWithReplacementDpEvent)
+    n = integer_at_least(event.source_dataset_size, "source_dataset_size", 1)
+    b = integer_at_least(event.sample_size, "sample_size", 0)
+    if not replacement and b > n:
+        raise ValueError(f"sample_size must be <= source_dataset_size ({n}). Found {b}.")
+    inv_sq = _gaussian_inverse_square(event.event, event)
+    if b == 0 or inv_sq == 0:
+        return _NOOP, False
+    if inv_sq is None:
+        return _NOOP, True
+    if replacement and b >= n:
+        raise _Refused(event, f"no certified bound for fixed-size sampling with replacement with"
+                              f" sample_size >= source_dataset_size ({b} >= {n}).")
+    if b == n and rel is not NeighboringRelation.ADD_OR_REMOVE_ONE:
+        # every record is in the batch: the Gaussian mechanism, noise relative to the sensitivity
+        return GaussianEvent(_sqrt_inverse_lower(inv_sq)), False
+    # REPLACE_SPECIAL pairs are replace-one pairs (see the module docstring)
+    adjacency = Adjacency.ADD_REMOVE if rel is NeighboringRelation.ADD_OR_REMOVE_ONE else Adjacency.REPLACE_ONE
+    ours = FixedSizeSampledEvent(GaussianEvent(_sampled_sigma(inv_sq, rel)), b, n,
+                                 replacement=replacement, adjacency=adjacency)
+    return _check_curve(ours, event), False
+
+
+class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
+    r"""Certified RDP accountant with the interface of ``dp_accounting.rdp.RdpAccountant``.
+
+    Args:
+        orders: the order grid (default: dp-accounting's default grid); floats
+            are read as their shortest decimal (any order gives a valid bound).
+        neighboring_relation: a ``dp_accounting.NeighboringRelation``.
+        continuous: also optimise over real orders between grid points
+            (default True; False uses the grid only, as dp-accounting).
+        conversion: RDP-to-DP conversion of :class:`~rigorous_rdp.accountant.RdpAccountant`
+            (default ``"best"``: CKS Prop. 12, Mironov Prop. 3 and the
+            total-variation bound, the same set dp-accounting uses).
+        digits: relative width of the certified enclosures (``<= 10**-digits``).
+
+    Raises:
+        ValueError: bad options (the message names the option).
+    """
+
+    def __init__(
+        self,
+        orders: Optional[Iterable[object]] = None,
+        neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+        *,
+        continuous: bool = True,
+        conversion: str = "best",
+        digits: float = DEFAULT_DIGITS,
+    ):
+        if not isinstance(neighboring_relation, NeighboringRelation):
+            names = ", ".join(r.name for r in NeighboringRelation)
+            raise ValueError(f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names})."
+                             f" Found {neighboring_relation!r}.")
+        super().__init__(neighboring_relation)
+        if orders is not None:
+            orders = [Fraction(repr(float(a))) if isinstance(a, float) or type(a).__module__ == "numpy" else a
+                      for a in orders]
+        self._acc = RdpAccountant(orders, continuous=continuous, conversion=conversion, digits=digits)
+        self._non_private = False
+
+    # -- the PrivacyAccountant contract -------------------------------------
+
+    def _maybe_compose(self, event, count: int, do_compose: bool):
+        try:
+            ours, non_private = _translate(event, self.neighboring_relation)
+        except _Refused as r:
+            return self.CompositionErrorDetails(invalid_event=r.event, error_message=r.message)
+        except ValueError as exc:
+            return self.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
+        if do_compose:
+            self._acc.compose(ours, count)
+            self._non_private = self._non_private or (non_private and count > 0)
+        return None
+
+    def compose(self, event, count: int = 1) -> "CertifiedRdpAccountant":
+        """Account for ``count`` applications of ``event`` (returns ``self``).
+
+        Raises:
+            dp_accounting.UnsupportedEventError: no certified bound for ``event``.
+            TypeError: ``event`` is not a ``dp_accounting.DpEvent``.
+            ValueError: a parameter of ``event`` or ``count`` is out of range.
+        """
+        count = integer_at_least(count, "count", 1)  # dp-accounting's ledger takes positive counts
+        if isinstance(event, _dpe.DpEvent):
+            try:
+                _translate(event, self.neighboring_relation)  # bad values raise ValueError here
+            except _Refused:
+                pass  # reported by the base class as UnsupportedEventError
+        return super().compose(event, count)
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """Certified epsilon for ``target_delta``: the upper end of the enclosure, rounded up."""
+        return self.certified_epsilon(target_delta).epsilon.upper_float()
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """Certified delta for ``target_epsilon``: the upper end of the enclosure, rounded up."""
+        return min(1.0, self.certified_delta(target_epsilon).delta.upper_float())
+
+    def get_epsilon_and_optimal_order(self, target_delta: float) -> Tuple[float, float]:
+        """``(epsilon, order)`` as dp-accounting's RDP accountant (order inf for the pure-DP route)."""
+        res = self.certified_epsilon(target_delta)
+        return res.epsilon.upper_float(), _order_float(res.order)
+
+    def get_delta_and_optimal_order(self, target_epsilon: float) -> Tuple[float, float]:
+        """``(delta, order)`` as dp-accounting's RDP accountant."""
+        res = self.certified_delta(target_epsilon)
+        return min(1.0, res.delta.upper_float()), _order_float(res.order)
+
+    # -- certified results ---------------------------------------------------
+
+    def certified_epsilon(self, target_delta: object) -> EpsilonResult:
+        """The certified epsilon: enclosure, order, conversion and total RDP.
+
+        ``target_delta`` in [0, 1]: 0 gives an infinite epsilon unless nothing
+        was composed (dp-accounting's contract); 1 gives epsilon 0.
+        """
+        delta = weaker_reading(target_delta, "target_delta", smaller=True)
+        if not 0 <= delta <= 1:
+            raise ValueError(f"target_delta must be in [0, 1]. Found {target_delta!r}.")
+        if self._non_private and delta < 1:
+            return EpsilonResult(Certified(arb("inf"), 0), None, "non-private", None, delta)
+        if delta == 1:
+            return EpsilonResult(Certified(arb(0), 0), None, "trivial", None, delta)
+        if delta == 0:
+            if not self._acc._active():
+                return EpsilonResult(Certified(arb(0), 0), None, "none", None, delta)
+            return EpsilonResult(Certified(arb("inf"), 0), None, "delta-zero", None, delta)
+        return self._acc.get_epsilon_and_order(delta)
+
+    def certified_delta(self, target_epsilon: object) -> DeltaResult:
+        """The certified delta for ``target_epsilon >= 0`` (enclosure, order, conversion)."""
+        eps = weaker_reading(target_epsilon, "target_epsilon", smaller=True)
+        if eps < 0:
+            raise ValueError(f"target_epsilon must be >= 0. Found {target_epsilon!r}.")
+        if self._non_private:
+            return DeltaResult(Certified(arb(1), 0), None, "non-private", None, eps)
+        return self._acc.get_delta_and_order(eps)
+
+    # -- inspection ----------------------------------------------------------
+
+    @property
+    def accountant(self) -> RdpAccountant:
+        """The underlying certified :class:`~rigorous_rdp.accountant.RdpAccountant`."""
+        return self._acc
+
+    @property
+    def orders(self) -> np.ndarray:
+        """The order grid (floats, for display; the accountant keeps exact rationals)."""
+        return np.array([float(a) for a in self._acc.orders])
+
+
+def _order_float(order: Optional[Fraction]) -> float:
+    return math.inf if order is None else float(order)

@@ -1,0 +1,342 @@
+r"""A certified accountant for Opacus's ``PrivacyEngine``, and a certified ``get_noise_multiplier``.
+
+:class:`CertifiedRDPAccountant` implements ``opacus.accountants.IAccountant``
+(``step``, ``get_epsilon``, ``__len__``, ``mechanism``, ``history``,
+``state_dict`` / ``load_state_dict``, and the optimizer hook it inherits).  Each
+``history`` entry ``(noise_multiplier, sample_rate, num_steps)`` is
+``num_steps`` Poisson-subsampled Gaussian steps with add/remove adjacency, the
+mechanism Opacus accounts for; the epsilon is the upper end of a certified
+enclosure from :class:`rigorous_rdp.accountant.RdpAccountant`, rounded up to a
+float (never ``float(arb)``).  Opacus finds accountants by name, so
+:func:`register` adds this one under :data:`MECHANISM`::
+
+    from opacus import PrivacyEngine
+    from rigorous_rdp.integrations import opacus as certified
+
+    certified.register()                                   # once per process
+    engine = PrivacyEngine(accountant=certified.MECHANISM)  # "certified_rdp"
+    model, optimizer, loader = engine.make_private(module=model, optimizer=optimizer,
+        data_loader=loader, noise_multiplier=1.1, max_grad_norm=1.0)
+    ...                                                    # train as usual
+    engine.get_epsilon(1e-5)                               # certified upper end
+
+``PrivacyEngine.make_private_with_epsilon`` then works too: Opacus's own
+bisection calls this accountant by its name, so the noise it picks meets the
+target *with the certified epsilon* (within Opacus's ``epsilon_tolerance``
+below it).  :func:`get_noise_multiplier` (same signature as Opacus's) returns
+the smallest noise multiplier, to ``sigma_digits`` significant digits, whose
+certified epsilon meets the target, and proves that the next smaller one does
+not (:func:`rigorous_rdp.calibrate.calibrate_sigma`); pass its result to
+``make_private``.
+
+Opacus is imported lazily: this module imports without it, and
+:class:`CertifiedRDPAccountant` (a subclass of ``IAccountant``) is built on
+first use.  :func:`get_noise_multiplier` needs no Opacus at all.
+
+Floats from Opacus (``sample_rate = 1 / len(data_loader)``, noise multipliers)
+are read on the safe side: the larger of the binary value and the shortest
+decimal for the sampling rate, the smaller for the noise and the target
+(:mod:`._inputs`).  Opacus's accountants account Poisson sampling even when
+``poisson_sampling=False`` shuffles into fixed-size batches; so does this one
+(the fixed-size bounds of the toolkit are in :mod:`rigorous_rdp.events` /
+:mod:`.dp_accounting` for callers who account such batches themselves).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from copy import deepcopy
+from fractions import Fraction
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
+
+from ..accountant import EpsilonResult, RdpAccountant
+from ..arith import DEFAULT_DIGITS, Certified
+from ..calibrate import DEFAULT_SIGMA_DIGITS, SigmaCalibration, calibrate_sigma
+from ..events import GaussianEvent, PoissonSampledEvent
+from ..validation import integer_at_least
+from ._inputs import weaker_reading
+
+__all__ = [
+    "MECHANISM",
+    "CertifiedRDPAccountant",
+    "register",
+    "get_noise_multiplier",
+    "calibrate_noise_multiplier",
+]
+
+#: the name under which :func:`register` makes the accountant known to Opacus
+MECHANISM = "certified_rdp"
+
+#: mechanisms whose ``state_dict`` history has the same meaning (noise, Poisson rate, steps)
+_COMPATIBLE_HISTORIES = (MECHANISM, "rdp", "prv", "gdp")
+
+
+def _orders(alphas: Optional[Iterable[object]]) -> Optional[List[object]]:
+    if alphas is None:
+        return None
+    # any order gives a valid bound: read float orders as their shortest decimal
+    return [Fraction(repr(float(a))) if isinstance(a, float) or type(a).__module__ == "numpy" else a
+            for a in alphas]
+
+
+def _step_parameters(noise_multiplier: object, sample_rate: object, num_steps: object = 1) -> Tuple[Fraction, Fraction, int]:
+    s = weaker_reading(noise_multiplier, "noise_multiplier", smaller=True)
+    if s < 0:
+        raise ValueError(f"noise_multiplier must be >= 0. Found {noise_multiplier!r}.")
+    q = weaker_reading(sample_rate, "sample_rate", smaller=False)
+    if not 0 <= q <= 1:
+        raise ValueError(f"sample_rate must be in [0, 1]. Found {sample_rate!r}.")
+    n = integer_at_least(num_steps, "num_steps", 0)
+    return s, q, n
+
+
+class _CertifiedRDPAccountantImpl:
+    r"""The methods of :class:`CertifiedRDPAccountant` (which adds the Opacus base class).
+
+    Args:
+        orders: order grid (default: dp-accounting's grid, which contains Opacus's).
+        continuous: also optimise over real orders between grid points (default True).
+        conversion: RDP-to-DP conversion (default ``"best"``; Opacus uses Balle
+            et al. 2020, Thm 21, which is ``"balle"`` = ``"cks"``).
+        digits: relative width of the certified enclosures.
+    """
+
+    def __init__(self, *, orders: Optional[Iterable[object]] = None, continuous: bool = True,
+                 conversion: str = "best", digits: float = DEFAULT_DIGITS):
+        self.orders = _orders(orders)
+        RdpAccountant(self.orders, continuous=continuous, conversion=conversion, digits=digits)  # validates
+        self.continuous = bool(continuous)
+        self.conversion = conversion
+        self.digits = digits
+        #: list of ``(noise_multiplier, sample_rate, num_steps)``, as in Opacus
+        self.history: List[Tuple[Any, Any, int]] = []
+
+    @classmethod
+    def mechanism(cls) -> str:
+        return MECHANISM
+
+    def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
+        """Record one step; consecutive identical steps are merged, as Opacus does.
+
+        Raises:
+            ValueError: noise_multiplier < 0, sample_rate outside [0, 1], NaN or inf.
+        """
+        _step_parameters(noise_multiplier, sample_rate)
+        if self.history and self.history[-1][0] == noise_multiplier and self.history[-1][1] == sample_rate:
+            s, q, n = self.history[-1]
+            self.history[-1] = (s, q, n + 1)
+        else:
+            self.history.append((noise_multiplier, sample_rate, 1))
+
+    def __len__(self) -> int:
+        """Number of steps taken (Opacus's ``IAccountant`` contract)."""
+        return sum(int(entry[2]) for entry in self.history)
+
+    # -- certified epsilon ---------------------------------------------------
+
+    def _accountant(self, alphas: Optional[Sequence[object]]) -> Tuple[RdpAccountant, bool]:
+        orders = self.orders if alphas is None else _orders(alphas)
+        acc = RdpAccountant(orders, continuous=self.continuous if alphas is None else False,
+                            conversion=self.conversion, digits=self.digits)
+        non_private = False
+        for entry in self.history:
+            s, q, n = _step_parameters(*entry)
+            if q == 0 or n == 0:
+                continue
+            if s == 0:
+                non_private = True
+                continue
+            acc.compose(PoissonSampledEvent(GaussianEvent(s), q), n)
+        return acc, non_private
+
+    def get_epsilon_and_order(self, delta: object, alphas: Optional[Sequence[object]] = None) -> EpsilonResult:
+        """The certified result for ``delta``: enclosure, order, conversion and total RDP."""
+        d = weaker_reading(delta, "delta", smaller=True)
+        if not 0 < d < 1:
+            raise ValueError(f"delta must be in (0, 1). Found {delta!r}.")
+        acc, non_private = self._accountant(alphas)
+        if non_private:
+            from flint import arb
+
+            return EpsilonResult(Certified(arb("inf"), 0), None, "non-private", None, d)
+        return acc.get_epsilon_and_order(d)
+
+    def get_privacy_spent(self, *, delta: float, alphas: Optional[Sequence[object]] = None) -> Tuple[float, float]:
+        """``(epsilon, order)``: the certified upper end rounded up, and the order used."""
+        if not self.history:
+            return 0.0, 0.0  # Opacus's RDPAccountant returns (0, 0) before any step
+        res = self.get_epsilon_and_order(delta, alphas)
+        return res.epsilon.upper_float(), (math.inf if res.order is None else float(res.order))
+
+    def get_epsilon(self, delta: float, alphas: Optional[Sequence[object]] = None, **kwargs: Any) -> float:
+        """Certified epsilon spent so far for ``delta`` (upper end, rounded up).
+
+        ``alphas`` restricts the search to those orders (no continuous search),
+        as Opacus's ``RDPAccountant``; other keyword arguments are accepted and
+        ignored, as Opacus passes its own through.
+        """
+        return self.get_privacy_spent(delta=delta, alphas=alphas)[0]
+
+    # -- state ---------------------------------------------------------------
+
+    def state_dict(self, destination: Any = None) -> Any:
+        if destination is None:
+            destination = OrderedDict()
+        destination["history"] = deepcopy(self.history)
+        destination["mechanism"] = self.mechanism()
+        return destination
+
+    def load_state_dict(self, state_dict: Any) -> None:
+        """Load a state saved by this accountant or by Opacus's ``rdp``, ``prv`` or ``gdp``
+        accountants (their histories mean the same steps).
+
+        Raises:
+            ValueError: empty or malformed state, another mechanism, or invalid steps.
+        """
+        if not state_dict:
+            raise ValueError("state_dict is empty or None; it cannot be loaded into the accountant.")
+        for key in ("history", "mechanism"):
+            if key not in state_dict:
+                raise ValueError(f"state_dict must have the key `{key}`. Found keys {sorted(state_dict)}.")
+        if state_dict["mechanism"] not in _COMPATIBLE_HISTORIES:
+            raise ValueError(f"state_dict mechanism must be one of {', '.join(_COMPATIBLE_HISTORIES)}."
+                             f" Found {state_dict['mechanism']!r}.")
+        history = [tuple(entry) for entry in state_dict["history"]]
+        for entry in history:
+            if len(entry) != 3:
+                raise ValueError(f"history entries must be (noise_multiplier, sample_rate, num_steps). Found {entry!r}.")
+            _step_parameters(*entry)
+        self.history = history
+
+
+_CLASS: Optional[type] = None
+
+
+def _accountant_class() -> type:
+    """Build (once) the subclass of ``opacus.accountants.IAccountant``."""
+    global _CLASS
+    if _CLASS is None:
+        try:
+            from opacus.accountants import IAccountant
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("the Opacus integration needs opacus: pip install 'rigorous-rdp[opacus]'") from exc
+
+        class CertifiedRDPAccountant(_CertifiedRDPAccountantImpl, IAccountant):
+            __doc__ = ("Certified RDP accountant for Opacus (an ``opacus.accountants.IAccountant``).\n\n"
+                       + (_CertifiedRDPAccountantImpl.__doc__ or "").split("\n\n", 1)[1])
+            __module__ = __name__
+            __qualname__ = "CertifiedRDPAccountant"  # found by pickle through the module __getattr__
+
+        _CLASS = CertifiedRDPAccountant
+    return _CLASS
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CertifiedRDPAccountant":
+        return _accountant_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def register(name: str = MECHANISM) -> str:
+    """Make the accountant known to Opacus as ``name`` (``PrivacyEngine(accountant=name)``).
+
+    Idempotent; refuses to replace a different accountant already registered
+    under ``name``.  Returns ``name``.  A name other than :data:`MECHANISM` is
+    also accepted by ``PrivacyEngine``, but ``make_private_with_epsilon`` looks
+    the accountant up by ``mechanism()``, so keep the default for it.
+    """
+    from opacus.accountants import registry
+
+    cls = _accountant_class()
+    current = registry._ACCOUNTANTS.get(name)
+    if current is cls:
+        return name
+    registry.register_accountant(name, cls)  # raises ValueError if the name is taken
+    return name
+
+
+# ---------------------------------------------------------------------------
+# noise calibration
+# ---------------------------------------------------------------------------
+
+def calibrate_noise_multiplier(
+    *,
+    target_epsilon: float,
+    target_delta: float,
+    sample_rate: float,
+    epochs: Optional[int] = None,
+    steps: Optional[int] = None,
+    sigma_digits: int = DEFAULT_SIGMA_DIGITS,
+    orders: Optional[Iterable[object]] = None,
+    continuous: bool = True,
+    conversion: str = "best",
+    digits: float = DEFAULT_DIGITS,
+) -> SigmaCalibration:
+    r"""Certified calibration of the noise of Poisson-subsampled Gaussian DP-SGD.
+
+    Returns the :class:`~rigorous_rdp.calibrate.SigmaCalibration`: ``sigma``,
+    the smallest noise multiplier with ``sigma_digits`` significant digits whose
+    certified epsilon after ``steps`` steps is ``<= target_epsilon``, and
+    ``sigma_lower``, the next smaller such number, proven not to meet it.  As in
+    Opacus, ``epochs`` means ``int(epochs / sample_rate)`` steps.
+
+    Raises:
+        ValueError: bad input, both or neither of ``epochs`` / ``steps``, or a
+            target no noise multiplier up to 10**6 meets.
+    """
+    if (steps is None) == (epochs is None):
+        raise ValueError("steps or epochs: give exactly one of them. Found "
+                         f"steps={steps!r}, epochs={epochs!r}.")
+    q = weaker_reading(sample_rate, "sample_rate", smaller=False)
+    if not 0 < q <= 1:
+        raise ValueError(f"sample_rate must be in (0, 1]. Found {sample_rate!r}.")
+    if steps is None:
+        e = weaker_reading(epochs, "epochs", smaller=False)
+        if e <= 0:
+            raise ValueError(f"epochs must be > 0. Found {epochs!r}.")
+        steps = int(float(epochs) / float(sample_rate))  # Opacus's count of steps
+    steps = integer_at_least(steps, "steps", 1)
+    eps = weaker_reading(target_epsilon, "target_epsilon", smaller=True)
+    delta = weaker_reading(target_delta, "target_delta", smaller=True)
+    return calibrate_sigma(lambda s: PoissonSampledEvent(GaussianEvent(s), q), steps, eps, delta,
+                           sigma_digits=sigma_digits, orders=_orders(orders), continuous=continuous,
+                           conversion=conversion, digits=digits)
+
+
+def get_noise_multiplier(
+    *,
+    target_epsilon: float,
+    target_delta: float,
+    sample_rate: float,
+    epochs: Optional[int] = None,
+    steps: Optional[int] = None,
+    accountant: str = MECHANISM,
+    epsilon_tolerance: float = 0.01,
+    **kwargs: Any,
+) -> float:
+    r"""Certified replacement of ``opacus.accountants.utils.get_noise_multiplier`` (same signature).
+
+    Returns the smallest noise multiplier with ``sigma_digits`` (keyword,
+    default 4) significant digits whose *certified* epsilon meets
+    ``target_epsilon`` (see :func:`calibrate_noise_multiplier`), rounded up to
+    a float so that the float is at least that noise.  ``accountant`` is
+    accepted for compatibility and ignored (the accounting is always this
+    toolkit's certified RDP); ``epsilon_tolerance`` is ignored too: instead of a
+    tolerance on epsilon, the next smaller ``sigma_digits``-digit noise is
+    proven to miss the target.  Other keyword arguments (``sigma_digits``,
+    ``orders``, ``continuous``, ``conversion``, ``digits``) go to
+    :func:`calibrate_noise_multiplier`.
+
+    Raises:
+        ValueError: as :func:`calibrate_noise_multiplier`.
+    """
+    del accountant, epsilon_tolerance
+    known = {"sigma_digits", "orders", "continuous", "conversion", "digits"}
+    options = {k: v for k, v in kwargs.items() if k in known}
+    cal = calibrate_noise_multiplier(target_epsilon=target_epsilon, target_delta=target_delta,
+                                     sample_rate=sample_rate, epochs=epochs, steps=steps, **options)
+    v = float(cal.sigma)
+    if Fraction(v) < cal.sigma:
+        v = math.nextafter(v, math.inf)
+    return v

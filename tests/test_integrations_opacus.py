@@ -1,0 +1,198 @@
+"""The certified accountant inside Opacus (needs the optional extra [opacus]).
+
+Independent values: Opacus's own RDP accountant (float code path), closed forms,
+and the core accountant composed directly with exact rationals.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import warnings
+from fractions import Fraction
+
+import pytest
+
+from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
+from rigorous_rdp.integrations import opacus as certified
+
+
+def test_imports_without_touching_opacus():
+    # the module itself and the certified calibration need no opacus
+    sigma = certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=1000)
+    s = round(Fraction(sigma), 3)
+    assert s == Fraction(1023, 1000) and s <= Fraction(sigma) < s + Fraction(1, 10**15)  # 4 digits, rounded up
+    acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(s), Fraction(1, 100)), 1000)
+    assert acc.get_epsilon("1e-5").upper() <= 2
+    # one unit less in the last digit provably misses the target
+    low = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(s - Fraction(1, 1000)), Fraction(1, 100)), 1000)
+    assert low.get_epsilon("1e-5").lower() > 2
+
+
+def test_get_noise_multiplier_bad_input():
+    with pytest.raises(ValueError, match=r"^steps or epochs"):
+        certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01)
+    with pytest.raises(ValueError, match=r"^sample_rate must be in \(0, 1\]"):
+        certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=1.5, steps=10)
+    with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\)"):
+        certified.get_noise_multiplier(target_epsilon=2.0, target_delta=0.0, sample_rate=0.1, steps=10)
+
+
+# ---------------------------------------------------------------------------
+# with opacus
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def opacus():
+    return pytest.importorskip("opacus")
+
+
+@pytest.mark.opacus
+def test_is_an_opacus_accountant(opacus):
+    from opacus.accountants import IAccountant, RDPAccountant
+
+    acc = certified.CertifiedRDPAccountant()
+    assert isinstance(acc, IAccountant) and acc.mechanism() == certified.MECHANISM
+    assert acc.get_epsilon(1e-5) == 0.0 and len(acc) == 0
+    ref = RDPAccountant()
+    for _ in range(300):
+        acc.step(noise_multiplier=1.1, sample_rate=0.01)
+        ref.step(noise_multiplier=1.1, sample_rate=0.01)
+    acc.step(noise_multiplier=2.0, sample_rate=0.02)
+    ref.step(noise_multiplier=2.0, sample_rate=0.02)
+    assert acc.history == ref.history == [(1.1, 0.01, 300), (2.0, 0.02, 1)]
+    assert len(acc) == 301  # steps (Opacus's RDPAccountant returns the number of history entries)
+    eps = acc.get_epsilon(1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        eps_ref = ref.get_epsilon(1e-5)
+        eps_ref_grid = ref.get_epsilon(1e-5, alphas=RDPAccountant.DEFAULT_ALPHAS)
+    assert eps <= eps_ref
+    # the same orders as Opacus: the same formulas (Opacus is float; agreement to 1e-9)
+    eps_grid = acc.get_epsilon(1e-5, alphas=RDPAccountant.DEFAULT_ALPHAS)
+    assert abs(eps_grid - eps_ref_grid) <= 1e-9 * eps_ref_grid
+    # the float is the rounded-up end of the certified enclosure of the exact composition
+    exact = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent("1.1"), Fraction(0.01)), 300)
+    exact.compose(PoissonSampledEvent(GaussianEvent(2), Fraction(0.02)), 1)
+    assert eps == exact.get_epsilon("1e-5").upper_float()
+    res = acc.get_epsilon_and_order(1e-5)
+    assert res.epsilon.upper_float() == eps and res.order > 1
+
+
+@pytest.mark.opacus
+def test_state_dict_round_trip_and_opacus_histories(opacus):
+    from opacus.accountants import RDPAccountant
+
+    acc = certified.CertifiedRDPAccountant()
+    for _ in range(5):
+        acc.step(noise_multiplier=1.0, sample_rate=0.1)
+    state = acc.state_dict()
+    assert state["mechanism"] == certified.MECHANISM
+    other = certified.CertifiedRDPAccountant()
+    other.load_state_dict(state)
+    assert other.history == acc.history and other.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
+    ref = RDPAccountant()
+    for _ in range(5):
+        ref.step(noise_multiplier=1.0, sample_rate=0.1)
+    other.load_state_dict(ref.state_dict())  # an Opacus RDP checkpoint means the same steps
+    assert other.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
+    with pytest.raises(ValueError, match="mechanism must be one of"):
+        other.load_state_dict({"history": [], "mechanism": "other"})
+    with pytest.raises(ValueError, match=r"^sample_rate must be in \[0, 1\]"):
+        other.load_state_dict({"history": [(1.0, 2.0, 3)], "mechanism": "rdp"})
+    assert pickle.loads(pickle.dumps(acc)).history == acc.history
+
+
+@pytest.mark.opacus
+def test_step_bad_input_and_non_private(opacus):
+    acc = certified.CertifiedRDPAccountant()
+    with pytest.raises(ValueError, match=r"^noise_multiplier must be >= 0"):
+        acc.step(noise_multiplier=-1.0, sample_rate=0.1)
+    with pytest.raises(ValueError, match=r"^sample_rate must be a finite number"):
+        acc.step(noise_multiplier=1.0, sample_rate=math.nan)
+    acc.step(noise_multiplier=0.0, sample_rate=0.1)  # no noise: not private
+    assert acc.get_epsilon(1e-5) == math.inf
+
+
+@pytest.mark.opacus
+def test_registered_name_resolves_in_opacus(opacus):
+    from opacus.accountants import create_accountant
+    from opacus.accountants.utils import get_noise_multiplier as opacus_get_noise_multiplier
+
+    assert certified.register() == certified.MECHANISM
+    assert certified.register() == certified.MECHANISM  # idempotent
+    assert isinstance(create_accountant(certified.MECHANISM), certified.CertifiedRDPAccountant)
+    # Opacus's own bisection, driven by the certified epsilon, meets the target (certified) ...
+    sigma_opacus = opacus_get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01,
+                                               steps=1000, accountant=certified.MECHANISM)
+    acc = certified.CertifiedRDPAccountant()
+    acc.history = [(sigma_opacus, 0.01, 1000)]
+    assert acc.get_epsilon(1e-5) <= 2.0
+    # ... and the certified replacement does not overshoot it: its proven miss is below it
+    cal = certified.calibrate_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01,
+                                               steps=1000, sigma_digits=6)
+    assert cal.sigma_lower < sigma_opacus
+
+
+_QUIET = pytest.mark.filterwarnings("ignore:Secure RNG turned off", "ignore:Full backward hook is firing")
+
+
+@pytest.mark.opacus
+@_QUIET
+def test_privacy_engine_trains_with_certified_accountant(opacus):
+    torch = pytest.importorskip("torch")
+    from opacus import PrivacyEngine
+    from opacus.accountants import RDPAccountant
+
+    certified.register()
+    torch.manual_seed(0)
+    x = torch.randn(64, 4)
+    y = (x[:, 0] > 0).long()
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16)
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    engine = PrivacyEngine(accountant=certified.MECHANISM)
+    model, optimizer, loader = engine.make_private(module=model, optimizer=optimizer, data_loader=loader,
+                                                   noise_multiplier=1.1, max_grad_norm=1.0)
+    assert isinstance(engine.accountant, certified.CertifiedRDPAccountant)
+    for _ in range(2):
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            optimizer.step()
+    assert len(engine.accountant) == 8  # 2 epochs of len(loader) = 4 Poisson batches
+    eps = engine.get_epsilon(1e-5)
+    ref = RDPAccountant()
+    ref.history = list(engine.accountant.history)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert eps <= ref.get_epsilon(1e-5)
+    direct = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent("1.1"), Fraction(1, 4)), 8)
+    assert eps == direct.get_epsilon("1e-5").upper_float()
+    print(f"trained 8 steps, q=1/4, sigma=1.1: certified eps={eps!r} (Opacus rdp: {ref.get_epsilon(1e-5)!r})")
+
+
+@pytest.mark.opacus
+@_QUIET
+def test_make_private_with_epsilon(opacus):
+    torch = pytest.importorskip("torch")
+    from opacus import PrivacyEngine
+
+    certified.register()
+    torch.manual_seed(1)
+    x = torch.randn(64, 4)
+    y = (x[:, 1] > 0).long()
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16)
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    engine = PrivacyEngine(accountant=certified.MECHANISM)
+    model, optimizer, loader = engine.make_private_with_epsilon(
+        module=model, optimizer=optimizer, data_loader=loader, target_epsilon=8.0, target_delta=1e-5,
+        epochs=2, max_grad_norm=1.0)
+    for _ in range(2):
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            optimizer.step()
+    assert len(engine.accountant) == 8
+    assert engine.get_epsilon(1e-5) <= 8.0
