@@ -24,6 +24,7 @@ from .curves import RdpCurve, rdp_curve, supports
 from .errors import PrecisionExhausted, UndecidedComparison, UnsupportedEventError
 from .events import (
     Adjacency,
+    Bound,
     ComposedEvent,
     DpEvent,
     FixedSizeSampledEvent,
@@ -31,13 +32,23 @@ from .events import (
     LaplaceEvent,
     PoissonSampledEvent,
     RandomizedResponseEvent,
+    Sampling,
     SelfComposedEvent,
+    Wang2019SampledEvent,
+    ZhuWangSampledEvent,
 )
+from .registry import ROWS, sampled_event
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ROWS",
     "Adjacency",
+    "Bound",
+    "Sampling",
+    "Wang2019SampledEvent",
+    "ZhuWangSampledEvent",
+    "sampled_event",
     "Certified",
     "ComposedEvent",
     "DEFAULT_ORDERS",
