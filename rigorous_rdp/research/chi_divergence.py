@@ -52,6 +52,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 from flint import acb, arb, ctx
 
 from ..arith import parse_rational, to_arb, workprec
+from ..validation import positive
 
 __all__ = [
     "chi_divergence_discrete",
@@ -470,12 +471,8 @@ def verify_condition4_gaussian(max_order: int, sigma: object, sensitivity: objec
     whole range by :func:`certify_nonnegative_expsum`.
     """
     max_order = _order(max_order, 1)
-    s = parse_rational(sigma, "sigma")
-    d = parse_rational(sensitivity, "sensitivity")
-    if s <= 0:
-        raise ValueError(f"sigma must be > 0. Found {sigma}.")
-    if d <= 0:
-        raise ValueError(f"sensitivity must be > 0. Found {sensitivity}.")
+    s = positive(sigma, "sigma")
+    d = positive(sensitivity, "sensitivity")
     T = d * d / (2 * s * s)
     return _verify_family(gaussian_chi_expsum, max_order, T, f"Gaussian, t in [0, {float(T):g}]")
 
@@ -522,12 +519,8 @@ def verify_condition4_laplace(max_order: int, scale: object, sensitivity: object
     reflection invariance, which also covers the swapped pair).
     """
     max_order = _order(max_order, 1)
-    b = parse_rational(scale, "scale")
-    d = parse_rational(sensitivity, "sensitivity")
-    if b <= 0:
-        raise ValueError(f"scale must be > 0. Found {scale}.")
-    if d <= 0:
-        raise ValueError(f"sensitivity must be > 0. Found {sensitivity}.")
+    b = positive(scale, "scale")
+    d = positive(sensitivity, "sensitivity")
     return _verify_family(laplace_chi_expsum, max_order, d / b, f"Laplace, s in [0, {float(d / b):g}]")
 
 

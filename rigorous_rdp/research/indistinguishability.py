@@ -54,6 +54,7 @@ from typing import Callable, Sequence, Tuple
 from flint import acb, arb
 
 from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb
+from ..validation import positive
 
 __all__ = [
     "parse_distribution",
@@ -256,11 +257,9 @@ def claim3_tail_bound(epsilon: object, delta: object, alpha: object, digits: flo
     Returns the right-hand side as a certified ball.  The post writes ``<``;
     only ``<=`` holds in general (module docstring).
     """
-    eps = parse_rational(epsilon, "epsilon")
+    eps = positive(epsilon, "epsilon")
     d = parse_rational(delta, "delta")
     a = parse_rational(alpha, "alpha")
-    if eps <= 0:
-        raise ValueError(f"epsilon must be > 0. Found {eps}.")
     if d < 0 or d > 1:
         raise ValueError(f"delta must be in [0, 1]. Found {d}.")
     if a <= 1:
@@ -372,12 +371,8 @@ def gaussian_pair_delta(sigma: object, epsilon: object, shift: object = 1, digit
     (Balle & Wang 2018, Thm. 8) is
     :math:`\Phi(\Delta/2\sigma - \epsilon\sigma/\Delta) - e^\epsilon\Phi(-\Delta/2\sigma - \epsilon\sigma/\Delta)`.
     """
-    s = parse_rational(sigma, "sigma")
-    m = parse_rational(shift, "shift")
-    if s <= 0:
-        raise ValueError(f"sigma must be > 0. Found {s}.")
-    if m <= 0:
-        raise ValueError(f"shift must be > 0. Found {m}.")
+    s = positive(sigma, "sigma")
+    m = positive(shift, "shift")
     # window: p-mass outside [-W, W] is 2 Phi(-W/sigma); W = 40 sigma + 2 |shift| gives < 1e-340
     w = 40 * s + 2 * m
     # the crossing p = e^eps q is at z* = shift/2 - eps sigma^2/shift
@@ -406,12 +401,8 @@ def laplace_pair_delta(b: object, epsilon: object, shift: object = 1, digits: fl
     :math:`e^{-|z|/b}/2b` has kinks at 0 and :math:`\Delta`; they are passed as
     breakpoints and each piece is analytic.
     """
-    bb = parse_rational(b, "scale")
-    m = parse_rational(shift, "shift")
-    if bb <= 0:
-        raise ValueError(f"scale must be > 0. Found {bb}.")
-    if m <= 0:
-        raise ValueError(f"shift must be > 0. Found {m}.")
+    bb = positive(b, "scale")
+    m = positive(shift, "shift")
     eps = _epsilon(epsilon)
     if eps * bb >= m:
         # (1.5): the privacy loss is bounded by shift/b <= epsilon (triangle inequality),

@@ -60,6 +60,7 @@ import numpy as np
 from flint import arb
 
 from ..arith import Certified, parse_rational, refine, to_arb, workprec
+from ..validation import positive
 from .constant import log_g_mixture, log_g_screen
 
 __all__ = [
@@ -84,18 +85,14 @@ class RouteInputs:
 
     @classmethod
     def parse(cls, epsilon: object, r: object, k: object, sigma: object) -> "RouteInputs":
-        e = parse_rational(epsilon, "epsilon")
+        e = positive(epsilon, "epsilon")
         rr = parse_rational(r, "r")
         kk = parse_rational(k, "k")
-        s = parse_rational(sigma, "sigma")
-        if e <= 0:
-            raise ValueError(f"epsilon must be > 0. Found {epsilon}.")
+        s = positive(sigma, "sigma")
         if not 0 < rr <= 1:
             raise ValueError(f"r must be in (0, 1]. Found {r}.")
         if kk.denominator != 1 or kk < 1:
             raise ValueError(f"k must be an integer >= 1 (epochs). Found {k}.")
-        if s <= 0:
-            raise ValueError(f"sigma must be > 0. Found {sigma}.")
         return cls(e, rr, int(kk), s)
 
     @property

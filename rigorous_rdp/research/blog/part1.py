@@ -502,9 +502,7 @@ def claim19_relaxed(epsilon: object, delta: object, r: object, alpha: Optional[o
 
 
 def _epochs_to_steps(k: object, r: Fraction) -> int:
-    kk = parse_rational(k, "epochs")
-    if kk <= 0:
-        raise ValueError(f"epochs must be > 0. Found {k!r}.")
+    kk = positive(k, "epochs")
     t = kk / r
     if t.denominator != 1:
         raise ValueError(f"epochs must make k / r an integer number of steps. Found k = {k!r}, r = {r}.")
@@ -559,9 +557,7 @@ def dpsgd_guarantee_as_stated(epsilon: object, delta: object, r: object, epochs:
     """
     e, d = _pos(epsilon, "epsilon"), _closed_unit(delta, "delta")
     rr = _closed_unit(r, "r")
-    kk = parse_rational(epochs, "epochs")
-    if kk <= 0:
-        raise ValueError(f"epochs must be > 0. Found {epochs!r}.")
+    kk = positive(epochs, "epochs")
     b = _beta(beta)
     eps = _cert(lambda: (2 * A(kk) * A(rr) * (-A(b).log())).sqrt() * A(e) + 2 * A(kk) * A(rr) * A(e) * A(e),
                 digits, "DP-SGD as stated")
