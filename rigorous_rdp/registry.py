@@ -491,8 +491,8 @@ def _build_reference_table() -> dict[type, ReferenceFn]:
         FsworAddRemoveCurve: fswor(rf.ref_add_remove_rdp),
         FsworReplaceOneCurve: fswor(rf.ref_replace_one_rdp),
         Wang2019Curve: wang,
-        FswrGaussianCurve: lambda c, a, dps: fsm.fswr_upper_exact_mp(a, c.sigma, c.batch_size, c.dataset_size,
-                                                                     dps),
+        FswrGaussianCurve: lambda c, a, dps: fsm.fswr_upper_mp(a, c.sigma, c.batch_size, c.dataset_size, dps,
+                                                               fractional="exact"),
         ZhuWangCurve: zhu_wang,
         MinCurve: minimum,
     }

@@ -79,68 +79,43 @@ def _fswr_weights(b: int, n: int) -> Tuple[mpf, List[mpf]]:
 
 
 def fswr_upper_mp(alpha, sigma, b: int, n: int, dps: int = 40, fractional: str = "interpolate") -> mpf:
-    r"""Reference for (16): :math:`\frac{1}{\alpha-1}\log\sum_n\tilde a_n H_{\alpha,\sigma/n}(\tilde q)`.
+    r"""Reference for (16): :math:`\frac{1}{\alpha-1}\log\big(1 + \sum_n\tilde a_n (H_{\alpha,\sigma/n}(\tilde q) - 1)\big)`.
 
     Integer alpha: binomial sums.  Real alpha: ``fractional="interpolate"`` is the
     per-n log-convex extension; ``"quad"`` is the exact value of (16) by
-    quadrature (which no valid bound may undercut); ``"min"`` is the per-n minimum
-    of both, which is what the certified code computes when every term is
-    integrated (small |B|).
-    """
-    a = Fraction(alpha)
-    with mp.workdps(dps):
-        s = _f(Fraction(sigma))
-        qt, at = _fswr_weights(b, n)
-        if a.denominator == 1:
-            hs = [h_binomial_mp(int(a), qt, 2 * k / s, dps) for k in range(1, b + 1)]
-        elif fractional == "quad":
-            hs = [h_quad_mp(a, qt, 2 * k / s, dps) for k in range(1, b + 1)]
-        else:
-            a0 = a.numerator // a.denominator
-            t = _f(a - a0)
-            hs = []
-            for k in range(1, b + 1):
-                h0 = mpf(1) if a0 == 1 else h_binomial_mp(a0, qt, 2 * k / s, dps)
-                h1 = h_binomial_mp(a0 + 1, qt, 2 * k / s, dps)
-                hs.append(h0 ** (1 - t) * h1 ** t)
-            if fractional == "min":
-                hs = [min(h, h_quad_mp(a, qt, 2 * k / s, dps)) for k, h in zip(range(1, b + 1), hs)]
-        total = mpmath.fsum(w * h for w, h in zip(at, hs))
-        return mpmath.log(total) / (_f(a) - 1)
-
-
-def fswr_upper_exact_mp(alpha, sigma, b: int, n: int, dps: int = 50) -> mpf:
-    r"""The exact value of (16) at every real order: the reference of the certified FSwR curve.
-
-    :math:`\frac{1}{\alpha-1}\log\big(1 + \sum_n \tilde a_n (H_{\alpha,\sigma/n}(\tilde q) - 1)\big)`
-    with :math:`H` by its binomial sum at integer orders and by quadrature at real orders.
-    No valid evaluation of (16) is below this value (the certified curve uses, per
-    ``n``, the smaller of the exact H and its log-convex extension, both >= H).  At
-    real orders, terms whose log-convex extension contributes less than
-    :math:`10^{-2\,\mathrm{dps}}` of the largest term keep the extension (an upper
-    bound on H that changes the sum by less than the verification margin) so that
-    large batches need only a few quadratures.
+    quadrature for every n (which no valid bound may undercut); ``"min"`` is the
+    per-n minimum of both, which is what the certified code computes when every
+    term is integrated (small |B|); ``"exact"`` is the exact value of (16) where it
+    matters: quadrature for every term whose extension contributes at least
+    :math:`10^{-2\,\mathrm{dps}}` of the largest term, the extension (an upper bound
+    on H that changes the sum by less than that) for the rest, so that large
+    batches need only a few quadratures.  This is the reference of the certified
+    FSwR curve in ``rigorous-rdp verify``.
     """
     a = Fraction(alpha)
     work = dps + 30
     with mp.workdps(work):
         s = _f(Fraction(sigma))
         qt, at = _fswr_weights(b, n)
+        mus = [2 * k / s for k in range(1, b + 1)]
         if a.denominator == 1:
-            hm1 = [h_binomial_mp(int(a), qt, 2 * k / s, work) - 1 for k in range(1, b + 1)]
+            hm1 = [h_binomial_mp(int(a), qt, mu, work) - 1 for mu in mus]
+        elif fractional == "quad":
+            hm1 = [h_quad_mp(a, qt, mu, work) - 1 for mu in mus]
         else:
             a0 = a.numerator // a.denominator
             t = _f(a - a0)
             hm1 = []
-            for k in range(1, b + 1):
-                h0 = mpf(1) if a0 == 1 else h_binomial_mp(a0, qt, 2 * k / s, work)
-                h1 = h_binomial_mp(a0 + 1, qt, 2 * k / s, work)
+            for mu in mus:
+                h0 = mpf(1) if a0 == 1 else h_binomial_mp(a0, qt, mu, work)
+                h1 = h_binomial_mp(a0 + 1, qt, mu, work)
                 hm1.append(h0 ** (1 - t) * h1 ** t - 1)
-            contrib = [w * h for w, h in zip(at, hm1)]
-            top = max(contrib)
-            for i, c in enumerate(contrib):
-                if c >= top * mpf(10) ** (-2 * dps):
-                    hm1[i] = h_quad_mp(a, qt, 2 * (i + 1) / s, work) - 1
+            if fractional == "min":
+                hm1 = [min(h, h_quad_mp(a, qt, mu, work) - 1) for mu, h in zip(mus, hm1)]
+            elif fractional == "exact":
+                contrib = [w * h for w, h in zip(at, hm1)]
+                cut = max(contrib) * mpf(10) ** (-2 * dps)
+                hm1 = [h_quad_mp(a, qt, mu, work) - 1 if c >= cut else h for mu, h, c in zip(mus, hm1, contrib)]
         total = mpmath.fsum(w * h for w, h in zip(at, hm1))
         return +(mpmath.log1p(total) / (_f(a) - 1))
 
