@@ -37,23 +37,24 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Tuple
 
 from flint import arb
 
 from ..arith import parse_rational, to_arb
 
-__all__ = ["abadi_validity_range", "abadi_lemma3_log_moment", "abadi_lemma3_rdp"]
+__all__ = ["abadi_lemma3_log_moment", "abadi_lemma3_rdp", "abadi_validity_range"]
 
 
-def _params(q: object, sigma: object) -> Tuple[Fraction, Fraction]:
+def _params(q: object, sigma: object) -> tuple[Fraction, Fraction]:
     qq = parse_rational(q, "q")
     ss = parse_rational(sigma, "sigma")
     if ss < 1:
         raise ValueError(f"sigma must be >= 1 for Abadi et al. Lemma 3. Found {float(ss)!r}.")
     if not 0 < qq < 1 / (16 * ss):
-        raise ValueError(f"q must be in (0, 1/(16 sigma)) = (0, {float(1 / (16 * ss)):.6g}) for Abadi et al."
-                         f" Lemma 3. Found {float(qq)!r}.")
+        raise ValueError(
+            f"q must be in (0, 1/(16 sigma)) = (0, {float(1 / (16 * ss)):.6g}) for Abadi et al."
+            f" Lemma 3. Found {float(qq)!r}."
+        )
     return qq, ss
 
 
@@ -68,7 +69,7 @@ def abadi_validity_range(q: object, sigma: object) -> int:
 
     with workprec(128):
         lim = to_arb(ss * ss) * (-(to_arb(qq * ss)).log())
-        lam = int(math.floor(float(lim.mid())))
+        lam = math.floor(float(lim.mid()))
         # certify the floor: lam <= lim < lam + 1 (adjust if the float guess was off)
         while not (arb(lam) <= lim):
             lam -= 1
@@ -83,18 +84,24 @@ def abadi_lemma3_log_moment(lam: int, q: object, sigma: object) -> arb:
         raise ValueError(f"alpha must be an integer >= 2 (lambda = alpha - 1 >= 1). Found lambda = {lam!r}.")
     lim = abadi_validity_range(q, sigma)
     if lam > lim:
-        raise ValueError(f"alpha must be <= {lim + 1} for Abadi et al. Lemma 3 (lambda <= sigma^2 log(1/(q sigma))"
-                         f" = {lim}). Found alpha = {lam + 1}.")
+        raise ValueError(
+            f"alpha must be <= {lim + 1} for Abadi et al. Lemma 3 (lambda <= sigma^2 log(1/(q sigma))"
+            f" = {lim}). Found alpha = {lam + 1}."
+        )
     qq, ss = _params(q, sigma)
     qa, sa = to_arb(qq), to_arb(ss)
     total = 1 + qa * qa * lam * (lam + 1) / ((1 - qa) * sa * sa)
     for t in range(3, lam + 2):
         dfac = _double_factorial(t - 1)
         two_q_t = (2 * qa) ** t
-        b1 = two_q_t * dfac / (2 * (1 - qa) ** (t - 1) * sa ** t)
-        b2 = qa ** t / ((1 - qa) ** t * sa ** (2 * t))
-        b3 = (two_q_t * (arb(t * t - t) / (2 * sa * sa)).exp() * (sa ** t * dfac + arb(t) ** t)
-              / (2 * (1 - qa) ** (t - 1) * sa ** (2 * t)))
+        b1 = two_q_t * dfac / (2 * (1 - qa) ** (t - 1) * sa**t)
+        b2 = qa**t / ((1 - qa) ** t * sa ** (2 * t))
+        b3 = (
+            two_q_t
+            * (arb(t * t - t) / (2 * sa * sa)).exp()
+            * (sa**t * dfac + arb(t) ** t)
+            / (2 * (1 - qa) ** (t - 1) * sa ** (2 * t))
+        )
         total += math.comb(lam + 1, t) * (b1 + b2 + b3)
     return total.log()
 

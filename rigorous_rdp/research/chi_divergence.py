@@ -44,10 +44,12 @@ text we work from; the certified checks here do not rely on it.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any
 
 from flint import acb, arb, ctx
 
@@ -55,25 +57,25 @@ from ..arith import parse_rational, to_arb, workprec
 from ..validation import positive
 
 __all__ = [
-    "chi_divergence_discrete",
-    "lemma9_sides_discrete",
     "Condition4Certificate",
-    "check_condition4_discrete",
-    "chi_divergence_density",
-    "check_condition4_density",
     "ExpSum",
     "certify_nonnegative_expsum",
-    "gaussian_chi_expsum",
+    "check_condition4_density",
+    "check_condition4_discrete",
+    "chi_divergence_density",
+    "chi_divergence_discrete",
     "gaussian_chi",
+    "gaussian_chi_expsum",
     "gaussian_chi_taylor_coefficients",
-    "verify_condition4_gaussian",
-    "laplace_chi_expsum",
     "laplace_chi",
-    "verify_condition4_laplace",
-    "randomized_response_chi",
-    "verify_condition4_randomized_response",
+    "laplace_chi_expsum",
+    "lemma9_sides_discrete",
     "poisson_chi",
     "poisson_chi_float",
+    "randomized_response_chi",
+    "verify_condition4_gaussian",
+    "verify_condition4_laplace",
+    "verify_condition4_randomized_response",
 ]
 
 Dist = Sequence[object]
@@ -83,7 +85,8 @@ Dist = Sequence[object]
 # finite discrete distributions, exactly
 # ---------------------------------------------------------------------------
 
-def _dist(p: Dist, name: str) -> List[Fraction]:
+
+def _dist(p: Dist, name: str) -> list[Fraction]:
     out = [parse_rational(x, name) for x in p]
     if not out:
         raise ValueError(f"{name} must be a non-empty list of probabilities.")
@@ -111,7 +114,7 @@ def chi_divergence_discrete(p: Dist, q: Dist, ell: int) -> Fraction:
     if len(pp) != len(qq):
         raise ValueError(f"p and q must have the same length. Found {len(pp)} and {len(qq)}.")
     total = Fraction(0)
-    for a, b in zip(pp, qq):
+    for a, b in zip(pp, qq, strict=False):
         if b == 0:
             if a != 0:
                 raise ValueError("p must be absolutely continuous w.r.t. q (q_i = 0 < p_i).")
@@ -120,7 +123,7 @@ def chi_divergence_discrete(p: Dist, q: Dist, ell: int) -> Fraction:
     return total
 
 
-def lemma9_sides_discrete(pi: Dist, mu: Dist, alpha: int) -> Tuple[Fraction, Fraction]:
+def lemma9_sides_discrete(pi: Dist, mu: Dist, alpha: int) -> tuple[Fraction, Fraction]:
     r"""Both sides of Lemma 9, exactly: :math:`(\mathbb{E}_\mu[(\pi/\mu-1)^\alpha],\;
     \mathbb{E}_\pi[(\pi/\mu-1)^{\alpha-1}] - \mathbb{E}_\mu[(\pi/\mu-1)^{\alpha-1}])`.
 
@@ -128,11 +131,11 @@ def lemma9_sides_discrete(pi: Dist, mu: Dist, alpha: int) -> Tuple[Fraction, Fra
     """
     alpha = _order(alpha, 1)
     pp, mm = _dist(pi, "p"), _dist(mu, "q")
-    if len(pp) != len(mm) or any((a == 0) != (b == 0) for a, b in zip(pp, mm)):
+    if len(pp) != len(mm) or any((a == 0) != (b == 0) for a, b in zip(pp, mm, strict=False)):
         raise ValueError("p and q must be mutually absolutely continuous distributions of the same length.")
-    lhs = sum((b * (a / b - 1) ** alpha for a, b in zip(pp, mm) if b), Fraction(0))
-    r1 = sum((a * (a / b - 1) ** (alpha - 1) for a, b in zip(pp, mm) if b), Fraction(0))
-    r2 = sum((b * (a / b - 1) ** (alpha - 1) for a, b in zip(pp, mm) if b), Fraction(0))
+    lhs = sum((b * (a / b - 1) ** alpha for a, b in zip(pp, mm, strict=False) if b), Fraction(0))
+    r1 = sum((a * (a / b - 1) ** (alpha - 1) for a, b in zip(pp, mm, strict=False) if b), Fraction(0))
+    r2 = sum((b * (a / b - 1) ** (alpha - 1) for a, b in zip(pp, mm, strict=False) if b), Fraction(0))
     return lhs, r1 - r2
 
 
@@ -153,15 +156,16 @@ class Condition4Certificate:
     holds: bool
     max_order: int
     method: str
-    values: Dict[Tuple[object, int], object] = field(default_factory=dict)
-    failures: Tuple[Tuple[object, int, str], ...] = ()
+    values: dict[tuple[object, int], object] = field(default_factory=dict)
+    failures: tuple[tuple[object, int, str], ...] = ()
 
     def __bool__(self) -> bool:
         return self.holds
 
 
-def check_condition4_discrete(pairs: Sequence[Tuple[Dist, Dist]], max_order: int,
-                              both_directions: bool = True) -> Condition4Certificate:
+def check_condition4_discrete(
+    pairs: Sequence[tuple[Dist, Dist]], max_order: int, both_directions: bool = True
+) -> Condition4Certificate:
     r"""Exact check of condition (4) for a finite list of output-distribution pairs.
 
     Args:
@@ -171,9 +175,9 @@ def check_condition4_discrete(pairs: Sequence[Tuple[Dist, Dist]], max_order: int
         both_directions: also check ``(M(X'), M(X))`` (add/remove adjacency is symmetric).
     """
     max_order = _order(max_order, 1)
-    values: Dict[Tuple[object, int], object] = {}
+    values: dict[tuple[object, int], object] = {}
     failures = []
-    work = []
+    work: list[tuple[object, Sequence[object], Sequence[object]]] = []
     for i, (p, q) in enumerate(pairs):
         work.append((i, p, q))
         if both_directions:
@@ -194,9 +198,17 @@ def check_condition4_discrete(pairs: Sequence[Tuple[Dist, Dist]], max_order: int
 DensityFn = Callable[[acb, bool], acb]
 
 
-def chi_divergence_density(p: DensityFn, q: DensityFn, ell: int, a: object, b: object, *,
-                           breakpoints: Sequence[object] = (), outside: object = 0,
-                           prec: Optional[int] = None) -> arb:
+def chi_divergence_density(
+    p: DensityFn,
+    q: DensityFn,
+    ell: int,
+    a: object,
+    b: object,
+    *,
+    breakpoints: Sequence[object] = (),
+    outside: object = 0,
+    prec: int | None = None,
+) -> arb:
     r"""Ball for :math:`D_{\chi^\ell}(P\|Q) = \int (p-q)^\ell q^{1-\ell}` by Arb's certified integration.
 
     Args:
@@ -234,15 +246,22 @@ def chi_divergence_density(p: DensityFn, q: DensityFn, ell: int, a: object, b: o
             return (pz - qz) ** ell / qz ** (ell - 1)
 
         total = acb(0)
-        for u, v in zip(pts[:-1], pts[1:]):
+        for u, v in itertools.pairwise(pts):
             total += acb.integral(integrand, to_arb(u), to_arb(v))
         val = total.real
         return val + arb(0, tail.upper()) if tail != 0 else val
 
 
-def check_condition4_density(pairs: Sequence[Tuple[DensityFn, DensityFn]], max_order: int, a: object, b: object, *,
-                             breakpoints: Sequence[object] = (), outside: Optional[Callable[[int], object]] = None,
-                             prec: int = 128) -> Condition4Certificate:
+def check_condition4_density(
+    pairs: Sequence[tuple[DensityFn, DensityFn]],
+    max_order: int,
+    a: object,
+    b: object,
+    *,
+    breakpoints: Sequence[object] = (),
+    outside: Callable[[int], object] | None = None,
+    prec: int = 128,
+) -> Condition4Certificate:
     r"""Certified check of condition (4) for pairs of 1-d densities (see :func:`chi_divergence_density`).
 
     ``outside(ell)`` must return a proven tail bound for order ``ell`` (default 0:
@@ -251,24 +270,26 @@ def check_condition4_density(pairs: Sequence[Tuple[DensityFn, DensityFn]], max_o
     ``holds`` is False).
     """
     max_order = _order(max_order, 1)
-    values: Dict[Tuple[object, int], object] = {}
+    values: dict[tuple[object, int], object] = {}
     failures = []
     for i, (p, q) in enumerate(pairs):
         for ell in range(3, max_order + 1, 2):
-            v = chi_divergence_density(p, q, ell, a, b, breakpoints=breakpoints,
-                                       outside=0 if outside is None else outside(ell), prec=prec)
+            v = chi_divergence_density(
+                p, q, ell, a, b, breakpoints=breakpoints, outside=0 if outside is None else outside(ell), prec=prec
+            )
             values[(i, ell)] = v
             if not v >= 0:
                 failures.append((i, ell, "negative" if v < 0 else "undecided"))
-    return Condition4Certificate(not failures, max_order, "certified integration (acb.integral)", values,
-                                 tuple(failures))
+    return Condition4Certificate(
+        not failures, max_order, "certified integration (acb.integral)", values, tuple(failures)
+    )
 
 
 # ---------------------------------------------------------------------------
 # finite exponential sums: certified non-negativity on [0, S]
 # ---------------------------------------------------------------------------
 
-ExpSum = Dict[Fraction, Fraction]  # exponent k -> coefficient C_k of C_k e^{k s}
+ExpSum = dict[Fraction, Fraction]  # exponent k -> coefficient C_k of C_k e^{k s}
 
 
 def _expsum_eval(f: ExpSum, s: arb) -> arb:
@@ -294,15 +315,16 @@ def _expsum_lower_on_box(f: ExpSum, c: arb, r: arb, order: int) -> arb:
     rn = arb(1)
     for n in range(1, order + 1):
         rn = rn * r / n
-        dn = sum((cf * k ** n * e for k, cf, e in exps), arb(0))
+        dn = sum((cf * k**n * e for k, cf, e in exps), arb(0))
         lower -= abs(dn) * rn
     rem = sum((abs(cf) * abs(k) ** (order + 1) * e * (abs(k) * r).exp() for k, cf, e in exps), arb(0))
     lower -= rem * rn * r / (order + 1)
     return lower
 
 
-def certify_nonnegative_expsum(f: ExpSum, S: object, *, max_depth: int = 60, prec: int = 256,
-                               max_boxes: int = 20000, near_terms: int = 60) -> Tuple[Optional[bool], str]:
+def certify_nonnegative_expsum(
+    f: ExpSum, S: object, *, max_depth: int = 60, prec: int = 256, max_boxes: int = 20000, near_terms: int = 60
+) -> tuple[bool | None, str]:
     r"""Decide :math:`f(s) = \sum_k C_k e^{k s} \ge 0` for all :math:`s \in [0, S]`, rigorously.
 
     Method:
@@ -335,7 +357,7 @@ def certify_nonnegative_expsum(f: ExpSum, S: object, *, max_depth: int = 60, pre
     K = len(f)
     m = None
     for n in range(0, K):
-        a_n = sum((c * k ** n for k, c in f.items()), Fraction(0))
+        a_n = sum((c * k**n for k, c in f.items()), Fraction(0))
         if a_n != 0:
             m, a_m = n, a_n
             break
@@ -347,7 +369,7 @@ def certify_nonnegative_expsum(f: ExpSum, S: object, *, max_depth: int = 60, pre
         return True, "S = 0"
     # exact Taylor coefficients a_m .. a_M at 0 (M = m + extra) for the near-zero bound
     M = m + near_terms
-    coeffs = {n: sum((c * k ** n for k, c in f.items()), Fraction(0)) for n in range(m, M + 1)}
+    coeffs = {n: sum((c * k**n for k, c in f.items()), Fraction(0)) for n in range(m, M + 1)}
     with workprec(prec):
 
         def near_zero_ok(s1: Fraction) -> bool:
@@ -380,8 +402,9 @@ def certify_nonnegative_expsum(f: ExpSum, S: object, *, max_depth: int = 60, pre
 
             def dominates(x: Fraction) -> bool:
                 xb = to_arb(x)
-                others = sum((abs(to_arb(c)) * (to_arb(k - k_top) * xb).exp() for k, c in f.items() if k != k_top),
-                             arb(0))
+                others = sum(
+                    (abs(to_arb(c)) * (to_arb(k - k_top) * xb).exp() for k, c in f.items() if k != k_top), arb(0)
+                )
                 return bool(to_arb(f[k_top]) - others > 0)
 
             if dominates(Sq):
@@ -395,7 +418,7 @@ def certify_nonnegative_expsum(f: ExpSum, S: object, *, max_depth: int = 60, pre
                     else:
                         a_ = mid_
                 s_hi = b_
-        stack: List[Tuple[Fraction, Fraction, int]] = [(s1, s_hi, 0)]
+        stack: list[tuple[Fraction, Fraction, int]] = [(s1, s_hi, 0)]
         boxes = 0
         while stack:
             lo, hi, d = stack.pop()
@@ -429,6 +452,7 @@ def certify_nonnegative_expsum(f: ExpSum, S: object, *, max_depth: int = 60, pre
 # Gaussian
 # ---------------------------------------------------------------------------
 
+
 def gaussian_chi_expsum(ell: int) -> ExpSum:
     r""":math:`D_{\chi^\ell}(N(\mu,\sigma^2)\|N(0,\sigma^2))` as an exponential sum in :math:`t = \mu^2/(2\sigma^2)`:
     :math:`\sum_{j=0}^{\ell}\binom{\ell}{j}(-1)^{\ell-j}e^{j(j-1)t}`."""
@@ -440,7 +464,7 @@ def gaussian_chi_expsum(ell: int) -> ExpSum:
     return out
 
 
-def gaussian_chi(ell: int, mu: object, sigma: object, *, prec: Optional[int] = None) -> arb:
+def gaussian_chi(ell: int, mu: object, sigma: object, *, prec: int | None = None) -> arb:
     r"""Ball for :math:`D_{\chi^\ell}(N(\mu,\sigma^2)\|N(0,\sigma^2))` (exact rational inputs)."""
     mu_q, s_q = parse_rational(mu, "mu"), parse_rational(sigma, "sigma")
     if s_q <= 0:
@@ -449,7 +473,7 @@ def gaussian_chi(ell: int, mu: object, sigma: object, *, prec: Optional[int] = N
         return _expsum_eval(gaussian_chi_expsum(ell), to_arb(mu_q * mu_q / (2 * s_q * s_q)))
 
 
-def gaussian_chi_taylor_coefficients(ell: int, n_max: int) -> List[int]:
+def gaussian_chi_taylor_coefficients(ell: int, n_max: int) -> list[int]:
     r"""Exact integers :math:`\Delta^\ell[(x(x-1))^n](0) = \sum_j\binom{\ell}{j}(-1)^{\ell-j}(j(j-1))^n`, n = 0..n_max.
 
     :math:`D_{\chi^\ell} = \sum_n c_n t^n/n!`; all :math:`c_n \ge 0` (module docstring: falling
@@ -457,8 +481,10 @@ def gaussian_chi_taylor_coefficients(ell: int, n_max: int) -> List[int]:
     order and sensitivity.  This function lets tests check it exactly.
     """
     ell = _order(ell)
-    return [sum(math.comb(ell, j) * (-1) ** (ell - j) * (j * (j - 1)) ** n for j in range(ell + 1))
-            for n in range(n_max + 1)]
+    return [
+        sum(math.comb(ell, j) * (-1) ** (ell - j) * (j * (j - 1)) ** n for j in range(ell + 1))
+        for n in range(n_max + 1)
+    ]
 
 
 def verify_condition4_gaussian(max_order: int, sigma: object, sensitivity: object = 1) -> Condition4Certificate:
@@ -481,6 +507,7 @@ def verify_condition4_gaussian(max_order: int, sigma: object, sensitivity: objec
 # Laplace
 # ---------------------------------------------------------------------------
 
+
 def laplace_chi_expsum(ell: int) -> ExpSum:
     r""":math:`D_{\chi^\ell}(\mathrm{Lap}(\mu,b)\|\mathrm{Lap}(0,b))` as an exponential sum in :math:`s = |\mu|/b`.
 
@@ -502,7 +529,7 @@ def laplace_chi_expsum(ell: int) -> ExpSum:
     return {k: v for k, v in out.items() if v != 0}
 
 
-def laplace_chi(ell: int, mu: object, b: object, *, prec: Optional[int] = None) -> arb:
+def laplace_chi(ell: int, mu: object, b: object, *, prec: int | None = None) -> arb:
     r"""Ball for :math:`D_{\chi^\ell}(\mathrm{Lap}(\mu,b)\|\mathrm{Lap}(0,b))` (exact rational inputs)."""
     mu_q, b_q = parse_rational(mu, "mu"), parse_rational(b, "scale")
     if b_q <= 0:
@@ -525,20 +552,22 @@ def verify_condition4_laplace(max_order: int, scale: object, sensitivity: object
 
 
 def _verify_family(expsum: Callable[[int], ExpSum], max_order: int, S: Fraction, label: str) -> Condition4Certificate:
-    values: Dict[Tuple[object, int], object] = {}
+    values: dict[tuple[object, int], object] = {}
     failures = []
     for ell in range(3, max_order + 1, 2):
         ok, why = certify_nonnegative_expsum(expsum(ell), S)
         values[(label, ell)] = why
         if ok is not True:
             failures.append((label, ell, why))
-    return Condition4Certificate(not failures, max_order, f"certified exponential-sum check ({label})", values,
-                                 tuple(failures))
+    return Condition4Certificate(
+        not failures, max_order, f"certified exponential-sum check ({label})", values, tuple(failures)
+    )
 
 
 # ---------------------------------------------------------------------------
 # randomized response
 # ---------------------------------------------------------------------------
+
 
 def randomized_response_chi(ell: int, p: object) -> Fraction:
     r"""Exact :math:`D_{\chi^\ell}(\mathrm{Ber}(p)\|\mathrm{Ber}(1-p)) = (2p-1)^\ell[(1-p)^{1-\ell} + (-1)^\ell p^{1-\ell}]`.
@@ -566,7 +595,8 @@ def verify_condition4_randomized_response(max_order: int, p: object) -> Conditio
 # Poisson distributions (Nielsen & Nock 2014; Fig. 2 of the seed)
 # ---------------------------------------------------------------------------
 
-def poisson_chi(ell: int, lam1: object, lam2: object, *, prec: Optional[int] = None) -> arb:
+
+def poisson_chi(ell: int, lam1: object, lam2: object, *, prec: int | None = None) -> arb:
     r"""Ball for :math:`D_{\chi^\ell}(\mathrm{Poi}(\lambda_1)\|\mathrm{Poi}(\lambda_2))`.
 
     With :math:`\mathbb{E}_{Q}[(P/Q)^j] = \exp(\lambda_1^j\lambda_2^{1-j} - j\lambda_1 - (1-j)\lambda_2)`,
@@ -582,12 +612,12 @@ def poisson_chi(ell: int, lam1: object, lam2: object, *, prec: Optional[int] = N
         a1, a2 = to_arb(l1), to_arb(l2)
         total = arb(0)
         for j in range(ell + 1):
-            e = a1 ** j * a2 ** (1 - j) - j * a1 - (1 - j) * a2
+            e = a1**j * a2 ** (1 - j) - j * a1 - (1 - j) * a2
             total += math.comb(ell, j) * (-1) ** (ell - j) * e.exp()
         return total
 
 
-def poisson_chi_float(ell: int, lam1, lam2):
+def poisson_chi_float(ell: int, lam1: object, lam2: object) -> Any:
     """Float version of :func:`poisson_chi` (numpy broadcasting; plotting only)."""
     import numpy as np
 
@@ -595,5 +625,5 @@ def poisson_chi_float(ell: int, lam1, lam2):
     l2 = np.asarray(lam2, dtype=float)
     total = 0.0
     for j in range(ell + 1):
-        total = total + math.comb(ell, j) * (-1) ** (ell - j) * np.exp(l1 ** j * l2 ** (1 - j) - j * l1 - (1 - j) * l2)
+        total = total + math.comb(ell, j) * (-1) ** (ell - j) * np.exp(l1**j * l2 ** (1 - j) - j * l1 - (1 - j) * l2)
     return total

@@ -43,34 +43,35 @@ Bad input raises ``ValueError`` whose message starts with the parameter name
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable, Optional, Tuple, Union
 
 import numpy as np
 from flint import arb, ctx
 from scipy import special
 
-from ..arith import Certified, DEFAULT_DIGITS, MAX_PREC, parse_rational, rel_width_ok, to_arb, workprec
+from ..arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, to_arb, workprec
 from ..validation import integer_at_least
 
 __all__ = [
-    "amplify_poisson",
-    "basic_composition",
     "advanced_composition",
     "advanced_composition_epsilon",
+    "amplify_poisson",
+    "basic_composition",
+    "invert_decreasing",
     "kov_composition_theorem33",
     "optimal_composition_delta",
     "optimal_composition_delta_float",
     "optimal_composition_epsilon",
-    "invert_decreasing",
 ]
 
-Number = Union[int, Fraction, str, float, arb]
+Number = int | Fraction | str | float | arb
 
 
 # ---------------------------------------------------------------------------
 # input handling
 # ---------------------------------------------------------------------------
+
 
 def number_ball(x: Number, name: str) -> arb:
     """An arb ball for a user parameter (exact rational or an existing ball)."""
@@ -115,7 +116,8 @@ def _show(x: Number) -> str:
 # amplification by Poisson subsampling
 # ---------------------------------------------------------------------------
 
-def amplify_poisson(epsilon: Number, delta: Number, q: Number, *, prec: Optional[int] = None) -> Tuple[arb, arb]:
+
+def amplify_poisson(epsilon: Number, delta: Number, q: Number, *, prec: int | None = None) -> tuple[arb, arb]:
     r"""Privacy amplification of an (epsilon, delta)-DP mechanism by Poisson subsampling.
 
     Zhu & Wang 2019, Lemma 4 (Li, Qardaji & Su 2012, Thm. 1): if M is
@@ -142,7 +144,8 @@ def amplify_poisson(epsilon: Number, delta: Number, q: Number, *, prec: Optional
 # basic and advanced composition
 # ---------------------------------------------------------------------------
 
-def basic_composition(epsilon: Number, delta: Number, steps: int, *, prec: Optional[int] = None) -> Tuple[arb, arb]:
+
+def basic_composition(epsilon: Number, delta: Number, steps: int, *, prec: int | None = None) -> tuple[arb, arb]:
     r"""Basic composition: k-fold adaptive composition is :math:`(k\epsilon, k\delta)`-DP.
 
     Dwork, McSherry, Nissim & Smith 2006; blog part 1, Claim 10.  (The delta is
@@ -155,8 +158,7 @@ def basic_composition(epsilon: Number, delta: Number, steps: int, *, prec: Optio
         return k * e, k * d
 
 
-def advanced_composition_epsilon(epsilon: Number, steps: int, delta_prime: Number, *,
-                                 prec: Optional[int] = None) -> arb:
+def advanced_composition_epsilon(epsilon: Number, steps: int, delta_prime: Number, *, prec: int | None = None) -> arb:
     r"""Epsilon of the advanced composition theorem for a slack :math:`\delta' \in (0, 1)`.
 
     Dwork, Rothblum & Vadhan 2010; Dwork & Roth 2014, Thm. 3.20:
@@ -172,8 +174,9 @@ def advanced_composition_epsilon(epsilon: Number, steps: int, delta_prime: Numbe
         return (2 * k * (-dp.log())).sqrt() * e + k * e * e.expm1()
 
 
-def advanced_composition(epsilon: Number, delta: Number, steps: int, target_delta: Number, *,
-                         prec: Optional[int] = None) -> arb:
+def advanced_composition(
+    epsilon: Number, delta: Number, steps: int, target_delta: Number, *, prec: int | None = None
+) -> arb:
     r"""Advanced composition with a total delta budget: the epsilon of k-fold composition.
 
     Spends :math:`k\delta` on the steps and the rest :math:`\delta' = \delta_{\mathrm{target}} - k\delta`
@@ -203,8 +206,10 @@ def advanced_composition(epsilon: Number, delta: Number, steps: int, target_delt
 # optimal composition (Kairouz, Oh & Viswanath 2015)
 # ---------------------------------------------------------------------------
 
-def kov_composition_theorem33(epsilon: Number, delta: Number, steps: int, i: int, *,
-                              prec: Optional[int] = None) -> Tuple[arb, arb]:
+
+def kov_composition_theorem33(
+    epsilon: Number, delta: Number, steps: int, i: int, *, prec: int | None = None
+) -> tuple[arb, arb]:
     r"""KOV15 Thm. 3.3 as stated: the pair :math:`((k-2i)\epsilon,\ 1-(1-\delta)^k(1-\delta_i))` for
     :math:`i \in \{0, \ldots, \lfloor k/2 \rfloor\}`, with
 
@@ -222,19 +227,25 @@ def kov_composition_theorem33(epsilon: Number, delta: Number, steps: int, i: int
         e = _nonneg(epsilon, "epsilon")
         d = _prob(delta, "delta")
         s = arb(0)
-        for l in range(i):
-            s += arb(math.comb(k, l)) * (((k - l) * e).exp() - ((k - 2 * i + l) * e).exp())
+        for j in range(i):
+            s += arb(math.comb(k, j)) * (((k - j) * e).exp() - ((k - 2 * i + j) * e).exp())
         di = s / (1 + e.exp()) ** k
         return (k - 2 * i) * e, 1 - (1 - d) ** k * (1 - di)
 
 
 def _log_pmf_float(k: int, eps: float, ls: np.ndarray) -> np.ndarray:
     """float log of C(k,l) e^{(k-l)eps} / (1+e^eps)^k (screening only)."""
-    return (special.gammaln(k + 1) - special.gammaln(ls + 1) - special.gammaln(k - ls + 1)
-            + (k - ls) * eps - k * np.logaddexp(0.0, eps))
+    out: np.ndarray = (
+        special.gammaln(k + 1)
+        - special.gammaln(ls + 1)
+        - special.gammaln(k - ls + 1)
+        + (k - ls) * eps
+        - k * np.logaddexp(0.0, eps)
+    )
+    return out
 
 
-def optimal_composition_delta_float(epsilon: float, delta: float, steps: int, target_epsilon) -> np.ndarray:
+def optimal_composition_delta_float(epsilon: float, delta: float, steps: int, target_epsilon: object) -> np.ndarray:
     r"""Float estimate of :func:`optimal_composition_delta` (vectorised over ``target_epsilon``).
 
     For screening and optimisation of parameters only; not a certified value.
@@ -264,8 +275,9 @@ def optimal_composition_delta_float(epsilon: float, delta: float, steps: int, ta
     return out
 
 
-def optimal_composition_delta(epsilon: Number, delta: Number, steps: int, target_epsilon: Number, *,
-                              prec: Optional[int] = None) -> arb:
+def optimal_composition_delta(
+    epsilon: Number, delta: Number, steps: int, target_epsilon: Number, *, prec: int | None = None
+) -> arb:
     r"""The exact optimal delta of k-fold composition at total epsilon :math:`\epsilon_g`.
 
     KOV15 Thm. 3.3 / 3.5 (module docstring):
@@ -296,7 +308,7 @@ def optimal_composition_delta(epsilon: Number, delta: Number, steps: int, target
         d = _prob(delta, "delta")
         g = _nonneg(target_epsilon, "epsilon")
         hom = _delta_hom(e, k, g)
-        return 1 - (k * (-d).log1p()).exp() * (1 - hom) if not d == 1 else arb(1)
+        return 1 - (k * (-d).log1p()).exp() * (1 - hom) if d != 1 else arb(1)
 
 
 def _delta_hom(e: arb, k: int, g: arb) -> arb:
@@ -309,7 +321,7 @@ def _delta_hom(e: arb, k: int, g: arb) -> arb:
     ef = float(e.mid())
     gf = float(g.mid())
     lstar = (k - gf / ef) / 2.0  # terms with l < lstar are positive (float estimate)
-    l_hi = min(k + 1, max(0, int(math.ceil(lstar)) + 2))
+    l_hi = min(k + 1, max(0, math.ceil(lstar) + 2))
     # extend l_hi until the next term is proven to vanish: (k - 2l) e <= g
     while l_hi <= k and not ((k - 2 * l_hi) * e <= g):
         l_hi += 1
@@ -318,7 +330,7 @@ def _delta_hom(e: arb, k: int, g: arb) -> arb:
     # window start from the float pmf
     ls = np.arange(0, l_hi, dtype=float)
     lp = _log_pmf_float(k, ef, ls)
-    mode = int(math.floor((k + 1) / (1.0 + math.exp(ef))))
+    mode = math.floor((k + 1) / (1.0 + math.exp(ef)))
     cut = lp.max() - (ctx.prec * math.log(2.0) + 40.0)
     below = np.nonzero(lp >= cut)[0]
     l_lo = int(below[0]) if len(below) else 0
@@ -328,10 +340,10 @@ def _delta_hom(e: arb, k: int, g: arb) -> arb:
     # log b_l at l = l_lo, then the ratio recurrence
     lb = _log_binom(k, l_lo) + (k - l_lo) * e - k * log1pe
     total = arb(0)
-    for l in range(l_lo, l_hi):
-        if l > l_lo:
-            lb = lb + arb(k - l + 1).log() - arb(l).log() - e
-        expo = (k - 2 * l) * e - g
+    for j in range(l_lo, l_hi):
+        if j > l_lo:
+            lb = lb + arb(k - j + 1).log() - arb(j).log() - e
+        expo = (k - 2 * j) * e - g
         if expo <= 0:
             continue
         fac = -((-expo).expm1())
@@ -350,8 +362,8 @@ def _delta_hom(e: arb, k: int, g: arb) -> arb:
     return total.min(arb(1))
 
 
-def _log_binom(k: int, l: int) -> arb:
-    return arb(k + 1).lgamma() - arb(l + 1).lgamma() - arb(k - l + 1).lgamma()
+def _log_binom(k: int, j: int) -> arb:
+    return arb(k + 1).lgamma() - arb(j + 1).lgamma() - arb(k - j + 1).lgamma()
 
 
 def invert_decreasing(
@@ -360,7 +372,7 @@ def invert_decreasing(
     lo: Fraction,
     hi: Fraction,
     *,
-    guess: Optional[float] = None,
+    guess: float | None = None,
     digits: float = DEFAULT_DIGITS,
     max_prec: int = MAX_PREC,
     start_prec: int = 64,
@@ -382,7 +394,7 @@ def invert_decreasing(
     """
     prec = start_prec
 
-    def decide(x: Fraction) -> Optional[bool]:
+    def decide(x: Fraction) -> bool | None:
         """True if f(x) <= t proven, False if f(x) > t proven, None if undecided."""
         nonlocal prec
         p = prec
@@ -446,7 +458,7 @@ def _short_mid(lo: Fraction, hi: Fraction) -> Fraction:
     """A dyadic point strictly inside (lo, hi) with a short representation."""
     m = (lo + hi) / 2
     w = hi - lo
-    e = max(0, -int(math.floor(math.log2(float(w)))) + 3) if w > 0 else 60
+    e = max(0, -math.floor(math.log2(float(w))) + 3) if w > 0 else 60
     den = 1 << e
     return Fraction(round(m * den), den)
 
@@ -458,8 +470,15 @@ def _interval(a: Fraction, b: Fraction) -> arb:
     return arb(la.lower()).union(arb(lb.upper()))
 
 
-def optimal_composition_epsilon(epsilon: Number, delta: Number, steps: int, target_delta: Number, *,
-                                digits: float = DEFAULT_DIGITS, max_prec: int = MAX_PREC) -> Certified:
+def optimal_composition_epsilon(
+    epsilon: Number,
+    delta: Number,
+    steps: int,
+    target_delta: Number,
+    *,
+    digits: float = DEFAULT_DIGITS,
+    max_prec: int = MAX_PREC,
+) -> Certified:
     r"""The smallest total epsilon of k-fold optimal composition (KOV15) with total delta <= target.
 
     Inverts :func:`optimal_composition_delta` (non-increasing in
@@ -498,11 +517,12 @@ def optimal_composition_epsilon(epsilon: Number, delta: Number, steps: int, targ
         return optimal_composition_delta(e, d, k, to_arb(x))
 
     guess = float_root(lambda x: float(optimal_composition_delta_float(ef, df, k, x)[0]), tf, 0.0, float(hi))
-    return invert_decreasing(f, tb, Fraction(0), hi, guess=guess, digits=digits, max_prec=max_prec,
-                             what="optimal composition epsilon")
+    return invert_decreasing(
+        f, tb, Fraction(0), hi, guess=guess, digits=digits, max_prec=max_prec, what="optimal composition epsilon"
+    )
 
 
-def float_root(fun: Callable[[float], float], target: float, lo: float, hi: float) -> Optional[float]:
+def float_root(fun: Callable[[float], float], target: float, lo: float, hi: float) -> float | None:
     """Float bisection for a non-increasing ``fun`` (guess only)."""
     try:
         if fun(lo) <= target:

@@ -30,26 +30,24 @@ message starts with the parameter name (``sigma``, ``epsilon``, ``delta``).
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
-from typing import Optional, Union
 
 import numpy as np
 from flint import arb
 from scipy import special
 
-from ..arith import Certified, DEFAULT_DIGITS, MAX_PREC, parse_rational, refine, to_arb, workprec
-from .composition import number_ball, float_root, invert_decreasing
+from ..arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb, workprec
+from .composition import float_root, invert_decreasing, number_ball
 
 __all__ = [
     "gaussian_delta",
-    "gaussian_delta_float",
     "gaussian_delta_certified",
+    "gaussian_delta_float",
     "gaussian_epsilon",
     "gaussian_sigma",
 ]
 
-Number = Union[int, Fraction, str, float, arb]
+Number = int | Fraction | str | float | arb
 
 
 def _phi(x: arb) -> arb:
@@ -71,7 +69,7 @@ def _nonneg(x: Number, name: str) -> arb:
     return b
 
 
-def gaussian_delta(epsilon: Number, sigma: Number, sensitivity: Number = 1, *, prec: Optional[int] = None) -> arb:
+def gaussian_delta(epsilon: Number, sigma: Number, sensitivity: Number = 1, *, prec: int | None = None) -> arb:
     r"""Ball containing the exact delta of the Gaussian mechanism at ``epsilon``.
 
     Balle & Wang 2018, Thm. 8 (module docstring), with ``sigma`` the noise
@@ -95,7 +93,7 @@ def gaussian_delta(epsilon: Number, sigma: Number, sensitivity: Number = 1, *, p
         return d.max(arb(0)).min(arb(1)) if d.is_finite() else arb(0).union(arb(1))
 
 
-def gaussian_delta_float(epsilon, sigma: float, sensitivity: float = 1.0) -> np.ndarray:
+def gaussian_delta_float(epsilon: object, sigma: float, sensitivity: float = 1.0) -> np.ndarray:
     """Float estimate of :func:`gaussian_delta` (vectorised over ``epsilon``; screening only)."""
     e = np.asarray(epsilon, dtype=float)
     a = sensitivity / (2.0 * sigma)
@@ -106,8 +104,9 @@ def gaussian_delta_float(epsilon, sigma: float, sensitivity: float = 1.0) -> np.
         return np.where(l2 < l1, np.exp(l1) * -np.expm1(l2 - l1), 0.0)
 
 
-def gaussian_delta_certified(epsilon: Number, sigma: Number, sensitivity: Number = 1, *,
-                             digits: float = DEFAULT_DIGITS, max_prec: int = MAX_PREC) -> Certified:
+def gaussian_delta_certified(
+    epsilon: Number, sigma: Number, sensitivity: Number = 1, *, digits: float = DEFAULT_DIGITS, max_prec: int = MAX_PREC
+) -> Certified:
     """:func:`gaussian_delta` with the working precision raised until ``digits`` relative digits."""
     e = epsilon if isinstance(epsilon, arb) else parse_rational(epsilon, "epsilon")
     s = sigma if isinstance(sigma, arb) else parse_rational(sigma, "sigma")
@@ -115,8 +114,9 @@ def gaussian_delta_certified(epsilon: Number, sigma: Number, sensitivity: Number
     return refine(lambda prec: gaussian_delta(e, s, dl), digits, max_prec=max_prec, what="Gaussian delta")
 
 
-def gaussian_epsilon(delta: Number, sigma: Number, sensitivity: Number = 1, *,
-                     digits: float = DEFAULT_DIGITS, max_prec: int = MAX_PREC) -> Certified:
+def gaussian_epsilon(
+    delta: Number, sigma: Number, sensitivity: Number = 1, *, digits: float = DEFAULT_DIGITS, max_prec: int = MAX_PREC
+) -> Certified:
     r"""The exact smallest epsilon with the Gaussian mechanism (epsilon, delta)-DP, certified.
 
     Inverts :func:`gaussian_delta` (decreasing in epsilon) by certified bisection
@@ -146,13 +146,21 @@ def gaussian_epsilon(delta: Number, sigma: Number, sensitivity: Number = 1, *,
         hi *= 2.0
     hi_f = Fraction(hi)
     guess = float_root(lambda x: float(gaussian_delta_float(x, sf, lf)), df, 0.0, hi)
-    return invert_decreasing(lambda x: gaussian_delta(to_arb(x), s, dl), number_ball(d, "delta") if isinstance(d, arb) else to_arb(d),
-                             Fraction(0), hi_f, guess=guess, digits=digits, max_prec=max_prec,
-                             what="Gaussian epsilon")
+    return invert_decreasing(
+        lambda x: gaussian_delta(to_arb(x), s, dl),
+        number_ball(d, "delta") if isinstance(d, arb) else to_arb(d),
+        Fraction(0),
+        hi_f,
+        guess=guess,
+        digits=digits,
+        max_prec=max_prec,
+        what="Gaussian epsilon",
+    )
 
 
-def gaussian_sigma(epsilon: Number, delta: Number, sensitivity: Number = 1, *,
-                   digits: float = DEFAULT_DIGITS, max_prec: int = MAX_PREC) -> Certified:
+def gaussian_sigma(
+    epsilon: Number, delta: Number, sensitivity: Number = 1, *, digits: float = DEFAULT_DIGITS, max_prec: int = MAX_PREC
+) -> Certified:
     r"""The smallest noise standard deviation with the Gaussian mechanism (epsilon, delta)-DP.
 
     Analytic Gaussian mechanism calibration (Balle & Wang 2018, Thm. 8 and
@@ -178,12 +186,19 @@ def gaussian_sigma(epsilon: Number, delta: Number, sensitivity: Number = 1, *,
     while hi < 1e15 and float(gaussian_delta_float(ef, hi, lf)) > df * 0.5:
         hi *= 2.0
     guess = float_root(lambda x: float(gaussian_delta_float(ef, x, lf)) if x > 0 else 1.0, df, 0.0, hi)
-    return invert_decreasing(lambda x: gaussian_delta(e, to_arb(x), dl) if x > 0 else arb(1),
-                             to_arb(d) if not isinstance(d, arb) else d, Fraction(0), Fraction(hi),
-                             guess=guess, digits=digits, max_prec=max_prec, what="Gaussian sigma")
+    return invert_decreasing(
+        lambda x: gaussian_delta(e, to_arb(x), dl) if x > 0 else arb(1),
+        to_arb(d) if not isinstance(d, arb) else d,
+        Fraction(0),
+        Fraction(hi),
+        guess=guess,
+        digits=digits,
+        max_prec=max_prec,
+        what="Gaussian sigma",
+    )
 
 
-def _f(x) -> float:
+def _f(x: Number) -> float:
     if isinstance(x, arb):
         return float(x.mid())
     return float(x)

@@ -48,8 +48,8 @@ Claim 1 fails also at the optimal delta: :math:`\mathbb P(L \le \log 4/3) = 2/5 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Callable, Sequence, Tuple
 
 from flint import acb, arb
 
@@ -57,19 +57,19 @@ from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb
 from ..validation import positive
 
 __all__ = [
-    "parse_distribution",
-    "hockey_stick_exact",
-    "optimal_delta_exact",
-    "hockey_stick",
-    "optimal_delta",
-    "is_indistinguishable_exact",
     "check_all_subsets_exact",
-    "loss_tail_exact",
     "claim1_delta_exact",
     "claim3_tail_bound",
-    "hockey_stick_density",
     "gaussian_pair_delta",
+    "hockey_stick",
+    "hockey_stick_density",
+    "hockey_stick_exact",
+    "is_indistinguishable_exact",
     "laplace_pair_delta",
+    "loss_tail_exact",
+    "optimal_delta",
+    "optimal_delta_exact",
+    "parse_distribution",
 ]
 
 
@@ -77,7 +77,8 @@ __all__ = [
 # input
 # ---------------------------------------------------------------------------
 
-def parse_distribution(values: Sequence[object], name: str) -> Tuple[Fraction, ...]:
+
+def parse_distribution(values: Sequence[object], name: str) -> tuple[Fraction, ...]:
     """Exact probability vector: rational entries >= 0 summing to exactly 1.
 
     Raises:
@@ -98,7 +99,7 @@ def parse_distribution(values: Sequence[object], name: str) -> Tuple[Fraction, .
     return out
 
 
-def _pair(p: Sequence[object], q: Sequence[object]) -> Tuple[Tuple[Fraction, ...], Tuple[Fraction, ...]]:
+def _pair(p: Sequence[object], q: Sequence[object]) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
     pp = parse_distribution(p, "p")
     qq = parse_distribution(q, "q")
     if len(pp) != len(qq):
@@ -124,6 +125,7 @@ def _epsilon(epsilon: object) -> Fraction:
 # exact discrete case (e^epsilon rational)
 # ---------------------------------------------------------------------------
 
+
 def hockey_stick_exact(p: Sequence[object], q: Sequence[object], exp_epsilon: object) -> Fraction:
     r"""Exact :math:`H_c(p\|q) = \sum_y (p(y) - c\,q(y))_+` with :math:`c = e^\epsilon` rational.
 
@@ -137,7 +139,7 @@ def hockey_stick_exact(p: Sequence[object], q: Sequence[object], exp_epsilon: ob
     """
     pp, qq = _pair(p, q)
     c = _exp_epsilon(exp_epsilon)
-    return sum((max(a - c * b, Fraction(0)) for a, b in zip(pp, qq)), Fraction(0))
+    return sum((max(a - c * b, Fraction(0)) for a, b in zip(pp, qq, strict=False)), Fraction(0))
 
 
 def optimal_delta_exact(p: Sequence[object], q: Sequence[object], exp_epsilon: object) -> Fraction:
@@ -182,7 +184,7 @@ def loss_tail_exact(p: Sequence[object], q: Sequence[object], exp_epsilon: objec
     """
     pp, qq = _pair(p, q)
     c = _exp_epsilon(exp_epsilon)
-    return sum((a for a, b in zip(pp, qq) if a > c * b), Fraction(0))
+    return sum((a for a, b in zip(pp, qq, strict=False) if a > c * b), Fraction(0))
 
 
 def claim1_delta_exact(p: Sequence[object], q: Sequence[object], exp_epsilon: object) -> Fraction:
@@ -199,17 +201,20 @@ def claim1_delta_exact(p: Sequence[object], q: Sequence[object], exp_epsilon: ob
 # certified discrete case (epsilon rational)
 # ---------------------------------------------------------------------------
 
+
 def _hs_ball(pp: Sequence[Fraction], qq: Sequence[Fraction], eps: Fraction) -> arb:
     c = to_arb(eps).exp()
     total = arb(0)
     zero = arb(0)
-    for a, b in zip(pp, qq):
+    for a, b in zip(pp, qq, strict=False):
         # (x)_+ on a ball: arb's max is an enclosure of the exact max, no sign decision
         total += (to_arb(a) - c * to_arb(b)).max(zero)
     return total
 
 
-def hockey_stick(p: Sequence[object], q: Sequence[object], epsilon: object, digits: float = DEFAULT_DIGITS) -> Certified:
+def hockey_stick(
+    p: Sequence[object], q: Sequence[object], epsilon: object, digits: float = DEFAULT_DIGITS
+) -> Certified:
     r"""Certified :math:`H_{e^\epsilon}(p\|q)` for rational p, q and a rational epsilon >= 0.
 
     An exact zero (e.g. when :math:`p \le e^\epsilon q` everywhere with room to
@@ -221,7 +226,9 @@ def hockey_stick(p: Sequence[object], q: Sequence[object], epsilon: object, digi
     return _refine_or_zero(lambda prec: _hs_ball(pp, qq, eps), digits, "hockey-stick divergence")
 
 
-def optimal_delta(p: Sequence[object], q: Sequence[object], epsilon: object, digits: float = DEFAULT_DIGITS) -> Certified:
+def optimal_delta(
+    p: Sequence[object], q: Sequence[object], epsilon: object, digits: float = DEFAULT_DIGITS
+) -> Certified:
     r"""Certified smallest delta with p, q :math:`(\epsilon,\delta)`-ind: max of both hockey-sticks."""
     pp, qq = _pair(p, q)
     eps = _epsilon(epsilon)
@@ -247,6 +254,7 @@ def _refine_or_zero(func: Callable[[int], arb], digits: float, what: str) -> Cer
 # ---------------------------------------------------------------------------
 # Claim 3
 # ---------------------------------------------------------------------------
+
 
 def claim3_tail_bound(epsilon: object, delta: object, alpha: object, digits: float = DEFAULT_DIGITS) -> Certified:
     r"""Claim 3 of blog part 1 (Kasiviswanathan-Smith): if p, q are
@@ -318,7 +326,9 @@ def hockey_stick_density(
     hi = parse_rational(upper, "upper")
     if not lo < hi:
         raise ValueError(f"upper must be > lower ({float(lo)}). Found {float(hi)}.")
-    pts = sorted({lo, hi} | {parse_rational(b, "breakpoints") for b in breakpoints if lo < parse_rational(b, "breakpoints") < hi})
+    pts = sorted(
+        {lo, hi} | {parse_rational(b, "breakpoints") for b in breakpoints if lo < parse_rational(b, "breakpoints") < hi}
+    )
 
     def f(prec: int) -> arb:
         c = acb(to_arb(eps).exp())
@@ -336,7 +346,7 @@ def hockey_stick_density(
 
         tol = arb(2) ** (-prec)
         total = arb(0)
-        for a, b in zip(pts[:-1], pts[1:]):
+        for a, b in itertools.pairwise(pts):
             total += acb.integral(integrand, to_arb(a), to_arb(b), rel_tol=tol, abs_tol=tol).real
         tail = p_tail_mass().upper()
         return arb(total.lower()).max(zero).union(arb(total.upper() + tail))
@@ -388,7 +398,9 @@ def gaussian_pair_delta(sigma: object, epsilon: object, shift: object = 1, digit
 
         return d
 
-    return hockey_stick_density(dens(Fraction(0)), dens(m), eps, -w, w, lambda: 2 * _gauss_sf(to_arb(w / s)), breakpoints=bps, digits=digits)
+    return hockey_stick_density(
+        dens(Fraction(0)), dens(m), eps, -w, w, lambda: 2 * _gauss_sf(to_arb(w / s)), breakpoints=bps, digits=digits
+    )
 
 
 def laplace_pair_delta(b: object, epsilon: object, shift: object = 1, digits: float = DEFAULT_DIGITS) -> Certified:
@@ -430,4 +442,6 @@ def laplace_pair_delta(b: object, epsilon: object, shift: object = 1, digits: fl
     zc = (m - eps * bb) / 2
     if 0 < zc < m:
         bps.append(zc)
-    return hockey_stick_density(dens(Fraction(0)), dens(m), eps, -w, w, lambda: (-to_arb(w / bb)).exp(), breakpoints=bps, digits=digits)
+    return hockey_stick_density(
+        dens(Fraction(0)), dens(m), eps, -w, w, lambda: (-to_arb(w / bb)).exp(), breakpoints=bps, digits=digits
+    )

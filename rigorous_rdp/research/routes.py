@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import numpy as np
 from flint import arb
@@ -65,12 +65,12 @@ from .constant import log_g_mixture, log_g_screen
 
 __all__ = [
     "RouteInputs",
+    "claim28",
+    "compare_routes",
     "route1_delta",
     "route2_delta",
     "route3_delta",
-    "compare_routes",
     "theorem1_from_claim28",
-    "claim28",
 ]
 
 
@@ -84,7 +84,7 @@ class RouteInputs:
     sigma: Fraction
 
     @classmethod
-    def parse(cls, epsilon: object, r: object, k: object, sigma: object) -> "RouteInputs":
+    def parse(cls, epsilon: object, r: object, k: object, sigma: object) -> RouteInputs:
         e = positive(epsilon, "epsilon")
         rr = parse_rational(r, "r")
         kk = parse_rational(k, "k")
@@ -105,6 +105,7 @@ class RouteInputs:
 # Route 1
 # ---------------------------------------------------------------------------
 
+
 def _route1_float(inp: RouteInputs, eps1: float) -> float:
     """Float log of delta_1 at per-step epsilon' = eps1 (planning only)."""
     s, r, e, T, k = float(inp.sigma), float(inp.r), float(inp.epsilon), inp.steps, inp.k
@@ -115,13 +116,14 @@ def _route1_float(inp: RouteInputs, eps1: float) -> float:
     a = et * min(math.expm1(min(et, 1.0)), 1.0)
     if e <= T * a:
         return math.inf
-    log_beta = -(e - T * a) ** 2 / (2 * T * (et + a) ** 2)
+    log_beta = -((e - T * a) ** 2) / (2 * T * (et + a) ** 2)
     log_sub = math.log(k) - t * t / 2
     return float(np.logaddexp(log_beta, log_sub))
 
 
-def route1_delta(epsilon: object, r: object, k: object, sigma: object, *, digits: float = 8,
-                 grid: int = 400) -> Dict[str, Any]:
+def route1_delta(
+    epsilon: object, r: object, k: object, sigma: object, *, digits: float = 8, grid: int = 400
+) -> dict[str, Any]:
     r"""Route 1 (Claims 9, 19, 18 with the minimisation over :math:`\tilde\epsilon`), certified.
 
     A float scan over :math:`\epsilon'` chooses the point; the bound at that point is certified
@@ -141,7 +143,11 @@ def route1_delta(epsilon: object, r: object, k: object, sigma: object, *, digits
     vals = [_route1_float(inp, float(x)) for x in cands]
     i = int(np.argmin(vals))
     if not math.isfinite(vals[i]):
-        return {"delta": None, "steps": T, "reason": "no epsilon-tilde with epsilon > T a(epsilon-tilde) and eps' sigma^2 > 1/2"}
+        return {
+            "delta": None,
+            "steps": T,
+            "reason": "no epsilon-tilde with epsilon > T a(epsilon-tilde) and eps' sigma^2 > 1/2",
+        }
     # refine locally (golden section on the log scale)
     a_, b_ = math.log(cands[max(0, i - 1)]), math.log(cands[min(len(cands) - 1, i + 1)])
     for _ in range(60):
@@ -157,7 +163,7 @@ def route1_delta(epsilon: object, r: object, k: object, sigma: object, *, digits
     sub = claim19(eps1, 0, inp.r, digits=digits + 4)  # epsilon-tilde enclosure
     dl = gaussian_delta_claim9(eps1, inp.sigma, digits=digits + 4)
 
-    def f(prec: int) -> Optional[arb]:
+    def f(prec: int) -> arb:
         et = sub.epsilon.ball
         a = _a_ball(et)
         rest = to_arb(inp.epsilon) - T * a
@@ -174,7 +180,8 @@ def route1_delta(epsilon: object, r: object, k: object, sigma: object, *, digits
 # Route 2
 # ---------------------------------------------------------------------------
 
-def route2_delta(epsilon: object, r: object, k: object, sigma: object, *, digits: float = 8) -> Dict[str, Any]:
+
+def route2_delta(epsilon: object, r: object, k: object, sigma: object, *, digits: float = 8) -> dict[str, Any]:
     r"""Route 2: :math:`\delta_2 = \exp(-k\kappa^*(\epsilon/k))` for k full-batch Gaussian steps (Claim 23,
     Example 3; ``r`` is not used, as in the post)."""
     from .blog.part2_claims import example3_delta
@@ -187,23 +194,34 @@ def route2_delta(epsilon: object, r: object, k: object, sigma: object, *, digits
 # Route 3 (Claim 28, conditional on Conjecture 1)
 # ---------------------------------------------------------------------------
 
-def claim28(epsilon: object, c1: object, c2: object, sigma: object, C: arb) -> Dict[str, Any]:
+
+def claim28(epsilon: object, c1: object, c2: object, sigma: object, C: arb) -> dict[str, Any]:
     r"""Claim 28 as stated, for a given constant ``C`` (a ball bounding :math:`G_\lambda`):
     :math:`T = c_2\epsilon\sigma^2/(2C)`, :math:`\delta = e^{-c_2\sigma^2\epsilon/2}`,
     :math:`k = rT` at :math:`r = c_1/\sigma`, the :math:`\sigma` threshold
     :math:`\sqrt{2/c_2}\,\epsilon^{-1/2}\sqrt{\log\delta^{-1}}` (which equals :math:`\sigma`), and the
     implicit conditions with their correct factor 2 (module docstring).  Balls at the current
     precision."""
-    e, a, b, s = (to_arb(parse_rational(x, n)) for x, n in ((epsilon, "epsilon"), (c1, "c1"), (c2, "c2"), (sigma, "sigma")))
+    e, a, b, s = (
+        to_arb(parse_rational(x, n)) for x, n in ((epsilon, "epsilon"), (c1, "c1"), (c2, "c2"), (sigma, "sigma"))
+    )
     T = b * e * s * s / (2 * C)
     delta = (-(b * s * s * e) / 2).exp()
     k = a / s * T
-    return {"T": T, "delta": delta, "k": k, "sigma_threshold": (2 / b).sqrt() * (-delta.log() / e).sqrt(),
-            "T_ge_1": bool(T >= 1), "k_ge_1": bool(k >= 1), "T_ge_epsilon": bool(T >= e)}
+    return {
+        "T": T,
+        "delta": delta,
+        "k": k,
+        "sigma_threshold": (2 / b).sqrt() * (-delta.log() / e).sqrt(),
+        "T_ge_1": bool(T >= 1),
+        "k_ge_1": bool(k >= 1),
+        "T_ge_epsilon": bool(e <= T),
+    }
 
 
-def route3_delta(epsilon: object, r: object, k: object, sigma: object, *, digits: float = 8,
-                 lambda_max: Optional[int] = None) -> Dict[str, Any]:
+def route3_delta(
+    epsilon: object, r: object, k: object, sigma: object, *, digits: float = 8, lambda_max: int | None = None
+) -> dict[str, Any]:
     r"""Route 3 (Claims 26, 28; **conditional on Conjecture 1**), certified given the conjecture.
 
     Returns ``delta_post`` (Claim 28's :math:`e^{-\lambda\epsilon/2}` at the largest integer
@@ -218,13 +236,13 @@ def route3_delta(epsilon: object, r: object, k: object, sigma: object, *, digits
     fs, fr, fe = float(s), float(rr), float(e)
     lmax = lambda_max or max(64, int(min(1e5, 40 * fs * fs + 4 * T * fe + 64)))
     lams = np.unique(np.round(np.geomspace(2, lmax, 400)).astype(int))
-    logg = np.array([log_g_screen(float(l), fr, fs) for l in lams])
+    logg = np.array([log_g_screen(float(lam_j), fr, fs) for lam_j in lams])
     # corrected Chernoff, float choice of lambda
     ch = T * logg - (lams - 1) * fe
     lam_ch = int(lams[int(np.argmin(ch))])
     # largest lambda with 2 T G <= lambda eps  (log form)
-    feas = [int(l) for l, g in zip(lams, logg) if math.log(2 * T) + g <= math.log(l * fe)]
-    out: Dict[str, Any] = {"steps": T, "c1": rr * s, "conditional_on": "Conjecture 1"}
+    feas = [int(lam_j) for lam_j, g in zip(lams, logg, strict=False) if math.log(2 * T) + g <= math.log(lam_j * fe)]
+    out: dict[str, Any] = {"steps": T, "c1": rr * s, "conditional_on": "Conjecture 1"}
     prec = max(64, int(digits * 3.33) + 30)
 
     def chern(p: int) -> arb:
@@ -238,13 +256,13 @@ def route3_delta(epsilon: object, r: object, k: object, sigma: object, *, digits
         lam = max(feas)
         hi_idx = int(np.searchsorted(lams, lam)) + 1
         top = int(lams[hi_idx]) if hi_idx < len(lams) else lam
-        for l in range(top, lam, -1):
-            if math.log(2 * T) + log_g_screen(float(l), fr, fs) <= math.log(l * fe):
-                lam = l
+        for lam_j in range(top, lam, -1):
+            if math.log(2 * T) + log_g_screen(float(lam_j), fr, fs) <= math.log(lam_j * fe):
+                lam = lam_j
                 break
         with workprec(prec):
             G = log_g_mixture(Fraction(lam), rr, s, prec).exp()
-            ok = bool(2 * T * G <= lam * to_arb(e)) and T >= e
+            ok = bool(lam * to_arb(e) >= 2 * T * G) and e <= T
             c2 = Fraction(lam) / (s * s)
             info = claim28(e, rr * s, c2, s, G)
         if ok:
@@ -252,26 +270,42 @@ def route3_delta(epsilon: object, r: object, k: object, sigma: object, *, digits
             out["lambda_post"] = lam
             out["c2"] = c2
             out["C"] = Certified(G, prec)
-            out["claim28"] = {"T_max": Certified(info["T"], prec), "k_max": Certified(info["k"], prec),
-                              "T_ge_1": info["T_ge_1"], "k_ge_1": info["k_ge_1"]}
+            out["claim28"] = {
+                "T_max": Certified(info["T"], prec),
+                "k_max": Certified(info["k"], prec),
+                "T_ge_1": info["T_ge_1"],
+                "k_ge_1": info["k_ge_1"],
+            }
     if out["delta_post"] is None:
-        out["reason"] = ("no integer lambda = c2 sigma^2 with T <= lambda eps / (2 G_lambda)" if not feas or T >= e
-                         else "T < epsilon: Claim 28's exp(TC - lambda eps) is then not implied")
+        out["reason"] = (
+            "no integer lambda = c2 sigma^2 with T <= lambda eps / (2 G_lambda)"
+            if not feas or e <= T
+            else "T < epsilon: Claim 28's exp(TC - lambda eps) is then not implied"
+        )
     return out
 
 
-def compare_routes(epsilon: object, r: object, k: object, sigma: object, *, digits: float = 8) -> Dict[str, Any]:
+def compare_routes(epsilon: object, r: object, k: object, sigma: object, *, digits: float = 8) -> dict[str, Any]:
     """All three routes at the same (epsilon, r, k, sigma); JSON-ready dict."""
     d1 = route1_delta(epsilon, r, k, sigma, digits=digits)
     d2 = route2_delta(epsilon, r, k, sigma, digits=digits)
     d3 = route3_delta(epsilon, r, k, sigma, digits=digits)
-    js = lambda c: c.to_json(10) if c is not None else None  # noqa: E731
+
+    def js(c: Certified | None) -> dict[str, str] | None:
+        return c.to_json(10) if c is not None else None
+
     return {
-        "epsilon": str(epsilon), "r": str(r), "k": int(parse_rational(k, "k")), "sigma": str(sigma),
+        "epsilon": str(epsilon),
+        "r": str(r),
+        "k": int(parse_rational(k, "k")),
+        "sigma": str(sigma),
         "steps": d1["steps"],
-        "delta1": js(d1["delta"]), "delta2": js(d2["delta"]),
-        "delta3_post": js(d3["delta_post"]), "delta3_chernoff": js(d3["delta_chernoff"]),
-        "lambda3_post": d3.get("lambda_post"), "lambda3_chernoff": d3["lambda_chernoff"],
+        "delta1": js(d1["delta"]),
+        "delta2": js(d2["delta"]),
+        "delta3_post": js(d3["delta_post"]),
+        "delta3_chernoff": js(d3["delta_chernoff"]),
+        "lambda3_post": d3.get("lambda_post"),
+        "lambda3_chernoff": d3["lambda_chernoff"],
         "route3_note": "conditional on Conjecture 1",
     }
 
@@ -280,7 +314,8 @@ def compare_routes(epsilon: object, r: object, k: object, sigma: object, *, digi
 # ACGMMTZ16 Theorem 1 as stated (10) versus Claim 28
 # ---------------------------------------------------------------------------
 
-def theorem1_from_claim28(c1: object, c2: object, C: arb, epsilon: object, sigma: object) -> Dict[str, arb]:
+
+def theorem1_from_claim28(c1: object, c2: object, C: arb, epsilon: object, sigma: object) -> dict[str, arb]:
     r"""Constants of (10) implied by Claim 28 and both sides of (10) at Claim 28's :math:`T`.
 
     With :math:`r = c_1/\sigma`, :math:`T = c_2\epsilon\sigma^2/(2C)`, :math:`\delta = e^{-c_2\sigma^2\epsilon/2}`:
@@ -288,11 +323,19 @@ def theorem1_from_claim28(c1: object, c2: object, C: arb, epsilon: object, sigma
     :math:`c_2' = 2\sqrt C/(c_1c_2)` makes (10) hold with equality,
     :math:`\sigma = c_2' r\sqrt{T\log(1/\delta)}/\epsilon`.  Balls at the current precision.
     """
-    a, b, e, s = (to_arb(parse_rational(x, n)) for x, n in ((c1, "c1"), (c2, "c2"), (epsilon, "epsilon"), (sigma, "sigma")))
+    a, b, e, s = (
+        to_arb(parse_rational(x, n)) for x, n in ((c1, "c1"), (c2, "c2"), (epsilon, "epsilon"), (sigma, "sigma"))
+    )
     c1p = 2 * C / (a * a * b)
     c2p = 2 * C.sqrt() / (a * b)
     r = a / s
     T = b * e * s * s / (2 * C)
     log_inv_delta = b * s * s * e / 2
-    return {"c1_prime": c1p, "c2_prime": c2p, "T": T, "eps_over_r2T": e / (r * r * T),
-            "rhs_10": c2p * r * (T * log_inv_delta).sqrt() / e, "sigma": s}
+    return {
+        "c1_prime": c1p,
+        "c2_prime": c2p,
+        "T": T,
+        "eps_over_r2T": e / (r * r * T),
+        "rhs_10": c2p * r * (T * log_inv_delta).sqrt() / e,
+        "sigma": s,
+    }

@@ -58,35 +58,21 @@ Where the post is wrong or has a gap (the mathematics wins; also in
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Dict, Optional, Sequence, Tuple
 
 from flint import arb
 
-from ...arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb
+from ...arith import DEFAULT_DIGITS, Certified, parse_rational, to_arb
 from ...validation import certify, integer_at_least, nonnegative, positive, unit_interval
 
 __all__ = [
-    "DpGuarantee",
-    "laplace_scale",
-    "laplace_epsilon",
-    "laplace_delta",
-    "gaussian_delta_claim9",
-    "sigma_6_81",
-    "sigma_6_82",
-    "sigma_6_83",
-    "sigma_6_84",
-    "sigma_6_91",
-    "sigma_6_83_bounded",
-    "sigma_6_84_bounded",
-    "sigma_dwork_roth",
-    "gaussian_delta_exact",
-    "sigma_exact",
     "GAUSSIAN_CALIBRATIONS",
-    "basic_composition_claim10",
+    "DpGuarantee",
     "a_epsilon",
     "a_epsilon_upper",
+    "basic_composition_claim10",
     "claim14",
     "claim16",
     "claim17",
@@ -95,6 +81,20 @@ __all__ = [
     "claim19_relaxed",
     "dpsgd_guarantee",
     "dpsgd_guarantee_as_stated",
+    "gaussian_delta_claim9",
+    "gaussian_delta_exact",
+    "laplace_delta",
+    "laplace_epsilon",
+    "laplace_scale",
+    "sigma_6_81",
+    "sigma_6_82",
+    "sigma_6_83",
+    "sigma_6_83_bounded",
+    "sigma_6_84",
+    "sigma_6_84_bounded",
+    "sigma_6_91",
+    "sigma_dwork_roth",
+    "sigma_exact",
 ]
 
 
@@ -112,7 +112,7 @@ class DpGuarantee:
     delta: Certified
     source: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"epsilon": self.epsilon.to_json(), "delta": self.delta.to_json(), "source": self.source}
 
 
@@ -158,6 +158,7 @@ A = to_arb  # short alias inside formulas
 # Laplace mechanism (1.5)
 # ---------------------------------------------------------------------------
 
+
 def laplace_scale(epsilon: object, sensitivity: object = 1) -> Fraction:
     r"""Smallest Laplace scale of (1.5): :math:`b = S_f/\epsilon` makes the Laplace mechanism epsilon-DP (exact)."""
     return _pos(sensitivity, "sensitivity") / _pos(epsilon, "epsilon")
@@ -189,7 +190,10 @@ def laplace_delta(scale: object, epsilon: object, sensitivity: object = 1, digit
 # Gaussian mechanism: Claim 9
 # ---------------------------------------------------------------------------
 
-def gaussian_delta_claim9(epsilon: object, sigma: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS) -> Certified:
+
+def gaussian_delta_claim9(
+    epsilon: object, sigma: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS
+) -> Certified:
     r"""(6.8) of Claim 9: the Gaussian mechanism is :math:`(\epsilon,\delta)`-DP with
 
     .. math:: \delta = \exp\big(-(\epsilon\sigma/S_f - (2\sigma/S_f)^{-1})^2/2\big).
@@ -284,20 +288,24 @@ def sigma_6_84(epsilon: object, delta: object, sensitivity: object = 1, digits: 
 def _bounded_alpha(epsilon: Fraction, alpha: object) -> Fraction:
     a = _pos(alpha, "alpha")
     if epsilon > a:
-        raise ValueError(f"epsilon must be <= alpha ({float(a)!r}) for the bounded-epsilon calibration. Found {float(epsilon)!r}.")
+        raise ValueError(
+            f"epsilon must be <= alpha ({float(a)!r}) for the bounded-epsilon calibration. Found {float(epsilon)!r}."
+        )
     return a
 
 
-def sigma_6_83_bounded(epsilon: object, delta: object, alpha: object = 1, sensitivity: object = 1,
-                       digits: float = DEFAULT_DIGITS) -> Certified:
+def sigma_6_83_bounded(
+    epsilon: object, delta: object, alpha: object = 1, sensitivity: object = 1, digits: float = DEFAULT_DIGITS
+) -> Certified:
     r"""(6.83) for :math:`\epsilon \le \alpha`: :math:`\sigma > \epsilon^{-1}\sqrt{\log e^\alpha\delta^{-2}}\,S_f`."""
     e, d, sf = _pos(epsilon, "epsilon"), _open_unit(delta, "delta"), _pos(sensitivity, "sensitivity")
     a = _bounded_alpha(e, alpha)
     return _cert(lambda: (A(a) + 2 * _log_inv(d)).sqrt() / A(e) * A(sf), digits, "(6.83), bounded epsilon")
 
 
-def sigma_6_84_bounded(epsilon: object, delta: object, alpha: object = 1, sensitivity: object = 1,
-                       digits: float = DEFAULT_DIGITS) -> Certified:
+def sigma_6_84_bounded(
+    epsilon: object, delta: object, alpha: object = 1, sensitivity: object = 1, digits: float = DEFAULT_DIGITS
+) -> Certified:
     r"""(6.84) for :math:`\epsilon \le \alpha`:
     :math:`\sigma > \epsilon^{-1}(\sqrt{1+\alpha} \vee \sqrt{(\log (2\pi)^{-1}e^\alpha\delta^{-2})_+})\,S_f`.
 
@@ -316,7 +324,9 @@ def sigma_6_84_bounded(epsilon: object, delta: object, alpha: object = 1, sensit
     return _cert(f, digits, "(6.84), bounded epsilon")
 
 
-def sigma_dwork_roth(epsilon: object, delta: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS) -> Certified:
+def sigma_dwork_roth(
+    epsilon: object, delta: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS
+) -> Certified:
     r"""Dwork & Roth 2014, Thm. A.1, as quoted in blog part 1 (after (6.84)):
 
     .. math:: \sigma > \epsilon^{-1}\big(\tfrac32 \vee \sqrt{(2\log \tfrac54\delta^{-1})_+}\big) S_f,
@@ -338,7 +348,9 @@ def sigma_dwork_roth(epsilon: object, delta: object, sensitivity: object = 1, di
     return _cert(f, digits, "Dwork-Roth Thm. A.1")
 
 
-def gaussian_delta_exact(epsilon: object, sigma: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS) -> Certified:
+def gaussian_delta_exact(
+    epsilon: object, sigma: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS
+) -> Certified:
     r"""Exact delta(epsilon) of the Gaussian mechanism (Balle & Wang 2018, Thm. 8), certified.
 
     The reference against which (6.8) and the calibrations are compared; it is
@@ -346,7 +358,12 @@ def gaussian_delta_exact(epsilon: object, sigma: object, sensitivity: object = 1
     """
     from ..gaussian_dp import gaussian_delta_certified
 
-    return gaussian_delta_certified(epsilon, sigma, sensitivity, digits=digits)
+    return gaussian_delta_certified(
+        parse_rational(epsilon, "epsilon"),
+        parse_rational(sigma, "sigma"),
+        parse_rational(sensitivity, "sensitivity"),
+        digits=digits,
+    )
 
 
 def sigma_exact(epsilon: object, delta: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS) -> Certified:
@@ -354,11 +371,16 @@ def sigma_exact(epsilon: object, delta: object, sensitivity: object = 1, digits:
     mechanism, Balle & Wang 2018), certified: :func:`rigorous_rdp.research.gaussian_dp.gaussian_sigma`."""
     from ..gaussian_dp import gaussian_sigma
 
-    return gaussian_sigma(epsilon, delta, sensitivity, digits=digits)
+    return gaussian_sigma(
+        parse_rational(epsilon, "epsilon"),
+        parse_rational(delta, "delta"),
+        parse_rational(sensitivity, "sensitivity"),
+        digits=digits,
+    )
 
 
 #: name -> calibration ``f(epsilon, delta) -> Certified`` (sensitivity 1), for tables and figures.
-GAUSSIAN_CALIBRATIONS: Dict[str, Callable[..., Certified]] = {
+GAUSSIAN_CALIBRATIONS: dict[str, Callable[..., Certified]] = {
     "(6.81)": sigma_6_81,
     "(6.82)": sigma_6_82,
     "(6.83)": sigma_6_83,
@@ -373,7 +395,8 @@ GAUSSIAN_CALIBRATIONS: Dict[str, Callable[..., Certified]] = {
 # composition
 # ---------------------------------------------------------------------------
 
-def basic_composition_claim10(epsilons: Sequence[object], deltas: Sequence[object]) -> Tuple[Fraction, Fraction]:
+
+def basic_composition_claim10(epsilons: Sequence[object], deltas: Sequence[object]) -> tuple[Fraction, Fraction]:
     r"""Claim 10 (basic composition, heterogeneous): the adaptive composition of
     :math:`(\epsilon_i,\delta_i)`-DP mechanisms is :math:`(\sum\epsilon_i, \sum\delta_i)`-DP (exact sums).
 
@@ -469,6 +492,7 @@ def claim18(epsilon: object, delta: object, steps: object, beta: object, digits:
 # subsampling (Claim 19) and DP-SGD
 # ---------------------------------------------------------------------------
 
+
 def claim19(epsilon: object, delta: object, r: object, digits: float = DEFAULT_DIGITS) -> DpGuarantee:
     r"""Claim 19 (Ullman 2017): running an :math:`(\epsilon,\delta)`-DP mechanism on a uniformly random
     subset of fixed size n of m rows (r = n/m, replace-one neighbours) is
@@ -485,8 +509,9 @@ def claim19(epsilon: object, delta: object, r: object, digits: float = DEFAULT_D
     return DpGuarantee(eps, _exact(rr * d), "Claim 19")
 
 
-def claim19_relaxed(epsilon: object, delta: object, r: object, alpha: Optional[object] = None,
-                    digits: float = DEFAULT_DIGITS) -> DpGuarantee:
+def claim19_relaxed(
+    epsilon: object, delta: object, r: object, alpha: object | None = None, digits: float = DEFAULT_DIGITS
+) -> DpGuarantee:
     r"""The relaxations after Claim 19: :math:`(r(e^\epsilon - 1), r\delta)`-DP (from :math:`\log(1+x) < x`), and,
     if ``alpha`` is given and :math:`\epsilon \le \alpha`, :math:`(r\alpha^{-1}(e^\alpha - 1)\epsilon, r\delta)`-DP
     (convexity of :math:`e^x - 1`).  With :math:`\alpha = 1` and :math:`\epsilon < 1` this is
@@ -494,10 +519,18 @@ def claim19_relaxed(epsilon: object, delta: object, r: object, alpha: Optional[o
     """
     e, d, rr = _nonneg(epsilon, "epsilon"), _closed_unit(delta, "delta"), _closed_unit(r, "r")
     if alpha is None:
-        eps = _cert(lambda: A(rr) * A(e).expm1(), digits, "Claim 19, relaxed") if e > 0 and rr > 0 else _exact(Fraction(0))
+        eps = (
+            _cert(lambda: A(rr) * A(e).expm1(), digits, "Claim 19, relaxed")
+            if e > 0 and rr > 0
+            else _exact(Fraction(0))
+        )
         return DpGuarantee(eps, _exact(rr * d), "Claim 19 relaxed: r(e^eps - 1)")
     a = _bounded_alpha(e, alpha)
-    eps = _cert(lambda: A(rr) * A(a).expm1() / A(a) * A(e), digits, "Claim 19, relaxed") if e > 0 and rr > 0 else _exact(Fraction(0))
+    eps = (
+        _cert(lambda: A(rr) * A(a).expm1() / A(a) * A(e), digits, "Claim 19, relaxed")
+        if e > 0 and rr > 0
+        else _exact(Fraction(0))
+    )
     return DpGuarantee(eps, _exact(rr * d), "Claim 19 relaxed: r alpha^-1 (e^alpha - 1) eps")
 
 
@@ -509,8 +542,16 @@ def _epochs_to_steps(k: object, r: Fraction) -> int:
     return int(t)
 
 
-def dpsgd_guarantee(epsilon: object, delta: object, r: object, epochs: object, beta: object, *,
-                    relaxed: bool = False, digits: float = DEFAULT_DIGITS) -> DpGuarantee:
+def dpsgd_guarantee(
+    epsilon: object,
+    delta: object,
+    r: object,
+    epochs: object,
+    beta: object,
+    *,
+    relaxed: bool = False,
+    digits: float = DEFAULT_DIGITS,
+) -> DpGuarantee:
     r"""The DP-SGD guarantee at the end of part 1, as the chain Claim 19 -> Claim 18 gives it.
 
     Each step runs an :math:`(\epsilon,\delta)`-DP mechanism on a subsample of rate r;
@@ -546,8 +587,9 @@ def dpsgd_guarantee(epsilon: object, delta: object, r: object, epochs: object, b
     return DpGuarantee(eps, _exact(T * rr * d + b), "Claims 19 + 18" + (" (2 r eps step)" if relaxed else ""))
 
 
-def dpsgd_guarantee_as_stated(epsilon: object, delta: object, r: object, epochs: object, beta: object,
-                              digits: float = DEFAULT_DIGITS) -> DpGuarantee:
+def dpsgd_guarantee_as_stated(
+    epsilon: object, delta: object, r: object, epochs: object, beta: object, digits: float = DEFAULT_DIGITS
+) -> DpGuarantee:
     r"""The DP-SGD value exactly as the post states it (end of part 1):
     :math:`(\sqrt{2kr\log\beta^{-1}}\,\epsilon + 2kr\epsilon^2,\ k\delta + \beta)`; with r = 1 it is the
     post's "without subsampling" value :math:`(\sqrt{2k\log\beta^{-1}}\,\epsilon + 2k\epsilon^2)`.
@@ -559,6 +601,9 @@ def dpsgd_guarantee_as_stated(epsilon: object, delta: object, r: object, epochs:
     rr = _closed_unit(r, "r")
     kk = positive(epochs, "epochs")
     b = _beta(beta)
-    eps = _cert(lambda: (2 * A(kk) * A(rr) * (-A(b).log())).sqrt() * A(e) + 2 * A(kk) * A(rr) * A(e) * A(e),
-                digits, "DP-SGD as stated")
+    eps = _cert(
+        lambda: (2 * A(kk) * A(rr) * (-A(b).log())).sqrt() * A(e) + 2 * A(kk) * A(rr) * A(e) * A(e),
+        digits,
+        "DP-SGD as stated",
+    )
     return DpGuarantee(eps, _exact(kk * d + b), "as stated at the end of part 1 (not implied by Claims 19 + 18)")

@@ -53,8 +53,8 @@ Where the post is wrong or has a gap (the mathematics wins; also in
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from flint import arb
@@ -64,28 +64,28 @@ from ...curves import RdpCurve
 from ...validation import certify, integer_at_least, nonnegative, positive, unit_interval
 
 __all__ = [
-    "legendre_transform",
-    "discrete_cumulant",
+    "Claim24Curve",
     "claim20_delta",
     "claim21_delta",
-    "claim21_epsilon",
     "claim21_delta_legendre",
-    "gaussian_kappa_star",
+    "claim21_epsilon",
+    "claim22",
+    "claim23_delta",
+    "claim24_rdp",
+    "claim24_relaxed",
+    "claim25_sides",
+    "claim27_mixture_moment",
+    "discrete_cumulant",
+    "eq95_moment",
+    "eq95_rdp",
     "example2_delta",
     "example2_optimal_order",
     "example2_optimal_order_as_stated",
-    "claim22",
-    "claim23_delta",
     "example3_delta",
     "example3_sigma",
-    "claim24_rdp",
-    "claim24_relaxed",
-    "Claim24Curve",
-    "claim25_sides",
     "example4_rdp",
-    "claim27_mixture_moment",
-    "eq95_moment",
-    "eq95_rdp",
+    "gaussian_kappa_star",
+    "legendre_transform",
 ]
 
 A = to_arb
@@ -126,8 +126,10 @@ def _steps(k: object) -> int:
 # Legendre transform (Claims 20, 21 item 2, 23)
 # ---------------------------------------------------------------------------
 
-def _legendre_ball(kappa: Cumulant, dkappa: Cumulant, eps: arb, t_min: Fraction, t_max: Optional[Fraction],
-                   n_bisect: int) -> arb:
+
+def _legendre_ball(
+    kappa: Cumulant, dkappa: Cumulant, eps: arb, t_min: Fraction, t_max: Fraction | None, n_bisect: int
+) -> arb:
     """Enclosure of sup_{t in (t_min, t_max)} (eps t - kappa(t)) for convex kappa (one precision)."""
 
     def g(t: Fraction) -> arb:
@@ -157,13 +159,13 @@ def _legendre_ball(kappa: Cumulant, dkappa: Cumulant, eps: arb, t_min: Fraction,
             break
         if d2 > 0:
             t1 = t2
-        if t2 > 2 ** 200:
+        if t2 > 2**200:
             return arb.nan()
         t2 = 2 * t2
     # bisection on the sign of g' (certified signs only)
     for _ in range(n_bisect):
         m = (t1 + t2) / 2
-        m = Fraction(math.floor(m * 2 ** 80), 2 ** 80) if m.denominator > 2 ** 80 else m
+        m = Fraction(math.floor(m * 2**80), 2**80) if m.denominator > 2**80 else m
         if not t1 < m < t2:
             break
         dm = dg(m)
@@ -195,8 +197,15 @@ def _legendre_ball(kappa: Cumulant, dkappa: Cumulant, eps: arb, t_min: Fraction,
     return arb(lower.lower()).union(arb(upper.upper()))
 
 
-def legendre_transform(kappa: Cumulant, dkappa: Cumulant, epsilon: object, *, t_min: object = 0,
-                       t_max: Optional[object] = None, digits: float = 8) -> Certified:
+def legendre_transform(
+    kappa: Cumulant,
+    dkappa: Cumulant,
+    epsilon: object,
+    *,
+    t_min: object = 0,
+    t_max: object | None = None,
+    digits: float = 8,
+) -> Certified:
     r"""Certified Legendre transform :math:`\kappa^*(\epsilon) = \sup_{t_{\min} < t < t_{\max}} (\epsilon t - \kappa(t))`.
 
     Claims 20, 21 (item 2) and 23 of blog part 2 use it with :math:`I = (0, \infty)`.
@@ -241,7 +250,7 @@ def legendre_transform(kappa: Cumulant, dkappa: Cumulant, epsilon: object, *, t_
         raise
 
 
-def discrete_cumulant(p: Sequence[object], q: Sequence[object]) -> Tuple[Cumulant, Cumulant]:
+def discrete_cumulant(p: Sequence[object], q: Sequence[object]) -> tuple[Cumulant, Cumulant]:
     r"""The cumulant :math:`\kappa_{p,q}(t) = \log\sum_y p(y)^{t+1} q(y)^{-t}` of :math:`L(p\|q)` and its
     derivative, for finite distributions with rational masses (q > 0 where p > 0).
 
@@ -253,12 +262,12 @@ def discrete_cumulant(p: Sequence[object], q: Sequence[object]) -> Tuple[Cumulan
     qq = parse_distribution(q, "q")
     if len(pp) != len(qq):
         raise ValueError(f"q must have the same length as p ({len(pp)}). Found {len(qq)}.")
-    pairs = [(a, b) for a, b in zip(pp, qq) if a > 0]
-    for a, b in pairs:
+    pairs = [(a, b) for a, b in zip(pp, qq, strict=False) if a > 0]
+    for _a, b in pairs:
         if b == 0:
             raise ValueError("q must be > 0 wherever p > 0 (otherwise the cumulant is infinite). Found q = 0.")
 
-    def parts(t: arb):
+    def parts(t: arb) -> tuple[list[arb], list[arb]]:
         ws, ls = [], []
         for a, b in pairs:
             la, lb = A(a).log(), A(b).log()
@@ -272,7 +281,7 @@ def discrete_cumulant(p: Sequence[object], q: Sequence[object]) -> Tuple[Cumulan
 
     def dkappa(t: arb) -> arb:
         ws, ls = parts(t)
-        return sum((w * l for w, l in zip(ws, ls)), arb(0)) / sum(ws, arb(0))
+        return sum((w * x for w, x in zip(ws, ls, strict=False)), arb(0)) / sum(ws, arb(0))
 
     return kappa, dkappa
 
@@ -291,7 +300,7 @@ def claim20_delta(p: Sequence[object], q: Sequence[object], epsilon: object, dig
     e = parse_rational(epsilon, "epsilon")
     pp, qq = parse_distribution(p, "p"), parse_distribution(q, "q")
     with workprec(128):
-        if all(A(a) <= A(e).exp() * A(b) for a, b in zip(pp, qq) if a > 0):
+        if all(A(a) <= A(e).exp() * A(b) for a, b in zip(pp, qq, strict=False) if a > 0):
             return Certified(arb(0), 128)
     ks = legendre_transform(kappa, dkappa, epsilon, digits=digits)
     with workprec(ks.prec):
@@ -301,6 +310,7 @@ def claim20_delta(p: Sequence[object], q: Sequence[object], epsilon: object, dig
 # ---------------------------------------------------------------------------
 # Claim 21
 # ---------------------------------------------------------------------------
+
 
 def claim21_delta(rdp: object, alpha: object, epsilon: object, digits: float = DEFAULT_DIGITS) -> Certified:
     r"""Claim 21 item 1: an :math:`(\lambda,\rho)`-RDP mechanism is
@@ -340,6 +350,7 @@ def claim21_delta_legendre(kappa: Cumulant, dkappa: Cumulant, epsilon: object, d
 # ---------------------------------------------------------------------------
 # Examples 2, 3 and Claims 22, 23 (Gaussian)
 # ---------------------------------------------------------------------------
+
 
 def _gauss_kappa_star_ball(e: arb, s: arb, k: int) -> arb:
     # k kappa*(eps/k) with kappa(t) = t(t+1)/(2 sigma^2); t* = (eps/k) sigma^2 - 1/2
@@ -425,13 +436,15 @@ def example3_sigma(epsilon: object, delta: object, steps: object, digits: float 
     e = _pos(epsilon, "epsilon")
     d = _unit(delta, "delta", open_low=True, open_high=True)
     k = _steps(steps)
-    return _cert(lambda: arb(k).sqrt() * ((2 * _log_inv(d)).sqrt() / A(e) + 1 / (2 * A(e)).sqrt()), digits,
-                 "Example 3 sigma")
+    return _cert(
+        lambda: arb(k).sqrt() * ((2 * _log_inv(d)).sqrt() / A(e) + 1 / (2 * A(e)).sqrt()), digits, "Example 3 sigma"
+    )
 
 
 # ---------------------------------------------------------------------------
 # Claims 24, 25 and Example 4
 # ---------------------------------------------------------------------------
+
 
 def _claim24_ball(rho: arb, lam: arb, r: arb) -> arb:
     lm1 = lam - 1
@@ -455,8 +468,9 @@ def claim24_rdp(rdp: object, alpha: object, r: object, digits: float = DEFAULT_D
     return _cert(lambda: _claim24_ball(A(rho), A(lam), A(rr)), digits, "Claim 24")
 
 
-def claim24_relaxed(rdp: object, alpha: object, r: object, bound: Optional[object] = None,
-                    digits: float = DEFAULT_DIGITS) -> Certified:
+def claim24_relaxed(
+    rdp: object, alpha: object, r: object, bound: object | None = None, digits: float = DEFAULT_DIGITS
+) -> Certified:
     r"""The relaxations after Claim 24: :math:`(\lambda, (\lambda-1)^{-1} r(e^{(\lambda-1)\rho} - 1))`-RDP
     (:math:`1 + z \le e^z`), and, when ``bound`` :math:`= \alpha` is given with
     :math:`(\lambda-1)\rho \le \alpha`, :math:`(\lambda, \alpha^{-1}(e^\alpha - 1) r\rho)`-RDP."""
@@ -492,11 +506,13 @@ class Claim24Curve(RdpCurve):
         a = np.asarray(alphas, dtype=float)
         rho = np.asarray(self.inner.screen(a), dtype=float)
         with np.errstate(all="ignore"):
-            return np.log1p(float(self.r) * np.expm1((a - 1) * rho)) / (a - 1)
+            out: np.ndarray = np.log1p(float(self.r) * np.expm1((a - 1) * rho)) / (a - 1)
+        return out
 
 
-def claim25_sides(p: Sequence[object], q: Sequence[object], alpha: object,
-                  digits: float = DEFAULT_DIGITS) -> Tuple[Union[Fraction, Certified], Union[Fraction, Certified]]:
+def claim25_sides(
+    p: Sequence[object], q: Sequence[object], alpha: object, digits: float = DEFAULT_DIGITS
+) -> tuple[Fraction | Certified, Fraction | Certified]:
     r"""Claim 25, (8): :math:`(\sum p_i)^\lambda / (\sum q_i)^{\lambda-1} \le \sum_i p_i^\lambda / q_i^{\lambda-1}`
     for :math:`p_i \ge 0`, :math:`q_i > 0` (reals; the post says integers), :math:`\lambda > 1`.
 
@@ -511,14 +527,20 @@ def claim25_sides(p: Sequence[object], q: Sequence[object], alpha: object,
     if lam.denominator == 1:
         n = int(lam)
         lhs = sum(ps, Fraction(0)) ** n / sum(qs, Fraction(0)) ** (n - 1)
-        rhs = sum((a ** n / b ** (n - 1) for a, b in zip(ps, qs)), Fraction(0))
+        rhs = sum((a**n / b ** (n - 1) for a, b in zip(ps, qs, strict=False)), Fraction(0))
         return lhs, rhs
 
     def pw(x: Fraction, y: arb) -> arb:
         return arb(0) if x == 0 else (y * A(x).log()).exp()
 
-    lhs_c = _cert(lambda: pw(sum(ps, Fraction(0)), A(lam)) / pw(sum(qs, Fraction(0)), A(lam) - 1), digits, "Claim 25 lhs")
-    rhs_c = _cert(lambda: sum((pw(a, A(lam)) / pw(b, A(lam) - 1) for a, b in zip(ps, qs)), arb(0)), digits, "Claim 25 rhs")
+    lhs_c = _cert(
+        lambda: pw(sum(ps, Fraction(0)), A(lam)) / pw(sum(qs, Fraction(0)), A(lam) - 1), digits, "Claim 25 lhs"
+    )
+    rhs_c = _cert(
+        lambda: sum((pw(a, A(lam)) / pw(b, A(lam) - 1) for a, b in zip(ps, qs, strict=False)), arb(0)),
+        digits,
+        "Claim 25 rhs",
+    )
     return lhs_c, rhs_c
 
 
@@ -537,6 +559,7 @@ def example4_rdp(alpha: object, r: object, sigma: object, digits: float = DEFAUL
 # Claim 27 and (9.5)
 # ---------------------------------------------------------------------------
 
+
 def claim27_mixture_moment(r: object, alpha: object, moments: Sequence[object]) -> Fraction:
     r"""Claim 27: for an integer :math:`\lambda \ge 1`,
 
@@ -551,7 +574,7 @@ def claim27_mixture_moment(r: object, alpha: object, moments: Sequence[object]) 
     g = [parse_rational(x, "moments") for x in moments]
     if len(g) < lam + 1:
         raise ValueError(f"moments must hold G_0 .. G_{lam} ({lam + 1} values). Found {len(g)}.")
-    return sum((math.comb(lam, k) * rr ** k * (1 - rr) ** (lam - k) * g[k] for k in range(lam + 1)), Fraction(0))
+    return sum((math.comb(lam, k) * rr**k * (1 - rr) ** (lam - k) * g[k] for k in range(lam + 1)), Fraction(0))
 
 
 def eq95_moment(alpha: object, r: object, sigma: object, digits: float = DEFAULT_DIGITS) -> Certified:
