@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 SEEDS = {
     "blog2": "000_b75598ebeda44c3a.txt",
@@ -40,7 +40,7 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
-def save_figure(fig: "plt.Figure", data: Dict[str, Any], out_dir: Path, fig_id: str) -> Dict[str, Any]:
+def save_figure(fig: plt.Figure, data: dict[str, Any], out_dir: Path, fig_id: str) -> dict[str, Any]:
     """Write ``<out_dir>/<fig_id>.png`` and ``<out_dir>/<fig_id>.json``; close the figure."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

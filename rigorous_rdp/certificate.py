@@ -63,7 +63,7 @@ from .events import (
     DpEvent,
     SelfComposedEvent,
 )
-from .registry import event_key, reference_pure_dp_of_curve
+from .registry import NOISES, event_key, reference_pure_dp_of_curve
 
 _TAG_OF: Dict[type, str] = {cls: tag for tag, cls in EVENT_TAGS.items()}
 
@@ -143,7 +143,7 @@ def event_to_json(event: DpEvent) -> Dict[str, Any]:
     if tag is None:
         raise UnsupportedEventError(f"no JSON form for {type(event).__name__}")
     out: Dict[str, Any] = {"type": tag}
-    for f in dataclasses.fields(event):
+    for f in dataclasses.fields(event):  # type: ignore[arg-type]  # every tagged event is a dataclass
         out[f.name] = _field_to_json(getattr(event, f.name))
     return out
 
@@ -187,19 +187,15 @@ def _event_from_json(obj: Any, depth: int) -> DpEvent:
         raise CertificateError(f"unknown field(s) {sorted(unknown)} for event type {obj['type']!r}.")
     kwargs = {k: _field_from_json(v, k, depth) for k, v in obj.items() if k != "type"}
     try:
-        return cls(**kwargs)
+        event: DpEvent = cls(**kwargs)
+        return event
     except TypeError as exc:
         raise CertificateError(f"invalid event {obj['type']!r}: {exc}") from None
     except ValueError as exc:
         raise CertificateError(f"invalid event parameter: {exc}") from None
 
 
-_NOISE_PARAMETER = {"GaussianEvent": ("gaussian", "sigma", "noise_multiplier"),
-                    "LaplaceEvent": ("laplace", "scale", "scale"),
-                    "RandomizedResponseEvent": ("randomized-response", "p", "p")}
-
-
-def describe_event(event: DpEvent) -> Dict[str, Any]:
+def describe_event(event: Any) -> Dict[str, Any]:
     """Flat human-readable summary (noise, its parameter, sampling, adjacency, bound),
     read off the event's row key in :mod:`rigorous_rdp.registry`.
 
@@ -211,10 +207,8 @@ def describe_event(event: DpEvent) -> Dict[str, Any]:
         return {"composed": [describe_event(e) for e in event.events]}
     mech, sampling, adjacency, bound = event_key(event)
     inner = getattr(event, "event", event)
-    noise, label, attr = _NOISE_PARAMETER.get(mech.__name__, (mech.__name__, None, None))
-    out: Dict[str, Any] = {"noise": noise}
-    if attr is not None:
-        out[label] = _rat(getattr(inner, attr))
+    noise = next(n for n in NOISES if n.event is mech)
+    out: Dict[str, Any] = {"noise": noise.name, noise.option: _rat(getattr(inner, noise.field))}
     out["sampling"] = sampling.value
     if hasattr(event, "batch_size"):
         out.update(batch_size=event.batch_size, dataset_size=event.dataset_size)
@@ -419,7 +413,7 @@ def _require(obj: Any, key: str, kind: Any) -> Any:
     return v
 
 
-def verify_certificate(cert: Any, *, dps: Optional[int] = None, reference=None) -> VerificationResult:
+def verify_certificate(cert: Any, *, dps: Optional[int] = None, reference: Any = None) -> VerificationResult:
     r"""Recompute the claim of a certificate independently (mpmath reference path).
 
     Checks, in order: the format, the content hash, the consistency of the
@@ -453,7 +447,7 @@ def verify_certificate(cert: Any, *, dps: Optional[int] = None, reference=None) 
         return VerificationResult(False, f"cannot verify: {type(exc).__name__}: {' '.join(str(exc).split())}")
 
 
-def _verify(cert: Any, dps: Optional[int], reference) -> VerificationResult:
+def _verify(cert: Any, dps: Optional[int], reference: Any) -> VerificationResult:
     if not isinstance(cert, dict):
         raise CertificateError("the top level must be a JSON object.")
     if cert.get("format") != CERTIFICATE_FORMAT:
@@ -586,7 +580,7 @@ def _enclosure_failure(what: str, stated: Dict[str, Any], lo: Any, hi: Any, ref_
     return None
 
 
-def verify_file(path: str, *, dps: Optional[int] = None, reference=None) -> VerificationResult:
+def verify_file(path: str, *, dps: Optional[int] = None, reference: Any = None) -> VerificationResult:
     """Read and verify a certificate file.
 
     Raises:

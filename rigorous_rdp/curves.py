@@ -99,12 +99,11 @@ class MinCurve(RdpCurve):
         return arb_min([c.certified(alpha) for c in self.curves])
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
-        out = None
+        out = np.full(len(alphas), np.inf)
         for c in self.curves:
             with np.errstate(all="ignore"):
                 v = np.asarray(c.screen(alphas), dtype=float)
-            v = np.where(np.isnan(v), np.inf, v)
-            out = v if out is None else np.minimum(out, v)
+            out = np.minimum(out, np.where(np.isnan(v), np.inf, v))
         return out
 
     def pure_dp_epsilon(self) -> Optional[arb]:

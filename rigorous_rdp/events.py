@@ -62,7 +62,8 @@ class Adjacency(enum.Enum):
 
     @classmethod
     def parse(cls, value: "Adjacency | str") -> "Adjacency":
-        return _parse_enum(cls, value, "adjacency")
+        member: Adjacency = _parse_enum(cls, value, "adjacency")
+        return member
 
 
 def _check_event(value: object, name: str = "event") -> None:
@@ -70,14 +71,14 @@ def _check_event(value: object, name: str = "event") -> None:
         raise ValueError(f"{name} must be a DpEvent. Found {value!r}.")
 
 
-def _parse_enum(cls: type, value: object, name: str) -> Any:
+def _parse_enum(cls: Any, value: object, name: str) -> Any:
     """The member of the enum ``cls`` given as itself or by its value; else ``ValueError``."""
     if isinstance(value, cls):
         return value
-    for member in cls:  # type: ignore[attr-defined]
+    for member in cls:
         if member.value == value:
             return member
-    names = ", ".join(m.value for m in cls)  # type: ignore[attr-defined]
+    names = ", ".join(m.value for m in cls)
     raise ValueError(f"{name} must be one of {names}. Found {value!r}.")
 
 
@@ -107,7 +108,8 @@ class Bound(enum.Enum):
 
     @classmethod
     def parse(cls, value: "Bound | str") -> "Bound":
-        return _parse_enum(cls, value, "bound")
+        member: Bound = _parse_enum(cls, value, "bound")
+        return member
 
 
 def _set(obj: object, name: str, value: object) -> None:

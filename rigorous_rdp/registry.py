@@ -166,14 +166,22 @@ _BASE_FACTORIES: dict[type, Callable[[Any], RdpCurve]] = {
 }
 
 
+def _sigma(event: Any) -> Fraction:
+    """The noise multiplier of the Gaussian mechanism inside a sampled event."""
+    inner = event.event
+    if not isinstance(inner, GaussianEvent):  # pragma: no cover - the table routes only Gaussians here
+        raise UnsupportedEventError(f"expected a GaussianEvent inside {type(event).__name__}")
+    return inner.noise_multiplier
+
+
 def _poisson_gaussian(event: PoissonSampledEvent) -> RdpCurve:
     from .subsampling.poisson_gaussian import PoissonGaussianCurve
 
-    return PoissonGaussianCurve(event.sampling_probability, event.event.noise_multiplier)
+    return PoissonGaussianCurve(event.sampling_probability, _sigma(event))
 
 
 def _poisson_gaussian_replace_one(event: PoissonSampledEvent) -> RdpCurve:
-    sigma = event.event.noise_multiplier
+    sigma = _sigma(event)
     if event.sampling_probability == 1:
         # every record is always sampled: the Gaussian mechanism with replace-one sensitivity 2
         from .mechanisms import GaussianCurve
@@ -203,7 +211,7 @@ def _poisson_zhu_wang_chosen(event: ZhuWangSampledEvent) -> RdpCurve:
 def _fswor_add_remove(event: FixedSizeSampledEvent) -> RdpCurve:
     from .subsampling.fswor import FsworAddRemoveCurve
 
-    return FsworAddRemoveCurve(event.sampling_probability, event.event.noise_multiplier, event.taylor_order)
+    return FsworAddRemoveCurve(event.sampling_probability, _sigma(event), event.taylor_order)
 
 
 def _wang2019(sigma: Fraction, batch_size: int, dataset_size: int) -> RdpCurve:
@@ -217,7 +225,7 @@ def _fswor_replace_one(event: FixedSizeSampledEvent) -> RdpCurve:
     # bound is much tighter for moderate sigma, Wang et al. for small sigma: take the minimum
     from .subsampling.fswor import FsworReplaceOneCurve
 
-    sigma = event.event.noise_multiplier
+    sigma = _sigma(event)
     return MinCurve([
         FsworReplaceOneCurve(event.sampling_probability, sigma, event.taylor_order),
         _wang2019(sigma, event.batch_size, event.dataset_size),
@@ -225,13 +233,13 @@ def _fswor_replace_one(event: FixedSizeSampledEvent) -> RdpCurve:
 
 
 def _fswor_wang2019(event: Wang2019SampledEvent) -> RdpCurve:
-    return _wang2019(event.event.noise_multiplier, event.batch_size, event.dataset_size)
+    return _wang2019(_sigma(event), event.batch_size, event.dataset_size)
 
 
 def _fswr_add_remove(event: FixedSizeSampledEvent) -> RdpCurve:
     from .subsampling.fswr import FswrGaussianCurve
 
-    return FswrGaussianCurve(event.event.noise_multiplier, event.batch_size, event.dataset_size)
+    return FswrGaussianCurve(_sigma(event), event.batch_size, event.dataset_size)
 
 
 # ---------------------------------------------------------------------------
@@ -282,6 +290,7 @@ def _rows() -> tuple[Row, ...]:
             "Birrell et al. 2024, Thm 3.6, eq. (16)",
             _CLI_NOISE[GaussianEvent] + ("--sampling", "fswr", "--batch-size", "3", "--dataset-size", "100")),
     ]
+    mech: type
     for mech in (LaplaceEvent, RandomizedResponseEvent):
         rows.append(Row(mech, Sampling.POISSON, _AR, None, _poisson_zhu_wang_default,
                         "Zhu & Wang 2019, Thm 8, capped by Lemma 4", _CLI_NOISE[mech] + _POISSON_CLI))
@@ -358,8 +367,8 @@ def supported_keys() -> list[Key]:
 
 def sampled_event(base: DpEvent, sampling: Sampling | str = Sampling.NONE, *,
                   adjacency: Adjacency | str = Adjacency.ADD_REMOVE, bound: Bound | str | None = None,
-                  tau: object = None, sampling_probability: object = None, batch_size: object = None,
-                  dataset_size: object = None, taylor_order: object = None) -> DpEvent:
+                  tau: Any = None, sampling_probability: Any = None, batch_size: Any = None,
+                  dataset_size: Any = None, taylor_order: Any = None) -> DpEvent:
     """Build the one-step event from its description (the command line's options).
 
     Parameters that do not apply to ``sampling`` raise ``ValueError`` naming them;
@@ -406,7 +415,7 @@ def sampled_event(base: DpEvent, sampling: Sampling | str = Sampling.NONE, *,
         elif b is not None:
             raise ValueError(f"bound {b.value} applies to sampling poisson (Zhu & Wang 2019), not sampling {s.value}.")
         else:
-            kw = {} if taylor_order is None else {"taylor_order": taylor_order}
+            kw: dict[str, Any] = {} if taylor_order is None else {"taylor_order": taylor_order}
             event = FixedSizeSampledEvent(base, batch_size, dataset_size, replacement=s is Sampling.FSWR,
                                           adjacency=adj, **kw)
     lookup(event)  # refuse unsupported combinations here, with the table's message

@@ -20,18 +20,18 @@ import re
 import sys
 import time
 import traceback
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 __all__ = [
-    "FigureScript",
     "FigureRun",
-    "discover",
-    "select",
+    "FigureScript",
     "default_out_dir",
+    "discover",
     "run_figures",
+    "select",
 ]
 
 
@@ -55,10 +55,10 @@ class FigureRun:
     id: str
     ok: bool
     seconds: float
-    error: Optional[str] = None
+    error: str | None = None
 
-    def to_json(self, out_dir: Path) -> dict:
-        out = {"id": self.id, "status": "ok" if self.ok else "failed", "seconds": round(self.seconds, 3)}
+    def to_json(self, out_dir: Path) -> dict[str, object]:
+        out: dict[str, object] = {"id": self.id, "status": "ok" if self.ok else "failed", "seconds": round(self.seconds, 3)}
         if self.ok:
             out["png"] = str(Path(out_dir) / f"{self.id}.png")
             out["json"] = str(Path(out_dir) / f"{self.id}.json")
@@ -67,12 +67,12 @@ class FigureRun:
         return out
 
 
-def _natural_key(text: str) -> List[object]:
+def _natural_key(text: str) -> list[object]:
     """Sort ``fig2`` before ``fig10``."""
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
-def discover(package: str = "paper_repro") -> Dict[str, FigureScript]:
+def discover(package: str = "paper_repro") -> dict[str, FigureScript]:
     r"""All figure scripts of ``package``, keyed by ID, in natural order of the IDs.
 
     A module that cannot be imported is kept under the pseudo-ID
@@ -84,7 +84,7 @@ def discover(package: str = "paper_repro") -> Dict[str, FigureScript]:
         RuntimeError: if two modules define the same ID.
     """
     pkg = importlib.import_module(package)
-    found: Dict[str, FigureScript] = {}
+    found: dict[str, FigureScript] = {}
     for src in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if not src.ispkg or src.name.startswith("_"):
             continue
@@ -95,7 +95,7 @@ def discover(package: str = "paper_repro") -> Dict[str, FigureScript]:
             name = f"{package}.{src.name}.{info.name}"
             try:
                 mod = importlib.import_module(name)
-            except Exception as exc:  # noqa: BLE001 - reported as a failing figure, never dropped
+            except Exception as exc:
                 fid = f"{src.name}/{info.name}"
                 msg = " ".join(f"{type(exc).__name__}: {exc}".split())
                 found[fid] = FigureScript(fid, f"(cannot be imported: {msg})", "", name)
@@ -109,7 +109,7 @@ def discover(package: str = "paper_repro") -> Dict[str, FigureScript]:
     return {k: found[k] for k in sorted(found, key=_natural_key)}
 
 
-def select(scripts: Dict[str, FigureScript], targets: Sequence[str]) -> List[FigureScript]:
+def select(scripts: dict[str, FigureScript], targets: Sequence[str]) -> list[FigureScript]:
     r"""The scripts named by ``targets`` (empty, or containing ``"all"``: every script), in order.
 
     Raises:
@@ -122,7 +122,7 @@ def select(scripts: Dict[str, FigureScript], targets: Sequence[str]) -> List[Fig
     if unknown:
         which = ", ".join(repr(u) for u in unknown)
         raise ValueError(f"FIGURE_ID {which} is unknown (list the IDs with: rigorous-rdp reproduce --list).")
-    seen: Dict[str, FigureScript] = {}
+    seen: dict[str, FigureScript] = {}
     for t in targets:
         seen.setdefault(t, scripts[t])
     return list(seen.values())
@@ -154,7 +154,7 @@ def _run_one(module: str, fig_id: str, out_dir: str, fast: bool) -> FigureRun:
         for ext in ("png", "json"):
             if not (Path(out_dir) / f"{fig_id}.{ext}").is_file():
                 raise RuntimeError(f"the script did not write {fig_id}.{ext}")
-    except Exception as exc:  # noqa: BLE001 - a failing figure is reported, not fatal
+    except Exception as exc:
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" ({Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
         msg = " ".join(f"{type(exc).__name__}: {exc}".split())
@@ -169,8 +169,8 @@ def run_figures(
     jobs: int = 1,
     fast: bool = False,
     progress: bool = True,
-    on_result: Optional[Callable[[FigureRun], None]] = None,
-) -> List[FigureRun]:
+    on_result: Callable[[FigureRun], None] | None = None,
+) -> list[FigureRun]:
     r"""Run the figure scripts; return one :class:`FigureRun` per script, in input order.
 
     Args:
@@ -191,7 +191,7 @@ def run_figures(
     scripts = list(scripts)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    results: Dict[str, FigureRun] = {}
+    results: dict[str, FigureRun] = {}
     parallel = jobs > 1 and len(scripts) > 1
     pool = None
     futs = {}
@@ -199,8 +199,9 @@ def run_figures(
         # workers are forked before the progress bar starts its monitor thread
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)))
         futs = {pool.submit(_run_one, s.module, s.id, str(out), fast): s for s in scripts}
-    bar = tqdm(total=len(scripts), desc="figures", unit="fig", file=sys.stderr, disable=not progress,
-               dynamic_ncols=True)
+    bar = tqdm(
+        total=len(scripts), desc="figures", unit="fig", file=sys.stderr, disable=not progress, dynamic_ncols=True
+    )
 
     def done(r: FigureRun) -> None:
         results[r.id] = r
@@ -221,7 +222,7 @@ def run_figures(
                 s = futs[f]
                 try:
                     r = f.result()
-                except Exception as exc:  # noqa: BLE001 - e.g. a worker killed by the OS
+                except Exception as exc:
                     r = FigureRun(s.id, False, 0.0, " ".join(f"{type(exc).__name__}: {exc}".split()))
                 done(r)
     finally:

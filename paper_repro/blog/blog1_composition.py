@@ -27,7 +27,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 
 ID = "blog1-composition"
 TITLE = "Blog parts 1-2: basic vs advanced (Claim 18, Dwork-Roth 3.20) vs optimal vs RDP composition vs k (Gaussian)"
@@ -60,9 +61,17 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     from rigorous_rdp.research.gaussian_dp import gaussian_epsilon
 
     ks = FAST_K_GRID if fast else K_GRID
-    out = {name: [] for name in ("basic (Claim 10)", "advanced, blog Claim 18", "advanced, Dwork-Roth 3.20",
-                                  "optimal composition (KOV15)", "RDP (Claims 22 + 21; Example 3)",
-                                  "exact (Gaussian with sigma/sqrt k)")}
+    out = {
+        name: []
+        for name in (
+            "basic (Claim 10)",
+            "advanced, blog Claim 18",
+            "advanced, Dwork-Roth 3.20",
+            "optimal composition (KOV15)",
+            "RDP (Claims 22 + 21; Example 3)",
+            "exact (Gaussian with sigma/sqrt k)",
+        )
+    }
     for k in ks:
         e0 = gaussian_epsilon(DELTA / k, SIGMA, digits=8)
         out["basic (Claim 10)"].append(k * e0.upper_float())
@@ -82,7 +91,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         out["optimal composition (KOV15)"].append(best_kov if math.isfinite(best_kov) else None)
         out["RDP (Claims 22 + 21; Example 3)"].append(_rdp_epsilon(k))
         out["exact (Gaussian with sigma/sqrt k)"].append(
-            gaussian_epsilon(DELTA, SIGMA, arb(k).sqrt(), digits=8).upper_float())
+            gaussian_epsilon(DELTA, SIGMA, arb(k).sqrt(), digits=8).upper_float()
+        )
 
     fig, ax = plt.subplots(figsize=(8, 5.5))
     styles = {
@@ -111,6 +121,6 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "epsilon": out,
         "beta_fractions": [float(b) for b in BETA_FRACTIONS],
         "note": "per-step epsilon from the exact Gaussian delta(epsilon); advanced/optimal use the best of the beta "
-                "fractions; values are upper ends of certified enclosures",
+        "fractions; values are upper ends of certified enclosures",
     }
     return save_figure(fig, data, out_dir, ID)

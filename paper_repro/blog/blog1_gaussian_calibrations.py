@@ -18,7 +18,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 
 ID = "blog1-gaussian-calibrations"
 TITLE = "Blog part 1, Claim 9: sigma calibrations (6.81)-(6.84), Dwork-Roth Thm A.1, exact Gaussian mechanism"
@@ -61,8 +62,10 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     # right panel: delta of (6.8) vs exact delta at fixed sigma
     s = SIGMA_DELTA_PANEL
     e_min = float(1 / (2 * s * s))  # (6.8) needs eps > 1/(2 sigma^2)
-    eps2 = [Fraction(f"{x:.4g}") for x in np.linspace(max(EPS_DELTA_PANEL[0], e_min * 1.01), EPS_DELTA_PANEL[1],
-                                                      8 if fast else 40)]
+    eps2 = [
+        Fraction(f"{x:.4g}")
+        for x in np.linspace(max(EPS_DELTA_PANEL[0], e_min * 1.01), EPS_DELTA_PANEL[1], 8 if fast else 40)
+    ]
     d68 = [P.gaussian_delta_claim9(e, s, digits=6).upper_float() for e in eps2]
     dex = [P.gaussian_delta_exact(e, s, digits=6).upper_float() for e in eps2]
 
@@ -93,7 +96,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     axes[2].set_title(rf"$\delta$ at $\sigma = {float(s):g}$")
     axes[2].legend(fontsize=8)
     axes[2].grid(True, which="both", alpha=0.3)
-    fig.suptitle("Blog part 1, Claim 9: Gaussian mechanism calibrations (upper ends of certified enclosures)", fontsize=11)
+    fig.suptitle(
+        "Blog part 1, Claim 9: Gaussian mechanism calibrations (upper ends of certified enclosures)", fontsize=11
+    )
     data = {
         "title": TITLE,
         "delta": float(DELTA),

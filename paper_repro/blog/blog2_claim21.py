@@ -21,10 +21,13 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 
 ID = "blog2-claim21"
-TITLE = "Blog part 2, Claims 21-23 / Example 3: delta(epsilon) of k composed Gaussians, fixed orders vs Legendre vs exact"
+TITLE = (
+    "Blog part 2, Claims 21-23 / Example 3: delta(epsilon) of k composed Gaussians, fixed orders vs Legendre vs exact"
+)
 SOURCE = SEED_FILES["blog2"]
 
 SIGMA = Fraction(10)

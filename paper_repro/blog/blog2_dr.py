@@ -34,7 +34,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         out = dr_curve(C1, C2, d_r, d_l, sig)
         out.update({"d_r": d_r, "d_lambda": d_l})
         series.append(out)
-        line, = ax.loglog(out["sigma"], np.maximum(out["log_G"], 1e-300), label=f"d_r={d_r}, d_lambda={d_l}")
+        (line,) = ax.loglog(out["sigma"], np.maximum(out["log_G"], 1e-300), label=f"d_r={d_r}, d_lambda={d_l}")
         ax.loglog(out["sigma"], np.maximum(out["log_jensen"], 1e-300), ls="--", color=line.get_color(), lw=0.8)
     ax.set_xlabel("sigma")
     ax.set_ylabel("log G  (dashed: proven lower bound)")

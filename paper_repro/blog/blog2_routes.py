@@ -44,15 +44,22 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         d1 = route1_delta(EPSILON, R, k, SIGMA)
         d2 = route2_delta(EPSILON, R, k, SIGMA)
         d3 = route3_delta(EPSILON, R, k, SIGMA)
-        rows.append({
-            "k": k, "T": d1["steps"],
-            "log10_delta1": _log10_upper(d1["delta"]), "log10_delta2": _log10_upper(d2["delta"]),
-            "log10_delta3_post": _log10_upper(d3["delta_post"]), "log10_delta3_chernoff": _log10_upper(d3["delta_chernoff"]),
-            "delta1": d1["delta"].to_json(8) if d1["delta"] else None, "delta2": d2["delta"].to_json(8),
-            "delta3_post": d3["delta_post"].to_json(8) if d3["delta_post"] else None,
-            "delta3_chernoff": d3["delta_chernoff"].to_json(8),
-            "lambda3_post": d3.get("lambda_post"), "lambda3_chernoff": d3["lambda_chernoff"],
-        })
+        rows.append(
+            {
+                "k": k,
+                "T": d1["steps"],
+                "log10_delta1": _log10_upper(d1["delta"]),
+                "log10_delta2": _log10_upper(d2["delta"]),
+                "log10_delta3_post": _log10_upper(d3["delta_post"]),
+                "log10_delta3_chernoff": _log10_upper(d3["delta_chernoff"]),
+                "delta1": d1["delta"].to_json(8) if d1["delta"] else None,
+                "delta2": d2["delta"].to_json(8),
+                "delta3_post": d3["delta_post"].to_json(8) if d3["delta_post"] else None,
+                "delta3_chernoff": d3["delta_chernoff"].to_json(8),
+                "lambda3_post": d3.get("lambda_post"),
+                "lambda3_chernoff": d3["lambda_chernoff"],
+            }
+        )
     fig, ax = plt.subplots(figsize=(7, 4.5))
     kk = [r["k"] for r in rows]
     ax.plot(kk, [r["log10_delta1"] for r in rows], "o-", label="route 1: Claims 9, 19, 18")

@@ -23,7 +23,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from rigorous_rdp.research.chi_divergence import poisson_chi, poisson_chi_float
 
 ID = "zhuwang2019-fig2"
@@ -34,7 +35,7 @@ LAMBDA2 = (0.25, 0.5, 1.0, 2.0)
 LAMBDA1_MAX = 3.0
 RATIO_MAX = 1.6
 CERT_POINTS = 12  # certified points per curve
-GRID = 40         # certified sign grid (per axis)
+GRID = 40  # certified sign grid (per axis)
 FAST_GRID = 12
 PREC = 96
 EXAMPLE = ("1/10", "1/2")
@@ -57,7 +58,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     for l2 in LAMBDA2:
         xs = rs * l2
         ys = poisson_chi_float(3, xs, l2)
-        line, = ax.plot(rs, ys, label=rf"$\lambda_2 = {l2:g}$")
+        (line,) = ax.plot(rs, ys, label=rf"$\lambda_2 = {l2:g}$")
         pts = np.linspace(0.05, RATIO_MAX, CERT_POINTS if not fast else 5)
         cert = []
         for r in pts:
@@ -65,8 +66,14 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             b = poisson_chi(3, l1, Fraction(l2), prec=PREC)
             lo, hi = float(b.lower()), float(b.upper())
             cert.append({"lambda1": float(l1), "lower": lo, "upper": hi})
-            ax.plot([float(l1) / l2], [0.5 * (lo + hi)], "o", color=line.get_color(), ms=3,
-                    mfc="none" if lo < 0 < hi else line.get_color())
+            ax.plot(
+                [float(l1) / l2],
+                [0.5 * (lo + hi)],
+                "o",
+                color=line.get_color(),
+                ms=3,
+                mfc="none" if lo < 0 < hi else line.get_color(),
+            )
         curves[str(l2)] = {"lambda1": xs[::10].tolist(), "chi3": ys[::10].tolist()}
         certified[str(l2)] = cert
     ax.axhline(0, color="k", lw=0.8)
@@ -92,14 +99,24 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ax2.set_title(r"certified sign of $\chi^3$: red < 0, blue > 0, grey undecided")
     ax2.legend(fontsize=8, loc="upper right")
     ex = poisson_chi(3, EXAMPLE[0], EXAMPLE[1], prec=PREC)
-    data = {"title": TITLE, "source": SOURCE, "lambda2": list(LAMBDA2), "curves": curves,
-            "certified_points": certified,
-            "sign_grid": {"lambda1": g1.tolist(), "lambda2": g2.tolist(), "sign": signs.tolist()},
-            "negative_cells": int((signs < 0).sum()), "positive_cells": int((signs > 0).sum()),
-            "undecided_cells": int((signs == 0).sum()),
-            "example": {"lambda1": EXAMPLE[0], "lambda2": EXAMPLE[1], "chi3_lower": float(ex.lower()),
-                        "chi3_upper": float(ex.upper())},
-            "note": "the seed does not state the rates of its Fig. 2; rates chosen here"}
+    data = {
+        "title": TITLE,
+        "source": SOURCE,
+        "lambda2": list(LAMBDA2),
+        "curves": curves,
+        "certified_points": certified,
+        "sign_grid": {"lambda1": g1.tolist(), "lambda2": g2.tolist(), "sign": signs.tolist()},
+        "negative_cells": int((signs < 0).sum()),
+        "positive_cells": int((signs > 0).sum()),
+        "undecided_cells": int((signs == 0).sum()),
+        "example": {
+            "lambda1": EXAMPLE[0],
+            "lambda2": EXAMPLE[1],
+            "chi3_lower": float(ex.lower()),
+            "chi3_upper": float(ex.upper()),
+        },
+        "note": "the seed does not state the rates of its Fig. 2; rates chosen here",
+    }
     return save_figure(fig, data, out_dir, ID)
 
 

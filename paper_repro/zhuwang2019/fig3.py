@@ -23,15 +23,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Dict, List
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
-from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
+from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
 
 ID = "zhuwang2019-fig3"
@@ -39,20 +39,21 @@ TITLE = "Fig. 3: RDP of Poisson-subsampled Gaussian / Laplace / randomized respo
 SOURCE = SEED_FILES["zhuwang2019"]
 
 GAMMA = Fraction(1, 1000)
-DATASET_SIZE = 100000          # Wang et al. 2019 curve: m = gamma * n records without replacement
+DATASET_SIZE = 100000  # Wang et al. 2019 curve: m = gamma * n records without replacement
 SETTINGS = {
     "high": {"gaussian": Fraction(5), "laplace": Fraction(2), "randomized-response": Fraction(3, 5)},
     "low": {"gaussian": Fraction(1), "laplace": Fraction(1, 2), "randomized-response": Fraction(9, 10)},
 }
 MECHS = ("gaussian", "laplace", "randomized-response")
-ALPHAS = sorted({int(round(x)) for x in np.logspace(np.log10(2), np.log10(2048), 34)})
+ALPHAS = sorted({round(x) for x in np.logspace(np.log10(2), np.log10(2048), 34)})
 FAST_ALPHAS = [2, 4, 8, 16, 32, 64, 128, 256]
 PREC = 96
 
 
 def base_curve(mech: str, param: Fraction):
-    return {"gaussian": GaussianCurve, "laplace": LaplaceCurve,
-            "randomized-response": RandomizedResponseCurve}[mech](param)
+    return {"gaussian": GaussianCurve, "laplace": LaplaceCurve, "randomized-response": RandomizedResponseCurve}[mech](
+        param
+    )
 
 
 def wang2019_available() -> bool:
@@ -63,7 +64,7 @@ def wang2019_available() -> bool:
     return True
 
 
-def _vals(curve, alphas: List[int]) -> List[float]:
+def _vals(curve, alphas: list[int]) -> list[float]:
     out = []
     with workprec(PREC):
         for a in alphas:
@@ -72,9 +73,9 @@ def _vals(curve, alphas: List[int]) -> List[float]:
     return out
 
 
-def panel_data(mech: str, param: Fraction, alphas: List[int]) -> Dict[str, object]:
+def panel_data(mech: str, param: Fraction, alphas: list[int]) -> dict[str, object]:
     base = base_curve(mech, param)
-    d: Dict[str, object] = {"alphas": alphas}
+    d: dict[str, object] = {"alphas": alphas}
     d["general_thm5"] = _vals(ZhuWangCurve(base, GAMMA, "general"), alphas)
     d["tight_thm8"] = _vals(ZhuWangCurve(base, GAMMA, "tight"), alphas)
     d["lower_thm6"] = _vals(ZhuWangCurve(base, GAMMA, "lower"), alphas)
@@ -88,8 +89,11 @@ def panel_data(mech: str, param: Fraction, alphas: List[int]) -> Dict[str, objec
             lim = abadi_validity_range(GAMMA, param) + 1
             ab = [a for a in alphas if a <= lim]
             with workprec(PREC):
-                d["abadi_lemma3"] = {"alphas": ab, "rdp": [float(abadi_lemma3_rdp(a, GAMMA, param).mid()) for a in ab],
-                                     "max_alpha": lim}
+                d["abadi_lemma3"] = {
+                    "alphas": ab,
+                    "rdp": [float(abadi_lemma3_rdp(a, GAMMA, param).mid()) for a in ab],
+                    "max_alpha": lim,
+                }
         except ValueError as exc:
             d["abadi_lemma3"] = {"alphas": [], "rdp": [], "not_applicable": str(exc)}
     if wang2019_available():
@@ -103,10 +107,15 @@ def panel_data(mech: str, param: Fraction, alphas: List[int]) -> Dict[str, objec
 def main(out_dir: Path, fast: bool = False) -> dict:
     alphas = FAST_ALPHAS if fast else ALPHAS
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
-    data: Dict[str, object] = {"title": TITLE, "source": SOURCE, "gamma": str(GAMMA),
-                               "settings": {k: {m: str(v) for m, v in s.items()} for k, s in SETTINGS.items()},
-                               "wang2019_included": wang2019_available(), "panels": {},
-                               "note": "certified enclosures at integer orders, plotted at midpoints"}
+    data: dict[str, object] = {
+        "title": TITLE,
+        "source": SOURCE,
+        "gamma": str(GAMMA),
+        "settings": {k: {m: str(v) for m, v in s.items()} for k, s in SETTINGS.items()},
+        "wang2019_included": wang2019_available(),
+        "panels": {},
+        "note": "certified enclosures at integer orders, plotted at midpoints",
+    }
     for row, regime in enumerate(("high", "low")):
         for col, mech in enumerate(MECHS):
             param = SETTINGS[regime][mech]
@@ -117,16 +126,30 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             ax.loglog(alphas, d["tight_thm8"], "k-", lw=2.2, label="tight upper bound (Thm 8)")
             ax.loglog(alphas, d["lower_thm6"], "--", color="orange", lw=1.2, label="lower bound (Thm 6)")
             if "wang2019_without_replacement" in d:
-                ax.loglog(alphas, d["wang2019_without_replacement"], "b-s", ms=2.5, lw=1,
-                          label="Wang et al. 2019 (w/o replacement)")
+                ax.loglog(
+                    alphas,
+                    d["wang2019_without_replacement"],
+                    "b-s",
+                    ms=2.5,
+                    lw=1,
+                    label="Wang et al. 2019 (w/o replacement)",
+                )
             if mech == "gaussian" and d["abadi_lemma3"]["alphas"]:
-                ax.loglog(d["abadi_lemma3"]["alphas"], d["abadi_lemma3"]["rdp"], "r-", lw=1.5,
-                          label="Abadi et al. 2016, Lemma 3")
+                ax.loglog(
+                    d["abadi_lemma3"]["alphas"],
+                    d["abadi_lemma3"]["rdp"],
+                    "r-",
+                    lw=1.5,
+                    label="Abadi et al. 2016, Lemma 3",
+                )
             ax.loglog(alphas, d["no_subsampling"], ":", color="0.5", lw=1, label="no subsampling")
             if "lemma4_pure_dp" in d:
                 ax.axhline(d["lemma4_pure_dp"], color="0.6", ls="-.", lw=0.8, label="Lemma 4 (pure DP)")
-            name = {"gaussian": rf"Gaussian, $\sigma={float(param):g}$", "laplace": rf"Laplace, $b={float(param):g}$",
-                    "randomized-response": rf"rand. response, $p={float(param):g}$"}[mech]
+            name = {
+                "gaussian": rf"Gaussian, $\sigma={float(param):g}$",
+                "laplace": rf"Laplace, $b={float(param):g}$",
+                "randomized-response": rf"rand. response, $p={float(param):g}$",
+            }[mech]
             ax.set_title(f"{name} ({regime} privacy), $\\gamma = 0.001$", fontsize=10)
             ax.set_xlabel(r"order $\alpha$")
             ax.set_ylabel(r"RDP $\epsilon(\alpha)$")

@@ -35,19 +35,23 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 import matplotlib.pyplot as plt
 import numpy as np
 from flint import arb
 from scipy import special
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from paper_repro.zhuwang2019.fig3 import DATASET_SIZE, GAMMA, MECHS, SETTINGS, base_curve, wang2019_available
-from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
 from rigorous_rdp.arith import workprec
-from rigorous_rdp.research.composition import (advanced_composition, amplify_poisson, basic_composition,
-                                      optimal_composition_epsilon)
+from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
+from rigorous_rdp.research.composition import (
+    advanced_composition,
+    amplify_poisson,
+    basic_composition,
+    optimal_composition_epsilon,
+)
 from rigorous_rdp.research.gaussian_dp import gaussian_delta_float, gaussian_epsilon
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
 
@@ -56,10 +60,10 @@ TITLE = "Fig. 4: epsilon at delta = 1e-8 vs number of compositions k"
 SOURCE = SEED_FILES["zhuwang2019"]
 
 DELTA = Fraction(1, 10**8)
-KS = [2 ** i for i in range(0, 16)] + [60000]
+KS = [2**i for i in range(0, 16)] + [60000]
 FAST_KS = [1, 64, 4096, 60000]
-ORDERS = list(range(2, 65)) + [72, 80, 96, 112, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1536, 2048]
-FAST_ORDERS = list(range(2, 33)) + [48, 64, 96, 128, 256, 512, 1024]
+ORDERS = [*list(range(2, 65)), 72, 80, 96, 112, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1536, 2048]
+FAST_ORDERS = [*list(range(2, 33)), 48, 64, 96, 128, 256, 512, 1024]
 PREC = 96
 
 
@@ -67,7 +71,8 @@ PREC = 96
 # moments accountant with conversion (2)
 # ---------------------------------------------------------------------------
 
-def _rdp_uppers(curve, orders: List[int]) -> Dict[int, arb]:
+
+def _rdp_uppers(curve, orders: list[int]) -> dict[int, arb]:
     out = {}
     with workprec(PREC):
         for a in orders:
@@ -76,7 +81,7 @@ def _rdp_uppers(curve, orders: List[int]) -> Dict[int, arb]:
     return out
 
 
-def ma_epsilon(uppers: Dict[int, arb], k: int) -> Tuple[float, int]:
+def ma_epsilon(uppers: dict[int, arb], k: int) -> tuple[float, int]:
     """Certified upper bound min_alpha [k eps(alpha) + log(1/delta)/(alpha-1)] and the order used."""
     best, best_a = None, None
     with workprec(PREC):
@@ -94,13 +99,19 @@ def ma_epsilon(uppers: Dict[int, arb], k: int) -> Tuple[float, int]:
 # (epsilon, delta) baselines
 # ---------------------------------------------------------------------------
 
+
 def _kov_eps_float(eps: float, delta: float, k: int, target: float) -> float:
     """Float KOV15 epsilon by bisection on a windowed float sum (screening only)."""
     if -math.expm1(k * math.log1p(-delta)) >= target:
         return math.inf
     ls = np.arange(0, k + 1, dtype=float)
-    lp = special.gammaln(k + 1) - special.gammaln(ls + 1) - special.gammaln(k - ls + 1) \
-        + (k - ls) * eps - k * np.logaddexp(0.0, eps)
+    lp = (
+        special.gammaln(k + 1)
+        - special.gammaln(ls + 1)
+        - special.gammaln(k - ls + 1)
+        + (k - ls) * eps
+        - k * np.logaddexp(0.0, eps)
+    )
     keep = lp > lp.max() - 80
     ls, lp = ls[keep], lp[keep]
     base = (k - 2 * ls) * eps
@@ -150,7 +161,7 @@ def _adv_float(e1: float, d1: float, k: int, target: float) -> float:
     return min(k * e1, math.sqrt(2 * k * math.log(1 / slack)) * e1 + k * e1 * math.expm1(e1))
 
 
-def _best_delta0(sigma: float, k: int, objective) -> Tuple[float, float]:
+def _best_delta0(sigma: float, k: int, objective) -> tuple[float, float]:
     """Float search of the base delta0 for the Gaussian (screening only)."""
     dmax = float(DELTA) / (k * float(GAMMA))
     grid = dmax * np.logspace(-5, np.log10(0.999), 16)
@@ -162,7 +173,7 @@ def _best_delta0(sigma: float, k: int, objective) -> Tuple[float, float]:
     return float(grid[i]), float(vals[i])
 
 
-def _step_dp(mech: str, param: Fraction, d0: Optional[float]) -> Tuple[arb, arb]:
+def _step_dp(mech: str, param: Fraction, d0: float | None) -> tuple[arb, arb]:
     """Certified (eps', delta') of one amplified step."""
     with workprec(PREC):
         if mech == "gaussian":
@@ -173,17 +184,17 @@ def _step_dp(mech: str, param: Fraction, d0: Optional[float]) -> Tuple[arb, arb]
         return amplify_poisson(arb(e0.upper()), 0, GAMMA)
 
 
-def baselines(mech: str, param: Fraction, ks: List[int]) -> Dict[str, List[float]]:
-    out: Dict[str, List[float]] = {"kov_optimal": [], "advanced": [], "basic": [], "kov_delta0": [], "adv_delta0": []}
+def baselines(mech: str, param: Fraction, ks: list[int]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"kov_optimal": [], "advanced": [], "basic": [], "kov_delta0": [], "adv_delta0": []}
     target = float(DELTA)
     for k in ks:
         if mech == "gaussian":
             s = float(param)
             d_kov, _ = _best_delta0(s, k, lambda e1, d1: _kov_eps_float(e1, d1, k, target))
             d_adv, _ = _best_delta0(s, k, lambda e1, d1: _adv_float(e1, d1, k, target))
-            d_basic = float(DELTA) / (k * float(GAMMA))
+            float(DELTA) / (k * float(GAMMA))
         else:
-            d_kov = d_adv = d_basic = None
+            d_kov = d_adv = None
         e1, d1 = _step_dp(mech, param, d_kov)
         out["kov_optimal"].append(optimal_composition_epsilon(e1, d1, k, DELTA, digits=8).upper_float())
         e1, d1 = _step_dp(mech, param, d_adv)
@@ -204,11 +215,13 @@ def baselines(mech: str, param: Fraction, ks: List[int]) -> Dict[str, List[float
     return out
 
 
-def panel(mech: str, param: Fraction, ks: List[int], orders: List[int]) -> Dict[str, object]:
+def panel(mech: str, param: Fraction, ks: list[int], orders: list[int]) -> dict[str, object]:
     base = base_curve(mech, param)
-    d: Dict[str, object] = {"k": ks}
-    curves = {"ma_tight_thm8": ZhuWangCurve(base, GAMMA, "tight"),
-              "ma_general_thm5": ZhuWangCurve(base, GAMMA, "general")}
+    d: dict[str, object] = {"k": ks}
+    curves = {
+        "ma_tight_thm8": ZhuWangCurve(base, GAMMA, "tight"),
+        "ma_general_thm5": ZhuWangCurve(base, GAMMA, "general"),
+    }
     if wang2019_available():
         from rigorous_rdp.subsampling.wang2019 import wang2019_curve
 
@@ -247,10 +260,16 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ks = FAST_KS if fast else KS
     orders = FAST_ORDERS if fast else ORDERS
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
-    data: Dict[str, object] = {"title": TITLE, "source": SOURCE, "gamma": str(GAMMA), "delta": str(DELTA),
-                               "orders": orders, "wang2019_included": wang2019_available(),
-                               "conversion": "eq. (2) of the seed: min over orders of k eps(alpha) + log(1/delta)/(alpha-1)",
-                               "panels": {}}
+    data: dict[str, object] = {
+        "title": TITLE,
+        "source": SOURCE,
+        "gamma": str(GAMMA),
+        "delta": str(DELTA),
+        "orders": orders,
+        "wang2019_included": wang2019_available(),
+        "conversion": "eq. (2) of the seed: min over orders of k eps(alpha) + log(1/delta)/(alpha-1)",
+        "panels": {},
+    }
     for row, regime in enumerate(("high", "low")):
         for col, mech in enumerate(MECHS):
             param = SETTINGS[regime][mech]
@@ -260,8 +279,11 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             for key, (fmt, label) in STYLE.items():
                 if key in d:
                     ax.loglog(ks, d[key], fmt, ms=3, lw=1.5, label=label)
-            name = {"gaussian": rf"Gaussian, $\sigma={float(param):g}$", "laplace": rf"Laplace, $b={float(param):g}$",
-                    "randomized-response": rf"rand. response, $p={float(param):g}$"}[mech]
+            name = {
+                "gaussian": rf"Gaussian, $\sigma={float(param):g}$",
+                "laplace": rf"Laplace, $b={float(param):g}$",
+                "randomized-response": rf"rand. response, $p={float(param):g}$",
+            }[mech]
             ax.set_title(f"{name} ({regime} privacy), $\\gamma=0.001$, $\\delta=10^{{-8}}$", fontsize=10)
             ax.set_xlabel("number of compositions $k$")
             ax.set_ylabel(r"$\epsilon$")

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Dict, List
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from paper_repro.zhuwang2019.fig3 import GAMMA, MECHS, SETTINGS, base_curve
 from rigorous_rdp.arith import refine
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
@@ -30,12 +30,12 @@ TITLE = "Fig. 5: tau-term approximations (Thm 11) of the Poisson-subsampled RDP 
 SOURCE = SEED_FILES["zhuwang2019"]
 
 TAUS = (2, 5, 10, 20, 50)
-ALPHAS = sorted({int(round(x)) for x in np.logspace(np.log10(2), np.log10(2048), 30)})
+ALPHAS = sorted({round(x) for x in np.logspace(np.log10(2), np.log10(2048), 30)})
 FAST_ALPHAS = [2, 8, 32, 128, 512]
 DIGITS = 6
 
 
-def _vals(curve, alphas: List[int]) -> List[float]:
+def _vals(curve, alphas: list[int]) -> list[float]:
     out = []
     for a in alphas:
         c = refine(lambda prec: curve.certified(Fraction(a)), DIGITS, start_prec=96, what="tau-term bound")
@@ -46,27 +46,44 @@ def _vals(curve, alphas: List[int]) -> List[float]:
 def main(out_dir: Path, fast: bool = False) -> dict:
     alphas = FAST_ALPHAS if fast else ALPHAS
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
-    data: Dict[str, object] = {"title": TITLE, "source": SOURCE, "gamma": str(GAMMA), "taus": list(TAUS),
-                               "alphas": alphas, "panels": {},
-                               "note": "certified upper ends; tau-term bounds in the sign/log-magnitude form (Remark 12)"}
+    data: dict[str, object] = {
+        "title": TITLE,
+        "source": SOURCE,
+        "gamma": str(GAMMA),
+        "taus": list(TAUS),
+        "alphas": alphas,
+        "panels": {},
+        "note": "certified upper ends; tau-term bounds in the sign/log-magnitude form (Remark 12)",
+    }
     cmap = plt.get_cmap("viridis")
     for row, regime in enumerate(("high", "low")):
         for col, mech in enumerate(MECHS):
             param = SETTINGS[regime][mech]
             base = base_curve(mech, param)
             tight = _vals(ZhuWangCurve(base, GAMMA, "tight"), alphas)
-            d: Dict[str, object] = {"tight_thm8": tight, "tau": {}, "max_relative_excess": {}}
+            d: dict[str, object] = {"tight_thm8": tight, "tau": {}, "max_relative_excess": {}}
             ax = axes[row, col]
             for i, tau in enumerate(TAUS):
                 v = _vals(ZhuWangCurve(base, GAMMA, "tau", tau=tau), alphas)
                 d["tau"][str(tau)] = v
-                d["max_relative_excess"][str(tau)] = max((x - t) / t for x, t in zip(v, tight))
-                ax.loglog(alphas, v, "-", color=cmap(i / (len(TAUS) - 1) * 0.9), lw=1.4, marker="o", ms=2.5,
-                          label=rf"$\tau = {tau}$ (Thm 11)")
+                d["max_relative_excess"][str(tau)] = max((x - t) / t for x, t in zip(v, tight, strict=False))
+                ax.loglog(
+                    alphas,
+                    v,
+                    "-",
+                    color=cmap(i / (len(TAUS) - 1) * 0.9),
+                    lw=1.4,
+                    marker="o",
+                    ms=2.5,
+                    label=rf"$\tau = {tau}$ (Thm 11)",
+                )
             ax.loglog(alphas, tight, "k--", lw=2, label="tight bound (Thm 8)")
             data["panels"][f"{regime}/{mech}"] = d
-            name = {"gaussian": rf"Gaussian, $\sigma={float(param):g}$", "laplace": rf"Laplace, $b={float(param):g}$",
-                    "randomized-response": rf"rand. response, $p={float(param):g}$"}[mech]
+            name = {
+                "gaussian": rf"Gaussian, $\sigma={float(param):g}$",
+                "laplace": rf"Laplace, $b={float(param):g}$",
+                "randomized-response": rf"rand. response, $p={float(param):g}$",
+            }[mech]
             ax.set_title(f"{name} ({regime} privacy), $\\gamma = 0.001$", fontsize=10)
             ax.set_xlabel(r"order $\alpha$")
             ax.set_ylabel(r"RDP $\epsilon(\alpha)$")

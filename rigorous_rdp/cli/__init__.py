@@ -44,7 +44,7 @@ def build_parser() -> Parser:
         importlib.import_module(f"{__name__}.{name}").register(sub)
     helps = {a.dest: a.help for a in sub._choices_actions}
     sub._choices_actions = []  # listed below, grouped, instead of one flat list
-    lines = []
+    lines: List[str] = []
     for title, names in (("accounting", ACCOUNTING), ("research", RESEARCH)):
         lines.append(f"{title} commands:" if not lines else f"\n{title} commands:")
         lines.extend(f"  {n:<11} {helps.get(n) or ''}" for n in names)
