@@ -49,11 +49,11 @@ def _moment_variances():
     """Var[Z_P], Var[Z_R], Var[Z_B] from first principles with symbolic n, b, S1, S2."""
     q = b / n
     abar = S1 / n
-    cross = S1**2 - S2                                  # sum_{i != j} a_i a_j
+    cross = S1**2 - S2  # sum_{i != j} a_i a_j
     # inclusion probabilities of a uniform b-subset of {1..n}, from the binomials
     p1 = sp.gammasimp(sp.binomial(n - 1, b - 1) / sp.binomial(n, b))
     p2 = sp.gammasimp(sp.binomial(n - 2, b - 2) / sp.binomial(n, b))
-    var_p = (q * S2 + q**2 * cross) / b**2 - abar**2     # J_i iid Bernoulli(q): E[J_i^2]=q, E[J_iJ_j]=q^2
+    var_p = (q * S2 + q**2 * cross) / b**2 - abar**2  # J_i iid Bernoulli(q): E[J_i^2]=q, E[J_iJ_j]=q^2
     # R_j iid uniform: E[a_{R_j}^2] = S2/n, E[a_{R_j} a_{R_l}] = abar^2 (j != l)
     var_r = (b * S2 / n + b * (b - 1) * abar**2) / b**2 - abar**2
     var_b = (p1 * S2 + p2 * cross) / b**2 - abar**2
@@ -63,10 +63,10 @@ def _moment_variances():
 def _paper_formulas():
     q = b / n
     abar, a2bar = S1 / n, S2 / n
-    vp = (1 / b - 1 / n) * a2bar                                        # (143), (21)
-    vb = n / (n - 1) * (vp - (1 / b - 1 / n) * abar**2)                # (144), (21)
-    vr = (1 - 1 / n) / (1 - q) * vb                                     # (147), (21)
-    vr_143 = vp / (1 - q) - abar**2 / b                                 # last line of the Var[Z_R] block
+    vp = (1 / b - 1 / n) * a2bar  # (143), (21)
+    vb = n / (n - 1) * (vp - (1 / b - 1 / n) * abar**2)  # (144), (21)
+    vr = (1 - 1 / n) / (1 - q) * vb  # (147), (21)
+    vr_143 = vp / (1 - q) - abar**2 / b  # last line of the Var[Z_R] block
     vb_line4 = (1 / b - 1 / n) * (S2 / n - (S1**2 - S2) / (n * (n - 1)))  # fourth line of (144)
     return vp, vr, vb, vr_143, vb_line4
 
@@ -98,9 +98,9 @@ def test_ratios_145_146_22():
     vp, vr, vb, _, _ = _paper_formulas()
     q = b / n
     ratio = (S1 / n) ** 2 / (S2 / n)
-    assert _zero(vr / vp - (1 - ratio) / (1 - q))            # (145)
-    assert _zero(vb / vp - (1 - ratio) / (1 - 1 / n))        # (146) = (22)
-    assert _zero(vr / vb - (1 - 1 / n) / (1 - q))           # (147)
+    assert _zero(vr / vp - (1 - ratio) / (1 - q))  # (145)
+    assert _zero(vb / vp - (1 - ratio) / (1 - 1 / n))  # (146) = (22)
+    assert _zero(vr / vb - (1 - 1 / n) / (1 - q))  # (147)
 
 
 def test_replacement_factor_is_one_only_for_batch_one():
@@ -125,7 +125,7 @@ def _brute(nv: int, bv: int, base=None):
     pois = []
     for pat in itertools.product((0, 1), repeat=nv):
         k = sum(pat)
-        pois.append((sum(ai for ai, j in zip(a, pat) if j) / bv, q**k * (1 - q) ** (nv - k)))
+        pois.append((sum(ai for ai, j in zip(a, pat, strict=True) if j) / bv, q**k * (1 - q) ** (nv - k)))
     rep = [(sum(a[i] for i in t) / bv, 1) for t in itertools.product(range(nv), repeat=bv)]
     pool = range(nv) if base is None else base
     wor = [(sum(a[i] for i in s) / bv, 1) for s in itertools.combinations(pool, bv)]
@@ -146,9 +146,9 @@ def test_brute_force_small_datasets():
         sub = {n: nv, b: bv}
         assert sp.expand(vp_ - _subs(vp.subs(sub), a)) == 0
         assert sp.expand(vb_ - _subs(vb.subs(sub), a)) == 0
-        if bv < nv:                                  # (147) divides by 1 - q
+        if bv < nv:  # (147) divides by 1 - q
             assert sp.expand(vr_ - _subs(vr.subs(sub), a)) == 0
-        else:                                        # q = 1: use the compact form
+        else:  # q = 1: use the compact form
             assert sp.expand(vr_ - _subs(((S2 / n - (S1 / n) ** 2) / b).subs(sub), a)) == 0
 
 

@@ -16,13 +16,12 @@ from fractions import Fraction
 
 import mpmath
 
-
 __all__ = [
-    "ref_moment_m",
-    "ref_b_tilde",
-    "ref_add_remove_rdp",
-    "ref_replace_one_rdp",
     "mixture_rdp_quad",
+    "ref_add_remove_rdp",
+    "ref_b_tilde",
+    "ref_moment_m",
+    "ref_replace_one_rdp",
 ]
 
 
@@ -35,7 +34,9 @@ def ref_moment_m(k: int, sigma: Fraction) -> mpmath.mpf:
     extra = int(k * (3 + max(0.0, math.log2(float(sigma)))) + 64)
     with mpmath.workprec(mpmath.mp.prec + extra):
         v = 4 / _mpf(sigma) ** 2
-        s = mpmath.fsum((-1) ** (k - l) * mpmath.binomial(k, l) * mpmath.exp(l * (l - 1) * v / 2) for l in range(k + 1))
+        s = mpmath.fsum(
+            (-1) ** (k - ell) * mpmath.binomial(k, ell) * mpmath.exp(ell * (ell - 1) * v / 2) for ell in range(k + 1)
+        )
     return +s
 
 
@@ -63,8 +64,11 @@ def ref_add_remove_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) ->
     if alpha > m:
         n = math.ceil(alpha) - m
         s = mpmath.fsum(
-            qq**l * mpmath.factorial(n) / (mpmath.factorial(n - l) * mpmath.factorial(m + l)) * ref_b_tilde(l + m, sigma)
-            for l in range(n + 1)
+            qq**ell
+            * mpmath.factorial(n)
+            / (mpmath.factorial(n - ell) * mpmath.factorial(m + ell))
+            * ref_b_tilde(ell + m, sigma)
+            for ell in range(n + 1)
         )
         r = qq**m * pabs * (s + ref_b_tilde(m, sigma) / mpmath.factorial(m))
     else:
@@ -80,35 +84,58 @@ def ref_replace_one_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -
         bk = ref_b_tilde(k, sigma)
         lead = (a - 1) * a ** (k - 1)
         first = lead * (4 if k % 2 == 0 else 3) * bk
-        second = lead * mpmath.fsum(
-            mpmath.binomial(k, j)
-            * abs(a / (a - 1) * mpmath.fprod(1 - l / a for l in range(j)) * mpmath.fprod(1 + (l - 1) / a for l in range(k - j)) - 1)
-            for j in range(k + 1)
-        ) * bk
+        second = (
+            lead
+            * mpmath.fsum(
+                mpmath.binomial(k, j)
+                * abs(
+                    a
+                    / (a - 1)
+                    * mpmath.fprod(1 - ell / a for ell in range(j))
+                    * mpmath.fprod(1 + (ell - 1) / a for ell in range(k - j))
+                    - 1
+                )
+                for j in range(k + 1)
+            )
+            * bk
+        )
         total += qq**k / mpmath.factorial(k) * (first + second)
     ca = math.ceil(alpha)
     e = mpmath.mpf(0)
     bm = ref_b_tilde(m, sigma)
     for j in range(m + 1):
-        c = (1 - qq) ** (-(a + m - j - 1)) * mpmath.binomial(m, j) * mpmath.fprod(abs(a - l) for l in range(j)) * mpmath.fprod(
-            a + l - 1 for l in range(m - j)
+        c = (
+            (1 - qq) ** (-(a + m - j - 1))
+            * mpmath.binomial(m, j)
+            * mpmath.fprod(abs(a - ell) for ell in range(j))
+            * mpmath.fprod(a + ell - 1 for ell in range(m - j))
         )
         if alpha <= j:
             inner = (1 - qq) ** (a - j) * bm
         else:
             n = ca - j
             inner = bm + mpmath.fsum(
-                qq**l * mpmath.factorial(n) * mpmath.factorial(m) / (mpmath.factorial(n - l) * mpmath.factorial(m + l))
-                * ref_b_tilde(l + m, sigma)
-                for l in range(n + 1)
+                qq**ell
+                * mpmath.factorial(n)
+                * mpmath.factorial(m)
+                / (mpmath.factorial(n - ell) * mpmath.factorial(m + ell))
+                * ref_b_tilde(ell + m, sigma)
+                for ell in range(n + 1)
             )
         e += c * inner
     total += qq**m / mpmath.factorial(m) * e
     return mpmath.log(total) / (a - 1)
 
 
-def mixture_rdp_quad(alpha: Fraction, q: Fraction, scale: Fraction, mu_p: Fraction, mu_q: Fraction,
-                     mu_p2: Fraction = Fraction(0), mu_q2: Fraction = Fraction(0)) -> mpmath.mpf:
+def mixture_rdp_quad(
+    alpha: Fraction,
+    q: Fraction,
+    scale: Fraction,
+    mu_p: Fraction,
+    mu_q: Fraction,
+    mu_p2: Fraction = Fraction(0),
+    mu_q2: Fraction = Fraction(0),
+) -> mpmath.mpf:
     r""":math:`D_\alpha(qN(\mu_P, s^2) + (1-q)N(\mu_{P2}, s^2)\,\|\,qN(\mu_Q, s^2) + (1-q)N(\mu_{Q2}, s^2))`
     by mpmath quadrature (1-D; ``scale`` = s)."""
     a, qq, sc = _mpf(alpha), _mpf(q), _mpf(scale)

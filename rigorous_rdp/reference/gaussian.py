@@ -41,22 +41,21 @@ quadrature whose estimated error is not small relative to the result raises
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import List, Sequence
+from itertools import pairwise
 
 import mpmath
 from mpmath import mp, mpf
-
 
 __all__ = [
     "ReferenceInaccurate",
     "gaussian_rdp_mp",
     "laplace_rdp_mp",
-    "randomized_response_rdp_mp",
-    "poisson_gaussian_log_a_mp",
     "poisson_gaussian_log_a_binomial_mp",
+    "poisson_gaussian_log_a_mp",
     "poisson_gaussian_rdp_mp",
-    "poisson_sampled_reference",
+    "randomized_response_rdp_mp",
 ]
 
 
@@ -67,7 +66,7 @@ class ReferenceInaccurate(ArithmeticError):
     """The quadrature's error estimate is not small enough to trust the reference."""
 
 
-def _mpf(x: object) -> mpf:
+def _mpf(x: Fraction | int | float | str | mpf) -> mpf:
     """Exact-as-possible conversion of a rational (or int/str) at the current dps."""
     if isinstance(x, Fraction):
         return mpf(x.numerator) / x.denominator
@@ -75,24 +74,24 @@ def _mpf(x: object) -> mpf:
         return x
     if isinstance(x, int):
         return mpf(x)
-    f = Fraction(x)  # type: ignore[arg-type]
+    f = Fraction(x)
     return mpf(f.numerator) / f.denominator
 
 
-def _quad(f, points: Sequence[mpf], rel: mpf) -> mpf:
+def _quad(f: Callable[[mpf], mpf], points: Sequence[mpf], rel: mpf) -> mpf:
     """``mpmath.quad`` over consecutive ``points`` (may start/end at -inf/inf).
 
     Raises :class:`ReferenceInaccurate` if the summed error estimate exceeds
     ``rel`` times the result.  The integrands here are positive, so summing the
     pieces has no cancellation.
     """
-    pts: List[mpf] = []
+    pts: list[mpf] = []
     for p in sorted(set(points)):
         if not pts or p > pts[-1]:
             pts.append(p)
     total = mpf(0)
     err = mpf(0)
-    for a, b in zip(pts[:-1], pts[1:]):
+    for a, b in pairwise(pts):
         v, e = mpmath.quad(f, [a, b], error=True, maxdegree=10, method=_METHOD)
         total += v
         err += abs(e)
@@ -101,7 +100,7 @@ def _quad(f, points: Sequence[mpf], rel: mpf) -> mpf:
     return total
 
 
-def _spread(center: mpf, scale: mpf, ks: Sequence[int] = (4,)) -> List[mpf]:
+def _spread(center: mpf, scale: mpf, ks: Sequence[int] = (4,)) -> list[mpf]:
     out = [center]
     for k in ks:
         out += [center - k * scale, center + k * scale]
@@ -112,6 +111,7 @@ def _spread(center: mpf, scale: mpf, ks: Sequence[int] = (4,)) -> List[mpf]:
 # base mechanisms
 # ---------------------------------------------------------------------------
 
+
 def gaussian_rdp_mp(alpha: Fraction, sigma: Fraction, dps: int = 50) -> mpf:
     r"""RDP of the Gaussian mechanism from the definition, by quadrature of
     :math:`\varphi_\sigma(z)^\alpha \varphi_\sigma(z-1)^{1-\alpha}` (log-space integrand)."""
@@ -120,7 +120,7 @@ def gaussian_rdp_mp(alpha: Fraction, sigma: Fraction, dps: int = 50) -> mpf:
         two_s2 = 2 * s * s
         norm = -mpmath.log(2 * mpmath.pi * s * s) / 2
 
-        def h(z):
+        def h(z: mpf) -> mpf:
             return norm - (a * z * z + (1 - a) * (z - 1) ** 2) / two_s2
 
         # the integrand is a Gaussian bump with its peak where the derivative
@@ -128,8 +128,11 @@ def gaussian_rdp_mp(alpha: Fraction, sigma: Fraction, dps: int = 50) -> mpf:
         # (an exact rescaling, undone below: quad's error estimate is absolute)
         peak = 1 - a
         shift = h(peak)
-        val = _quad(lambda z: mpmath.exp(h(z) - shift), [mpmath.ninf] + _spread(peak, s, (1, 4, 10)) + [mpmath.inf],
-                    mpf(10) ** (-dps))
+        val = _quad(
+            lambda z: mpmath.exp(h(z) - shift),
+            [mpmath.ninf, *_spread(peak, s, (1, 4, 10)), mpmath.inf],
+            mpf(10) ** (-dps),
+        )
         out = (mpmath.log(val) + shift) / (a - 1)
     return out
 
@@ -142,14 +145,14 @@ def laplace_rdp_mp(alpha: Fraction, b: Fraction, dps: int = 50) -> mpf:
         a, bb = _mpf(alpha), _mpf(b)
         lognorm = -mpmath.log(2 * bb)
 
-        def h(z):
+        def h(z: mpf) -> mpf:
             return lognorm - (a * abs(z) + (1 - a) * abs(z - 1)) / bb
 
         # divide by the integrand's value at its maximum z = 0 (an exact
         # rescaling, undone below: quad's error estimate is absolute)
         shift = h(mpf(0))
 
-        def g(z):
+        def g(z: mpf) -> mpf:
             return mpmath.exp(h(z) - shift)
 
         pts = [mpmath.ninf, mpf(0), mpf(1), mpmath.inf]
@@ -177,7 +180,8 @@ def randomized_response_rdp_mp(alpha: Fraction, p: Fraction, dps: int = 50) -> m
 # Poisson-subsampled Gaussian
 # ---------------------------------------------------------------------------
 
-def _pg_log_integrand(a: mpf, q: mpf, s: mpf):
+
+def _pg_log_integrand(a: mpf, q: mpf, s: mpf) -> Callable[[mpf], mpf]:
     """The log of the integrand of A_alpha, z -> log phi_sigma(z) + a log(1-q+q e^w)."""
     two_s2 = 2 * s * s
     c = -mpmath.log(2 * mpmath.pi * s * s) / 2
@@ -191,7 +195,7 @@ def _pg_log_integrand(a: mpf, q: mpf, s: mpf):
     return h
 
 
-def _pg_points(a: mpf, q: mpf, s: mpf) -> tuple[List[mpf], mpf]:
+def _pg_points(a: mpf, q: mpf, s: mpf) -> tuple[list[mpf], mpf]:
     """Break points and an estimate of the maximum of the log-integrand.
 
     The break points are the peaks of the two Gaussian factors (0 and alpha),
@@ -217,7 +221,7 @@ def _pg_points(a: mpf, q: mpf, s: mpf) -> tuple[List[mpf], mpf]:
     n = 100
     grid = [lo + (hi - lo) * i / n for i in range(n + 1)]
     hmax = max(h(mpf(0)), h(a))
-    for z1, z2 in zip(grid[:-1], grid[1:]):
+    for z1, z2 in pairwise(grid):
         d1, d2 = d(z1), d(z2)
         if (d1 > 0) == (d2 > 0):
             continue
@@ -233,7 +237,7 @@ def _pg_points(a: mpf, q: mpf, s: mpf) -> tuple[List[mpf], mpf]:
     return pts, hmax
 
 
-def _digits_lost(alpha: Fraction, q: Fraction, sigma: Fraction) -> int:
+def _digits_lost(alpha: Fraction | int, q: Fraction, sigma: Fraction) -> int:
     r"""Decimal digits lost in :math:`\log A_\alpha` when :math:`A_\alpha` is close to 1,
     from the leading term :math:`q^2 \alpha(\alpha-1)(e^{1/\sigma^2}-1)/2` of
     :math:`A_\alpha - 1` (only sets the working precision; the result is
@@ -265,7 +269,7 @@ def poisson_gaussian_log_a_mp(alpha: Fraction, q: Fraction, sigma: Fraction, dps
             pts, shift = _pg_points(a, qq, s)
             h = _pg_log_integrand(a, qq, s)
 
-            def g(z):
+            def g(z: mpf, h: Callable[[mpf], mpf] = h, shift: mpf = shift) -> mpf:
                 return mpmath.exp(h(z) - shift)
 
             val = _quad(g, pts, mpf(10) ** (-(work - 5)))
@@ -295,7 +299,9 @@ def poisson_gaussian_log_a_binomial_mp(alpha: int, q: Fraction, sigma: Fraction,
             two_s2 = 2 * s * s
             terms = []
             for k in range(alpha + 1):
-                terms.append(mpmath.binomial(alpha, k) * qq ** k * (1 - qq) ** (alpha - k) * mpmath.exp(k * (k - 1) / two_s2))
+                terms.append(
+                    mpmath.binomial(alpha, k) * qq**k * (1 - qq) ** (alpha - k) * mpmath.exp(k * (k - 1) / two_s2)
+                )
             log_a = mpmath.log(mpmath.fsum(terms))
             if log_a > 0 and log_a > mpf(10) ** (-(work - 5 - dps)):
                 return log_a
@@ -304,13 +310,16 @@ def poisson_gaussian_log_a_binomial_mp(alpha: int, q: Fraction, sigma: Fraction,
     raise ReferenceInaccurate(f"log A too small to resolve: alpha={alpha}, q={q}, sigma={sigma}")
 
 
-def poisson_gaussian_rdp_mp(alpha: Fraction, q: Fraction, sigma: Fraction, dps: int = 50, *, method: str = "quad") -> mpf:
+def poisson_gaussian_rdp_mp(
+    alpha: Fraction, q: Fraction, sigma: Fraction, dps: int = 50, *, method: str = "quad"
+) -> mpf:
     r"""RDP :math:`\log A_\alpha / (\alpha - 1)` of the Poisson-subsampled Gaussian.
 
     ``method="quad"`` (any real order) or ``"binomial"`` (integer orders)."""
-    if method == "binomial":
-        la = poisson_gaussian_log_a_binomial_mp(int(alpha), q, sigma, dps)
-    else:
-        la = poisson_gaussian_log_a_mp(alpha, q, sigma, dps)
+    la = (
+        poisson_gaussian_log_a_binomial_mp(int(alpha), q, sigma, dps)
+        if method == "binomial"
+        else poisson_gaussian_log_a_mp(alpha, q, sigma, dps)
+    )
     with mp.workdps(dps + 15):
         return la / (_mpf(alpha) - 1)

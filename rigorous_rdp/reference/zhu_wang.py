@@ -17,8 +17,8 @@ Not certified (mpmath's quadrature error is an estimate).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable
 
 import mpmath
 from mpmath import mp, mpf
@@ -27,13 +27,13 @@ from . import gaussian as _g
 
 __all__ = [
     "base_rdp_mp",
-    "theorem8_mp",
-    "theorem5_mp",
-    "theorem11_mp",
-    "zhu_wang_rdp_mp",
     "gaussian_chi_mp",
     "laplace_chi_mp",
     "poisson_chi_mp",
+    "theorem5_mp",
+    "theorem8_mp",
+    "theorem11_mp",
+    "zhu_wang_rdp_mp",
 ]
 
 
@@ -45,8 +45,11 @@ def _f(x) -> mpf:
 def base_rdp_mp(kind: str, param, alpha: int, dps: int = 50, base: str = "closed") -> mpf:
     r"""RDP of the base mechanism at integer order (closed forms of the seed, Sec. 4, or the definition)."""
     if base == "definition":
-        fn = {"gaussian": _g.gaussian_rdp_mp, "laplace": _g.laplace_rdp_mp,
-              "randomized-response": _g.randomized_response_rdp_mp}[kind]
+        fn = {
+            "gaussian": _g.gaussian_rdp_mp,
+            "laplace": _g.laplace_rdp_mp,
+            "randomized-response": _g.randomized_response_rdp_mp,
+        }[kind]
         return fn(Fraction(alpha), Fraction(param), dps)
     with mp.workdps(dps + 20):
         a = mpf(alpha)
@@ -54,9 +57,11 @@ def base_rdp_mp(kind: str, param, alpha: int, dps: int = 50, base: str = "closed
         if kind == "gaussian":
             return a / (2 * v * v)
         if kind == "laplace":
-            return mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) / v) + (a - 1) / (2 * a - 1) * mpmath.exp(-a / v)) / (a - 1)
+            return mpmath.log(
+                a / (2 * a - 1) * mpmath.exp((a - 1) / v) + (a - 1) / (2 * a - 1) * mpmath.exp(-a / v)
+            ) / (a - 1)
         if kind == "randomized-response":
-            return mpmath.log(v ** a * (1 - v) ** (1 - a) + (1 - v) ** a * v ** (1 - a)) / (a - 1)
+            return mpmath.log(v**a * (1 - v) ** (1 - a) + (1 - v) ** a * v ** (1 - a)) / (a - 1)
     raise ValueError(f"noise must be gaussian, laplace or randomized-response. Found {kind!r}.")
 
 
@@ -65,19 +70,21 @@ def _sum(alpha: int, gamma, eps: Callable[[int], mpf], factor: Callable[[int], i
         g = _f(gamma)
         a = alpha
         total = (1 - g) ** (a - 1) * (a * g - g + 1)
-        for l in range(2, a + 1):
-            total += factor(l) * mpmath.binomial(a, l) * (1 - g) ** (a - l) * g ** l * mpmath.exp((l - 1) * eps(l))
+        for ell in range(2, a + 1):
+            total += (
+                factor(ell) * mpmath.binomial(a, ell) * (1 - g) ** (a - ell) * g**ell * mpmath.exp((ell - 1) * eps(ell))
+            )
         return mpmath.log(total) / (a - 1)
 
 
 def theorem8_mp(alpha: int, gamma, eps: Callable[[int], mpf], dps: int = 50) -> mpf:
     """Theorem 6 / 8 of the seed, summed as printed."""
-    return _sum(alpha, gamma, eps, lambda l: 1, dps)
+    return _sum(alpha, gamma, eps, lambda ell: 1, dps)
 
 
 def theorem5_mp(alpha: int, gamma, eps: Callable[[int], mpf], dps: int = 50) -> mpf:
     """Theorem 5 of the seed, summed as printed (factor 3 from l = 3 on)."""
-    return _sum(alpha, gamma, eps, lambda l: 3 if l >= 3 else 1, dps)
+    return _sum(alpha, gamma, eps, lambda ell: 3 if ell >= 3 else 1, dps)
 
 
 def theorem11_mp(alpha: int, gamma, eps: Callable[[int], mpf], tau: int, dps: int = 50) -> mpf:
@@ -90,23 +97,42 @@ def theorem11_mp(alpha: int, gamma, eps: Callable[[int], mpf], tau: int, dps: in
         E = eps(a - tau)
         t1 = (1 - g) ** a * (1 - mpmath.exp(-E))
         t2 = mpmath.exp(-E) * (1 - g + g * mpmath.exp(E)) ** a
-        t3 = mpmath.fsum(mpmath.binomial(a, l) * (1 - g) ** (a - l) * g ** l
-                         * (mpmath.exp((l - 1) * E) - mpmath.exp((l - 1) * eps(l))) for l in range(2, tau + 1))
-        t4 = mpmath.fsum(mpmath.binomial(a, l) * (1 - g) ** (a - l) * g ** l
-                         * (mpmath.exp((l - 1) * eps(l)) - mpmath.exp((l - 1) * E)) for l in range(a - tau + 1, a + 1))
+        t3 = mpmath.fsum(
+            mpmath.binomial(a, ell)
+            * (1 - g) ** (a - ell)
+            * g**ell
+            * (mpmath.exp((ell - 1) * E) - mpmath.exp((ell - 1) * eps(ell)))
+            for ell in range(2, tau + 1)
+        )
+        t4 = mpmath.fsum(
+            mpmath.binomial(a, ell)
+            * (1 - g) ** (a - ell)
+            * g**ell
+            * (mpmath.exp((ell - 1) * eps(ell)) - mpmath.exp((ell - 1) * E))
+            for ell in range(a - tau + 1, a + 1)
+        )
         return mpmath.log(t1 + t2 - t3 + t4) / (a - 1)
 
 
-def zhu_wang_rdp_mp(kind: str, param, gamma, alpha, bound: str = "tight", dps: int = 50,
-                    base: str = "closed", cap_pure_dp: bool = False, tau: int | None = None) -> mpf:
+def zhu_wang_rdp_mp(
+    kind: str,
+    param,
+    gamma,
+    alpha,
+    bound: str = "tight",
+    dps: int = 50,
+    base: str = "closed",
+    cap_pure_dp: bool = False,
+    tau: int | None = None,
+) -> mpf:
     r"""Reference of :class:`~rigorous_rdp.subsampling.zhu_wang.ZhuWangCurve` (tight / general / lower /
     tau with ``tau`` exact terms), including the real-order interpolation and the optional Lemma 4 cap."""
     cache = {}
 
-    def eps(l: int) -> mpf:
-        if l not in cache:
-            cache[l] = base_rdp_mp(kind, param, l, dps, base)
-        return cache[l]
+    def eps(ell: int) -> mpf:
+        if ell not in cache:
+            cache[ell] = base_rdp_mp(kind, param, ell, dps, base)
+        return cache[ell]
 
     def at_int(n: int) -> mpf:
         if bound == "tau":
@@ -136,12 +162,18 @@ def zhu_wang_rdp_mp(kind: str, param, gamma, alpha, bound: str = "tight", dps: i
 
 # chi^l divergences from the definition
 
+
 def gaussian_chi_mp(ell: int, mu, sigma, dps: int = 30) -> mpf:
     r""":math:`\int q (p/q - 1)^\ell` for :math:`p = N(\mu,\sigma^2)`, :math:`q = N(0,\sigma^2)` by quadrature."""
     with mp.workdps(dps + 10):
         m, s = _f(mu), _f(sigma)
-        f = lambda x: mpmath.npdf(x, 0, s) * (mpmath.exp((2 * x * m - m * m) / (2 * s * s)) - 1) ** ell
-        pts = [mpmath.ninf] + [k * s for k in range(-10, 11)] + [m + k * s for k in range(0, 3 * ell + 10)] + [mpmath.inf]
+
+        def f(x: mpf) -> mpf:
+            return mpmath.npdf(x, 0, s) * (mpmath.exp((2 * x * m - m * m) / (2 * s * s)) - 1) ** ell
+
+        pts = (
+            [mpmath.ninf] + [k * s for k in range(-10, 11)] + [m + k * s for k in range(0, 3 * ell + 10)] + [mpmath.inf]
+        )
         return mpmath.quad(f, sorted(set(pts)))
 
 
@@ -149,8 +181,13 @@ def laplace_chi_mp(ell: int, mu, b, dps: int = 30) -> mpf:
     r""":math:`\int q (p/q - 1)^\ell` for :math:`p = \mathrm{Lap}(\mu,b)`, :math:`q = \mathrm{Lap}(0,b)` by quadrature."""
     with mp.workdps(dps + 10):
         m, bb = _f(mu), _f(b)
-        q = lambda x: mpmath.exp(-abs(x) / bb) / (2 * bb)
-        f = lambda x: q(x) * (mpmath.exp((abs(x) - abs(x - m)) / bb) - 1) ** ell
+
+        def q(x: mpf) -> mpf:
+            return mpmath.exp(-abs(x) / bb) / (2 * bb)
+
+        def f(x: mpf) -> mpf:
+            return q(x) * (mpmath.exp((abs(x) - abs(x - m)) / bb) - 1) ** ell
+
         pts = sorted({mpmath.ninf, mpf(0), m, mpmath.inf} | {k * bb for k in (-30, -10, -3, 3, 10, 30)})
         return mpmath.quad(f, pts)
 
