@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -61,7 +62,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     from rigorous_rdp.research.gaussian_dp import gaussian_epsilon
 
     ks = FAST_K_GRID if fast else K_GRID
-    out = {
+    out: dict[str, list[float | None]] = {
         name: []
         for name in (
             "basic (Claim 10)",
@@ -81,8 +82,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             d0 = (DELTA - beta) / k
             e0b = Fraction(gaussian_epsilon(d0, SIGMA, digits=8).upper_float())  # a valid per-step epsilon
             best18 = min(best18, P.claim18(e0b, d0, k, beta, digits=6).epsilon.upper_float())
-            v = advanced_composition_epsilon(e0b, k, beta, prec=128)
-            best_dr = min(best_dr, Certified(v, 128).upper_float())
+            v_dr = advanced_composition_epsilon(e0b, k, beta, prec=128)
+            best_dr = min(best_dr, Certified(v_dr, 128).upper_float())
             if k <= KOV_MAX_K and (not fast or k <= 100):
                 kov = optimal_composition_epsilon(e0b, d0, k, DELTA, digits=6)
                 best_kov = min(best_kov, kov.upper_float())
@@ -95,7 +96,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         )
 
     fig, ax = plt.subplots(figsize=(8, 5.5))
-    styles = {
+    styles: dict[str, dict[str, Any]] = {  # keyword arguments of Axes.plot
         "basic (Claim 10)": dict(color="C0", marker="o"),
         "advanced, blog Claim 18": dict(color="C1", marker="s"),
         "advanced, Dwork-Roth 3.20": dict(color="C2", marker="^", ls="--"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -32,7 +33,7 @@ FAST_N_EPS = 7
 SIGMA_DELTA_PANEL = Fraction(5)  # sigma of the right panel
 EPS_DELTA_PANEL = (0.05, 3.0)
 
-STYLES = {
+STYLES: dict[str, dict[str, Any]] = {  # keyword arguments of Axes.plot
     "(6.81)": dict(color="C0", ls="-"),
     "(6.82)": dict(color="C1", ls="-"),
     "(6.83)": dict(color="C2", ls="--"),
@@ -52,7 +53,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     from rigorous_rdp.research.blog import part1 as P
 
     eps = _eps_grid(FAST_N_EPS if fast else N_EPS)
-    sig = {name: [] for name in P.GAUSSIAN_CALIBRATIONS}
+    sig: dict[str, list[float | None]] = {name: [] for name in P.GAUSSIAN_CALIBRATIONS}
     for e in eps:
         for name, f in P.GAUSSIAN_CALIBRATIONS.items():
             if name == "Dwork-Roth A.1" and e >= 1:

@@ -47,17 +47,29 @@ def main(out_dir: Path, fast: bool = False) -> dict:
 
     eps = [Fraction(f"{x:.4g}") for x in np.linspace(EPS_RANGE[0], EPS_RANGE[1], FAST_N_EPS if fast else N_EPS)]
     s = SIGMA
-    fixed = {lam: [] for lam in ORDERS}
-    legendre, exact = [], []
-    s_arb = lambda: arb(int(s))  # noqa: E731
+    fixed: dict[int, list[float]] = {lam: [] for lam in ORDERS}
+    legendre: list[float] = []
+    exact: list[float] = []
+
+    def s_arb() -> arb:
+        return arb(int(s))
+
+    def kap(t: arb) -> arb:
+        return t * (t + 1) / (2 * s_arb() * s_arb())
+
+    def dk(t: arb) -> arb:
+        return (2 * t + 1) / (2 * s_arb() * s_arb())
+
     for e in eps:
         for lam in ORDERS:
             rho = K * Fraction(lam) / (2 * s * s)
             fixed[lam].append(min(1.0, C.claim21_delta(rho, lam, e, digits=6).upper_float()))
-        kap = lambda t: t * (t + 1) / (2 * s_arb() * s_arb())  # noqa: E731
-        dk = lambda t: (2 * t + 1) / (2 * s_arb() * s_arb())  # noqa: E731
         legendre.append(C.claim23_delta(kap, dk, e, K, digits=6).upper_float())
-        exact.append(refine(lambda prec: gaussian_delta(e, s, arb(K).sqrt()), 6, what="exact delta").upper_float())
+
+        def exact_delta(prec: int, e: Fraction = e) -> arb:
+            return gaussian_delta(e, s, arb(K).sqrt())
+
+        exact.append(refine(exact_delta, 6, what="exact delta").upper_float())
 
     fig, ax = plt.subplots(figsize=(8, 5.5))
     ef = [float(e) for e in eps]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import matplotlib.ticker as mticker
@@ -54,7 +55,12 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     lam, s = ORDER, SIGMA
     rs = [Fraction(f"{x:.3g}") for x in np.logspace(R_RANGE[0], R_RANGE[1], FAST_N_R if fast else N_R)]
     rho = Fraction(lam) / (2 * s * s)
-    left = {"Claim 24 (Example 4)": [], "Claim 24 relaxed": [], "exact (9.5)": [], "leading term of (9.5)": []}
+    left: dict[str, list[float]] = {
+        "Claim 24 (Example 4)": [],
+        "Claim 24 relaxed": [],
+        "exact (9.5)": [],
+        "leading term of (9.5)": [],
+    }
     for r in rs:
         left["Claim 24 (Example 4)"].append(C.example4_rdp(lam, r, s, digits=6).upper_float())
         left["Claim 24 relaxed"].append(C.claim24_relaxed(rho, lam, r, digits=6).upper_float())
@@ -63,7 +69,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     unsampled = float(rho)
 
     sig = FAST_SIGMAS if fast else SIGMAS
-    right = {
+    right: dict[str, list[float]] = {
         "Claim 24 (Example 4)": [],
         "exact (9.5)": [],
         "unsampled": [],
@@ -84,7 +90,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
 
     fig, axes = plt.subplots(1, 2, figsize=(14, 5.2))
     rf = [float(r) for r in rs]
-    st = {
+    st: dict[str, dict[str, Any]] = {  # keyword arguments of Axes.plot
         "Claim 24 (Example 4)": dict(color="C0", marker="o", ms=3),
         "Claim 24 relaxed": dict(color="C0", ls="--"),
         "exact (9.5)": dict(color="k", lw=2.2),

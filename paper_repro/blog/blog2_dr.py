@@ -28,12 +28,11 @@ FAST_SIGMAS = np.geomspace(2, 20, 8)
 
 def main(out_dir: Path, fast: bool = False) -> dict:
     sig = FAST_SIGMAS if fast else SIGMAS
-    series = []
+    series: list[dict[str, object]] = []
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for d_r, d_l in CASES:
-        out = dr_curve(C1, C2, d_r, d_l, sig)
-        out.update({"d_r": d_r, "d_lambda": d_l})
-        series.append(out)
+        out = dr_curve(C1, C2, d_r, d_l, list(sig))
+        series.append({**out, "d_r": d_r, "d_lambda": d_l})
         (line,) = ax.loglog(out["sigma"], np.maximum(out["log_G"], 1e-300), label=f"d_r={d_r}, d_lambda={d_l}")
         ax.loglog(out["sigma"], np.maximum(out["log_jensen"], 1e-300), ls="--", color=line.get_color(), lw=0.8)
     ax.set_xlabel("sigma")

@@ -21,8 +21,10 @@ The order grid (2 to 2048, log spaced) is our choice; the seed does not list it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+from typing import TypedDict
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -30,6 +32,7 @@ import numpy as np
 from paper_repro._common import SEEDS as SEED_FILES
 from paper_repro._common import save_figure
 from rigorous_rdp.arith import workprec
+from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
 from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
@@ -50,21 +53,48 @@ FAST_ALPHAS = [2, 4, 8, 16, 32, 64, 128, 256]
 PREC = 96
 
 
-def base_curve(mech: str, param: Fraction):
-    return {"gaussian": GaussianCurve, "laplace": LaplaceCurve, "randomized-response": RandomizedResponseCurve}[mech](
-        param
-    )
+BASE_CURVES: dict[str, Callable[[Fraction], RdpCurve]] = {
+    "gaussian": GaussianCurve,
+    "laplace": LaplaceCurve,
+    "randomized-response": RandomizedResponseCurve,
+}
+
+
+class AbadiData(TypedDict, total=False):
+    """The Abadi et al. Lemma 3 curve of a Gaussian panel (empty where the lemma does not apply)."""
+
+    alphas: list[int]
+    rdp: list[float]
+    max_alpha: int
+    not_applicable: str
+
+
+class PanelData(TypedDict, total=False):
+    """The plotted numbers of one panel (mechanism and privacy regime)."""
+
+    alphas: list[int]
+    general_thm5: list[float]
+    tight_thm8: list[float]
+    lower_thm6: list[float]
+    no_subsampling: list[float]
+    lemma4_pure_dp: float
+    abadi_lemma3: AbadiData
+    wang2019_without_replacement: list[float]
+
+
+def base_curve(mech: str, param: Fraction) -> RdpCurve:
+    return BASE_CURVES[mech](param)
 
 
 def wang2019_available() -> bool:
     try:
-        from rigorous_rdp.subsampling.wang2019 import wang2019_curve  # noqa: F401
+        from rigorous_rdp.subsampling import wang2019
     except ImportError:
         return False
-    return True
+    return callable(getattr(wang2019, "wang2019_curve", None))
 
 
-def _vals(curve, alphas: list[int]) -> list[float]:
+def _vals(curve: RdpCurve, alphas: list[int]) -> list[float]:
     out = []
     with workprec(PREC):
         for a in alphas:
@@ -73,9 +103,9 @@ def _vals(curve, alphas: list[int]) -> list[float]:
     return out
 
 
-def panel_data(mech: str, param: Fraction, alphas: list[int]) -> dict[str, object]:
+def panel_data(mech: str, param: Fraction, alphas: list[int]) -> PanelData:
     base = base_curve(mech, param)
-    d: dict[str, object] = {"alphas": alphas}
+    d: PanelData = {"alphas": alphas}
     d["general_thm5"] = _vals(ZhuWangCurve(base, GAMMA, "general"), alphas)
     d["tight_thm8"] = _vals(ZhuWangCurve(base, GAMMA, "tight"), alphas)
     d["lower_thm6"] = _vals(ZhuWangCurve(base, GAMMA, "lower"), alphas)
@@ -107,20 +137,21 @@ def panel_data(mech: str, param: Fraction, alphas: list[int]) -> dict[str, objec
 def main(out_dir: Path, fast: bool = False) -> dict:
     alphas = FAST_ALPHAS if fast else ALPHAS
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    panels: dict[str, PanelData] = {}
     data: dict[str, object] = {
         "title": TITLE,
         "source": SOURCE,
         "gamma": str(GAMMA),
         "settings": {k: {m: str(v) for m, v in s.items()} for k, s in SETTINGS.items()},
         "wang2019_included": wang2019_available(),
-        "panels": {},
+        "panels": panels,
         "note": "certified enclosures at integer orders, plotted at midpoints",
     }
     for row, regime in enumerate(("high", "low")):
         for col, mech in enumerate(MECHS):
             param = SETTINGS[regime][mech]
             d = panel_data(mech, param, alphas)
-            data["panels"][f"{regime}/{mech}"] = d
+            panels[f"{regime}/{mech}"] = d
             ax = axes[row, col]
             ax.loglog(alphas, d["general_thm5"], "g-^", ms=3, lw=1.5, label="general upper bound (Thm 5)")
             ax.loglog(alphas, d["tight_thm8"], "k-", lw=2.2, label="tight upper bound (Thm 8)")

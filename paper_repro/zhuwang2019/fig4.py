@@ -33,7 +33,9 @@ at the chosen delta0 is then certified.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -45,6 +47,7 @@ from paper_repro._common import SEEDS as SEED_FILES
 from paper_repro._common import save_figure
 from paper_repro.zhuwang2019.fig3 import DATASET_SIZE, GAMMA, MECHS, SETTINGS, base_curve, wang2019_available
 from rigorous_rdp.arith import workprec
+from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
 from rigorous_rdp.research.composition import (
     advanced_composition,
@@ -72,7 +75,7 @@ PREC = 96
 # ---------------------------------------------------------------------------
 
 
-def _rdp_uppers(curve, orders: list[int]) -> dict[int, arb]:
+def _rdp_uppers(curve: RdpCurve, orders: list[int]) -> dict[int, arb]:
     out = {}
     with workprec(PREC):
         for a in orders:
@@ -83,7 +86,8 @@ def _rdp_uppers(curve, orders: list[int]) -> dict[int, arb]:
 
 def ma_epsilon(uppers: dict[int, arb], k: int) -> tuple[float, int]:
     """Certified upper bound min_alpha [k eps(alpha) + log(1/delta)/(alpha-1)] and the order used."""
-    best, best_a = None, None
+    best: arb | None = None
+    best_a: int | None = None
     with workprec(PREC):
         ld = -(arb(DELTA.numerator) / DELTA.denominator).log()
         for a, u in uppers.items():
@@ -92,6 +96,8 @@ def ma_epsilon(uppers: dict[int, arb], k: int) -> tuple[float, int]:
             v = (k * u + ld / (a - 1)).upper()
             if best is None or v < best:
                 best, best_a = v, a
+    if best is None or best_a is None:
+        raise ValueError("no order has a finite RDP upper bound")
     return float(best), best_a
 
 
@@ -161,7 +167,7 @@ def _adv_float(e1: float, d1: float, k: int, target: float) -> float:
     return min(k * e1, math.sqrt(2 * k * math.log(1 / slack)) * e1 + k * e1 * math.expm1(e1))
 
 
-def _best_delta0(sigma: float, k: int, objective) -> tuple[float, float]:
+def _best_delta0(sigma: float, k: int, objective: Callable[[float, float], float]) -> tuple[float, float]:
     """Float search of the base delta0 for the Gaussian (screening only)."""
     dmax = float(DELTA) / (k * float(GAMMA))
     grid = dmax * np.logspace(-5, np.log10(0.999), 16)
@@ -177,22 +183,33 @@ def _step_dp(mech: str, param: Fraction, d0: float | None) -> tuple[arb, arb]:
     """Certified (eps', delta') of one amplified step."""
     with workprec(PREC):
         if mech == "gaussian":
+            if d0 is None:
+                raise ValueError("the Gaussian step needs a base delta0")
             d0q = Fraction(d0).limit_denominator(10**30)
             e0 = gaussian_epsilon(d0q, param, digits=12).upper()
             return amplify_poisson(arb(e0), d0q, GAMMA)
-        e0 = base_curve(mech, param).pure_dp_epsilon()
-        return amplify_poisson(arb(e0.upper()), 0, GAMMA)
+        e_inf = base_curve(mech, param).pure_dp_epsilon()
+        if e_inf is None:
+            raise ValueError(f"{mech} is not pure DP: no (epsilon, 0) step to amplify")
+        return amplify_poisson(arb(e_inf.upper()), 0, GAMMA)
 
 
-def baselines(mech: str, param: Fraction, ks: list[int]) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {"kov_optimal": [], "advanced": [], "basic": [], "kov_delta0": [], "adv_delta0": []}
+def baselines(mech: str, param: Fraction, ks: list[int]) -> dict[str, list[float | None]]:
+    out: dict[str, list[float | None]] = {
+        "kov_optimal": [],
+        "advanced": [],
+        "basic": [],
+        "kov_delta0": [],
+        "adv_delta0": [],
+    }
     target = float(DELTA)
     for k in ks:
+        d_kov: float | None
+        d_adv: float | None
         if mech == "gaussian":
             s = float(param)
-            d_kov, _ = _best_delta0(s, k, lambda e1, d1: _kov_eps_float(e1, d1, k, target))
-            d_adv, _ = _best_delta0(s, k, lambda e1, d1: _adv_float(e1, d1, k, target))
-            float(DELTA) / (k * float(GAMMA))
+            d_kov, _ = _best_delta0(s, k, partial(_kov_eps_float, k=k, target=target))
+            d_adv, _ = _best_delta0(s, k, partial(_adv_float, k=k, target=target))
         else:
             d_kov = d_adv = None
         e1, d1 = _step_dp(mech, param, d_kov)
@@ -218,7 +235,7 @@ def baselines(mech: str, param: Fraction, ks: list[int]) -> dict[str, list[float
 def panel(mech: str, param: Fraction, ks: list[int], orders: list[int]) -> dict[str, object]:
     base = base_curve(mech, param)
     d: dict[str, object] = {"k": ks}
-    curves = {
+    curves: dict[str, RdpCurve] = {
         "ma_tight_thm8": ZhuWangCurve(base, GAMMA, "tight"),
         "ma_general_thm5": ZhuWangCurve(base, GAMMA, "general"),
     }
@@ -260,6 +277,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ks = FAST_KS if fast else KS
     orders = FAST_ORDERS if fast else ORDERS
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    panels: dict[str, dict[str, object]] = {}
     data: dict[str, object] = {
         "title": TITLE,
         "source": SOURCE,
@@ -268,13 +286,13 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "orders": orders,
         "wang2019_included": wang2019_available(),
         "conversion": "eq. (2) of the seed: min over orders of k eps(alpha) + log(1/delta)/(alpha-1)",
-        "panels": {},
+        "panels": panels,
     }
     for row, regime in enumerate(("high", "low")):
         for col, mech in enumerate(MECHS):
             param = SETTINGS[regime][mech]
             d = panel(mech, param, ks, orders)
-            data["panels"][f"{regime}/{mech}"] = d
+            panels[f"{regime}/{mech}"] = d
             ax = axes[row, col]
             for key, (fmt, label) in STYLE.items():
                 if key in d:
