@@ -10,13 +10,14 @@ the chosen order is then recomputed by the certified path.
 
 Order search (``continuous=True``, the default), without a cap on the order:
 
-1. the screen is evaluated at the integer orders 2, ..., 64 (one vectorised call),
-   then at 128, 256, ... (doubling) for as long as the converted epsilon still
-   decreases -- up to :data:`MAX_SEARCH_ORDER` (about 3.4e7) for the exact
+1. the screen is evaluated on a ladder of integer orders 2, 3, 4, 5, 6, 8, ..., 48, 64
+   (one vectorised call), then at 128, 256, ... (doubling) for as long as the
+   converted epsilon still decreases -- up to :data:`MAX_SEARCH_ORDER` (about 3.4e7) for the exact
    Poisson-subsampled Gaussian; curves whose screens are costly at large orders
    declare a cap (:attr:`RdpCurve.search_order_cap`);
-2. the best screened order and its two neighbours bracket the optimum; grid
-   orders inside the bracket are screened too;
+2. the best ladder order and its two neighbours bracket the optimum; a ternary
+   search finds the best integer order inside, whose neighbours bracket the
+   optimum over real orders; grid orders inside the bracket are screened too;
 3. Brent's method (golden section with parabolic steps) over :math:`\log(\alpha - 1)` refines it inside the
    bracket (the optimum is kept to 6 significant digits, an exact rational);
 4. only the best candidate is certified, unless another candidate's screen
@@ -73,7 +74,10 @@ MAX_SEARCH_ORDER = 1 << 25
 #: relative error allowed to the float screen when deciding to certify one candidate only
 SCREEN_REL_ERROR = 1e-7
 
-_INTEGER_SCREEN = np.arange(2, 65, dtype=float)
+#: above this order the continuous refinement searches integer orders only
+LARGE_ORDER = 4096
+
+_INTEGER_SCREEN = np.array([2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64], dtype=float)
 
 
 @dataclass(frozen=True)
@@ -485,7 +489,7 @@ class RdpAccountant:
         """Largest order the uncapped search screens for the composed curves."""
         cap = float(MAX_SEARCH_ORDER)
         for curve, _ in self.active_curves():
-            c = getattr(curve, "search_order_cap", 2048)
+            c = curve.search_order_cap
             if c is not None:
                 cap = min(cap, float(c))
         return max(cap, float(max(self.orders)) * 2)
@@ -505,7 +509,8 @@ class RdpAccountant:
             cands = [(float(vals[i]), grid[i]) for i in order_idx[:2]]
             return cands, {"method": "grid", "screened": len(grid)}
 
-        # 1. integer orders 2..64, then doubling while the objective still decreases
+        # 1. integer orders on a ladder 2, 3, 4, 6, 8, 12, ..., 64, then doubling while the
+        #    objective still decreases
         pts = list(_INTEGER_SCREEN)
         vals = list(obj(_INTEGER_SCREEN))
         cap = self.search_order_cap()
@@ -513,6 +518,10 @@ class RdpAccountant:
             nxt = pts[-1] * 2
             pts.append(nxt)
             vals.append(float(obj([nxt])[0]))
+        # the ladder's bracket is refined among the integers inside it (golden-section on integers)
+        i = int(np.argmin(vals))
+        if 0 < i < len(pts) - 1 and pts[i + 1] - pts[i - 1] > 2:
+            pts, vals = self._integer_refine(obj, pts, vals, i)
         # user grid orders above 64 are screened as well (they may be anywhere)
         extra = [float(a) for a in self.grid() if float(a) > 64 and float(a) not in pts]
         if extra:
@@ -542,13 +551,16 @@ class RdpAccountant:
 
             def f(u: float) -> float:
                 count[0] += 1
-                v = float(obj([1.0 + math.exp(u)])[0])
+                x = 1.0 + math.exp(u)
+                # above LARGE_ORDER the order is rounded to an integer (cheap and exact
+                # screens; a fraction of an order changes nothing there)
+                v = float(obj([round(x) if x > LARGE_ORDER else x])[0])
                 return v if math.isfinite(v) else 1e300
 
             u, fu = _brent_min(f, lo_u, hi_u)
             record["screened"] += count[0]
             best = 1.0 + math.exp(u)
-            if int_only:
+            if int_only or best > LARGE_ORDER:
                 for b in {math.floor(best), math.ceil(best)}:
                     if b >= 2:
                         cands.append((float(obj([float(b)])[0]), Fraction(b)))
@@ -564,6 +576,29 @@ class RdpAccountant:
                 seen.add(a)
                 out.append((v, a))
         return out, record
+
+    @staticmethod
+    def _integer_refine(obj, pts: List[float], vals: List[float], i: int) -> Tuple[List[float], List[float]]:
+        """Ternary search for the best integer order between the ladder neighbours of point ``i``."""
+        known = dict(zip(pts, vals))
+
+        def f(k: float) -> float:
+            if k not in known:
+                known[k] = float(obj([k])[0])
+            return known[k]
+
+        lo, hi = pts[i - 1], pts[i + 1]
+        while hi - lo > 2:
+            m1 = lo + (hi - lo) // 3
+            m2 = hi - (hi - lo) // 3
+            if f(m1) <= f(m2):
+                hi = m2
+            else:
+                lo = m1
+        for k in range(int(lo), int(hi) + 1):
+            f(float(k))
+        keys = sorted(known)
+        return keys, [known[k] for k in keys]
 
     def _to_certify(self, cands: List[Tuple[float, Fraction]]) -> List[Fraction]:
         """The best candidate, plus those whose screen value is within the screen error of it."""

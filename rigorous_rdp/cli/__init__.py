@@ -24,7 +24,24 @@ from ._common import CliError, Parser, run_command
 SUBCOMMANDS: List[str] = ["rdp", "epsilon", "delta", "dpsgd", "reproduce", "certify", "verify", "calibrate", "audit", "conjecture", "constant", "routes"]
 
 
-def build_parser() -> Parser:
+def _chosen_command(argv: Optional[List[str]]) -> Optional[str]:
+    """The subcommand named on the command line (the first argument that is one), if any."""
+    for tok in argv or []:
+        if tok in SUBCOMMANDS:
+            return tok
+        if not tok.startswith("-"):
+            return None
+    return None
+
+
+def build_parser(argv: Optional[List[str]] = None) -> Parser:
+    """The argument parser.
+
+    With ``argv`` naming a subcommand, only that subcommand's module is imported
+    (the others get a bare parser entry): start-up then loads only what the
+    command needs (no certificate module, mpmath or research code for ``epsilon``).
+    Without one (``--help``, errors), every subcommand is registered.
+    """
     parser = Parser(
         prog="rigorous-rdp",
         description="Certified Renyi differential privacy accounting: every reported bound is an outward-rounded enclosure.",
@@ -34,13 +51,17 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"rigorous-rdp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
+    chosen = _chosen_command(argv)
     for name in SUBCOMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(sub)
+        if chosen is None or name == chosen:
+            importlib.import_module(f"{__name__}.{name}").register(sub)
+        else:
+            sub.add_parser(name)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
     except CliError as exc:

@@ -79,16 +79,17 @@ def _gauss_sf(x: arb) -> arb:
     return (x / arb(2).sqrt()).erfc() / 2
 
 
-def log_a_integer(alpha: int, q: arb, sigma: arb, head: Optional[int] = None, blocks=()) -> arb:
+def log_a_integer(alpha: int, q: arb, sigma: arb, head: Optional[int] = None, blocks=(), top: Optional[int] = None) -> arb:
     r"""Ball for :math:`\log A_\alpha` at an integer order :math:`\alpha \ge 2`.
 
     Blog part 2, Claim 27 / (9.5) (binomial expansion of :math:`A_\alpha`),
     rewritten as :math:`\log(1 + I)` with the non-negative sum ``I`` of the
     module docstring.
 
-    With ``head = K`` only the terms :math:`k \le K` are summed, and the rest is
-    enclosed in :math:`[0, T]` with ``T`` the proven bound of
-    :func:`integer_tail_bound` over ``blocks`` (which must cover :math:`[K+1, \alpha]`).
+    With ``head = K`` (and ``top = T``) only the terms :math:`k \le K` (and
+    :math:`k \ge T`) are summed; the others are enclosed in :math:`[0, B]` with ``B``
+    the proven bound of :func:`integer_tail_bound` over ``blocks`` (which must
+    cover :math:`[K+1, T-1]`; without ``top``, :math:`[K+1, \alpha]`).
     """
     if alpha < 2:
         raise ValueError(f"alpha must be an integer >= 2. Found {alpha}.")
@@ -110,9 +111,18 @@ def log_a_integer(alpha: int, q: arb, sigma: arb, head: Optional[int] = None, bl
             log_pmf = log_pmf + arb(alpha - k + 1).log() - arb(k).log() + log_ratio
         t = log_pmf + (arb(k * (k - 1)) * inv2s2).expm1().log()
         terms.append(t)
+    t_top = alpha + 1 if top is None else int(top)
+    if kmax < alpha and t_top <= alpha:
+        # exact top terms k = T..alpha: first term from log-gamma, then the ratio recurrence
+        log_pmf = (arb(alpha + 1).lgamma() - arb(t_top + 1).lgamma() - arb(alpha - t_top + 1).lgamma()
+                   + t_top * log_q + (alpha - t_top) * log_1mq)
+        for k in range(t_top, alpha + 1):
+            if k > t_top:
+                log_pmf = log_pmf + arb(alpha - k + 1).log() - arb(k).log() + log_ratio
+            terms.append(log_pmf + (arb(k * (k - 1)) * inv2s2).expm1().log())
     i_ball = log_sum_exp(terms).exp()
     if kmax < alpha:
-        if not blocks or blocks[0][0] != kmax + 1 or blocks[-1][1] != alpha:
+        if not blocks or blocks[0][0] != kmax + 1 or blocks[-1][1] != min(alpha, t_top - 1):
             raise ValueError("blocks must cover the truncated range of the sum.")
         tail = integer_tail_bound(alpha, q, sigma, blocks)
         # the omitted terms are non-negative: I lies in [head, head + tail]
@@ -283,7 +293,7 @@ def _block_log_bound(a: int, m: float, M: float, log_q: float, log_1mq: float, s
 
 def integer_tail_plan(a: int, q: float, sigma: float, log_budget: float,
                       log_q: Optional[float] = None, max_blocks: int = 4000) -> Optional[tuple]:
-    r"""Plan a truncation of the integer-order sum :math:`I` with a proven tail.
+    r"""Plan a truncation of the integer-order sum :math:`I` with a proven bound on what is cut.
 
     For :math:`m \le k \le M` each term of :math:`I` is at most
     :math:`\binom{\alpha}{k} q^k (1-q)^{\alpha-k} e^{M(M-1)/(2\sigma^2)}`
@@ -292,43 +302,46 @@ def integer_tail_plan(a: int, q: float, sigma: float, log_budget: float,
     for :math:`m/\alpha > q` (Chernoff-Hoeffding; Hoeffding 1963, Thm. 1).  So the block
     :math:`[m, M]` contributes at most :math:`\exp(M(M-1)/(2\sigma^2) - \alpha\,\mathrm{KL}(m/\alpha\|q))`.
 
-    Returns ``(K, blocks)``: the head is :math:`k \le K`, ``blocks`` a list of
-    ``(m, M)`` covering :math:`[K+1, \alpha]` whose float bounds sum to at most
-    ``exp(log_budget)``; ``None`` when no such plan is found cheaply (then the
-    whole sum is evaluated).  The plan only chooses *where* to cut: the certified
-    path evaluates the block bounds in ball arithmetic (:func:`integer_tail_bound`).
+    Returns ``(K, T, blocks)``: the terms :math:`k \le K` (head) and :math:`k \ge T`
+    (top, the terms near :math:`k = \alpha` that dominate for small sigma) are summed
+    exactly, and ``blocks`` is a list of ``(m, M)`` covering :math:`[K+1, T-1]` whose
+    float bounds sum to at most ``exp(log_budget)``; ``None`` when no such plan is
+    found cheaply (then the whole sum is evaluated).  The plan only chooses *where*
+    to cut: the certified path evaluates the block bounds in ball arithmetic
+    (:func:`integer_tail_bound`).
     """
     if log_q is None:
         log_q = math.log(q)
     log_1mq = math.log1p(-q)
     qf = math.exp(log_q)
     K = int(min(a, 64 + math.ceil(4 * a * qf)))
-    while K < a:
-        blocks = []
-        ok = True
-        stack = [(K + 1, a)]
-        total = -math.inf
-        evals = 0
-        # a block whose bound is small enough relative to the budget is accepted; others are split
-        while stack:
-            m, M = stack.pop()
-            lb = _block_log_bound(a, m, M, log_q, log_1mq, sigma)
-            evals += 1
-            if lb <= log_budget - math.log(max_blocks) or m == M:
-                if lb > log_budget - math.log(max_blocks) + 30:
-                    ok = False
-                    break
-                blocks.append((m, M))
-                total = float(np.logaddexp(total, lb))
-            else:
-                mid = (m + M) // 2
-                stack.append((mid + 1, M))
-                stack.append((m, mid))
-            if evals > 4 * max_blocks:
-                ok = False
+    limit = log_budget - math.log(max_blocks)
+    while K < a // 4:
+        for top in (0, 64, 1024, 16384):
+            T = a + 1 - top
+            if T <= 2 * K:
                 break
-        if ok and total <= log_budget:
-            return K, sorted(blocks)
+            blocks = []
+            ok = True
+            stack = [(K + 1, T - 1)]
+            total = -math.inf
+            evals = 0
+            # a block whose bound is small enough is accepted; others are split
+            while stack and ok:
+                m, M = stack.pop()
+                lb = _block_log_bound(a, m, M, log_q, log_1mq, sigma)
+                evals += 1
+                if lb <= limit:
+                    blocks.append((m, M))
+                    total = float(np.logaddexp(total, lb))
+                elif m == M or evals > 4 * max_blocks:
+                    ok = False
+                else:
+                    mid = (m + M) // 2
+                    stack.append((mid + 1, M))
+                    stack.append((m, mid))
+            if ok and total <= log_budget:
+                return K, T, sorted(blocks)
         K = 4 * K
     return None
 
@@ -383,8 +396,8 @@ def _screen_log_i(a: float, q: float, sigma: float, log_q: Optional[float] = Non
             head = _log_terms_int(ai, np.arange(2, min(ai, 64) + 1, dtype=float), log_q, log_1mq, sigma)
             plan = integer_tail_plan(ai, q, sigma, logsumexp(head) - 40.0, log_q)
             if plan is not None:
-                K, blocks = plan
-                k = np.arange(2, K + 1, dtype=float)
+                K, T, blocks = plan
+                k = np.concatenate([np.arange(2, K + 1, dtype=float), np.arange(T, ai + 1, dtype=float)])
                 t = _log_terms_int(ai, k, log_q, log_1mq, sigma)
                 return logsumexp(t)
             # no cheap truncation: estimate from every stride-th term (screen only)
@@ -448,7 +461,7 @@ def poisson_gaussian_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: in
         if plan is None:
             log_a = log_a_integer(ai, qa, sa)
         else:
-            log_a = log_a_integer(ai, qa, sa, plan[0], plan[1])
+            log_a = log_a_integer(ai, qa, sa, plan[0], plan[2], plan[1])
     else:
         log_i_est = _screen_log_i(float(alpha), float(q), float(sigma), _log_fraction(q))
         log_a = log_a_fractional(a, qa, sa, prec, log_i_est)
@@ -460,6 +473,7 @@ class PoissonGaussianCurve(RdpCurve):
 
     name = "poisson-gaussian"
     citation = "exact: blog part 2 Claim 27 / (9.5); Mironov, Talwar, Zhang 2019; Zhu & Wang 2019 Thm 8"
+    search_order_cap = None  # integer orders are cheap at any size (truncated sums with proven tails)
 
     def __init__(self, q: Fraction, sigma: Fraction):
         self.q = q

@@ -60,7 +60,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from flint import arb, ctx
-from scipy import special
+from .. import floatmath as special  # numpy-only gammaln / logsumexp (no scipy at start-up)
 
 from ..arith import parse_rational, to_arb
 from ..curves import RdpCurve
