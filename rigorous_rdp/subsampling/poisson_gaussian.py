@@ -70,6 +70,7 @@ __all__ = [
     "lower_tail_bound",
     "upper_tail_bound",
     "log_a_screen",
+    "screen_log_a",
     "PoissonGaussianCurve",
 ]
 
@@ -376,9 +377,13 @@ def _screen_log_i_small_ints(a: np.ndarray, log_q: float, log_1mq: float, sigma:
     return logsumexp(np.where(mask, t, -np.inf), axis=1)
 
 
-def _screen_one(a: float, q: float, sigma: float, log_q: Optional[float] = None) -> float:
-    """Float estimate of log A_a (order selection only)."""
+def screen_log_a(a: float, q: float, sigma: float, log_q: Optional[float] = None) -> float:
+    """Float estimate of log A_a at one order (order selection only); ``log_q``
+    overrides log(q) when q underflows."""
     return float(log1pexp(_screen_log_i(a, q, sigma, log_q)))
+
+
+_screen_one = screen_log_a  # former private name
 
 
 def _screen_log_i(a: float, q: float, sigma: float, log_q: Optional[float] = None) -> float:
