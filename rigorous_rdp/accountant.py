@@ -40,7 +40,7 @@ import numpy as np
 from flint import arb
 
 from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb
-from .conversion import CONVERSIONS, delta_from_rdp, epsilon_from_rdp
+from .conversion import CONVERSIONS, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
 from .curves import RdpCurve, rdp_curve
 from .errors import PrecisionExhausted, UnsupportedEventError
 from .events import ComposedEvent, DpEvent, SelfComposedEvent
@@ -615,23 +615,9 @@ class RdpAccountant:
         conv = self.conversion
         if kind == "epsilon":
             log_fd = log_fraction(target)  # log(delta) from the exact rational (no underflow)
-
-            def objective(a: np.ndarray) -> np.ndarray:
-                r = scale * self.screen(a)
-                with np.errstate(all="ignore"):
-                    cks = r + np.log1p(-1.0 / a) - (log_fd + np.log(a)) / (a - 1.0)
-                    mir = r - log_fd / (a - 1.0)
-                return np.minimum(cks, mir) if conv == "best" else (mir if conv == "mironov" else cks)
-        else:
-            fe = float(min(target, Fraction(10) ** 300))  # screen only; avoids float overflow
-
-            def objective(a: np.ndarray) -> np.ndarray:
-                r = scale * self.screen(a)
-                with np.errstate(all="ignore"):
-                    cks = (a - 1.0) * (r - fe + np.log1p(-1.0 / a)) - np.log(a)
-                    mir = (a - 1.0) * (r - fe)
-                return np.minimum(cks, mir) if conv == "best" else (mir if conv == "mironov" else cks)
-        return objective
+            return lambda a: epsilon_screen(scale * self.screen(a), a, log_fd, conv)
+        fe = float(min(target, Fraction(10) ** 300))  # screen only; avoids float overflow
+        return lambda a: log_delta_screen(scale * self.screen(a), a, fe, conv)
 
     def estimate_epsilon(self, target_delta: object, scale: float = 1.0) -> float:
         """Float screen estimate of the optimal epsilon with all counts times ``scale``.
