@@ -522,14 +522,6 @@ class RdpAccountant:
         i = int(np.argmin(vals))
         if 0 < i < len(pts) - 1 and pts[i + 1] - pts[i - 1] > 2:
             pts, vals = self._integer_refine(obj, pts, vals, i)
-        # user grid orders above 64 are screened as well (they may be anywhere)
-        extra = [float(a) for a in self.grid() if float(a) > 64 and float(a) not in pts]
-        if extra:
-            pts += extra
-            vals += list(obj(extra))
-            order = np.argsort(pts)
-            pts = [pts[i] for i in order]
-            vals = [vals[i] for i in order]
         i = int(np.argmin(vals))
         if not np.isfinite(vals[i]):
             return [], {"method": "bracketed", "screened": len(pts)}
@@ -538,7 +530,7 @@ class RdpAccountant:
         record = {"method": "bracketed", "bracket": [_num_json(lo), _num_json(hi)], "screened": len(pts)}
         cands: List[Tuple[float, Fraction]] = [(float(vals[i]), Fraction(int(pts[i])))]
         # 2. grid orders inside the bracket
-        inside = [a for a in self.grid() if lo < float(a) < hi and a.denominator != 1]
+        inside = [a for a in self.grid() if lo < float(a) < hi and float(a) not in pts]
         if inside:
             iv = obj([float(a) for a in inside])
             record["screened"] += len(inside)

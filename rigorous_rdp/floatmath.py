@@ -97,6 +97,11 @@ def _lgamma_large(x: np.ndarray) -> np.ndarray:
 
 def gammaln(x: ArrayLike) -> ArrayLike:
     r""":math:`\log|\Gamma(x)|` (``inf`` at the poles 0, -1, -2, ...)."""
+    if np.ndim(x) == 0:
+        try:
+            return math.lgamma(float(x))
+        except ValueError:  # a pole
+            return math.inf
     a = np.asarray(x, dtype=float)
     with np.errstate(all="ignore"):
         if a.size and float(np.min(a)) >= 0.5:
