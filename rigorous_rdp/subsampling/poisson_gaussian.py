@@ -234,12 +234,8 @@ def log_a_fractional(alpha: arb, q: arb, sigma: arb, prec: int, log_i_estimate: 
     pts = {L, U, 0.5}
     pts |= {p for p in (fz0, fa - 8 * fs, fa + 8 * fs, fz0 + 8 * fs) if L < p < U}
     pts_sorted = sorted(pts)
-    # integration tolerance: 16 bits below the working precision, i.e. at least 8 bits
-    # beyond the width the guess-and-verify loop asks for (it starts at target + 24 bits);
-    # the tolerance only steers subdivision: the result is an enclosure whatever it is
-    tol_bits = max(24, prec - 16)
-    abs_tol = (arb(log_i_estimate) - tol_bits * arb(2).log()).exp()
-    rel_tol = arb(2) ** (-tol_bits)
+    abs_tol = (arb(log_i_estimate) - prec * arb(2).log()).exp()
+    rel_tol = arb(2) ** (-prec)
     total = acb(0)
     for a, b in zip(pts_sorted[:-1], pts_sorted[1:]):
         if b <= a:
