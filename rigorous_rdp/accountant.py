@@ -17,7 +17,8 @@ Order search (``continuous=True``, the default), without a cap on the order:
    declare a cap (:attr:`RdpCurve.search_order_cap`);
 2. the best ladder order and its two neighbours bracket the optimum; a ternary
    search finds the best integer order inside, whose neighbours bracket the
-   optimum over real orders; grid orders inside the bracket are screened too;
+   optimum over real orders (for integer-only bounds, the grid orders inside the
+   bracket are screened too);
 3. Brent's method (golden section with parabolic steps) over :math:`\log(\alpha - 1)` refines it inside the
    bracket (the optimum is kept to 6 significant digits, an exact rational);
 4. only the best candidate is certified, unless another candidate's screen
@@ -529,8 +530,9 @@ class RdpAccountant:
         hi = pts[i + 1] if i + 1 < len(pts) else pts[i]
         record = {"method": "bracketed", "bracket": [_num_json(lo), _num_json(hi)], "screened": len(pts)}
         cands: List[Tuple[float, Fraction]] = [(float(vals[i]), Fraction(int(pts[i])))]
-        # 2. grid orders inside the bracket
-        inside = [a for a in self.grid() if lo < float(a) < hi and float(a) not in pts]
+        # 2. grid orders inside the bracket (only when no continuous refinement follows:
+        #    for a unimodal screen Brent's optimum is at least as good as any of them)
+        inside = [a for a in self.grid() if lo < float(a) < hi and float(a) not in pts] if int_only else []
         if inside:
             iv = obj([float(a) for a in inside])
             record["screened"] += len(inside)
@@ -538,7 +540,8 @@ class RdpAccountant:
         # 3. continuous refinement in u = log(alpha - 1)
         lo_u = math.log(max(lo - 1.0, 1e-3))
         hi_u = math.log(hi - 1.0)
-        if hi_u > lo_u:
+        brent = hi_u > lo_u and lo < LARGE_ORDER and not int_only  # above LARGE_ORDER the integer search is final
+        if brent:
             count = [0]
 
             def f(u: float) -> float:
@@ -560,7 +563,7 @@ class RdpAccountant:
                 a = Fraction(f"{best:.6g}")
                 if a > 1:
                     cands.append((float(obj([float(a)])[0]), a))
-        record["method"] = "bracketed+brent" if not int_only else "bracketed+integer"
+        record["method"] = "bracketed+brent" if brent else "bracketed+integer"
         out: List[Tuple[float, Fraction]] = []
         seen = set()
         for v, a in sorted(cands, key=lambda t: t[0]):
