@@ -103,6 +103,9 @@ def gammaln(x: ArrayLike) -> ArrayLike:
         except ValueError:  # a pole
             return math.inf
     a = np.asarray(x, dtype=float)
+    if a.size and 1.0 <= float(np.min(a)) and float(np.max(a)) <= 1e6 and bool(np.all(a == np.floor(a))):
+        # positive integers: log Gamma(n) = log (n-1)! from the table
+        return log_factorials(int(np.max(a)))[a.astype(np.int64) - 1]
     with np.errstate(all="ignore"):
         if a.size and float(np.min(a)) >= 0.5:
             return _scalar(x, _gammaln_pos(a))
