@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rigorous_rdp import __version__  # noqa: E402
-from rigorous_rdp.accountant import RdpAccountant  # noqa: E402
+from rigorous_rdp.accountant import RdpAccountant, clear_caches  # noqa: E402
 from rigorous_rdp.arith import decimal_lower, decimal_upper, exact_endpoints  # noqa: E402
 from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent  # noqa: E402
 
@@ -37,6 +37,7 @@ Q, SIGMA, STEPS, DELTA = "0.01", "1.1", 10000, "1e-5"
 
 
 def ours(continuous: bool, digits: float = 10):
+    clear_caches()
     acc = RdpAccountant(continuous=continuous, digits=digits)
     acc.compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), STEPS)
     return acc.get_epsilon_and_order(DELTA)

@@ -6,37 +6,59 @@ target delta returns the certified epsilon at a chosen order.
 
 Choosing the order is an optimisation over a float *screen* of the curves: any
 order gives a valid bound, so the choice needs no certification.  The value at
-the chosen order is then recomputed by the certified path, and of the few best
-candidates the one with the smallest certified upper endpoint is returned.
-With ``continuous=True`` (default) the screen is also minimised over real
-orders between the grid points around the grid optimum.
+the chosen order is then recomputed by the certified path.
+
+Order search (``continuous=True``, the default), without a cap on the order:
+
+1. the screen is evaluated on a ladder of integer orders 2, 3, 4, 5, 6, 8, ..., 48, 64
+   (one vectorised call), then at 128, 256, ... (doubling) for as long as the
+   converted epsilon still decreases -- up to :data:`MAX_SEARCH_ORDER` (about 3.4e7) for the exact
+   Poisson-subsampled Gaussian; curves whose screens are costly at large orders
+   declare a cap (:attr:`RdpCurve.search_order_cap`);
+2. the best ladder order and its two neighbours bracket the optimum; a ternary
+   search finds the best integer order inside, whose neighbours bracket the
+   optimum over real orders (for integer-only bounds, the grid orders inside the
+   bracket are screened too);
+3. Brent's method (golden section with parabolic steps) over :math:`\log(\alpha - 1)` refines it inside the
+   bracket (the optimum is kept to 6 significant digits, an exact rational);
+4. only the best candidate is certified, unless another candidate's screen
+   value is within the screen's error of it (then both are, and the smaller
+   certified upper end wins).
+
+With ``continuous=False`` the grid ``orders`` is screened as given.  Every result
+records how its order was found (``order_search``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, ClassVar, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 from flint import arb
 
 from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb
-from .conversion import CONVERSIONS, delta_from_rdp, epsilon_from_rdp
+from .conversion import CONVERSIONS, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
 from .curves import RdpCurve, rdp_curve
 from .errors import PrecisionExhausted, UnsupportedEventError
 from .events import ComposedEvent, DpEvent, SelfComposedEvent
+from .floatmath import log_fraction
 
 # registration of the bounds with rdp_curve
 from . import mechanisms as _mechanisms  # noqa: F401
 
 __all__ = [
     "DEFAULT_ORDERS",
+    "MAX_SEARCH_ORDER",
     "RdpAccountant",
+    "ConversionResult",
     "EpsilonResult",
     "DeltaResult",
     "RdpResult",
+    "clear_caches",
 ]
 
 #: dp-accounting's default order grid, as exact rationals.
@@ -45,6 +67,17 @@ DEFAULT_ORDERS: Tuple[Fraction, ...] = tuple(
     + [Fraction(x) for x in range(11, 64)]
     + [Fraction(x) for x in (128, 256, 512, 1024)]
 )
+
+#: largest order the uncapped search screens (2**25, about 3.4e7).
+MAX_SEARCH_ORDER = 1 << 25
+
+#: relative error allowed to the float screen when deciding to certify one candidate only
+SCREEN_REL_ERROR = 1e-7
+
+#: above this order the continuous refinement searches integer orders only
+LARGE_ORDER = 4096
+
+_INTEGER_SCREEN = np.array([2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64], dtype=float)
 
 
 @dataclass(frozen=True)
@@ -63,56 +96,77 @@ class RdpResult:
 
 
 @dataclass(frozen=True)
-class EpsilonResult:
-    """Certified epsilon for a target delta.
+class ConversionResult:
+    """A certified (epsilon, delta) quantity at one order: the generic result.
+
+    :class:`EpsilonResult` (value = epsilon, target = delta) and
+    :class:`DeltaResult` (value = delta, target = epsilon) name its fields.
 
     Attributes:
-        epsilon: enclosure of the epsilon bound; ``epsilon.upper()`` is the guarantee.
+        value: enclosure of the bound; ``value.upper()`` is the guarantee.
         order: the RDP order used (``None`` for the pure-DP route).
         conversion: name of the RDP-to-DP conversion used (see :mod:`.conversion`).
         rdp: the certified total RDP at ``order`` (``None`` for the pure-DP route).
+        target: the exact target (delta for epsilon, epsilon for delta).
+        order_search: how the order was found (method, bracket, screened and
+            certified counts), also in the JSON output.
     """
 
-    epsilon: Certified
+    value: Certified
     order: Optional[Fraction]
     conversion: str
     rdp: Optional[Certified]
-    delta: Fraction = Fraction(0)
+    target: Fraction = Fraction(0)
+    order_search: Optional[dict] = None
+
+    quantity: ClassVar[str] = "value"
+    target_name: ClassVar[str] = "target"
 
     def to_json(self) -> dict:
         out = {
-            "epsilon": self.epsilon.to_json(),
+            self.quantity: self.value.to_json(),
             "alpha": _order_json(self.order),
             "conversion": self.conversion,
-            "delta": _frac_json(self.delta),
+            self.target_name: _frac_json(self.target),
         }
         if self.rdp is not None:
             out["rdp"] = self.rdp.to_json()
-        out["prec"] = self.epsilon.prec
+        out["prec"] = self.value.prec
+        if self.order_search is not None:
+            out["order_search"] = self.order_search
         return out
 
 
-@dataclass(frozen=True)
-class DeltaResult:
-    """Certified delta for a target epsilon (fields as in :class:`EpsilonResult`)."""
+class EpsilonResult(ConversionResult):
+    """Certified epsilon for a target delta: ``epsilon`` (enclosure), ``order``,
+    ``conversion``, ``rdp``, ``delta`` (see :class:`ConversionResult`)."""
 
-    delta: Certified
-    order: Optional[Fraction]
-    conversion: str
-    rdp: Optional[Certified]
-    epsilon: Fraction = Fraction(0)
+    quantity = "epsilon"
+    target_name = "delta"
 
-    def to_json(self) -> dict:
-        out = {
-            "delta": self.delta.to_json(),
-            "alpha": _order_json(self.order),
-            "conversion": self.conversion,
-            "epsilon": _frac_json(self.epsilon),
-        }
-        if self.rdp is not None:
-            out["rdp"] = self.rdp.to_json()
-        out["prec"] = self.delta.prec
-        return out
+    @property
+    def epsilon(self) -> Certified:
+        return self.value
+
+    @property
+    def delta(self) -> Fraction:
+        return self.target
+
+
+class DeltaResult(ConversionResult):
+    """Certified delta for a target epsilon: ``delta`` (enclosure), ``order``,
+    ``conversion``, ``rdp``, ``epsilon`` (see :class:`ConversionResult`)."""
+
+    quantity = "delta"
+    target_name = "epsilon"
+
+    @property
+    def delta(self) -> Certified:
+        return self.value
+
+    @property
+    def epsilon(self) -> Fraction:
+        return self.target
 
 
 def _order_json(order: Optional[Fraction]):
@@ -143,13 +197,111 @@ def _frac_json(x: Fraction):
     return "~" + _round_decimal(x, 17, up=True)
 
 
+# ---------------------------------------------------------------------------
+# caches shared by all accountants (events are frozen and hashable; curves and
+# their certified values at (order, precision) are deterministic)
+# ---------------------------------------------------------------------------
+
+class _Lru:
+    def __init__(self, size: int):
+        self.size = size
+        self.data: "OrderedDict[object, object]" = OrderedDict()
+
+    def get(self, key):
+        v = self.data.get(key)
+        if v is not None:
+            self.data.move_to_end(key)
+        return v
+
+    def put(self, key, value) -> None:
+        self.data[key] = value
+        if len(self.data) > self.size:
+            self.data.popitem(last=False)
+
+
+_CURVES = _Lru(256)
+_CERTIFIED = _Lru(4096)
+_SCREENS = _Lru(65536)
+
+
+def clear_caches() -> None:
+    """Forget the cached curves, screens and certified values (for timing runs)."""
+    for c in (_CURVES, _CERTIFIED, _SCREENS):
+        c.data.clear()
+
+
+def _curve_of(event: DpEvent) -> RdpCurve:
+    c = _CURVES.get(event)
+    if c is None:
+        c = rdp_curve(event)
+        _CURVES.put(event, c)
+    return c
+
+
+def _brent_min(f: Callable[[float], float], lo: float, hi: float, xtol: float = 1e-8, maxiter: int = 80) -> Tuple[float, float]:
+    """Brent's minimisation on [lo, hi] (golden section with parabolic steps; Brent 1973, ch. 5).
+
+    Float only: it chooses an order, any order is valid.
+    """
+    g = 0.3819660112501051  # (3 - sqrt 5) / 2
+    x = w = v = lo + g * (hi - lo)
+    fx = fw = fv = f(x)
+    d = e = 0.0
+    a, b = lo, hi
+    for _ in range(maxiter):
+        m = 0.5 * (a + b)
+        tol1 = xtol * abs(x) + 1e-12
+        tol2 = 2.0 * tol1
+        if abs(x - m) <= tol2 - 0.5 * (b - a):
+            break
+        use_golden = True
+        if abs(e) > tol1:
+            r = (x - w) * (fx - fv)
+            qq = (x - v) * (fx - fw)
+            p = (x - v) * qq - (x - w) * r
+            qq = 2.0 * (qq - r)
+            if qq > 0:
+                p = -p
+            qq = abs(qq)
+            if abs(p) < abs(0.5 * qq * e) and a * qq < p + x * qq < b * qq:
+                e, d = d, p / qq
+                u = x + d
+                if u - a < tol2 or b - u < tol2:
+                    d = tol1 if x < m else -tol1
+                use_golden = False
+        if use_golden:
+            e = (b - x) if x < m else (a - x)
+            d = g * e
+        u = x + (d if abs(d) >= tol1 else (tol1 if d > 0 else -tol1))
+        fu = f(u)
+        if fu <= fx:
+            if u < x:
+                b = x
+            else:
+                a = x
+            v, fv, w, fw, x, fx = w, fw, x, fx, u, fu
+        else:
+            if u < x:
+                a = u
+            else:
+                b = u
+            if fu <= fw or w == x:
+                v, fv, w, fw = w, fw, u, fu
+            elif fu <= fv or v == x or v == w:
+                v, fv = u, fu
+    return x, fx
+
+
 class RdpAccountant:
     r"""Certified RDP accountant.
 
     Args:
         orders: the grid of orders (exact rationals > 1; default
-            :data:`DEFAULT_ORDERS`, dp-accounting's grid).
-        continuous: also optimise over real orders between grid points.
+            :data:`DEFAULT_ORDERS`, dp-accounting's grid).  With
+            ``continuous=True`` it only adds screened points to the uncapped
+            order search (module docstring); with ``continuous=False`` it is the
+            set of orders searched.
+        continuous: search all real orders > 1 (default), not only the grid.
         conversion: ``"best"`` (default), ``"mironov"``, ``"cks"`` or ``"balle"``.
         digits: relative width of reported enclosures, ``<= 10**-digits``.
         max_prec: maximum working precision in bits.
@@ -224,7 +376,7 @@ class RdpAccountant:
             for e in event.events:
                 self._flatten(e, count, out)
         elif isinstance(event, DpEvent):
-            curve = self._curves.get(event) or (out[event][0] if event in out else rdp_curve(event))
+            curve = self._curves.get(event) or (out[event][0] if event in out else _curve_of(event))
             prev = out.get(event, (curve, 0))[1]
             out[event] = (curve, prev + count)
         else:
@@ -234,16 +386,37 @@ class RdpAccountant:
     def integer_orders_only(self) -> bool:
         return any(self._curves[e].integer_orders_only for e, c in self._counts.items() if c > 0)
 
-    def _active(self) -> List[Tuple[RdpCurve, int]]:
+    def active_curves(self) -> List[Tuple[RdpCurve, int]]:
+        """The composed curves with their (positive) counts."""
         return [(self._curves[e], c) for e, c in self._counts.items() if c > 0]
+
+    def _active_events(self) -> List[Tuple[DpEvent, RdpCurve, int]]:
+        return [(e, self._curves[e], c) for e, c in self._counts.items() if c > 0]
+
+    _active = active_curves  # former private name
 
     # -- totals --------------------------------------------------------------
 
-    def _total_ball(self, alpha: Fraction) -> arb:
+    def total_rdp_ball(self, alpha: Fraction) -> arb:
+        """Ball containing the total RDP at the exact order ``alpha`` (current working precision).
+
+        Certified values of each curve are cached per (event, order, precision):
+        the composition of T steps is T times the cached one-step ball.
+        """
+        from flint import ctx
+
+        prec = ctx.prec
         total = arb(0)
-        for curve, c in self._active():
-            total += c * curve.certified(alpha)
+        for e, curve, c in self._active_events():
+            key = (e, alpha, prec)
+            v = _CERTIFIED.get(key)
+            if v is None:
+                v = curve.certified(alpha)
+                _CERTIFIED.put(key, v)
+            total += c * v
         return total
+
+    _total_ball = total_rdp_ball  # former private name
 
     def rdp(self, alpha: object, digits: Optional[float] = None) -> RdpResult:
         """Certified total RDP at order ``alpha`` (exact rational > 1)."""
@@ -253,21 +426,38 @@ class RdpAccountant:
         if self.integer_orders_only and a.denominator != 1:
             raise ValueError(f"alpha must be an integer >= 2 for this bound. Found {float(a)!r}.")
         d = self.digits if digits is None else digits
-        cert = refine(lambda prec: self._total_ball(a), d, max_prec=self.max_prec, what=f"RDP at alpha={float(a)}")
-        return RdpResult(a, cert, all(c.is_upper_bound for c, _ in self._active()))
+        cert = refine(lambda prec: self.total_rdp_ball(a), d, max_prec=self.max_prec, what=f"RDP at alpha={float(a)}")
+        return RdpResult(a, cert, all(c.is_upper_bound for c, _ in self.active_curves()))
 
     def screen(self, alphas: Sequence[float]) -> np.ndarray:
-        """Float estimate of the total RDP at ``alphas`` (order selection only)."""
+        """Float estimate of the total RDP at ``alphas`` (order selection only).
+
+        One-step screens are cached per (event, order), so re-screening the same
+        event (another step count, another target) costs nothing.
+        """
         a = np.asarray([float(x) for x in alphas], dtype=float)
         total = np.zeros(len(a))
-        for curve, c in self._active():
-            with np.errstate(all="ignore"):
-                v = np.asarray(curve.screen(a), dtype=float)
-            total = total + c * np.where(np.isnan(v), np.inf, v)
+        for e, curve, c in self._active_events():
+            vals = np.empty(len(a))
+            miss = []
+            for i, x in enumerate(a):
+                v = _SCREENS.get((e, x))
+                if v is None:
+                    miss.append(i)
+                else:
+                    vals[i] = v
+            if miss:
+                with np.errstate(all="ignore"):
+                    v = np.asarray(curve.screen(a[miss]), dtype=float)
+                v = np.where(np.isnan(v), np.inf, v)
+                for j, i in enumerate(miss):
+                    vals[i] = v[j]
+                    _SCREENS.put((e, float(a[i])), float(v[j]))
+            total = total + c * vals
         return total
 
     def _require_upper_bounds(self) -> None:
-        for curve, _ in self._active():
+        for curve, _ in self.active_curves():
             if not curve.is_upper_bound:
                 raise ValueError(
                     f"bound {curve.name} is a lower bound on the RDP, not a privacy guarantee;"
@@ -276,7 +466,7 @@ class RdpAccountant:
 
     def _pure_dp_total(self) -> Optional[arb]:
         total = arb(0)
-        for curve, c in self._active():
+        for curve, c in self.active_curves():
             e = curve.pure_dp_epsilon()
             if e is None:
                 return None
@@ -285,56 +475,198 @@ class RdpAccountant:
 
     # -- order selection -----------------------------------------------------
 
-    def _grid(self) -> List[Fraction]:
+    def grid(self) -> List[Fraction]:
+        """The order grid as searched (integer orders only when a bound needs them)."""
         grid = list(self.orders)
         if self.integer_orders_only:
             grid = sorted({a for a in grid if a.denominator == 1} | {Fraction(math.ceil(a)) for a in grid})
             grid = [a for a in grid if a >= 2]
         return grid
 
-    def _candidates(self, objective) -> List[Fraction]:
-        """Orders to certify: the best grid orders and the continuous optimum."""
-        grid = self._grid()
-        vals = np.asarray(objective(np.array([float(a) for a in grid], dtype=float)), dtype=float)
-        vals = np.where(np.isnan(vals), np.inf, vals)
-        order_idx = np.argsort(vals, kind="stable")
-        cands: List[Fraction] = [grid[i] for i in order_idx[:2]]
-        if self.continuous and np.isfinite(vals[order_idx[0]]):
-            i = int(order_idx[0])
-            lo = float(grid[i - 1]) if i > 0 else 1.0 + (float(grid[0]) - 1.0) / 100.0
-            hi = float(grid[i + 1]) if i + 1 < len(grid) else float(grid[i]) * 2.0
-            best = self._continuous_min(objective, lo, hi)
-            if best is not None:
-                if self.integer_orders_only:
-                    cands += [Fraction(math.floor(best)), Fraction(math.ceil(best))]
-                else:
-                    cands.append(Fraction(f"{best:.6g}"))
-        out: List[Fraction] = []
-        for c in cands:
-            if c > 1 and c not in out and (not self.integer_orders_only or (c.denominator == 1 and c >= 2)):
-                out.append(c)
-        return out
+    _grid = grid  # former private name
+
+    def search_order_cap(self) -> float:
+        """Largest order the uncapped search screens for the composed curves."""
+        cap = float(MAX_SEARCH_ORDER)
+        for curve, _ in self.active_curves():
+            c = curve.search_order_cap
+            if c is not None:
+                cap = min(cap, float(c))
+        return max(cap, float(max(self.orders)) * 2)
+
+    def _search(self, objective: Callable[[np.ndarray], np.ndarray]) -> Tuple[List[Tuple[float, Fraction]], dict]:
+        """Screened candidates ``[(screen value, order), ...]`` (best first) and the search record."""
+        int_only = self.integer_orders_only
+
+        def obj(xs) -> np.ndarray:
+            v = np.asarray(objective(np.asarray(xs, dtype=float)), dtype=float)
+            return np.where(np.isnan(v), np.inf, v)
+
+        if not self.continuous:
+            grid = self.grid()
+            vals = obj([float(a) for a in grid])
+            order_idx = np.argsort(vals, kind="stable")
+            cands = [(float(vals[i]), grid[i]) for i in order_idx[:2]]
+            return cands, {"method": "grid", "screened": len(grid)}
+
+        # 1. integer orders on a ladder 2, 3, 4, 6, 8, 12, ..., 64, then doubling while the
+        #    objective still decreases
+        pts = list(_INTEGER_SCREEN)
+        vals = list(obj(_INTEGER_SCREEN))
+        cap = self.search_order_cap()
+        while int(np.argmin(vals)) == len(vals) - 1 and pts[-1] * 2 <= cap and np.isfinite(vals[-1]):
+            nxt = pts[-1] * 2
+            pts.append(nxt)
+            vals.append(float(obj([nxt])[0]))
+        # the ladder's bracket is refined among the integers inside it (golden-section on integers)
+        i = int(np.argmin(vals))
+        if 0 < i < len(pts) - 1 and pts[i + 1] - pts[i - 1] > 2:
+            pts, vals = self._integer_refine(obj, pts, vals, i)
+        i = int(np.argmin(vals))
+        if not np.isfinite(vals[i]):
+            return [], {"method": "bracketed", "screened": len(pts)}
+        lo = pts[i - 1] if i > 0 else 1.0
+        hi = pts[i + 1] if i + 1 < len(pts) else pts[i]
+        record = {"method": "bracketed", "bracket": [_num_json(lo), _num_json(hi)], "screened": len(pts)}
+        cands: List[Tuple[float, Fraction]] = [(float(vals[i]), Fraction(int(pts[i])))]
+        # 2. grid orders inside the bracket (only when no continuous refinement follows:
+        #    for a unimodal screen Brent's optimum is at least as good as any of them)
+        inside = [a for a in self.grid() if lo < float(a) < hi and float(a) not in pts] if int_only else []
+        if inside:
+            iv = obj([float(a) for a in inside])
+            record["screened"] += len(inside)
+            cands += [(float(v), a) for v, a in zip(iv, inside)]
+        # 3. continuous refinement in u = log(alpha - 1)
+        lo_u = math.log(max(lo - 1.0, 1e-3))
+        hi_u = math.log(hi - 1.0)
+        brent = hi_u > lo_u and lo < LARGE_ORDER and not int_only  # above LARGE_ORDER the integer search is final
+        if brent:
+            count = [0]
+
+            def f(u: float) -> float:
+                count[0] += 1
+                x = 1.0 + math.exp(u)
+                # above LARGE_ORDER the order is rounded to an integer (cheap and exact
+                # screens; a fraction of an order changes nothing there)
+                v = float(obj([round(x) if x > LARGE_ORDER else x])[0])
+                return v if math.isfinite(v) else 1e300
+
+            u, fu = _brent_min(f, lo_u, hi_u)
+            record["screened"] += count[0]
+            best = 1.0 + math.exp(u)
+            if int_only or best > LARGE_ORDER:
+                for b in {math.floor(best), math.ceil(best)}:
+                    if b >= 2:
+                        cands.append((float(obj([float(b)])[0]), Fraction(b)))
+            elif fu < 1e300:
+                a = Fraction(f"{best:.6g}")
+                if a > 1:
+                    cands.append((float(obj([float(a)])[0]), a))
+        record["method"] = "bracketed+brent" if brent else "bracketed+integer"
+        out: List[Tuple[float, Fraction]] = []
+        seen = set()
+        for v, a in sorted(cands, key=lambda t: t[0]):
+            if a > 1 and a not in seen and (not int_only or (a.denominator == 1 and a >= 2)):
+                seen.add(a)
+                out.append((v, a))
+        return out, record
 
     @staticmethod
-    def _continuous_min(objective, lo: float, hi: float) -> Optional[float]:
-        if not hi > lo > 1.0:
-            return None
+    def _integer_refine(obj, pts: List[float], vals: List[float], i: int) -> Tuple[List[float], List[float]]:
+        """Ternary search for the best integer order between the ladder neighbours of point ``i``."""
+        known = dict(zip(pts, vals))
 
-        from scipy import optimize  # imported here: it is slow to import and only needed here
+        def f(k: float) -> float:
+            if k not in known:
+                known[k] = float(obj([k])[0])
+            return known[k]
 
-        def f(u: float) -> float:
-            v = float(objective(np.array([1.0 + math.exp(u)]))[0])
-            return v if math.isfinite(v) else 1e300
+        lo, hi = pts[i - 1], pts[i + 1]
+        while hi - lo > 2:
+            m1 = lo + (hi - lo) // 3
+            m2 = hi - (hi - lo) // 3
+            if f(m1) <= f(m2):
+                hi = m2
+            else:
+                lo = m1
+        for k in range(int(lo), int(hi) + 1):
+            f(float(k))
+        keys = sorted(known)
+        return keys, [known[k] for k in keys]
 
-        res = optimize.minimize_scalar(f, bounds=(math.log(lo - 1.0), math.log(hi - 1.0)), method="bounded", options={"xatol": 1e-4})
-        if not res.success:
-            return None
-        return 1.0 + math.exp(res.x)
+    def _to_certify(self, cands: List[Tuple[float, Fraction]]) -> List[Fraction]:
+        """The best candidate, plus those whose screen value is within the screen error of it."""
+        if not cands:
+            return []
+        v0 = cands[0][0]
+        tol = SCREEN_REL_ERROR * abs(v0) + 1e-12
+        return [a for v, a in cands if v <= v0 + tol or not math.isfinite(v0)][:3]
 
     # -- epsilon and delta ---------------------------------------------------
 
+    def _objective(self, kind: str, target: Fraction, scale: float = 1.0) -> Callable[[np.ndarray], np.ndarray]:
+        """Float screen of the converted quantity (epsilon, or log delta) as a function of the order."""
+        conv = self.conversion
+        if kind == "epsilon":
+            log_fd = log_fraction(target)  # log(delta) from the exact rational (no underflow)
+            return lambda a: epsilon_screen(scale * self.screen(a), a, log_fd, conv)
+        fe = float(min(target, Fraction(10) ** 300))  # screen only; avoids float overflow
+        return lambda a: log_delta_screen(scale * self.screen(a), a, fe, conv)
+
+    def estimate_epsilon(self, target_delta: object, scale: float = 1.0) -> float:
+        """Float screen estimate of the optimal epsilon with all counts times ``scale``.
+
+        Not certified: used to guess where certified searches (calibration) look.
+        """
+        delta = parse_rational(target_delta, "delta")
+        cands, _ = self._search(self._objective("epsilon", delta, scale))
+        return cands[0][0] if cands else math.inf
+
+    def _certify(self, kind: str, a: Fraction, target: Fraction, record: Optional[dict]) -> ConversionResult:
+        names: Dict[int, Tuple[str, arb]] = {}
+        convert = epsilon_from_rdp if kind == "epsilon" else delta_from_rdp
+
+        def f(prec: int) -> arb:
+            r = self.total_rdp_ball(a)
+            v, name = convert(r, to_arb(a), to_arb(target), self.conversion)
+            names[prec] = (name, r)
+            return v
+
+        cert = refine(f, self.digits, max_prec=self.max_prec, what=f"{kind} at alpha={float(a)}")
+        name, r = names[cert.prec]
+        cls = EpsilonResult if kind == "epsilon" else DeltaResult
+        return cls(cert, a, name, Certified(r, cert.prec), target, record)
+
+    def _best(self, kind: str, target: Fraction) -> Optional[ConversionResult]:
+        cands, record = self._search(self._objective(kind, target))
+        chosen = self._to_certify(cands)
+        record = dict(record, certified=len(chosen))
+        best: Optional[ConversionResult] = None
+        errors: List[PrecisionExhausted] = []
+        for a in chosen:
+            try:
+                res = self._certify(kind, a, target, record)
+            except PrecisionExhausted as exc:
+                errors.append(exc)
+                continue
+            if best is None or res.value.upper() < best.value.upper():
+                best = res
+        if best is None and len(chosen) < len(cands):
+            # every chosen candidate failed to certify: try the others
+            for _, a in cands[len(chosen):]:
+                try:
+                    best = self._certify(kind, a, target, record)
+                    break
+                except PrecisionExhausted as exc:
+                    errors.append(exc)
+        if best is None and errors and kind == "delta":
+            raise errors[0]
+        if best is None and errors and self._pure_dp_total() is None:
+            raise errors[0]
+        return best
+
     def get_epsilon_and_order(self, target_delta: object) -> EpsilonResult:
-        """Smallest certified epsilon over the candidate orders, for ``target_delta``.
+        """Smallest certified epsilon found by the order search, for ``target_delta``.
 
         Raises:
             ValueError: if delta is outside (0, 1).
@@ -344,101 +676,38 @@ class RdpAccountant:
         if not 0 < delta < 1:
             raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
         self._require_upper_bounds()
-        if not self._active():
+        if not self.active_curves():
             return EpsilonResult(Certified(arb(0), 0), None, "none", None, delta)
-        # log(delta) from the exact rational: float(delta) underflows for delta = 1e-400
-        log_fd = math.log(delta.numerator) - math.log(delta.denominator)
-
-        def objective(alphas: np.ndarray) -> np.ndarray:
-            a = np.asarray(alphas, dtype=float)
-            r = self.screen(a)
-            with np.errstate(all="ignore"):
-                cks = r + np.log1p(-1.0 / a) - (log_fd + np.log(a)) / (a - 1.0)
-                mir = r - log_fd / (a - 1.0)
-                # "best" also applies the total-variation bound (epsilon 0 where sqrt(1 - e^-r) <= delta)
-                tv = np.where(0.5 * np.log(-np.expm1(-r)) <= log_fd, 0.0, np.inf)
-            return np.minimum(np.minimum(cks, mir), tv) if self.conversion == "best" else (mir if self.conversion == "mironov" else cks)
-
-        best: Optional[EpsilonResult] = None
-        errors: List[PrecisionExhausted] = []
-        for a in self._candidates(objective):
-            try:
-                res = self._certify_epsilon(a, delta)
-            except PrecisionExhausted as exc:
-                errors.append(exc)
-                continue
-            if best is None or res.epsilon.upper() < best.epsilon.upper():
-                best = res
+        best = self._best("epsilon", delta)
         pure = self._pure_dp_total()
         if pure is not None:
             cert = refine(lambda prec: self._pure_dp_total(), self.digits, max_prec=self.max_prec, what="pure-DP epsilon")
-            if best is None or cert.upper() < best.epsilon.upper():
-                best = EpsilonResult(cert, None, "pure-dp", None, delta)
+            if best is None or cert.upper() < best.value.upper():
+                best = EpsilonResult(cert, None, "pure-dp", None, delta, {"method": "pure-dp"})
         if best is None:
-            raise errors[0] if errors else PrecisionExhausted("epsilon: no finite candidate order")
-        return best
-
-    def _certify_epsilon(self, a: Fraction, delta: Fraction) -> EpsilonResult:
-        names: Dict[int, Tuple[str, arb]] = {}
-
-        def f(prec: int) -> arb:
-            r = self._total_ball(a)
-            eps, name = epsilon_from_rdp(r, to_arb(a), to_arb(delta), self.conversion)
-            names[prec] = (name, r)
-            return eps
-
-        cert = refine(f, self.digits, max_prec=self.max_prec, what=f"epsilon at alpha={float(a)}")
-        name, r = names[cert.prec]
-        return EpsilonResult(cert, a, name, Certified(r, cert.prec), delta)
+            raise PrecisionExhausted("epsilon: no finite candidate order")
+        return best  # type: ignore[return-value]
 
     def get_epsilon(self, target_delta: object) -> Certified:
         """Certified epsilon for ``target_delta`` (see :meth:`get_epsilon_and_order`)."""
         return self.get_epsilon_and_order(target_delta).epsilon
 
     def get_delta_and_order(self, target_epsilon: object) -> DeltaResult:
-        """Smallest certified delta over the candidate orders, for ``target_epsilon``."""
+        """Smallest certified delta found by the order search, for ``target_epsilon``."""
         eps = parse_rational(target_epsilon, "epsilon")
         if eps < 0:
             raise ValueError(f"epsilon must be >= 0. Found {float(eps)!r}.")
         self._require_upper_bounds()
-        if not self._active():
+        if not self.active_curves():
             return DeltaResult(Certified(arb(0), 0), None, "none", None, eps)
         pure = self._pure_dp_total()
         if pure is not None and pure <= to_arb(eps):
-            return DeltaResult(Certified(arb(0), 0), None, "pure-dp", None, eps)
-        fe = float(min(eps, Fraction(10) ** 300))  # screen only; avoids float overflow
-
-        def objective(alphas: np.ndarray) -> np.ndarray:
-            a = np.asarray(alphas, dtype=float)
-            r = self.screen(a)
-            with np.errstate(all="ignore"):
-                cks = (a - 1.0) * (r - fe + np.log1p(-1.0 / a)) - np.log(a)
-                mir = (a - 1.0) * (r - fe)
-            return np.minimum(cks, mir) if self.conversion == "best" else (mir if self.conversion == "mironov" else cks)
-
-        best: Optional[DeltaResult] = None
-        errors: List[PrecisionExhausted] = []
-        for a in self._candidates(objective):
-            try:
-                res = self._certify_delta(a, eps)
-            except PrecisionExhausted as exc:
-                errors.append(exc)
-                continue
-            if best is None or res.delta.upper() < best.delta.upper():
-                best = res
+            return DeltaResult(Certified(arb(0), 0), None, "pure-dp", None, eps, {"method": "pure-dp"})
+        best = self._best("delta", eps)
         if best is None:
-            raise errors[0] if errors else PrecisionExhausted("delta: no finite candidate order")
-        return best
+            raise PrecisionExhausted("delta: no finite candidate order")
+        return best  # type: ignore[return-value]
 
-    def _certify_delta(self, a: Fraction, eps: Fraction) -> DeltaResult:
-        names: Dict[int, Tuple[str, arb]] = {}
 
-        def f(prec: int) -> arb:
-            r = self._total_ball(a)
-            d, name = delta_from_rdp(r, to_arb(a), to_arb(eps), self.conversion)
-            names[prec] = (name, r)
-            return d
-
-        cert = refine(f, self.digits, max_prec=self.max_prec, what=f"delta at alpha={float(a)}")
-        name, r = names[cert.prec]
-        return DeltaResult(cert, a, name, Certified(r, cert.prec), eps)
+def _num_json(x: float):
+    return int(x) if float(x).is_integer() else x

@@ -14,8 +14,9 @@ smaller epsilon at that sigma.
 meets the target for a fixed mechanism, and proves that one more step does
 not (under the same accounting).
 
-Both use a float screen only to *guess* where to look (a float bisection on
-:meth:`RdpAccountant.screen` with the conversion formulas in float); every
+Both use a float screen only to *guess* where to look (regula falsi, Illinois
+variant, on :meth:`RdpAccountant.estimate_epsilon`, whose one-step screens are
+cached so that the number of steps is only a multiplier); every
 decision of the final bisection is made on certified enclosures with exact
 rational sigma, so the returned values do not depend on the screen being
 accurate -- a poor guess only costs time.
@@ -23,7 +24,10 @@ accurate -- a poor guess only costs time.
 The certified epsilon of the exact Poisson-subsampled Gaussian is decreasing in
 sigma (a larger sigma is a post-processing of a smaller one: add independent
 noise) and increasing in the number of steps, so the bracket is the
-transition point.  The order optimisation of the accountant is heuristic, so
+transition point, found by one galloping-then-bisecting search on the grid
+(:func:`_first_true`), shared by both functions.  The certified one-step RDP at
+each order is cached by the accountant, so the certified epsilon of T steps costs
+one multiplication once the step's value is known.  The order optimisation of the accountant is heuristic, so
 the *reported* epsilon need not be exactly monotone; the bisection therefore
 never claims more than what it evaluated: the upper end was evaluated and
 meets the target, the lower end was evaluated and misses it.
@@ -36,7 +40,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterable, Optional, Tuple
 
-import numpy as np
 
 from .accountant import EpsilonResult, RdpAccountant
 from .arith import DEFAULT_DIGITS, parse_rational, to_arb, workprec
@@ -143,39 +146,102 @@ def _dec(x: Fraction) -> str:
 
 def _screen_epsilon(acc: RdpAccountant, delta: float, scale: float = 1.0) -> float:
     """Float estimate of the accountant's epsilon with all counts multiplied by ``scale``."""
-    grid = np.array([float(a) for a in acc._grid()], dtype=float)
-    with np.errstate(all="ignore"):
-        r = scale * acc.screen(grid)
-        cks = r + np.log1p(-1.0 / grid) - (math.log(delta) + np.log(grid)) / (grid - 1.0)
-        mir = r - math.log(delta) / (grid - 1.0)
-        if acc.conversion == "mironov":
-            e = mir
-        elif acc.conversion in ("cks", "balle"):
-            e = cks
-        else:
-            e = np.minimum(cks, mir)
-    e = np.where(np.isnan(e), np.inf, e)
-    return float(np.min(e)) if len(e) else math.inf
+    return acc.estimate_epsilon(Fraction(delta), scale)
 
 
-def _float_bisect(f: Callable[[float], float], target: float, lo: float, hi: float, iters: int = 60) -> Optional[float]:
-    """Float bisection in log space for a decreasing f: smallest x with f(x) <= target (estimate)."""
+def _solve_decreasing(f: Callable[[float], float], target: float, lo: float, hi: float,
+                      rtol: float = 1e-10, maxiter: int = 100) -> Optional[float]:
+    """Estimate of the x in [lo, hi] with f(x) = target for a decreasing f (float; guessing only).
+
+    The bracket is first widened by factors of 4 from x = 1 when it is not a sign
+    change; then the Illinois variant of regula falsi on log x (bisection steps
+    where f is not finite).  Returns the upper end of the final bracket (where
+    f <= target), or None when no x <= hi meets the target.
+    """
     try:
-        if not f(hi) <= target:
-            return None
-        if f(lo) <= target:
-            return lo
-        for _ in range(iters):
-            mid = math.sqrt(lo * hi)
-            if f(mid) <= target:
-                hi = mid
-            else:
-                lo = mid
-            if hi / lo < 1 + 1e-9:
+        x = min(max(1.0, lo), hi)
+        fx = f(x) - target
+        if fx > 0:
+            a, fa = x, fx
+            b = x
+            while True:
+                b = min(hi, b * 4)
+                fb = f(b) - target
+                if fb <= 0:
+                    break
+                if b >= hi:
+                    return None
+                a, fa = b, fb
+        else:
+            b, fb = x, fx
+            a = x
+            while True:
+                if a <= lo:
+                    return lo
+                a = max(lo, a / 4)
+                fa = f(a) - target
+                if fa > 0:
+                    break
+                b, fb = a, fa
+        ua, ub = math.log(a), math.log(b)
+        side = 0
+        for _ in range(maxiter):
+            if ub - ua <= rtol:
                 break
-        return hi
+            if math.isfinite(fa) and math.isfinite(fb) and fa != fb:
+                u = ub - fb * (ub - ua) / (fb - fa)
+                if not ua < u < ub:
+                    u = 0.5 * (ua + ub)
+            else:
+                u = 0.5 * (ua + ub)
+            fu = f(math.exp(u)) - target
+            if fu > 0:
+                ua, fa = u, fu
+                if side == -1 and math.isfinite(fb):
+                    fb /= 2
+                side = -1
+            else:
+                ub, fb = u, fu
+                if side == 1 and math.isfinite(fa):
+                    fa /= 2
+                side = 1
+        return math.exp(ub)
     except (ValueError, ArithmeticError, OverflowError):
         return None
+
+
+def _first_true(pred: Callable[[int], bool], start: int, lo_limit: int, hi_limit: int) -> Optional[int]:
+    """Smallest n in (lo_limit, hi_limit] with ``pred(n)``, for a predicate that is False up to a
+    transition and True after it (``pred(lo_limit)`` is taken as False).
+
+    Gallops from ``start`` (doubling steps) to a bracket, then bisects; every
+    returned claim is an evaluated one: ``pred(n)`` was True and ``pred(n - 1)``
+    False (or ``n - 1 == lo_limit``).  None when ``pred(hi_limit)`` is False.
+    """
+    n = min(max(start, lo_limit + 1), hi_limit)
+    if pred(n):
+        hi, g = n, 1
+        while True:
+            lo = max(lo_limit, hi - g)
+            if lo == lo_limit or not pred(lo):
+                break
+            hi, g = lo, 2 * g
+    else:
+        lo, g = n, 1
+        while True:
+            hi = min(hi_limit, lo + g)
+            if pred(hi):
+                break
+            if hi == hi_limit:
+                return None
+            lo, g = hi, 2 * g
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 # ---------------------------------------------------------------------------
@@ -278,14 +344,11 @@ def calibrate_sigma(
         acc.compose(make_event(Fraction(s)), 1)
         return _screen_epsilon(acc, float(delta), float(steps))
 
-    guess = _float_bisect(screen, float(eps), float(SIGMA_MIN), float(SIGMA_MAX)) or 1.0
+    guess = _solve_decreasing(screen, float(eps), float(SIGMA_MIN), float(SIGMA_MAX)) or 1.0
 
     # Grid of sigma_digits significant digits at the magnitude of the guess.
-    def grid_step(x: float) -> Fraction:
-        e = math.floor(math.log10(x))
-        return Fraction(10) ** (e - sigma_digits + 1)
-
-    h = grid_step(guess)
+    e10 = math.floor(math.log10(guess))
+    h = Fraction(10) ** (e10 - sigma_digits + 1)
     cache: dict = {}
 
     def verdict(n: int) -> Tuple[int, Optional[EpsilonResult]]:
@@ -297,44 +360,17 @@ def calibrate_sigma(
         return cache[n]
 
     n0 = max(1, math.ceil(Fraction(guess) / h))
-    v, _ = verdict(n0)
-    if v == 1:
-        hi, g = n0, 1
-        lo = n0 - 1
-        while True:
-            lo = hi - g
-            vl, _ = verdict(lo)
-            if vl != 1:
-                break
-            hi = lo
-            g *= 2
-    else:
-        lo, g = n0, 1
-        while True:
-            hi = lo + g
-            if hi * h > SIGMA_MAX:
-                raise ValueError(f"epsilon target {float(eps)!r} is not met by any noise multiplier <= "
-                                 f"{float(SIGMA_MAX):g} for this mechanism (certified).")
-            vh, _ = verdict(hi)
-            if vh == 1:
-                break
-            lo = hi
-            g *= 2
-    # invariant: verdict(hi) meets, verdict(lo) does not meet
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        vm, _ = verdict(mid)
-        if vm == 1:
-            hi = mid
-        else:
-            lo = mid
+    hi = _first_true(lambda n: verdict(n)[0] == 1, n0, 0, int(SIGMA_MAX / h))
+    if hi is None:
+        raise ValueError(f"epsilon target {float(eps)!r} is not met by any noise multiplier <= "
+                         f"{float(SIGMA_MAX):g} for this mechanism (certified).")
+    lo = hi - 1
     v_lo, r_lo = verdict(lo)
-    if v_lo == 0:
-        # undecided even at doubled digits: lo is not *proven* to miss; report the
-        # gap honestly by widening one grid step down until proven.
-        while v_lo == 0 and lo > 0:
-            lo -= 1
-            v_lo, r_lo = verdict(lo)
+    # undecided even at doubled digits: lo is not *proven* to miss; report the
+    # gap honestly by widening one grid step down until proven.
+    while v_lo == 0 and lo > 0:
+        lo -= 1
+        v_lo, r_lo = verdict(lo)
     _, r_hi = verdict(hi)
     assert r_hi is not None
     return SigmaCalibration(hi * h, max(lo, 0) * h, r_hi, r_lo, ev.count, sigma_digits)
@@ -374,48 +410,17 @@ def max_steps(
             cache[t] = ev.verdict(event, t, f"{t} steps")
         return cache[t]
 
-    est = None
-    try:
-        f = lambda t: _screen_epsilon(acc1, float(delta), t)  # noqa: E731
-        x = _float_bisect(f, float(eps), 1.0, float(STEPS_MAX))
-        est = None if x is None else max(1, int(x))
-    except (ValueError, ArithmeticError, OverflowError):
-        est = None
-    start = est if est is not None else 1
-    v, _ = verdict(start)
-    if v == 1:
-        lo, g = start, 1
-        while True:
-            hi = lo + g
-            if hi > STEPS_MAX:
-                _, r = verdict(lo)
-                # is STEPS_MAX itself fine?
-                vm, rm = verdict(STEPS_MAX)
-                if vm == 1:
-                    return StepsBudget(STEPS_MAX, rm, None, ev.count, capped=True)
-                hi = STEPS_MAX
-                break
-            vh, _ = verdict(hi)
-            if vh != 1:
-                break
-            lo = hi
-            g *= 2
-    else:
-        hi, g = start, 1
-        while True:
-            lo = max(0, hi - g)
-            vl, _ = verdict(lo)
-            if vl == 1:
-                break
-            hi = lo
-            g *= 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        vm, _ = verdict(mid)
-        if vm == 1:
-            lo = mid
-        else:
-            hi = mid
+    def f(t: float) -> float:
+        return _screen_epsilon(acc1, float(delta), t)
+
+    x = _solve_decreasing(lambda t: -f(t), -float(eps), 1.0, float(STEPS_MAX))
+    start = max(1, int(x)) if x is not None else 1
+    # first step count that does not meet the target (t = 0 always meets)
+    first_miss = _first_true(lambda t: verdict(t)[0] != 1, start + 1, 0, STEPS_MAX)
+    if first_miss is None:
+        _, rm = verdict(STEPS_MAX)
+        return StepsBudget(STEPS_MAX, rm, None, ev.count, capped=True)
+    lo, hi = first_miss - 1, first_miss
     _, r_lo = verdict(lo)
     v_hi, r_hi = verdict(hi)
     if v_hi == 0:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict
 
+import numpy as np
 from flint import arb
 
 __all__ = [
@@ -41,6 +42,8 @@ __all__ = [
     "delta_tv",
     "epsilon_from_rdp",
     "delta_from_rdp",
+    "epsilon_screen",
+    "log_delta_screen",
 ]
 
 CONVERSIONS = ("best", "mironov", "cks", "balle")
@@ -129,3 +132,31 @@ def delta_from_rdp(rdp: arb, alpha: arb, epsilon: arb, conversion: str = "best")
             best, name = v, key
     assert best is not None
     return best, name
+
+
+# ---------------------------------------------------------------------------
+# float counterparts (order selection only, never reported)
+# ---------------------------------------------------------------------------
+
+def epsilon_screen(rdp: np.ndarray, alpha: np.ndarray, log_delta: float, conversion: str = "best") -> np.ndarray:
+    """Float epsilon of the conversions above at orders ``alpha`` (``"best"``: the smallest of
+    Mironov, CKS and the total-variation shortcut, epsilon 0 where sqrt(1 - e^-rdp) <= delta).
+    ``log_delta`` is log(delta), so that delta may underflow a float."""
+    a = np.asarray(alpha, dtype=float)
+    with np.errstate(all="ignore"):
+        cks = rdp + np.log1p(-1.0 / a) - (log_delta + np.log(a)) / (a - 1.0)
+        mir = rdp - log_delta / (a - 1.0)
+        tv = np.where(0.5 * np.log(-np.expm1(-np.asarray(rdp, dtype=float))) <= log_delta, 0.0, np.inf)
+    if conversion == "best":
+        out: np.ndarray = np.minimum(np.minimum(cks, mir), tv)
+        return out
+    return mir if conversion == "mironov" else cks
+
+
+def log_delta_screen(rdp: np.ndarray, alpha: np.ndarray, epsilon: float, conversion: str = "best") -> np.ndarray:
+    """Float log(delta) of the conversions above at orders ``alpha`` (screens only)."""
+    a = np.asarray(alpha, dtype=float)
+    with np.errstate(all="ignore"):
+        cks = (a - 1.0) * (rdp - epsilon + np.log1p(-1.0 / a)) - np.log(a)
+        mir = (a - 1.0) * (rdp - epsilon)
+    return np.minimum(cks, mir) if conversion == "best" else (mir if conversion == "mironov" else cks)

@@ -39,12 +39,16 @@ class RdpCurve(abc.ABC):
         is_upper_bound: False for curves that are LOWER bounds on the RDP (shown
             for comparison); the accountant refuses to turn them into epsilon or
             delta, because they are not privacy guarantees.
+        search_order_cap: largest order the accountant's order search screens
+            for this curve (``None``: no cap beyond the search's own limit).  The
+            default 2048 keeps curves whose screen cost grows with the order cheap.
     """
 
     name: str = "rdp"
     citation: str = ""
     integer_orders_only: bool = False
     is_upper_bound: bool = True
+    search_order_cap: Optional[float] = 2048
 
     @abc.abstractmethod
     def certified(self, alpha: Fraction) -> arb:
@@ -94,6 +98,8 @@ class MinCurve(RdpCurve):
         self.name = "min(" + ", ".join(c.name for c in curves) + ")"
         self.citation = "; ".join(c.citation for c in curves)
         self.integer_orders_only = any(c.integer_orders_only for c in curves)
+        caps = [c.search_order_cap for c in curves if c.search_order_cap is not None]
+        self.search_order_cap = min(caps) if caps else None
 
     def certified(self, alpha: Fraction) -> arb:
         return arb_min([c.certified(alpha) for c in self.curves])

@@ -29,7 +29,24 @@ RESEARCH: List[str] = ["reproduce", "conjecture", "constant", "routes", "audit"]
 SUBCOMMANDS: List[str] = ACCOUNTING + RESEARCH
 
 
-def build_parser() -> Parser:
+def _chosen_command(argv: Optional[List[str]]) -> Optional[str]:
+    """The subcommand named on the command line (the first argument that is one), if any."""
+    for tok in argv or []:
+        if tok in SUBCOMMANDS:
+            return tok
+        if not tok.startswith("-"):
+            return None
+    return None
+
+
+def build_parser(argv: Optional[List[str]] = None) -> Parser:
+    """The argument parser.
+
+    With ``argv`` naming a subcommand, only that subcommand's module is imported
+    (the others get a bare parser entry): start-up then loads only what the
+    command needs (no certificate module, mpmath or research code for ``epsilon``).
+    Without one (``--help``, errors), every subcommand is registered.
+    """
     parser = Parser(
         prog="rigorous-rdp",
         description="Certified Renyi differential privacy accounting: every reported bound is an outward-rounded enclosure.",
@@ -40,20 +57,25 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"rigorous-rdp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
+    chosen = _chosen_command(argv)
     for name in SUBCOMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(sub)
-    helps = {a.dest: a.help for a in sub._choices_actions}
-    sub._choices_actions = []  # listed below, grouped, instead of one flat list
-    lines: List[str] = []
-    for title, names in (("accounting", ACCOUNTING), ("research", RESEARCH)):
-        lines.append(f"{title} commands:" if not lines else f"\n{title} commands:")
-        lines.extend(f"  {n:<11} {helps.get(n) or ''}" for n in names)
-    parser.epilog = "\n".join(lines) + "\n\nrigorous-rdp COMMAND --help shows the options of one command."
+        if chosen is None or name == chosen:
+            importlib.import_module(f"{__name__}.{name}").register(sub)
+        else:
+            sub.add_parser(name)
+    if chosen is None:
+        helps = {a.dest: a.help for a in sub._choices_actions}
+        sub._choices_actions = []  # listed below, grouped, instead of one flat list
+        lines: List[str] = []
+        for title, names in (("accounting", ACCOUNTING), ("research", RESEARCH)):
+            lines.append(f"{title} commands:" if not lines else f"\n{title} commands:")
+            lines.extend(f"  {n:<11} {helps.get(n) or ''}" for n in names)
+        parser.epilog = "\n".join(lines) + "\n\nrigorous-rdp COMMAND --help shows the options of one command."
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
     except CliError as exc:

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     acc = RdpAccountant(orders, digits=digits).compose(build_event(args, guarantee=False), steps)
     results = [acc.rdp(a).to_json() for a in orders or []]
     return {"results": results, "steps": steps, "mechanism": mechanism_json(args), "digits": digits,
-            "bound": [c.name for c, _ in acc._active()][0] if acc._active() else None,
+            "bound": [c.name for c, _ in acc.active_curves()][0] if acc.active_curves() else None,
             "guarantee": getattr(args, "bound", None) != "lower"}
 
 

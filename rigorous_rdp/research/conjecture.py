@@ -52,6 +52,7 @@ from flint import acb, arb
 from scipy import special
 
 from ..arith import Certified, decimal_lower, decimal_upper, refine, to_arb, workprec
+from ..floatmath import log_expm1
 from .constant import log_g_mixture
 from ..errors import PrecisionExhausted
 from .parallel import map_ordered
@@ -462,7 +463,7 @@ def certify_config(cfg: ProbeConfig, digits: float = 6) -> Dict[str, Any]:
     t0 = time.perf_counter()
     sc = screen_ratio(cfg)
     est = sc["log_g_lhs"]
-    log_i_est = math.log(math.expm1(est)) if 1e-300 < est < 700 else (est if est >= 700 else -690.0)
+    log_i_est = float(log_expm1(est)) if est > 1e-300 else -690.0
     lam = cfg.lam
 
     def lhs(prec: int) -> arb:

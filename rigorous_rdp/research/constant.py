@@ -61,7 +61,8 @@ import numpy as np
 from flint import arb
 
 from ..arith import Certified, parse_rational, refine, to_arb, workprec
-from ..subsampling.poisson_gaussian import _screen_one, log_a_fractional, log_a_integer
+from ..subsampling.poisson_gaussian import log_a_fractional, log_a_integer, screen_log_a as _screen_one
+from ..floatmath import log_expm1
 
 __all__ = [
     "log_g_mixture",
@@ -109,7 +110,7 @@ def log_g_mixture(lam: Fraction, r: Fraction, sigma: Fraction, prec: int) -> arb
     if lam.denominator == 1:
         return log_a_integer(int(lam), q, s)
     est = _screen_one(float(lam), float(r), float(sigma))
-    log_i_est = math.log(math.expm1(est)) if 0 < est < 700 else (est if est >= 700 else -60.0)
+    log_i_est = float(log_expm1(est)) if est > 0 else -60.0
     return log_a_fractional(a, q, s, prec, log_i_est)
 
 

@@ -62,7 +62,8 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 from flint import arb, arb_poly, ctx
 
-from ..arith import to_arb
+from ..arith import to_arb, workprec
+from ..floatmath import log_expm1
 from ..curves import RdpCurve
 from .poisson_gaussian import poisson_gaussian_rdp
 
@@ -117,7 +118,7 @@ def _ceil(alpha: Fraction) -> int:
 def _log2_sum_terms(v: float, k: int) -> float:
     """log2 of sum_l C(k,l) e^{l(l-1)v/2} (float; only for choosing the guard bits)."""
     ell = np.arange(k + 1, dtype=float)
-    from scipy.special import gammaln
+    from ..floatmath import gammaln
 
     lt = gammaln(k + 1) - gammaln(ell + 1) - gammaln(k - ell + 1) + ell * (ell - 1) * v / 2
     mx = lt.max()
@@ -128,7 +129,7 @@ def _log2_m_lower(v: float, k: int) -> float:
     r"""A lower bound of log2 M_k (float, for the guard only): M_k >= (k-1)!! w^{k/2} (even k,
     perfect matchings), M_k >= w^{(k+1)/2} (odd k), M_k >= w^{C(k,2)} (complete graph),
     with w = e^v - 1, and M_k >= a_k - sum_{l<k} C(k,l) a_l when that is positive."""
-    lw = math.log(math.expm1(v)) if v < 700 else v
+    lw = float(log_expm1(v))
     if k % 2 == 0:
         lm = math.lgamma(k + 1) - (k // 2) * math.log(2) - math.lgamma(k // 2 + 1) + (k // 2) * lw
     else:
@@ -136,7 +137,7 @@ def _log2_m_lower(v: float, k: int) -> float:
     lm = max(lm, k * (k - 1) / 2 * lw)
     # top term against the others
     ell = np.arange(k, dtype=float)
-    from scipy.special import gammaln
+    from ..floatmath import gammaln
 
     lt = gammaln(k + 1) - gammaln(ell + 1) - gammaln(k - ell + 1) + ell * (ell - 1) * v / 2
     top = k * (k - 1) * v / 2
@@ -196,12 +197,8 @@ class MomentTable:
         tries = 0
         while True:
             wp = self.prec + guard
-            old = ctx.prec
-            ctx.prec = wp
-            try:
+            with workprec(wp):
                 vals = _binomial_transform(self.sigma, target)
-            finally:
-                ctx.prec = old
             bad = [k for k, x in enumerate(vals) if k >= 2 and not _accurate(x, self.prec - 8)]
             if not bad or wp > (1 << 18) or tries >= 3:
                 break
@@ -621,9 +618,7 @@ class _FsworCurve(RdpCurve):
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         """Float estimates: the same formula at 53 bits, upper endpoints (order selection only)."""
         out = np.empty(len(alphas))
-        old = ctx.prec
-        ctx.prec = 53
-        try:
+        with workprec(53):
             for i, a in enumerate(np.asarray(alphas, dtype=float)):
                 if not a > 1 or not math.isfinite(a):
                     out[i] = np.inf
@@ -633,8 +628,6 @@ class _FsworCurve(RdpCurve):
                     out[i] = float(v.upper()) if v.is_finite() else np.inf
                 except (ValueError, ArithmeticError):
                     out[i] = np.inf
-        finally:
-            ctx.prec = old
         return out
 
 

@@ -81,7 +81,8 @@ from typing import Callable, Dict, List, Sequence, Tuple, Union
 
 import numpy as np
 from flint import arb, ctx
-from scipy import special
+from .. import floatmath
+from ..floatmath import log_expm1
 
 from ..arith import DEFAULT_DIGITS, Certified, refine, to_arb
 from ..curves import RdpCurve
@@ -229,7 +230,7 @@ def _tighten_with_exact_h(alpha: Fraction, sigma: Fraction, b: int, n: int, log_
     contrib = []
     for k, (la, e) in enumerate(zip(log_at, exps)):
         em = float(e.mid())
-        lc = float(la.mid()) + (em if em > 30 else math.log(math.expm1(em)) if em > 0 else -math.inf)
+        lc = float(la.mid()) + (float(log_expm1(em)) if em > 0 else -math.inf)
         contrib.append((lc, k))
     top = max(c for c, _ in contrib)
     chosen = [k for c, k in sorted(contrib, reverse=True)[:EXACT_H_MAX_TERMS] if c > top - 30 * math.log(10)]
@@ -308,13 +309,13 @@ def fswr_upper(alpha: object, sigma: object, batch_size: object, dataset_size: o
 def _screen_log_h_all_n(alpha: int, q: float, sigma: float, b: int) -> np.ndarray:
     """Float estimates of log H_{alpha, sigma/n}(q), n = 1..b (screen only)."""
     k = np.arange(2, alpha + 1, dtype=float)
-    lpmf = (special.gammaln(alpha + 1) - special.gammaln(k + 1) - special.gammaln(alpha - k + 1)
+    lpmf = (floatmath.gammaln(alpha + 1) - floatmath.gammaln(k + 1) - floatmath.gammaln(alpha - k + 1)
             + k * math.log(q) + (alpha - k) * math.log1p(-q))
     nn = np.arange(1, b + 1, dtype=float)[:, None]
     x = 2.0 * nn * nn * (k * (k - 1))[None, :] / (sigma * sigma)
     with np.errstate(all="ignore"):
-        log_expm1 = np.where(x > 30, x + np.log1p(-np.exp(-x)), np.log(np.expm1(np.maximum(x, 1e-300))))
-    log_i = special.logsumexp(lpmf[None, :] + log_expm1, axis=1)
+        lem1 = log_expm1(np.maximum(x, 1e-300))
+    log_i = floatmath.logsumexp(lpmf[None, :] + lem1, axis=1)
     return np.logaddexp(0.0, log_i)
 
 
@@ -325,14 +326,14 @@ def _screen_log_h_quad(alpha: float, q: float, mus: np.ndarray) -> np.ndarray:
         hi = max(15.0, alpha * mu + 15.0)
         z = np.linspace(-15.0, hi, int(min(200000, 40 * (hi + 15.0))) + 1)
         lf = alpha * np.logaddexp(math.log1p(-q), math.log(q) + mu * z - mu * mu / 2) - z * z / 2 - 0.5 * math.log(2 * math.pi)
-        out[i] = special.logsumexp(lf) + math.log(z[1] - z[0])
+        out[i] = floatmath.logsumexp(lf) + math.log(z[1] - z[0])
     return out
 
 
 def _screen_fswr(alphas: np.ndarray, sigma: float, b: int, n: int) -> np.ndarray:
     qt = -math.expm1(b * math.log1p(-1.0 / n))
     kk = np.arange(1, b + 1, dtype=float)
-    log_at = (special.gammaln(b + 1) - special.gammaln(kk + 1) - special.gammaln(b - kk + 1)
+    log_at = (floatmath.gammaln(b + 1) - floatmath.gammaln(kk + 1) - floatmath.gammaln(b - kk + 1)
               - kk * math.log(n) + (b - kk) * math.log1p(-1.0 / n) - math.log(qt))
     cache: Dict[int, np.ndarray] = {}
 
@@ -350,15 +351,15 @@ def _screen_fswr(alphas: np.ndarray, sigma: float, b: int, n: int) -> np.ndarray
         t = a - a0
         e = log_h(a0) if t == 0 else (1 - t) * log_h(a0) + t * log_h(a0 + 1)
         with np.errstate(all="ignore"):
-            log_terms = log_at + np.where(e > 30, e, np.log(np.expm1(np.maximum(e, 1e-300))))
+            log_terms = log_at + log_expm1(np.maximum(e, 1e-300))
             if t != 0 and a < 64:
                 # mirror the certified path: exact H (float quadrature) for the dominant terms
                 idx = np.argsort(log_terms)[::-1][:EXACT_H_MAX_TERMS]
                 idx = idx[log_terms[idx] > log_terms[idx[0]] - 30 * math.log(10)]
                 ex = _screen_log_h_quad(a, qt, 2.0 * (idx + 1) / sigma)
                 e2 = np.minimum(e[idx], ex)
-                log_terms[idx] = log_at[idx] + np.where(e2 > 30, e2, np.log(np.expm1(np.maximum(e2, 1e-300))))
-        lsm1 = special.logsumexp(log_terms)
+                log_terms[idx] = log_at[idx] + log_expm1(np.maximum(e2, 1e-300))
+        lsm1 = floatmath.logsumexp(log_terms)
         out[i] = np.logaddexp(0.0, lsm1) / (a - 1)
     return out
 

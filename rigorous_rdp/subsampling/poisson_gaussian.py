@@ -57,18 +57,20 @@ from typing import Optional
 
 import numpy as np
 from flint import acb, arb
-from scipy import special
-
 from ..arith import log_sum_exp, to_arb
+from ..floatmath import gammaln, log1pexp, log_binom_real, log_factorials, log_expm1, log_fraction, log_ndtr, logsumexp
 from ..curves import RdpCurve
 
 __all__ = [
     "log_a_integer",
+    "integer_tail_plan",
+    "integer_tail_bound",
     "log_a_fractional",
     "poisson_gaussian_rdp",
     "lower_tail_bound",
     "upper_tail_bound",
     "log_a_screen",
+    "screen_log_a",
     "PoissonGaussianCurve",
 ]
 
@@ -78,12 +80,17 @@ def _gauss_sf(x: arb) -> arb:
     return (x / arb(2).sqrt()).erfc() / 2
 
 
-def log_a_integer(alpha: int, q: arb, sigma: arb) -> arb:
+def log_a_integer(alpha: int, q: arb, sigma: arb, head: Optional[int] = None, blocks=(), top: Optional[int] = None) -> arb:
     r"""Ball for :math:`\log A_\alpha` at an integer order :math:`\alpha \ge 2`.
 
     Blog part 2, Claim 27 / (9.5) (binomial expansion of :math:`A_\alpha`),
     rewritten as :math:`\log(1 + I)` with the non-negative sum ``I`` of the
     module docstring.
+
+    With ``head = K`` (and ``top = T``) only the terms :math:`k \le K` (and
+    :math:`k \ge T`) are summed; the others are enclosed in :math:`[0, B]` with ``B``
+    the proven bound of :func:`integer_tail_bound` over ``blocks`` (which must
+    cover :math:`[K+1, T-1]`; without ``top``, :math:`[K+1, \alpha]`).
     """
     if alpha < 2:
         raise ValueError(f"alpha must be an integer >= 2. Found {alpha}.")
@@ -99,12 +106,30 @@ def log_a_integer(alpha: int, q: arb, sigma: arb) -> arb:
     log_ratio = log_q - log_1mq
     log_pmf = arb(alpha * (alpha - 1) // 2).log() + 2 * log_q + (alpha - 2) * log_1mq
     terms = []
-    for k in range(2, alpha + 1):
+    kmax = alpha if head is None else min(alpha, int(head))
+    for k in range(2, kmax + 1):
         if k > 2:
             log_pmf = log_pmf + arb(alpha - k + 1).log() - arb(k).log() + log_ratio
         t = log_pmf + (arb(k * (k - 1)) * inv2s2).expm1().log()
         terms.append(t)
-    return log_sum_exp(terms).exp().log1p()
+    t_top = alpha + 1 if top is None else int(top)
+    if kmax < alpha and t_top <= alpha:
+        # exact top terms k = T..alpha: first term from log-gamma, then the ratio recurrence
+        log_pmf = (arb(alpha + 1).lgamma() - arb(t_top + 1).lgamma() - arb(alpha - t_top + 1).lgamma()
+                   + t_top * log_q + (alpha - t_top) * log_1mq)
+        for k in range(t_top, alpha + 1):
+            if k > t_top:
+                log_pmf = log_pmf + arb(alpha - k + 1).log() - arb(k).log() + log_ratio
+            terms.append(log_pmf + (arb(k * (k - 1)) * inv2s2).expm1().log())
+    i_ball = log_sum_exp(terms).exp()
+    if kmax < alpha:
+        if (not blocks or blocks[0][0] != kmax + 1 or blocks[-1][1] != min(alpha, t_top - 1)
+                or any(b[1] + 1 != c[0] for b, c in zip(blocks[:-1], blocks[1:]))):
+            raise ValueError("blocks must cover the truncated range of the sum without gaps.")
+        tail = integer_tail_bound(alpha, q, sigma, blocks)
+        # the omitted terms are non-negative: I lies in [head, head + tail]
+        i_ball = arb(i_ball.lower()).union(arb(i_ball.upper() + tail.upper()))
+    return i_ball.log1p()
 
 
 def lower_tail_bound(L: arb, alpha: arb, q: arb, sigma: arb) -> arb:
@@ -230,9 +255,10 @@ def log_a_fractional(alpha: arb, q: arb, sigma: arb, prec: int, log_i_estimate: 
 def log_a_screen(alphas: np.ndarray, q: float, sigma: float) -> np.ndarray:
     r"""Float estimates of :math:`\log A_\alpha` (order selection only, not certified).
 
-    Integer orders: log-sum-exp of the non-negative terms of :math:`I`.
-    Real orders: the two-sided binomial series of Mironov, Talwar, Zhang 2019,
-    Sec. 3.3, truncated heuristically.
+    Integer orders: log-sum-exp of the non-negative terms of :math:`I` (for large
+    orders, the head of the sum plus the proven block bounds of the tail, see
+    :func:`integer_tail_plan`).  Real orders: the two-sided binomial series of
+    Mironov, Talwar, Zhang 2019, Sec. 3.3, truncated heuristically.
     """
     alphas = np.asarray(alphas, dtype=float)
     out = np.empty(len(alphas))
@@ -241,15 +267,124 @@ def log_a_screen(alphas: np.ndarray, q: float, sigma: float) -> np.ndarray:
     return out
 
 
-def _log_fraction(x: Fraction) -> float:
-    """Float natural log of a positive rational, without underflow (x may be 1e-400)."""
-    return math.log(x.numerator) - math.log(x.denominator)
+_log_fraction = log_fraction
+
+#: integer orders up to this size are screened with every term of the sum
+_FULL_SUM_MAX = 4096
 
 
-def _screen_one(a: float, q: float, sigma: float, log_q: Optional[float] = None) -> float:
-    """Float estimate of log A_a (order selection only)."""
-    log_i = _screen_log_i(a, q, sigma, log_q)
-    return float(np.logaddexp(0.0, log_i))
+def _log_terms_int(a: int, k: np.ndarray, log_q: float, log_1mq: float, sigma: float) -> np.ndarray:
+    """Float log of the terms C(a,k) q^k (1-q)^(a-k) (e^{k(k-1)/(2 sigma^2)} - 1) of I."""
+    if a <= 1 << 24:
+        lf = log_factorials(a)
+        ki = k.astype(np.int64)
+        logc = lf[a] - lf[ki] - lf[a - ki]
+    else:
+        logc = gammaln(a + 1.0) - gammaln(k + 1.0) - gammaln(a - k + 1.0)
+    return logc + k * log_q + (a - k) * log_1mq + log_expm1(k * (k - 1.0) / (2.0 * sigma * sigma))
+
+
+def _block_log_bound(a: int, m: float, M: float, log_q: float, log_1mq: float, sigma: float) -> float:
+    """Float value of the block bound of :func:`integer_tail_plan` (planning only)."""
+    p = m / a
+    if p <= math.exp(log_q):
+        return math.inf
+    kl = p * (math.log(p) - log_q) + ((1 - p) * (math.log1p(-p) - log_1mq) if p < 1 else 0.0)
+    return M * (M - 1) / (2 * sigma * sigma) - a * kl
+
+
+def integer_tail_plan(a: int, q: float, sigma: float, log_budget: float,
+                      log_q: Optional[float] = None, max_blocks: int = 4000) -> Optional[tuple]:
+    r"""Plan a truncation of the integer-order sum :math:`I` with a proven bound on what is cut.
+
+    For :math:`m \le k \le M` each term of :math:`I` is at most
+    :math:`\binom{\alpha}{k} q^k (1-q)^{\alpha-k} e^{M(M-1)/(2\sigma^2)}`
+    (:math:`e^x - 1 \le e^x`, and :math:`k(k-1)` increases in k), and the binomial
+    mass of :math:`\{k \ge m\}` is at most :math:`e^{-\alpha\,\mathrm{KL}(m/\alpha \,\|\, q)}`
+    for :math:`m/\alpha > q` (Chernoff-Hoeffding; Hoeffding 1963, Thm. 1).  So the block
+    :math:`[m, M]` contributes at most :math:`\exp(M(M-1)/(2\sigma^2) - \alpha\,\mathrm{KL}(m/\alpha\|q))`.
+
+    Returns ``(K, T, blocks)``: the terms :math:`k \le K` (head) and :math:`k \ge T`
+    (top, the terms near :math:`k = \alpha` that dominate for small sigma) are summed
+    exactly, and ``blocks`` is a list of ``(m, M)`` covering :math:`[K+1, T-1]` whose
+    float bounds sum to at most ``exp(log_budget)``; ``None`` when no such plan is
+    found cheaply (then the whole sum is evaluated).  The plan only chooses *where*
+    to cut: the certified path evaluates the block bounds in ball arithmetic
+    (:func:`integer_tail_bound`).
+    """
+    if log_q is None:
+        log_q = math.log(q)
+    log_1mq = math.log1p(-q)
+    qf = math.exp(log_q)
+    K = int(min(a, 64 + math.ceil(4 * a * qf)))
+    limit = log_budget - math.log(max_blocks)
+    while K < a // 4:
+        for top in (0, 64, 1024, 16384):
+            T = a + 1 - top
+            if T <= 2 * K:
+                break
+            blocks = []
+            ok = True
+            stack = [(K + 1, T - 1)]
+            total = -math.inf
+            evals = 0
+            # a block whose bound is small enough is accepted; others are split
+            while stack and ok:
+                m, M = stack.pop()
+                lb = _block_log_bound(a, m, M, log_q, log_1mq, sigma)
+                evals += 1
+                if lb <= limit:
+                    blocks.append((m, M))
+                    total = float(np.logaddexp(total, lb))
+                elif m == M or evals > 4 * max_blocks:
+                    ok = False
+                else:
+                    mid = (m + M) // 2
+                    stack.append((mid + 1, M))
+                    stack.append((m, mid))
+            if ok and total <= log_budget:
+                return K, T, sorted(blocks)
+        K = 4 * K
+    return None
+
+
+def integer_tail_bound(a: int, q: arb, sigma: arb, blocks) -> arb:
+    r"""Ball upper bound on :math:`\sum_{k \ge K+1}` of the terms of :math:`I` (see :func:`integer_tail_plan`)."""
+    total = arb(0)
+    log_q = q.log()
+    log_1mq = (1 - q).log()
+    inv2s2 = 1 / (2 * sigma * sigma)
+    for m, M in blocks:
+        p = arb(m) / a
+        if not p > q:
+            return arb("inf")
+        kl = p * (p.log() - log_q)
+        if m < a:
+            kl += (1 - p) * ((1 - p).log() - log_1mq)
+        total += (arb(M * (M - 1)) * inv2s2 - a * kl).exp()
+    return total
+
+
+def _screen_log_i_small_ints(a: np.ndarray, log_q: float, log_1mq: float, sigma: float) -> np.ndarray:
+    """:func:`_screen_log_i` at many integer orders <= 256 at once (one 2-D log-sum-exp)."""
+    amax = int(a.max())
+    lf = log_factorials(amax)
+    k = np.arange(2, amax + 1)
+    A = a[:, None]
+    mask = k[None, :] <= A
+    kk = np.where(mask, k[None, :], 2)
+    logc = lf[A] - lf[kk] - lf[np.where(mask, A - kk, 0)]
+    t = logc + kk * log_q + (A - kk) * log_1mq + log_expm1(kk * (kk - 1.0) / (2.0 * sigma * sigma))
+    return logsumexp(np.where(mask, t, -np.inf), axis=1)
+
+
+def screen_log_a(a: float, q: float, sigma: float, log_q: Optional[float] = None) -> float:
+    """Float estimate of log A_a at one order (order selection only); ``log_q``
+    overrides log(q) when q underflows."""
+    return float(log1pexp(_screen_log_i(a, q, sigma, log_q)))
+
+
+_screen_one = screen_log_a  # former private name
 
 
 def _screen_log_i(a: float, q: float, sigma: float, log_q: Optional[float] = None) -> float:
@@ -259,32 +394,39 @@ def _screen_log_i(a: float, q: float, sigma: float, log_q: Optional[float] = Non
             return -math.inf
         log_q = math.log(q)
     if q == 1:
-        e = a * (a - 1) / (2 * sigma * sigma)
-        return math.log(math.expm1(e)) if e < 700 else e
+        return float(log_expm1(a * (a - 1) / (2 * sigma * sigma)))
     log_1mq = math.log1p(-q)
     if float(a).is_integer():
-        k = np.arange(2, int(a) + 1, dtype=float)
-        logc = special.gammaln(a + 1) - special.gammaln(k + 1) - special.gammaln(a - k + 1)
-        ex = k * (k - 1) / (2 * sigma * sigma)
-        log_expm1 = np.where(ex > 30, ex, np.log(np.expm1(np.minimum(ex, 30.0))))
-        t = logc + k * log_q + (a - k) * log_1mq + log_expm1
-        return float(special.logsumexp(t))
+        ai = int(a)
+        if ai > _FULL_SUM_MAX:
+            head = _log_terms_int(ai, np.arange(2, min(ai, 64) + 1, dtype=float), log_q, log_1mq, sigma)
+            plan = integer_tail_plan(ai, q, sigma, logsumexp(head) - 40.0, log_q)
+            if plan is not None:
+                K, T, blocks = plan
+                k = np.concatenate([np.arange(2, K + 1, dtype=float), np.arange(T, ai + 1, dtype=float)])
+                t = _log_terms_int(ai, k, log_q, log_1mq, sigma)
+                return logsumexp(t)
+            # no cheap truncation: estimate from every stride-th term (screen only)
+            stride = max(1, ai // 20000)
+            k = np.unique(np.concatenate([np.arange(2, ai + 1, stride, dtype=float), np.arange(max(2, ai - 64), ai + 1, dtype=float)]))
+            return logsumexp(_log_terms_int(ai, k, log_q, log_1mq, sigma)) + math.log(stride)
+        k = np.arange(2, ai + 1, dtype=float)
+        return logsumexp(_log_terms_int(ai, k, log_q, log_1mq, sigma))
     # leading-order estimate for tiny effects, where the series below cancels
     e2 = 1.0 / sigma**2
-    small = 2 * log_q + math.log(a * (a - 1) / 2) + (math.log(math.expm1(e2)) if e2 < 700 else e2)
+    small = 2 * log_q + math.log(a * (a - 1) / 2) + float(log_expm1(e2))
     s2 = sigma * sigma
     z0 = s2 * (log_1mq - log_q) + 0.5
     # terms decay like k^-(a+2) past the crossover; 1e-10 relative is plenty for a screen
     n_terms = int(min(4000.0, 10.0 ** min(4.0, 10.0 / (a + 1.0)) + abs(z0) + a + 50.0))
     k = np.arange(0, n_terms, dtype=float)
     # log |C(a, k)| and its sign (the sign of Gamma(a - k + 1))
-    sgn = special.gammasgn(a - k + 1)
-    logc = special.gammaln(a + 1) - special.gammaln(k + 1) - special.gammaln(a - k + 1)
+    logc, sgn = log_binom_real(a, n_terms)
     # first half: C(a,k) (1-q)^(a-k) q^k e^{(k^2-k)/(2s2)} Phi((z0-k)/sigma)
     with np.errstate(all="ignore"):
-        l1 = logc + (a - k) * log_1mq + k * log_q + (k * k - k) / (2 * s2) + special.log_ndtr((z0 - k) / sigma)
+        l1 = logc + (a - k) * log_1mq + k * log_q + (k * k - k) / (2 * s2) + log_ndtr((z0 - k) / sigma)
         j = a - k
-        l2 = logc + j * log_q + k * log_1mq + (j * j - j) / (2 * s2) + special.log_ndtr((j - z0) / sigma)
+        l2 = logc + j * log_q + k * log_1mq + (j * j - j) / (2 * s2) + log_ndtr((j - z0) / sigma)
     lt = np.concatenate([l1, l2])
     st = np.concatenate([sgn, sgn])
     finite = np.isfinite(lt)
@@ -298,7 +440,7 @@ def _screen_log_i(a: float, q: float, sigma: float, log_q: Optional[float] = Non
     val = m + math.log(s)
     if val < 1e-8:
         return small
-    return val + math.log1p(-math.exp(-val)) if val < 700 else val
+    return float(log_expm1(val))
 
 
 def poisson_gaussian_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: int) -> arb:
@@ -316,7 +458,16 @@ def poisson_gaussian_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: in
     if q == 1:
         return a / (2 * sa * sa)
     if alpha.denominator == 1:
-        log_a = log_a_integer(int(alpha), qa, sa)
+        ai = int(alpha)
+        plan = None
+        if ai > _FULL_SUM_MAX:
+            lq = _log_fraction(q)
+            log_i_est = _screen_log_i(float(alpha), float(q), float(sigma), lq)
+            plan = integer_tail_plan(ai, float(q), float(sigma), log_i_est - (prec + 16) * math.log(2.0), lq)
+        if plan is None:
+            log_a = log_a_integer(ai, qa, sa)
+        else:
+            log_a = log_a_integer(ai, qa, sa, plan[0], plan[2], plan[1])
     else:
         log_i_est = _screen_log_i(float(alpha), float(q), float(sigma), _log_fraction(q))
         log_a = log_a_fractional(a, qa, sa, prec, log_i_est)
@@ -328,6 +479,7 @@ class PoissonGaussianCurve(RdpCurve):
 
     name = "poisson-gaussian"
     citation = "exact: blog part 2 Claim 27 / (9.5); Mironov, Talwar, Zhang 2019; Zhu & Wang 2019 Thm 8"
+    search_order_cap = None  # integer orders are cheap at any size (truncated sums with proven tails)
 
     def __init__(self, q: Fraction, sigma: Fraction):
         self.q = q
@@ -344,5 +496,11 @@ class PoissonGaussianCurve(RdpCurve):
         if self.q == 0:
             return np.zeros(len(a))
         lq = _log_fraction(self.q)
-        vals = np.array([_screen_one(float(x), float(self.q), float(self.sigma), lq) for x in a])
+        q, sigma = float(self.q), float(self.sigma)
+        vals = np.empty(len(a))
+        small_int = (a == np.round(a)) & (a <= 256) & (q < 1)
+        if small_int.any():
+            vals[small_int] = log1pexp(_screen_log_i_small_ints(a[small_int].astype(np.int64), lq, math.log1p(-q), sigma))
+        for i in np.nonzero(~small_int)[0]:
+            vals[i] = _screen_one(float(a[i]), q, sigma, lq)
         return vals / (a - 1)

@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 import numpy as np
-from flint import arb, ctx
+from flint import arb
 
-from ..arith import Certified, DEFAULT_DIGITS, parse_rational, refine, to_arb
+from ..arith import Certified, DEFAULT_DIGITS, parse_rational, refine, to_arb, workprec
 from ..curves import RdpCurve
 
 __all__ = [
@@ -124,9 +124,7 @@ class PoissonReplaceOneGaussianCurve(RdpCurve):
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         """The same formula at 53 bits, upper endpoints (order selection only)."""
         out = np.empty(len(alphas))
-        old = ctx.prec
-        ctx.prec = 53
-        try:
+        with workprec(53):
             for i, x in enumerate(np.asarray(alphas, dtype=float)):
                 if not (x > 1 and math.isfinite(x)):
                     out[i] = np.inf
@@ -136,6 +134,4 @@ class PoissonReplaceOneGaussianCurve(RdpCurve):
                     out[i] = float(v.upper()) if v.is_finite() else np.inf
                 except (ValueError, ArithmeticError):
                     out[i] = np.inf
-        finally:
-            ctx.prec = old
         return out

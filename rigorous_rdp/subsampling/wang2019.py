@@ -64,7 +64,7 @@ from fractions import Fraction
 
 import numpy as np
 from flint import arb
-from scipy import special
+from .. import floatmath
 
 from ..arith import parse_rational, to_arb
 from ..curves import RdpCurve
@@ -277,10 +277,10 @@ class Wang2019Curve(RdpCurve):
                 c2 = math.log(4.0) + (e2 + math.log(-math.expm1(-e2)) if e2 > 0 else -math.inf)
                 cap2 = math.log(2.0) if not math.isfinite(log_cap_inf) else min(math.log(2.0), 2 * math.log(math.expm1(log_cap_inf)))
                 t2 = 2 * math.log(q) + math.log(m * (m - 1) / 2.0) + min(c2, e2 + cap2)
-                lb = special.gammaln(m + 1) - special.gammaln(j + 1) - special.gammaln(m - j + 1)
+                lb = floatmath.gammaln(m + 1) - floatmath.gammaln(j + 1) - floatmath.gammaln(m - j + 1)
                 capj = np.log(2.0) if not math.isfinite(log_cap_inf) else np.minimum(np.log(2.0), j * math.log(math.expm1(log_cap_inf)))
                 tj = j * math.log(q) + lb + (j - 1) * eps[(j - 2).astype(int)] + capj
-            s = special.logsumexp(np.concatenate([[t2], tj]))
+            s = floatmath.logsumexp(np.concatenate([[t2], tj]))
             v = float(np.logaddexp(0.0, s))
             cache[m] = v
             return v

@@ -59,7 +59,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from flint import arb, ctx
-from scipy import special
+from .. import floatmath
+from ..floatmath import log1pexp, log_expm1
 
 from ..arith import parse_rational, to_arb
 from ..curves import RdpCurve
@@ -480,7 +481,7 @@ def _screen_int(ints: np.ndarray, q: float, base_vals: np.ndarray, bound: Bound,
             out[i] = base[n] + (math.log(3) / (n - 1) if general and n >= 3 else 0.0)
             continue
         ls = np.arange(2, n + 1, dtype=float)
-        lw = (special.gammaln(n + 1) - special.gammaln(ls + 1) - special.gammaln(n - ls + 1)
+        lw = (floatmath.gammaln(n + 1) - floatmath.gammaln(ls + 1) - floatmath.gammaln(n - ls + 1)
               + ls * lq + (n - ls) * l1q)
         x = (ls - 1) * np.array([base[int(l)] for l in ls])
         with np.errstate(all="ignore"):
@@ -488,14 +489,14 @@ def _screen_int(ints: np.ndarray, q: float, base_vals: np.ndarray, bound: Bound,
                 lf = np.where(ls >= 3, np.log(2 + 3 * np.expm1(np.minimum(x, 700.0))), np.log(np.expm1(x)))
                 lf = np.where((ls >= 3) & (x > 700), np.log(3) + x, lf)
             else:
-                lf = np.where(x > 30, x + np.log1p(-np.exp(-x)), np.log(np.expm1(x)))
+                lf = log_expm1(x)
         t = lw + lf
         t = t[np.isfinite(t)]
         if len(t) == 0:
             out[i] = 0.0
             continue
-        li = special.logsumexp(t)
-        out[i] = (li if li > 35 else math.log1p(math.exp(li))) / (n - 1)
+        li = floatmath.logsumexp(t)
+        out[i] = log1pexp(li) / (n - 1)
     # the tau-term bound is never below the exact sum for monotone curves; the
     # screen uses the exact sum (order choice only)
     return out

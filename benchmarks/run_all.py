@@ -1,0 +1,325 @@
+r"""All timing targets in one run: rigorous_rdp against the fastest installed peer.
+
+For every task the two sides are timed interleaved (ours, peer, ours, peer, ...)
+in the same process, and the medians of CPU time (``time.process_time``; for
+the cold command-line task, the children's CPU time) are printed with the ratio
+ours / peer and both answers.  Before each of our runs every cache is cleared
+(:func:`rigorous_rdp.accountant.clear_caches`), so no result is reused between
+repetitions.  Peers: dp-accounting's RDP accountant, and for the DP-SGD task
+also autodp's RDP accountant (both interleaved; the faster one is the reference
+of the ratio).  Opacus is not installed.  prv-accountant (a PLD accountant, a
+different and slower computation: seconds) is timed once with ``--all-peers``.
+
+Tasks (Poisson-subsampled Gaussian, add/remove, unless stated):
+
+* ``dpsgd-epsilon``: q = 0.01, sigma = 1.1, T = 1e4, delta = 1e-5, API;
+* ``rdp-156``: certified RDP at dp-accounting's 156 default orders (10 digits);
+* ``rdp-1000``: certified RDP at 1.1, 1.2, ..., 100 and 101, ..., 110;
+* ``calibrate-sigma`` (4 and 7 significant digits) for epsilon 1, q = 0.01,
+  T = 1e4, delta = 1e-5, against ``calibrate_dp_mechanism`` at the same tolerance;
+* ``calibrate-steps``: the largest T for epsilon 1 at sigma = 1.1;
+* ``cli-epsilon``: a cold ``rigorous-rdp epsilon`` process against a one-shot
+  dp-accounting script computing the same number;
+* ``events-100``: 100 distinct events (sigma, q pairs) of 100 steps each;
+* with ``--slow``: FSwoR replace-one (sigma = 20, |B| = 120, |D| = 50000, 1000
+  steps) and Poisson replace-one (sigma = 12, q = 1/12, 24 steps), ours only.
+
+Run:  ``python benchmarks/run_all.py [--repeat 5] [--only TASK ...] [--slow] [--all-peers]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant  # noqa: E402
+from rigorous_rdp.accountant import DEFAULT_ORDERS, clear_caches  # noqa: E402
+from rigorous_rdp.calibrate import calibrate_sigma, max_steps  # noqa: E402
+
+Q, SIGMA, STEPS, DELTA = "0.01", "1.1", 10000, "1e-5"
+ORDERS_1000 = [1 + Fraction(i, 10) for i in range(1, 991)] + [Fraction(i) for i in range(101, 111)]
+EVENTS_100 = [(Fraction(1) + Fraction(i, 50), Fraction(1 + i % 10, 1000)) for i in range(100)]
+CLI = [sys.executable, "-m", "rigorous_rdp", "epsilon", "--sampling", "poisson", "--q", Q, "--sigma", SIGMA,
+       "--steps", str(STEPS), "--delta", DELTA]
+PEER_SCRIPT = f"""
+from dp_accounting import dp_event
+from dp_accounting.rdp import rdp_privacy_accountant
+acc = rdp_privacy_accountant.RdpAccountant()
+acc.compose(dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent({Q}, dp_event.GaussianDpEvent({SIGMA})), {STEPS}))
+print(float(acc.get_epsilon({DELTA})))
+"""
+
+
+def up(cert) -> str:
+    return cert.to_json(8)["upper"]
+
+
+# ---------------------------------------------------------------------------
+# our side
+# ---------------------------------------------------------------------------
+
+def ours_dpsgd():
+    clear_caches()
+    r = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), STEPS).get_epsilon_and_order(DELTA)
+    return f"eps <= {up(r.epsilon)} (alpha {float(r.order):.6g})"
+
+
+def _ours_rdp(orders):
+    clear_caches()
+    acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), 1)
+    vals = [acc.rdp(a) for a in orders]
+    return f"rdp(10.5) <= {up(vals[orders.index(Fraction(21, 2))].rdp)}"
+
+
+def ours_rdp156():
+    return _ours_rdp(list(DEFAULT_ORDERS))
+
+
+def ours_rdp1000():
+    return _ours_rdp(ORDERS_1000)
+
+
+def _ours_calibrate(digits: int):
+    clear_caches()
+    r = calibrate_sigma(lambda s: PoissonSampledEvent(GaussianEvent(s), Q), STEPS, 1, DELTA, sigma_digits=digits)
+    return f"sigma = {float(r.sigma)} (proven: {float(r.sigma_lower)} misses)"
+
+
+def ours_calibrate4():
+    return _ours_calibrate(4)
+
+
+def ours_calibrate7():
+    return _ours_calibrate(7)
+
+
+def ours_steps():
+    clear_caches()
+    r = max_steps(PoissonSampledEvent(GaussianEvent(SIGMA), Q), 1, DELTA)
+    return f"T = {r.steps}"
+
+
+def ours_events():
+    clear_caches()
+    acc = RdpAccountant()
+    for s, q in EVENTS_100:
+        acc.compose(PoissonSampledEvent(GaussianEvent(s), q), 100)
+    r = acc.get_epsilon_and_order(DELTA)
+    return f"eps <= {up(r.epsilon)}"
+
+
+def ours_cli():
+    out = subprocess.run(CLI, capture_output=True, text=True, check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    return out.stdout.split("rely on the upper end ")[1].split(")")[0]
+
+
+def ours_fswor_r1():
+    ev = FixedSizeSampledEvent(GaussianEvent(20), 120, 50000, adjacency=Adjacency.REPLACE_ONE)
+    clear_caches()
+    r = RdpAccountant().compose(ev, 1000).get_epsilon_and_order(DELTA)
+    return f"eps <= {up(r.epsilon)}"
+
+
+def ours_poisson_r1():
+    ev = PoissonSampledEvent(GaussianEvent(12), Fraction(1, 12), Adjacency.REPLACE_ONE)
+    clear_caches()
+    r = RdpAccountant().compose(ev, 24).get_epsilon_and_order(DELTA)
+    return f"eps <= {up(r.epsilon)}"
+
+
+# ---------------------------------------------------------------------------
+# dp-accounting
+# ---------------------------------------------------------------------------
+
+def _dpa():
+    from dp_accounting import dp_event
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    return dp_event, rdp_privacy_accountant
+
+
+def peer_dpsgd():
+    dp_event, ra = _dpa()
+    acc = ra.RdpAccountant()
+    acc.compose(dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))), STEPS))
+    eps, order = acc.get_epsilon_and_optimal_order(float(DELTA))
+    return f"eps = {eps:.8g} (alpha {order})"
+
+
+def _peer_rdp(orders):
+    dp_event, ra = _dpa()
+    acc = ra.RdpAccountant(orders=[float(a) for a in orders])
+    acc.compose(dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))))
+    i = [float(a) for a in orders].index(10.5)
+    return f"rdp(10.5) = {acc._rdp[i]:.8g}"
+
+
+def peer_rdp156():
+    return _peer_rdp(list(DEFAULT_ORDERS))
+
+
+def peer_rdp1000():
+    return _peer_rdp(ORDERS_1000)
+
+
+def _peer_calibrate(tol: float):
+    from dp_accounting import mechanism_calibration as mc
+
+    dp_event, ra = _dpa()
+    s = mc.calibrate_dp_mechanism(
+        ra.RdpAccountant,
+        lambda s: dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(s)), STEPS),
+        1.0, float(DELTA), tol=tol)
+    return f"sigma = {s:.9g}"
+
+
+def peer_calibrate4():
+    return _peer_calibrate(1e-3)  # our 4 significant digits at sigma ~ 4: grid step 1e-3
+
+
+def peer_calibrate7():
+    return _peer_calibrate(1e-6)
+
+
+def peer_steps():
+    from dp_accounting import mechanism_calibration as mc
+
+    dp_event, ra = _dpa()
+    n = mc.calibrate_dp_mechanism(
+        ra.RdpAccountant,
+        lambda n: dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))), n),
+        1.0, float(DELTA), discrete=True, bracket_interval=mc.LowerEndpointAndGuess(1, 100))
+    return f"T = {n}"
+
+
+def peer_events():
+    dp_event, ra = _dpa()
+    acc = ra.RdpAccountant()
+    for s, q in EVENTS_100:
+        acc.compose(dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(float(q), dp_event.GaussianDpEvent(float(s))), 100))
+    return f"eps = {acc.get_epsilon(float(DELTA)):.8g}"
+
+
+def peer_cli():
+    out = subprocess.run([sys.executable, "-c", PEER_SCRIPT], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def peer_autodp():
+    from autodp import rdp_acct, rdp_bank
+
+    acct = rdp_acct.anaRDPacct()
+    acct.compose_poisson_subsampled_mechanisms(lambda x: rdp_bank.RDP_gaussian({"sigma": float(SIGMA)}, x), float(Q), coeff=STEPS)
+    return f"eps = {acct.get_eps(float(DELTA)):.8g}"
+
+
+def peer_prv():
+    from prv_accountant import Accountant
+
+    a = Accountant(noise_multiplier=float(SIGMA), sampling_probability=float(Q), delta=float(DELTA), eps_error=0.01,
+                   max_compositions=STEPS)
+    lo, est, hi = a.compute_epsilon(num_compositions=STEPS)
+    return f"PLD eps in [{lo:.5g}, {hi:.5g}]"
+
+
+TASKS = {
+    # name: (ours, peer, peer name, target ratio, subprocess task)
+    "dpsgd-epsilon": (ours_dpsgd, [(peer_dpsgd, "dp-accounting"), (peer_autodp, "autodp")], None, 0.5, False),
+    "rdp-156": (ours_rdp156, peer_rdp156, "dp-accounting", 2.0, False),
+    "rdp-1000": (ours_rdp1000, peer_rdp1000, "dp-accounting", 3.0, False),
+    "calibrate-sigma-4": (ours_calibrate4, peer_calibrate4, "dp-accounting calibrate_dp_mechanism", 1.0, False),
+    "calibrate-sigma-7": (ours_calibrate7, peer_calibrate7, "dp-accounting calibrate_dp_mechanism", 1.0, False),
+    "calibrate-steps": (ours_steps, peer_steps, "dp-accounting calibrate_dp_mechanism", 1.0, False),
+    "cli-epsilon": (ours_cli, peer_cli, "one-shot dp-accounting script", 1.0, True),
+    "events-100": (ours_events, peer_events, "dp-accounting", 0.5, False),
+}
+SLOW = {
+    "fswor-replace-one": ours_fswor_r1,
+    "poisson-replace-one": ours_poisson_r1,
+}
+
+
+def cpu_time(fn, child: bool):
+    if child:
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = fn()
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), out
+    t0 = time.process_time()
+    out = fn()
+    return time.process_time() - t0, out
+
+
+def fmt(t: float) -> str:
+    return f"{t * 1e3:.1f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--only", nargs="+", choices=sorted(TASKS) + sorted(SLOW))
+    ap.add_argument("--slow", action="store_true", help="also time the two slow replace-one cases (ours only, once)")
+    ap.add_argument("--all-peers", action="store_true", help="also time autodp and prv-accountant once (DP-SGD task)")
+    args = ap.parse_args(argv)
+    try:
+        import dp_accounting  # noqa: F401
+    except ImportError:
+        print("dp-accounting is not installed (pip install '.[peers]'): nothing to compare with")
+        return 1
+    names = [n for n in TASKS if not args.only or n in args.only]
+    print(f"CPU-time medians of {args.repeat} interleaved runs; load average {os.getloadavg()[0]:.1f}")
+    print(f"| task | ours | peer | ratio (target) | our answer | peer's answer |")
+    print("|---|---|---|---|---|---|")
+    for name in names:
+        ours, peers, peer_name, target, child = TASKS[name]
+        if peer_name is not None:
+            peers = [(peers, peer_name)]
+        ours()  # warm-up (imports)
+        for fn, _ in peers:
+            fn()
+        t_o: list = []
+        t_p: dict = {label: [] for _, label in peers}
+        a_o = ""
+        a_p: dict = {}
+        reps = args.repeat if name != "rdp-1000" else max(1, min(args.repeat, 3))
+        for i in range(reps):
+            order = [("o", ours, "")] + [("p", fn, label) for fn, label in peers]
+            for who, fn, label in (order if i % 2 == 0 else order[::-1]):
+                t, out = cpu_time(fn, child)
+                if who == "o":
+                    t_o.append(t)
+                    a_o = out
+                else:
+                    t_p[label].append(t)
+                    a_p[label] = out
+        mo = statistics.median(t_o)
+        # the fastest peer of this run
+        peer_name, mp = min(((label, statistics.median(ts)) for label, ts in t_p.items()), key=lambda t: t[1])
+        a_p = a_p[peer_name]
+        ok = "ok" if mo / mp <= target else "MISSED"
+        print(f"| {name} | {fmt(mo)} | {fmt(mp)} ({peer_name}) | {mo / mp:.2f}x (<= {target}x, {ok}) | {a_o} | {a_p} |",
+              flush=True)
+    if args.all_peers:
+        for label, fn in (("prv-accountant", peer_prv),):
+            t, out = cpu_time(fn, False)
+            print(f"| dpsgd-epsilon, {label} (once) | - | {fmt(t)} | - | - | {out} |", flush=True)
+    for name, fn in SLOW.items():
+        if args.slow or (args.only and name in args.only):
+            t, out = cpu_time(fn, False)
+            print(f"| {name} (once) | {fmt(t)} | - | target <= 2 s: {'ok' if t <= 2 else 'MISSED'} | {out} | - |",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
