@@ -206,6 +206,29 @@ def test_randomized_response_replace_one_closed_form():
         dp_accounting.RandomizedResponseDpEvent(0.5, 3))
 
 
+def test_gaussian_epsilon_closed_form_minimum():
+    # no sampling: T Gaussians have RDP T alpha / (2 s^2); with the CKS conversion epsilon(delta) is
+    # min over real alpha > 1 of T alpha/(2 s^2) + log(1 - 1/alpha) - (log delta + log alpha)/(alpha - 1),
+    # minimised here in mpmath (root of the derivative), independently of the accountant
+    s, T = 2, 30
+    with mpmath.workdps(40):
+        rdp = mpmath.mpf(T) / (2 * s**2)
+        log_delta = -7 * mpmath.log(10)
+        f = lambda a: rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)  # noqa: E731
+        a_star = mpmath.findroot(lambda a: mpmath.diff(f, a), 3)
+        eps_star = Fraction(mpmath.nstr(f(a_star), 35))
+    for ev, count in [(G(2.0), T), (dp_accounting.SelfComposedDpEvent(G(2.0), T), 1), (PS(1.0, G(2.0)), T)]:
+        res = CertifiedRdpAccountant(conversion="cks").compose(ev, count).certified_epsilon(1e-7)
+        up = Fraction(res.epsilon.to_json()["upper"])
+        # a certified upper end at some real order: never below the minimum, and within 1e-9 of it
+        assert eps_star * (1 - Fraction(1, 10**30)) <= up <= eps_star * (1 + Fraction(1, 10**9))
+        assert abs(float(res.order) - float(a_star)) < 1e-3
+    # dp-accounting, on its grid, is above the minimum; ours (default conversion) is not
+    e_ref = dp_accounting.rdp.RdpAccountant().compose(G(2.0), T).get_epsilon(1e-7)
+    assert Fraction(e_ref) > eps_star
+    assert CertifiedRdpAccountant().compose(G(2.0), T).get_epsilon(1e-7) <= float(eps_star) * (1 + 1e-9)
+
+
 def test_noise_units_unsampled_gaussian_closed_form():
     # dp-accounting's GaussianDpEvent(s): noisy sum, noise s * C, records of norm <= C.
     # REPLACE_ONE moves the sum by 2C: RDP 2 alpha / s^2 ("norm_bound", default);
@@ -334,6 +357,19 @@ def test_bad_input():
         CertifiedRdpAccountant(neighboring_relation="add")
     with pytest.raises(ValueError, match=r"^sample_size must be <= source_dataset_size"):
         acc.compose(dp_accounting.SampledWithoutReplacementDpEvent(10, 20, G(1.0)))
+    with pytest.raises(ValueError, match=r"^orders must be a list of finite numbers > 1\. Found inf\.$"):
+        CertifiedRdpAccountant(orders=[2.0, math.inf])
+    with pytest.raises(ValueError, match=r"^noise_multiplier must be a finite number\. Found inf\.$"):
+        acc.compose(G(math.inf))
+
+
+def test_extreme_noise_gives_numbers_not_overflow():
+    # epsilon beyond the largest float rounds up to inf (its enclosure is finite: T alpha / (2 s^2) ~ 5e599)
+    tiny = CertifiedRdpAccountant().compose(G(1e-300))
+    assert tiny.get_epsilon(1e-5) == math.inf
+    assert Fraction(tiny.certified_epsilon(1e-5).epsilon.to_json()["lower"]) > 10**599
+    # huge noise: RDP ~ alpha / 2e600 is below delta^2 at every order, so epsilon 0 is certified (TV route)
+    assert CertifiedRdpAccountant().compose(G(1e300)).get_epsilon(1e-5) == 0.0
 
 
 # ---------------------------------------------------------------------------

@@ -129,7 +129,7 @@ from ..events import (
     SelfComposedEvent,
 )
 from ..validation import integer_at_least
-from ._inputs import weaker_reading
+from ._inputs import read_orders, weaker_reading
 
 __all__ = ["CertifiedRdpAccountant", "NeighboringRelation", "NORM_BOUND", "SENSITIVITY", "to_rigorous_event"]
 
@@ -425,9 +425,7 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
             raise ValueError(f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names})."
                              f" Found {neighboring_relation!r}.")
         super().__init__(neighboring_relation)
-        if orders is not None:
-            orders = [Fraction(repr(float(a))) if isinstance(a, float) or type(a).__module__ == "numpy" else a
-                      for a in orders]
+        orders = read_orders(orders)
         self._acc = RdpAccountant(orders, continuous=continuous, conversion=conversion, digits=digits)
         self._non_private = False
 
