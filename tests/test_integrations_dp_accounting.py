@@ -416,3 +416,19 @@ def test_calibrate_dp_mechanism_replace_one_with_partial():
     assert abs(sig["norm_bound"] - 2 * sig["sensitivity"]) <= 1e-5 * sig["norm_bound"]
     # dp-accounting's own calibration (its unit) asks for 1.00568858... (dp-accounting 0.6.0)
     assert abs(sig["sensitivity"] - 1.0056885833) < 1e-6
+
+
+@pytest.mark.parametrize("event,rel", [
+    (PS(0.01, G(1.1)), NR.REPLACE_ONE),
+    (dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(1.0)), NR.REPLACE_ONE),
+    (dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(1.0)), NR.ADD_OR_REMOVE_ONE),
+    (PS(0.01, dp_accounting.LaplaceDpEvent(1.0)), NR.ADD_OR_REMOVE_ONE),
+    (dp_accounting.LaplaceDpEvent(1.0), NR.REPLACE_ONE),
+], ids=["poisson-replace-one", "wor-replace-one", "wor-add-remove", "poisson-laplace", "laplace-replace-one"])
+def test_enclosure_contains_mpmath_reference(event, rel):
+    # the total RDP at the order the accountant picked contains 100 x the mpmath reference
+    # (an independent plain-mpmath evaluation of the same bound) of the translated event
+    res = CertifiedRdpAccountant(neighboring_relation=rel).compose(event, 100).certified_epsilon(1e-5)
+    ours, _ = to_rigorous_event(event, rel)
+    ref = 100 * reference_rdp(ours, res.order, dps=40)
+    assert ball_contains(res.rdp.ball, ref, 15)
