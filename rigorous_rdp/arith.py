@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -33,6 +34,8 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 from flint import arb, ctx, fmpq
 
 from .errors import PrecisionExhausted, UndecidedComparison
+
+_FLOAT_MAX = Fraction(sys.float_info.max)
 
 __all__ = [
     "Rational",
@@ -356,6 +359,8 @@ class Certified:
         if not self.ball.is_finite():
             return math.inf
         f = Fraction(decimal_upper(self.ball, 20))
+        if abs(f) > _FLOAT_MAX:  # beyond the floats: round up to inf or to -max
+            return math.inf if f > 0 else -sys.float_info.max
         v = float(f)
         if Fraction(v) < f:
             v = math.nextafter(v, math.inf)
@@ -366,6 +371,8 @@ class Certified:
         if not self.ball.is_finite():
             return -math.inf
         f = Fraction(decimal_lower(self.ball, 20))
+        if abs(f) > _FLOAT_MAX:  # beyond the floats: round down to max or to -inf
+            return sys.float_info.max if f > 0 else -math.inf
         v = float(f)
         if Fraction(v) > f:
             v = math.nextafter(v, -math.inf)

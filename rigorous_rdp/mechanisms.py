@@ -95,7 +95,8 @@ class GaussianCurve(RdpCurve):
         return gaussian_rdp(to_arb(alpha), to_arb(self.sigma))
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
-        return np.asarray(alphas, dtype=float) / (2.0 * float(self.sigma) ** 2)
+        s = float(self.sigma)
+        return np.asarray(alphas, dtype=float) / (2.0 * s * s)  # s * s: inf, not OverflowError
 
 
 class LaplaceCurve(RdpCurve):

@@ -106,8 +106,11 @@ CASES = [
 def test_never_larger_than_dp_accounting(event, count, rel, delta):
     ref = dp_accounting.rdp.RdpAccountant(neighboring_relation=rel).compose(event, count)
     e_ref = Fraction(ref.get_epsilon(delta))
-    # same orders, same conversion: the same formula; ours is its certified upper end
-    grid = CertifiedRdpAccountant(ref.orders, neighboring_relation=rel, continuous=False).compose(event, count)
+    # same orders, same conversion, dp-accounting's noise unit: the same formula; ours is its
+    # certified upper end (the unit matters under REPLACE_ONE only, see test_noise_units_*)
+    unit = "sensitivity"
+    grid = CertifiedRdpAccountant(ref.orders, neighboring_relation=rel, continuous=False,
+                                  noise_unit=unit).compose(event, count)
     res = grid.certified_epsilon(delta)
     up, lo = Fraction(res.epsilon.to_json()["upper"]), Fraction(res.epsilon.to_json()["lower"])
 
@@ -120,7 +123,7 @@ def test_never_larger_than_dp_accounting(event, count, rel, delta):
     assert not_larger(up)
     assert up <= e_ref * (1 + Fraction(1, 10**9))  # and the two agree to 1e-9
     # default: grid plus real orders between grid points
-    ours = CertifiedRdpAccountant(neighboring_relation=rel).compose(event, count)
+    ours = CertifiedRdpAccountant(neighboring_relation=rel, noise_unit=unit).compose(event, count)
     assert not_larger(Fraction(ours.get_epsilon(delta)))
 
 
@@ -203,18 +206,82 @@ def test_randomized_response_replace_one_closed_form():
         dp_accounting.RandomizedResponseDpEvent(0.5, 3))
 
 
-def test_replace_one_noise_is_relative_to_the_replace_one_sensitivity():
-    # dp-accounting: under REPLACE_ONE, q = 1 sampling without replacement is the Gaussian
-    # mechanism with the same noise multiplier (its formula returns alpha / (2 s^2));
-    # the same holds for Poisson sampling with q = 1 here.
+def test_gaussian_epsilon_closed_form_minimum():
+    # no sampling: T Gaussians have RDP T alpha / (2 s^2); with the CKS conversion epsilon(delta) is
+    # min over real alpha > 1 of T alpha/(2 s^2) + log(1 - 1/alpha) - (log delta + log alpha)/(alpha - 1),
+    # minimised here in mpmath (root of the derivative), independently of the accountant
+    s, T = 2, 30
+    with mpmath.workdps(40):
+        rdp = mpmath.mpf(T) / (2 * s**2)
+        log_delta = -7 * mpmath.log(10)
+        f = lambda a: rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)  # noqa: E731
+        a_star = mpmath.findroot(lambda a: mpmath.diff(f, a), 3)
+        eps_star = Fraction(mpmath.nstr(f(a_star), 35))
+    for ev, count in [(G(2.0), T), (dp_accounting.SelfComposedDpEvent(G(2.0), T), 1), (PS(1.0, G(2.0)), T)]:
+        res = CertifiedRdpAccountant(conversion="cks").compose(ev, count).certified_epsilon(1e-7)
+        up = Fraction(res.epsilon.to_json()["upper"])
+        # a certified upper end at some real order: never below the minimum, and within 1e-9 of it
+        assert eps_star * (1 - Fraction(1, 10**30)) <= up <= eps_star * (1 + Fraction(1, 10**9))
+        assert abs(float(res.order) - float(a_star)) < 1e-3
+    # dp-accounting, on its grid, is above the minimum; ours (default conversion) is not
+    e_ref = dp_accounting.rdp.RdpAccountant().compose(G(2.0), T).get_epsilon(1e-7)
+    assert Fraction(e_ref) > eps_star
+    assert CertifiedRdpAccountant().compose(G(2.0), T).get_epsilon(1e-7) <= float(eps_star) * (1 + 1e-9)
+
+
+def test_noise_units_unsampled_gaussian_closed_form():
+    # dp-accounting's GaussianDpEvent(s): noisy sum, noise s * C, records of norm <= C.
+    # REPLACE_ONE moves the sum by 2C: RDP 2 alpha / s^2 ("norm_bound", default);
+    # dp-accounting's accountant computes alpha / (2 s^2) ("sensitivity").
+    s, alpha = Fraction(4, 5), Fraction(3)
+    for unit, exact in [("norm_bound", 2 * alpha / s**2), ("sensitivity", alpha / (2 * s**2))]:
+        acc = CertifiedRdpAccountant([alpha], neighboring_relation=NR.REPLACE_ONE, continuous=False,
+                                     noise_unit=unit).compose(G(0.8), 5)
+        assert ball_contains(acc.accountant.rdp(alpha).rdp.ball, M(5 * exact), 25)
+    # the other relations move the sum by C: alpha / (2 s^2) under both units
+    for rel in (NR.ADD_OR_REMOVE_ONE, NR.REPLACE_SPECIAL):
+        for unit in ("norm_bound", "sensitivity"):
+            acc = CertifiedRdpAccountant([alpha], neighboring_relation=rel, continuous=False,
+                                         noise_unit=unit).compose(G(0.8), 5)
+            assert ball_contains(acc.accountant.rdp(alpha).rdp.ball, M(5 * alpha / (2 * s**2)), 25)
+    # Laplace, scale b per unit L1 norm: replace-one sensitivity 2C, pure DP 2/b (norm_bound)
+    lap = CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_ONE).compose(dp_accounting.LaplaceDpEvent(2.0))
+    assert lap.get_epsilon(1e-300) <= 1.0 + 1e-12
+    assert to_rigorous_event(dp_accounting.LaplaceDpEvent(2.0), NR.REPLACE_ONE)[0].scale == 1
+
+
+def test_noise_units_sampled_events():
     s = 0.8
-    g = CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_ONE).compose(G(s), 5).certified_epsilon(1e-5)
-    for ev in (PS(1.0, G(s)), dp_accounting.SampledWithoutReplacementDpEvent(100, 100, G(s))):
-        acc = CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_ONE).compose(ev, 5)
-        assert acc.certified_epsilon(1e-5).epsilon.upper_float() == g.epsilon.upper_float()
+    wor = dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(s))
+    wor_half = dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(s / 2))
     ref = dp_accounting.rdp.RdpAccountant(neighboring_relation=NR.REPLACE_ONE)
-    ref.compose(dp_accounting.SampledWithoutReplacementDpEvent(100, 100, G(s)), 5)
-    assert abs(g.epsilon.upper_float() - ref.get_epsilon(1e-5)) < 0.01 * ref.get_epsilon(1e-5)
+    # default: the event's noise is s per unit of record norm; dp-accounting's arithmetic on s / 2
+    # is the same mechanism (sensitivity 2C), so the two agree to 1e-9 on dp-accounting's grid
+    e_half = ref.compose(wor_half, 100).get_epsilon(1e-5)
+    ours = CertifiedRdpAccountant(ref.orders, neighboring_relation=NR.REPLACE_ONE, continuous=False)
+    e_ours = ours.compose(wor, 100).get_epsilon(1e-5)
+    assert abs(e_ours - e_half) <= 1e-9 * e_half
+    e_ref = dp_accounting.rdp.RdpAccountant(neighboring_relation=NR.REPLACE_ONE).compose(wor, 100).get_epsilon(1e-5)
+    assert e_ours > 2 * e_ref  # dp-accounting's reading of the same event claims far more privacy
+    # to_rigorous_event: sigma in units of C
+    for unit, sigma in [("norm_bound", Fraction(4, 5)), ("sensitivity", Fraction(8, 5))]:
+        ev, _ = to_rigorous_event(PS(Fraction(1, 100), G(s)), NR.REPLACE_ONE, noise_unit=unit)
+        assert ev.event.noise_multiplier == sigma
+        ev, _ = to_rigorous_event(wor, NR.REPLACE_ONE, noise_unit=unit)
+        assert ev.event.noise_multiplier == sigma
+    # sampling the whole dataset without replacement is the Gaussian mechanism itself, in both units
+    for unit in ("norm_bound", "sensitivity"):
+        g = CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_ONE, noise_unit=unit).compose(G(s), 5)
+        full = CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_ONE, noise_unit=unit).compose(
+            dp_accounting.SampledWithoutReplacementDpEvent(100, 100, G(s)), 5)
+        assert full.get_epsilon(1e-5) == g.get_epsilon(1e-5)
+    # replace-one Poisson sampling is no more private than add/remove with the same noise (default unit)
+    ps = PS(0.01, G(1.0))
+    e_add = CertifiedRdpAccountant().compose(ps, 1000).get_epsilon(1e-5)
+    e_r1 = CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_ONE).compose(ps, 1000).get_epsilon(1e-5)
+    assert e_r1 >= e_add
+    with pytest.raises(ValueError, match=r"^noise_unit must be one of norm_bound, sensitivity\. Found 'C'\.$"):
+        CertifiedRdpAccountant(noise_unit="C")
 
 
 def test_replace_special_poisson_is_add_remove():
@@ -290,6 +357,19 @@ def test_bad_input():
         CertifiedRdpAccountant(neighboring_relation="add")
     with pytest.raises(ValueError, match=r"^sample_size must be <= source_dataset_size"):
         acc.compose(dp_accounting.SampledWithoutReplacementDpEvent(10, 20, G(1.0)))
+    with pytest.raises(ValueError, match=r"^orders must be a list of finite numbers > 1\. Found inf\.$"):
+        CertifiedRdpAccountant(orders=[2.0, math.inf])
+    with pytest.raises(ValueError, match=r"^noise_multiplier must be a finite number\. Found inf\.$"):
+        acc.compose(G(math.inf))
+
+
+def test_extreme_noise_gives_numbers_not_overflow():
+    # epsilon beyond the largest float rounds up to inf (its enclosure is finite: T alpha / (2 s^2) ~ 5e599)
+    tiny = CertifiedRdpAccountant().compose(G(1e-300))
+    assert tiny.get_epsilon(1e-5) == math.inf
+    assert Fraction(tiny.certified_epsilon(1e-5).epsilon.to_json()["lower"]) > 10**599
+    # huge noise: RDP ~ alpha / 2e600 is below delta^2 at every order, so epsilon 0 is certified (TV route)
+    assert CertifiedRdpAccountant().compose(G(1e300)).get_epsilon(1e-5) == 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -315,3 +395,40 @@ def test_calibrate_dp_mechanism_with_our_accountant():
         dp_accounting.LowerEndpointAndGuess(1, 100), discrete=True)
     acc = CertifiedRdpAccountant()
     assert acc.compose(dp_accounting.SelfComposedDpEvent(PS(0.01, G(1.0)), steps)).get_epsilon(1e-5) <= 2.0
+
+
+@pytest.mark.slow
+def test_calibrate_dp_mechanism_replace_one_with_partial():
+    # calibrate_dp_mechanism takes any zero-argument factory: options go through functools.partial
+    import functools
+
+    def make_event(sigma):
+        return dp_accounting.SelfComposedDpEvent(
+            dp_accounting.SampledWithoutReplacementDpEvent(10000, 100, G(sigma)), 300)
+
+    bracket = dp_accounting.LowerEndpointAndGuess(0.3, 1.0)
+    sig = {}
+    for unit in ("norm_bound", "sensitivity"):
+        factory = functools.partial(CertifiedRdpAccountant, neighboring_relation=NR.REPLACE_ONE, noise_unit=unit)
+        sig[unit] = dp_accounting.calibrate_dp_mechanism(factory, make_event, 2.0, 1e-5, bracket)
+        assert factory().compose(make_event(sig[unit])).get_epsilon(1e-5) <= 2.0
+    # the per-record norm reading needs twice the noise (sensitivity 2C), up to the bisection tolerance
+    assert abs(sig["norm_bound"] - 2 * sig["sensitivity"]) <= 1e-5 * sig["norm_bound"]
+    # dp-accounting's own calibration (its unit) asks for 1.00568858... (dp-accounting 0.6.0)
+    assert abs(sig["sensitivity"] - 1.0056885833) < 1e-6
+
+
+@pytest.mark.parametrize("event,rel", [
+    (PS(0.01, G(1.1)), NR.REPLACE_ONE),
+    (dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(1.0)), NR.REPLACE_ONE),
+    (dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(1.0)), NR.ADD_OR_REMOVE_ONE),
+    (PS(0.01, dp_accounting.LaplaceDpEvent(1.0)), NR.ADD_OR_REMOVE_ONE),
+    (dp_accounting.LaplaceDpEvent(1.0), NR.REPLACE_ONE),
+], ids=["poisson-replace-one", "wor-replace-one", "wor-add-remove", "poisson-laplace", "laplace-replace-one"])
+def test_enclosure_contains_mpmath_reference(event, rel):
+    # the total RDP at the order the accountant picked contains 100 x the mpmath reference
+    # (an independent plain-mpmath evaluation of the same bound) of the translated event
+    res = CertifiedRdpAccountant(neighboring_relation=rel).compose(event, 100).certified_epsilon(1e-5)
+    ours, _ = to_rigorous_event(event, rel)
+    ref = 100 * reference_rdp(ours, res.order, dps=40)
+    assert ball_contains(res.rdp.ball, ref, 15)

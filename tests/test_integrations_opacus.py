@@ -34,8 +34,17 @@ def test_get_noise_multiplier_bad_input():
         certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01)
     with pytest.raises(ValueError, match=r"^sample_rate must be in \(0, 1\]"):
         certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=1.5, steps=10)
-    with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"^target_delta must be in \(0, 1\)\. Found 0\.0\.$"):
         certified.get_noise_multiplier(target_epsilon=2.0, target_delta=0.0, sample_rate=0.1, steps=10)
+    with pytest.raises(ValueError, match=r"^target_delta must be in \(0, 1\)\. Found 2\.$"):
+        certified.get_noise_multiplier(target_epsilon=2.0, target_delta=2, sample_rate=0.1, steps=10)
+    with pytest.raises(ValueError, match=r"^target_epsilon must be > 0\. Found -1\.0\.$"):
+        certified.get_noise_multiplier(target_epsilon=-1.0, target_delta=1e-5, sample_rate=0.1, steps=10)
+    with pytest.raises(ValueError, match=r"^epochs must give at least one step"):
+        certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, epochs=0.001)
+    with pytest.raises(ValueError, match=r"^orders must be a list of finite numbers > 1\. Found inf\.$"):
+        certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=10,
+                                       orders=[2.0, math.inf])
 
 
 # ---------------------------------------------------------------------------
@@ -79,6 +88,34 @@ def test_is_an_opacus_accountant(opacus):
     assert res.epsilon.upper_float() == eps and res.order > 1
 
 
+def _gaussian_cks_minimum(s, T, delta_exp):
+    """min over real alpha > 1 of T alpha/(2 s^2) + log(1 - 1/alpha) - (log delta + log alpha)/(alpha - 1)
+    (CKS 2020 Prop. 12 on the Gaussian mechanism's RDP), in mpmath, and the minimising alpha."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        rdp = mpmath.mpf(T) / (2 * mpmath.mpf(s) ** 2)
+        log_delta = -delta_exp * mpmath.log(10)
+        f = lambda a: rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)  # noqa: E731
+        a_star = mpmath.findroot(lambda a: mpmath.diff(f, a), 4)
+        return Fraction(mpmath.nstr(f(a_star), 35)), a_star
+
+
+@pytest.mark.opacus
+def test_gaussian_closed_form_through_rate_one(opacus):
+    # sample_rate 1: every step is the Gaussian mechanism; the continuous search over real orders
+    # reaches the closed-form minimum of the CKS conversion to 1e-9, and never goes below it
+    eps_star, _ = _gaussian_cks_minimum(3, 50, 6)  # 14.2599455115...
+    acc = certified.CertifiedRDPAccountant(conversion="cks")
+    for _ in range(50):
+        acc.step(noise_multiplier=3.0, sample_rate=1.0)
+    res = acc.get_epsilon_and_order(1e-6)
+    up, lo = Fraction(res.epsilon.to_json()["upper"]), Fraction(res.epsilon.to_json()["lower"])
+    assert eps_star * (1 - Fraction(1, 10**30)) <= up <= eps_star * (1 + Fraction(1, 10**9))
+    assert lo <= up <= lo * (1 + Fraction(1, 10**12))
+    assert acc.get_epsilon(1e-6) <= float(eps_star) * (1 + 1e-9)  # the default ("best") is no worse
+
+
 @pytest.mark.opacus
 def test_state_dict_round_trip_and_opacus_histories(opacus):
     from opacus.accountants import RDPAccountant
@@ -100,6 +137,8 @@ def test_state_dict_round_trip_and_opacus_histories(opacus):
         other.load_state_dict({"history": [], "mechanism": "other"})
     with pytest.raises(ValueError, match=r"^sample_rate must be in \[0, 1\]"):
         other.load_state_dict({"history": [(1.0, 2.0, 3)], "mechanism": "rdp"})
+    with pytest.raises(ValueError, match=r"^state_dict history must be a list"):
+        other.load_state_dict({"history": None, "mechanism": "rdp"})
     assert pickle.loads(pickle.dumps(acc)).history == acc.history
 
 
@@ -110,6 +149,11 @@ def test_step_bad_input_and_non_private(opacus):
         acc.step(noise_multiplier=-1.0, sample_rate=0.1)
     with pytest.raises(ValueError, match=r"^sample_rate must be a finite number"):
         acc.step(noise_multiplier=1.0, sample_rate=math.nan)
+    for delta in (0.0, 2.0, -1.0):  # checked before any step too
+        with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\)"):
+            acc.get_epsilon(delta)
+    with pytest.raises(ValueError, match=r"^alphas must be a list of finite numbers > 1"):
+        acc.get_epsilon(1e-5, alphas=[math.nan])
     acc.step(noise_multiplier=0.0, sample_rate=0.1)  # no noise: not private
     assert acc.get_epsilon(1e-5) == math.inf
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 import math
 import numbers
 from fractions import Fraction
+from typing import List, Optional
 
 from ..arith import parse_rational
 
-__all__ = ["weaker_reading"]
+__all__ = ["read_orders", "weaker_reading"]
 
 
 def weaker_reading(value: object, name: str, *, smaller: bool) -> Fraction:
@@ -47,3 +48,32 @@ def weaker_reading(value: object, name: str, *, smaller: bool) -> Fraction:
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return Fraction(int(value))
     return parse_rational(value, name)
+
+
+def read_orders(orders: object, name: str = "orders") -> Optional[List[object]]:
+    """An order grid from a caller: float orders read as their shortest decimal.
+
+    Any order gives a valid bound, so no safe side is needed; the accountant
+    validates the range (> 1).  ``None`` stays ``None`` (the default grid).
+
+    Raises:
+        ValueError: a non-iterable, NaN or an infinite order (naming ``name``).
+    """
+    if orders is None:
+        return None
+    try:
+        items = list(orders)  # type: ignore[call-overload]
+    except TypeError:
+        raise ValueError(f"{name} must be a list of numbers > 1. Found {orders!r}.") from None
+    out: List[object] = []
+    for a in items:
+        if isinstance(a, float) or type(a).__module__ == "numpy":
+            try:
+                f = float(a)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be a list of numbers > 1. Found {a!r}.") from None
+            if not math.isfinite(f):
+                raise ValueError(f"{name} must be a list of finite numbers > 1. Found {a!r}.")
+            a = Fraction(repr(f))
+        out.append(a)
+    return out

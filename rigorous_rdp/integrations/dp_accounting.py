@@ -28,8 +28,8 @@ Translation (``n``: ``source_dataset_size``, ``b``: ``sample_size``):
 ======================================  =====================  ======================  ======================
 dp-accounting event                     ADD_OR_REMOVE_ONE      REPLACE_ONE             REPLACE_SPECIAL
 ======================================  =====================  ======================  ======================
-``GaussianDpEvent(s)``                  Gaussian, sigma = s    same                    same
-``LaplaceDpEvent(s)``                   Laplace, scale = s     same                    same
+``GaussianDpEvent(s)``                  Gaussian, sigma = s    sigma = s/2 (*)         sigma = s
+``LaplaceDpEvent(s)``                   Laplace, scale = s     scale = s/2 (*)         scale = s
 ``RandomizedResponseDpEvent(p, k)``     refused (as dp-acc.)   k = 2: binary RR that   refused
                                                                keeps the bit w.p.
                                                                1 - p/2; k = 1: no-op;
@@ -48,6 +48,9 @@ dp-accounting event                     ADD_OR_REMOVE_ONE      REPLACE_ONE      
 anything else                           refused (``UnsupportedEventError``)
 ======================================  =====================  ======================  ======================
 
+(*) with the default ``noise_unit="norm_bound"``; ``noise_unit="sensitivity"`` keeps s
+(see "Noise units" below).
+
 ``G`` is a ``GaussianDpEvent`` or, as in dp-accounting, a nesting of
 ``ComposedDpEvent`` / ``SelfComposedDpEvent`` ending in Gaussians, which is one
 Gaussian of noise multiplier :math:`(\sum_i s_i^{-2})^{-1/2}` (Mironov, Talwar,
@@ -56,17 +59,29 @@ Zhang 2019, Sec. 3); that number is irrational in general, and a rational
 claim).  A noise multiplier or scale of 0 is a non-private event (infinite
 epsilon, as dp-accounting reports), and sampling probability 0 is a no-op.
 
-Noise units.  dp-accounting's noise multiplier is the noise standard deviation
-over the l2-sensitivity of the noisy sum *under the neighbouring relation*; the
-sampled events of this toolkit measure it in units of the per-record norm bound
-C, and a replace-one pair moves the sum by up to 2C.  So a sampled
-``GaussianDpEvent(s)`` under REPLACE_ONE becomes noise multiplier 2s here, and s
-under the other relations (see :func:`_sampled_sigma`); unsampled Gaussian and
-Laplace events keep s.  Sampling without replacement of the whole dataset
+Noise units.  dp-accounting defines the noise multiplier of ``GaussianDpEvent``
+and ``LaplaceDpEvent`` as s/C, where the mechanism publishes the noisy sum
+of the records' values, s is the noise scale and C bounds the norm of each value
+(its ``dp_event`` docstrings).  Under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL one
+record moves the sum by at most C; under REPLACE_ONE by 2C.  dp-accounting's
+``RdpAccountant`` (0.6.0) however computes Gaussian and Laplace events, and
+sampling without replacement, as if the noise multiplier were relative to the
+sensitivity under the relation, i.e. to 2C under REPLACE_ONE: for code that sets
+the noise to s times the clipping norm, as DP-SGD does, its REPLACE_ONE numbers
+are those of twice the noise (google/differential-privacy issue 378).  Of the two
+readings this adapter takes the one that claims less privacy, the event's own
+definition (``noise_unit="norm_bound"``, default): under REPLACE_ONE an unsampled
+Gaussian or Laplace event has noise s/2 relative to its sensitivity, and a
+sampled Gaussian has noise s in units of C, the unit of this toolkit's sampled
+events.  ``noise_unit="sensitivity"`` reproduces dp-accounting's arithmetic
+(unsampled events keep s, sampled Gaussians become 2s in units of C; see
+:func:`_sampled_sigma`); use it only when the noise really is s times the
+replace-one sensitivity.  Sampling without replacement of the whole dataset
 (b = n) under REPLACE_ONE / REPLACE_SPECIAL is the Gaussian mechanism itself.
 
 Differences from ``dp_accounting.rdp.RdpAccountant``, all on the side of more
-certified answers, never of less safe ones: Poisson sampling with
+certified answers, never of less safe ones: under REPLACE_ONE the default noise
+unit gives larger (safe) numbers than dp-accounting (see above); Poisson sampling with
 ``REPLACE_ONE``, fixed-size sampling without replacement with
 ``ADD_OR_REMOVE_ONE``, fixed-size sampling with replacement and Poisson-sampled
 Laplace are supported (the toolkit has certified bounds for them);
@@ -114,9 +129,9 @@ from ..events import (
     SelfComposedEvent,
 )
 from ..validation import integer_at_least
-from ._inputs import weaker_reading
+from ._inputs import read_orders, weaker_reading
 
-__all__ = ["CertifiedRdpAccountant", "NeighboringRelation", "to_rigorous_event"]
+__all__ = ["CertifiedRdpAccountant", "NeighboringRelation", "NORM_BOUND", "SENSITIVITY", "to_rigorous_event"]
 
 _NOOP: DpEvent = ComposedEvent(())
 _SIG_DIGITS = 30  # significant digits of the rational lower bound of an effective sigma
@@ -184,20 +199,50 @@ def _gaussian_inverse_square(event: object, sampler: object) -> Optional[Fractio
                             f" (or a `LaplaceDpEvent` under Poisson sampling). Found subevent {event}.")
 
 
-def _sampled_sigma(inv_sq: Fraction, rel: NeighboringRelation) -> Fraction:
+#: ``noise_unit`` reading dp-accounting's own event definition (the default; the safe reading)
+NORM_BOUND = "norm_bound"
+#: ``noise_unit`` reproducing the arithmetic of dp-accounting's ``RdpAccountant`` (0.6.0)
+SENSITIVITY = "sensitivity"
+_NOISE_UNITS = (NORM_BOUND, SENSITIVITY)
+
+
+def _unsampled_scale(x: Fraction, rel: NeighboringRelation, unit: str) -> Fraction:
+    r"""Noise of an unsampled Gaussian or Laplace event relative to its sensitivity.
+
+    dp-accounting defines ``GaussianDpEvent`` / ``LaplaceDpEvent`` as the noisy sum
+    :math:`\sum_i v_i + z` with noise multiplier :math:`s/C`, where C bounds the norm
+    of each record's value (its ``dp_event`` docstrings).  Under REPLACE_ONE the sum
+    moves by up to 2C, so the noise relative to the sensitivity is x/2
+    (``noise_unit="norm_bound"``).  dp-accounting's ``RdpAccountant`` uses x
+    itself under every relation (``noise_unit="sensitivity"``; google/differential-privacy
+    issue 378 reports the mismatch).  The other relations move the sum by C: x.
+    """
+    if rel is NeighboringRelation.REPLACE_ONE and unit == NORM_BOUND:
+        return x / 2
+    return x
+
+
+def _sampled_sigma(inv_sq: Fraction, rel: NeighboringRelation, unit: str) -> Fraction:
     r"""Noise multiplier of a sampled Gaussian in this toolkit's unit, from dp-accounting's.
 
-    dp-accounting's noise multiplier is the noise standard deviation over the
-    l2-sensitivity of the noisy sum *under the neighbouring relation* (its
-    ``_compute_rdp_sample_wor_gaussian``: "ratio of the standard deviation of the
-    Gaussian noise to the l2-sensitivity"; Wang et al. 2019, Thm 27, with base
-    RDP :math:`lpha/(2s^2)`).  The sampled events of this toolkit measure the
-    noise in units of the per-record norm bound C: a replace-one pair moves the
-    sum by up to 2C, an add/remove or replace-special pair by up to C.  Hence
-    sigma = 2 s under REPLACE_ONE and sigma = s otherwise.
+    The sampled events of this toolkit measure the noise in units of the
+    per-record norm bound C (a replace-one pair moves the sum by up to 2C, an
+    add/remove or replace-special pair by up to C).  With ``noise_unit="norm_bound"``
+    (dp-accounting's event definition, :math:`s/C`) that is s under every relation.
+    With ``noise_unit="sensitivity"`` the noise multiplier is read as the noise over
+    the l2-sensitivity *under the relation*, which is what dp-accounting's
+    ``_compute_rdp_sample_wor_gaussian`` takes ("ratio of the standard deviation of
+    the Gaussian noise to the l2-sensitivity"; Wang et al. 2019, Thm 27, with base
+    RDP :math:`\alpha/(2s^2)`): sigma = 2 s under REPLACE_ONE and s otherwise.
     """
     s = _sqrt_inverse_lower(inv_sq)
-    return 2 * s if rel is NeighboringRelation.REPLACE_ONE else s
+    return 2 * s if (rel is NeighboringRelation.REPLACE_ONE and unit == SENSITIVITY) else s
+
+
+def _check_unit(noise_unit: object) -> str:
+    if noise_unit not in _NOISE_UNITS:
+        raise ValueError(f"noise_unit must be one of {', '.join(_NOISE_UNITS)}. Found {noise_unit!r}.")
+    return str(noise_unit)
 
 
 def _check_curve(ours: DpEvent, event: object) -> DpEvent:
@@ -210,12 +255,15 @@ def _check_curve(ours: DpEvent, event: object) -> DpEvent:
 
 def to_rigorous_event(event: "dp_accounting.DpEvent",
                       neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+                      noise_unit: str = NORM_BOUND,
                       ) -> Tuple[DpEvent, bool]:
     """Translate a dp-accounting event into a frozen :mod:`rigorous_rdp.events` event.
 
     Args:
         event: a ``dp_accounting.DpEvent``.
         neighboring_relation: the relation the accountant certifies for.
+        noise_unit: how noise multipliers are read under REPLACE_ONE (see
+            :class:`CertifiedRdpAccountant`).
 
     Returns:
         ``(ours, non_private)``: the equivalent event (no-ops become an empty
@@ -226,40 +274,41 @@ def to_rigorous_event(event: "dp_accounting.DpEvent",
         rigorous_rdp.UnsupportedEventError: no certified bound for ``event`` (or a subevent).
         ValueError: a parameter is out of range (the message names it).
     """
+    unit = _check_unit(noise_unit)
     try:
-        return _translate(event, neighboring_relation)
+        return _translate(event, neighboring_relation, unit)
     except _Refused as r:
         raise _OurUnsupported(f"{r.message} (event {r.event})") from None
 
 
-def _translate(event: object, rel: NeighboringRelation) -> Tuple[DpEvent, bool]:
+def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) -> Tuple[DpEvent, bool]:
     if isinstance(event, _dpe.NoOpDpEvent):
         return _NOOP, False
     if isinstance(event, _dpe.NonPrivateDpEvent):
         return _NOOP, True
     if isinstance(event, _dpe.SelfComposedDpEvent):
         n = integer_at_least(event.count, "count", 0)
-        inner, non_private = _translate(event.event, rel)
+        inner, non_private = _translate(event.event, rel, unit)
         return SelfComposedEvent(inner, n), non_private and n > 0
     if isinstance(event, _dpe.ComposedDpEvent):
-        parts = [_translate(e, rel) for e in event.events]
+        parts = [_translate(e, rel, unit) for e in event.events]
         return ComposedEvent(tuple(p for p, _ in parts)), any(np_ for _, np_ in parts)
     if isinstance(event, _dpe.GaussianDpEvent):
         s = weaker_reading(event.noise_multiplier, "noise_multiplier", smaller=True)
         if s < 0:
             raise ValueError(f"noise_multiplier must be >= 0. Found {event.noise_multiplier!r}.")
-        return (_NOOP, True) if s == 0 else (GaussianEvent(s), False)
+        return (_NOOP, True) if s == 0 else (GaussianEvent(_unsampled_scale(s, rel, unit)), False)
     if isinstance(event, _dpe.LaplaceDpEvent):
         b = weaker_reading(event.noise_multiplier, "noise_multiplier", smaller=True)
         if b < 0:
             raise ValueError(f"noise_multiplier must be >= 0. Found {event.noise_multiplier!r}.")
-        return (_NOOP, True) if b == 0 else (LaplaceEvent(b), False)
+        return (_NOOP, True) if b == 0 else (LaplaceEvent(_unsampled_scale(b, rel, unit)), False)
     if isinstance(event, _dpe.RandomizedResponseDpEvent):
         return _randomized_response(event, rel)
     if isinstance(event, _dpe.PoissonSampledDpEvent):
-        return _poisson(event, rel)
+        return _poisson(event, rel, unit)
     if isinstance(event, (_dpe.SampledWithoutReplacementDpEvent, _dpe.SampledWithReplacementDpEvent)):
-        return _fixed_size(event, rel)
+        return _fixed_size(event, rel, unit)
     if isinstance(event, _dpe.DpEvent):
         raise _Refused(event, "Unsupported event.")
     raise _Refused(event, f"`event` must be a dp_accounting `DpEvent`. Found {type(event)}.")
@@ -285,7 +334,7 @@ def _randomized_response(event, rel: NeighboringRelation) -> Tuple[DpEvent, bool
     return RandomizedResponseEvent(1 - p / 2), False
 
 
-def _poisson(event, rel: NeighboringRelation) -> Tuple[DpEvent, bool]:
+def _poisson(event, rel: NeighboringRelation, unit: str) -> Tuple[DpEvent, bool]:
     q = weaker_reading(event.sampling_probability, "sampling_probability", smaller=False)
     if not 0 <= q <= 1:
         raise ValueError(f"sampling_probability must be in [0, 1]. Found {event.sampling_probability!r}.")
@@ -307,11 +356,11 @@ def _poisson(event, rel: NeighboringRelation) -> Tuple[DpEvent, bool]:
         return _NOOP, False
     if inv_sq is None:
         return _NOOP, True
-    sigma = _sampled_sigma(inv_sq, rel)
+    sigma = _sampled_sigma(inv_sq, rel, unit)
     return _check_curve(PoissonSampledEvent(GaussianEvent(sigma), q, adjacency), event), False
 
 
-def _fixed_size(event, rel: NeighboringRelation) -> Tuple[DpEvent, bool]:
+def _fixed_size(event, rel: NeighboringRelation, unit: str) -> Tuple[DpEvent, bool]:
     replacement = isinstance(event, _dpe.SampledWithReplacementDpEvent)
     n = integer_at_least(event.source_dataset_size, "source_dataset_size", 1)
     b = integer_at_least(event.sample_size, "sample_size", 0)
@@ -327,10 +376,10 @@ def _fixed_size(event, rel: NeighboringRelation) -> Tuple[DpEvent, bool]:
                               f" sample_size >= source_dataset_size ({b} >= {n}).")
     if b == n and rel is not NeighboringRelation.ADD_OR_REMOVE_ONE:
         # every record is in the batch: the Gaussian mechanism, noise relative to the sensitivity
-        return GaussianEvent(_sqrt_inverse_lower(inv_sq)), False
+        return GaussianEvent(_unsampled_scale(_sqrt_inverse_lower(inv_sq), rel, unit)), False
     # REPLACE_SPECIAL pairs are replace-one pairs (see the module docstring)
     adjacency = Adjacency.ADD_REMOVE if rel is NeighboringRelation.ADD_OR_REMOVE_ONE else Adjacency.REPLACE_ONE
-    ours = FixedSizeSampledEvent(GaussianEvent(_sampled_sigma(inv_sq, rel)), b, n,
+    ours = FixedSizeSampledEvent(GaussianEvent(_sampled_sigma(inv_sq, rel, unit)), b, n,
                                  replacement=replacement, adjacency=adjacency)
     return _check_curve(ours, event), False
 
@@ -348,6 +397,13 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
             (default ``"best"``: CKS Prop. 12, Mironov Prop. 3 and the
             total-variation bound, the same set dp-accounting uses).
         digits: relative width of the certified enclosures (``<= 10**-digits``).
+        noise_unit: how a noise multiplier is read under REPLACE_ONE (the other
+            relations read it the same either way).  ``"norm_bound"`` (default):
+            dp-accounting's event definition, noise standard deviation over the
+            per-record norm bound C, so a replace-one pair moves the noisy sum by
+            2C; the safe reading.  ``"sensitivity"``: noise over the sensitivity
+            under the relation, the arithmetic of dp-accounting's ``RdpAccountant``
+            (0.6.0), which gives a smaller epsilon for the same event.
 
     Raises:
         ValueError: bad options (the message names the option).
@@ -361,15 +417,15 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
         continuous: bool = True,
         conversion: str = "best",
         digits: float = DEFAULT_DIGITS,
+        noise_unit: str = NORM_BOUND,
     ):
+        self.noise_unit = _check_unit(noise_unit)
         if not isinstance(neighboring_relation, NeighboringRelation):
             names = ", ".join(r.name for r in NeighboringRelation)
             raise ValueError(f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names})."
                              f" Found {neighboring_relation!r}.")
         super().__init__(neighboring_relation)
-        if orders is not None:
-            orders = [Fraction(repr(float(a))) if isinstance(a, float) or type(a).__module__ == "numpy" else a
-                      for a in orders]
+        orders = read_orders(orders)
         self._acc = RdpAccountant(orders, continuous=continuous, conversion=conversion, digits=digits)
         self._non_private = False
 
@@ -377,7 +433,7 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
 
     def _maybe_compose(self, event, count: int, do_compose: bool):
         try:
-            ours, non_private = _translate(event, self.neighboring_relation)
+            ours, non_private = _translate(event, self.neighboring_relation, self.noise_unit)
         except _Refused as r:
             return self.CompositionErrorDetails(invalid_event=r.event, error_message=r.message)
         except ValueError as exc:
@@ -398,7 +454,7 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
         count = integer_at_least(count, "count", 1)  # dp-accounting's ledger takes positive counts
         if isinstance(event, _dpe.DpEvent):
             try:
-                _translate(event, self.neighboring_relation)  # bad values raise ValueError here
+                _translate(event, self.neighboring_relation, self.noise_unit)  # bad values raise ValueError here
             except _Refused:
                 pass  # reported by the base class as UnsupportedEventError
         return super().compose(event, count)

@@ -55,7 +55,7 @@ from ..arith import DEFAULT_DIGITS, Certified
 from ..calibrate import DEFAULT_SIGMA_DIGITS, SigmaCalibration, calibrate_sigma
 from ..events import GaussianEvent, PoissonSampledEvent
 from ..validation import integer_at_least
-from ._inputs import weaker_reading
+from ._inputs import read_orders, weaker_reading
 
 __all__ = [
     "MECHANISM",
@@ -72,12 +72,9 @@ MECHANISM = "certified_rdp"
 _COMPATIBLE_HISTORIES = (MECHANISM, "rdp", "prv", "gdp")
 
 
-def _orders(alphas: Optional[Iterable[object]]) -> Optional[List[object]]:
-    if alphas is None:
-        return None
+def _orders(alphas: Optional[Iterable[object]], name: str = "orders") -> Optional[List[object]]:
     # any order gives a valid bound: read float orders as their shortest decimal
-    return [Fraction(repr(float(a))) if isinstance(a, float) or type(a).__module__ == "numpy" else a
-            for a in alphas]
+    return read_orders(alphas, name)
 
 
 def _step_parameters(noise_multiplier: object, sample_rate: object, num_steps: object = 1) -> Tuple[Fraction, Fraction, int]:
@@ -89,6 +86,13 @@ def _step_parameters(noise_multiplier: object, sample_rate: object, num_steps: o
         raise ValueError(f"sample_rate must be in [0, 1]. Found {sample_rate!r}.")
     n = integer_at_least(num_steps, "num_steps", 0)
     return s, q, n
+
+
+def _check_delta(delta: object, name: str = "delta") -> Fraction:
+    d = weaker_reading(delta, name, smaller=True)
+    if not 0 < d < 1:
+        raise ValueError(f"{name} must be in (0, 1). Found {delta!r}.")
+    return d
 
 
 class _CertifiedRDPAccountantImpl:
@@ -136,7 +140,7 @@ class _CertifiedRDPAccountantImpl:
     # -- certified epsilon ---------------------------------------------------
 
     def _accountant(self, alphas: Optional[Sequence[object]]) -> Tuple[RdpAccountant, bool]:
-        orders = self.orders if alphas is None else _orders(alphas)
+        orders = self.orders if alphas is None else _orders(alphas, "alphas")
         acc = RdpAccountant(orders, continuous=self.continuous if alphas is None else False,
                             conversion=self.conversion, digits=self.digits)
         non_private = False
@@ -152,9 +156,7 @@ class _CertifiedRDPAccountantImpl:
 
     def get_epsilon_and_order(self, delta: object, alphas: Optional[Sequence[object]] = None) -> EpsilonResult:
         """The certified result for ``delta``: enclosure, order, conversion and total RDP."""
-        d = weaker_reading(delta, "delta", smaller=True)
-        if not 0 < d < 1:
-            raise ValueError(f"delta must be in (0, 1). Found {delta!r}.")
+        d = _check_delta(delta)
         acc, non_private = self._accountant(alphas)
         if non_private:
             from flint import arb
@@ -164,6 +166,8 @@ class _CertifiedRDPAccountantImpl:
 
     def get_privacy_spent(self, *, delta: float, alphas: Optional[Sequence[object]] = None) -> Tuple[float, float]:
         """``(epsilon, order)``: the certified upper end rounded up, and the order used."""
+        _check_delta(delta)
+        _orders(alphas, "alphas")
         if not self.history:
             return 0.0, 0.0  # Opacus's RDPAccountant returns (0, 0) before any step
         res = self.get_epsilon_and_order(delta, alphas)
@@ -202,7 +206,11 @@ class _CertifiedRDPAccountantImpl:
         if state_dict["mechanism"] not in _COMPATIBLE_HISTORIES:
             raise ValueError(f"state_dict mechanism must be one of {', '.join(_COMPATIBLE_HISTORIES)}."
                              f" Found {state_dict['mechanism']!r}.")
-        history = [tuple(entry) for entry in state_dict["history"]]
+        raw = state_dict["history"]
+        if not isinstance(raw, (list, tuple)) or not all(isinstance(e, (list, tuple)) for e in raw):
+            raise ValueError("state_dict history must be a list of (noise_multiplier, sample_rate, num_steps)."
+                             f" Found {raw!r}.")
+        history = [tuple(entry) for entry in raw]
         for entry in history:
             if len(entry) != 3:
                 raise ValueError(f"history entries must be (noise_multiplier, sample_rate, num_steps). Found {entry!r}.")
@@ -296,9 +304,13 @@ def calibrate_noise_multiplier(
         if e <= 0:
             raise ValueError(f"epochs must be > 0. Found {epochs!r}.")
         steps = int(float(epochs) / float(sample_rate))  # Opacus's count of steps
+        if steps < 1:
+            raise ValueError(f"epochs must give at least one step (epochs / sample_rate >= 1). Found {epochs!r}.")
     steps = integer_at_least(steps, "steps", 1)
     eps = weaker_reading(target_epsilon, "target_epsilon", smaller=True)
-    delta = weaker_reading(target_delta, "target_delta", smaller=True)
+    if eps <= 0:
+        raise ValueError(f"target_epsilon must be > 0. Found {target_epsilon!r}.")
+    delta = _check_delta(target_delta, "target_delta")
     return calibrate_sigma(lambda s: PoissonSampledEvent(GaussianEvent(s), q), steps, eps, delta,
                            sigma_digits=sigma_digits, orders=_orders(orders), continuous=continuous,
                            conversion=conversion, digits=digits)
