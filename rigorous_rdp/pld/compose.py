@@ -150,7 +150,7 @@ def delta_at(pld: DiscretePld, n: int, eps: Fraction, prec: int = 128) -> arb:
             r = (-arb(fmpq(1, n))).exp()
             from flint import arb_poly
 
-            val = arb_poly(tail_poly).evaluate(r)
+            val = arb_poly(tail_poly)(r)
             lk = arb(fmpq(pld.offset + k, 1)) / n
             e = arb(fmpq(eps.numerator, eps.denominator))
             total = (arb(csum) - (e - lk).exp() * val) / arb(2) ** pld.scale_bits

@@ -205,16 +205,14 @@ def discretize(
     tail: float,
     prec: int = 160,
     thin: float = 1e-9,
-) -> Tuple[DiscretePld, DiscretePld]:
+    lower: bool = True,
+) -> Tuple[DiscretePld, Optional[DiscretePld]]:
     """The upper and the lower discrete PLD of ``profile`` on the grid of width 1/n.
 
     Returns:
-        ``(upper, lower)``.
-
-    Raises:
-        ArithmeticError: if the lower construction cannot be certified at this grid
-            (not observed for the supported mechanisms; a finer grid or more precision
-            is the remedy).
+        ``(upper, lower)``; ``lower`` is ``None`` when not asked for or when the lower
+        construction cannot be certified on this grid (a grid too coarse for the
+        mechanism: the caller then uses the trivial lower bound or a finer grid).
     """
     b, t = grid_range(profile, n, tail)
     grid = vertex_indices(profile, n, b, t, thin)
@@ -223,17 +221,23 @@ def discretize(
         xs = [(arb(fmpq(i, n))).exp() for i in grid]
         scale = arb(2) ** scale_bits
         up_m, up_inf = _upper(pts, xs, scale)
-        lo_m = _lower(pts, xs, scale)
+        lo_m: Optional[List[int]] = None
+        if lower:
+            try:
+                lo_m = _lower(pts, xs, scale)
+            except ArithmeticError:
+                lo_m = None
     size = t - b + 1
     dense_u = [0] * size
-    dense_l = [0] * size
     for k, i in enumerate(grid):
         dense_u[i - b] = up_m[k]
+    upper_pld = DiscretePld(b, fmpz_poly(dense_u), scale_bits, up_inf, True)
+    if lo_m is None:
+        return upper_pld, None
+    dense_l = [0] * size
+    for k, i in enumerate(grid):
         dense_l[i - b] = lo_m[k]
-    return (
-        DiscretePld(b, fmpz_poly(dense_u), scale_bits, up_inf, True),
-        DiscretePld(b, fmpz_poly(dense_l), scale_bits, Fraction(0), False),
-    )
+    return upper_pld, DiscretePld(b, fmpz_poly(dense_l), scale_bits, Fraction(0), False)
 
 
 def _upper(pts, xs, scale) -> Tuple[List[int], Fraction]:
