@@ -45,7 +45,7 @@ __all__ = ["multiply", "power", "compose_all", "delta_at", "delta_screen"]
 
 
 def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
-    """Coefficients divided by :math:`2^{bits}` and rounded down, exactly.
+    r"""Coefficients divided by :math:`2^{bits}` and rounded down, exactly.
 
     For an upper PLD the caller adds one unit per coefficient at :math:`+\infty`:
     :math:`a/2^{bits} \le \lfloor a/2^{bits} \rfloor + 1`, and moving that unit

@@ -139,11 +139,11 @@ def _find_bottom(profile: Profile, n: int, tail: float, start: int) -> int:
 
 
 def grid_range(profile: Profile, n: int, tail: float) -> Tuple[int, int]:
-    """Grid indices ``(b, t)`` of the bottom and top vertices.
+    r"""Grid indices ``(b, t)`` of the bottom and top vertices.
 
     With a known support the ends are the grid points just outside it (there the
     profile is exactly linear).  Otherwise they are chosen by a float screen so that
-    the mass above the top (which the upper pair puts at :math:`+\\infty`) and below the
+    the mass above the top (which the upper pair puts at :math:`+\infty`) and below the
     bottom are about ``tail``; the choice affects tightness only, since every
     quantity used afterwards is recomputed in ball arithmetic.
     """
@@ -241,7 +241,7 @@ def discretize(
 
 
 def _upper(pts, xs, scale) -> Tuple[List[int], Fraction]:
-    """Integer masses (rounded up) of the connect-the-dots pair through the exact
+    r"""Integer masses (rounded up) of the connect-the-dots pair through the exact
     profile values, and an upper bound on its mass at :math:`+\infty`."""
     m = len(pts)
     vals = [p.delta for p in pts]
