@@ -15,6 +15,7 @@ from typing import Any, Dict
 from ..accountant import RdpAccountant
 from ..arith import parse_rational
 from ..events import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
+from ..pld import cli_support as pld_cli
 from ._common import ADJACENCIES, add_output_options, fmt_interval, parse_digits
 
 DEFAULTS = {"dataset_size": "60000", "batch_size": "600", "sigma": "1.1", "epochs": "100", "delta": "1e-5"}
@@ -34,6 +35,7 @@ def register(sub: Any) -> None:
     p.add_argument("--delta", default=DEFAULTS["delta"], metavar="D", help="target delta in (0, 1) (default 1e-5)")
     p.add_argument("--sampling", default="poisson", choices=("poisson", "fswor", "fswr"), help="minibatch sampling (default poisson)")
     p.add_argument("--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)")
+    pld_cli.add_method_options(p)
     add_output_options(p)
     p.set_defaults(func=run, text=text)
 
@@ -60,8 +62,10 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
         event = PoissonSampledEvent(base, Fraction(b, n), Adjacency.parse(args.adjacency))
     else:
         event = FixedSizeSampledEvent(base, b, n, replacement=args.sampling == "fswr", adjacency=args.adjacency)
-    acc = RdpAccountant(digits=parse_digits(args)).compose(event, steps)
-    res = acc.get_epsilon_and_order(args.delta).to_json()
+    method = pld_cli.method_of(args)
+    rdp = lambda: RdpAccountant(digits=parse_digits(args)).compose(event, steps).get_epsilon_and_order(args.delta).to_json()  # noqa: E731
+    pld = lambda: pld_cli.pld_epsilon(event, steps, args.delta, args)  # noqa: E731
+    res = {"rdp": rdp, "pld": pld}[method]() if method != "best" else pld_cli.choose_best(rdp, pld, "epsilon")
     res.update({
         "steps": steps,
         "mechanism": {"noise": "gaussian", "sigma": str(args.sigma), "sampling": args.sampling,
@@ -73,6 +77,10 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
 
 def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
     m = res["mechanism"]
+    if res.get("method") in ("pld", "best"):
+        return (f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
+                f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
+                + pld_cli.text_line(res, "epsilon") + f"\n  delta = {args.delta}")
     return (
         f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
         f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
