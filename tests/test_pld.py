@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+import json
+
 import mpmath
 import pytest
 
@@ -188,3 +190,62 @@ def test_unsupported_events_refused(event):
     assert not acc.supports(event)
     with pytest.raises(UnsupportedEventError, match="pld"):
         acc.compose(event, 1)
+
+
+# ---------------------------------------------------------------------------
+# command line and certificates
+# ---------------------------------------------------------------------------
+
+def _cli_json(argv, capsys):
+    from rigorous_rdp.cli import main
+
+    capsys.readouterr()
+    code = main([*argv, "--json"])
+    out = capsys.readouterr()
+    return code, (json.loads(out.out) if code == 0 else out.err)
+
+
+def test_cli_epsilon_pld_contains_closed_form(capsys):
+    code, res = _cli_json(["epsilon", "--sigma", "2", "--steps", "4", "--delta", "1e-5", "--method", "pld"], capsys)
+    assert code == 0 and res["method"] == "pld"
+    with mpmath.workdps(40):
+        root = mpmath.findroot(lambda e: gaussian_delta(2, 4, e) - mpmath.mpf(1) / 10**5, 3)
+    assert F(res["epsilon"]["lower"]) <= F(mpmath.nstr(root, 30)) <= F(res["epsilon"]["upper"])
+
+
+def test_cli_best_is_the_smaller_upper_end(capsys):
+    argv = ["epsilon", "--sampling", "poisson", "--q", "0.05", "--sigma", "1", "--steps", "100", "--delta", "1e-5"]
+    _, rdp = _cli_json(argv, capsys)
+    _, best = _cli_json([*argv, "--method", "best"], capsys)
+    assert best["chosen"] == "pld"
+    assert F(best["epsilon"]["upper"]) < F(rdp["epsilon"]["upper"])
+
+
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [(["--width", "0.1"], "--width applies to --method pld|best"),
+     (["--method", "pld", "--width", "0"], "--width must be in (0, 10]"),
+     (["--method", "pld", "--sampling", "fswr", "--batch-size", "10", "--dataset-size", "100"], "pld")],
+    ids=["width_with_rdp", "width_zero", "fswr_refused"],
+)
+def test_cli_bad_input(extra, fragment, capsys):
+    code, err = _cli_json(["epsilon", "--sigma", "1", "--steps", "2", "--delta", "1e-5", *extra], capsys)
+    assert code == 2
+    assert fragment in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_pld_certificate_verifies_and_detects_a_false_claim():
+    from rigorous_rdp.certificate import content_hash, verify_certificate
+    from rigorous_rdp.pld.certificate_support import make_pld_certificate
+
+    cert = make_pld_certificate(PoissonSampledEvent(GaussianEvent(1), F(1, 10)), 3, F(1, 10**5))
+    assert cert["method"]["kind"] == "pld"
+    res = verify_certificate(cert)
+    assert res.ok, res.reason
+    bad = json.loads(json.dumps(cert))
+    lo = F(bad["epsilon"]["lower"])
+    bad["epsilon"] = {"lower": str(lo * 9 / 10), "upper": str(lo * 95 / 100)}  # below the true epsilon
+    bad.pop("sha256")
+    bad["sha256"] = content_hash(bad)
+    res = verify_certificate(bad)
+    assert not res.ok and "not confirmed" in res.reason

@@ -257,7 +257,8 @@ class PldAccountant:
         self.grid = grid
         self.max_grid = int(max_grid)
         self._events: Dict[DpEvent, Tuple[_Pair, int]] = {}
-        self._cache: Dict[tuple, Tuple[DiscretePld, DiscretePld]] = {}
+        self._cache: Dict[tuple, Tuple[DiscretePld, Optional[DiscretePld]]] = {}
+        self.last_tail_step = 0.0
 
     # -- composition ---------------------------------------------------------
 
@@ -328,6 +329,7 @@ class PldAccountant:
         total = sum(c for _, c in parts)
         products = sum(2 * max(1, c.bit_length()) + 1 for _, c in parts)
         tail_step = tail_abs / max(1, total) / 4
+        self.last_tail_step = tail_step
         comp_tail = Fraction(tail_abs / 4 / products)
         # expected length of the composed arrays (screen): grid points per unit loss
         # times a generous loss range; only the rounding budget depends on it

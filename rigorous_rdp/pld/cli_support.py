@@ -107,3 +107,23 @@ def choose_best(rdp_res: Callable[[], Dict[str, Any]], pld_res: Callable[[], Dic
     if errors:
         out["refused"] = errors
     return out
+
+
+def pld_calibrate(make_event: Callable[[Any], DpEvent], steps: int, epsilon: Any, delta: Any,
+                  args: argparse.Namespace, sigma_digits: int) -> Dict[str, Any]:
+    """JSON of :func:`rigorous_rdp.pld.calibrate.calibrate_sigma_pld`."""
+    from .calibrate import calibrate_sigma_pld
+
+    width = getattr(args, "width", None)
+    return calibrate_sigma_pld(make_event, steps, epsilon, delta, sigma_digits=sigma_digits, width=width).to_json()
+
+
+def choose_best_sigma(rdp_res: Callable[[], Dict[str, Any]], pld_res: Callable[[], Dict[str, Any]]) -> Dict[str, Any]:
+    """``best`` for calibrate: the smaller certified sigma (both meet the target)."""
+    results = {"rdp": rdp_res(), "pld": pld_res()}
+    chosen = min(results, key=lambda n: Fraction(results[n]["sigma"]["upper"]))
+    out = dict(results[chosen])
+    out["method"] = "best"
+    out["chosen"] = chosen
+    out["candidates"] = {n: {"sigma": r["sigma"]} for n, r in results.items()}
+    return out
