@@ -250,10 +250,3 @@ def test_pld_certificate_verifies_and_detects_a_false_claim():
     res = verify_certificate(bad)
     assert not res.ok and "not confirmed" in res.reason
 
-
-@pytest.mark.slow
-def test_poisson_gaussian_three_steps_direct_integration():
-    q, s, eps = F(1, 10), F(1), F(1, 5)
-    acc = PldAccountant(width="0.001").compose(PoissonSampledEvent(GaussianEvent(s), q), 3)
-    ref = poisson_gaussian_delta(q, s, 3, eps, "remove", dps=12)
-    assert _contains(acc.get_delta_result(eps).directions["remove"][0], ref, F(1, 10**9))
