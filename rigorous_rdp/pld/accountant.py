@@ -90,12 +90,32 @@ def _frac_arb(x: Fraction) -> arb:
     return arb(fmpq(x.numerator, x.denominator))
 
 
+class Bracket(Certified):
+    """A :class:`Certified` ball built from two exact rational endpoints, which it keeps:
+    its JSON form prints those endpoints rounded outward (an arb radius has a 30-bit
+    mantissa, so the ball's own endpoints can lie slightly outside, e.g. a tiny
+    negative lower end of a delta)."""
+
+    def __init__(self, ball, prec, lo: Fraction, up: Fraction):
+        super().__init__(ball, prec)
+        object.__setattr__(self, "lo_exact", lo)
+        object.__setattr__(self, "up_exact", up)
+
+    def to_json(self, sig: int = 17) -> dict:
+        from ..arith import _round_decimal
+
+        def dec(x: Fraction, up: bool) -> str:
+            return "0" if x == 0 else _round_decimal(x, sig, up=up)
+
+        return {"lower": dec(self.lo_exact, False), "upper": dec(self.up_exact, True)}
+
+
 def _bracket(lo: Fraction, up: Fraction) -> Certified:
-    """A ball whose exact endpoints enclose the rationals ``lo <= up``."""
+    """A ball whose exact endpoints enclose the rationals ``lo <= up`` (and remembers them)."""
     bits = max(128, lo.numerator.bit_length(), lo.denominator.bit_length(), up.numerator.bit_length(), up.denominator.bit_length()) + 64
     with workprec(bits):
         ball = _frac_arb(lo).union(_frac_arb(up))
-    return Certified(ball, bits)
+    return Bracket(ball, bits, lo, up)
 
 
 def _dec(x: Fraction) -> str:
