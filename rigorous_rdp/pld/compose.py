@@ -27,6 +27,17 @@ epsilon, now and after further compositions):
 
 and the following keep a *lower* array a lower bound: rounding down (``floor``) and
 dropping coefficients at either end.  No floating-point number is used.
+
+Precisely, "upper bound" means: the exact (probability) measure :math:`\nu` of the
+composed discrete pair can be transported into a sub-measure of the array's measure
+:math:`\mu` moving mass only upwards.  For a product, transport :math:`\nu_A \otimes
+\nu_B` pairwise; pairs with a finite image land in the exact product of the finite
+parts, and pairs with an infinite image have :math:`\nu`-mass at most
+:math:`\nu_A(\{x' = \infty\}) + \nu_B(\{y' = \infty\}) \le a_\infty + b_\infty`
+(the :math:`\nu` are probability measures), which is the mass put at :math:`+\infty`.
+Since :math:`(1 - e^{\varepsilon - \ell})_+` is non-decreasing and non-negative,
+delta of :math:`\mu` is at least delta of :math:`\nu`.  For lower arrays the roles are
+exchanged (:math:`\mu` is transported into a sub-measure of :math:`\nu`, downwards).
 """
 
 from __future__ import annotations
