@@ -474,6 +474,11 @@ def _verify(cert: Any, dps: Optional[int], reference: Any) -> VerificationResult
     delta = _parse_rat(_require(inputs, "delta", str), "delta")
     if not 0 < delta < 1:
         raise CertificateError(f"delta must be in (0, 1). Found {inputs['delta']!r}.")
+    if method.get("kind") == "pld":
+        # PLD certificates (certify --method pld) have their own independent check
+        from .pld.certificate_support import verify_pld
+
+        return verify_pld(cert, event, steps, delta, dps)
     conversion = _require(method, "conversion", str)
     order_text = method.get("order")
     eps = _require(cert, "epsilon", dict)

@@ -21,6 +21,7 @@ ADJACENCIES = ("add-remove", "replace-one")
 _OPTION_NAMES = (
     "sigma", "scale", "p", "q", "batch-size", "dataset-size", "taylor-order", "adjacency",
     "alpha", "delta", "epsilon", "steps", "digits", "noise", "sampling", "tau", "bound",
+    "width", "method",
 )
 
 

@@ -19,6 +19,7 @@ from typing import Any, Dict
 from ..arith import parse_rational
 from ..calibrate import DEFAULT_SIGMA_DIGITS, _check_common, calibrate_sigma, max_steps
 from ..conversion import CONVERSIONS
+from ..pld import cli_support as pld_cli
 from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event, fmt_interval,
                       mechanism_json, orders_option, parse_digits, parse_steps)
 
@@ -41,6 +42,7 @@ def register(sub: Any) -> None:
     p.add_argument("--no-continuous", action="store_true", help="optimise over the grid only (no real-order search)")
     p.add_argument("--conversion", default="best", choices=CONVERSIONS,
                    help="RDP to (epsilon, delta) conversion (default best)")
+    pld_cli.add_method_options(p)
     add_output_options(p)
     p.set_defaults(func=run, text=text)
 
@@ -69,6 +71,9 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     if args.noise != "gaussian":
         raise ValueError(f"noise must be gaussian for calibrate (it calibrates the noise multiplier). Found {args.noise}.")
     _check_common(args.epsilon, args.delta)
+    method = pld_cli.method_of(args)
+    if method != "rdp" and args.max_steps:
+        raise ValueError(f"max-steps supports --method rdp only. Found --method {method}.")
     opts = dict(orders=orders_option(args.alpha), continuous=not args.no_continuous,
                 conversion=args.conversion, digits=digits)
     if args.max_steps:
@@ -93,14 +98,18 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
         raise ValueError("steps is required (an integer >= 1), unless --max-steps is given.")
     steps = parse_steps(args.steps)
     build_event(args, sigma="1")  # validate the other mechanism options before searching
-    bar, update = _progress(args)
-    try:
-        res = calibrate_sigma(lambda s: build_event(args, sigma=s), steps, args.epsilon, args.delta,
-                              sigma_digits=int(sd), progress=update, **opts)
-    finally:
-        if bar is not None:
-            bar.close()
-    out = res.to_json()
+    def rdp() -> Dict[str, Any]:
+        bar, update = _progress(args)
+        try:
+            return calibrate_sigma(lambda s: build_event(args, sigma=s), steps, args.epsilon, args.delta,
+                                   sigma_digits=int(sd), progress=update, **opts).to_json()
+        finally:
+            if bar is not None:
+                bar.close()
+
+    pld = lambda: pld_cli.pld_calibrate(lambda s: build_event(args, sigma=s), steps, args.epsilon,  # noqa: E731
+                                        args.delta, args, int(sd))
+    out = {"rdp": rdp, "pld": pld}[method]() if method != "best" else pld_cli.choose_best_sigma(rdp, pld)
     out.update({"mode": "sigma", "steps": steps, "epsilon": str(args.epsilon), "delta": str(args.delta),
                 "mechanism": mechanism_json(args, sigma=out["sigma"]["upper"]), "digits": digits})
     return out
@@ -115,6 +124,11 @@ def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
             line += f"\n  one more step: epsilon {fmt_interval(res['epsilon_at_next_step']['epsilon'])} > {res['epsilon']}"
         return line
     s = res["sigma"]
+    if res.get("method") in ("pld", "best") and "epsilon_at_lower" in res and "pld" in res["epsilon_at_sigma"]:
+        return (f"sigma = {s['upper']}  ({res['method']}: certified epsilon bracket "
+                f"{fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= {res['epsilon']} at delta = {res['delta']} "
+                f"after {res['steps']} steps)\n  sigma = {s['lower']} does not meet it: the true optimal epsilon is in "
+                f"{fmt_interval(res['epsilon_at_lower']['epsilon'])}")
     line = (f"sigma = {s['upper']}  (certified epsilon {fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= "
             f"{res['epsilon']} at delta = {res['delta']} after {res['steps']} steps)")
     if res["epsilon_at_lower"]:

@@ -9,9 +9,12 @@ rename).  Check it with ``rigorous-rdp verify FILE``.
 from __future__ import annotations
 
 import argparse
+from fractions import Fraction
 from typing import Any, Dict
 
 from ..certificate import make_certificate, write_certificate
+from ..pld import cli_support as pld_cli
+from ..pld.certificate_support import make_pld_certificate
 from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event, fmt_interval,
                       orders_option, parse_digits, parse_steps)
 from .epsilon import add_accounting_options
@@ -26,6 +29,7 @@ def register(sub: Any) -> None:
     add_accounting_options(p)
     p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the certificate (JSON)")
+    pld_cli.add_method_options(p)
     add_output_options(p)
     p.set_defaults(func=run, text=text)
 
@@ -36,19 +40,31 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     event = build_event(args)
     if not str(args.out).strip():
         raise ValueError("--out must be a file name. Found ''.")
-    cert = make_certificate(event, steps, args.delta, orders=orders_option(args.alpha),
-                            continuous=not args.no_continuous, conversion=args.conversion, digits=digits)
+    method = pld_cli.method_of(args)
+    rdp = lambda: make_certificate(event, steps, args.delta, orders=orders_option(args.alpha),  # noqa: E731
+                                   continuous=not args.no_continuous, conversion=args.conversion, digits=digits)
+    pld = lambda: make_pld_certificate(event, steps, args.delta, width=args.width)  # noqa: E731
+    if method == "best":  # the certificate with the smaller certified upper end
+        cert = min((rdp(), pld()), key=lambda c: Fraction(c["epsilon"]["upper"]))
+    else:
+        cert = {"rdp": rdp, "pld": pld}[method]()
     try:
         write_certificate(cert, args.out)
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
     except OSError as exc:
         raise ValueError(f"--out cannot be written: {exc.strerror} ({args.out}).") from None
+    if cert["method"].get("kind") == "pld":
+        return {"certificate": args.out, "epsilon": cert["epsilon"], "method": "pld", "pld": cert["method"],
+                "delta": cert["inputs"]["delta"], "steps": steps, "sha256": cert["sha256"]}
     return {"certificate": args.out, "epsilon": cert["epsilon"], "alpha": cert["method"]["order"],
             "conversion": cert["method"]["conversion"], "delta": cert["inputs"]["delta"], "steps": steps,
             "sha256": cert["sha256"]}
 
 
 def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+    if res.get("method") == "pld":
+        return (f"wrote {res['certificate']}: epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta} "
+                f"after {res['steps']} steps (pld bracket, grid {res['pld']['grid_width']}); sha256 {res['sha256'][:16]}...")
     return (f"wrote {res['certificate']}: epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta} "
             f"after {res['steps']} steps (order {res['alpha']}, {res['conversion']}); sha256 {res['sha256'][:16]}...")

@@ -15,6 +15,7 @@ from typing import Any, Dict
 from ..accountant import RdpAccountant
 from ..arith import parse_rational
 from ..events import GaussianEvent
+from ..pld import cli_support as pld_cli
 from ..registry import sampled_event
 from ..validation import integer_at_least
 from ._common import ADJACENCIES, add_output_options, fmt_interval, parse_digits
@@ -36,6 +37,7 @@ def register(sub: Any) -> None:
     p.add_argument("--delta", default=DEFAULTS["delta"], metavar="D", help="target delta in (0, 1) (default 1e-5)")
     p.add_argument("--sampling", default="poisson", choices=("poisson", "fswor", "fswr"), help="minibatch sampling (default poisson)")
     p.add_argument("--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)")
+    pld_cli.add_method_options(p)
     add_output_options(p)
     p.set_defaults(func=run, text=text)
 
@@ -58,8 +60,16 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     event = sampled_event(GaussianEvent(args.sigma), args.sampling, adjacency=args.adjacency,
                           sampling_probability=None if fixed else Fraction(b, n),
                           batch_size=b if fixed else None, dataset_size=n if fixed else None)
-    acc = RdpAccountant(digits=parse_digits(args)).compose(event, steps)
-    res = acc.get_epsilon_and_order(args.delta).to_json()
+    method = pld_cli.method_of(args)
+
+    def rdp() -> Dict[str, Any]:
+        acc = RdpAccountant(digits=parse_digits(args)).compose(event, steps)
+        return acc.get_epsilon_and_order(args.delta).to_json()
+
+    def pld() -> Dict[str, Any]:
+        return pld_cli.pld_epsilon(event, steps, args.delta, args)
+
+    res = {"rdp": rdp, "pld": pld}[method]() if method != "best" else pld_cli.choose_best(rdp, pld, "epsilon")
     res.update({
         "steps": steps,
         "mechanism": {"noise": "gaussian", "sigma": str(args.sigma), "sampling": args.sampling,
@@ -71,6 +81,10 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
 
 def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
     m = res["mechanism"]
+    if res.get("method") in ("pld", "best"):
+        return (f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
+                f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
+                + pld_cli.text_line(res, "epsilon") + f"\n  delta = {args.delta}")
     return (
         f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
         f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"

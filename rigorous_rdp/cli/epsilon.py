@@ -7,6 +7,7 @@ from typing import Any, Dict
 
 from ..accountant import RdpAccountant
 from ..conversion import CONVERSIONS
+from ..pld import cli_support as pld_cli
 from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event, fmt_interval,
                       mechanism_json, orders_option, parse_digits, parse_steps)
 
@@ -33,17 +34,22 @@ def register(sub: Any) -> None:
     add_bound_options(p)
     add_accounting_options(p)
     p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
+    pld_cli.add_method_options(p)
     add_output_options(p)
     p.set_defaults(func=run, text=text)
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
-    acc = accountant_from_args(args)
-    res = acc.get_epsilon_and_order(args.delta).to_json()
+    method = pld_cli.method_of(args)
+    rdp = lambda: accountant_from_args(args).get_epsilon_and_order(args.delta).to_json()  # noqa: E731
+    pld = lambda: pld_cli.pld_epsilon(build_event(args), parse_steps(args.steps), args.delta, args)  # noqa: E731
+    res = {"rdp": rdp, "pld": pld}[method]() if method != "best" else pld_cli.choose_best(rdp, pld, "epsilon")
     res.update({"steps": parse_steps(args.steps), "mechanism": mechanism_json(args), "digits": parse_digits(args)})
     return res
 
 
 def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+    if res.get("method") in ("pld", "best"):
+        return pld_cli.text_line(res, "epsilon") + f"\n  delta = {args.delta}, steps = {res['steps']}"
     return (f"epsilon = {fmt_interval(res['epsilon'])}  (certified; rely on the upper end {res['epsilon']['upper']})\n"
             f"  delta = {args.delta}, steps = {res['steps']}, order alpha = {res['alpha']}, conversion = {res['conversion']}")

@@ -1,0 +1,182 @@
+r"""Exact composition of integer PLDs, and delta(epsilon) from a composed PLD.
+
+**Fact 3 (composition is convolution).**  For product pairs
+:math:`(P_1 \times P_2, Q_1 \times Q_2)` the loss is :math:`L_1 + L_2` with independent
+:math:`L_j \sim P_j`, so the P-law of the composed loss is the convolution of the
+P-laws; on a common grid :math:`\{k h\}` that is the product of the generating
+polynomials :math:`\sum_j c_j z^j`, computed *exactly* by FLINT's ``fmpz_poly``
+multiplication (no rounding at all).  The mass at :math:`+\infty` of the composition is
+:math:`1 - (1 - a)(1 - b) \le a + b`.
+
+**Fact 4 (monotonicity).**
+:math:`\delta(\varepsilon) = E[(1 - e^{\varepsilon - L})_+] =
+\sum_{\ell > \varepsilon} (1 - e^{\varepsilon - \ell})\, p(\ell) + p(+\infty)` is
+non-decreasing in every mass and, since :math:`\ell \mapsto (1 - e^{\varepsilon -
+\ell})_+` is non-decreasing, under moving mass to a larger loss (including
+:math:`+\infty`).  Convolution of non-negative arrays is monotone in every entry and
+commutes with such moves (a coupling: every sum containing a moved summand moves up).
+Hence, along a chain of products, the following keep an *upper* array an upper bound
+of the exact composed masses (in the sense that its delta is an upper bound for every
+epsilon, now and after further compositions):
+
+* rescaling from :math:`2^{-2S}` to :math:`2^{-S}` by ``floor`` and adding one unit per
+  coefficient to the mass at :math:`+\infty`;
+* moving the lowest coefficients, of total mass at most ``tail``, onto the lowest kept
+  coefficient; moving the highest coefficients, of total mass at most ``tail``, to
+  :math:`+\infty`.
+
+and the following keep a *lower* array a lower bound: rounding down (``floor``) and
+dropping coefficients at either end.  No floating-point number is used.
+
+Precisely, "upper bound" means: the exact (probability) measure :math:`\nu` of the
+composed discrete pair can be transported into a sub-measure of the array's measure
+:math:`\mu` moving mass only upwards.  For a product, transport :math:`\nu_A \otimes
+\nu_B` pairwise; pairs with a finite image land in the exact product of the finite
+parts, and pairs with an infinite image have :math:`\nu`-mass at most
+:math:`\nu_A(\{x' = \infty\}) + \nu_B(\{y' = \infty\}) \le a_\infty + b_\infty`
+(the :math:`\nu` are probability measures), which is the mass put at :math:`+\infty`.
+Since :math:`(1 - e^{\varepsilon - \ell})_+` is non-decreasing and non-negative,
+delta of :math:`\mu` is at least delta of :math:`\nu`.  For lower arrays the roles are
+exchanged (:math:`\mu` is transported into a sub-measure of :math:`\nu`, downwards).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from fractions import Fraction
+from typing import List, Optional, Sequence, Tuple
+
+from flint import arb, fmpq, fmpz_poly
+
+from ..arith import workprec
+from .discretize import DiscretePld
+
+__all__ = ["multiply", "power", "compose_all", "delta_at", "delta_screen"]
+
+
+def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
+    r"""Coefficients divided by :math:`2^{bits}` and rounded down, exactly.
+
+    For an upper PLD the caller adds one unit per coefficient at :math:`+\infty`:
+    :math:`a/2^{bits} \le \lfloor a/2^{bits} \rfloor + 1`, and moving that unit
+    from its loss to :math:`+\infty` only increases delta (Fact 4)."""
+    return poly // (1 << bits)
+
+
+def _trim(pld_offset: int, coeffs: List[int], tail_units: int, up: bool) -> Tuple[int, List[int], int]:
+    """Remove end coefficients of total at most ``tail_units`` at each end.
+
+    Returns ``(new_offset, new_coeffs, units moved to +infinity)``."""
+    n = len(coeffs)
+    lo, acc = 0, 0
+    while lo < n - 1 and acc + coeffs[lo] <= tail_units:
+        acc += coeffs[lo]
+        lo += 1
+    low_moved = acc
+    hi, acc = n - 1, 0
+    while hi > lo and acc + coeffs[hi] <= tail_units:
+        acc += coeffs[hi]
+        hi -= 1
+    high_moved = acc
+    kept = coeffs[lo : hi + 1]
+    if up:
+        kept[0] += low_moved
+        return pld_offset + lo, kept, high_moved
+    return pld_offset + lo, kept, 0
+
+
+def _to_frac_units(units: int, scale_bits: int) -> Fraction:
+    return Fraction(units, 1 << scale_bits)
+
+
+def multiply(a: DiscretePld, b: DiscretePld, tail: Fraction) -> DiscretePld:
+    """The composition of two upper (or two lower) PLDs of the same scale (Facts 3-4)."""
+    if a.upper != b.upper or a.scale_bits != b.scale_bits:
+        raise ValueError("pld: cannot multiply PLDs of different kinds or scales")
+    s = a.scale_bits
+    prod = _rescale(a.coeffs * b.coeffs, s)
+    coeffs = [int(c) for c in prod.coeffs()]
+    rounding_units = len(coeffs) if a.upper else 0
+    tail_units = int(tail * (1 << s))
+    off, kept, moved = _trim(a.offset + b.offset, coeffs, tail_units, a.upper)
+    inf = Fraction(0)
+    if a.upper:
+        inf = min(Fraction(1), a.inf_mass + b.inf_mass + _to_frac_units(moved + rounding_units, s))
+    return DiscretePld(off, fmpz_poly(kept), s, inf, a.upper)
+
+
+def identity(scale_bits: int, upper: bool) -> DiscretePld:
+    return DiscretePld(0, fmpz_poly([1 << scale_bits]), scale_bits, Fraction(0), upper)
+
+
+def power(a: DiscretePld, count: int, tail: Fraction) -> DiscretePld:
+    """``count``-fold self-composition by repeated squaring (about 2 log2(count) products)."""
+    result: Optional[DiscretePld] = None
+    base = a
+    k = count
+    while k:
+        if k & 1:
+            result = base if result is None else multiply(result, base, tail)
+        k >>= 1
+        if k:
+            base = multiply(base, base, tail)
+    return result if result is not None else identity(a.scale_bits, a.upper)
+
+
+def compose_all(parts: Sequence[Tuple[DiscretePld, int]], tail: Fraction) -> DiscretePld:
+    """Composition of ``count`` copies of each PLD in ``parts``."""
+    result: Optional[DiscretePld] = None
+    for pld, count in parts:
+        if count == 0:
+            continue
+        p = power(pld, count, tail)
+        result = p if result is None else multiply(result, p, tail)
+    if result is None:
+        raise ValueError("pld: nothing to compose")
+    return result
+
+
+def delta_at(pld: DiscretePld, n: int, eps: Fraction, prec: int = 128) -> arb:
+    r"""A ball containing :math:`\sum_{\ell_j > \varepsilon} c_j 2^{-S} (1 - e^{\varepsilon -
+    \ell_j}) + p_\infty` exactly, with :math:`\ell_j = (o + j)/n`.
+
+    Split :math:`\sum_{j \ge k} c_j - e^{\varepsilon - \ell_k} \sum_{m \ge 0} c_{k+m} r^m`,
+    :math:`r = e^{-1/n}`, with k the first index with :math:`\ell_k > \varepsilon`; the
+    integer sum is exact and the polynomial is evaluated at the ball r by arb
+    (inclusion principle).  For the upper PLD the upper end of the ball is an upper
+    bound on the true delta; for the lower PLD the lower end is a lower bound.
+    """
+    coeffs = pld.coeffs
+    length = coeffs.length()
+    # first index with (o + k)/n > eps
+    k = math.floor(eps * n) + 1 - pld.offset
+    k = max(k, 0)
+    with workprec(prec):
+        if k >= length:
+            total = arb(0)
+        else:
+            tail_poly = coeffs.right_shift(k) if k > 0 else coeffs
+            csum = sum(int(c) for c in tail_poly.coeffs())
+            r = (-arb(fmpq(1, n))).exp()
+            from flint import arb_poly
+
+            val = arb_poly(tail_poly)(r)
+            lk = arb(fmpq(pld.offset + k, 1)) / n
+            e = arb(fmpq(eps.numerator, eps.denominator))
+            total = (arb(csum) - (e - lk).exp() * val) / arb(2) ** pld.scale_bits
+        return total + arb(fmpq(pld.inf_mass.numerator, pld.inf_mass.denominator))
+
+
+def delta_screen(pld: DiscretePld, n: int):
+    """Float arrays ``(losses, A, B)`` with :math:`\\delta(\\varepsilon) \\approx A_k -
+    e^{\\varepsilon} B_k` on :math:`[\\ell_k, \\ell_{k+1})` (screening only)."""
+    import numpy as np
+
+    c = np.array([float(x) for x in pld.coeffs.coeffs()], dtype=float) * 2.0 ** (-pld.scale_bits)
+    losses = (pld.offset + np.arange(len(c))) / n
+    w = c * np.exp(-losses)
+    # suffix sums over j > k
+    A = np.concatenate([np.cumsum(c[::-1])[::-1][1:], [0.0]]) + float(pld.inf_mass)
+    B = np.concatenate([np.cumsum(w[::-1])[::-1][1:], [0.0]])
+    return losses, A, B

@@ -1,0 +1,387 @@
+r"""Discrete dominating and dominated pairs on a loss grid ("connect the dots").
+
+Notation: grid width :math:`h = 1/N`, grid losses :math:`\varepsilon_i = i h`,
+:math:`x_i = e^{\varepsilon_i}`, :math:`v(x)` the exact privacy profile of one pair
+as a function of :math:`x = e^\varepsilon` (see :mod:`rigorous_rdp.pld.profiles`).
+
+**Fact 1 (profiles of discrete pairs).**  A discrete pair whose loss takes the
+values :math:`\varepsilon_i` with P-masses :math:`p_i \ge 0` and :math:`+\infty` with
+P-mass :math:`p_\infty` has the profile
+:math:`\sum_i p_i (1 - x e^{-\varepsilon_i})_+ + p_\infty`: piecewise linear in x with a
+kink of slope change :math:`p_i/x_i` at :math:`x_i`.  Conversely every convex,
+non-increasing, piecewise-linear :math:`w` on :math:`[0, \infty)` with :math:`w(0) = 1`,
+kinks only at grid points, slope :math:`\ge -1` at 0 and eventually constant is the
+profile of such a pair, with :math:`p_i = x_i\,(s_i^+ - s_i^-)` (slopes right and left
+of :math:`x_i`), :math:`p_\infty = w(\infty)` and Q-mass :math:`-w'(0^+) \le 1`
+(the rest of Q on loss :math:`-\infty`).  (Doroshenko, Ghazi, Kamath, Kumar,
+Manurangsi, "Connect the Dots: Tighter Discrete Approximations of Privacy Loss
+Distributions", PETS 2022, Sections 3-4.)
+
+**Fact 2 (domination is preserved by composition).**  If :math:`v' \ge v` pointwise
+on :math:`[0, \infty)` (i.e. for every real :math:`\varepsilon`) then the trade-off
+function of the primed pair is below the other one, and by Dong, Roth, Su,
+"Gaussian Differential Privacy" (JRSS-B 2022), Lemma C.3 / Theorem 4 (tensor
+products of trade-off functions are monotone) the composition of primed pairs
+dominates the composition of the unprimed ones in every hockey-stick divergence.
+The same with :math:`\le` for dominated pairs.
+
+**Upper (pessimistic) pair.**  Vertices :math:`(0, 1)`, :math:`(x_i, v(x_i))` for
+:math:`b \le i \le t`, then constant :math:`v(x_t)`.  Chords of the convex :math:`v`
+lie above it, and the last part is above it because v is non-increasing, so the
+piecewise-linear interpolation :math:`w \ge v` (Fact 2 applies).  It is convex because
+chords of a convex function have increasing slopes, so its masses are
+:math:`\ge 0` *mathematically*: we compute balls for them and round the upper
+end up (a negative lower end only reflects the ball radius).
+
+**Lower (optimistic) pair.**  Vertex values :math:`w_i = v(x_i) - R_i` with
+:math:`R_i \ge` the largest gap between the chord of v and v on the two grid
+intervals adjacent to :math:`x_i`.  On :math:`[a, c]` write :math:`\Delta = x_c - x_a`,
+:math:`A = v(x_c) - v(x_a) + Q(L > \varepsilon_a)\Delta \ge 0` (chord minus the right
+tangent at a, evaluated at c) and :math:`B = -Q(L \ge \varepsilon_c)\Delta - (v(x_c) -
+v(x_a)) \ge 0` (same with the left tangent at c, evaluated at a).  Since v lies above
+both tangents, chord minus v is at most
+:math:`\max_t \min(tA, (1-t)B) = AB/(A+B) \le \min(A, B)`.  A line between
+:math:`(x_a, v(x_a) - r_a)` and :math:`(x_c, v(x_c) - r_c)` with
+:math:`\min(r_a, r_c) \ge AB/(A+B)` therefore stays below v on :math:`[x_a, x_c]`.
+At the ends the vertex values are the trivial profiles: :math:`1 - x_b` at the bottom
+vertex (so :math:`r_b = v(x_b) - (1 - x_b)`, checked :math:`\ge` the gap) and 0 at the
+top vertex (:math:`r_t = v(x_t)`, checked).  Every other vertex is checked
+:math:`w_i \ge \max(0, 1 - x_i)` and every mass :math:`\ge 0` in ball arithmetic; a
+vertex whose mass is not certainly non-negative is removed (the gaps are then
+recomputed on the wider interval, so the argument above still applies).  Then
+:math:`w` satisfies Fact 1 and :math:`w \le v`.
+
+**Integer masses.**  Masses are scaled by :math:`2^S` and rounded outward (up for the
+upper pair, down for the lower pair) to integers; by monotonicity of
+:math:`\delta` in every mass (:mod:`rigorous_rdp.pld.compose`) this keeps both bounds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import List, Optional, Tuple
+
+from flint import arb, fmpq, fmpz_poly
+
+from ..arith import workprec
+from .profiles import Profile, ProfilePoint
+
+__all__ = ["DiscretePld", "discretize", "grid_range", "vertex_indices"]
+
+
+@dataclass(frozen=True)
+class DiscretePld:
+    r"""Integer masses on the grid :math:`\{(o + j)/N\}`.
+
+    Attributes:
+        offset: o, the grid index of coefficient 0.
+        coeffs: non-negative integer masses :math:`c_j` (P-mass :math:`c_j 2^{-S}`).
+        scale_bits: S.
+        inf_mass: a bound on the P-mass at loss :math:`+\infty` (an upper bound in an
+            upper PLD, a lower bound -- here always 0 -- in a lower PLD), exact rational.
+        upper: True for a pointwise upper bound, False for a lower bound.
+    """
+
+    offset: int
+    coeffs: fmpz_poly
+    scale_bits: int
+    inf_mass: Fraction
+    upper: bool
+
+
+def _exact_int_up(x: arb) -> int:
+    return int(x.upper().ceil().unique_fmpz())
+
+
+def _exact_int_down(x: arb) -> int:
+    return int(x.lower().floor().unique_fmpz())
+
+
+def _dyadic_up(x: arb) -> arb:
+    """An exact (radius 0) number >= every point of ``x``."""
+    return x.upper()
+
+
+def _find_top(profile: Profile, n: int, tail: float, start: int) -> int:
+    """Smallest grid index >= start whose screened delta is <= tail (float choice only)."""
+    hi = max(start + 1, 1)
+    while profile.screen_delta(hi / n) > tail:
+        hi = hi * 2 if hi > 0 else 1
+        if hi > 10**9:
+            raise ValueError("pld: the privacy profile does not decay; no finite grid range.")
+    lo = start
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if profile.screen_delta(mid / n) > tail:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def _find_bottom(profile: Profile, n: int, tail: float, start: int) -> int:
+    """Largest grid index <= start whose screened ``dlow`` is <= tail."""
+    lo = min(start - 1, -1)
+    while profile.screen_dlow(lo / n) > tail:
+        lo = lo * 2
+        if lo < -(10**9):
+            raise ValueError("pld: the privacy profile does not reach 1 - e^eps; no finite grid range.")
+    hi = start
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if profile.screen_dlow(mid / n) > tail:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def grid_range(profile: Profile, n: int, tail: float) -> Tuple[int, int]:
+    r"""Grid indices ``(b, t)`` of the bottom and top vertices.
+
+    With a known support the ends are the grid points just outside it (there the
+    profile is exactly linear).  Otherwise they are chosen by a float screen so that
+    the mass above the top (which the upper pair puts at :math:`+\infty`) and below the
+    bottom are about ``tail``; the choice affects tightness only, since every
+    quantity used afterwards is recomputed in ball arithmetic.
+    """
+    lo, hi = profile.support
+    t = math.ceil(hi * n) if hi is not None else _find_top(profile, n, tail, 0)
+    b = math.floor(lo * n) if lo is not None else _find_bottom(profile, n, tail, 0)
+    if t <= b:
+        t = b + 1
+    return b, t
+
+
+def _points(profile: Profile, n: int, b: int, t: int) -> List[ProfilePoint]:
+    return [profile.oracle(Fraction(i, n)) for i in range(b, t + 1)]
+
+
+def _masses_from_vertices(xs: List[arb], idx: List[int], vals: List[arb], v0_slope: arb, final_slope: arb) -> List[arb]:
+    """Masses :math:`p_k = x_k (s_k^+ - s_k^-)` of the piecewise-linear profile through
+    ``(xs[idx[k]], vals[k])``; ``v0_slope`` is the slope left of the first vertex."""
+    slopes = [v0_slope]
+    for k in range(len(idx) - 1):
+        slopes.append((vals[k + 1] - vals[k]) / (xs[idx[k + 1]] - xs[idx[k]]))
+    slopes.append(final_slope)
+    return [xs[idx[k]] * (slopes[k + 1] - slopes[k]) for k in range(len(idx))]
+
+
+def vertex_indices(profile: Profile, n: int, b: int, t: int, thin: float) -> List[int]:
+    """Grid indices of the vertices: every grid point where the screened tails
+    ``min(delta, dlow)`` exceed ``thin``, sparser (spacing up to 32) where they are
+    smaller.  Any subset of the grid is a valid vertex set for both constructions
+    (the upper one interpolates a convex function, the lower one checks every gap);
+    the choice affects tightness and speed only."""
+    def weight(j: int) -> float:
+        e = j / n
+        w = min(profile.screen_delta(e), profile.screen_dlow(e))
+        return w if w == w else 1.0
+
+    def rule(w: float) -> int:
+        if thin <= 0 or w >= thin:
+            return 1
+        if w <= 0:
+            return 32
+        return max(1, min(32, int((thin / w) ** 0.25)))
+
+    out = [b]
+    i = b
+    while i < t:
+        step = rule(weight(i))
+        while step > 1 and rule(weight(min(t, i + step))) < step:
+            step //= 2
+        i = min(t, i + step)
+        out.append(i)
+    return out
+
+
+def discretize(
+    profile: Profile,
+    n: int,
+    scale_bits: int,
+    tail: float,
+    prec: int = 160,
+    thin: float = 1e-9,
+    lower: bool = True,
+) -> Tuple[DiscretePld, Optional[DiscretePld]]:
+    """The upper and the lower discrete PLD of ``profile`` on the grid of width 1/n.
+
+    Returns:
+        ``(upper, lower)``; ``lower`` is ``None`` when not asked for or when the lower
+        construction cannot be certified on this grid (a grid too coarse for the
+        mechanism: the caller then uses the trivial lower bound or a finer grid).
+    """
+    b, t = grid_range(profile, n, tail)
+    grid = vertex_indices(profile, n, b, t, thin)
+    with workprec(prec):
+        pts = [profile.oracle(Fraction(i, n)) for i in grid]
+        xs = [(arb(fmpq(i, n))).exp() for i in grid]
+        scale = arb(2) ** scale_bits
+        up_m, up_inf = _upper(pts, xs, scale)
+        lo_m: Optional[List[int]] = None
+        if lower:
+            try:
+                lo_m = _lower(pts, xs, scale)
+            except ArithmeticError:
+                lo_m = None
+    size = t - b + 1
+    dense_u = [0] * size
+    for k, i in enumerate(grid):
+        dense_u[i - b] = up_m[k]
+    upper_pld = DiscretePld(b, fmpz_poly(dense_u), scale_bits, up_inf, True)
+    if lo_m is None:
+        return upper_pld, None
+    dense_l = [0] * size
+    for k, i in enumerate(grid):
+        dense_l[i - b] = lo_m[k]
+    return upper_pld, DiscretePld(b, fmpz_poly(dense_l), scale_bits, Fraction(0), False)
+
+
+def _upper(pts, xs, scale) -> Tuple[List[int], Fraction]:
+    r"""Integer masses (rounded up) of the connect-the-dots pair through the exact
+    profile values, and an upper bound on its mass at :math:`+\infty`."""
+    m = len(pts)
+    vals = [p.delta for p in pts]
+    idx = list(range(m))
+    v0 = (vals[0] - 1) / xs[0]
+    masses = _masses_from_vertices(xs, idx, vals, v0, arb(0))
+    coeffs = [max(0, _exact_int_up(p * scale)) for p in masses]
+    inf_q = _arb_upper_fraction(pts[-1].delta)
+    return coeffs, max(inf_q, Fraction(0))
+
+
+def _arb_upper_fraction(x: arb) -> Fraction:
+    u = x.upper()
+    man, exp = u.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * (1 << exp)) if exp >= 0 else Fraction(man, 1 << -exp)
+
+
+def _gap(pts, xs, a: int, c: int) -> arb:
+    """An exact number >= the chord gap AB/(A+B) on [x_a, x_c] (see module docstring)."""
+    d = xs[c] - xs[a]
+    dd = pts[c].delta - pts[a].delta
+    A = dd + pts[a].qgt * d
+    B = -pts[c].qge * d - dd
+    zero = arb(0)
+    Au = A.upper().max(zero)
+    Bu = B.upper().max(zero)
+    g = Au.min(Bu)
+    s = A + B
+    if s > 0 and A >= 0 and B >= 0:
+        g = g.min((A * B / s).upper())
+    return g.upper()
+
+
+def _lower(pts, xs, scale) -> List[int]:
+    """The lower construction of the module docstring, with local repair.
+
+    Vertices live in a doubly linked list over grid indices.  A vertex that fails a
+    check (its value below ``max(0, 1 - x)`` or a mass not certainly >= 0) is removed
+    and only its neighbours are re-checked; when an end condition fails the end
+    moves inwards.  Every check of the final vertex set has been done on the final
+    neighbours, so the argument of the module docstring applies to the result.
+    """
+    m = len(pts)
+    if m < 2:
+        raise ArithmeticError("pld: lower discretisation needs two grid points")
+    prv = {i: i - 1 for i in range(1, m)}
+    nxt = {i: i + 1 for i in range(m - 1)}
+    ends = [0, m - 1]
+    alive = set(range(m))
+    gap_cache: dict = {}
+
+    def gap(a: int, c: int) -> arb:
+        key = (a, c)
+        if key not in gap_cache:
+            gap_cache[key] = _gap(pts, xs, a, c)
+        return gap_cache[key]
+
+    def val(i: int) -> arb:
+        if i == ends[0]:
+            return arb(1) - xs[i]
+        if i == ends[1]:
+            return arb(0)
+        return pts[i].delta - gap(prv[i], i).max(gap(i, nxt[i]))
+
+    def slope_right(i: int) -> arb:
+        if i == ends[1]:
+            return arb(0)
+        j = nxt[i]
+        return (val(j) - val(i)) / (xs[j] - xs[i])
+
+    def slope_left(i: int) -> arb:
+        return arb(-1) if i == ends[0] else slope_right(prv[i])
+
+    def mass(i: int) -> arb:
+        return xs[i] * (slope_right(i) - slope_left(i))
+
+    def ok(i: int) -> bool:
+        if i == ends[0]:
+            return bool(pts[i].dlow >= gap(i, nxt[i])) and bool(mass(i) >= 0)
+        if i == ends[1]:
+            return bool(pts[i].delta >= gap(prv[i], i)) and bool(mass(i) >= 0)
+        r = gap(prv[i], i).max(gap(i, nxt[i]))
+        return bool(pts[i].delta >= r and pts[i].dlow >= r) and bool(mass(i) >= 0)
+
+    def remove(i: int) -> list:
+        """Remove vertex i (moving an end inwards if i is an end); return vertices to re-check."""
+        if len(alive) <= 2:
+            raise ArithmeticError("pld: lower discretisation degenerated (grid too coarse)")
+        alive.discard(i)
+        if i == ends[0]:
+            ends[0] = nxt[i]
+            prv.pop(ends[0], None)
+        elif i == ends[1]:
+            ends[1] = prv[i]
+            nxt.pop(ends[1], None)
+        else:
+            a, c = prv[i], nxt[i]
+            nxt[a], prv[c] = c, a
+        touched = []
+        for j in (i,):
+            pass
+        # neighbours within two positions on each side
+        left = [k for k in (prv.get(i), ) if k is not None]
+        return left
+
+    work = list(range(m))
+    for _ in range(4 * m + 10):
+        failing = [i for i in sorted(set(work)) if i in alive and not ok(i)]
+        if not failing:
+            break
+        nb: set = set()
+        for i in failing:
+            if i not in alive:
+                continue
+            # collect neighbours (two on each side) before removing
+            a = prv.get(i) if i != ends[0] else None
+            c = nxt.get(i) if i != ends[1] else None
+            for k in (a, c):
+                if k is not None:
+                    nb.add(k)
+                    if k != ends[0] and prv.get(k) is not None:
+                        nb.add(prv[k])
+                    if k != ends[1] and nxt.get(k) is not None:
+                        nb.add(nxt[k])
+            remove(i)
+        work = [k for k in nb if k in alive]
+    else:
+        raise ArithmeticError("pld: lower discretisation did not converge")
+    # final full verification on the final vertex set (cheap relative to the search)
+    order = []
+    i = ends[0]
+    while True:
+        order.append(i)
+        if i == ends[1]:
+            break
+        i = nxt[i]
+    dense = [0] * m
+    for i in order:
+        if not ok(i):
+            raise ArithmeticError("pld: lower discretisation not certified (grid too coarse)")
+        dense[i] = max(0, _exact_int_down(mass(i) * scale))
+    return dense

@@ -1,0 +1,349 @@
+r"""mpmath reference values of the optimal delta(epsilon) of small compositions.
+
+An independent code path for :mod:`rigorous_rdp.pld` (plain mpmath, no arb, no
+discretisation).  It evaluates the hockey-stick divergence of the composed
+dominating pair directly:
+
+.. math::
+    \delta_T(\varepsilon) = E_{P^T}\big[(1 - e^{\varepsilon - L_1 - \dots - L_T})_+\big]
+    = E_{X \sim P}\big[\delta_{T-1}(\varepsilon - \ell(X))\big],
+
+the recursion being Fubini's theorem on the product measure, with :math:`\delta_1` in
+closed form.  Each level is one mpmath quadrature (an *estimate*, with mpmath's error
+estimate, not a bound), so the cost grows like (number of nodes)^(T-1): use T <= 3 for
+continuous mechanisms.  Randomized response is an exact finite sum, and the
+Gaussian has the closed form of the composed Gaussian,
+:math:`\delta(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2) - e^\varepsilon \Phi(-\varepsilon/\mu - \mu/2)`
+with :math:`\mu = \sqrt{T}/\sigma` (Balle & Wang 2018, Theorem 8; Dong, Roth, Su 2022,
+Corollary 2.13).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable
+
+import mpmath
+
+__all__ = [
+    "gaussian_delta",
+    "randomized_response_delta",
+    "laplace_delta",
+    "poisson_gaussian_delta",
+]
+
+
+def _mp(x) -> mpmath.mpf:
+    if isinstance(x, Fraction):
+        return mpmath.mpf(x.numerator) / x.denominator
+    return mpmath.mpf(x)
+
+
+def _ncdf(z):
+    return mpmath.ncdf(z)
+
+
+def gaussian_delta(sigma, steps: int, eps, dps: int = 40) -> mpmath.mpf:
+    """Optimal delta of ``steps`` Gaussian mechanisms with noise ``sigma`` (closed form)."""
+    with mpmath.workdps(dps):
+        mu = mpmath.sqrt(steps) / _mp(sigma)
+        e = _mp(eps)
+        return _ncdf(-e / mu + mu / 2) - mpmath.exp(e) * _ncdf(-e / mu - mu / 2)
+
+
+def randomized_response_delta(p, steps: int, eps, dps: int = 40) -> mpmath.mpf:
+    r"""Exact: with :math:`p' = \max(p, 1 - p)`, the composed loss is :math:`(2k - T)\ell`
+    with binomial(T, p') P-mass, :math:`\ell = \log(p'/(1-p'))`."""
+    with mpmath.workdps(dps):
+        pp = _mp(max(Fraction(p), 1 - Fraction(p)))
+        ell = mpmath.log(pp / (1 - pp))
+        e = _mp(eps)
+        total = mpmath.mpf(0)
+        for k in range(steps + 1):
+            loss = (2 * k - steps) * ell
+            if loss > e:
+                total += mpmath.binomial(steps, k) * pp**k * (1 - pp) ** (steps - k) * (1 - mpmath.exp(e - loss))
+        return total
+
+
+def _laplace_delta1(b: mpmath.mpf, e: mpmath.mpf) -> mpmath.mpf:
+    beta = 1 / b
+    if e >= beta:
+        return mpmath.mpf(0)
+    if e < -beta:
+        return 1 - mpmath.exp(e)
+    xe = (1 - b * e) / 2
+    return 1 - mpmath.exp(-xe / b) / 2 - mpmath.exp(e) * mpmath.exp((xe - 1) / b) / 2
+
+
+def laplace_delta(scale, steps: int, eps, dps: int = 30) -> mpmath.mpf:
+    """Optimal delta of ``steps`` Laplace mechanisms (recursion over the loss law)."""
+    with mpmath.workdps(dps):
+        b = _mp(scale)
+        beta = 1 / b
+
+        def delta(t: int, e):
+            if t == 1:
+                return _laplace_delta1(b, e)
+            atoms = delta(t - 1, e - beta) / 2 + mpmath.exp(-beta) / 2 * delta(t - 1, e + beta)
+            mid = mpmath.quad(lambda x: mpmath.exp(-x / b) / (2 * b) * delta(t - 1, e - (1 - 2 * x) / b), [0, 0.5, 1])
+            return atoms + mid
+
+        return delta(steps, _mp(eps))
+
+
+def poisson_gaussian_delta(q, sigma, steps: int, eps, direction: str = "remove", dps: int = 20) -> mpmath.mpf:
+    r"""Optimal delta of ``steps`` Poisson-subsampled Gaussians (one direction).
+
+    remove: :math:`P = qN(1,\sigma^2) + (1-q)N(0,\sigma^2)`, :math:`Q = N(0,\sigma^2)`;
+    add: the swapped pair.  :math:`\delta_1` directly from the densities:
+    :math:`\delta_1(\varepsilon) = P(A) - e^\varepsilon Q(A)` with A the set where
+    :math:`dP/dQ > e^\varepsilon`, a half-line found from the monotone likelihood ratio.
+    """
+    with mpmath.workdps(dps):
+        qq, s = _mp(q), _mp(sigma)
+
+        def ratio_log(x):  # log of (mixture / N(0)) at x
+            return mpmath.log(1 - qq + qq * mpmath.exp((2 * x - 1) / (2 * s * s)))
+
+        def threshold(e):  # x with ratio_log(x) = e (requires e^e > 1 - q)
+            return s * s * mpmath.log((mpmath.exp(e) - 1 + qq) / qq) + mpmath.mpf(1) / 2
+
+        def delta1(e):
+            if direction == "remove":
+                if mpmath.exp(e) <= 1 - qq:
+                    return 1 - mpmath.exp(e)
+                x = threshold(e)
+                pa = qq * _ncdf(-(x - 1) / s) + (1 - qq) * _ncdf(-x / s)
+                qa = _ncdf(-x / s)
+                return pa - mpmath.exp(e) * qa
+            # add: P = N(0), Q = mixture, loss = -ratio_log(x); A = {x < threshold(-e)}
+            if mpmath.exp(-e) <= 1 - qq:
+                return mpmath.mpf(0)
+            y = threshold(-e)
+            pa = _ncdf(y / s)
+            qa = qq * _ncdf((y - 1) / s) + (1 - qq) * _ncdf(y / s)
+            return pa - mpmath.exp(e) * qa
+
+        def p_density(x):
+            if direction == "remove":
+                return (qq * mpmath.npdf(x, 1, s) + (1 - qq) * mpmath.npdf(x, 0, s))
+            return mpmath.npdf(x, 0, s)
+
+        def loss(x):
+            return ratio_log(x) if direction == "remove" else -ratio_log(x)
+
+        def delta(t: int, e):
+            if t == 1:
+                return delta1(e)
+            lim = 12 * s + 2
+            return mpmath.quad(lambda x: p_density(x) * delta(t - 1, e - loss(x)), [-lim, 0, 0.5, 1, lim])
+
+        return delta(steps, _mp(eps))
+
+
+# ---------------------------------------------------------------------------
+# independent recomputation of a PLD certificate's upper delta
+# ---------------------------------------------------------------------------
+
+def single_delta(kind: str, params: tuple, direction: str, eps) -> mpmath.mpf:
+    """delta_1(eps) of one dominating pair, in mpmath at the current precision.
+
+    ``kind``: "gaussian" (sigma,), "poisson-gaussian" (q, sigma), "laplace" (b,),
+    "rr" (p,).  Gaussian, Laplace and randomized response are symmetric (the
+    direction does not matter)."""
+    e = _mp(eps)
+    if kind == "gaussian":
+        (s,) = params
+        mu = 1 / _mp(s)
+        return _ncdf(-e / mu + mu / 2) - mpmath.exp(e) * _ncdf(-e / mu - mu / 2)
+    if kind == "laplace":
+        return _laplace_delta1(_mp(params[0]), e)
+    if kind == "rr":
+        pp = _mp(max(Fraction(params[0]), 1 - Fraction(params[0])))
+        ell = mpmath.log(pp / (1 - pp))
+        if e >= ell:
+            return mpmath.mpf(0)
+        if e < -ell:
+            return 1 - mpmath.exp(e)
+        return pp - mpmath.exp(e) * (1 - pp)
+    if kind == "poisson-gaussian":
+        q, s = params
+        qq, ss = _mp(q), _mp(s)
+
+        def threshold(v):
+            return ss * ss * mpmath.log((mpmath.exp(v) - 1 + qq) / qq) + mpmath.mpf(1) / 2
+
+        if direction == "remove":
+            if mpmath.exp(e) <= 1 - qq:
+                return 1 - mpmath.exp(e)
+            x = threshold(e)
+            return qq * _ncdf(-(x - 1) / ss) + (1 - qq) * _ncdf(-x / ss) - mpmath.exp(e) * _ncdf(-x / ss)
+        if mpmath.exp(-e) <= 1 - qq:
+            return mpmath.mpf(0)
+        y = threshold(-e)
+        return _ncdf(y / ss) - mpmath.exp(e) * (qq * _ncdf((y - 1) / ss) + (1 - qq) * _ncdf(y / ss))
+    raise ValueError(f"unknown pair kind {kind!r}")
+
+
+def _first_up(pred, start: int) -> int:
+    """Smallest k >= start with pred(k), for pred monotone false -> true."""
+    if pred(start):
+        return start
+    lo, step = start, 1
+    while not pred(start + step):
+        lo = start + step
+        step *= 2
+        if step > 2**40:
+            raise ArithmeticError("reference: no finite grid range")
+    hi = start + step
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _last_down(pred, start: int) -> int:
+    """Largest k <= start with pred(k), for pred true below some point."""
+    if pred(start):
+        return start
+    hi, step = start, 1
+    while not pred(start - step):
+        hi = start - step
+        step *= 2
+        if step > 2**40:
+            raise ArithmeticError("reference: no finite grid range")
+    lo = start - step
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def connect_the_dots_upper(kind: str, params: tuple, direction: str, n: int, scale_bits: int, tail) -> tuple:
+    r"""The dominating connect-the-dots PLD on every grid point :math:`k/n` between a bottom
+    and a top where the profile (minus :math:`1 - e^\varepsilon`) is below ``tail``, with
+    masses rounded up to integers at scale :math:`2^{-S}` (plus one unit for the mpmath
+    error) and the mass above the top at :math:`+\infty`.  Returns
+    ``(offset, coeffs, inf_mass_units)``."""
+    tl = _mp(tail)
+
+    def d(k):
+        return single_delta(kind, params, direction, Fraction(k, n))
+
+    top = _first_up(lambda k: d(k) <= tl, 0)
+    bot = _last_down(lambda k: d(k) - (1 - mpmath.exp(mpmath.mpf(k) / n)) <= tl, min(0, top - 1))
+    bot = min(bot, top - 1)
+    xs = [mpmath.exp(mpmath.mpf(k) / n) for k in range(bot, top + 1)]
+    ds = [d(k) for k in range(bot, top + 1)]
+    slopes = [(ds[0] - 1) / xs[0]]
+    for i in range(len(xs) - 1):
+        slopes.append((ds[i + 1] - ds[i]) / (xs[i + 1] - xs[i]))
+    slopes.append(mpmath.mpf(0))
+    scale = mpmath.mpf(2) ** scale_bits
+    coeffs = []
+    for i in range(len(xs)):
+        m = xs[i] * (slopes[i + 1] - slopes[i]) * scale
+        coeffs.append(max(0, int(mpmath.ceil(m)) + 1))
+    inf_units = int(mpmath.ceil(ds[-1] * scale)) + 1
+    return bot, coeffs, inf_units
+
+
+def _pack(coeffs, width: int) -> int:
+    nbytes = width // 8
+    return int.from_bytes(b"".join(c.to_bytes(nbytes, "little") for c in coeffs), "little")
+
+
+def _unpack(value: int, width: int, count: int) -> list:
+    nbytes = width // 8
+    raw = value.to_bytes(nbytes * count, "little")
+    return [int.from_bytes(raw[i * nbytes:(i + 1) * nbytes], "little") for i in range(count)]
+
+
+def _multiply(a: tuple, b: tuple, scale_bits: int, tail_units: int) -> tuple:
+    """Product of two (offset, coeffs, inf_units) by Kronecker substitution in Python
+    integers (exact), rescaled down with one unit per coefficient added at infinity,
+    low tail moved up onto the first kept coefficient, high tail moved to infinity."""
+    oa, ca, ia = a
+    ob, cb, ib = b
+    count = len(ca) + len(cb) - 1
+    big = max(max(ca), max(cb), 1).bit_length()
+    width = 2 * big + min(len(ca), len(cb)).bit_length() + 8
+    width += (-width) % 8
+    prod = _unpack(_pack(ca, width) * _pack(cb, width), width, count)
+    prod = [c >> scale_bits for c in prod]
+    inf = ia + ib + len(prod)
+    lo, acc = 0, 0
+    while lo < len(prod) - 1 and acc + prod[lo] <= tail_units:
+        acc += prod[lo]
+        lo += 1
+    low = acc
+    hi, acc = len(prod) - 1, 0
+    while hi > lo and acc + prod[hi] <= tail_units:
+        acc += prod[hi]
+        hi -= 1
+    kept = prod[lo:hi + 1]
+    kept[0] += low
+    return oa + ob + lo, kept, inf + acc
+
+
+def composed_upper_delta(parts, n: int, scale_bits: int, tail_step, comp_tail, eps, dps: int = 30) -> mpmath.mpf:
+    r"""Upper delta at ``eps`` of the composition of ``parts`` = [(kind, params, direction,
+    count), ...] on the grid 1/n: connect-the-dots masses in mpmath, exact Python-integer
+    convolution (no FLINT), delta summed in mpmath.  An estimate of the same upper bound
+    that :mod:`rigorous_rdp.pld` certifies, on an independent code path."""
+    with mpmath.workdps(dps):
+        tail_units = int(Fraction(comp_tail) * (1 << scale_bits))
+        result = None
+        for kind, params, direction, count in parts:
+            base = connect_the_dots_upper(kind, params, direction, n, scale_bits, tail_step)
+            k = count
+            acc = None
+            while k:
+                if k & 1:
+                    acc = base if acc is None else _multiply(acc, base, scale_bits, tail_units)
+                k >>= 1
+                if k:
+                    base = _multiply(base, base, scale_bits, tail_units)
+            result = acc if result is None else _multiply(result, acc, scale_bits, tail_units)
+        off, coeffs, inf_units = result
+        e = _mp(eps)
+        total = mpmath.mpf(0)
+        for j, c in enumerate(coeffs):
+            loss = mpmath.mpf(off + j) / n
+            if c and loss > e:
+                total += c * (1 - mpmath.exp(e - loss))
+        return min(mpmath.mpf(1), (total + inf_units) / mpmath.mpf(2) ** scale_bits)
+
+
+def reference_parts(leaves, direction: str) -> list:
+    """[(kind, params, direction, count)] for leaf events with counts (the dominating
+    pairs, written out independently of :mod:`rigorous_rdp.pld`)."""
+    from ..events import FixedSizeSampledEvent, GaussianEvent, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
+
+    out = []
+    for ev, count in leaves:
+        if isinstance(ev, GaussianEvent):
+            out.append(("gaussian", (ev.noise_multiplier,), direction, count))
+        elif isinstance(ev, LaplaceEvent):
+            out.append(("laplace", (ev.scale,), direction, count))
+        elif isinstance(ev, RandomizedResponseEvent):
+            out.append(("rr", (ev.p,), direction, count))
+        elif isinstance(ev, (PoissonSampledEvent, FixedSizeSampledEvent)) and isinstance(ev.event, GaussianEvent):
+            q = ev.sampling_probability
+            s = ev.event.noise_multiplier / (2 if isinstance(ev, FixedSizeSampledEvent) else 1)
+            if q == 0:
+                continue
+            if q == 1:
+                out.append(("gaussian", (s,), direction, count))
+            else:
+                out.append(("poisson-gaussian", (q, s), direction, count))
+        else:
+            raise ValueError(f"no reference PLD for {type(ev).__name__}")
+    return out
