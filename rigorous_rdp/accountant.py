@@ -524,7 +524,9 @@ class RdpAccountant:
             pts, vals = self._integer_refine(obj, pts, vals, i)
         i = int(np.argmin(vals))
         if not np.isfinite(vals[i]):
-            return [], {"method": "bracketed", "screened": len(pts)}
+            # the float screen over- or underflows everywhere (e.g. sigma = 1e-300): any order gives
+            # a valid bound, so certify one (a poor screen costs tightness, never soundness)
+            return [(math.inf, Fraction(2))], {"method": "fallback (no finite screen value)", "screened": len(pts)}
         lo = pts[i - 1] if i > 0 else 1.0
         hi = pts[i + 1] if i + 1 < len(pts) else pts[i]
         record = {"method": "bracketed", "bracket": [_num_json(lo), _num_json(hi)], "screened": len(pts)}
