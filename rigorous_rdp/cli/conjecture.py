@@ -26,6 +26,9 @@ def register(sub: Any) -> None:
                    help="run the trials on Dask: local:N starts a LocalCluster with N workers, "
                         "or the address of a running scheduler (tcp://host:8786)")
     p.add_argument("--steps", default="12", metavar="K", help="local-search steps per trial (default 12; 0 = random only)")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="write a certificate that 'rigorous-rdp verify' re-checks: of the largest proven violation, "
+                        "else (1-d) of LHS <= RHS at the worst configuration")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text, option_names=_OPTIONS)
 
@@ -37,7 +40,7 @@ def _int(value: str, name: str, low: int) -> int:
     return int(f)
 
 
-_OPTIONS = ("trials", "seed", "jobs", "steps", "model", "dim", "dask")
+_OPTIONS = ("trials", "seed", "jobs", "steps", "model", "dim", "dask", "out")
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
@@ -57,6 +60,8 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
         res = probe(trials, seed, model=args.model, dim=int(args.dim), jobs=jobs, executor=ex, steps=steps,
                     progress=not args.json)
     out = res.to_json()
+    if args.out is not None:
+        out["certificate"] = _write_certificate(res, args.out)
     if spec is not None:
         out["dask"] = spec
     return out
@@ -76,3 +81,18 @@ def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
         lines.append(f"    ratio >= {v['ratio_lower']}: {v['config']}")
     lines.append(f"  float screen: {res['screens_per_second']:.1f} configurations/s; total {res['seconds']:.1f} s")
     return "\n".join(lines)
+
+
+def _write_certificate(res: Any, path: str) -> Dict[str, Any]:
+    from ..certificate import write_certificate
+    from ..research.conjecture_certificate import make_holds_certificate, make_violation_certificate
+
+    if res.violation_records:
+        best = max(res.violation_records, key=lambda v: float(v["ratio_lower"]))
+        cert = make_violation_certificate(best["config"])
+    elif res.worst["config"].d == 1 and res.worst_certified["verdict"] in ("holds", "equal"):
+        cert = make_holds_certificate(res.worst["config"])
+    else:
+        return {"written": False, "reason": "nothing proven to certify (no proven violation; d > 1 or undecided)"}
+    write_certificate(cert, path)
+    return {"written": True, "file": path, "kind": cert["kind"], "claim": cert["claim"]}
