@@ -139,8 +139,10 @@ def dask_executor(spec: Optional[str]) -> Iterator[Optional[cf.Executor]]:
     cluster = None
     try:
         if spec.startswith("local:"):
+            import logging
+
             cluster = LocalCluster(n_workers=int(spec.split(":", 1)[1]), threads_per_worker=1,
-                                   dashboard_address=None, processes=True)
+                                   dashboard_address=None, processes=True, silence_logs=logging.ERROR)
             client = Client(cluster)
         else:
             try:
