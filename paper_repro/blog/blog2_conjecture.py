@@ -22,7 +22,7 @@ TITLE = "Blog part 2: Conjecture 1, LHS against RHS per model and dimension"
 SOURCE = SEEDS["blog2"]
 
 SEED = 2019
-TRIALS = {1: 40, 2: 24, 3: 12}
+TRIALS = {1: 24, 2: 16, 3: 8}
 FAST_TRIALS = 2
 STEPS = 10
 
