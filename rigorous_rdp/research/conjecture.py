@@ -551,15 +551,23 @@ def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> Tuple[List[Fraction], List[F
     means = [m for _, m in pa] + [m for _, m in qa]
     shift = float(_sq(cfg.u, cfg.u_prime)) ** 0.5  # largest distance between paired atoms of p and q
     pad = _qz(7 * float(cfg.sigma) + float(cfg.lam) * max(shift, 0.01), Fraction(1, 16)) + Fraction(1, 16)
-    lo = [min(m[k] for m in means) - pad for k in range(cfg.d)]
-    hi = [max(m[k] for m in means) + pad for k in range(cfg.d)]
+    # an axis on which all atoms agree carries an independent N(c, sigma^2) coordinate with the same
+    # law under p and q: it gets a single cell (the whole line; lo = hi = None)
+    lo: List[Optional[Fraction]] = []
+    hi: List[Optional[Fraction]] = []
+    for k in range(cfg.d):
+        a, b = min(m[k] for m in means), max(m[k] for m in means)
+        lo.append(None if a == b and cfg.d > 1 else a - pad)
+        hi.append(None if a == b and cfg.d > 1 else b + pad)
+    if all(x is None for x in lo):
+        lo[0], hi[0] = means[0][0] - pad, means[0][0] + pad
     return lo, hi, cfg.sigma / per_sigma
 
 
 def cell_count(cfg: ProbeConfig, per_sigma: int) -> int:
     """Number of cubes used by :func:`lhs_lower_cells` at ``per_sigma``."""
     lo, hi, h = _cell_plan(cfg, per_sigma)
-    return math.prod(int(math.ceil((b - a) / h)) for a, b in zip(lo, hi))
+    return math.prod(int(math.ceil((b - a) / h)) for a, b in zip(lo, hi) if a is not None)
 
 
 def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_work: int = 3_000_000) -> arb:
@@ -583,6 +591,9 @@ def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_wo
         lam = to_arb(cfg.lam)
         cuts = []
         for k in range(cfg.d):
+            if lo[k] is None:
+                cuts.append(None)
+                continue
             nk = int(math.ceil((hi[k] - lo[k]) / h))
             cuts.append([lo[k] + i * h for i in range(nk + 1)])
 
@@ -592,6 +603,9 @@ def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_wo
                 per_axis = []
                 box = arb(1)
                 for k in range(cfg.d):
+                    if cuts[k] is None:
+                        per_axis.append([arb(1)])
+                        continue
                     mu = m[k]
                     cdf = [_phi_cdf(to_arb((t - mu)) / s) for t in cuts[k]]
                     # interval probabilities without cancellation: upper tail form right of the mean
@@ -608,7 +622,7 @@ def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_wo
             return out
 
         def cell_masses(ap):
-            shape = [len(c) - 1 for c in cuts]
+            shape = [1 if c is None else len(c) - 1 for c in cuts]
             total = [arb(0)] * math.prod(shape)
             inside = arb(0)
             for w, per_axis, box in ap:

@@ -64,8 +64,10 @@ def make_violation_certificate(cfg: ProbeConfig, *, max_per_sigma: int = 32) -> 
         "format": FORMAT, "format_version": VERSION, "kind": "violation",
         "statement": "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) >= ratio_lower > 1",
         "config": cfg.to_json(),
-        "method": {"partition": "cubes of side h filling [lo, hi] per axis, and the complement of the box",
-                   "h": str(h), "lo": [str(x) for x in lo], "hi": [str(x) for x in hi]},
+        "method": {"partition": ("cubes of side h filling [lo, hi] per axis (an axis with lo = hi = null is not "
+                                 "cut: all atoms agree there), and the complement of the box"),
+                   "h": str(h), "lo": [None if x is None else str(x) for x in lo],
+                   "hi": [None if x is None else str(x) for x in hi]},
         "claim": {"lhs_lower": decimal_lower(v["lhs_lower"], 15), "rhs_upper": decimal_upper(v["rhs"].ball, 15),
                   "ratio_lower": decimal_lower(v["ratio_lower"], 15)},
     }
@@ -193,6 +195,11 @@ def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: List[Fraction], hi: List[Fr
     d = cfg.d
     cuts = []
     for k in range(d):
+        if lo[k] is None:
+            if len({m[k] for m in list(p) + list(q)}) != 1:
+                raise ValueError(f"axis {k} is not cut but the atoms differ there")
+            cuts.append(None)
+            continue
         nk = int(math.ceil((hi[k] - lo[k]) / h))
         cuts.append([_mp(lo[k] + i * h) for i in range(nk + 1)])
 
@@ -202,6 +209,9 @@ def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: List[Fraction], hi: List[Fr
             axes = []
             box = mpmath.mpf(1)
             for k in range(d):
+                if cuts[k] is None:
+                    axes.append([mpmath.mpf(1)])
+                    continue
                 mu = _mp(mean[k])
                 c = [mpmath.ncdf(t, mu, s) for t in cuts[k]]
                 axes.append([c[i + 1] - c[i] for i in range(len(c) - 1)])
@@ -264,7 +274,8 @@ def verify_conjecture_certificate(cert: Any, *, dps: Optional[int] = None) -> An
             rhs = _mp_rhs(cfg)
             if cert.get("kind") == "violation":
                 m = cert["method"]
-                lhs = _mp_lhs_cells(cfg, Fraction(m["h"]), [Fraction(x) for x in m["lo"]], [Fraction(x) for x in m["hi"]])
+                opt = lambda v: None if v is None else Fraction(v)  # noqa: E731
+                lhs = _mp_lhs_cells(cfg, Fraction(m["h"]), [opt(x) for x in m["lo"]], [opt(x) for x in m["hi"]])
                 ratio = lhs / rhs
                 stated = mpmath.mpf(claim["ratio_lower"])
                 tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2))
