@@ -736,6 +736,8 @@ def certify_config(cfg: ProbeConfig, digits: float = 6) -> Dict[str, Any]:
             L = Certified(arb(v["lhs_lower"].lower()).union(arb(up.upper())), 96)
     with workprec(max(L.prec, R.prec)) as p:
         ratio = L.ball / R.ball
+        if not ratio.lower() > 0 and L.ball >= 0 and R.ball > 0:
+            ratio = arb(0).union(arb(ratio.upper()))  # a quotient of non-negative numbers
     if is_rhs_pair(cfg):
         verdict = "equal"  # exact equality by invariance; the balls overlap by necessity
     elif L.ball <= R.ball:
