@@ -224,7 +224,8 @@ def test_limit_r0_matches_screen_and_exceeds_one():
     assert abs(limit_ratio_r0((1.0,), (0.0,), 0.7) - 1) < 1e-15  # the 1-d extremal pair
 
 
-@pytest.mark.parametrize("model,dim", [("range", 1), ("clip", 2), ("poisson", 1), ("range", 2)])
+@pytest.mark.parametrize("model,dim", [("range", 1), ("clip", 2), pytest.param("poisson", 1, marks=pytest.mark.slow),
+                                       ("range", 2)])
 def test_probe_models_json_contract(model, dim):
     js = probe(2, 3, model=model, dim=dim, steps=2).to_json()
     assert set(js) >= {"model", "dim", "trials", "seed", "worst", "violations", "screened_max"}
