@@ -222,6 +222,8 @@ def test_limit_r0_matches_screen_and_exceeds_one():
     c = tri_cfg(n=5000)
     assert abs(screen_ratio(c)["ratio"] - lim) < 2e-3  # r = 1/5000: next order is O(r)
     assert abs(limit_ratio_r0((1.0,), (0.0,), 0.7) - 1) < 1e-15  # the 1-d extremal pair
+    # lambda -> 1 (the KL limit has the same leading term): lambda = 1 + 1/128 at r = 1/5000
+    assert abs(screen_ratio(tri_cfg(n=5000, lam=F(129, 128)))["ratio"] - lim) < 2e-3
 
 
 @pytest.mark.parametrize("model,dim", [("range", 1), ("clip", 2), pytest.param("poisson", 1, marks=pytest.mark.slow),
