@@ -232,25 +232,31 @@ def _rat(x: float) -> Fraction:
 
 def _branch_and_bound(cells: List[Tuple[object, object]], point, cell_bound, split, rel_gap: float,
                       max_cells: int) -> List[Tuple[object, object]]:
-    """Float branch and bound: bisect cells whose bound exceeds the best point value."""
-    for _ in range(64):
-        best = max(point(x) for cell in cells for x in cell)
-        new: List[Tuple[object, object]] = []
-        changed = False
-        total = len(cells)
-        for cell in cells:
-            if cell_bound(*cell) > best + rel_gap and total < max_cells:
-                parts = split(*cell)
-                if parts:
-                    new += parts
-                    total += len(parts) - 1
-                    changed = True
-                    continue
-            new.append(cell)
-        cells = new
-        if not changed:
+    """Float best-first branch and bound: repeatedly bisect the cell with the largest bound while that
+    bound exceeds the best point value by more than ``rel_gap`` (in log) and the budget allows.
+    Only the choice of cells uses floats; every final cell is bounded certified by the caller."""
+    import heapq
+
+    best = max(point(x) for cell in cells for x in cell)
+    heap = [(-cell_bound(*c), k, c) for k, c in enumerate(cells)]
+    heapq.heapify(heap)
+    counter = len(cells)
+    done: List[Tuple[object, object]] = []
+    while heap and len(heap) + len(done) < max_cells:
+        nb, _, cell = heapq.heappop(heap)
+        if -nb <= best + rel_gap:
+            heapq.heappush(heap, (nb, counter, cell))
             break
-    return cells
+        parts = split(*cell)
+        if not parts:
+            done.append(cell)
+            continue
+        for part in parts:
+            for x in part:
+                best = max(best, point(x))
+            counter += 1
+            heapq.heappush(heap, (-cell_bound(*part), counter, part))
+    return done + [c for _, _, c in heap]
 
 
 def constant_sup(c1: object, c2: object, *, sigma_min: object = None, sigma_max: object = 100,
