@@ -80,6 +80,10 @@ def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
     for v in res["violations_certified"]:
         lines.append(f"    ratio >= {v['ratio_lower']}: {v['config']}")
     lines.append(f"  float screen: {res['screens_per_second']:.1f} configurations/s; total {res['seconds']:.1f} s")
+    cert = res.get("certificate")
+    if cert is not None:
+        lines.append(f"  certificate ({cert['kind']}) written to {cert['file']}" if cert["written"]
+                     else f"  no certificate written: {cert['reason']}")
     return "\n".join(lines)
 
 
