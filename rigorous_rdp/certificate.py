@@ -433,6 +433,11 @@ def verify_certificate(cert: Any, *, dps: Optional[int] = None, reference: Any =
     Returns:
         :class:`VerificationResult`; never raises for a bad certificate.
     """
+    if isinstance(cert, dict) and cert.get("format") == "rigorous-rdp-conjecture":
+        # Conjecture 1 certificates (a different claim) have their own independent re-check
+        from .research.conjecture_certificate import verify_conjecture_certificate
+
+        return verify_conjecture_certificate(cert, dps=dps)
     try:
         return _verify(cert, dps, reference)
     except CertificateError as exc:

@@ -18,7 +18,7 @@ from rigorous_rdp.research.parallel import SerialExecutor
 
 
 def cfg_fixed(n, m, sigma, lam, values, counts, u, up):
-    return ProbeConfig("fixed", n, m, F(0), F(sigma), F(lam), tuple((F(v),) for v in values), tuple(counts), (F(u),), (F(up),))
+    return ProbeConfig("range", n, m, F(0), F(sigma), F(lam), tuple((F(v),) for v in values), tuple(counts), (F(u),), (F(up),))
 
 
 def brute_force_laws(n, m, rows, u, up):
@@ -123,14 +123,11 @@ def test_bad_config():
         cfg_fixed(4, 2, 1, 1, [F(0)], [3], F(1), F(0))
     with pytest.raises(ValueError, match="^trials must be"):
         probe(0, 1)
-    c2 = ProbeConfig("fixed", 3, 1, F(0), F(1), F(2), ((F(0), F(0)),), (2,), (F(1, 4), F(0)), (F(-1, 4), F(0)))
-    with pytest.raises(ValueError, match="^d must be 1"):
-        certify_config(c2)
 
 
 def _strip(js):
     js = dict(js)
-    for k in ("screens_per_second", "certified_seconds_worst"):
+    for k in ("screens_per_second", "seconds"):
         js.pop(k)
     return js
 
@@ -139,8 +136,9 @@ def test_probe_deterministic_given_seed():
     a = probe(3, 7, steps=2).to_json()
     b = probe(3, 7, steps=2, executor=SerialExecutor()).to_json()
     assert _strip(a) == _strip(b)
-    assert a["trials"] == 3 and a["violations"] == 0
-    assert F(a["max_ratio"]["upper"]) <= 1 + F(1, 10**6)
+    assert a["trials"] == 3 and a["violations"] == 0 and a["model"] == "range" and a["dim"] == 1
+    assert F(a["worst"]["ratio"]["upper"]) <= 1 + F(1, 10**6)
+    assert a["worst"]["certified"] is True
 
 
 def test_cli_bad_input_exit_2():
@@ -149,3 +147,91 @@ def test_cli_bad_input_exit_2():
     assert out.returncode == 2
     assert out.stderr.strip().startswith("rigorous-rdp: error: --trials must be")
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+# --- models and dimensions ------------------------------------------------------------------
+
+TRIANGLE = ((F(0), F(0)), (F(1), F(0)), (F(1, 2), F(866, 1000)))  # sides 1, 1, 0.99998 (exact check)
+
+
+def tri_cfg(model="range", n=50, sigma=1, lam=2):
+    c, u, up = TRIANGLE
+    return ProbeConfig(model, n, 1, F(0), F(sigma), F(lam), (c,), (n - 1,), u, up)
+
+
+def test_models_admit_exactly_their_sets():
+    # diameter 1 but not inside any disc of radius 1/2: admitted by range only (the former probe
+    # sampled d >= 2 values from the disc of radius 1/2 and so never reached it)
+    tri_cfg("range")
+    with pytest.raises(ValueError, match="^values must have norm <= 1/2"):
+        tri_cfg("clip")
+    with pytest.raises(ValueError, match="^values must be within distance 1"):
+        ProbeConfig("range", 3, 1, F(0), F(1), F(2), ((F(0), F(0)),), (2,), (F(1), F(0)), (F(1, 2), F(867, 1000)))
+    with pytest.raises(ValueError, match="^values must have norm <= 1 "):
+        ProbeConfig("poisson", 3, 0, F(1, 2), F(1), F(2), ((F(0), F(0)),), (2,), (F(1), F(1, 100)), (F(0), F(0)))
+    with pytest.raises(ValueError, match="^model must be one of"):
+        ProbeConfig("fixed", 3, 1, F(0), F(1), F(2), ((F(0),),), (2,), (F(1),), (F(0),))
+
+
+def scipy_lhs_2d(cfg):
+    """D_lambda(p||q) of a 2-d configuration by scipy dblquad (an independent reference)."""
+    from scipy import integrate
+
+    from rigorous_rdp.research.conjecture import exact_atoms
+
+    pa, qa = exact_atoms(cfg)
+    s, lam = float(cfg.sigma), float(cfg.lam)
+
+    def dens(atoms, x, y):
+        return sum(float(w) * math.exp(-((x - float(m[0])) ** 2 + (y - float(m[1])) ** 2) / (2 * s * s))
+                   for w, m in atoms) / (2 * math.pi * s * s)
+
+    g, _ = integrate.dblquad(lambda y, x: dens(pa, x, y) ** lam * dens(qa, x, y) ** (1 - lam), -8, 9, -8, 9,
+                             epsabs=1e-13, epsrel=1e-11)
+    return math.log(g) / (lam - 1)
+
+
+def test_two_dimensional_range_violation_is_proven():
+    """Equilateral triangle of side ~1, m = 1, n = 50, sigma = 1, lambda = 2: LHS > RHS, proven."""
+    from rigorous_rdp.research.conjecture import certify_violation, lhs_lower_cells
+
+    c = tri_cfg()
+    ref = scipy_lhs_2d(c)
+    with workprec(96):
+        low = lhs_lower_cells(c, per_sigma=8)
+    assert float(low.lower()) <= ref <= float(low.lower()) * 1.01  # a lower bound, and within 1 %
+    # RHS at integer order: (9.5) summed in mpmath
+    mpmath.mp.dps = 40
+    r, x = mpmath.mpf(1) / 50, mpmath.mpf(1)
+    rhs = mpmath.log((1 - r) ** 2 + 2 * r * (1 - r) + r * r * mpmath.exp(x))  # lambda = 2: G = 1 + r^2 (e^x - 1)
+    v = certify_violation(c)
+    assert v["proven"] and float(v["ratio_lower"].lower()) > 1.1
+    assert v["rhs"].ball.contains(arb(mpmath.nstr(rhs, 30))) or abs(float(rhs) - v["rhs"].mid_float()) < 1e-15
+    assert ref / float(rhs) > 1.15  # the reference ratio, next to the certified lower bound
+    res = certify_config(c)
+    assert res["verdict"] == "violated"
+
+
+def test_limit_r0_matches_screen_and_exceeds_one():
+    from rigorous_rdp.research.conjecture import limit_ratio_r0
+
+    x = 1.0
+    lim = limit_ratio_r0((1.0, 0.0), (0.5, 0.866), 1.0)
+    closed = 2 * math.exp(x / 2) / (1 + math.exp(x / 2))
+    assert abs(lim - closed) < 2e-4 and lim > 1.24
+    c = tri_cfg(n=5000)
+    assert abs(screen_ratio(c)["ratio"] - lim) < 2e-3  # r = 1/5000: next order is O(r)
+    assert abs(limit_ratio_r0((1.0,), (0.0,), 0.7) - 1) < 1e-15  # the 1-d extremal pair
+    # lambda -> 1 (the KL limit has the same leading term): lambda = 1 + 1/128 at r = 1/5000
+    assert abs(screen_ratio(tri_cfg(n=5000, lam=F(129, 128)))["ratio"] - lim) < 2e-3
+
+
+@pytest.mark.parametrize("model,dim", [("range", 1), ("clip", 2), pytest.param("poisson", 1, marks=pytest.mark.slow),
+                                       ("range", 2)])
+def test_probe_models_json_contract(model, dim):
+    js = probe(2, 3, model=model, dim=dim, steps=2).to_json()
+    assert set(js) >= {"model", "dim", "trials", "seed", "worst", "violations", "screened_max"}
+    assert js["model"] == model and js["dim"] == dim
+    assert set(js["worst"]) >= {"ratio", "certified", "config"}
+    if model == "poisson":
+        assert js["violations"] == 0 and js["screened_max"] <= 1 + 1e-9

@@ -1,5 +1,6 @@
 """Tests of rigorous_rdp.research.constant: C(c1, c2) of Claim 26 (blog part 2)."""
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -110,3 +111,46 @@ def test_sup_bad_input():
         constant_sup(2, 1, sigma_min=1)
     with pytest.raises(ValueError, match="^c2 must be a number"):
         constant_sup(1, "abc")
+
+
+# --- the whole sigma range -----------------------------------------------------------------
+
+def test_float_screen_matches_mpmath():
+    from rigorous_rdp.research.constant import log_g_screen
+
+    mpmath.mp.dps = 30
+    assert abs(log_g_screen(3.5, 0.25, 2.0) - float(mpmath.log(mp_g_real(Fraction(7, 2), Fraction(1, 4), 2)))) < 1e-12
+    assert abs(log_g_screen(7.0, 0.1, 1.5) - float(mpmath.log(mp_g_int(7, Fraction(1, 10), Fraction(3, 2))))) < 1e-12
+
+
+@pytest.mark.parametrize("c1,c2", [(1, 1), (Fraction(1, 2), 2)])
+def test_tail_majorant_dominates_g_beyond_the_cut(c1, c2):
+    """The majorant at sigma_c is above G(sigma) (mpmath quadrature of the definition) for sigma >= sigma_c,
+    and tends to the limit exp(c1^2 c2^2 / 2)."""
+    from rigorous_rdp.research.constant import tail_majorant
+
+    mpmath.mp.dps = 20
+    sc = Fraction(40)
+    with workprec(64):
+        m = tail_majorant(c1, c2, sc)
+        m_far = tail_majorant(c1, c2, Fraction(10**6))
+    lim = math.exp(float(c1) ** 2 * float(c2) ** 2 / 2)
+    for s in (Fraction(40), Fraction(80), Fraction(400)):
+        g = mp_g_real(Fraction(c2) * s * s, Fraction(c1) / s, s)
+        assert float(g) <= float(m.upper())
+    assert lim <= float(m_far.upper()) <= lim * (1 + 1e-4)
+    with pytest.raises(ValueError, match="^sigma must be larger"):
+        with workprec(64):
+            tail_majorant(2, 2, Fraction(3))
+
+
+def test_whole_range_contains_finite_range_values():
+    from rigorous_rdp.research.constant import constant_whole_range
+
+    res = constant_whole_range(1, 1, max_cells=300)
+    C = res["C"]
+    assert res["sigma_cut"] > 10 and not res["tail_sets_upper"]
+    # values of G at points of the range are below the upper end; the lower end is a value of G
+    for s in (Fraction(2), Fraction(39, 10), Fraction(50), Fraction(1000)):
+        assert float(mp_g_real(s * s, 1 / s, s)) <= C.upper_float()
+    assert 1.798 < C.lower_float() <= 1.7981569 and C.upper_float() < 1.85

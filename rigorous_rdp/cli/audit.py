@@ -22,11 +22,45 @@ def register(sub: Any) -> None:
     p.add_argument("--quick", action="store_true", help="small configuration grid (a few seconds)")
     p.add_argument("--peer", nargs="+", choices=PEERS, metavar="PEER",
                    help=f"restrict to these peers ({', '.join(PEERS)})")
+    p.add_argument("--dask", default=None, metavar="SPEC",
+                   help="one Dask task per peer: local:N (a LocalCluster with N workers) or a scheduler address")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text)
 
 
+def _audit_peer(item: Any) -> Dict[str, Any]:
+    quick, peer = item
+    return run_audit(quick=quick, peers=[peer])
+
+
+def _run_dask(args: argparse.Namespace, spec: str) -> Dict[str, Any]:
+    """The audit split by peer over a Dask executor, merged into the report of the local run."""
+    from ..research.audit import available_peers
+    from ..research.parallel import dask_executor, map_ordered
+
+    installed = available_peers()
+    active = [p for p in PEERS if installed[p] is not None and (args.peer is None or p in args.peer)]
+    if not active:
+        return run_audit(quick=args.quick, peers=args.peer)
+    with dask_executor(spec) as ex:
+        parts = map_ordered(_audit_peer, [(args.quick, p) for p in active], executor=ex)
+    res = parts[0]
+    for part in parts[1:]:
+        for row, other in zip(res["configurations"], part["configurations"]):
+            row["peers"].update(other["peers"])
+        res["flags"] += part["flags"]
+    res["dask"] = spec
+    return res
+
+
 def run(args: argparse.Namespace) -> Dict[str, Any]:
+    from ..research.parallel import validate_dask
+
+    spec = validate_dask(args.dask)
+    if spec is not None:
+        res = _run_dask(args, spec)
+        res["command"] = "rigorous-rdp audit" + (" --quick" if args.quick else "") + f" --dask {spec} --json"
+        return res
     bar = None
     progress = None
     if not args.json:

@@ -12,12 +12,23 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "conjecture", help="probe Conjecture 1 of the blog post (part 2) on exact Gaussian-mixture laws",
         description=("Compare D_lambda(p||q) for subsampled Gaussian mechanisms on neighbouring datasets with "
-                     "D_lambda(r mu_1 + (1-r) mu_0 || mu_0) over random, locally optimised datasets; the worst "
-                     "1-d configuration and every candidate violation are recomputed with certified enclosures."))
+                     "D_lambda(r mu_1 + (1-r) mu_0 || mu_0) over random, locally optimised datasets of one model "
+                     "and dimension; the worst configuration gets a certified enclosure and every candidate "
+                     "violation a certified lower bound. Models: range (fixed-size without replacement, "
+                     "replace-one, row values in a set of diameter <= 1), clip (same sampling, row values in the "
+                     "ball of radius 1/2), poisson (Poisson sampling, add/remove, row values in the unit ball)."))
+    p.add_argument("--model", default="range", metavar="M", help="range | clip | poisson (default range)")
+    p.add_argument("--dim", default="1", metavar="D", help="dimension of the row values: 1, 2 or 3 (default 1)")
     p.add_argument("--trials", required=True, metavar="N", help="number of random starts (integer >= 1)")
     p.add_argument("--seed", default="0", metavar="S", help="random seed (integer >= 0, default 0)")
-    p.add_argument("--jobs", default="1", metavar="J", help="worker processes (default 1)")
+    p.add_argument("--jobs", default="1", metavar="J", help="local worker processes (default 1)")
+    p.add_argument("--dask", default=None, metavar="SPEC",
+                   help="run the trials on Dask: local:N starts a LocalCluster with N workers, "
+                        "or the address of a running scheduler (tcp://host:8786)")
     p.add_argument("--steps", default="12", metavar="K", help="local-search steps per trial (default 12; 0 = random only)")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="write a certificate that 'rigorous-rdp verify' re-checks: of the largest proven violation, "
+                        "else (1-d) of LHS <= RHS at the worst configuration")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text, option_names=_OPTIONS)
 
@@ -29,37 +40,63 @@ def _int(value: str, name: str, low: int) -> int:
     return int(f)
 
 
-_OPTIONS = ("trials", "seed", "jobs", "steps")
+_OPTIONS = ("trials", "seed", "jobs", "steps", "model", "dim", "dask", "out")
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
-    from ..research.conjecture import probe
-    from ..research.parallel import validate_jobs
+    from ..research.conjecture import MODELS, probe
+    from ..research.parallel import dask_executor, validate_dask, validate_jobs
 
+    if args.model not in MODELS:
+        raise ValueError(f"model must be one of range, clip, poisson. Found {args.model}.")
+    if args.dim not in ("1", "2", "3"):
+        raise ValueError(f"dim must be 1, 2 or 3. Found {args.dim}.")
     trials = _int(args.trials, "trials", 1)
     seed = _int(args.seed, "seed", 0)
     steps = _int(args.steps, "steps", 0)
     jobs = validate_jobs(args.jobs)
-    res = probe(trials, seed, jobs=jobs, steps=steps, progress=not args.json)
-    return res.to_json()
+    spec = validate_dask(args.dask)
+    with dask_executor(spec) as ex:
+        res = probe(trials, seed, model=args.model, dim=int(args.dim), jobs=jobs, executor=ex, steps=steps,
+                    progress=not args.json)
+    out = res.to_json()
+    if args.out is not None:
+        out["certificate"] = _write_certificate(res, args.out)
+    if spec is not None:
+        out["dask"] = spec
+    return out
 
 
 def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
     w = res["worst"]
     lines = [
-        f"Conjecture 1 probe: {res['trials']} trials (seed {res['seed']}, {res['local_steps']} local steps each)",
-        f"  worst ratio D(p||q) / D(r mu1 + (1-r) mu0 || mu0), certified: [{res['max_ratio']['lower']}, {res['max_ratio']['upper']}]"
-        f"  ({w['verdict']})",
-        f"  worst configuration: {w['config']}",
-    ]
-    wn = res.get("worst_nontrivial")
-    if wn:
-        lines.append(f"  worst configuration other than the right-hand-side pair itself: ratio "
-                     f"[{wn['ratio']['lower']}, {wn['ratio']['upper']}] ({wn['verdict']}): {wn['config']}")
-    lines += [
+        f"Conjecture 1 probe, model {res['model']}, dimension {res['dim']}: {res['trials']} trials "
+        f"(seed {res['seed']}, {res['local_steps']} local steps each)",
+        f"  largest screened ratio D(p||q) / D(r mu1 + (1-r) mu0 || mu0): {res['screened_max']:.6g}",
+        f"  its certified enclosure: [{w['ratio']['lower']}, {w['ratio']['upper']}] ({w['verdict']})",
+        f"  configuration: {w['config']}",
         f"  certified violations: {res['violations']}  (screened candidates: {res['candidates']})",
-        f"  max screened ratio by kind: {res['max_screen_ratio_by_kind']}",
-        f"  float screen: {res['screens_per_second']:.1f} configurations/s; certified confirmation of the worst: "
-        f"{res['certified_seconds_worst']:.2f} s",
     ]
+    for v in res["violations_certified"]:
+        lines.append(f"    ratio >= {v['ratio_lower']}: {v['config']}")
+    lines.append(f"  float screen: {res['screens_per_second']:.1f} configurations/s; total {res['seconds']:.1f} s")
+    cert = res.get("certificate")
+    if cert is not None:
+        lines.append(f"  certificate ({cert['kind']}) written to {cert['file']}" if cert["written"]
+                     else f"  no certificate written: {cert['reason']}")
     return "\n".join(lines)
+
+
+def _write_certificate(res: Any, path: str) -> Dict[str, Any]:
+    from ..certificate import write_certificate
+    from ..research.conjecture_certificate import make_holds_certificate, make_violation_certificate
+
+    if res.violation_records:
+        best = max(res.violation_records, key=lambda v: float(v["ratio_lower"]))
+        cert = make_violation_certificate(best["config"])
+    elif res.worst["config"].d == 1 and res.worst_certified["verdict"] in ("holds", "equal"):
+        cert = make_holds_certificate(res.worst["config"])
+    else:
+        return {"written": False, "reason": "nothing proven to certify (no proven violation; d > 1 or undecided)"}
+    write_certificate(cert, path)
+    return {"written": True, "file": path, "kind": cert["kind"], "claim": cert["claim"]}

@@ -3,57 +3,95 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any, Dict
-
-from ..arith import decimal_lower, decimal_upper
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "constant", help="certified C(c1, c2) of Claim 26: sup over sigma of G_lambda(r mu1 + (1-r) mu0 || mu0)",
-        description=("Certified enclosure of the supremum over sigma in [sigma-min, sigma-max] of "
-                     "G_lambda(r mu_1 + (1-r) mu_0 || mu_0) with r = c1/sigma and lambda = c2 sigma^2 "
-                     "(floor(c2 sigma^2) with --integer), with the value at sigma-max and the limit exp(c1^2 c2^2 / 2)."))
-    p.add_argument("--c1", required=True, metavar="C1", help="c1 > 0 (r = c1 / sigma)")
-    p.add_argument("--c2", required=True, metavar="C2", help="c2 > 0 (lambda = c2 sigma^2)")
-    p.add_argument("--sigma-max", default="100", metavar="S", help="largest sigma of the range (default 100)")
+        description=("Certified enclosure of C(c1, c2) = sup over sigma >= sigma-min of "
+                     "G_lambda(r mu_1 + (1-r) mu_0 || mu_0) with r <= c1/sigma and real orders lambda <= c2 sigma^2: "
+                     "cells up to a cut, a proven analytic majorant beyond it (sigma up to infinity). "
+                     "--sigma-max restricts to a finite range; --table writes the table for c1, c2 in "
+                     "{0.25, 0.5, 1, 2}."))
+    p.add_argument("--c1", default=None, metavar="C1", help="c1 > 0 (r = c1 / sigma)")
+    p.add_argument("--c2", default=None, metavar="C2", help="c2 > 0 (lambda = c2 sigma^2)")
     p.add_argument("--sigma-min", default=None, metavar="S", help="smallest sigma (default max(c1, sqrt(2/c2)))")
-    p.add_argument("--integer", action="store_true", help="integer orders lambda = floor(c2 sigma^2)")
+    p.add_argument("--sigma-max", default=None, metavar="S", help="finite range [sigma-min, S] instead of the whole range")
+    p.add_argument("--integer", action="store_true", help="integer orders lambda = floor(c2 sigma^2) (needs --sigma-max)")
+    p.add_argument("--max-cells", default="3000", metavar="K", help="cells of the branch and bound (default 3000)")
+    p.add_argument("--table", action="store_true", help="certified table for c1, c2 in {0.25, 0.5, 1, 2}")
+    p.add_argument("--out", default=None, metavar="FILE", help="with --table: also write the table (JSON) to FILE")
+    p.add_argument("--jobs", default="1", metavar="J", help="with --table: local worker processes (default 1)")
+    p.add_argument("--dask", default=None, metavar="SPEC", help="with --table: local:N or a scheduler address")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text, option_names=_OPTIONS)
 
 
-_OPTIONS = ("c1", "c2", "sigma-max", "sigma-min", "sigma")
+_OPTIONS = ("c1", "c2", "sigma-max", "sigma-min", "sigma", "max-cells", "table", "out", "jobs", "dask", "integer")
+
+
+def _cells(value: str) -> int:
+    from ..arith import parse_rational
+
+    f = parse_rational(value, "max-cells")
+    if f.denominator != 1 or not 1 <= f <= 100000:
+        raise ValueError(f"max-cells must be an integer in [1, 100000]. Found {value}.")
+    return int(f)
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
-    from ..research.constant import constant_sup
+    from ..arith import decimal_upper, to_arb, workprec
+    from ..research.constant import constant_json, constant_sup, constant_table, constant_whole_range
+    from ..research.parallel import dask_executor, validate_dask, validate_jobs
 
-    res = constant_sup(args.c1, args.c2, sigma_min=args.sigma_min, sigma_max=args.sigma_max, integer=args.integer)
+    cells = _cells(args.max_cells)
+    if args.table:
+        jobs = validate_jobs(args.jobs)
+        spec = validate_dask(args.dask)
+        with dask_executor(spec) as ex:
+            rows = constant_table(executor=ex, jobs=jobs, max_cells=cells)
+        out = {"table": rows, "orders": "real lambda <= c2 sigma^2, r <= c1 / sigma", "sigma_range_upper": "inf"}
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as fh:
+                json.dump(out, fh, indent=2)
+                fh.write("\n")
+            out["file"] = args.out
+        return out
+    if args.c1 is None:
+        raise ValueError("c1 is required (or --table).")
+    if args.c2 is None:
+        raise ValueError("c2 is required (or --table).")
+    if args.sigma_max is None:
+        if args.integer:
+            raise ValueError("integer needs --sigma-max (the whole range is computed for real orders).")
+        res = constant_whole_range(args.c1, args.c2, sigma_min=args.sigma_min, max_cells=cells)
+        js = constant_json(res, args.c1, args.c2)
+        with workprec(64):
+            js["sigma_range"] = [decimal_upper(to_arb(res["sigma_min"]), 12), "inf"]
+        return js
+    res = constant_sup(args.c1, args.c2, sigma_min=args.sigma_min, sigma_max=args.sigma_max, integer=args.integer,
+                       max_cells=cells)
+    with workprec(64):
+        lo = decimal_upper(to_arb(res.sigma_min), 12)
     return {
-        "C": res.value.to_json(12),
-        "sigma": float(res.sigma_argmax),
-        "sigma_exact": str(res.sigma_argmax),
+        "C": res.value.to_json(12), "sigma_range": [lo, str(res.sigma_max)],
+        "argmax_sigma": f"{float(res.sigma_argmax):.12g}",
         "c1": str(args.c1), "c2": str(args.c2),
         "orders": "integer floor(c2 sigma^2)" if res.integer else "real c2 sigma^2",
-        "sigma_range": [str(res.sigma_min), str(res.sigma_max)],
-        "cells": res.cells,
-        "G_at_sigma_max": res.at_sigma_max.to_json(12),
+        "cells": res.cells, "G_at_sigma_max": res.at_sigma_max.to_json(12),
         "limit_sigma_to_infinity": res.limit.to_json(12),
-        "note": ("C is the supremum over the evaluated sigma range; exp(c1^2 c2^2/2) is a proven lower bound "
-                 "of the supremum over all sigma and the limit as sigma -> infinity"),
+        "note": "C is the supremum over the finite range [sigma-min, sigma-max] only",
     }
 
 
 def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
-    return (f"C(c1={res['c1']}, c2={res['c2']}) over sigma in [{float(eval_frac(res['sigma_range'][0])):.6g}, "
-            f"{res['sigma_range'][1]}] ({res['orders']}): [{res['C']['lower']}, {res['C']['upper']}] "
-            f"at sigma = {res['sigma']:.6g}\n"
-            f"  G at sigma-max: [{res['G_at_sigma_max']['lower']}, {res['G_at_sigma_max']['upper']}]; "
-            f"limit exp(c1^2 c2^2/2) = {res['limit_sigma_to_infinity']['upper']}")
-
-
-def eval_frac(s: str) -> float:
-    from fractions import Fraction
-
-    return float(Fraction(s))
+    if "table" in res:
+        lines = ["C(c1, c2), sigma from its minimum to infinity, real orders (certified):"]
+        for r in res["table"]:
+            lines.append(f"  c1={r['c1']:>4} c2={r['c2']:>4}: [{r['C']['lower']}, {r['C']['upper']}] "
+                         f"(argmax sigma {r['argmax_sigma']}, rel. width {r['relative_width']})")
+        return "\n".join(lines)
+    return (f"C(c1={res['c1']}, c2={res['c2']}) over sigma in [{res['sigma_range'][0]}, {res['sigma_range'][1]}] "
+            f"({res['orders']}): [{res['C']['lower']}, {res['C']['upper']}] at sigma = {res['argmax_sigma']}")

@@ -21,6 +21,8 @@ def register(sub: Any) -> None:
     p.add_argument("--out", metavar="DIR", default=None,
                    help="output directory (default: figures/ of the repository checkout, else ./figures)")
     p.add_argument("--jobs", default="1", metavar="N", help="number of worker processes (default 1)")
+    p.add_argument("--dask", default=None, metavar="SPEC",
+                   help="run the figures on Dask: local:N (a LocalCluster with N workers) or a scheduler address")
     p.add_argument("--fast", action="store_true", help="smaller smoke versions of the figures")
     p.add_argument("--list", action="store_true", help="list the figure IDs and exit")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
@@ -37,6 +39,7 @@ def _jobs(value: str) -> int:
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
     from .. import reproduce as rep
+    from ..research.parallel import dask_executor, map_ordered, validate_dask
 
     try:
         jobs = _jobs(args.jobs)
@@ -48,7 +51,13 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     if args.list:
         return {"figures": [s.to_json() for s in chosen]}
     out_dir = Path(args.out) if args.out else rep.default_out_dir()
-    runs = rep.run_figures(chosen, out_dir, jobs=jobs, fast=args.fast, progress=not args.no_progress)
+    spec = validate_dask(args.dask)
+    if spec is None:
+        runs = rep.run_figures(chosen, out_dir, jobs=jobs, fast=args.fast, progress=not args.no_progress)
+    else:  # one figure per Dask task; results in the order of the selection
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with dask_executor(spec) as ex:
+            runs = map_ordered(_run_figure, [(s.module, s.id, str(out_dir), args.fast) for s in chosen], executor=ex)
     failed = [r.id for r in runs if not r.ok]
     return {
         "out_dir": str(out_dir),
@@ -59,6 +68,12 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
         "seconds": round(sum(r.seconds for r in runs), 3),
         "_exit_status": 1 if failed else 0,
     }
+
+
+def _run_figure(item: Any) -> Any:
+    from ..reproduce import _run_one
+
+    return _run_one(*item)
 
 
 def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:

@@ -1,41 +1,60 @@
 r"""Numerical probe of Conjecture 1 of the blog post, part 2 (the hidden assumption of ACGMMTZ16).
 
-Conjecture 1: for the subsampled Gaussian mechanism with rate :math:`r` and neighbouring
-datasets, :math:`D_\lambda(p\|q) \le D_\lambda(r\mu_1 + (1-r)\mu_0 \| \mu_0)`,
-:math:`\mu_i = N(i, \sigma^2)`.
+Conjecture 1 (blog part 2, section "ACGMMTZ16"): for the subsampled Gaussian mechanism with rate
+:math:`r` and neighbouring datasets :math:`x, x'`,
+:math:`D_\lambda(p\|q) \le D_\lambda(r\mu_1 + (1-r)\mu_0 \| \mu_0)`, :math:`\mu_i = N(i, \sigma^2)`
+(the right-hand side is the same in every dimension: both laws live on the line through the two means).
 
-The mechanisms probed (query of sensitivity 1, a sum of per-row contributions, which is
-DP-SGD's clipped gradient sum):
+The query is a sum of per-row values in :math:`\mathbb R^d` (DP-SGD's gradient sum), the output
+:math:`N(\sum_{i\in I} g_i, \sigma^2 I_d)`.  Three models, selected by ``model``, say exactly which
+datasets are admitted:
 
-* ``"fixed"`` -- the post's setting (Claim 24): a dataset of ``n`` rows, a minibatch that is
-  a uniformly random subset of size ``m``, :math:`r = m/n`, output :math:`N(\sum_{i\in
-  I} g_i, \sigma^2 I_d)`; neighbours differ in row ``n`` (value ``u`` in ``x``, ``u'`` in
-  ``x'``).  Sensitivity 1 means all row values are within distance 1 of each other
-  (1-d: values in [0, 1]; d-d: values in the disc of radius 1/2).
-* ``"poisson"`` -- for contrast: every row is sampled independently with probability
-  :math:`r`; neighbours by add/remove (row ``n`` with value ``u``, ``|u| <= 1``, present in
-  ``x`` only; other rows in [-1, 1]).  Mironov, Talwar, Zhang 2019 (Thm 4) prove the
-  conjecture for this case, so the probe must find ratio <= 1 there.
+* ``"range"`` -- the post's setting (Claim 24): fixed-size sampling without replacement (a uniformly
+  random subset of ``m`` of the ``n`` rows, :math:`r = m/n`), replace-one neighbours (row ``n`` has value
+  ``u`` in ``x`` and ``u'`` in ``x'``), and **all row values (the other rows, u and u') in a set of
+  Euclidean diameter at most 1**: every pairwise distance is :math:`\le 1`.  This is exactly
+  "the sum query has replace-one sensitivity 1 on this dataset pair".  In 1-d: values in an interval
+  of length 1.  In :math:`d \ge 2` such a set need not fit in a ball of radius 1/2 (an equilateral
+  triangle of side 1 has circumradius :math:`1/\sqrt 3`).
+* ``"clip"`` -- DP-SGD clipping: fixed-size sampling without replacement, replace-one, every row value
+  in the closed ball of radius 1/2 (so pairwise distances are :math:`\le 1`, a strict subset of
+  ``"range"`` in :math:`d\ge 2`; the same set as ``"range"`` in 1-d up to translation).
+* ``"poisson"`` -- Poisson sampling with probability :math:`r`, add/remove neighbours (row ``n`` with
+  value ``u`` present in ``x`` only), every row value in the closed ball of radius 1.  Mironov, Talwar,
+  Zhang 2019 (Thm 4) prove the inequality for this case, so the probe must find ratio :math:`\le 1`.
 
-The other ``n - 1`` rows take ``K`` distinct values with multiplicities, so the number of
-mixture atoms is polynomial.  Writing :math:`B` for the law of the sum over the other sampled
-rows given that row ``n`` is sampled and :math:`A` given that it is not (multivariate
-hypergeometric, resp. binomial, weights),
+The other ``n - 1`` rows take ``K`` distinct values with multiplicities, so the number of mixture
+atoms is polynomial.  With :math:`B` the law of the sum over the other sampled rows given that row
+``n`` is sampled and :math:`A` given that it is not (multivariate hypergeometric, resp. binomial,
+weights),
 
 .. math:: p = (1-r)A + r\,(B * \delta_u), \qquad q = (1-r)A + r\,(B * \delta_{u'})
 
-(Poisson: :math:`A = B`, :math:`u' = 0`), both finite Gaussian mixtures.  The probe compares
-:math:`D_\lambda(p\|q)` with the right-hand side over random and locally optimised datasets,
-integer and fractional :math:`\lambda`, a range of :math:`\sigma` and :math:`r`; the ratio is
-LHS / RHS.
+(Poisson: :math:`A = B`, :math:`u' = 0`), both finite Gaussian mixtures.  The ratio is LHS / RHS of
+the conjecture (Rényi divergences).
 
-Screen: the trapezoidal rule on a window that contains the tilted density's mass, in log
-space, with a step halved until two steps agree (an estimate).  Certification (1-d
-configurations only): :math:`G_\lambda(p\|q) - 1 = \int q\,f(p/q - 1)` with
-:math:`f(x) = (1+x)^\lambda - 1 - \lambda x \ge 0` on a finite window by ``acb.integral``
-(holomorphy checked on each ball) plus the proven tail bounds of :func:`tail_bounds`; the
-right-hand side by :func:`rigorous_rdp.research.constant.log_g_mixture`.  d-dimensional
-configurations are screened only (no certified d-dimensional integral here).
+**Result (proven below, certificates in** ``docs/blog_part2_conjecture.md`` **).**  In :math:`d \ge 2`
+the ``"range"`` model violates Conjecture 1.  Leading order as :math:`r \to 0`
+(``proofs/verify_conjecture_limits.py``): with ``m = 1``, the other rows at ``c``, :math:`a = u - c`,
+:math:`b = u' - c`, :math:`x = 1/\sigma^2`,
+
+.. math:: \text{ratio} \to \frac{e^{|a|^2x} + e^{|b|^2x} - 2e^{\langle a,b\rangle x}}{e^{x} - 1},
+
+which for the equilateral triangle (:math:`|a|=|b|=|a-b|=1`) is :math:`2e^{x/2}/(1+e^{x/2}) > 1`.
+
+Screen: the trapezoidal rule on a grid over the affine hull of the atoms (the divergence of two
+isotropic Gaussian mixtures only depends on that projection), in log space (an estimate).
+Certification: 1-d, :math:`G_\lambda(p\|q) - 1 = \int q\,f(p/q - 1)` with
+:math:`f(x) = (1+x)^\lambda - 1 - \lambda x \ge 0` on a window by ``acb.integral`` plus the proven
+tails of :func:`tail_bounds`.  Any dimension, lower bound: the law of the cell of a partition of
+:math:`\mathbb R^d` (axis-parallel boxes and their complement) is a post-processing of the output, so
+its Rényi divergence is a lower bound of the LHS (data processing); the cell probabilities are
+products of Gaussian interval probabilities, computed in ball arithmetic
+(:func:`lhs_lower_cells`).  Any dimension, upper bound: pairing the atoms of :math:`p` and
+:math:`q` and joint convexity of :math:`G_\lambda` (Claim 25) give
+:math:`G_\lambda(p\|q) \le 1 - r + r e^{\lambda(\lambda-1)|u-u'|^2/(2\sigma^2)}`
+(:func:`lhs_upper_pairing`; the Claim 24 bound, proven but loose).  The RHS is certified by
+:func:`rigorous_rdp.research.constant.log_g_mixture`.
 """
 
 from __future__ import annotations
@@ -43,7 +62,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -51,18 +70,26 @@ import numpy as np
 from flint import acb, arb
 from scipy import special
 
-from ..arith import Certified, decimal_lower, decimal_upper, refine, to_arb, workprec
-from ..floatmath import log_expm1
+from ..arith import Certified, refine, to_arb, workprec
 from .constant import log_g_mixture
 from ..errors import PrecisionExhausted
 from .parallel import map_ordered
 
 __all__ = [
+    "MODELS",
+    "DIMS",
     "ProbeConfig",
     "mixtures",
     "screen_ratio",
     "certify_config",
+    "certify_violation",
+    "rhs_certified",
+    "exact_atoms",
+    "admissible",
+    "lhs_lower_cells",
+    "lhs_upper_pairing",
     "tail_bounds",
+    "limit_ratio_r0",
     "random_config",
     "optimise_config",
     "is_rhs_pair",
@@ -70,6 +97,8 @@ __all__ = [
     "ProbeResult",
 ]
 
+MODELS = ("range", "clip", "poisson")
+DIMS = (1, 2, 3)
 Q = Fraction(1, 1024)  # grid of the dataset values (exact binary rationals)
 
 
@@ -77,23 +106,38 @@ def _qz(x: float, grid: Fraction = Q) -> Fraction:
     return Fraction(round(x / grid)) * grid
 
 
+def _sq(a: Sequence[Fraction], b: Optional[Sequence[Fraction]] = None) -> Fraction:
+    """Exact squared Euclidean distance (or squared norm when ``b`` is None)."""
+    if b is None:
+        return sum((x * x for x in a), Fraction(0))
+    return sum(((x - y) ** 2 for x, y in zip(a, b)), Fraction(0))
+
+
+def admissible(model: str, points: Sequence[Tuple[Fraction, ...]]) -> bool:
+    """Exact test of the model's constraint on the row values (module docstring)."""
+    if model == "range":
+        return all(_sq(a, b) <= 1 for a, b in itertools.combinations(points, 2))
+    radius2 = Fraction(1, 4) if model == "clip" else Fraction(1)
+    return all(_sq(a) <= radius2 for a in points)
+
+
 @dataclass(frozen=True)
 class ProbeConfig:
     r"""One configuration of the probe (all numbers exact).
 
     Attributes:
-        sampling: ``"fixed"`` (size-``m`` subsets, replace-one) or ``"poisson"`` (add/remove).
+        model: ``"range"``, ``"clip"`` or ``"poisson"`` (module docstring: what each admits).
         n: number of rows; row ``n`` is the differing one.
-        m: minibatch size (``"fixed"``; ``r = m/n``).
+        m: minibatch size (``"range"``, ``"clip"``; ``r = m/n``).
         r_poisson: sampling probability (``"poisson"``).
         sigma: noise standard deviation.
         lam: Rényi order :math:`\lambda > 1`.
         values: the ``K`` distinct values of the other rows (tuples of length ``d``).
         counts: their multiplicities (sum ``n - 1``).
-        u, u_prime: the value of row ``n`` in ``x`` and in ``x'`` (``u_prime`` unused for Poisson).
+        u, u_prime: the value of row ``n`` in ``x`` and in ``x'`` (``u_prime`` is 0 for Poisson).
     """
 
-    sampling: str
+    model: str
     n: int
     m: int
     r_poisson: Fraction
@@ -105,8 +149,8 @@ class ProbeConfig:
     u_prime: Tuple[Fraction, ...]
 
     def __post_init__(self) -> None:
-        if self.sampling not in ("fixed", "poisson"):
-            raise ValueError(f"sampling must be 'fixed' or 'poisson'. Found {self.sampling!r}.")
+        if self.model not in MODELS:
+            raise ValueError(f"model must be one of range, clip, poisson. Found {self.model!r}.")
         if self.n < 2:
             raise ValueError(f"n must be >= 2. Found {self.n}.")
         if self.sampling == "fixed" and not 1 <= self.m <= self.n - 1:
@@ -122,16 +166,21 @@ class ProbeConfig:
         d = len(self.u)
         if any(len(v) != d for v in self.values) or len(self.u_prime) != d:
             raise ValueError("values, u and u_prime must have the same dimension.")
-        # sensitivity 1
-        pts = list(self.values) + [self.u] + ([self.u_prime] if self.sampling == "fixed" else [])
-        if self.sampling == "fixed":
-            for a, b in itertools.combinations(pts, 2):
-                if sum((x - y) ** 2 for x, y in zip(a, b)) > 1:
-                    raise ValueError("values must be within distance 1 of each other (sensitivity 1).")
-        else:
-            for a in pts:
-                if sum(x * x for x in a) > 1:
-                    raise ValueError("values must have norm <= 1 (add/remove sensitivity 1).")
+        if self.model == "poisson" and any(x != 0 for x in self.u_prime):
+            raise ValueError("u_prime must be 0 for the poisson model (add/remove).")
+        if not admissible(self.model, self.points):
+            raise ValueError({"range": "values must be within distance 1 of each other (diameter <= 1).",
+                              "clip": "values must have norm <= 1/2 (clip model).",
+                              "poisson": "values must have norm <= 1 (add/remove sensitivity 1)."}[self.model])
+
+    @property
+    def sampling(self) -> str:
+        return "poisson" if self.model == "poisson" else "fixed"
+
+    @property
+    def points(self) -> List[Tuple[Fraction, ...]]:
+        """The row values the model constrains (other rows, u, and u' for replace-one)."""
+        return list(self.values) + [self.u] + ([self.u_prime] if self.sampling == "fixed" else [])
 
     @property
     def d(self) -> int:
@@ -145,13 +194,38 @@ class ProbeConfig:
         def vec(v: Tuple[Fraction, ...]) -> List[str]:
             return [str(x) for x in v]
 
-        out: Dict[str, Any] = {"sampling": self.sampling, "n": self.n, "r": str(self.r), "sigma": str(self.sigma),
+        out: Dict[str, Any] = {"model": self.model, "n": self.n, "r": str(self.r), "sigma": str(self.sigma),
                                "lambda": str(self.lam), "d": self.d, "values": [vec(v) for v in self.values],
                                "counts": list(self.counts), "u": vec(self.u)}
         if self.sampling == "fixed":
             out["m"] = self.m
             out["u_prime"] = vec(self.u_prime)
         return out
+
+    @staticmethod
+    def from_json(obj: Dict[str, Any]) -> "ProbeConfig":
+        """Inverse of :meth:`to_json` (exact rationals from their strings).
+
+        Raises:
+            ValueError: missing or malformed fields, or a configuration the model does not admit.
+        """
+        try:
+            model = str(obj["model"])
+            d = int(obj["d"])
+            vec = lambda v: tuple(Fraction(str(x)) for x in v)  # noqa: E731
+            values = tuple(vec(v) for v in obj["values"])
+            u = vec(obj["u"])
+            if model == "poisson":
+                m, rp, up = 0, Fraction(str(obj["r"])), tuple(Fraction(0) for _ in range(d))
+            else:
+                m, rp, up = int(obj["m"]), Fraction(0), vec(obj["u_prime"])
+            cfg = ProbeConfig(model, int(obj["n"]), m, rp, Fraction(str(obj["sigma"])), Fraction(str(obj["lambda"])),
+                              values, tuple(int(c) for c in obj["counts"]), u, up)
+        except (KeyError, TypeError, ZeroDivisionError) as exc:
+            raise ValueError(f"config is malformed: {exc!r}.") from None
+        if cfg.d != d or str(cfg.r) != str(Fraction(str(obj["r"]))):
+            raise ValueError("config is inconsistent (d or r).")
+        return cfg
 
 
 # ---------------------------------------------------------------------------
@@ -203,24 +277,40 @@ def mixtures(cfg: ProbeConfig) -> Dict[str, Any]:
     return {"A": A, "B": B, "r": cfg.r}
 
 
-def _float_mix(cfg: ProbeConfig) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(means_p, logw_p, means_q, logw_q) as float arrays of shape (atoms, d), (atoms,)."""
+def exact_atoms(cfg: ProbeConfig) -> Tuple[List[Tuple[Fraction, Tuple[Fraction, ...]]], List[Tuple[Fraction, Tuple[Fraction, ...]]]]:
+    """Merged exact atoms (weight, mean) of p and q (zero weights dropped)."""
     mx = mixtures(cfg)
-    r = float(mx["r"])
-    A_w = np.array([float(w) for w, _ in mx["A"]])
-    A_m = np.array([[float(x) for x in mu] for _, mu in mx["A"]])
-    B_w = np.array([float(w) for w, _ in mx["B"]])
-    B_m = np.array([[float(x) for x in mu] for _, mu in mx["B"]])
-    u = np.array([float(x) for x in cfg.u])
-    up = np.array([float(x) for x in cfg.u_prime]) if cfg.sampling == "fixed" else np.zeros(cfg.d)
-    with np.errstate(divide="ignore"):
-        lw_a = np.log(A_w) + math.log1p(-r)
-        lw_b = np.log(B_w) + math.log(r)
-    keep_a, keep_b = A_w > 0, B_w > 0
-    mp = np.vstack([A_m[keep_a], B_m[keep_b] + u])
-    mq = np.vstack([A_m[keep_a], B_m[keep_b] + up])
-    lp = np.concatenate([lw_a[keep_a], lw_b[keep_b]])
-    lq = np.concatenate([lw_a[keep_a], lw_b[keep_b]])
+    r = mx["r"]
+    up = cfg.u_prime
+    A = [((1 - r) * w, mu) for w, mu in mx["A"] if w > 0]
+    B = [(r * w, mu) for w, mu in mx["B"] if w > 0]
+    add = lambda a, b: tuple(x + y for x, y in zip(a, b))  # noqa: E731
+    return _merge(A + [(w, add(m, cfg.u)) for w, m in B]), _merge(A + [(w, add(m, up)) for w, m in B])
+
+
+def _merge(atoms):
+    acc: Dict[Any, Fraction] = {}
+    for w, m in atoms:
+        acc[m] = acc.get(m, Fraction(0)) + w
+    return sorted(((w, m) for m, w in acc.items() if w != 0), key=lambda t: t[1])
+
+
+def _float_mix(cfg: ProbeConfig) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(means_p, logw_p, means_q, logw_q) as float arrays, projected on the affine hull of all atoms
+    (orthonormal float basis; the divergence of isotropic mixtures depends only on that projection)."""
+    pa, qa = exact_atoms(cfg)
+    mp = np.array([[float(x) for x in m] for _, m in pa])
+    mq = np.array([[float(x) for x in m] for _, m in qa])
+    lp = np.log(np.array([float(w) for w, _ in pa]))
+    lq = np.log(np.array([float(w) for w, _ in qa]))
+    allm = np.vstack([mp, mq])
+    c0 = allm[0]
+    dev = allm - c0
+    if cfg.d > 1:
+        _, s, vt = np.linalg.svd(dev, full_matrices=False)
+        k = int((s > 1e-12 * max(1.0, s[0] if len(s) else 1.0)).sum())
+        basis = vt[:max(k, 1)]
+        mp, mq = (mp - c0) @ basis.T, (mq - c0) @ basis.T
     return mp, lp, mq, lq
 
 
@@ -230,17 +320,25 @@ def _log_mix_density(y: np.ndarray, means: np.ndarray, logw: np.ndarray, sigma: 
     return special.logsumexp(logw[None, :] - d2 / (2 * sigma * sigma), axis=1)
 
 
-def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float) -> float:
-    """Float log G_lam(p || q) of two Gaussian mixtures (trapezoid, step halved until stable)."""
+def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float, shift: Optional[float] = None) -> float:
+    """Float log G_lam(p || q) of two Gaussian mixtures (trapezoid; step halved until stable in 1-d)."""
     d = mp.shape[1]
     allm = np.vstack([mp, mq])
-    # the tilted density p^lam q^(1-lam) lies between the atoms and at most lam to either side
-    pad = (9 if d == 1 else 7) * sigma + lam
+    spread = float(np.max(allm.max(axis=0) - allm.min(axis=0))) if len(allm) > 1 else 0.0
+    # the tilted density p^lam q^(1-lam) lies between the atoms and at most about lam * shift beyond
+    # them, shift the largest distance between paired atoms of p and q (at most the spread)
+    shift = spread if shift is None else shift
+    pad = (9 if d == 1 else 7) * sigma + lam * max(min(shift, spread), 1e-3)
     lo = allm.min(axis=0) - pad
     hi = allm.max(axis=0) + pad
     h = sigma / (3.0 if d == 1 else 2.0)
+    if d > 1:
+        cap = 2e6 / max(len(mp) + len(mq), 1)
+        cells = float(np.prod((hi - lo) / h))
+        if cells > cap:
+            h *= (cells / cap) ** (1.0 / d)
     prev = None
-    for _ in range(6 if d == 1 else 2):
+    for _ in range(6 if d == 1 else 1):
         axes = [np.arange(lo[i], hi[i] + h, h) for i in range(d)]
         grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, d)
         lpd = _log_mix_density(grid, mp, lp, sigma)
@@ -254,24 +352,40 @@ def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float) -> float:
     return float(prev)
 
 
+def _log_g_rhs_float(lam: float, r: float, sigma: float) -> float:
+    rm_p = np.array([[0.0], [1.0]])
+    rl_p = np.array([math.log1p(-r), math.log(r)])
+    return _log_g_grid(rm_p, rl_p, np.zeros((1, 1)), np.zeros(1), lam, sigma)
+
+
 def screen_ratio(cfg: ProbeConfig) -> Dict[str, float]:
     r"""Float estimates of :math:`\log G_\lambda` of both sides and of the ratio of the
     divergences (screening only).  Both sides use the same quadrature, so configurations
     that equal the right-hand side come out at ratio 1 up to rounding."""
     mp, lp, mq, lq = _float_mix(cfg)
     lam, s, r = float(cfg.lam), float(cfg.sigma), float(cfg.r)
-    lhs = _log_g_grid(mp, lp, mq, lq, lam, s)
-    d = cfg.d
-    e1 = np.zeros((1, d))
-    e1[0, 0] = 1.0
-    rm_p = np.vstack([np.zeros((1, d)), e1])
-    rl_p = np.array([math.log1p(-r), math.log(r)])
-    rhs = _log_g_grid(rm_p, rl_p, np.zeros((1, d)), np.zeros(1), lam, s)
+    shift = float(_sq(cfg.u, cfg.u_prime)) ** 0.5
+    lhs = _log_g_grid(mp, lp, mq, lq, lam, s, shift)
+    rhs = _log_g_rhs_float(lam, r, s)
     return {"log_g_lhs": lhs, "log_g_rhs": rhs, "ratio": lhs / rhs if rhs > 0 else math.inf}
 
 
+def limit_ratio_r0(a: Sequence[float], b: Sequence[float], sigma: float) -> float:
+    r"""Leading-order ratio as :math:`r \to 0` for ``m = 1`` and the other rows at one point ``c``:
+    :math:`(e^{|a|^2x} + e^{|b|^2x} - 2e^{\langle a,b\rangle x})/(e^x - 1)`, :math:`a = u - c`,
+    :math:`b = u' - c`, :math:`x = \sigma^{-2}` (derived in ``proofs/verify_conjecture_limits.py``:
+    :math:`D_\lambda = \tfrac{\lambda}{2} r^2 \chi^2 + O(r^3)` for every :math:`\lambda`, and
+    :math:`\int \varphi_a\varphi_b/\varphi_0 = e^{\langle a,b\rangle/\sigma^2}`).  Float value."""
+    x = 1.0 / (sigma * sigma)
+    aa = sum(t * t for t in a)
+    bb = sum(t * t for t in b)
+    ab = sum(s * t for s, t in zip(a, b))
+    num = math.exp(aa * x) + math.exp(bb * x) - 2 * math.exp(ab * x)
+    return num / math.expm1(x)
+
+
 # ---------------------------------------------------------------------------
-# certification (1-d)
+# certification: 1-d enclosure of the LHS
 # ---------------------------------------------------------------------------
 
 def _phi_bar(x: arb) -> arb:
@@ -324,13 +438,6 @@ def _exact_atoms_1d(cfg: ProbeConfig):
     A = [((1 - r) * w, mu[0]) for w, mu in mx["A"] if w > 0]
     B = [(r * w, mu[0]) for w, mu in mx["B"] if w > 0]
     return A, B, u, up
-
-
-def _merge(atoms):
-    acc: Dict[Fraction, Fraction] = {}
-    for w, m in atoms:
-        acc[m] = acc.get(m, Fraction(0)) + w
-    return sorted(((w, m) for m, w in acc.items()), key=lambda t: t[1])
 
 
 def _plan_window(p_atoms, q_atoms, lam: float, sigma: float, log_tol: float) -> Tuple[float, float]:
@@ -417,25 +524,6 @@ def _log_g_lhs_certified(cfg: ProbeConfig, prec: int, log_i_est: float) -> arb:
     return i_ball.log1p()
 
 
-def is_rhs_pair(cfg: ProbeConfig) -> bool:
-    r"""True when (p, q) is exactly the right-hand-side pair up to translation and reflection:
-    q a single Gaussian and p = (1-r) q + r (q shifted by +-1).  Then LHS = RHS exactly
-    (Rényi divergence is invariant under these maps)."""
-    if cfg.d != 1:
-        return False
-    A, B, u, up = _exact_atoms_1d(cfg)
-    p_atoms = _merge(A + [(w, m + u) for w, m in B])
-    q_atoms = _merge(A + [(w, m + up) for w, m in B])
-    if len(q_atoms) != 1:
-        return False
-    c = q_atoms[0][1]
-    r = cfg.r
-    shifted = [(w, m) for w, m in p_atoms if m != c]
-    same = [(w, m) for w, m in p_atoms if m == c]
-    return (len(shifted) == 1 and abs(shifted[0][1] - c) == 1 and shifted[0][0] == r
-            and (r == 1 or (len(same) == 1 and same[0][0] == 1 - r)))
-
-
 def _refine_or_last(func, digits: float, what: str) -> Certified:
     """:func:`refine`, falling back to the last (valid, wider) enclosure when the relative
     width cannot be reached (values at or near 0); the verdict only needs an enclosure."""
@@ -447,39 +535,209 @@ def _refine_or_last(func, digits: float, what: str) -> Certified:
         return Certified(exc.last, exc.prec or 512)
 
 
-def certify_config(cfg: ProbeConfig, digits: float = 6) -> Dict[str, Any]:
-    r"""Certified enclosures of both sides and of the ratio for a 1-d configuration.
 
-    Returns a dict with ``lhs``, ``rhs``, ``ratio`` (Certified of the Rényi divergences and
-    their quotient), ``verdict`` (``"equal"`` for the right-hand-side pair itself,
-    ``"holds"`` if LHS <= RHS is proven, ``"violated"`` if LHS > RHS is proven, else
-    ``"undecided"``) and ``seconds``.
 
-    Raises:
-        ValueError: for a configuration of dimension > 1 (not certified here).
+# ---------------------------------------------------------------------------
+# certification in every dimension
+# ---------------------------------------------------------------------------
+
+def _phi_cdf(x: arb) -> arb:
+    return (-x / arb(2).sqrt()).erfc() / 2
+
+
+def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> Tuple[List[Fraction], List[Fraction], Fraction]:
+    """Box [lo, hi] (per axis) and cell width h = sigma / per_sigma (exact rationals)."""
+    pa, qa = exact_atoms(cfg)
+    means = [m for _, m in pa] + [m for _, m in qa]
+    shift = float(_sq(cfg.u, cfg.u_prime)) ** 0.5  # largest distance between paired atoms of p and q
+    pad = _qz(7 * float(cfg.sigma) + float(cfg.lam) * max(shift, 0.01), Fraction(1, 16)) + Fraction(1, 16)
+    # an axis on which all atoms agree carries an independent N(c, sigma^2) coordinate with the same
+    # law under p and q: it gets a single cell (the whole line; lo = hi = None)
+    lo: List[Optional[Fraction]] = []
+    hi: List[Optional[Fraction]] = []
+    for k in range(cfg.d):
+        a, b = min(m[k] for m in means), max(m[k] for m in means)
+        lo.append(None if a == b and cfg.d > 1 else a - pad)
+        hi.append(None if a == b and cfg.d > 1 else b + pad)
+    if all(x is None for x in lo):
+        lo[0], hi[0] = means[0][0] - pad, means[0][0] + pad
+    return lo, hi, cfg.sigma / per_sigma
+
+
+def cell_count(cfg: ProbeConfig, per_sigma: int) -> int:
+    """Number of cubes used by :func:`lhs_lower_cells` at ``per_sigma``."""
+    lo, hi, h = _cell_plan(cfg, per_sigma)
+    return math.prod(int(math.ceil((b - a) / h)) for a, b in zip(lo, hi) if a is not None)
+
+
+def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_work: int = 3_000_000) -> arb:
+    r"""Certified lower bound (a ball whose lower end is the bound) of :math:`D_\lambda(p\|q)` in any dimension.
+
+    The cells of a partition of :math:`\mathbb R^d` -- the cubes of side :math:`h = \sigma/`
+    ``per_sigma`` of a box around the atoms, and the complement of the box -- are a function of the
+    output, so :math:`D_\lambda(P\|Q) \le D_\lambda(p\|q)` for the cell laws :math:`P, Q` (data
+    processing inequality for Rényi divergences, van Erven-Harremoës 2014, Thm 9).  For an
+    isotropic Gaussian a cube's probability is the product of the axis interval probabilities,
+    so :math:`P, Q` are computed in ball arithmetic; terms whose ball contains 0 are dropped (each term
+    of :math:`\sum_c P_c^\lambda Q_c^{1-\lambda}` is :math:`\ge 0`, so dropping keeps a lower bound).
+    Returns ``arb`` with lower end the certified bound (0 if nothing better is proven).
     """
-    if cfg.d != 1:
-        raise ValueError("d must be 1 for certification (d-dimensional configurations are screened only).")
-    t0 = time.perf_counter()
-    sc = screen_ratio(cfg)
-    est = sc["log_g_lhs"]
-    log_i_est = float(log_expm1(est)) if est > 1e-300 else -690.0
+    pa, qa = exact_atoms(cfg)
+    lo, hi, h = _cell_plan(cfg, per_sigma)
+    if cell_count(cfg, per_sigma) * (len(pa) + len(qa)) > max_work:
+        raise ValueError(f"per_sigma = {per_sigma} needs more than {max_work} cell-atom evaluations.")
+    with workprec(prec):
+        s = to_arb(cfg.sigma)
+        lam = to_arb(cfg.lam)
+        cuts = []
+        for k in range(cfg.d):
+            if lo[k] is None:
+                cuts.append(None)
+                continue
+            nk = int(math.ceil((hi[k] - lo[k]) / h))
+            cuts.append([lo[k] + i * h for i in range(nk + 1)])
+
+        def axis_probs(atoms):
+            out = []
+            for w, m in atoms:
+                per_axis = []
+                box = arb(1)
+                for k in range(cfg.d):
+                    if cuts[k] is None:
+                        per_axis.append([arb(1)])
+                        continue
+                    mu = m[k]
+                    cdf = [_phi_cdf(to_arb((t - mu)) / s) for t in cuts[k]]
+                    # interval probabilities without cancellation: upper tail form right of the mean
+                    sf = [_phi_cdf(to_arb((mu - t)) / s) for t in cuts[k]]
+                    probs = []
+                    for i in range(len(cuts[k]) - 1):
+                        if cuts[k][i] >= mu:
+                            probs.append(sf[i] - sf[i + 1])
+                        else:
+                            probs.append(cdf[i + 1] - cdf[i])
+                    per_axis.append(probs)
+                    box *= cdf[-1] - cdf[0]
+                out.append((to_arb(w), per_axis, box))
+            return out
+
+        def cell_masses(ap):
+            shape = [1 if c is None else len(c) - 1 for c in cuts]
+            total = [arb(0)] * math.prod(shape)
+            inside = arb(0)
+            for w, per_axis, box in ap:
+                inside += w * box
+                idx = 0
+                for combo in itertools.product(*per_axis):
+                    v = w
+                    for x in combo:
+                        v *= x
+                    total[idx] += v
+                    idx += 1
+            return total, 1 - inside
+
+        P, p_out = cell_masses(axis_probs(pa))
+        Qm, q_out = cell_masses(axis_probs(qa))
+        acc = arb(0)
+        for a, b in zip(P + [p_out], Qm + [q_out]):
+            if a > 0 and b > 0:
+                acc += (lam * a.log() - (lam - 1) * b.log()).exp()
+        if not acc > 1:
+            return arb(0)
+        return arb(acc.lower()).log() / (lam - 1)
+
+
+def lhs_upper_pairing(cfg: ProbeConfig, prec: int = 96) -> arb:
+    r"""Certified upper bound of :math:`D_\lambda(p\|q)`, any dimension (loose).
+
+    Pair each atom of :math:`(1-r)A` with itself and each atom :math:`B*\delta_u` with the same atom of
+    :math:`B*\delta_{u'}`; joint convexity of :math:`G_\lambda` (Claim 25, eq. (8)) and Example 1 give
+    :math:`G_\lambda(p\|q) \le 1 - r + r\,e^{\lambda(\lambda-1)|u-u'|^2/(2\sigma^2)}` (the bound of
+    Claim 24).  Returns the ball of that bound on the divergence.
+    """
+    with workprec(prec):
+        lam, r, s = to_arb(cfg.lam), to_arb(cfg.r), to_arb(cfg.sigma)
+        e = lam * (lam - 1) * to_arb(_sq(cfg.u, cfg.u_prime)) / (2 * s * s)
+        return (r * e.expm1()).log1p() / (lam - 1)
+
+
+def is_rhs_pair(cfg: ProbeConfig) -> bool:
+    r"""True when (p, q) is exactly the right-hand-side pair up to an isometry:
+    q a single Gaussian and p = (1-r) q + r (q shifted by a vector of length 1).  Then LHS = RHS
+    exactly (Rényi divergence is invariant under isometries)."""
+    p_atoms, q_atoms = exact_atoms(cfg)
+    if len(q_atoms) != 1:
+        return False
+    c = q_atoms[0][1]
+    r = cfg.r
+    shifted = [(w, m) for w, m in p_atoms if m != c]
+    same = [(w, m) for w, m in p_atoms if m == c]
+    return (len(shifted) == 1 and _sq(shifted[0][1], c) == 1 and shifted[0][0] == r
+            and (r == 1 or (len(same) == 1 and same[0][0] == 1 - r)))
+
+
+def rhs_certified(cfg: ProbeConfig, digits: float = 8) -> Certified:
+    """Certified enclosure of the right-hand side divergence (1-d in every dimension)."""
     lam = cfg.lam
+    return _refine_or_last(lambda p: log_g_mixture(lam, cfg.r, cfg.sigma, p) / (to_arb(lam) - 1), digits,
+                           "Conjecture 1 RHS")
 
-    def lhs(prec: int) -> arb:
-        return _log_g_lhs_certified(cfg, prec, log_i_est) / (to_arb(lam) - 1)
 
-    def rhs(prec: int) -> arb:
-        return log_g_mixture(lam, cfg.r, cfg.sigma, prec) / (to_arb(lam) - 1)
+def certify_violation(cfg: ProbeConfig, *, max_per_sigma: int = 32, max_seconds: float = 60.0,
+                      max_work: int = 3_000_000) -> Dict[str, Any]:
+    r"""Try to prove LHS > RHS: certified cell lower bound of the LHS (:func:`lhs_lower_cells`, cells
+    refined 4, 8, 16, ... per sigma) over the certified upper end of the RHS.  Returns ``proven``
+    (bool), ``per_sigma``, ``lhs_lower``, ``rhs`` and ``ratio_lower`` (balls)."""
+    t0 = time.perf_counter()
+    R = rhs_certified(cfg)
+    k = 4
+    with workprec(96):
+        best = {"proven": False, "per_sigma": 0, "lhs_lower": arb(0), "rhs": R, "ratio_lower": arb(0)}
+    while k <= max_per_sigma:
+        try:
+            low = lhs_lower_cells(cfg, per_sigma=k, max_work=max_work)
+        except ValueError:
+            break
+        with workprec(96):
+            ratio_lo = arb(low.lower()) / arb(R.ball.upper()) if R.ball > 0 else arb(0)
+        best = {"proven": bool(ratio_lo > 1), "per_sigma": k, "lhs_lower": low, "rhs": R, "ratio_lower": ratio_lo}
+        if best["proven"] or time.perf_counter() - t0 > max_seconds:
+            break
+        k *= 2
+    return best
 
-    A, B, u, up = _exact_atoms_1d(cfg)
-    if _merge(A + [(w, m + u) for w, m in B]) == _merge(A + [(w, m + up) for w, m in B]):
+
+def certify_config(cfg: ProbeConfig, digits: float = 6) -> Dict[str, Any]:
+    r"""Certified enclosures of both sides and of the ratio, any dimension.
+
+    1-d: the LHS enclosure of :func:`_log_g_lhs_certified` (relative width ``10^-digits`` where
+    reachable).  d >= 2: the LHS lies in [:func:`lhs_lower_cells`, :func:`lhs_upper_pairing`] (both
+    proven; the upper end is loose).  Returns a dict with ``lhs``, ``rhs``, ``ratio`` (Certified of the
+    Rényi divergences and their quotient), ``verdict`` (``"equal"`` for the right-hand-side pair
+    itself, ``"holds"`` if LHS <= RHS is proven, ``"violated"`` if LHS > RHS is proven, else
+    ``"undecided"``) and ``seconds``.
+    """
+    t0 = time.perf_counter()
+    lam = cfg.lam
+    R = rhs_certified(cfg, digits)
+    p_atoms, q_atoms = exact_atoms(cfg)
+    if p_atoms == q_atoms:
         L = Certified(arb(0), 64)  # p == q: the divergence is exactly 0
+    elif cfg.d == 1:
+        sc = screen_ratio(cfg)
+        est = sc["log_g_lhs"]
+        log_i_est = math.log(math.expm1(est)) if 1e-300 < est < 700 else (est if est >= 700 else -690.0)
+        L = _refine_or_last(lambda prec: _log_g_lhs_certified(cfg, prec, log_i_est) / (to_arb(lam) - 1), digits,
+                            "Conjecture 1 LHS")
     else:
-        L = _refine_or_last(lhs, digits, "Conjecture 1 LHS")
-    R = _refine_or_last(rhs, digits, "Conjecture 1 RHS")
+        v = certify_violation(cfg, max_per_sigma=16, max_seconds=20.0)
+        with workprec(96):
+            up = lhs_upper_pairing(cfg)
+            L = Certified(arb(v["lhs_lower"].lower()).union(arb(up.upper())), 96)
     with workprec(max(L.prec, R.prec)) as p:
         ratio = L.ball / R.ball
+        if not ratio.lower() > 0 and L.ball >= 0 and R.ball > 0:
+            ratio = arb(0).union(arb(ratio.upper()))  # a quotient of non-negative numbers
     if is_rhs_pair(cfg):
         verdict = "equal"  # exact equality by invariance; the balls overlap by necessity
     elif L.ball <= R.ball:
@@ -496,38 +754,108 @@ def certify_config(cfg: ProbeConfig, digits: float = 6) -> Dict[str, Any]:
 # search
 # ---------------------------------------------------------------------------
 
-def random_config(rng: np.random.Generator, *, dims: Sequence[int] = (1, 1, 1, 2),
-                  max_atoms: int = 400) -> ProbeConfig:
-    """A random configuration (values on the 1/1024 grid, sigma on 1/64, lambda on 1/8)."""
-    sampling = "fixed" if rng.random() < 0.75 else "poisson"
-    d = int(rng.choice(dims))
+def _project(model: str, pts: List[np.ndarray], d: int) -> Optional[List[Tuple[Fraction, ...]]]:
+    """Map float points onto the model's admissible set and to exact grid rationals.
+
+    ``range``: shrink about the centroid so that the diameter is at most 1 (scale 1/diameter, less a
+    margin for the rounding to the grid); ``clip``/``poisson``: pull each point outside the ball of
+    radius 1/2 (resp. 1) radially onto it.  The result is checked exactly (:func:`admissible`); the
+    margin is shrunk further until it passes.
+    """
+    arr = np.array(pts, dtype=float).reshape(len(pts), d)
+    margin = 4 * float(Q) * math.sqrt(d)
+    for _ in range(20):
+        if model == "range":
+            c = arr.mean(axis=0)
+            diam = max((float(np.linalg.norm(a - b)) for a, b in itertools.combinations(arr, 2)), default=0.0)
+            out = arr if diam <= 1 - margin else c + (arr - c) * ((1 - margin) / max(diam, 1e-300))
+        else:
+            R = 0.5 if model == "clip" else 1.0
+            nrm = np.linalg.norm(arr, axis=1, keepdims=True)
+            out = np.where(nrm > R - margin, arr * ((R - margin) / np.maximum(nrm, 1e-300)), arr)
+        ex = [tuple(_qz(float(x)) for x in row) for row in out]
+        if admissible(model, ex):
+            return ex
+        margin *= 2
+    return None
+
+
+def _random_points(rng: np.random.Generator, model: str, d: int, k: int) -> List[np.ndarray]:
+    """``k`` random points, often on the boundary of the admissible set (extreme points matter)."""
+    if model == "range":
+        pts = [rng.normal(size=d) for _ in range(k)]
+        if d > 1 and rng.random() < 0.3:  # vertices of a regular simplex of side 1 (jittered), repeated
+            e = np.eye(d + 1) - 1.0 / (d + 1)  # d+1 points of side sqrt 2 in a hyperplane of R^(d+1)
+            simplex = (e @ np.linalg.svd(e)[2][:d].T) / math.sqrt(2)
+            pts = [simplex[int(rng.integers(0, d + 1))] + rng.normal(0, 0.02, size=d) for _ in range(k)]
+            return pts
+        if rng.random() < 0.7:  # scale to diameter exactly 1
+            diam = max((np.linalg.norm(a - b) for a, b in itertools.combinations(pts, 2)), default=1.0)
+            pts = [p / max(diam, 1e-12) for p in pts]
+        else:
+            pts = [p * rng.uniform(0.05, 0.5) for p in pts]
+        return pts
+    R = 0.5 if model == "clip" else 1.0
+    out = []
+    for _ in range(k):
+        v = rng.normal(size=d)
+        v /= max(np.linalg.norm(v), 1e-12)
+        out.append(v * R * (1.0 if rng.random() < 0.6 else rng.random() ** (1.0 / d)))
+    return out
+
+
+def _n_atoms(cfg: ProbeConfig) -> int:
+    if cfg.sampling == "fixed":
+        return len(_count_vectors(cfg.counts, cfg.m)) + len(_count_vectors(cfg.counts, cfg.m - 1))
+    return math.prod(c + 1 for c in cfg.counts)
+
+
+def _atom_cap(d: int) -> int:
+    return 400 if d == 1 else (60 if d == 2 else 30)
+
+
+def _random_sigma_lam(rng: np.random.Generator, d: int) -> Tuple[Fraction, Fraction]:
     sigma = max(Fraction(1, 4), _qz(math.exp(rng.uniform(math.log(0.4), math.log(6.0))), Fraction(1, 64)))
-    if rng.random() < 0.5:
-        lam = Fraction(int(rng.integers(2, 33)))
+    lam_max = 32 if d == 1 else (16 if d == 2 else 8)
+    u = rng.random()
+    if u < 0.45:
+        lam = Fraction(int(rng.integers(2, lam_max + 1)))
+    elif u < 0.55:
+        lam = Fraction(1) + _qz(math.exp(rng.uniform(math.log(0.01), math.log(0.5))), Fraction(1, 128))  # lambda -> 1
+        lam = max(lam, Fraction(129, 128))
     else:
-        lam = max(Fraction(9, 8), _qz(rng.uniform(1.1, 32.0), Fraction(1, 8)))
+        lam = max(Fraction(9, 8), _qz(rng.uniform(1.1, lam_max), Fraction(1, 8)))
+    return sigma, lam
+
+
+def random_config(rng: np.random.Generator, model: str = "range", d: int = 1, *, _depth: int = 0) -> ProbeConfig:
+    """A random admissible configuration of ``model`` in dimension ``d`` (values on the 1/1024 grid,
+    sigma on 1/64, lambda on 1/8 or near 1; ``n`` log-uniform up to 1000, so small ``r`` is reached)."""
+    if model not in MODELS:
+        raise ValueError(f"model must be one of range, clip, poisson. Found {model!r}.")
+    if d not in DIMS:
+        raise ValueError(f"dim must be 1, 2 or 3. Found {d}.")
+    sigma, lam = _random_sigma_lam(rng, d)
     K = int(rng.integers(1, 4))
-    if sampling == "fixed":
-        n = int(rng.integers(2, 41))
-        m = int(rng.integers(1, n))
-        r_p = Fraction(0)
+    n = max(2, int(round(math.exp(rng.uniform(math.log(2), math.log(1000))))))
+    if model == "poisson":
+        n = min(n, 16 if K > 1 else 60)
+        m, r_p = 0, max(Fraction(1, 1000), _qz(math.exp(rng.uniform(math.log(1e-3), math.log(0.99))), Fraction(1, 1000)))
+        K = min(K, n - 1)
     else:
-        n = int(rng.integers(2, 16 if K > 1 else 41))
-        m = 0
-        r_p = Fraction(int(rng.integers(1, 1000)), 1000)
+        m = int(min(n - 1, max(1, round(math.exp(rng.uniform(0, math.log(8)))))))
+        r_p = Fraction(0)
+        K = min(K, n - 1)
     counts = _random_counts(rng, n - 1, K)
-    vals = tuple(_random_point(rng, d, sampling) for _ in range(K))
-    u = _random_point(rng, d, sampling)
-    up = _random_point(rng, d, sampling) if sampling == "fixed" else tuple(Fraction(0) for _ in range(d))
-    cfg = ProbeConfig(sampling, n, m, r_p, sigma, lam, vals, counts, u, up)
-    if _n_atoms(cfg) > max_atoms:
-        return random_config(rng, dims=dims, max_atoms=max_atoms)
-    if d > 1 and (lam > 8 or _n_atoms(cfg) > 60):
-        # keep the d-dimensional grid quadrature cheap
-        lam = min(lam, Fraction(8)) if lam.denominator == 1 else _qz(1.1 + float(lam) * 6.9 / 32, Fraction(1, 8))
-        cfg = replace(cfg, lam=lam)
-        if _n_atoms(cfg) > 60:
-            return random_config(rng, dims=dims, max_atoms=max_atoms)
+    pts = _project(model, _random_points(rng, model, d, K + 2), d)
+    if pts is None or _depth > 50:
+        raise RuntimeError("could not sample an admissible configuration")
+    vals, u, up = tuple(pts[:K]), pts[K], pts[K + 1]
+    if model == "poisson":
+        up = tuple(Fraction(0) for _ in range(d))
+    cfg = ProbeConfig(model, n, m, r_p, sigma, lam, vals, counts, u, up)
+    if _n_atoms(cfg) > _atom_cap(d):
+        return random_config(rng, model, d, _depth=_depth + 1)
     return cfg
 
 
@@ -537,90 +865,82 @@ def _random_counts(rng: np.random.Generator, total: int, K: int) -> Tuple[int, .
     return tuple(parts)
 
 
-def _random_point(rng: np.random.Generator, d: int, sampling: str) -> Tuple[Fraction, ...]:
-    if sampling == "fixed":
-        if d == 1:
-            x = float(rng.choice([0.0, 1.0])) if rng.random() < 0.5 else rng.uniform(0, 1)
-            return (_qz(x),)
-        ang = rng.uniform(0, 2 * math.pi)
-        rad = 0.5 if rng.random() < 0.5 else 0.5 * math.sqrt(rng.random())
-        return tuple(_clip_disc(_qz(0.5 + rad * math.cos(ang)) - Fraction(1, 2), _qz(0.5 + rad * math.sin(ang)) - Fraction(1, 2), Fraction(1, 2)))
-    if d == 1:
-        x = float(rng.choice([-1.0, 1.0, 0.0])) if rng.random() < 0.5 else rng.uniform(-1, 1)
-        return (_qz(x),)
-    ang = rng.uniform(0, 2 * math.pi)
-    rad = 1.0 if rng.random() < 0.5 else math.sqrt(rng.random())
-    return tuple(_clip_disc(_qz(rad * math.cos(ang)), _qz(rad * math.sin(ang)), Fraction(1)))
-
-
-def _clip_disc(x: Fraction, y: Fraction, R: Fraction) -> Tuple[Fraction, Fraction]:
-    while x * x + y * y > R * R:
-        x -= Q if x > 0 else -Q if x < 0 else 0
-        y -= Q if y > 0 else -Q if y < 0 else 0
-    return x, y
-
-
-def _n_atoms(cfg: ProbeConfig) -> int:
-    if cfg.sampling == "fixed":
-        return len(_count_vectors(cfg.counts, cfg.m)) + len(_count_vectors(cfg.counts, cfg.m - 1))
-    return math.prod(c + 1 for c in cfg.counts)
-
-
 def _perturb(cfg: ProbeConfig, rng: np.random.Generator, scale: float) -> Optional[ProbeConfig]:
-    """A random local move on the dataset (values, u, u', counts); None if it is invalid."""
-    which = rng.integers(0, 4)
-    vals = list(cfg.values)
-    u, up, counts = cfg.u, cfg.u_prime, list(cfg.counts)
-
-    def move(p: Tuple[Fraction, ...]) -> Tuple[Fraction, ...]:
-        return tuple(x + _qz(rng.normal(0, scale)) for x in p)
-
-    if which == 0:
-        k = int(rng.integers(0, len(vals)))
-        vals[k] = move(vals[k])
-    elif which == 1:
-        u = move(u)
-    elif which == 2 and cfg.sampling == "fixed":
-        up = move(up)
-    else:
-        if len(counts) < 2:
-            return None
-        i, j = rng.choice(len(counts), size=2, replace=False)
-        step = int(rng.integers(1, 3))
-        if counts[i] < step:
-            return None
-        counts[i] -= step
-        counts[j] += step
-    if cfg.sampling == "fixed" and cfg.d == 1:
-        clip = lambda p: (min(Fraction(1), max(Fraction(0), p[0])),)  # noqa: E731
-        vals = [clip(v) for v in vals]
-        u, up = clip(u), clip(up)
+    """A random local move (row values, counts, n, m, r, sigma, lambda), projected back onto the
+    admissible set (:func:`_project`); None if the move is invalid."""
+    which = int(rng.integers(0, 8))
+    d = cfg.d
     try:
-        return replace(cfg, values=tuple(vals), u=u, u_prime=up, counts=tuple(counts))
+        if which <= 2:  # move the row values
+            pts = [np.array([float(x) for x in p]) for p in cfg.points]
+            k = int(rng.integers(0, len(pts))) if which < 2 else None
+            for i in range(len(pts)):
+                if k is None or i == k:
+                    pts[i] = pts[i] + rng.normal(0, scale, size=d)
+            ex = _project(cfg.model, pts, d)
+            if ex is None:
+                return None
+            K = len(cfg.values)
+            up = ex[K + 1] if cfg.sampling == "fixed" else cfg.u_prime
+            return replace(cfg, values=tuple(ex[:K]), u=ex[K], u_prime=up)
+        if which == 3:  # counts
+            counts = list(cfg.counts)
+            if len(counts) < 2:
+                return None
+            i, j = rng.choice(len(counts), size=2, replace=False)
+            step = int(rng.integers(1, 3))
+            if counts[i] < step:
+                return None
+            counts[i] -= step
+            counts[j] += step
+            return replace(cfg, counts=tuple(counts))
+        if which == 4:  # sigma
+            s = _qz(float(cfg.sigma) * math.exp(rng.normal(0, scale)), Fraction(1, 256))
+            return replace(cfg, sigma=max(s, Fraction(1, 8)))
+        if which == 5:  # lambda
+            lam = Fraction(1) + _qz((float(cfg.lam) - 1) * math.exp(rng.normal(0, 2 * scale)), Fraction(1, 256))
+            lam_max = 32 if d == 1 else (16 if d == 2 else 8)
+            return replace(cfg, lam=min(max(lam, Fraction(257, 256)), Fraction(lam_max)))
+        if which == 6:  # n (rows), keeping the other rows' values; r = m/n or r for Poisson
+            if cfg.sampling == "poisson":
+                r = _qz(float(cfg.r_poisson) * math.exp(rng.normal(0, scale)), Fraction(1, 10000))
+                return replace(cfg, r_poisson=min(max(r, Fraction(1, 10000)), Fraction(9999, 10000)))
+            dn = int(round(cfg.n * (math.exp(rng.normal(0, scale)) - 1))) or int(rng.choice([-1, 1]))
+            counts = list(cfg.counts)
+            i = int(rng.integers(0, len(counts)))
+            if counts[i] + dn < 0 or cfg.n + dn <= cfg.m:
+                return None
+            counts[i] += dn
+            return replace(cfg, n=cfg.n + dn, counts=tuple(counts))
+        if cfg.sampling == "poisson":
+            return None
+        m = cfg.m + int(rng.choice([-1, 1]))  # batch size
+        return replace(cfg, m=m)
     except ValueError:
         return None
 
 
 def optimise_config(cfg: ProbeConfig, rng: np.random.Generator, steps: int = 12) -> Tuple[ProbeConfig, Dict[str, float]]:
-    """Greedy local search that increases the screened ratio; returns the best configuration."""
+    """Local optimisation of the screened ratio: random-direction moves over the whole admissible set
+    (accepted when the ratio increases; the step scale shrinks on failure)."""
     best, bs = cfg, screen_ratio(cfg)
-    scale = 0.15
+    scale = 0.2
     for _ in range(steps):
         cand = _perturb(best, rng, scale)
-        if cand is None or _n_atoms(cand) > (600 if cand.d == 1 else 60):
+        if cand is None or _n_atoms(cand) > _atom_cap(cand.d):
             continue
         cs = screen_ratio(cand)
         if cs["ratio"] > bs["ratio"]:
             best, bs = cand, cs
         else:
-            scale = max(0.01, scale * 0.8)
+            scale = max(0.01, scale * 0.85)
     return best, bs
 
 
-def _trial(item: Tuple[int, int, int]) -> Dict[str, Any]:
-    seed, index, steps = item
-    rng = np.random.default_rng([seed, index])
-    cfg = random_config(rng)
+def _trial(item: Tuple[str, int, int, int, int]) -> Dict[str, Any]:
+    model, d, seed, index, steps = item
+    rng = np.random.default_rng([seed, index, MODELS.index(model), d])
+    cfg = random_config(rng, model, d)
     t0 = time.perf_counter()
     first = screen_ratio(cfg)
     best, bs = optimise_config(cfg, rng, steps) if steps > 0 else (cfg, first)
@@ -630,88 +950,88 @@ def _trial(item: Tuple[int, int, int]) -> Dict[str, Any]:
 
 @dataclass
 class ProbeResult:
-    """Result of :func:`probe` (see :meth:`to_json`)."""
+    """Result of :func:`probe` (see :meth:`to_json`; the contract of DESIGN.md section 5)."""
 
+    model: str
+    dim: int
     trials: int
     seed: int
     steps: int
-    max_screen_ratio: float
+    screened_max: float
     candidates: int
     worst: Dict[str, Any]
     worst_certified: Dict[str, Any]
-    worst_nontrivial: Optional[Dict[str, Any]]
-    certified_candidates: List[Dict[str, Any]]
     violations: int
-    by_kind: Dict[str, float]
+    violation_records: List[Dict[str, Any]]
     screens_per_second: float
-    certified_seconds: float
+    seconds: float
 
     def to_json(self) -> Dict[str, Any]:
         wc = self.worst_certified
+        decided = wc["verdict"] in ("holds", "violated", "equal")
         return {
+            "model": self.model,
+            "dim": self.dim,
             "trials": self.trials,
             "seed": self.seed,
-            "local_steps": self.steps,
-            "max_ratio": wc["ratio"].to_json(12),
-            "worst": {"config": self.worst["config"].to_json(), "screen_ratio": self.worst["screen"]["ratio"],
-                      "lhs": wc["lhs"].to_json(12), "rhs": wc["rhs"].to_json(12), "verdict": wc["verdict"]},
-            "worst_nontrivial": None if self.worst_nontrivial is None else {
-                "config": self.worst_nontrivial["config"].to_json(),
-                "screen_ratio": self.worst_nontrivial["screen_ratio"],
-                "ratio": self.worst_nontrivial["ratio"].to_json(12),
-                "verdict": self.worst_nontrivial["verdict"]},
+            "worst": {"ratio": wc["ratio"].to_json(12), "certified": decided, "verdict": wc["verdict"],
+                      "config": self.worst["config"].to_json(), "screen_ratio": self.worst["screen"]["ratio"]},
             "violations": self.violations,
+            "screened_max": self.screened_max,
             "candidates": self.candidates,
-            "candidates_certified": [{"config": c["config"].to_json(), "ratio": c["ratio"].to_json(12),
-                                      "verdict": c["verdict"]} for c in self.certified_candidates],
-            "max_screen_ratio": self.max_screen_ratio,
-            "max_screen_ratio_by_kind": self.by_kind,
+            "violations_certified": [{"config": v["config"].to_json(), "ratio_lower": v["ratio_lower"],
+                                      "per_sigma": v["per_sigma"]} for v in self.violation_records],
+            "local_steps": self.steps,
             "screens_per_second": self.screens_per_second,
-            "certified_seconds_worst": self.certified_seconds,
-            "note": "ratio = D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0); certified for d = 1 only",
+            "seconds": self.seconds,
+            "note": ("ratio = D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0); worst.certified: the "
+                     "verdict (ratio <= 1 or > 1) is proven by the certified enclosure; violations: number of "
+                     "candidates with a proven ratio > 1"),
         }
 
 
-def probe(trials: int, seed: int, *, jobs: int = 1, executor=None, steps: int = 12, progress: bool = False,
-          candidate_tol: float = 1e-6, max_certify: int = 5, digits: float = 6) -> ProbeResult:
-    r"""Run the Conjecture 1 probe: ``trials`` random starts, each locally optimised.
+def probe(trials: int, seed: int, *, model: str = "range", dim: int = 1, jobs: int = 1, executor=None,
+          steps: int = 12, progress: bool = False, candidate_tol: float = 1e-6, max_certify: int = 3,
+          digits: float = 6) -> ProbeResult:
+    r"""Run the Conjecture 1 probe for one model and dimension: ``trials`` random starts, each locally
+    optimised over the whole admissible set (row values, counts, ``n``, ``m``, ``r``, sigma, lambda).
 
-    Deterministic given ``seed`` (trial ``i`` uses ``numpy.random.default_rng([seed, i])``),
-    whatever ``jobs`` or executor.  The 1-d configuration with the largest screened ratio,
-    and every 1-d candidate violation (screened ratio > 1 + ``candidate_tol``, up to
-    ``max_certify`` of them), are recomputed with certified enclosures; ``violations``
-    counts the proven ones.
+    Deterministic given ``seed`` (trial ``i`` uses ``numpy.random.default_rng([seed, i, model, dim])``),
+    whatever ``jobs`` or executor (a Dask executor included).  The configuration with the largest
+    screened ratio gets a certified enclosure (:func:`certify_config`); up to ``max_certify``
+    candidates with screened ratio > 1 + ``candidate_tol`` are put through :func:`certify_violation`;
+    ``violations`` counts the proven ones.
+
+    Raises:
+        ValueError: bad ``trials``, ``model`` or ``dim``.
     """
     if trials < 1:
         raise ValueError(f"trials must be an integer >= 1. Found {trials}.")
-    items = [(seed, i, steps) for i in range(trials)]
+    if model not in MODELS:
+        raise ValueError(f"model must be one of range, clip, poisson. Found {model!r}.")
+    if dim not in DIMS:
+        raise ValueError(f"dim must be 1, 2 or 3. Found {dim}.")
+    items = [(model, dim, seed, i, steps) for i in range(trials)]
     t0 = time.perf_counter()
     res = map_ordered(_trial, items, executor=executor, jobs=jobs, progress=progress, desc="conjecture probe")
     wall = time.perf_counter() - t0
     n_screens = sum(x["screens"] for x in res)
-    by_kind: Dict[str, float] = {}
-    for x in res:
-        c = x["config"]
-        key = f"{c.sampling}-d{c.d}"
-        by_kind[key] = max(by_kind.get(key, -math.inf), x["screen"]["ratio"])
-    one_d = [x for x in res if x["config"].d == 1]
-    pool = one_d if one_d else res
-    worst = max(pool, key=lambda x: x["screen"]["ratio"])
-    cands = sorted((x for x in one_d if x["screen"]["ratio"] > 1 + candidate_tol and not is_rhs_pair(x["config"])),
+    worst = max(res, key=lambda x: x["screen"]["ratio"])
+    cands = sorted((x for x in res if x["screen"]["ratio"] > 1 + candidate_tol and not is_rhs_pair(x["config"])),
                    key=lambda x: -x["screen"]["ratio"])
-    nontriv = [x for x in one_d if not is_rhs_pair(x["config"])]
-    t1 = time.perf_counter()
     wc = certify_config(worst["config"], digits)
-    cert_s = time.perf_counter() - t1
-    certified = []
+    records = []
     for x in cands[:max_certify]:
-        cc = wc if x is worst else certify_config(x["config"], digits)
-        certified.append(dict(cc, config=x["config"]))
-    violations = sum(1 for c in certified if c["verdict"] == "violated")
-    wn = None
-    if nontriv:
-        xn = max(nontriv, key=lambda x: x["screen"]["ratio"])
-        cn = wc if xn is worst else certify_config(xn["config"], digits)
-        wn = dict(cn, config=xn["config"], screen_ratio=xn["screen"]["ratio"])
-    return ProbeResult(trials, seed, steps, max(x["screen"]["ratio"] for x in res), len(cands), worst, wc, wn,
-                       certified, violations, by_kind, n_screens / wall if wall > 0 else math.inf, cert_s)
+        v = certify_violation(x["config"])
+        if v["proven"]:
+            records.append({"config": x["config"], "ratio_lower": _dec_lower(v["ratio_lower"]),
+                            "per_sigma": v["per_sigma"]})
+    return ProbeResult(model, dim, trials, seed, steps, max(x["screen"]["ratio"] for x in res), len(cands), worst,
+                       wc, len(records), records, n_screens / wall if wall > 0 else math.inf,
+                       time.perf_counter() - t0)
+
+
+def _dec_lower(x: arb) -> str:
+    from ..arith import decimal_lower
+
+    return decimal_lower(x, 12)

@@ -59,10 +59,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from flint import arb
+from scipy import special
 
 from ..arith import Certified, parse_rational, refine, to_arb, workprec
-from ..subsampling.poisson_gaussian import log_a_fractional, log_a_integer, screen_log_a as _screen_one
-from ..floatmath import log_expm1
+from ..subsampling.poisson_gaussian import log_a_fractional, log_a_integer
 
 __all__ = [
     "log_g_mixture",
@@ -74,6 +74,10 @@ __all__ = [
     "limit_value",
     "dr_curve",
     "validate_c",
+    "tail_majorant",
+    "constant_whole_range",
+    "constant_table",
+    "constant_json",
 ]
 
 
@@ -109,18 +113,38 @@ def log_g_mixture(lam: Fraction, r: Fraction, sigma: Fraction, prec: int) -> arb
         return a * (a - 1) / (2 * s * s)
     if lam.denominator == 1:
         return log_a_integer(int(lam), q, s)
-    est = _screen_one(float(lam), float(r), float(sigma))
-    log_i_est = float(log_expm1(est)) if est > 0 else -60.0
+    est = log_g_screen(float(lam), float(r), float(sigma))
+    log_i_est = math.log(math.expm1(est)) if 0 < est < 700 else (est if est >= 700 else -60.0)
     return log_a_fractional(a, q, s, prec, log_i_est)
 
 
 def log_g_screen(lam: float, r: float, sigma: float) -> float:
-    """Float estimate of ``log G`` (screening and plotting only, not certified)."""
+    r"""Float estimate of ``log G`` (screening, planning and plotting only, not certified).
+
+    Integer orders: (9.5) summed in log space.  Real orders: with :math:`y = \sigma Z`,
+    :math:`G = \mathbb E_Z(1 - r + r e^{Z/\sigma - 1/(2\sigma^2)})^\lambda`, the trapezoidal rule in
+    :math:`Z` (step 1/32) over a window that holds the tilted mass (up to :math:`\lambda/\sigma + 14`).
+    """
     if r <= 0:
         return 0.0
     if r >= 1:
         return lam * (lam - 1) / (2 * sigma * sigma)
-    return float(_screen_one(float(lam), float(r), float(sigma)))
+    if float(lam).is_integer() and lam <= 1e6:
+        n = int(lam)
+        j = np.arange(n + 1, dtype=float)
+        logc = special.gammaln(n + 1) - special.gammaln(j + 1) - special.gammaln(n - j + 1)
+        terms = logc + j * math.log(r) + (n - j) * math.log1p(-r) + j * (j - 1) / (2 * sigma * sigma)
+        return float(max(0.0, special.logsumexp(terms)))
+    h = 1.0 / 32
+    hi = max(14.0, lam / sigma + 14.0)
+    z = np.arange(-14.0, hi + h, h)
+    w = z / sigma - 1.0 / (2 * sigma * sigma)
+    # log(1 - r + r e^w) without overflow
+    wp = np.maximum(w, 0.0)
+    lb = np.where(w > 0, wp + np.log(r + (1 - r) * np.exp(-wp)), np.log1p(r * np.expm1(np.minimum(w, 0.0))))
+    f = -z * z / 2 + lam * lb
+    val = special.logsumexp(f) + math.log(h) - 0.5 * math.log(2 * math.pi)
+    return float(max(0.0, val))
 
 
 def _lam_r(c1: Fraction, c2: Fraction, sigma: Fraction, integer: bool) -> Tuple[Fraction, Fraction]:
@@ -208,25 +232,31 @@ def _rat(x: float) -> Fraction:
 
 def _branch_and_bound(cells: List[Tuple[object, object]], point, cell_bound, split, rel_gap: float,
                       max_cells: int) -> List[Tuple[object, object]]:
-    """Float branch and bound: bisect cells whose bound exceeds the best point value."""
-    for _ in range(64):
-        best = max(point(x) for cell in cells for x in cell)
-        new: List[Tuple[object, object]] = []
-        changed = False
-        total = len(cells)
-        for cell in cells:
-            if cell_bound(*cell) > best + rel_gap and total < max_cells:
-                parts = split(*cell)
-                if parts:
-                    new += parts
-                    total += len(parts) - 1
-                    changed = True
-                    continue
-            new.append(cell)
-        cells = new
-        if not changed:
+    """Float best-first branch and bound: repeatedly bisect the cell with the largest bound while that
+    bound exceeds the best point value by more than ``rel_gap`` (in log) and the budget allows.
+    Only the choice of cells uses floats; every final cell is bounded certified by the caller."""
+    import heapq
+
+    best = max(point(x) for cell in cells for x in cell)
+    heap = [(-cell_bound(*c), k, c) for k, c in enumerate(cells)]
+    heapq.heapify(heap)
+    counter = len(cells)
+    done: List[Tuple[object, object]] = []
+    while heap and len(heap) + len(done) < max_cells:
+        nb, _, cell = heapq.heappop(heap)
+        if -nb <= best + rel_gap:
+            heapq.heappush(heap, (nb, counter, cell))
             break
-    return cells
+        parts = split(*cell)
+        if not parts:
+            done.append(cell)
+            continue
+        for part in parts:
+            for x in part:
+                best = max(best, point(x))
+            counter += 1
+            heapq.heappush(heap, (-cell_bound(*part), counter, part))
+    return done + [c for _, _, c in heap]
 
 
 def constant_sup(c1: object, c2: object, *, sigma_min: object = None, sigma_max: object = 100,
@@ -351,6 +381,189 @@ def constant_sup(c1: object, c2: object, *, sigma_min: object = None, sigma_max:
         lim = limit_value(a, b)
     return ConstantSup(Certified(enclosure, prec), s_star, smin, smax, integer, n_cells, at_max,
                        Certified(lim, 64))
+
+
+# ---------------------------------------------------------------------------
+# beyond the computed range: an analytic majorant
+# ---------------------------------------------------------------------------
+
+def _majorant_terms(c1: float, c2: float, sc: float, t0: float) -> Optional[float]:
+    """Float value of :func:`tail_majorant` for one lowest level ``t0`` (None when a condition fails)."""
+    levels = [t0]
+    while levels[-1] <= 2.5 * c2:
+        levels.append(2 * levels[-1])
+    b = c1 * c2
+    alpha = b * math.exp(t0) / (2 * sc)
+    if not (alpha < 0.5 and sc >= c1 and sc >= 1 / (4 * b)):
+        return None
+    if any(sc < b * math.expm1(levels[k + 1]) / levels[k] ** 2 for k in range(len(levels) - 1)):
+        return None
+    total = math.exp(b * b / (2 * (1 - 2 * alpha))) / math.sqrt(1 - 2 * alpha)
+    for k in range(len(levels) - 1):
+        total += 0.5 * math.exp(min(700.0, b * sc * math.expm1(levels[k + 1]) - sc * sc * levels[k] ** 2 / 2))
+    tk = levels[-1]
+    total += 0.5 * math.exp(min(700.0, sc * sc * (c2 * c2 - (tk - c2) ** 2) / 2))
+    return total
+
+
+def _best_t0(c1: float, c2: float, sc: float) -> Optional[Fraction]:
+    best, arg = math.inf, None
+    for e in range(-40, 12):
+        t0 = 2.0 ** (e / 4)
+        v = _majorant_terms(c1, c2, sc, t0)
+        if v is not None and v < best:
+            best, arg = v, t0
+    return None if arg is None else Fraction(arg).limit_denominator(1 << 16)
+
+
+def tail_majorant(c1: object, c2: object, sigma_c: object, prec: int = 96,
+                  t0: Optional[Fraction] = None) -> arb:
+    r"""Proven upper bound of :math:`\sup_{\sigma \ge \sigma_c} G(\sigma)` (real orders
+    :math:`\lambda \le c_2\sigma^2`, rates :math:`r \le c_1/\sigma`).
+
+    Derivation.  With :math:`y = \sigma Z` (:math:`Z \sim N(0,1)`),
+    :math:`G = \mathbb E(1 - r + r e^{w})^\lambda`, :math:`w = Z/\sigma - 1/(2\sigma^2)`,
+    :math:`r = c_1/\sigma`, :math:`\lambda = c_2\sigma^2` (enough by M1, M2).  Let
+    :math:`\beta = c_1c_2` and levels :math:`T_0 < T_1 = 2T_0 < \dots < T_K`, :math:`T_K > 2.5c_2`.
+
+    * :math:`w \le T_0`: :math:`\log(1+x) \le x` and :math:`e^w - 1 \le w + w^2e^{T_0}/2` give
+      :math:`(1-r+re^w)^\lambda \le \exp(\beta(Z-\delta) + \alpha(Z-\delta)^2)`,
+      :math:`\delta = 1/(2\sigma)`, :math:`\alpha = \beta e^{T_0}/(2\sigma)`; over all :math:`Z` its mean is
+      :math:`(1-2\alpha)^{-1/2}\exp((\beta-\delta)^2/(2(1-2\alpha)) - \delta^2/2)
+      \le (1-2\alpha)^{-1/2}\exp(\beta^2/(2(1-2\alpha)))` (for :math:`\delta \le 2\beta`), increasing in
+      :math:`\alpha`, which decreases in :math:`\sigma`.
+    * :math:`T_k < w \le T_{k+1}`: the integrand is at most :math:`\exp(\beta\sigma(e^{T_{k+1}}-1))` and
+      :math:`P(w > T_k) \le \bar\Phi(\sigma T_k) \le e^{-\sigma^2T_k^2/2}/2`; the exponent
+      :math:`\beta\sigma(e^{T_{k+1}}-1) - \sigma^2T_k^2/2` decreases for
+      :math:`\sigma \ge \beta(e^{T_{k+1}}-1)/T_k^2`.
+    * :math:`w > T_K`: :math:`1 - r + re^w \le e^w`, so the part is at most
+      :math:`e^{c_2^2\sigma^2/2 - c_2/2}\bar\Phi(\sigma(T_K - c_2)) \le e^{\sigma^2(c_2^2-(T_K-c_2)^2)/2}/2`,
+      decreasing in :math:`\sigma` as :math:`T_K > 2c_2`.
+
+    Every part is non-increasing in :math:`\sigma` on :math:`[\sigma_c, \infty)` under the checked
+    conditions (:math:`\sigma_c \ge c_1`, :math:`\sigma_c \ge 1/(4\beta)`, :math:`2\alpha(\sigma_c) < 1`,
+    :math:`\sigma_c \ge \beta(e^{T_{k+1}}-1)/T_k^2`), so their sum at :math:`\sigma_c` bounds
+    :math:`G(\sigma)` for every :math:`\sigma \ge \sigma_c`.  As :math:`\sigma_c \to \infty` it tends to
+    :math:`e^{\beta^2/2}`, the limit of :math:`G`.  Call inside ``workprec``; returns a ball whose upper
+    end is the bound.
+
+    Raises:
+        ValueError: when no admissible ``t0`` exists at ``sigma_c`` (take a larger ``sigma_c``).
+    """
+    a, b = validate_c(c1, c2)
+    sc = parse_rational(sigma_c, "sigma")
+    if t0 is None:
+        t0 = _best_t0(float(a), float(b), float(sc))
+        if t0 is None:
+            raise ValueError(f"sigma must be larger for the tail majorant of C({a}, {b}). Found {sigma_c}.")
+    levels = [t0]
+    while levels[-1] <= Fraction(5, 2) * b:
+        levels.append(2 * levels[-1])
+    beta = a * b
+    with workprec(prec):
+        A, B, S, T0 = to_arb(a), to_arb(b), to_arb(sc), to_arb(t0)
+        Bt = A * B
+        alpha = Bt * T0.exp() / (2 * S)
+        checks = [sc >= a, sc * 4 * beta >= 1, alpha < arb(1) / 2]
+        for k in range(len(levels) - 1):
+            checks.append(S >= Bt * to_arb(levels[k + 1]).expm1() / to_arb(levels[k]) ** 2)
+        if not all(bool(c) for c in checks):
+            raise ValueError(f"sigma must be larger for the tail majorant of C({a}, {b}). Found {sigma_c}.")
+        total = (Bt * Bt / (2 * (1 - 2 * alpha))).exp() / (1 - 2 * alpha).sqrt()
+        for k in range(len(levels) - 1):
+            total += (Bt * S * to_arb(levels[k + 1]).expm1() - S * S * to_arb(levels[k]) ** 2 / 2).exp() / 2
+        tk = to_arb(levels[-1])
+        total += (S * S * (B * B - (tk - B) ** 2) / 2).exp() / 2
+        return arb(total.upper())
+
+
+def _find_sigma_cut(c1: Fraction, c2: Fraction, target_log: float, start: float, cap: float) -> Optional[Fraction]:
+    """Smallest sigma on a geometric grid (ratio 1.1) from ``start`` whose float majorant is below
+    exp(target_log); None when none up to ``cap``."""
+    sc = max(start, float(c1), 1.0)
+    while sc <= cap:
+        t0 = _best_t0(float(c1), float(c2), sc)
+        if t0 is not None:
+            v = _majorant_terms(float(c1), float(c2), sc, float(t0))
+            if v is not None and math.log(v) < target_log:
+                return _rat(sc)
+        sc *= 1.1
+    return None
+
+
+def constant_whole_range(c1: object, c2: object, *, sigma_min: object = None, cap: float = 1e5,
+                         max_cells: int = 800, rel_gap: float = 1e-7, digits: float = 10) -> Dict[str, object]:
+    r"""Certified enclosure of :math:`C(c_1, c_2) = \sup_{\sigma \ge \sigma_{\min}} G(\sigma)` over the
+    whole range (real orders :math:`\lambda \le c_2\sigma^2`, rates :math:`r \le c_1/\sigma`).
+
+    ``[sigma_min, sigma_cut]`` is covered by :func:`constant_sup` (cells, M1-M3); ``[sigma_cut, inf)``
+    by :func:`tail_majorant`.  ``sigma_cut`` is the smallest point of a geometric grid where the float
+    majorant is below the float maximum found by a scan (so the tail does not widen the enclosure), or
+    ``cap`` when there is none up to ``cap`` (then the tail bound may set the upper end, and the width is
+    larger).  The lower end is a certified value :math:`G(\sigma^*)`.  The relative width is limited by
+    the first-order cell bounds of :func:`constant_sup` (``max_cells``, ``rel_gap``), not by the tail.
+
+    Returns a dict: ``C`` (Certified), ``argmax_sigma`` (Fraction), ``sigma_min``, ``sigma_cut``
+    (Fractions), ``tail_bound`` (arb), ``on_range`` (:class:`ConstantSup`), ``tail_sets_upper`` (bool).
+    """
+    a, b = validate_c(c1, c2)
+    default_min = max(a, _rat(math.sqrt(2.0 / float(b))) + Fraction(1, 1 << 20))
+    smin = default_min if sigma_min is None else parse_rational(sigma_min, "sigma-min")
+    fa, fb, fs = float(a), float(b), float(smin)
+    grid = np.geomspace(fs, max(fs * 1.01, min(cap, 1e4)), 400)
+    best = max(log_g_screen(fb * s * s, min(1.0, fa / s), float(s)) for s in grid)
+    sc = _find_sigma_cut(a, b, best - 1e-12, fs * 1.5, cap)
+    tail_sets = sc is None
+    if sc is None:
+        sc = _rat(cap)
+    on = constant_sup(a, b, sigma_min=smin, sigma_max=sc, integer=False, max_cells=max_cells, rel_gap=rel_gap,
+                      digits=digits)
+    with workprec(on.value.prec) as prec:
+        tail = tail_majorant(a, b, sc, prec)
+        upper = arb(on.value.ball.upper()).max(tail)
+        enclosure = arb(on.value.ball.lower()).union(upper)
+    return {"C": Certified(enclosure, prec), "argmax_sigma": on.sigma_argmax, "sigma_min": smin, "sigma_cut": sc,
+            "tail_bound": tail, "on_range": on, "tail_sets_upper": bool(tail > on.value.ball.upper())}
+
+
+def _table_entry(item: Tuple[str, str, int]) -> Dict[str, object]:
+    c1, c2, max_cells = item
+    res = constant_whole_range(c1, c2, max_cells=max_cells)
+    return constant_json(res, c1, c2)
+
+
+def constant_json(res: Dict[str, object], c1: object, c2: object) -> Dict[str, object]:
+    """The JSON of ``rigorous-rdp constant`` (DESIGN.md section 5) for a :func:`constant_whole_range` result."""
+    from ..arith import decimal_upper
+
+    C = res["C"]
+    on = res["on_range"]
+    with workprec(64):
+        rw = C.relative_width()
+    return {
+        "c1": str(c1), "c2": str(c2),
+        "C": C.to_json(12),
+        "sigma_range": [str(res["sigma_min"]), "inf"],
+        "argmax_sigma": f"{float(res['argmax_sigma']):.12g}",
+        "orders": "real lambda <= c2 sigma^2, r <= c1 / sigma",
+        "relative_width": f"{rw:.3g}",
+        "sigma_cut": str(res["sigma_cut"]),
+        "computed_range": on.value.to_json(12),
+        "cells": on.cells,
+        "tail_bound_sigma_ge_cut": decimal_upper(res["tail_bound"], 12),
+        "tail_sets_upper": res["tail_sets_upper"],
+        "limit_sigma_to_infinity": on.limit.to_json(12),
+    }
+
+
+def constant_table(c1s: Sequence[str] = ("0.25", "0.5", "1", "2"), c2s: Sequence[str] = ("0.25", "0.5", "1", "2"),
+                   *, executor=None, jobs: int = 1, max_cells: int = 800) -> List[Dict[str, object]]:
+    """Certified C(c1, c2) on the whole sigma range for every pair (one work item per pair; any
+    :class:`concurrent.futures.Executor`, a Dask one included)."""
+    from .parallel import map_ordered
+
+    items = [(x, y, max_cells) for x in c1s for y in c2s]
+    return map_ordered(_table_entry, items, executor=executor, jobs=jobs, desc="C(c1, c2) table")
 
 
 def dr_curve(c1: float, c2: float, d_r: float, d_lam: float, sigmas: Sequence[float]) -> Dict[str, List[float]]:

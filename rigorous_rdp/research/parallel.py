@@ -7,7 +7,10 @@ calling process, with no pool at all).  Results never depend on the number of wo
 on the order of completion: each work item carries its own seed, and results are put
 back in submission order.
 
-Running on a Dask cluster uses the same code through Dask's executor interface::
+Running on a Dask cluster uses the same code through Dask's executor interface
+(:func:`dask_executor`, the ``--dask`` option of ``conjecture``, ``constant --table``, ``reproduce``
+and ``audit``: ``--dask local:N`` starts a ``distributed.LocalCluster`` with ``N`` single-threaded
+workers and no dashboard, ``--dask tcp://host:8786`` joins a running scheduler)::
 
     from distributed import Client
     client = Client("tcp://scheduler:8786")          # or Client() for a local cluster
@@ -22,10 +25,12 @@ no code of this package changes; the workers need ``rigorous_rdp`` importable.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import re
 import sys
-from typing import Any, Callable, Iterable, List, Optional, Sequence, TypeVar
+from typing import Any, Callable, Iterator, List, Optional, Sequence, TypeVar
 
-__all__ = ["SerialExecutor", "make_executor", "map_ordered", "validate_jobs"]
+__all__ = ["SerialExecutor", "make_executor", "map_ordered", "validate_jobs", "validate_dask", "dask_executor"]
 
 T = TypeVar("T")
 
@@ -92,3 +97,62 @@ def map_ordered(fn: Callable[[Any], T], items: Sequence[Any], *, executor: Optio
             bar.close()
         if own:
             ex.shutdown(wait=True, cancel_futures=True)
+
+
+def validate_dask(spec: object) -> Optional[str]:
+    """Parse ``--dask``: ``None``, ``local:N`` (integer 1 <= N <= 256) or a scheduler address
+    (``tcp://host:port``, ``tls://...``, ``host:port``)."""
+    if spec is None:
+        return None
+    text = str(spec).strip()
+    m = re.fullmatch(r"local:(\d+)", text)
+    if m:
+        n = int(m.group(1))
+        if not 1 <= n <= 256:
+            raise ValueError(f"dask must be local:N with 1 <= N <= 256, or a scheduler address. Found {spec}.")
+        return f"local:{n}"
+    if re.fullmatch(r"((tcp|tls|inproc|ucx)://)?[A-Za-z0-9_.\-\[\]:]+:\d+", text):
+        return text
+    raise ValueError(f"dask must be local:N with 1 <= N <= 256, or a scheduler address such as "
+                     f"tcp://host:8786. Found {spec}.")
+
+
+@contextlib.contextmanager
+def dask_executor(spec: Optional[str]) -> Iterator[Optional[cf.Executor]]:
+    """Context manager yielding a Dask executor for ``spec`` (see :func:`validate_dask`), or ``None``.
+
+    ``local:N`` starts ``distributed.LocalCluster(n_workers=N, threads_per_worker=1,
+    dashboard_address=None)`` and closes it on exit; an address joins that scheduler (its workers
+    need ``rigorous_rdp`` importable).  ``Client.get_executor()`` implements
+    :class:`concurrent.futures.Executor`, so the work items and their order are those of the local run.
+
+    Raises:
+        ValueError: ``dask ...`` when ``distributed`` is not installed or the scheduler is unreachable.
+    """
+    if spec is None:
+        yield None
+        return
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ValueError("dask needs the 'distributed' package (pip install distributed).") from None
+    cluster = None
+    try:
+        if spec.startswith("local:"):
+            import logging
+
+            cluster = LocalCluster(n_workers=int(spec.split(":", 1)[1]), threads_per_worker=1,
+                                   dashboard_address=None, processes=True, silence_logs=logging.ERROR)
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(spec, timeout=10)
+            except OSError as exc:
+                raise ValueError(f"dask scheduler {spec} is unreachable: {exc}.") from None
+        try:
+            yield client.get_executor()
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
