@@ -167,6 +167,8 @@ def event_from_json(obj: Any) -> DpEvent:
                                        Adjacency.parse(obj.get("adjacency")))
         if t == "fixed-size-sampled":
             for k in ("batch_size", "dataset_size", "taylor_order"):
+                if k == "taylor_order" and obj.get(k) is None:
+                    continue  # null: the default (sharpest) bound
                 if not isinstance(obj.get(k), int) or isinstance(obj.get(k), bool):
                     raise CertificateError(f"{k} must be an integer. Found {obj.get(k)!r}.")
             if not isinstance(obj.get("replacement"), bool):
@@ -174,7 +176,7 @@ def event_from_json(obj: Any) -> DpEvent:
             return FixedSizeSampledEvent(event_from_json(obj.get("event")), obj["batch_size"],
                                          obj["dataset_size"], replacement=obj["replacement"],
                                          adjacency=Adjacency.parse(obj.get("adjacency")),
-                                         taylor_order=obj["taylor_order"])
+                                         taylor_order=obj.get("taylor_order"))
         if t == "self-composed":
             if not isinstance(obj.get("count"), int) or isinstance(obj.get("count"), bool):
                 raise CertificateError(f"count must be an integer. Found {obj.get('count')!r}.")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Tuple
+from typing import Optional, Tuple
 
 from .arith import parse_rational
 from .validation import integer_at_least
@@ -154,7 +154,10 @@ class FixedSizeSampledEvent(DpEvent):
         replacement: ``False`` for sampling without replacement (FSwoR),
             ``True`` with replacement (FSwR).
         adjacency: add-remove or replace-one.
-        taylor_order: order m >= 3 of the Taylor bounds of Birrell et al.
+        taylor_order: order m >= 3 of the Taylor bounds of Birrell et al., or ``None``
+            (default) for the tightest bound the toolkit certifies (FSwoR add/remove:
+            Thm 3.1 (6) exactly; replace-one: m chosen per order, minimum with
+            Wang et al. 2019).  An explicit m gives exactly the Taylor bound of order m.
     """
 
     event: DpEvent
@@ -162,7 +165,7 @@ class FixedSizeSampledEvent(DpEvent):
     dataset_size: int
     replacement: bool = False
     adjacency: Adjacency = Adjacency.ADD_REMOVE
-    taylor_order: int = 3
+    taylor_order: Optional[int] = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.event, DpEvent):
@@ -171,8 +174,8 @@ class FixedSizeSampledEvent(DpEvent):
         n = _positive_int(self.dataset_size, "dataset-size")
         if b > n:
             raise ValueError(f"batch-size must be <= dataset-size ({n}). Found {b}.")
-        m = _positive_int(self.taylor_order, "taylor-order")
-        if m < 3:
+        m = None if self.taylor_order is None else _positive_int(self.taylor_order, "taylor-order")
+        if m is not None and m < 3:
             raise ValueError(f"taylor-order must be an integer >= 3. Found {m}.")
         _set(self, "batch_size", b)
         _set(self, "dataset_size", n)

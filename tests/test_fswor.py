@@ -298,8 +298,14 @@ def test_registry_and_accountant():
             m = c_min.certified(a)
             assert m.upper() <= min(b.upper() for b in both)
             assert m.lower() >= min(b.lower() for b in both)
+    # add/remove: Thm 3.1 (6) exactly by default, the seed's Taylor bound when m is given
     ev2 = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000)
-    assert isinstance(rdp_curve(ev2), fw.FsworAddRemoveCurve)
+    assert isinstance(rdp_curve(ev2), fw.FsworAddRemoveExactCurve)
+    ev3 = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, taylor_order=3)
+    assert isinstance(rdp_curve(ev3), fw.FsworAddRemoveCurve) and rdp_curve(ev3).m == 3
+    # replace-one default: Taylor order chosen per order, minimum with Wang et al.
+    c_auto = rdp_curve(FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one"))
+    assert isinstance(c_auto, MinCurve) and isinstance(c_auto.curves[0], fw.FsworReplaceOneAutoCurve)
     acc = RdpAccountant().compose(ev, 1000)
     res = acc.get_epsilon_and_order("1e-5")
     assert res.epsilon.ball.upper() > 0

@@ -17,7 +17,7 @@ from flint import arb
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.cli import main
-from rigorous_rdp.curves import rdp_curve
+from rigorous_rdp.curves import MinCurve, rdp_curve
 from rigorous_rdp.events import Adjacency
 from rigorous_rdp.mechanisms import GaussianCurve
 from rigorous_rdp.reference import fixed_size_misc as R
@@ -99,10 +99,13 @@ def test_same_leading_order_as_fswor_replace_one():
 
 def test_registry_reference_and_accountant():
     ev = PoissonSampledEvent(GaussianEvent(6), Q, Adjacency.REPLACE_ONE)
-    curve = rdp_curve(ev)
+    default = rdp_curve(ev)  # min of Thm C.9, the weak triangle inequality, 2 alpha / sigma^2
+    assert isinstance(default, MinCurve)
+    curve = default.curves[0]
     assert isinstance(curve, PoissonReplaceOneGaussianCurve)
     with workprec(128):
-        assert _contains(curve.certified(Fraction(4)), reference_rdp(ev, Fraction(4)))
+        assert _contains(default.certified(Fraction(4)), reference_rdp(ev, Fraction(4)))
+        assert default.winner(Fraction(4)) == curve.name  # C.9 wins at moderate sigma
     alphas = np.array([1.5, 2.0, 7.25])
     with workprec(64):
         cert = [float(curve.certified(Fraction(a)).mid()) for a in alphas]
@@ -110,7 +113,7 @@ def test_registry_reference_and_accountant():
     eps = RdpAccountant().compose(ev, 1000).get_epsilon("1e-5")
     assert 0 < eps.upper_float() < 2
     full = rdp_curve(PoissonSampledEvent(GaussianEvent(6), 1, Adjacency.REPLACE_ONE))
-    assert isinstance(full, GaussianCurve) and full.sigma == 3
+    assert isinstance(full, GaussianCurve) and full.sigma == 3  # q = 1: sensitivity 2, no amplification
     with workprec(64):
         assert poisson_replace_one_rdp(3, 0, 6) == 0
 

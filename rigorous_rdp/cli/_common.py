@@ -125,7 +125,7 @@ def build_event(args: argparse.Namespace, sigma: Optional[object] = None) -> DpE
         raise ValueError(f"batch-size and --dataset-size are required with --sampling {s}.")
     m = _int_option(args.taylor_order, "taylor-order")
     return FixedSizeSampledEvent(base, b, n, replacement=(s == "fswr"), adjacency=adjacency,
-                                 taylor_order=3 if m is None else m)
+                                 taylor_order=m)
 
 
 def mechanism_json(args: argparse.Namespace, sigma: Optional[str] = None) -> Dict[str, Any]:
@@ -142,7 +142,8 @@ def mechanism_json(args: argparse.Namespace, sigma: Optional[str] = None) -> Dic
     if args.sampling in ("fswor", "fswr"):
         out["batch_size"] = int(parse_rational(args.batch_size, "batch-size"))
         out["dataset_size"] = int(parse_rational(args.dataset_size, "dataset-size"))
-        out["taylor_order"] = int(parse_rational(args.taylor_order or 3, "taylor-order"))
+        out["taylor_order"] = (None if args.taylor_order is None
+                               else int(parse_rational(args.taylor_order, "taylor-order")))
     out["adjacency"] = args.adjacency
     return out
 

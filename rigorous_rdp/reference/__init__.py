@@ -34,3 +34,4 @@ from . import gaussian as _gaussian  # noqa: E402,F401
 from . import zhu_wang as _zhu_wang  # noqa: E402,F401  (inner-mechanism references for Poisson sampling)
 from . import fixed_size_misc as _fixed_size_misc  # noqa: E402,F401  (after gaussian: it delegates to it)
 from . import fswor as _fswor  # noqa: E402,F401  (after fixed_size_misc: it delegates to it)
+from . import sharp as _sharp  # noqa: E402,F401  (after fswor and fixed_size_misc: the default curves)

@@ -32,15 +32,11 @@ def poisson_sampled_curve(inner: DpEvent, q: Fraction, adjacency: Adjacency) -> 
 def _(inner: GaussianEvent, q: Fraction, adjacency: Adjacency) -> RdpCurve:
     if adjacency is Adjacency.ADD_REMOVE:
         return PoissonGaussianCurve(q, inner.noise_multiplier)
-    # replace-one: Birrell et al. Thm C.9 (see .poisson_replace_one)
-    from .poisson_replace_one import PoissonReplaceOneGaussianCurve
+    # replace-one: min of Birrell et al. Thm C.9, the weak triangle inequality and 2 alpha / sigma^2
+    # (see .poisson_replace_one; q = 1 is the Gaussian mechanism with sensitivity 2)
+    from .poisson_replace_one import poisson_replace_one_default_curve
 
-    if q == 1:
-        # every record is always sampled: the Gaussian mechanism with replace-one sensitivity 2
-        from ..mechanisms import GaussianCurve
-
-        return GaussianCurve(inner.noise_multiplier / 2)
-    return PoissonReplaceOneGaussianCurve(q, inner.noise_multiplier)
+    return poisson_replace_one_default_curve(q, inner.noise_multiplier)
 
 
 @poisson_sampled_curve.register(LaplaceEvent)
@@ -49,9 +45,9 @@ def _(inner: DpEvent, q: Fraction, adjacency: Adjacency) -> RdpCurve:
     # Zhu & Wang 2019 Thm 8: condition (4) holds for Laplace (Prop. 10) and for binary
     # randomized response (see zhu_wang.condition4_established); capped by Lemma 4
     if adjacency is Adjacency.ADD_REMOVE:
-        from .zhu_wang import poisson_subsampled_curve
+        from .zhu_wang import poisson_pure_dp_default_curve
 
-        return poisson_subsampled_curve(rdp_curve(inner), q, condition4=inner)
+        return poisson_pure_dp_default_curve(rdp_curve(inner), q, condition4=inner)
     raise UnsupportedEventError(
         f"no certified bound for the Poisson-subsampled {type(inner).__name__} with replace-one adjacency"
     )
@@ -71,8 +67,9 @@ def fixed_size_sampled_curve(inner: DpEvent, event: FixedSizeSampledEvent) -> Rd
 def _(inner: GaussianEvent, event: FixedSizeSampledEvent) -> RdpCurve:
     """Fixed-size sampling of the Gaussian mechanism (Birrell et al. 2024).
 
-    Without replacement: add/remove -> Thm 3.1-3.3 Taylor bound, replace-one ->
-    the minimum of Thm 3.4-3.5 (:mod:`.fswor`, Taylor order ``event.taylor_order``)
+    Without replacement: add/remove -> Thm 3.1 (6) exactly (or the Thm 3.3 Taylor
+    bound of an explicit ``event.taylor_order``), replace-one -> the minimum of
+    Thm 3.4-3.5 (:mod:`.fswor`, Taylor order chosen per order or ``event.taylor_order``)
     and Wang et al. 2019 Thm 9 (:mod:`.wang2019`).  With
     replacement: delegated to ``rigorous_rdp.subsampling.fswr.fswr_curve`` when
     that module provides it, else unsupported.
@@ -88,21 +85,12 @@ def _(inner: GaussianEvent, event: FixedSizeSampledEvent) -> RdpCurve:
                 f" with {event.adjacency.value} adjacency"
             )
         return fswr_curve(inner, event)
-    from .fswor import FsworAddRemoveCurve, FsworReplaceOneCurve
+    from .fswor import fswor_add_remove_default_curve, fswor_replace_one_default_curve
 
-    q = event.sampling_probability
     if event.adjacency is Adjacency.ADD_REMOVE:
-        return FsworAddRemoveCurve(q, inner.noise_multiplier, event.taylor_order)
-    # replace-one: both Birrell et al. Thm 3.5 and Wang et al. 2019 Thm 9 are valid
-    # upper bounds; the Taylor bound is much tighter for moderate sigma, Wang et al.
-    # for small sigma (where the Taylor remainder explodes), so take the minimum.
-    from ..curves import MinCurve
-    from .wang2019 import replace_one_gaussian_curve, wang2019_curve
-
-    return MinCurve([
-        FsworReplaceOneCurve(q, inner.noise_multiplier, event.taylor_order),
-        wang2019_curve(replace_one_gaussian_curve(inner.noise_multiplier), event.batch_size, event.dataset_size),
-    ])
+        return fswor_add_remove_default_curve(event.sampling_probability, inner.noise_multiplier, event.taylor_order)
+    return fswor_replace_one_default_curve(inner.noise_multiplier, event.batch_size, event.dataset_size,
+                                           event.taylor_order)
 
 
 @rdp_curve.register
