@@ -182,8 +182,10 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
     :math:`E_R[(P/R)^{p\alpha}]^{1/p}\,E_R[(R/Q)^{(\alpha-1)p'}]^{1/p'}`.  The first factor is
     :math:`e^{(p\alpha-1)D_{p\alpha}(P\|R)/p}`; the second is
     :math:`E_Q[(R/Q)^{1+(\alpha-1)p'}]^{1/p'} = e^{(\alpha-1)D_{1+(\alpha-1)p'}(R\|Q)}`.  Take logarithms
-    and divide by :math:`\alpha - 1 > 0`; :math:`(p\alpha - 1)/p = \alpha - 1/p`.  (With p = 2 this is
-    the form quoted in the toolkit's issue tracker: 9.95 at q = 0.1, sigma = 0.5, alpha = 2.)
+    and divide by :math:`\alpha - 1 > 0`; :math:`(p\alpha - 1)/p = \alpha - 1/p`.  For three Gaussians
+    :math:`N(\pm1, s^2)`, :math:`N(0, s^2)` it is an equality at :math:`p = 2 - 1/\alpha`
+    (``proofs/verify_weak_triangle.py``).  Example: q = 0.1, sigma = 0.5, alpha = 2 gives 9.95 with
+    p = 2 and 8.315 with the optimal p (Thm C.9: 67.47).
 
     **Use.**  Let D, D' differ by replacing record x by x', and D'' = D minus x = D' minus x'.
     Then (D, D'') and (D'', D') are add/remove neighbours, so with P, Q, R the output
