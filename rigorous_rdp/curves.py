@@ -119,7 +119,7 @@ class MinCurve(RdpCurve):
     """
 
     #: components whose screen is within this relative factor of the best are certified
-    SCREEN_SLACK = 1e-3
+    SCREEN_SLACK = 0.05
 
     def __init__(self, curves: "list[RdpCurve]", name: Optional[str] = None):
         if not curves:

@@ -115,10 +115,11 @@ CASES = [
          lambda: _pg_lower(F(1, 10**8), F(3, 10), F(101, 100))),
     Case("pois-ar-q0.01-s1-a1.5", P(G(1), F(1, 100)), F(3, 2),
          lambda: poisson_gaussian_rdp_mp(F(3, 2), F(1, 100), F(1), 30), lambda: _pg_lower(F(1, 100), 1, F(3, 2))),
+    # (at large integer orders: the binomial sum of the mixture with noise 2 sigma / 2 = sigma)
     Case("pois-ar-q1e-3-s20-a1e4", P(G(20), F(1, 1000)), F(10**4),
-         lambda: poisson_gaussian_rdp_mp(F(10**4), F(1, 1000), F(20), 30, method="binomial"), slow=True),
+         lambda: S.fswor_add_remove_exact_reference(10**4, F(1, 1000), 40), slow=True),
     Case("pois-ar-q0.99-s100-a1e5", P(G(100), F(99, 100)), F(10**5),
-         lambda: poisson_gaussian_rdp_mp(F(10**5), F(99, 100), F(100), 30, method="binomial"), slow=True),
+         lambda: S.fswor_add_remove_exact_reference(10**5, F(99, 100), 200), slow=True),
     # Poisson, replace-one: min(Thm C.9, weak triangle, 2 alpha / sigma^2)
     Case("pois-ro-q0.1-s0.5-a2", P(G(F(1, 2)), F(1, 10), RO), F(2),
          lambda: S.poisson_replace_one_default_reference(2, F(1, 10), F(1, 2)),

@@ -80,9 +80,19 @@ def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
         a, qq, s = _f(a_q), _f(q), _f(sigma) / 2
         two_s2 = 2 * s * s
         if a_q.denominator == 1:
+            # binomial weights by their ratio recurrence (O(alpha) multiplications)
             n = int(a_q)
-            excess = mpmath.fsum(mpmath.binomial(n, k) * qq ** k * (1 - qq) ** (n - k) * mpmath.expm1(k * (k - 1) / two_s2)
-                                 for k in range(2, n + 1))
+            w = (1 - qq) ** n
+            r = qq / (1 - qq) if qq < 1 else None
+            terms = []
+            for k in range(0, n + 1):
+                if k >= 2:
+                    terms.append(w * mpmath.expm1(k * (k - 1) / two_s2))
+                if r is None:
+                    w = mpf(1) if k + 1 == n else mpf(0)
+                else:
+                    w = w * (n - k) / (k + 1) * r
+            excess = mpmath.fsum(terms)
             return mpmath.log1p(excess) / (a - 1)
 
         def g(z):

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Optional
 import numpy as np
 from flint import arb, ctx
 
-from ..arith import Certified, DEFAULT_DIGITS, parse_rational, refine, to_arb
+from ..arith import Certified, DEFAULT_DIGITS, parse_rational, refine, to_arb, workprec
 from ..curves import RdpCurve
 
 __all__ = [
@@ -165,6 +165,11 @@ def weak_triangle_value(alpha: Fraction, p: Fraction, eps: "Callable[[Fraction],
     return w * eps(o1) + eps(o2)
 
 
+def _p_of(t: float) -> Fraction:
+    """The rational Hölder exponent p = 1 + e^t (e^t to about 12 significant digits)."""
+    return 1 + Fraction(math.exp(t)).limit_denominator(max(1 << 20, int(1e12 / math.exp(t)) if t < 25 else 1))
+
+
 class WeakTriangleReplaceOneCurve(RdpCurve):
     r"""Replace-one RDP from an add/remove RDP curve by the weak triangle inequality.
 
@@ -198,7 +203,8 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
 
     **Choice of p.**  Any p > 1 gives a valid bound; p is chosen per order by minimising the
     float screen of the add/remove curve (a grid in :math:`\log(p-1)` refined by golden-section
-    search), then rounded to a rational and the value at that p is certified.
+    search, first on an interpolated table of the screen, then on the curve's certified values
+    at 96 bits), then rounded to a rational and the value at that p is certified.
     """
 
     citation = "Mironov 2017, Prop. 11 (weak triangle inequality), on an add/remove RDP curve"
@@ -212,38 +218,98 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
         self.add_remove = add_remove
         self.name = f"weak-triangle({add_remove.name})"
         self._p: "dict[Fraction, Fraction]" = {}
+        self._tab: "Optional[tuple[np.ndarray, np.ndarray]]" = None
 
-    def _f(self, alpha: float, ts: np.ndarray) -> np.ndarray:
+    #: the float screen of the add/remove curve is tabulated at this many orders (log-spaced in
+    #: alpha - 1 over [1e-5, 1e7]) and interpolated for the order search
+    TABLE_SIZE = 300
+
+    def _table(self) -> "tuple[np.ndarray, np.ndarray]":
+        if self._tab is None:
+            xs = np.linspace(math.log(1e-5), math.log(1e7), self.TABLE_SIZE)
+            with np.errstate(all="ignore"):
+                ys = np.log(np.asarray(self.add_remove.screen(1.0 + np.exp(xs)), dtype=float))
+            self._tab = (xs, ys)
+            self._tab_ok = bool(np.all(np.isfinite(ys)))
+        return self._tab
+
+    def _eps(self, orders: np.ndarray, fast: bool) -> np.ndarray:
+        orders = np.asarray(orders, dtype=float)
+        if not fast:
+            return np.asarray(self.add_remove.screen(orders), dtype=float)
+        xs, ys = self._table()
+        u = np.log(orders - 1.0)
+        ok = (u >= xs[0]) & (u <= xs[-1]) & self._tab_ok
+        out = np.empty(len(orders))
+        with np.errstate(all="ignore"):
+            out[ok] = np.exp(np.interp(u[ok], xs, ys))
+        if (~ok).any():
+            out[~ok] = np.asarray(self.add_remove.screen(orders[~ok]), dtype=float)
+        return out
+
+    def _f(self, alpha: float, ts: np.ndarray, fast: bool = True) -> np.ndarray:
+        ts = np.asarray(ts, dtype=float)
+        if not fast:
+            return np.array([self._f_certified(alpha, float(t)) for t in ts])
         p = 1.0 + np.exp(ts)
         o1 = p * alpha
         o2 = 1.0 + (alpha - 1.0) * (1.0 + np.exp(-ts))
         with np.errstate(all="ignore"):
-            v = ((alpha - 1.0 / p) / (alpha - 1.0) * np.asarray(self.add_remove.screen(o1), dtype=float)
-                 + np.asarray(self.add_remove.screen(o2), dtype=float))
+            v = (alpha - 1.0 / p) / (alpha - 1.0) * self._eps(o1, fast) + self._eps(o2, fast)
         return np.where(np.isnan(v), np.inf, v)
 
-    def _optimise(self, alpha: float, refine_steps: int) -> "tuple[float, float]":
-        ts = np.linspace(-7.0, 7.0, 29)
-        vals = self._f(alpha, ts)
+    def _f_certified(self, alpha: float, t: float) -> float:
+        """The bound at p = 1 + e^t from the add/remove curve's *certified* values at 96 bits
+        (midpoints): the float screens of some curves are only rough estimates (e.g. tiny
+        values at fractional orders), and the final choice of p should not inherit that."""
+        p = _p_of(t)
+        if not p > 1:
+            return math.inf
+        try:
+            with workprec(96):
+                v = weak_triangle_value(Fraction(alpha).limit_denominator(1 << 40) if not isinstance(alpha, Fraction)
+                                        else alpha, p, self.add_remove.certified)
+        except (ValueError, ArithmeticError):
+            return math.inf
+        return float(v.mid()) if v.is_finite() else math.inf
+
+    def _golden(self, alpha: float, lo: float, hi: float, steps: int, fast: bool) -> "tuple[float, float]":
+        g = (math.sqrt(5) - 1) / 2
+        c, d = hi - g * (hi - lo), lo + g * (hi - lo)
+        fc, fd = (float(x) for x in self._f(alpha, np.array([c, d]), fast))
+        for _ in range(steps):
+            if fc <= fd:
+                hi, d, fd = d, c, fc
+                c = hi - g * (hi - lo)
+                fc = float(self._f(alpha, np.array([c]), fast)[0])
+            else:
+                lo, c, fc = c, d, fd
+                d = lo + g * (hi - lo)
+                fd = float(self._f(alpha, np.array([d]), fast)[0])
+        return (c, fc) if fc <= fd else (d, fd)
+
+    def _optimise(self, alpha: "float | Fraction", fast: bool = True) -> "tuple[float, float]":
+        """(t, value) minimising the screen over p = 1 + e^t: a grid in [-7, 7] and two finer grids
+        on the tabulated add/remove screen; with ``fast=False`` a further golden-section search
+        around that point on the add/remove curve's certified values (:meth:`_f_certified`)."""
+        af = float(alpha)
+        ts = np.linspace(-7.0, 7.0, 57)
+        vals = self._f(af, ts, True)
         k = int(np.argmin(vals))
         best_t, best_v = float(ts[k]), float(vals[k])
-        if refine_steps and math.isfinite(best_v):
-            lo, hi = ts[max(k - 1, 0)], ts[min(k + 1, len(ts) - 1)]
-            g = (math.sqrt(5) - 1) / 2
-            c, d = hi - g * (hi - lo), lo + g * (hi - lo)
-            fc, fd = self._f(alpha, np.array([c, d]))
-            for _ in range(refine_steps):
-                if fc <= fd:
-                    hi, d, fd = d, c, fc
-                    c = hi - g * (hi - lo)
-                    fc = float(self._f(alpha, np.array([c]))[0])
-                else:
-                    lo, c, fc = c, d, fd
-                    d = lo + g * (hi - lo)
-                    fd = float(self._f(alpha, np.array([d]))[0])
-            for t, v in ((c, fc), (d, fd)):
-                if v < best_v:
-                    best_t, best_v = float(t), float(v)
+        if not math.isfinite(best_v):
+            return best_t, best_v
+        for _ in range(2):  # two finer vectorised grids around the best point
+            h = (ts[1] - ts[0])
+            ts = np.linspace(best_t - h, best_t + h, 41)
+            vals = self._f(af, ts, True)
+            k = int(np.argmin(vals))
+            if vals[k] < best_v:
+                best_t, best_v = float(ts[k]), float(vals[k])
+        if not fast:
+            t, v = self._golden(alpha, best_t - 0.3, best_t + 0.3, 22, False)
+            v0 = float(self._f(alpha, np.array([best_t]), False)[0])
+            best_t, best_v = (t, v) if v < v0 else (best_t, v0)
         return best_t, best_v
 
     def optimal_p(self, alpha: Fraction) -> Fraction:
@@ -251,8 +317,8 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
         alpha = Fraction(alpha)
         p = self._p.get(alpha)
         if p is None:
-            t, _ = self._optimise(float(alpha), 40)
-            p = 1 + Fraction(math.exp(t)).limit_denominator(1 << 20)
+            t, _ = self._optimise(alpha, fast=False)
+            p = _p_of(t)
             if not p > 1:
                 p = Fraction(2)
             if len(self._p) > 4096:
@@ -272,8 +338,7 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
             if not (x > 1 and math.isfinite(x)):
                 out[i] = np.inf
                 continue
-            # one order: refined (used to choose among bounds); many: the grid only (order search)
-            out[i] = self._optimise(float(x), 40 if len(a) == 1 else 0)[1]
+            out[i] = self._optimise(float(x))[1]
         return out
 
 
