@@ -213,8 +213,26 @@ def test_at_least_thirty_configurations():
     assert len(kinds) >= 6
 
 
+@pytest.fixture
+def cached_moments(monkeypatch):
+    """Memoise the mpmath moments M_{sigma,k} of the FSwoR reference (they are recomputed for
+    every term of the transcribed sums otherwise); same values, keyed on the precision."""
+    import functools
+
+    import rigorous_rdp.reference.fswor as rf
+
+    orig = rf.ref_moment_m
+
+    @functools.lru_cache(maxsize=None)
+    def cached(k, sigma, prec):
+        with mpmath.workprec(prec):
+            return orig(k, sigma)
+
+    monkeypatch.setattr(rf, "ref_moment_m", lambda k, sigma: cached(k, F(sigma), mpmath.mp.prec))
+
+
 @pytest.mark.parametrize("case", _params())
-def test_default_is_the_smallest_valid_bound(case):
+def test_default_is_the_smallest_valid_bound(case, cached_moments):
     curve = rdp_curve(case.event)
     with workprec(128):
         ball = curve.certified(case.alpha)
@@ -244,7 +262,7 @@ EPS_CASES = [
 
 @pytest.mark.parametrize("cid,event,T,delta,ref,expected,slow", [
     pytest.param(*c, id=c[0], marks=[pytest.mark.slow] if c[-1] else []) for c in EPS_CASES])
-def test_epsilon_at_chosen_order(cid, event, T, delta, ref, expected, slow):
+def test_epsilon_at_chosen_order(cid, event, T, delta, ref, expected, slow, cached_moments):
     res = RdpAccountant().compose(event, T).get_epsilon_and_order(delta)
     alpha = F(res.order) if not isinstance(res.order, F) else res.order
     lo, hi = endpoints(res.rdp.ball)

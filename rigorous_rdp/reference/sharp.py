@@ -209,7 +209,7 @@ def _pg_rdp_float_inner(alpha: float, q: float, sigma: float, np, integrate) -> 
 
 
 def weak_triangle_reference(alpha, q, sigma, dps: int = 20,
-                            add_remove: Optional[Callable[[Fraction], mpf]] = None) -> mpf:
+                            add_remove: Optional[Callable[[Fraction], mpf]] = None, p=None) -> mpf:
     r"""Mironov 2017 Prop. 11 on the Poisson-subsampled Gaussian (add/remove) curve:
     :math:`\min_{p>1}\frac{\alpha-1/p}{\alpha-1}\epsilon(p\alpha) + \epsilon(1+(\alpha-1)p/(p-1))`.
 
@@ -218,7 +218,7 @@ def weak_triangle_reference(alpha, q, sigma, dps: int = 20,
     :func:`_pg_rdp_float`), then the value at that p is computed in mpmath with
     :func:`.gaussian.poisson_gaussian_rdp_mp` (quadrature), or ``add_remove`` if given.
     Any p gives a valid bound and the minimum is flat, so the float search costs at most
-    ~1e-9 (relative) of tightness.
+    ~1e-9 (relative) of tightness.  With ``p`` given, the bound at that p (no search).
     """
     from .gaussian import poisson_gaussian_rdp_mp
 
@@ -233,6 +233,11 @@ def weak_triangle_reference(alpha, q, sigma, dps: int = 20,
         return ((af - 1 / p) / (af - 1) * _pg_rdp_float(p * af, qf, sf)
                 + _pg_rdp_float(1 + (af - 1) * p / (p - 1), qf, sf))
 
+    eps = add_remove or (lambda o: poisson_gaussian_rdp_mp(o, Fraction(q), Fraction(sigma), dps))
+    if p is not None:
+        p = Fraction(p)
+        with mp.workdps(dps):
+            return (_f(a) - 1 / _f(p)) / (_f(a) - 1) * eps(p * a) + eps(1 + (a - 1) * p / (p - 1))
     ts = [-7.0 + k for k in range(15)]
     vals = [fval(t) for t in ts]
     k = min(range(len(ts)), key=lambda i: vals[i])
@@ -252,15 +257,15 @@ def weak_triangle_reference(alpha, q, sigma, dps: int = 20,
     t_best = c if fc <= fd else d
     if vals[k] < min(fc, fd):
         t_best = ts[k]
-    eps = add_remove or (lambda o: poisson_gaussian_rdp_mp(o, Fraction(q), Fraction(sigma), dps))
     p = p_of(t_best)
     with mp.workdps(dps):
         return (_f(a) - 1 / _f(p)) / (_f(a) - 1) * eps(p * a) + eps(1 + (a - 1) * p / (p - 1))
 
 
-def poisson_replace_one_default_reference(alpha, q, sigma, dps: int = 20) -> mpf:
-    r"""Minimum of Birrell et al. Thm C.9 (m = 5), :func:`weak_triangle_reference` and
-    :math:`2\alpha/\sigma^2` (Gaussian mechanism with replace-one sensitivity 2)."""
+def poisson_replace_one_default_reference(alpha, q, sigma, dps: int = 20, p=None) -> mpf:
+    r"""Minimum of Birrell et al. Thm C.9 (m = 5), :func:`weak_triangle_reference` (minimised over
+    p in mpmath, or at the given ``p``) and :math:`2\alpha/\sigma^2` (Gaussian mechanism with
+    replace-one sensitivity 2)."""
     from ..subsampling.poisson_replace_one import DEFAULT_TAYLOR_ORDER
     from .fixed_size_misc import poisson_replace_one_mp
 
@@ -272,7 +277,7 @@ def poisson_replace_one_default_reference(alpha, q, sigma, dps: int = 20) -> mpf
         if q == 0:
             return mpf(0)
         c9 = poisson_replace_one_mp(Fraction(alpha), q, Fraction(sigma), m=DEFAULT_TAYLOR_ORDER, dps=max(dps, 80))
-        wt = weak_triangle_reference(alpha, q, sigma, dps=dps)
+        wt = weak_triangle_reference(alpha, q, sigma, dps=dps, p=p)
         return +min(c9, wt, gauss2)
 
 
@@ -341,6 +346,23 @@ _prev_fixed = reference_rdp.dispatch(FixedSizeSampledEvent)
 _prev_poisson = reference_rdp.dispatch(PoissonSampledEvent)
 
 
+# For the events, the free parameters that the certified curve chooses by float optimisation
+# (the Taylor order m of FSwoR replace-one, the Hölder exponent p of the weak triangle
+# inequality) are taken from the curve, and the bound at those parameters is recomputed here:
+# any choice gives a valid bound, and a verifier must compare the same formula.  The functions
+# above optimise them independently (used by the sharpness suite).
+
+def _curve_parameter(event, alpha: Fraction, kind):
+    from ..curves import MinCurve, rdp_curve
+
+    curve = rdp_curve(event)
+    parts = curve.curves if isinstance(curve, MinCurve) else [curve]
+    for c in parts:
+        if isinstance(c, kind):
+            return c
+    return None
+
+
 @reference_rdp.register
 def _(event: FixedSizeSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
     if event.replacement or not isinstance(event.event, GaussianEvent):
@@ -350,16 +372,24 @@ def _(event: FixedSizeSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
         if event.taylor_order is not None:
             return _prev_fixed(event, alpha, dps)
         return fswor_add_remove_exact_reference(alpha, event.sampling_probability, sigma, dps)
-    return fswor_replace_one_default_reference(alpha, sigma, event.batch_size, event.dataset_size,
-                                               event.taylor_order, dps)
+    m = event.taylor_order
+    if m is None:
+        from ..subsampling.fswor import FsworReplaceOneAutoCurve
+
+        m = _curve_parameter(event, Fraction(alpha), FsworReplaceOneAutoCurve).taylor_order_at(Fraction(alpha))
+    return fswor_replace_one_default_reference(alpha, sigma, event.batch_size, event.dataset_size, m, dps)
 
 
 @reference_rdp.register
 def _(event: PoissonSampledEvent, alpha: Fraction, dps: int = 50) -> mpf:
     inner = event.event
     if isinstance(inner, GaussianEvent) and event.adjacency is Adjacency.REPLACE_ONE:
+        from ..subsampling.poisson_replace_one import WeakTriangleReplaceOneCurve
+
+        wt = _curve_parameter(event, Fraction(alpha), WeakTriangleReplaceOneCurve)
+        p = wt.optimal_p(Fraction(alpha)) if wt is not None else None
         return poisson_replace_one_default_reference(alpha, event.sampling_probability, inner.noise_multiplier,
-                                                     min(dps, 30))
+                                                     dps, p=p)
     if isinstance(inner, (LaplaceEvent, RandomizedResponseEvent)) and event.adjacency is Adjacency.ADD_REMOVE:
         return poisson_pure_dp_default_reference(inner, event.sampling_probability, alpha, dps)
     return _prev_poisson(event, alpha, dps)
