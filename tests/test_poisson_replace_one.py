@@ -226,3 +226,12 @@ def test_weak_triangle_reference_and_validation():
     full = poisson_replace_one_default_curve(Fraction(1), Fraction(2))
     with workprec(64):
         assert float(full.certified(Fraction(3)).mid()) == 1.5
+
+
+def test_cli_names_the_winning_bound_per_order(capsys):
+    rc = main(["rdp", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.1", "--sigma", "0.5",
+               "--alpha", "2", "64", "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["bound"] for r in out["results"]] == ["weak-triangle(poisson-gaussian)", "poisson-gaussian-replace-one"]
+    assert out["bound"].startswith("min(poisson-gaussian-replace-one, weak-triangle")
