@@ -26,7 +26,7 @@ from .arith import arb_min, workprec
 from .errors import UnsupportedEventError
 from .events import DpEvent
 
-__all__ = ["RdpCurve", "rdp_curve", "supports", "MinCurve"]
+__all__ = ["MinCurve", "RdpCurve", "bound_name", "rdp_curve", "supports"]
 
 
 class RdpCurve(abc.ABC):
@@ -82,27 +82,104 @@ class RdpCurve(abc.ABC):
 
 
 class MinCurve(RdpCurve):
-    """Pointwise minimum of several valid RDP upper bounds of the same mechanism.
+    r"""Pointwise minimum of several valid RDP upper bounds of the same mechanism.
 
     If each curve is an upper bound on the RDP at every order, so is their
-    minimum; the certified value is a ball containing the exact minimum.
+    minimum.  :meth:`certified` chooses per order by the float screens: it
+    certifies the components whose screen is within ``SCREEN_SLACK`` (relative)
+    of the smallest screen and returns the minimum of those balls.  A component
+    that is not certified can only make the result larger, never invalid (each
+    component alone is a valid bound), so a poor screen costs tightness, never
+    soundness.  When no screen is finite every component is certified.
+    Components that cannot be evaluated at the order (integer-only curves at a
+    fractional order, or a ``ValueError`` from outside their domain) are skipped;
+    the curve is integer-only only if every component is.
+
+    :meth:`winner` names the component (and, recursively, the sub-bound) that gave
+    the smallest certified upper end at an order.
     """
 
-    def __init__(self, curves: "list[RdpCurve]"):
+    #: components whose screen is within this relative factor of the best are certified
+    SCREEN_SLACK = 0.05
+
+    def __init__(self, curves: "list[RdpCurve]", name: Optional[str] = None):
         if not curves:
             raise ValueError("curves must be a non-empty list of RDP curves.")
         for c in curves:
             if not c.is_upper_bound:
                 raise ValueError(f"curves must be upper bounds; {c.name} is a lower bound.")
         self.curves = list(curves)
-        self.name = "min(" + ", ".join(c.name for c in curves) + ")"
+        self.name = name or "min(" + ", ".join(c.name for c in curves) + ")"
         self.citation = "; ".join(c.citation for c in curves)
-        self.integer_orders_only = any(c.integer_orders_only for c in curves)
+        self.integer_orders_only = all(c.integer_orders_only for c in curves)
         caps = [c.search_order_cap for c in curves if c.search_order_cap is not None]
         self.search_order_cap = min(caps) if caps else None
+        self._choice: "dict[Fraction, list[int]]" = {}
+        self._winner: "dict[Fraction, int]" = {}
+
+    def _usable(self, alpha: Fraction) -> "list[int]":
+        return [i for i, c in enumerate(self.curves) if not (c.integer_orders_only and alpha.denominator != 1)]
+
+    def _candidates(self, alpha: Fraction) -> "list[int]":
+        got = self._choice.get(alpha)
+        if got is not None:
+            return got
+        usable = self._usable(alpha)
+        scr = {}
+        for i in usable:
+            try:
+                with np.errstate(all="ignore"):
+                    v = float(np.asarray(self.curves[i].screen(np.array([float(alpha)])), dtype=float)[0])
+            except (ValueError, ArithmeticError):
+                v = np.inf
+            scr[i] = v if v == v else np.inf
+        finite = [v for v in scr.values() if np.isfinite(v)]
+        if not finite:
+            chosen = usable
+        else:
+            best = min(finite)
+            cut = best + abs(best) * self.SCREEN_SLACK
+            chosen = [i for i in usable if scr[i] <= cut]
+        if len(self._choice) > 4096:
+            self._choice.clear()
+        self._choice[alpha] = chosen
+        return chosen
+
+    def _certify(self, alpha: Fraction) -> "tuple[arb, int]":
+        alpha = Fraction(alpha)
+        self.check_order(alpha)
+        values = []
+        first_error: Optional[Exception] = None
+        for i in self._candidates(alpha):
+            try:
+                v = self.curves[i].certified(alpha)
+            except ValueError as exc:  # outside this component's domain: skip it
+                first_error = first_error or exc
+                continue
+            values.append((i, v))
+        if not values:
+            raise first_error or ValueError(f"no component of {self.name} is defined at alpha = {float(alpha)!r}.")
+        finite = [(i, v) for i, v in values if v.is_finite()]
+        values = finite or values[:1]  # a NaN or infinite ball bounds nothing: drop it
+        win, out = values[0]
+        for i, v in values[1:]:
+            if v.is_finite() and (not out.is_finite() or v.upper() < out.upper()):
+                win = i
+            out = out.min(v)
+        self._winner[alpha] = win
+        return out, win
 
     def certified(self, alpha: Fraction) -> arb:
-        return arb_min([c.certified(alpha) for c in self.curves])
+        return self._certify(alpha)[0]
+
+    def winner(self, alpha: Fraction) -> str:
+        """Name of the bound that gave the certified value at ``alpha`` (recursing into
+        components that report their own winner)."""
+        alpha = Fraction(alpha)
+        i = self._winner.get(alpha)
+        if i is None:
+            i = self._certify(alpha)[1]
+        return bound_name(self.curves[i], alpha)
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         out = np.full(len(alphas), np.inf)
@@ -115,6 +192,16 @@ class MinCurve(RdpCurve):
     def pure_dp_epsilon(self) -> Optional[arb]:
         values = [e for e in (c.pure_dp_epsilon() for c in self.curves) if e is not None]
         return arb_min(values) if values else None
+
+
+def bound_name(curve: RdpCurve, alpha: Fraction) -> str:
+    """Name of the bound that ``curve`` uses at order ``alpha``: ``curve.winner(alpha)`` when
+    the curve chooses among bounds per order (:class:`MinCurve`), else ``curve.name``."""
+    w = getattr(curve, "winner", None)
+    if callable(w):
+        name: str = w(Fraction(alpha))
+        return name
+    return curve.name
 
 
 def rdp_curve(event: DpEvent) -> RdpCurve:

@@ -195,7 +195,10 @@ class FixedSizeSampledEvent(DpEvent):
         replacement: ``False`` for sampling without replacement (FSwoR),
             ``True`` with replacement (FSwR).
         adjacency: add-remove or replace-one.
-        taylor_order: order m >= 3 of the Taylor bounds of Birrell et al.
+        taylor_order: order m >= 3 of the Taylor bounds of Birrell et al., or ``None``
+            (default) for the tightest bound the toolkit certifies (FSwoR add/remove:
+            Thm 3.1 (6) exactly; replace-one: m chosen per order, minimum with
+            Wang et al. 2019).  An explicit m gives exactly the Taylor bound of order m.
     """
 
     event: DpEvent
@@ -203,14 +206,15 @@ class FixedSizeSampledEvent(DpEvent):
     dataset_size: int
     replacement: bool = False
     adjacency: Adjacency = Adjacency.ADD_REMOVE
-    taylor_order: int = 3
+    taylor_order: Optional[int] = None
 
     def __post_init__(self) -> None:
         _check_event(self.event)
         b, n = _sizes(self.batch_size, self.dataset_size)
         _set(self, "batch_size", b)
         _set(self, "dataset_size", n)
-        _set(self, "taylor_order", integer_at_least(self.taylor_order, "taylor_order", 3))
+        if self.taylor_order is not None:
+            _set(self, "taylor_order", integer_at_least(self.taylor_order, "taylor_order", 3))
         if not isinstance(self.replacement, bool):
             raise ValueError(f"replacement must be True or False. Found {self.replacement!r}.")
         _set(self, "adjacency", Adjacency.parse(self.adjacency))

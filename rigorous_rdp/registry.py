@@ -181,24 +181,20 @@ def _poisson_gaussian(event: PoissonSampledEvent) -> RdpCurve:
 
 
 def _poisson_gaussian_replace_one(event: PoissonSampledEvent) -> RdpCurve:
-    sigma = _sigma(event)
-    if event.sampling_probability == 1:
-        # every record is always sampled: the Gaussian mechanism with replace-one sensitivity 2
-        from .mechanisms import GaussianCurve
+    # per order the minimum of Birrell et al. Thm C.9, the weak triangle inequality on the exact
+    # add/remove curve and 2 alpha / sigma^2 (q = 1: the Gaussian mechanism with sensitivity 2)
+    from .subsampling.poisson_replace_one import poisson_replace_one_default_curve
 
-        return GaussianCurve(sigma / 2)
-    from .subsampling.poisson_replace_one import PoissonReplaceOneGaussianCurve
-
-    return PoissonReplaceOneGaussianCurve(event.sampling_probability, sigma)
+    return poisson_replace_one_default_curve(event.sampling_probability, _sigma(event))
 
 
 def _poisson_zhu_wang_default(event: PoissonSampledEvent) -> RdpCurve:
-    # Zhu & Wang 2019 Thm 8: condition (4) holds for Laplace (Prop. 10) and binary randomized
-    # response (zhu_wang.condition4_established); capped by Lemma 4
-    from .subsampling.zhu_wang import poisson_subsampled_curve
+    # Zhu & Wang 2019 Thm 8 (condition (4) holds for Laplace, Prop. 10, and binary randomized
+    # response), capped by Lemma 4; on (1, 2] the minimum with the second-moment bound
+    from .subsampling.zhu_wang import poisson_pure_dp_default_curve
 
-    return poisson_subsampled_curve(_base_curve(event.event), event.sampling_probability,
-                                    condition4=event.event)
+    return poisson_pure_dp_default_curve(_base_curve(event.event), event.sampling_probability,
+                                         condition4=event.event)
 
 
 def _poisson_zhu_wang_chosen(event: ZhuWangSampledEvent) -> RdpCurve:
@@ -209,9 +205,10 @@ def _poisson_zhu_wang_chosen(event: ZhuWangSampledEvent) -> RdpCurve:
 
 
 def _fswor_add_remove(event: FixedSizeSampledEvent) -> RdpCurve:
-    from .subsampling.fswor import FsworAddRemoveCurve
+    # Thm 3.1 (6) exactly at every real order; an explicit taylor_order gives the Thm 3.3 bound
+    from .subsampling.fswor import fswor_add_remove_default_curve
 
-    return FsworAddRemoveCurve(event.sampling_probability, _sigma(event), event.taylor_order)
+    return fswor_add_remove_default_curve(event.sampling_probability, _sigma(event), event.taylor_order)
 
 
 def _wang2019(sigma: Fraction, batch_size: int, dataset_size: int) -> RdpCurve:
@@ -221,15 +218,12 @@ def _wang2019(sigma: Fraction, batch_size: int, dataset_size: int) -> RdpCurve:
 
 
 def _fswor_replace_one(event: FixedSizeSampledEvent) -> RdpCurve:
-    # both Birrell et al. Thm 3.5 and Wang et al. 2019 Thm 9 are valid upper bounds; the Taylor
-    # bound is much tighter for moderate sigma, Wang et al. for small sigma: take the minimum
-    from .subsampling.fswor import FsworReplaceOneCurve
+    # per order the minimum of Birrell et al. Thm 3.5 (Taylor order chosen per order, or the
+    # explicit taylor_order) and Wang et al. 2019 Thm 9
+    from .subsampling.fswor import fswor_replace_one_default_curve
 
-    sigma = _sigma(event)
-    return MinCurve([
-        FsworReplaceOneCurve(event.sampling_probability, sigma, event.taylor_order),
-        _wang2019(sigma, event.batch_size, event.dataset_size),
-    ])
+    return fswor_replace_one_default_curve(_sigma(event), event.batch_size, event.dataset_size,
+                                           event.taylor_order)
 
 
 def _fswor_wang2019(event: Wang2019SampledEvent) -> RdpCurve:
@@ -273,10 +267,11 @@ def _rows() -> tuple[Row, ...]:
             "exact: Mironov, Talwar, Zhang 2019; blog part 2, Claim 27 / (9.5)",
             _CLI_NOISE[GaussianEvent] + _POISSON_CLI),
         Row(GaussianEvent, Sampling.POISSON, _R1, None, _poisson_gaussian_replace_one,
-            "Birrell et al. 2024, Thm C.9 (q = 1: Gaussian with sensitivity 2)",
+            "min of Birrell et al. 2024, Thm C.9, the weak triangle inequality (Mironov 2017, Prop. 11) and "
+            "2 alpha / sigma^2",
             _CLI_NOISE[GaussianEvent] + _POISSON_CLI + ("--adjacency", "replace-one")),
         Row(GaussianEvent, Sampling.FSWOR, _AR, None, _fswor_add_remove,
-            "Birrell et al. 2024, Thm 3.1-3.3",
+            "Birrell et al. 2024, Thm 3.1 (6) exactly (Thm 3.3 with --taylor-order)",
             _CLI_NOISE[GaussianEvent] + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000")),
         Row(GaussianEvent, Sampling.FSWOR, _R1, None, _fswor_replace_one,
             "min of Birrell et al. 2024, Thm 3.4-3.5 and Wang et al. 2019, Thm 9",
@@ -293,7 +288,8 @@ def _rows() -> tuple[Row, ...]:
     mech: type
     for mech in (LaplaceEvent, RandomizedResponseEvent):
         rows.append(Row(mech, Sampling.POISSON, _AR, None, _poisson_zhu_wang_default,
-                        "Zhu & Wang 2019, Thm 8, capped by Lemma 4", _CLI_NOISE[mech] + _POISSON_CLI))
+                        "Zhu & Wang 2019, Thm 8, capped by Lemma 4; second-moment bound on (1, 2]",
+                        _CLI_NOISE[mech] + _POISSON_CLI))
     for mech in BASE_MECHANISMS:
         for bound in (Bound.TIGHT, Bound.GENERAL, Bound.LOWER, Bound.TAU):
             extra = ("--bound", bound.value) + (("--tau", "3") if bound is Bound.TAU else ())
@@ -457,13 +453,19 @@ def _build_reference_table() -> dict[type, ReferenceFn]:
     from .reference import fixed_size_misc as fsm
     from .reference import fswor as rf
     from .reference import gaussian as rg
+    from .reference import sharp as rs
     from .reference import zhu_wang as rz
-    from .subsampling.fswor import FsworAddRemoveCurve, FsworReplaceOneCurve
+    from .subsampling.fswor import (
+        FsworAddRemoveCurve,
+        FsworAddRemoveExactCurve,
+        FsworReplaceOneAutoCurve,
+        FsworReplaceOneCurve,
+    )
     from .subsampling.fswr import FswrGaussianCurve
     from .subsampling.poisson_gaussian import PoissonGaussianCurve
-    from .subsampling.poisson_replace_one import PoissonReplaceOneGaussianCurve
+    from .subsampling.poisson_replace_one import PoissonReplaceOneGaussianCurve, WeakTriangleReplaceOneCurve
     from .subsampling.wang2019 import Wang2019Curve
-    from .subsampling.zhu_wang import ZhuWangCurve
+    from .subsampling.zhu_wang import SmallOrderChi2Curve, ZhuWangCurve
 
     def fswor(fn: Callable[..., Any]) -> ReferenceFn:
         def ref(c: Any, a: Fraction, dps: int) -> Any:
@@ -486,6 +488,27 @@ def _build_reference_table() -> dict[type, ReferenceFn]:
         return rz.zhu_wang_rdp_mp(kind, getattr(c.base, attr), c.q, a, c.bound.value, dps,
                                   cap_pure_dp=c.cap_pure_dp, tau=c.tau)
 
+    def fswor_auto(c: Any, a: Fraction, dps: int) -> Any:
+        # the Taylor order the curve uses at this order (any m gives a valid bound; compare the same formula)
+        with mpmath.workdps(dps):
+            return +rf.ref_replace_one_rdp(a, c.q, c.sigma, c.taylor_order_at(a))
+
+    def weak_triangle(c: Any, a: Fraction, dps: int) -> Any:
+        # at the Hoelder exponent p the curve uses, on the reference of its add/remove curve
+        inner = c.add_remove
+        return rs.weak_triangle_reference(a, inner.q, inner.sigma, dps=dps, p=c.optimal_p(a),
+                                          add_remove=lambda o: reference_rdp_of_curve(inner, o, dps))
+
+    def small_order(c: Any, a: Fraction, dps: int) -> Any:
+        if a > 2:
+            return mpmath.inf
+        eps2 = reference_rdp_of_curve(c.base, Fraction(2), dps)
+        try:
+            eps_inf = reference_pure_dp_of_curve(c.base, dps)[0]
+        except UnsupportedEventError:
+            eps_inf = None
+        return rs.small_order_chi2_reference(a, c.q, eps2, eps_inf, dps)
+
     def minimum(c: Any, a: Fraction, dps: int) -> Any:
         values = [reference_rdp_of_curve(part, a, dps) for part in c.curves]
         return min(values)
@@ -498,6 +521,10 @@ def _build_reference_table() -> dict[type, ReferenceFn]:
         PoissonReplaceOneGaussianCurve: lambda c, a, dps: fsm.poisson_replace_one_mp(a, c.q, c.sigma, m=c.m,
                                                                                      dps=dps),
         FsworAddRemoveCurve: fswor(rf.ref_add_remove_rdp),
+        FsworAddRemoveExactCurve: lambda c, a, dps: rs.fswor_add_remove_exact_reference(a, c.q, c.sigma, dps),
+        FsworReplaceOneAutoCurve: fswor_auto,
+        WeakTriangleReplaceOneCurve: weak_triangle,
+        SmallOrderChi2Curve: small_order,
         FsworReplaceOneCurve: fswor(rf.ref_replace_one_rdp),
         Wang2019Curve: wang,
         FswrGaussianCurve: lambda c, a, dps: fsm.fswr_upper_mp(a, c.sigma, c.batch_size, c.dataset_size, dps,

@@ -298,8 +298,14 @@ def test_registry_and_accountant():
             m = c_min.certified(a)
             assert m.upper() <= min(b.upper() for b in both)
             assert m.lower() >= min(b.lower() for b in both)
+    # add/remove: Thm 3.1 (6) exactly by default, the seed's Taylor bound when m is given
     ev2 = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000)
-    assert isinstance(rdp_curve(ev2), fw.FsworAddRemoveCurve)
+    assert isinstance(rdp_curve(ev2), fw.FsworAddRemoveExactCurve)
+    ev3 = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, taylor_order=3)
+    assert isinstance(rdp_curve(ev3), fw.FsworAddRemoveCurve) and rdp_curve(ev3).m == 3
+    # replace-one default: Taylor order chosen per order, minimum with Wang et al.
+    c_auto = rdp_curve(FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one"))
+    assert isinstance(c_auto, MinCurve) and isinstance(c_auto.curves[0], fw.FsworReplaceOneAutoCurve)
     acc = RdpAccountant().compose(ev, 1000)
     res = acc.get_epsilon_and_order("1e-5")
     assert res.epsilon.ball.upper() > 0
@@ -335,3 +341,82 @@ def test_bad_input():
         FixedSizeSampledEvent(GaussianEvent(6), 0, 50)
     with pytest.raises(ValueError, match=r"^alpha must be > 1"):
         fw.FsworAddRemoveCurve(Q_PAPER, F(6), 3).certified(F(1))
+
+
+# ---------------------------------------------------------------------------
+# sharp defaults: Thm 3.1 (6) exactly, Taylor order chosen per order
+# ---------------------------------------------------------------------------
+
+from _refcheck import encloses  # noqa: E402
+from rigorous_rdp.curves import bound_name  # noqa: E402
+from rigorous_rdp.reference import sharp as sharp_ref  # noqa: E402
+
+
+@pytest.mark.parametrize("alpha,q,sigma", [
+    (F(101, 100), F(999, 1000), F(20)),  # near alpha = 1 with |B|/|D| close to 1
+    (F(1687, 1000), Q_PAPER, F(1)),
+    (F(7, 2), F(1, 100), F(1)),
+    (F(3), F(1, 2), F(2)),
+    (F(64), Q_PAPER, F(6)),
+])
+def test_exact_add_remove_curve_against_direct_quadrature(alpha, q, sigma):
+    """FsworAddRemoveExactCurve (Poisson mixture with sigma/2) against the mixture density of (6)
+    integrated directly in mpmath (binomial sum at integer orders)."""
+    c = fw.FsworAddRemoveExactCurve(q, sigma)
+    with workprec(128):
+        v = c.certified(alpha)
+    assert encloses(v, sharp_ref.fswor_add_remove_exact_reference(alpha, q, sigma, 30), F(1, 10**20))
+
+
+def test_exact_add_remove_examples_and_taylor_on_request():
+    """|B| = 999, |D| = 1000, sigma = 20, alpha = 1.01: (6) is 0.00504, Thm 3.3 (m = 3) 132.93."""
+    default = rdp_curve(FixedSizeSampledEvent(GaussianEvent(20), 999, 1000))
+    taylor = rdp_curve(FixedSizeSampledEvent(GaussianEvent(20), 999, 1000, taylor_order=3))
+    a = F(101, 100)
+    with workprec(64):
+        d, t = default.certified(a), taylor.certified(a)
+        seed = fw.fswor_add_remove_rdp(a, F(999, 1000), F(20), 3)
+    assert abs(float(d.mid()) / 0.0050399055787 - 1) < 1e-9
+    assert abs(float(t.mid()) / 132.92634336589 - 1) < 1e-9
+    assert t.overlaps(seed) and t.rad() <= seed.rad() * 2 + arb(2) ** -50
+    with mpmath.workdps(40):
+        r = ref.ref_add_remove_rdp(a, F(999, 1000), F(20), 3)
+    assert encloses(t, r, F(1, 10**12))
+    # the Taylor bound bounds (6) from above (Thm 3.2): never below the exact curve
+    with workprec(64):
+        for alpha in (F(11, 10), F(2), F(13, 2), F(40)):
+            e = fw.fswor_add_remove_exact_rdp(alpha, Q_PAPER, F(6))
+            for m in (3, 4, 6):
+                assert fw.fswor_add_remove_rdp(alpha, Q_PAPER, F(6), m).upper() >= e.lower()
+
+
+def test_replace_one_auto_order():
+    """The automatic Taylor order is never worse than m = 3 or 4, equals (14) at the order it
+    reports, and the explicit order gives exactly that bound."""
+    auto = fw.FsworReplaceOneAutoCurve(Q_PAPER, F(6))
+    with workprec(64):
+        for a in (F(2), F(16), F(5, 2)):
+            v = auto.certified(a)
+            m = auto.taylor_order_at(a)
+            assert 3 <= m <= fw.AUTO_TAYLOR_MAX
+            assert v.overlaps(fw.fswor_replace_one_rdp(a, Q_PAPER, F(6), m))
+            for m0 in (3, 4):
+                assert v.upper() <= fw.fswor_replace_one_rdp(a, Q_PAPER, F(6), m0).upper() * (1 + 1e-12)
+            with mpmath.workdps(40):
+                r = ref.ref_replace_one_rdp(a, Q_PAPER, F(6), m)
+            assert encloses(v, r, F(1, 10**12))
+    c = rdp_curve(FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one"))
+    assert bound_name(c, F(16)).startswith("fswor-replace-one (m=")
+    assert bound_name(c, F(200)) == "wang2019"  # beyond the Taylor bound's jump (see fig2)
+    c4 = rdp_curve(FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one", taylor_order=4))
+    assert isinstance(c4.curves[0], fw.FsworReplaceOneCurve) and c4.curves[0].m == 4
+
+
+def test_fig3_setting_default_epsilon():
+    """sigma = 6, |B| = 120, |D| = 50,000, 250 epochs, delta = 1e-5: default 1.1170 (m chosen per
+    order), m = 4 gives 1.1181, m = 3 gives 1.1822."""
+    ev = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one")
+    eps = RdpAccountant().compose(ev, 104167).get_epsilon("1e-5").upper_float()
+    assert 1.1165 < eps <= 1.1181 * 1.001
+    ev4 = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one", taylor_order=4)
+    assert eps <= RdpAccountant().compose(ev4, 104167).get_epsilon("1e-5").upper_float()

@@ -233,3 +233,13 @@ def test_property_upper_above_lower(log_sigma, b, log_n, alpha):
         lo = fswr_lower_rdp(alpha, sigma, b, n, "fig1")
     assert up.is_finite() and lo.is_finite()
     assert lo.lower() <= up.upper()
+
+
+def test_orders_below_two_are_better_than_order_two():
+    """At orders in (1, 2) the certified FSwR bound uses the exact H at real orders for the dominant
+    terms and the log-convex extension with H_1 = 1 for the rest: below the order-2 value."""
+    c = rdp_curve(FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, replacement=True))
+    with workprec(64):
+        v2 = c.certified(Fraction(2))
+        for a in (Fraction(101, 100), Fraction(3, 2)):
+            assert c.certified(a).upper() < v2.lower()

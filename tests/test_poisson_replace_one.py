@@ -17,7 +17,7 @@ from flint import arb
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.cli import main
-from rigorous_rdp.curves import rdp_curve
+from rigorous_rdp.curves import MinCurve, rdp_curve
 from rigorous_rdp.events import Adjacency
 from rigorous_rdp.mechanisms import GaussianCurve
 from rigorous_rdp.reference import fixed_size_misc as R
@@ -99,10 +99,13 @@ def test_same_leading_order_as_fswor_replace_one():
 
 def test_registry_reference_and_accountant():
     ev = PoissonSampledEvent(GaussianEvent(6), Q, Adjacency.REPLACE_ONE)
-    curve = rdp_curve(ev)
+    default = rdp_curve(ev)  # min of Thm C.9, the weak triangle inequality, 2 alpha / sigma^2
+    assert isinstance(default, MinCurve)
+    curve = default.curves[0]
     assert isinstance(curve, PoissonReplaceOneGaussianCurve)
     with workprec(128):
-        assert _contains(curve.certified(Fraction(4)), reference_rdp(ev, Fraction(4)))
+        assert _contains(default.certified(Fraction(4)), reference_rdp(ev, Fraction(4)))
+        assert default.winner(Fraction(4)) == curve.name  # C.9 wins at moderate sigma
     alphas = np.array([1.5, 2.0, 7.25])
     with workprec(64):
         cert = [float(curve.certified(Fraction(a)).mid()) for a in alphas]
@@ -110,7 +113,7 @@ def test_registry_reference_and_accountant():
     eps = RdpAccountant().compose(ev, 1000).get_epsilon("1e-5")
     assert 0 < eps.upper_float() < 2
     full = rdp_curve(PoissonSampledEvent(GaussianEvent(6), 1, Adjacency.REPLACE_ONE))
-    assert isinstance(full, GaussianCurve) and full.sigma == 3
+    assert isinstance(full, GaussianCurve) and full.sigma == 3  # q = 1: sensitivity 2, no amplification
     with workprec(64):
         assert poisson_replace_one_rdp(3, 0, 6) == 0
 
@@ -156,3 +159,79 @@ def test_cli(capsys):
                "--steps", "10", "--delta", "1e-5"])
     assert rc == 2
     assert "--sigma must be > 0" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# default: minimum with the weak triangle inequality and 2 alpha / sigma^2
+# ---------------------------------------------------------------------------
+
+from rigorous_rdp.curves import bound_name  # noqa: E402
+from rigorous_rdp.reference import sharp as sharp_ref  # noqa: E402
+from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve  # noqa: E402
+from rigorous_rdp.subsampling.poisson_replace_one import (  # noqa: E402
+    WeakTriangleReplaceOneCurve, poisson_replace_one_default_curve, weak_triangle_value)
+
+
+@pytest.mark.parametrize("q,sigma,alpha,c9,p2,best", [
+    (Fraction(1, 10), Fraction(1, 2), Fraction(2), 67.4695, 9.9485, 8.31497),
+    (Fraction(1, 10**5), Fraction(2, 5), Fraction(2), 50.7401, 9.7179e-5, 1.55075e-6),
+    (Fraction(1, 2), Fraction(1), Fraction(3, 2), 32.0483, 1.75115, 1.20467),
+])
+def test_small_sigma_examples(q, sigma, alpha, c9, p2, best):
+    """Thm C.9 alone vs the weak triangle inequality with p = 2 and with the optimal p."""
+    ev = PoissonSampledEvent(GaussianEvent(sigma), q, Adjacency.REPLACE_ONE)
+    c = rdp_curve(ev)
+    pg = PoissonGaussianCurve(q, sigma)
+    with workprec(64):
+        v = c.certified(alpha)
+        at2 = weak_triangle_value(alpha, Fraction(2), pg.certified)
+        only_c9 = poisson_replace_one_rdp(alpha, q, sigma)
+    assert abs(float(only_c9.mid()) / c9 - 1) < 1e-4
+    assert abs(float(at2.mid()) / p2 - 1) < 1e-4
+    assert abs(float(v.mid()) / best - 1) < 1e-4
+    assert bound_name(c, alpha).startswith("weak-triangle")
+    # the value at p = 2 against the mpmath add/remove reference (independent quadrature)
+    from rigorous_rdp.reference.gaussian import poisson_gaussian_rdp_mp
+
+    with mpmath.workdps(30):
+        a = mpmath.mpf(alpha.numerator) / alpha.denominator
+        r2 = ((a - mpmath.mpf(1) / 2) / (a - 1) * poisson_gaussian_rdp_mp(2 * alpha, q, sigma, 30)
+              + poisson_gaussian_rdp_mp(2 * alpha - 1, q, sigma, 30))
+    assert abs(float(at2.mid()) / float(r2) - 1) < 1e-12
+    # never below the exact divergence of the anti-parallel pair (a lower bound on the RDP)
+    assert float(v.upper()) >= float(R.poisson_replace_one_true_mp(alpha, q, sigma))
+
+
+def test_weak_triangle_reference_and_validation():
+    c = WeakTriangleReplaceOneCurve(PoissonGaussianCurve(Fraction(1, 10), Fraction(1, 2)))
+    with workprec(64):
+        v = c.certified(Fraction(2))
+    ref = sharp_ref.weak_triangle_reference(2, Fraction(1, 10), Fraction(1, 2))
+    assert float(v.upper()) <= float(ref) * (1 + 1e-9)
+    assert c.optimal_p(Fraction(2)) > 1
+    with pytest.raises(ValueError, match="^p must be > 1"):
+        weak_triangle_value(Fraction(2), Fraction(1), lambda o: arb(0))
+    from rigorous_rdp.curves import RdpCurve
+
+    class IntegerOnly(RdpCurve):
+        name = "integer-only-test-curve"
+        integer_orders_only = True
+
+        def certified(self, alpha):
+            return arb(0)
+
+    with pytest.raises(ValueError, match="integer-only"):
+        WeakTriangleReplaceOneCurve(IntegerOnly())
+    # the default curve includes 2 alpha / sigma^2 and is exactly that at q = 1
+    full = poisson_replace_one_default_curve(Fraction(1), Fraction(2))
+    with workprec(64):
+        assert float(full.certified(Fraction(3)).mid()) == 1.5
+
+
+def test_cli_names_the_winning_bound_per_order(capsys):
+    rc = main(["rdp", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.1", "--sigma", "0.5",
+               "--alpha", "2", "64", "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["bound"] for r in out["results"]] == ["weak-triangle(poisson-gaussian)", "poisson-gaussian-replace-one"]
+    assert out["bound"].startswith("min(poisson-gaussian-replace-one, weak-triangle")

@@ -275,7 +275,8 @@ def test_cli_bounds(capsys):
     code, out, _ = _cli(["rdp", *base, "--alpha", "10", "--json"], capsys)
     assert code == 0
     tight = json.loads(out)
-    assert tight["bound"] == "zhu-wang-tight" and tight["guarantee"] is True
+    # the default is the minimum of Thm 8 and the small-order bound; Thm 8 wins at alpha = 10
+    assert tight["results"][0]["bound"] == "zhu-wang-tight" and tight["guarantee"] is True
     code, out, _ = _cli(["rdp", *base, "--alpha", "10", "--bound", "general", "--json"], capsys)
     gen = json.loads(out)
     assert mpmath.mpf(gen["results"][0]["rdp"]["lower"]) > mpmath.mpf(tight["results"][0]["rdp"]["upper"])
@@ -306,3 +307,64 @@ def test_bad_input(kw, msg):
         ZhuWangCurve(LaplaceCurve(Fraction(1)), **kw)
     with pytest.raises(ValueError, match="alpha must be > 1"):
         ZhuWangCurve(LaplaceCurve(Fraction(1)), "0.1").certified(Fraction(1))
+
+
+# ---------------------------------------------------------------------------
+# orders in (1, 2]: the second-moment bound (default: minimum with Thm 8)
+# ---------------------------------------------------------------------------
+
+from rigorous_rdp.curves import MinCurve, bound_name, rdp_curve  # noqa: E402
+from rigorous_rdp.reference import sharp as sharp_ref  # noqa: E402
+from rigorous_rdp.reference.gaussian import laplace_rdp_mp  # noqa: E402
+from rigorous_rdp.subsampling.zhu_wang import SmallOrderChi2Curve, small_order_chi2_rdp, taylor_quotient  # noqa: E402
+
+
+def test_taylor_quotient_against_mpmath():
+    with workprec(128), mpmath.workdps(60):
+        for a in (Fraction(101, 100), Fraction(3, 2), Fraction(2)):
+            for x in (Fraction(-1, 1), Fraction(-1, 2), Fraction(-1, 10**9), Fraction(1, 10**6), Fraction(1, 5), Fraction(7)):
+                g = taylor_quotient(arb(a.numerator) / a.denominator, arb(x.numerator) / x.denominator)
+                aa, xx = mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(x.numerator) / x.denominator
+                ref = aa - 1 if x == -1 else ((1 + xx) ** aa - 1 - aa * xx) / xx**2
+                assert g.overlaps(arb(mpmath.nstr(ref, 40))), (a, x, g, ref)
+                assert g.rad() < abs(g.mid()) * 1e-30
+
+
+@pytest.mark.parametrize("inner,q,alpha", [
+    (LaplaceEvent(1), Fraction(1, 10), Fraction(3, 2)),
+    (LaplaceEvent(10), Fraction(1, 1000), Fraction(101, 100)),
+    (RandomizedResponseEvent(Fraction(3, 5)), Fraction(1, 2), Fraction(19, 10)),
+    (RandomizedResponseEvent(Fraction(9, 10)), Fraction(1, 10**8), Fraction(2)),
+])
+def test_small_order_curve_against_reference(inner, q, alpha):
+    base = rdp_curve(inner)
+    c = SmallOrderChi2Curve(base, q)
+    with workprec(128):
+        v = c.certified(alpha)
+    if isinstance(inner, LaplaceEvent):
+        e2, ei = laplace_rdp_mp(Fraction(2), inner.scale, 50), 1 / (mpmath.mpf(inner.scale.numerator) / inner.scale.denominator)
+    else:
+        p = mpmath.mpf(inner.p.numerator) / inner.p.denominator
+        e2, ei = mpmath.log(p**2 / (1 - p) + (1 - p) ** 2 / p), abs(mpmath.log(p / (1 - p)))
+    ref = sharp_ref.small_order_chi2_reference(alpha, q, e2, ei, 40)
+    assert v.overlaps(arb(mpmath.nstr(ref, 40))) and v.rad() < abs(v.mid()) * 1e-25
+
+
+def test_small_order_default_beats_order_two_and_is_valid():
+    """Laplace b = 1, q = 0.1: at alpha = 1.5 the default is 0.00703 (the alpha = 2 value of Thm 8 is
+    0.00854), above the exact divergence of the pair (0.00632, quadrature)."""
+    ev = PoissonSampledEvent(LaplaceEvent(1), Fraction(1, 10))
+    c = rdp_curve(ev)
+    assert isinstance(c, MinCurve)
+    with workprec(64):
+        v15, v2 = c.certified(Fraction(3, 2)), c.certified(Fraction(2))
+    assert abs(float(v15.mid()) / 0.0070289459951 - 1) < 1e-9
+    assert abs(float(v2.mid()) / 0.0085364570195 - 1) < 1e-9
+    assert bound_name(c, Fraction(3, 2)) == "small-order-chi2" and bound_name(c, Fraction(2)) == "zhu-wang-tight"
+    assert float(v15.lower()) > 0.0063174785118  # exact D(mixture || Lap(0)) at alpha = 1.5
+    with workprec(64):
+        assert not SmallOrderChi2Curve(rdp_curve(LaplaceEvent(1)), Fraction(1, 10)).certified(Fraction(3)).is_finite()
+    with pytest.raises(ValueError, match=r"^alpha must be in \(1, 2\]"):
+        small_order_chi2_rdp(Fraction(3), Fraction(1, 10), arb(1), None)
+    with pytest.raises(ValueError, match="^q must be < 1"):
+        SmallOrderChi2Curve(GaussianCurve(Fraction(1)), 1)

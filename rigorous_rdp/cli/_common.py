@@ -123,7 +123,8 @@ def mechanism_json(args: argparse.Namespace, sigma: Optional[str] = None) -> Dic
     if args.sampling in ("fswor", "fswr"):
         out["batch_size"] = int(parse_rational(args.batch_size, "batch-size"))
         out["dataset_size"] = int(parse_rational(args.dataset_size, "dataset-size"))
-        out["taylor_order"] = int(parse_rational(args.taylor_order or 3, "taylor-order"))
+        out["taylor_order"] = (None if args.taylor_order is None
+                               else int(parse_rational(args.taylor_order, "taylor-order")))
     out["adjacency"] = args.adjacency
     return out
 

@@ -29,6 +29,12 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     steps = parse_steps(args.steps)
     acc = RdpAccountant(orders, digits=digits).compose(build_event(args, guarantee=False), steps)
     results = [acc.rdp(a).to_json() for a in orders or []]
+    # which bound gave the value at each order (MinCurve components report the winner)
+    from ..curves import bound_name
+
+    for r, a in zip(results, orders or []):
+        names = [bound_name(c, a) for c, _ in acc._active()]
+        r["bound"] = names[0] if len(names) == 1 else names
     return {"results": results, "steps": steps, "mechanism": mechanism_json(args), "digits": digits,
             "bound": [c.name for c, _ in acc.active_curves()][0] if acc.active_curves() else None,
             "guarantee": getattr(args, "bound", None) != "lower"}
@@ -38,5 +44,6 @@ def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
     lines = [f"RDP of {res['steps']} step(s), certified enclosures (bound: {res['bound']})"
              + ("" if res.get("guarantee", True) else " -- a LOWER bound, not a privacy guarantee")]
     for r in res["results"]:
-        lines.append(f"  alpha = {r['alpha']}: {fmt_interval(r['rdp'])}")
+        won = f"  [{r['bound']}]" if r.get("bound") and r["bound"] != res["bound"] else ""
+        lines.append(f"  alpha = {r['alpha']}: {fmt_interval(r['rdp'])}{won}")
     return "\n".join(lines)

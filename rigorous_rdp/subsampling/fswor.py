@@ -86,6 +86,9 @@ __all__ = [
     "FsworAddRemoveCurve",
     "FsworAddRemoveExactCurve",
     "FsworReplaceOneCurve",
+    "FsworReplaceOneAutoCurve",
+    "fswor_add_remove_default_curve",
+    "fswor_replace_one_default_curve",
 ]
 
 #: Cost budget of the exact moment table: (working bits) x (number of moments).
@@ -652,12 +655,25 @@ class FsworReplaceOneCurve(_FsworCurve):
 
 
 class FsworAddRemoveExactCurve(RdpCurve):
-    """The divergence of Thm 3.1 itself (add/remove), certified: tighter than the Taylor bound."""
+    r"""FSwoR Gaussian, add/remove adjacency: the right-hand side of Thm 3.1 (6) itself, certified.
+
+    Thm 3.1 (6) bounds the one-step RDP by
+    :math:`D_\alpha(qN_{1,\sigma^2/4} + (1-q)N_{0,\sigma^2/4}\,\|\,N_{0,\sigma^2/4})` for
+    :math:`q = |B|/|D| < 1`, both directions of add/remove adjacency (App. A).  This
+    has the form of the Poisson-subsampled Gaussian divergence with noise
+    :math:`\sigma/2` and is evaluated by :func:`fswor_add_remove_exact_rdp` (exact
+    binomial sum at integer orders, certified integral at fractional orders).  Thm 3.2-3.3
+    bound the same quantity from above, so the Taylor bound of :class:`FsworAddRemoveCurve`
+    is never smaller than this curve.
+    """
 
     name = "fswor-add-remove-exact"
     citation = "Birrell et al. 2024, Thm 3.1 (6)-(8); evaluated as the Poisson mixture with sigma/2"
 
     def __init__(self, q: Fraction, sigma: Fraction):
+        _check_q(Fraction(q))
+        if not Fraction(sigma) > 0:
+            raise ValueError(f"sigma must be > 0. Found {float(sigma)!r}.")
         self.q = Fraction(q)
         self.sigma = Fraction(sigma)
 
@@ -671,3 +687,119 @@ class FsworAddRemoveExactCurve(RdpCurve):
 
         a = np.asarray(alphas, dtype=float)
         return log_a_screen(a, float(self.q), float(self.sigma) / 2) / (a - 1)
+
+
+#: largest Taylor order tried by :class:`FsworReplaceOneAutoCurve`
+AUTO_TAYLOR_MAX = 12
+#: :class:`FsworReplaceOneAutoCurve` stops raising m once a step gains less than this (relative)
+AUTO_TAYLOR_RTOL = 1e-8
+
+
+class FsworReplaceOneAutoCurve(RdpCurve):
+    r"""FSwoR Gaussian, replace-one adjacency: Thm 3.4-3.5 (14)/(15) with the Taylor order
+    chosen per order.
+
+    Every integer :math:`m \ge 3` gives a valid bound (Thm 3.5), so the minimum over m is
+    one.  At each order the float screen (the same formula at 53 bits) tries
+    m = 3, 4, ... while the value decreases by more than :data:`AUTO_TAYLOR_RTOL` (relative; up
+    to :data:`AUTO_TAYLOR_MAX`); the certified
+    value is (14) at the chosen m.  :meth:`winner` reports the m used.
+    """
+
+    name = "fswor-replace-one-auto"
+    citation = "Birrell et al. 2024, Thm 3.4-3.5, (14)/(15), App. C (69), (83), (90); Taylor order m chosen per order"
+
+    def __init__(self, q: Fraction, sigma: Fraction, m_max: int = AUTO_TAYLOR_MAX):
+        _check_q(Fraction(q))
+        _check_m(m_max)
+        if not Fraction(sigma) > 0:
+            raise ValueError(f"sigma must be > 0. Found {float(sigma)!r}.")
+        self.q = Fraction(q)
+        self.sigma = Fraction(sigma)
+        self.m_max = int(m_max)
+        self._best: Dict[Tuple[Fraction, float], Tuple[int, float]] = {}
+
+    def _screen_one(self, alpha: Fraction, rtol: float = AUTO_TAYLOR_RTOL) -> Tuple[int, float]:
+        got = self._best.get((alpha, rtol))
+        if got is not None:
+            return got
+        best_m, best_v = 3, math.inf
+        with_prec = ctx.prec
+        ctx.prec = 53
+        try:
+            for m in range(3, self.m_max + 1):
+                try:
+                    v = fswor_replace_one_rdp(alpha, self.q, self.sigma, m)
+                    fv = float(v.upper()) if v.is_finite() else math.inf
+                except (ValueError, ArithmeticError):
+                    fv = math.inf
+                if fv < best_v:
+                    gain = (best_v - fv) / fv if math.isfinite(best_v) and fv > 0 else math.inf
+                    best_m, best_v = m, fv
+                    if gain < rtol:
+                        break  # the gains shrink geometrically: the rest is below the tolerance
+                elif math.isfinite(best_v):
+                    break  # stopped improving
+        finally:
+            ctx.prec = with_prec
+        if len(self._best) > 4096:
+            self._best.clear()
+        self._best[(alpha, rtol)] = (best_m, best_v)
+        return best_m, best_v
+
+    def taylor_order_at(self, alpha: Fraction) -> int:
+        """The Taylor order m used at ``alpha``."""
+        return self._screen_one(Fraction(alpha))[0]
+
+    def certified(self, alpha: Fraction) -> arb:
+        alpha = Fraction(alpha)
+        self.check_order(alpha)
+        return fswor_replace_one_rdp(alpha, self.q, self.sigma, self.taylor_order_at(alpha))
+
+    def winner(self, alpha: Fraction) -> str:
+        return f"fswor-replace-one (m={self.taylor_order_at(alpha)})"
+
+    def screen(self, alphas: np.ndarray) -> np.ndarray:
+        out = np.empty(len(alphas))
+        for i, a in enumerate(np.asarray(alphas, dtype=float)):
+            if not a > 1 or not math.isfinite(a):
+                out[i] = np.inf
+                continue
+            # one order: the full search (choosing among bounds); many (order search): coarser
+            out[i] = self._screen_one(Fraction(float(a)), AUTO_TAYLOR_RTOL if len(alphas) == 1 else 1e-4)[1]
+        return out
+
+
+# ---------------------------------------------------------------------------
+# default curves (what the dispatch uses)
+# ---------------------------------------------------------------------------
+
+def fswor_add_remove_default_curve(q: Fraction, sigma: Fraction, taylor_order: Optional[int] = None) -> RdpCurve:
+    r"""The FSwoR add/remove curve used by default.
+
+    ``taylor_order=None``: the right-hand side of Thm 3.1 (6) evaluated exactly at every
+    real order (:class:`FsworAddRemoveExactCurve`).  The Taylor bound of Thm 3.3 is an upper
+    bound of that same quantity (Thm 3.2), so it is nowhere smaller, and the exact value is
+    also the cheaper one at integer orders (a finite sum against a table of moments); the
+    Taylor bound is therefore not part of the default.  An explicit ``taylor_order`` m
+    gives exactly the seed's Taylor bound of order m (:class:`FsworAddRemoveCurve`).
+    """
+    if taylor_order is None:
+        return FsworAddRemoveExactCurve(q, sigma)
+    return FsworAddRemoveCurve(q, sigma, taylor_order)
+
+
+def fswor_replace_one_default_curve(sigma: Fraction, batch_size: int, dataset_size: int,
+                                    taylor_order: Optional[int] = None) -> RdpCurve:
+    r"""The FSwoR replace-one curve used by default: the pointwise minimum of Thm 3.4-3.5
+    (Taylor order chosen per order, :class:`FsworReplaceOneAutoCurve`; or exactly the given
+    ``taylor_order``) and Wang et al. 2019 Thm 9 (:func:`.wang2019.wang2019_curve`).
+    Both are valid upper bounds for sampling without replacement under replace-one
+    adjacency, hence so is their minimum (:class:`~rigorous_rdp.curves.MinCurve`)."""
+    from ..curves import MinCurve
+    from .wang2019 import replace_one_gaussian_curve, wang2019_curve
+
+    q = Fraction(batch_size, dataset_size)
+    taylor = (FsworReplaceOneAutoCurve(q, sigma) if taylor_order is None
+              else FsworReplaceOneCurve(q, sigma, taylor_order))
+    return MinCurve([taylor, wang2019_curve(replace_one_gaussian_curve(sigma), batch_size, dataset_size)])

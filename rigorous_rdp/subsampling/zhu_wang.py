@@ -62,11 +62,15 @@ from flint import arb, ctx
 from .. import floatmath
 from ..floatmath import log1pexp, log_expm1
 
-from ..arith import parse_rational, to_arb
+from ..arith import parse_rational, to_arb, workprec
 from ..curves import RdpCurve
 from ..events import Bound, ZhuWangSampledEvent
 
 __all__ = [
+    "taylor_quotient",
+    "small_order_chi2_rdp",
+    "SmallOrderChi2Curve",
+    "poisson_pure_dp_default_curve",
     "Bound",
     "binomial_log_weights",
     "theorem5_log_moment",
@@ -568,3 +572,205 @@ def poisson_subsampled_curve(base: Union[RdpCurve, Callable[[Fraction], arb]], q
         raise ValueError(f"tau applies to --bound tau only. Found --tau {tau} with --bound {b.value}.")
     return ZhuWangCurve(base, q, bound=b, tau=tau, tau_general=(b is Bound.TAU and not established),
                         cap_pure_dp=cap_pure_dp and b is not Bound.LOWER)
+
+
+# ---------------------------------------------------------------------------
+# orders in (1, 2]: a second-moment bound that is sharp as alpha -> 1
+# ---------------------------------------------------------------------------
+
+def taylor_quotient(alpha: arb, x: arb) -> arb:
+    r"""Ball for :math:`g_\alpha(x) = ((1+x)^\alpha - 1 - \alpha x)/x^2` (:math:`x \ge -1`, :math:`x \ne 0`;
+    :math:`g_\alpha(0) = \alpha(\alpha-1)/2`).
+
+    For :math:`|x| \le 1/4` the binomial series :math:`\sum_{k\ge2}\binom{\alpha}{k}x^{k-2}` is used (no
+    cancellation): for :math:`1 < \alpha \le 2` and :math:`k \ge 2`, :math:`|\binom{\alpha}{k}| \le 1`, so the
+    terms after k = K are bounded by :math:`\sum_{k>K}|x|^{k-2} = |x|^{K-1}/(1-|x|)`, added to the radius.
+    Otherwise the closed form (no significant cancellation for :math:`|x| > 1/4`).
+    """
+    if not (x.abs_upper() <= arb(1) / 4):
+        return ((1 + x) ** alpha - 1 - alpha * x) / (x * x)
+    xa = x.abs_upper()
+    total = arb(0)
+    c = alpha * (alpha - 1) / 2  # binom(alpha, 2)
+    xk = arb(1)
+    k = 2
+    target = arb(2) ** (-(ctx.prec + 8))
+    while True:
+        total += c * xk
+        k += 1
+        c = c * (alpha - (k - 1)) / k
+        xk = xk * x
+        tail = arb(xa) ** (k - 2) / (1 - arb(xa))
+        if xa == 0 or tail.upper() < (target * total.abs_lower()).lower() or k > 4 * ctx.prec + 64:
+            break
+    return total + arb(0, tail.upper())
+
+
+def small_order_chi2_rdp(alpha: Fraction, q: Fraction, eps2: arb, eps_inf: Optional[arb]) -> arb:
+    r"""Ball for the second-moment bound of :class:`SmallOrderChi2Curve` at :math:`1 < \alpha \le 2`:
+
+    .. math:: \frac{1}{\alpha-1}\log\Big(1 + g_\alpha(a)\,\frac{\gamma^2(e^{\epsilon(2)}-1)}{d}\Big),
+
+    with :math:`a = -\gamma(e^{\epsilon_\infty}-1)/(1-\gamma+\gamma e^{\epsilon_\infty})`,
+    :math:`d = 1-\gamma+\gamma e^{-\epsilon_\infty}` for a pure :math:`\epsilon_\infty`-DP base, and
+    :math:`a = -1`, :math:`d = 1-\gamma` (needs :math:`\gamma < 1`) otherwise.
+    """
+    if not 1 < alpha <= 2:
+        raise ValueError(f"alpha must be in (1, 2] for the second-moment bound. Found {float(alpha)!r}.")
+    if not 0 <= q <= 1:
+        raise ValueError(f"q must be in [0, 1]. Found {float(q)!r}.")
+    if q == 0:
+        return arb(0)
+    a = to_arb(alpha)
+    g = to_arb(q)
+    chi2 = eps2.expm1()
+    if eps_inf is None:
+        if q == 1:
+            raise ValueError("q must be < 1 for the second-moment bound without a pure-DP epsilon.")
+        low, d = arb(-1), 1 - g
+        gq = a - 1  # g_alpha(-1)
+    else:
+        e = eps_inf.exp()
+        low = -g * (e - 1) / (1 - g + g * e)
+        d = 1 - g + g / e
+        gq = taylor_quotient(a, low)
+    c = gq * g * g * chi2 / d
+    return c.log1p() / (a - 1)
+
+
+class SmallOrderChi2Curve(RdpCurve):
+    r"""Poisson subsampling (probability :math:`\gamma`, add/remove) of a mechanism M, orders
+    :math:`1 < \alpha \le 2`: a bound from the second moment that tends to the right limit as
+    :math:`\alpha \to 1`.  (At :math:`\alpha > 2` the curve is :math:`+\infty`, a trivial bound.)
+
+    **Lemma.**  For :math:`1 < \alpha \le 2` the function
+    :math:`g_\alpha(x) = ((1+x)^\alpha - 1 - \alpha x)/x^2` is non-increasing on :math:`(-1, \infty)`
+    (Taylor's formula with integral remainder,
+    :math:`g_\alpha(x) = \alpha(\alpha-1)\int_0^1 (1-t)(1+tx)^{\alpha-2}\,dt`, and
+    :math:`(1+tx)^{\alpha-2}` is non-increasing in x because :math:`\alpha - 2 \le 0`).  Hence for a random
+    variable :math:`X \ge a > -1` with :math:`E X = 0`,
+    :math:`E(1+X)^\alpha \le 1 + g_\alpha(a)\,E X^2` (and :math:`g_\alpha(-1) = \alpha - 1` by continuity).
+    ``proofs/verify_small_order_chi2.py`` checks each step with sympy.
+
+    **Bound.**  By joint quasi-convexity of the Rényi divergence (van Erven & Harremoës 2014,
+    Thm 13) it suffices to bound, for base outputs :math:`\mu_0 = M(S)`, :math:`\mu_1 = M(S \cup \{x\})`
+    and :math:`\nu = (1-\gamma)\mu_0 + \gamma\mu_1`, both :math:`D_\alpha(\nu\|\mu_0)` and :math:`D_\alpha(\mu_0\|\nu)`
+    (Zhu & Wang 2019, Sec. 3).  Let :math:`L = d\mu_1/d\mu_0`, :math:`\chi^2 = E_{\mu_0}(L-1)^2 = e^{D_2(\mu_1\|\mu_0)} - 1
+    \le e^{\epsilon(2)} - 1`, and :math:`e^{-\epsilon_\infty} \le L \le e^{\epsilon_\infty}` for a pure
+    :math:`\epsilon_\infty`-DP base (:math:`0 \le L < \infty` otherwise).
+
+    * :math:`D_\alpha(\nu\|\mu_0)`: :math:`X = \gamma(L-1)` under :math:`\mu_0`, :math:`EX = 0`,
+      :math:`EX^2 = \gamma^2\chi^2`, :math:`X \ge a_A = -\gamma(1-e^{-\epsilon_\infty})`.
+    * :math:`D_\alpha(\mu_0\|\nu)`: :math:`X = d\mu_0/d\nu - 1 = \gamma(1-L)/(1-\gamma+\gamma L)` under
+      :math:`\nu`, :math:`EX = 0`, decreasing in L so :math:`X \ge a_B = -\gamma(e^{\epsilon_\infty}-1)/(1-\gamma+\gamma e^{\epsilon_\infty})`
+      (:math:`-1` without pure DP), and :math:`EX^2 = \gamma^2\int(\mu_1-\mu_0)^2/\nu \le \gamma^2\chi^2/d` since
+      :math:`\nu \ge d\,\mu_0`, :math:`d = 1-\gamma+\gamma e^{-\epsilon_\infty}` (:math:`1-\gamma` without pure DP).
+
+    Since :math:`a_B \le a_A` and :math:`d \le 1`, the second direction dominates, and
+    :math:`\epsilon(\alpha) \le \frac{1}{\alpha-1}\log(1 + g_\alpha(a_B)\gamma^2\chi^2/d)`
+    (:func:`small_order_chi2_rdp`).  As :math:`\gamma \to 0` this tends to
+    :math:`\alpha\gamma^2\chi^2/2`, the leading term of the exact RDP, whereas the convexity route gives
+    the order-2 value at every :math:`\alpha < 2`.  Conditions checked: :math:`1 < \alpha \le 2`,
+    :math:`0 \le \gamma \le 1` (:math:`\gamma < 1` without pure DP), the base curve is an upper bound.
+    """
+
+    def __init__(self, base: RdpCurve, q: object):
+        if not isinstance(base, RdpCurve) or not base.is_upper_bound:
+            raise ValueError("base must be an RDP upper-bound curve.")
+        qq = parse_rational(q, "q")
+        if not 0 <= qq <= 1:
+            raise ValueError(f"q must be in [0, 1]. Found {float(qq)!r}.")
+        if qq == 1 and base.pure_dp_epsilon() is None:
+            raise ValueError("q must be < 1 for the second-moment bound without a pure-DP epsilon.")
+        self.base = base
+        self.q = qq
+        self.name = "small-order-chi2"
+        self.citation = ("second-moment bound for 1 < alpha <= 2 (this module; van Erven & Harremoes 2014,"
+                         f" Thm 13); base: {base.name}")
+
+    def certified(self, alpha: Fraction) -> arb:
+        alpha = Fraction(alpha)
+        self.check_order(alpha)
+        if alpha > 2:
+            return arb("inf")
+        return small_order_chi2_rdp(alpha, self.q, self.base.certified(Fraction(2)), self.base.pure_dp_epsilon())
+
+    def screen(self, alphas: np.ndarray) -> np.ndarray:
+        a = np.asarray(alphas, dtype=float)
+        out = np.full(len(a), np.inf)
+        idx = [i for i, x in enumerate(a) if 1 < x <= 2]
+        if not idx:
+            return out
+        with workprec(53):
+            e2 = self.base.certified(Fraction(2))
+            ei = self.base.pure_dp_epsilon()
+            for i in idx:
+                try:
+                    v = small_order_chi2_rdp(Fraction(float(a[i])), self.q, e2, ei)
+                    out[i] = float(v.upper()) if v.is_finite() else np.inf
+                except (ValueError, ArithmeticError):
+                    out[i] = np.inf
+        return out
+
+
+def poisson_pure_dp_default_curve(base: RdpCurve, q: object, condition4: object = None) -> RdpCurve:
+    r"""Default curve of the Poisson-subsampled Laplace / randomized response (add/remove): the
+    pointwise minimum of the Zhu & Wang bound (:func:`poisson_subsampled_curve`: Thm 8 with the
+    Lemma 4 cap) and, at orders in (1, 2], :class:`SmallOrderChi2Curve`."""
+    from ..curves import MinCurve
+
+    zw = poisson_subsampled_curve(base, q, condition4=condition4)
+    qq = parse_rational(q, "q")
+    if qq == 0 or (qq == 1 and base.pure_dp_epsilon() is None):
+        return zw
+    return MinCurve([zw, SmallOrderChi2Curve(base, qq)])
+
+
+from dataclasses import dataclass as _dataclass  # noqa: E402
+
+from ..curves import rdp_curve as _rdp_curve  # noqa: E402
+from ..events import Adjacency as _Adjacency, DpEvent as _DpEvent  # noqa: E402
+
+
+@_dataclass(frozen=True, slots=True)
+class ZhuWangSampledEvent(_DpEvent):
+    r"""Poisson subsampling (probability q, add/remove) of ``event``, accounted with a chosen
+    Zhu & Wang 2019 bound.
+
+    Args:
+        event: the base mechanism (GaussianEvent, LaplaceEvent, RandomizedResponseEvent).
+        sampling_probability: q in [0, 1].
+        bound: ``tight`` | ``general`` | ``lower`` | ``tau`` (``None``: tightest valid).
+            ``lower`` (Thm 6) is a LOWER bound, for display (``rigorous-rdp rdp``)
+            and comparison only: never compose it into an epsilon or delta that
+            is reported as a guarantee (the command line refuses to).
+        tau: number of exact terms for ``tau``.
+    """
+
+    event: _DpEvent
+    sampling_probability: Fraction
+    bound: Optional[str] = None
+    tau: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.event, _DpEvent):
+            raise ValueError(f"event must be a DpEvent. Found {self.event!r}.")
+        q = parse_rational(self.sampling_probability, "q")
+        if not 0 <= q <= 1:
+            raise ValueError(f"q must be in [0, 1]. Found {float(q)!r}.")
+        object.__setattr__(self, "sampling_probability", q)
+        if self.bound is not None:
+            object.__setattr__(self, "bound", Bound.parse(self.bound).value)
+        if self.tau is not None:
+            t = parse_rational(self.tau, "tau")
+            if t.denominator != 1 or t < 1:
+                raise ValueError(f"tau must be an integer >= 1. Found {self.tau!r}.")
+            object.__setattr__(self, "tau", int(t))
+        if self.bound == "tau" and self.tau is None:
+            raise ValueError("tau is required with --bound tau (an integer >= 1).")
+
+
+@_rdp_curve.register
+def _(event: ZhuWangSampledEvent) -> RdpCurve:
+    return poisson_subsampled_curve(_rdp_curve(event.event), event.sampling_probability, bound=event.bound,
+                                    tau=event.tau, condition4=event.event)
