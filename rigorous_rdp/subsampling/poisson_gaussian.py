@@ -337,12 +337,18 @@ class PoissonGaussianCurve(RdpCurve):
         self.check_order(alpha)
         from flint import ctx
 
-        return poisson_gaussian_rdp(alpha, self.q, self.sigma, ctx.prec)
+        from .poisson_gaussian_series import fast_rdp  # extremes: tiny q or sigma, huge orders
+
+        fast = fast_rdp(alpha, self.q, self.sigma, ctx.prec)
+        return fast if fast is not None else poisson_gaussian_rdp(alpha, self.q, self.sigma, ctx.prec)
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         a = np.asarray(alphas, dtype=float)
         if self.q == 0:
             return np.zeros(len(a))
         lq = _log_fraction(self.q)
-        vals = np.array([_screen_one(float(x), float(self.q), float(self.sigma), lq) for x in a])
+        try:
+            vals = np.array([_screen_one(float(x), float(self.q), float(self.sigma), lq) for x in a])
+        except (ZeroDivisionError, OverflowError, ValueError):  # sigma beyond float range: no estimate
+            return np.full(len(a), np.inf)
         return vals / (a - 1)
