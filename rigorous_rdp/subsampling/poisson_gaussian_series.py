@@ -65,7 +65,10 @@ would cancel :math:`k \log_2 \sigma` bits.  :math:`S(k, n)` is an exact integer,
 
 Both enclosures contain the exact value for every :math:`0 < q < 1`, :math:`\sigma > 0`,
 :math:`\alpha > 1` (the series needs nothing else); :func:`fast_rdp` returns one of them only
-when its relative accuracy reaches the working precision, and ``None`` otherwise.
+when its relative accuracy reaches the working precision, and ``None`` otherwise
+(then the general code evaluates the exact finite binomial sum at integer orders up
+to :data:`MAX_BINOMIAL_ORDER`, beyond which the order is refused with a ``ValueError``
+naming the limit, or integrates at real orders).
 Tests compare with mpmath quadrature at high precision and with the closed-form
 leading term :math:`\binom{\alpha}{2} q^2 (e^{1/\sigma^2} - 1)` at :math:`q = 10^{-400}, 10^{-100000}`.
 """
@@ -86,10 +89,13 @@ __all__ = [
     "log_a_series",
     "fast_rdp",
     "MAX_SERIES_ORDER",
+    "MAX_BINOMIAL_ORDER",
 ]
 
 #: largest number of series terms K tried before the series path is declined
 MAX_SERIES_ORDER = 64
+#: largest integer order for the exact binomial sum of the general code (alpha - 1 terms)
+MAX_BINOMIAL_ORDER = 10**6
 
 
 def _accurate(x: arb, bits: int) -> bool:
@@ -252,6 +258,11 @@ def fast_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: int) -> Option
     if _accurate(log_a, bits):
         return log_a / (a - 1)
     if alpha.denominator == 1:
+        if alpha > MAX_BINOMIAL_ORDER:
+            raise ValueError(
+                f"alpha must be <= {MAX_BINOMIAL_ORDER} for these q and sigma (above it the Poisson-subsampled"
+                " Gaussian is certified only where q exp((alpha-1)/(2 sigma^2)) is large). Found"
+                f" {alpha}.")
         return None  # the finite binomial sum of the general code is exact
     fa = float(alpha)
     # the series pays off when q is small compared with the scale of the moments
