@@ -91,6 +91,11 @@ def answered(argv):
      "[1e-100000, 1e100000)"),
     # below the documented floor of q
     (["rdp", "--sampling", "poisson", "--q", "1e-999999", "--sigma", "1.1", "--alpha", "2.5"], "--q", "[1e-100000, 1]"),
+    # fixed-size sampling: sigma in [1e-100, 1e100]; Laplace scale in [1e-1000, 1e1000]
+    (["rdp", "--sampling", "fswor", "--batch-size", "1", "--dataset-size", "10", "--sigma", "1e-400", "--alpha", "2"],
+     "--sigma", "[1e-100, 1e100] with --sampling fswor|fswr"),
+    (["epsilon", "--noise", "laplace", "--scale", "1e-100000", "--steps", "10", "--delta", "1e-5"], "--scale",
+     "[1e-1000, 1e1000]"),
     # integer orders beyond the binomial sum where the sandwich is wide
     (["rdp", "--sampling", "poisson", "--q", "0.1", "--sigma", "1e6", "--alpha", "1e12"], "--alpha", "<= 1000000"),
 ])

@@ -30,7 +30,7 @@ ADJACENCIES = ("add-remove", "replace-one")
 # API parameter names that are CLI options of the same name
 _OPTION_NAMES = (
     "sigma", "scale", "p", "q", "batch-size", "dataset-size", "taylor-order", "adjacency",
-    "alpha", "delta", "epsilon", "steps", "digits", "noise", "sampling", "tau", "bound",
+    "alpha", "delta", "epsilon", "steps", "digits", "noise", "sampling", "tau", "bound", "epochs",
 )
 
 
@@ -216,7 +216,8 @@ _POSITIVE = dict(lo=_TINY_F, hi=Fraction(10**MAX_DECIMAL_EXPONENT), hi_open=True
 #: accepted ranges of the numeric options of the accounting commands (checked before any work)
 OPTION_RANGES: Dict[str, Callable[[object], object]] = {
     "sigma": lambda v: real_in_range(v, "sigma", **_POSITIVE),
-    "scale": lambda v: real_in_range(v, "scale", **_POSITIVE),
+    "scale": lambda v: real_in_range(v, "scale", Fraction(1, 10**1000), Fraction(10**1000),
+                                     text="a number in [1e-1000, 1e1000]"),
     "epsilon": lambda v: real_in_range(v, "epsilon", **_POSITIVE),
     "p": lambda v: real_in_range(v, "p", _TINY_F, _ONE, hi_open=True, text=f"in [{_TINY}, 1)"),
     "q": lambda v: real_in_range(v, "q", _TINY_F, _ONE, zero=True, text=f"0 or in [{_TINY}, 1]"),
@@ -231,20 +232,44 @@ OPTION_RANGES: Dict[str, Callable[[object], object]] = {
     "alpha": lambda v: [real_in_range(a, "alpha", _ONE, Fraction(10**MAX_DECIMAL_EXPONENT), lo_open=True,
                                       hi_open=True, text=f"a number in (1, {_HUGE})") for a in v],
 }
+#: the fixed-size bounds plan their precision with floats of 1/sigma^2
+_FIXED_SIZE_SIGMA = lambda v: real_in_range(v, "sigma", Fraction(1, 10**100), Fraction(10**100),  # noqa: E731
+                                            text="in [1e-100, 1e100] with --sampling fswor|fswr")
 #: the commands whose options follow OPTION_RANGES (others define their own ranges)
 RANGE_CHECKED = ("rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd")
 #: commands without a default time budget (batch jobs; --max-seconds still applies)
 UNLIMITED = ("reproduce", "audit", "conjecture")
 
 
+#: a certificate stores inputs as exact "p/q" text; Python writes integers of at most 4300 digits
+MAX_CERTIFICATE_DIGITS = 4000
+
+
 def check_option_ranges(args: argparse.Namespace) -> None:
     """Refuse out-of-range numbers before any conversion or computation (one ValueError)."""
-    if getattr(args, "command", None) not in RANGE_CHECKED:
+    command = getattr(args, "command", None)
+    if command not in RANGE_CHECKED:
         return
     for dest, check in OPTION_RANGES.items():
         value = getattr(args, dest, None)
         if value is not None and not isinstance(value, bool):
-            check(value)
+            if dest == "sigma" and getattr(args, "sampling", None) in ("fswor", "fswr"):
+                check = _FIXED_SIZE_SIGMA
+            parsed = check(value)
+            if command == "certify":
+                for f in parsed if isinstance(parsed, list) else [parsed]:
+                    _check_certificate_digits(f, dest.replace("_", "-"), value)
+
+
+def _check_certificate_digits(f: object, name: str, shown: object) -> None:
+    if not isinstance(f, (int, Fraction)):
+        return
+    f = Fraction(f)
+    bits = max(abs(f.numerator).bit_length(), f.denominator.bit_length())
+    if bits * 0.30103 > MAX_CERTIFICATE_DIGITS:
+        raise ValueError(f"{name} must have an exact value with at most {MAX_CERTIFICATE_DIGITS} digits in a"
+                         f" certificate (numerator and denominator; e.g. q >= 1e-{MAX_CERTIFICATE_DIGITS}). Found"
+                         f" {_shown(shown)}.")
 
 
 def _name_option(message: str, extra: tuple = ()) -> str:

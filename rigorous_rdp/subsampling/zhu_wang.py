@@ -464,7 +464,8 @@ class ZhuWangCurve(RdpCurve):
         if self.cap_pure_dp and self.bound is not Bound.LOWER:
             e = self.base.pure_dp_epsilon()
             if e is not None:
-                cap = math.log1p(float(self.q) * math.expm1(float(e.mid())))
+                em = float(e.mid())  # log1p(q expm1(em)) ~ log q + em beyond float range (a screen only)
+                cap = math.log1p(float(self.q) * math.expm1(em)) if em < 700 else math.log(float(self.q) or 1e-300) + em
         for i, x in enumerate(a):
             if not math.isfinite(x) or x <= 1:
                 out[i] = np.inf
