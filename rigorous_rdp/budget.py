@@ -108,11 +108,19 @@ def check(where: str = "") -> None:
         raise _exceeded(where)
 
 
+#: functions in which an exception cannot propagate (Python prints "Exception ignored"
+#: and carries on): the timer skips them and fires again RETRY_SECONDS later
+_NO_RAISE = ("__del__", "remove", "_remove", "callback", "_callback", "__exit__")
+
+
 def _on_alarm(signum, frame) -> None:  # pragma: no cover - timing dependent
     global _expired
     if _deadline is None:
         return
     _expired = True
+    code = getattr(frame, "f_code", None)
+    if code is not None and (code.co_name in _NO_RAISE or code.co_filename.endswith(("weakref.py", "threading.py"))):
+        return
     raise _exceeded("")
 
 

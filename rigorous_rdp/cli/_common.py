@@ -31,6 +31,7 @@ ADJACENCIES = ("add-remove", "replace-one")
 _OPTION_NAMES = (
     "sigma", "scale", "p", "q", "batch-size", "dataset-size", "taylor-order", "adjacency",
     "alpha", "delta", "epsilon", "steps", "digits", "noise", "sampling", "tau", "bound", "epochs",
+    "c1", "c2", "sigma-max", "sigma-min",
 )
 
 
@@ -212,6 +213,7 @@ _ONE = Fraction(1)
 _TINY_F = Fraction(1, 10**MAX_DECIMAL_EXPONENT)
 _POSITIVE = dict(lo=_TINY_F, hi=Fraction(10**MAX_DECIMAL_EXPONENT), hi_open=True,
                  text=f"a number in [{_TINY}, {_HUGE})")
+_MODERATE = dict(lo=Fraction(1, 10**100), hi=Fraction(10**100), text="a number in [1e-100, 1e100]")
 
 #: accepted ranges of the numeric options of the accounting commands (checked before any work)
 OPTION_RANGES: Dict[str, Callable[[object], object]] = {
@@ -229,6 +231,11 @@ OPTION_RANGES: Dict[str, Callable[[object], object]] = {
     "dataset_size": lambda v: int_in_range(v, "dataset-size", 1, MAX_COUNT),
     "taylor_order": lambda v: int_in_range(v, "taylor-order", 3, MAX_TAYLOR_ORDER),
     "tau": lambda v: int_in_range(v, "tau", 1, 10**4),
+    # constant (research): C(c1, c2) of Claim 26, computed with floats in its planning
+    "c1": lambda v: real_in_range(v, "c1", **_MODERATE),
+    "c2": lambda v: real_in_range(v, "c2", **_MODERATE),
+    "sigma_max": lambda v: real_in_range(v, "sigma-max", **_MODERATE),
+    "sigma_min": lambda v: real_in_range(v, "sigma-min", **_MODERATE),
     "alpha": lambda v: [real_in_range(a, "alpha", _ONE, Fraction(10**MAX_DECIMAL_EXPONENT), lo_open=True,
                                       hi_open=True, text=f"a number in (1, {_HUGE})") for a in v],
 }
@@ -236,7 +243,7 @@ OPTION_RANGES: Dict[str, Callable[[object], object]] = {
 _FIXED_SIZE_SIGMA = lambda v: real_in_range(v, "sigma", Fraction(1, 10**100), Fraction(10**100),  # noqa: E731
                                             text="in [1e-100, 1e100] with --sampling fswor|fswr")
 #: the commands whose options follow OPTION_RANGES (others define their own ranges)
-RANGE_CHECKED = ("rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd")
+RANGE_CHECKED = ("rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd", "constant")
 #: commands without a default time budget (batch jobs; --max-seconds still applies)
 UNLIMITED = ("reproduce", "audit", "conjecture")
 
