@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -132,6 +133,8 @@ def parse_rational(value: object, name: str) -> Fraction:
                 _check_magnitude(d, name, value)
                 result = Fraction(d)
         except (ZeroDivisionError, InvalidOperation):
+            if _EXPONENT_FORM.fullmatch(text):  # a decimal whose exponent Decimal cannot even hold
+                raise ValueError(f"{name} must be {_RANGE_TEXT}. Found {_short(value)}.") from None
             raise ValueError(f"{name} must be a number. Found {value!r}.") from None
         return result
     raise ValueError(f"{name} must be a number. Found {value!r}.")
@@ -139,6 +142,7 @@ def parse_rational(value: object, name: str) -> Fraction:
 
 #: decimal exponent range of user numbers: 0 or 1e-100000 <= |x| <= 1e100000
 MAX_DECIMAL_EXPONENT = 100_000
+_EXPONENT_FORM = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 #: longest accepted text of one number
 MAX_INPUT_CHARS = 1_000
 _RANGE_TEXT = f"0 or of magnitude in [1e-{MAX_DECIMAL_EXPONENT}, 1e{MAX_DECIMAL_EXPONENT})"

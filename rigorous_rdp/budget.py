@@ -119,7 +119,8 @@ def _on_alarm(signum, frame) -> None:  # pragma: no cover - timing dependent
         return
     _expired = True
     code = getattr(frame, "f_code", None)
-    if code is not None and (code.co_name in _NO_RAISE or code.co_filename.endswith(("weakref.py", "threading.py"))):
+    if code is not None and (code.co_name in _NO_RAISE or code.co_name.endswith("callback")
+                             or code.co_filename.endswith(("weakref.py", "threading.py"))):
         return
     raise _exceeded("")
 

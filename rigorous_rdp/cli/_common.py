@@ -346,6 +346,10 @@ def run_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("rigorous-rdp: interrupted", file=sys.stderr)
         return 130
+    except MemoryError as exc:
+        print(f"rigorous-rdp: error: out of memory ({_one_line(str(exc), 200)}); ask for less (a smaller range,"
+              " fewer orders or steps)", file=sys.stderr)
+        return 2
     except RecursionError:
         print("rigorous-rdp: error: input nested too deeply (recursion limit reached)", file=sys.stderr)
         return 2
