@@ -190,22 +190,32 @@ def _int_text(n: int) -> str:
 
 
 def _shown(value: object) -> str:
-    text = repr(value)
+    """The value as typed when it is plain text (``1.5``), else its repr (``''``, ``' x'``), shortened."""
+    text = value if isinstance(value, str) and value.isprintable() and value.strip() == value and value else repr(value)
     return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
 
 
 def real_in_range(value: object, name: str, lo: Fraction, hi: Fraction, *, lo_open: bool = False,
-                  hi_open: bool = False, zero: bool = False, text: str = "") -> Fraction:
-    """A rational in the interval (``zero``: or exactly 0); one-line ValueError otherwise."""
+                  hi_open: bool = False, zero: bool = False, text: str = "", floor: Optional[Fraction] = None,
+                  floor_text: str = "") -> Fraction:
+    """A rational in the interval (``zero``: or exactly 0); one-line ValueError otherwise.
+
+    ``floor``: a nonzero value below it is refused with ``floor_text`` (a limit of the
+    implementation, stated apart from the mathematical range).
+    """
     try:
         f = parse_rational(value, name)  # refuses magnitudes outside [1e-100000, 1e100000) first
     except ValueError as exc:
         if "magnitude" in str(exc) or "characters" in str(exc):
-            raise ValueError(f"{name} must be {text}. Found {_shown(value)}.") from None
+            tiny = bool(re.search(r"[eE]-\d", str(value))) and "/" not in str(value)
+            limit = floor_text if (tiny and floor is not None) else text
+            raise ValueError(f"{name} must be {limit}. Found {_shown(value)}.") from None
         raise
     ok = (f > lo if lo_open else f >= lo) and (f < hi if hi_open else f <= hi)
     if not ok and not (zero and f == 0):
         raise ValueError(f"{name} must be {text}. Found {_shown(value)}.")
+    if floor is not None and 0 < abs(f) < floor:
+        raise ValueError(f"{name} must be {floor_text}. Found {_shown(value)}.")
     return f
 
 
@@ -221,9 +231,12 @@ OPTION_RANGES: Dict[str, Callable[[object], object]] = {
     "scale": lambda v: real_in_range(v, "scale", Fraction(1, 10**1000), Fraction(10**1000),
                                      text="a number in [1e-1000, 1e1000]"),
     "epsilon": lambda v: real_in_range(v, "epsilon", **_POSITIVE),
-    "p": lambda v: real_in_range(v, "p", _TINY_F, _ONE, hi_open=True, text=f"in [{_TINY}, 1)"),
-    "q": lambda v: real_in_range(v, "q", _TINY_F, _ONE, zero=True, text=f"0 or in [{_TINY}, 1]"),
-    "delta": lambda v: real_in_range(v, "delta", _TINY_F, _ONE, hi_open=True, text=f"in [{_TINY}, 1)"),
+    "p": lambda v: real_in_range(v, "p", Fraction(0), _ONE, lo_open=True, hi_open=True, text="in (0, 1)",
+                                 floor=_TINY_F, floor_text=f"at least {_TINY}"),
+    "q": lambda v: real_in_range(v, "q", Fraction(0), _ONE, text="in [0, 1]",
+                                 floor=_TINY_F, floor_text=f"0 or at least {_TINY} (the smallest q handled)"),
+    "delta": lambda v: real_in_range(v, "delta", Fraction(0), _ONE, lo_open=True, hi_open=True, text="in (0, 1)",
+                                     floor=_TINY_F, floor_text=f"at least {_TINY}"),
     "epochs": lambda v: real_in_range(v, "epochs", _TINY_F, Fraction(10**12),
                                       text=f"a number in [{_TINY}, 1e12]"),
     "steps": lambda v: int_in_range(v, "steps", 1, MAX_COUNT),
