@@ -420,3 +420,17 @@ def test_moment_closed_forms():
         assert gaussian_exp_moment(2, Fraction(1)).overlaps(e - 1)
         assert gaussian_exp_moment(3, Fraction(1)).overlaps(e**3 - 3 * e + 2)
         assert gaussian_exp_moment(0, Fraction(1)) == 1 and gaussian_exp_moment(1, Fraction(1)) == 0
+
+
+def test_series_coefficients_nonnegative_and_vanishing():
+    # S(k, n) = sum_j C(k, j) (-1)^(k-j) (j(j-1))^n: 0 for 2n < k, in [0, 2^k (k(k-1))^n] otherwise
+    # (the tail bound of the positive moment series relies on both)
+    from math import comb
+
+    for k in range(2, 13):
+        for n in range(0, 25):
+            s = sum(comb(k, j) * (-1) ** (k - j) * (j * (j - 1)) ** n for j in range(k + 1))
+            if 2 * n < k:
+                assert s == 0
+            else:
+                assert 0 <= s <= 2**k * (k * (k - 1)) ** n

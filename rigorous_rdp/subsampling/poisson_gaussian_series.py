@@ -60,7 +60,10 @@ The first form is used when :math:`s` is not small (its cancellation is then a f
 bits, covered by guard bits); the second when :math:`\sigma` is large, where the first
 would cancel :math:`k \log_2 \sigma` bits.  :math:`S(k, n)` is an exact integer, zero for
 :math:`2n < k` (a k-th difference of a polynomial of degree 2n), and
-:math:`|S(k, n)| \le 2^k (k(k-1))^n`, so with :math:`y = s^2 k(k-1)/2 \le 1/2` the tail from
+:math:`0 \le S(k, n) \le 2^k (k(k-1))^n` (non-negative: :math:`(j(j-1))^n` is a power of the
+falling factorial :math:`j^{\underline{2}}`, whose expansion in falling factorials has
+non-negative coefficients, and the k-th difference at 0 picks :math:`k!` times the coefficient of
+:math:`j^{\underline{k}}`), so the omitted tail lies in :math:`[0, T_N]` and with :math:`y = s^2 k(k-1)/2 \le 1/2` the tail from
 :math:`n = N` is at most :math:`2^k y^N / N! \cdot 1/(1 - y/(N+1)) \le 2^{k+1} y^N / N!`.
 
 Both enclosures contain the exact value for every :math:`0 < q < 1`, :math:`\sigma > 0`,
