@@ -73,7 +73,8 @@ def answered(argv):
 
 @pytest.mark.parametrize("argv, option, fragment", [
     (["rdp", "--sampling", "poisson", "--q", "1e999999", "--sigma", "1.1", "--alpha", "2"], "--q", "[0, 1]"),
-    (["rdp", *PG, "--alpha", "1e999999"], "--alpha", "(1, 1e100000)"),
+    (["rdp", *PG, "--alpha", "1e999999"], "--alpha", "(1, 1e100]"),
+    (["rdp", "--sigma", "1.1", "--alpha", "1E309"], "--alpha", "(1, 1e100]"),
     (["epsilon", *PG, "--steps", "100", "--delta", "1e999999"], "--delta", "in (0, 1)"),
     (["dpsgd", "--epochs", "1", "--delta", "1e999999"], "--delta", "in (0, 1)"),
     (["epsilon", *PG, "--steps", "1e999999", "--delta", "1e-5"], "--steps", "[1, 1e18]"),

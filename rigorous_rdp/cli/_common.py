@@ -167,6 +167,8 @@ def parse_steps(value: str) -> int:
 
 #: largest step count, batch or dataset size accepted on the command line
 MAX_COUNT = 10**18
+#: largest order is 10**MAX_ORDER_EXPONENT (order selection and messages use floats)
+MAX_ORDER_EXPONENT = 100
 #: largest Taylor order of the fixed-size bounds
 MAX_TAYLOR_ORDER = 1000
 _TINY = f"1e-{MAX_DECIMAL_EXPONENT}"
@@ -249,8 +251,8 @@ OPTION_RANGES: Dict[str, Callable[[object], object]] = {
     "c2": lambda v: real_in_range(v, "c2", **_MODERATE),
     "sigma_max": lambda v: real_in_range(v, "sigma-max", **_MODERATE),
     "sigma_min": lambda v: real_in_range(v, "sigma-min", **_MODERATE),
-    "alpha": lambda v: [real_in_range(a, "alpha", _ONE, Fraction(10**MAX_DECIMAL_EXPONENT), lo_open=True,
-                                      hi_open=True, text=f"a number in (1, {_HUGE})") for a in v],
+    "alpha": lambda v: [real_in_range(a, "alpha", _ONE, Fraction(10**MAX_ORDER_EXPONENT), lo_open=True,
+                                      text=f"a number in (1, 1e{MAX_ORDER_EXPONENT}]") for a in v],
 }
 #: the fixed-size bounds plan their precision with floats of 1/sigma^2
 _FIXED_SIZE_SIGMA = lambda v: real_in_range(v, "sigma", Fraction(1, 10**100), Fraction(10**100),  # noqa: E731
