@@ -299,10 +299,10 @@ def test_budget_seconds_range(value):
 
 
 def test_cli_budget_exceeded_is_one_line_exit_2():
-    # a fractional order with moderate q needs the certified integration (about a second);
-    # a 0.05 s budget stops it with a message saying how to raise the limit
-    status, out, err = run(["rdp", "--sampling", "poisson", "--q", "0.3", "--sigma", "0.7", "--alpha", "7.5",
-                            "--digits", "30", "--max-seconds", "0.05"])
+    # fractional orders with moderate q need the certified integration (about 4 s of CPU at
+    # 500 digits); a 0.05 s budget stops it with a message saying how to raise the limit
+    status, out, err = run(["rdp", "--sampling", "poisson", "--q", "0.3", "--sigma", "0.7", "--alpha", "7.5", "8.5",
+                            "9.5", "--digits", "500", "--max-seconds", "0.05"])
     assert status == 2 and out == "" and len(err.splitlines()) == 1
     assert "time budget of 0.05 s exceeded" in err and "--max-seconds" in err
 
