@@ -10,7 +10,10 @@ A budget is a deadline on the monotonic clock, set for the duration of a
   computation in mpmath): in the main thread of a POSIX process, an interval
   timer (``SIGALRM``) raises the same exception at the deadline and again every
   :data:`RETRY_SECONDS` until the block is left, so a handler that swallows the
-  first one cannot keep the computation alive.
+  first one cannot keep the computation alive.  The timer never raises inside an
+  import, a finalizer or a weakref/GC callback (where Python cannot propagate an
+  exception, or where it would leave a half-imported module); it fires again
+  :data:`RETRY_SECONDS` later.
 
 A stopped computation never yields a number: :class:`BudgetExceeded` is neither a
 ``ValueError`` nor an ``ArithmeticError`` (which some code turns into "no bound
@@ -122,7 +125,18 @@ def _on_alarm(signum, frame) -> None:  # pragma: no cover - timing dependent
     if code is not None and (code.co_name in _NO_RAISE or code.co_name.endswith("callback")
                              or code.co_filename.endswith(("weakref.py", "threading.py"))):
         return
+    if _importing(frame):
+        return  # an import cut short leaves a half-initialised module (e.g. pybind11 types registered twice)
     raise _exceeded("")
+
+
+def _importing(frame) -> bool:
+    """True if ``frame`` runs inside an import statement (some frame of importlib's bootstrap)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 @contextlib.contextmanager

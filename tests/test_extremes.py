@@ -435,3 +435,40 @@ def test_series_coefficients_nonnegative_and_vanishing():
                 assert s == 0
             else:
                 assert 0 <= s <= 2**k * (k * (k - 1)) ** n
+
+
+def test_budget_timer_does_not_break_imports():
+    # an import cut short by the timer would leave a half-initialised module; the timer
+    # waits for the import to finish and stops the computation right after it
+    import importlib
+    import sys
+
+    name = "rigorous_rdp._slow_import_probe"
+    src = "import time\nt0 = time.monotonic()\nwhile time.monotonic() - t0 < 0.6:\n    pass\nDONE = True\n"
+    import types
+
+    class Finder:
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname != name:
+                return None
+            return importlib.util.spec_from_loader(fullname, Loader())
+
+    class Loader:
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):
+            exec(compile(src, "<probe>", "exec"), module.__dict__)
+
+    sys.meta_path.insert(0, Finder())
+    try:
+        with pytest.raises(BudgetExceeded):
+            with budget.time_budget(0.1):
+                mod = importlib.import_module(name)
+                assert isinstance(mod, types.ModuleType) and mod.DONE
+                while True:
+                    pass
+        assert sys.modules[name].DONE
+    finally:
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, Finder)]
+        sys.modules.pop(name, None)
