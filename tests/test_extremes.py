@@ -367,7 +367,9 @@ def test_series_encloses_mpmath(alpha, q, sigma):
 
 def test_series_path_is_taken_for_small_q():
     with workprec(128):
-        assert fast_rdp(Fraction(5, 2), Fraction(1, 10**8), Fraction(11, 10), 128) is not None
+        assert fast_rdp(Fraction(5, 2), Fraction(1, 10**14), Fraction(11, 10), 128) is not None
+        # above SERIES_MAX_Q = 1e-12 the general integration is kept (it is fast there)
+        assert fast_rdp(Fraction(5, 2), Fraction(1, 10**8), Fraction(11, 10), 128) is None
         # moderate q at a moderate sigma: neither fast path is accurate; the integration is used
         assert fast_rdp(Fraction(5, 2), Fraction(1, 10), Fraction(11, 10), 128) is None
 
