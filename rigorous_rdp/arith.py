@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -33,6 +34,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from flint import arb, ctx, fmpq
 
+from . import budget
 from .errors import PrecisionExhausted, UndecidedComparison
 
 _FLOAT_MAX = Fraction(sys.float_info.max)
@@ -56,6 +58,7 @@ __all__ = [
     "bits_for_digits",
     "DEFAULT_DIGITS",
     "MAX_PREC",
+    "MAX_DECIMAL_EXPONENT",
 ]
 
 Rational = Union[int, Fraction, str, float, Decimal]
@@ -116,28 +119,75 @@ def parse_rational(value: object, name: str) -> Fraction:
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise ValueError(f"{name} must be a finite number. Found {value!r}.")
+        _check_magnitude(value, name, value)
         return Fraction(value)
     if isinstance(value, fmpq):
         return Fraction(int(value.p), int(value.q))
     if isinstance(value, str):
         text = value.strip()
+        if len(text) > MAX_INPUT_CHARS:
+            raise ValueError(f"{name} must be a number written with at most {MAX_INPUT_CHARS} characters."
+                             f" Found {len(text)} characters.")
         try:
             if "/" in text:
                 num, den = text.split("/", 1)
-                result = Fraction(_decimal_fraction(num), 1) / _decimal_fraction(den)
+                dn, dd = _decimal(num), _decimal(den)
+                _check_magnitude(dn, name, value)
+                _check_magnitude(dd, name, value)
+                result = Fraction(dn) / Fraction(dd)
+                _check_fraction_magnitude(result, name, value)
             else:
-                result = _decimal_fraction(text)
-        except (ValueError, ZeroDivisionError, InvalidOperation):
+                d = _decimal(text)
+                _check_magnitude(d, name, value)
+                result = Fraction(d)
+        except (ZeroDivisionError, InvalidOperation):
+            if _EXPONENT_FORM.fullmatch(text):  # a decimal whose exponent Decimal cannot even hold
+                raise ValueError(f"{name} must be {_RANGE_TEXT}. Found {_short(value)}.") from None
             raise ValueError(f"{name} must be a number. Found {value!r}.") from None
         return result
     raise ValueError(f"{name} must be a number. Found {value!r}.")
 
 
-def _decimal_fraction(text: str) -> Fraction:
-    d = Decimal(text.strip())
+#: decimal exponent range of user numbers: 0 or 1e-100000 <= |x| <= 1e100000
+MAX_DECIMAL_EXPONENT = 100_000
+_EXPONENT_FORM = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+#: longest accepted text of one number
+MAX_INPUT_CHARS = 1_000
+_RANGE_TEXT = f"0 or of magnitude in [1e-{MAX_DECIMAL_EXPONENT}, 1e{MAX_DECIMAL_EXPONENT})"
+
+
+def _decimal(text: str) -> Decimal:
+    """Parse a decimal without building the number (a Decimal keeps its exponent apart)."""
+    d = Decimal(text.strip())  # InvalidOperation for non-numbers
     if not d.is_finite():
-        raise ValueError(text)
-    return Fraction(d)
+        raise InvalidOperation(text)
+    return d
+
+
+def _check_magnitude(d: Decimal, name: str, shown: object) -> None:
+    """Refuse a decimal outside the accepted magnitudes *before* its exact value is built:
+    ``Fraction(Decimal("1e99999999999"))`` would build 10**(10**11)."""
+    if d.is_zero():
+        return
+    if not -MAX_DECIMAL_EXPONENT <= d.adjusted() < MAX_DECIMAL_EXPONENT:
+        raise ValueError(f"{name} must be {_RANGE_TEXT}. Found {_short(shown)}.")
+
+
+def _check_fraction_magnitude(f: Fraction, name: str, shown: object) -> None:
+    if f == 0:
+        return
+    # |log2 f| within one bit of (bit lengths difference); 1e100000 ~ 2**332193
+    bits = abs(f.numerator).bit_length() - f.denominator.bit_length()
+    if abs(bits) > _MAX_BITS:
+        raise ValueError(f"{name} must be {_RANGE_TEXT}. Found {_short(shown)}.")
+
+
+_MAX_BITS = int(MAX_DECIMAL_EXPONENT * LOG2_10) + 2
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
 
 
 def to_arb(x: Union[Fraction, int, arb]) -> arb:
@@ -435,6 +485,7 @@ def refine(
     prec = start_prec if start_prec is not None else max(64, target + 24)
     last: arb | None = None
     while True:
+        budget.check(what)
         with workprec(prec):
             value = func(prec)
         if value.is_finite():

@@ -603,7 +603,7 @@ def verify_file(path: str, *, dps: Optional[int] = None, reference: Any = None) 
         raise ValueError(f"FILE cannot be read: {exc.strerror} ({path}).") from None
     try:
         cert = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, CertificateError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, CertificateError, RecursionError) as exc:
         return VerificationResult(False, f"malformed JSON: {' '.join(str(exc).split())}")
     return verify_certificate(cert, dps=dps, reference=reference)
 

@@ -15,6 +15,7 @@ __all__ = [
     "PrecisionExhausted",
     "UndecidedComparison",
     "UnsupportedEventError",
+    "BudgetExceeded",
 ]
 
 
@@ -39,3 +40,20 @@ class UndecidedComparison(ArithmeticError):
 
 class UnsupportedEventError(ValueError):
     """The accountant has no certified bound for this event (or combination)."""
+
+
+class BudgetExceeded(RuntimeError):
+    """A computation ran past its time budget (see :mod:`rigorous_rdp.budget`).
+
+    Not a :class:`ValueError` or :class:`ArithmeticError`, so that code which turns
+    those into "no bound here" never mistakes a stopped computation for an answer.
+
+    Attributes:
+        seconds: the budget that was exceeded, in seconds.
+        where: what was being computed when the budget ran out (may be empty).
+    """
+
+    def __init__(self, message: str, seconds: float | None = None, where: str = ""):
+        super().__init__(message)
+        self.seconds = seconds
+        self.where = where

@@ -66,6 +66,8 @@ def randomized_response_rdp(alpha: arb, p: arb) -> arb:
     :math:`\frac{1}{\alpha-1}\log(p^\alpha(1-p)^{1-\alpha} + (1-p)^\alpha p^{1-\alpha})`,
     evaluated in log space.
     """
+    if p.is_exact() and p == arb(1) / 2:
+        return arb(0)  # p = 1/2: both output distributions are Bernoulli(1/2), the divergence is 0
     lp = p.log()
     lq = (1 - p).log()
     t1 = alpha * lp + (1 - alpha) * lq
@@ -79,6 +81,14 @@ def randomized_response_rdp(alpha: arb, p: arb) -> arb:
 def randomized_response_pure_epsilon(p: arb) -> arb:
     """Pure-DP epsilon of binary randomized response: |log(p / (1 - p))|."""
     return abs((p / (1 - p)).log())
+
+
+def _float(x: Fraction) -> float:
+    """Float of a positive rational for screening: inf beyond the float range (never raises)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return float("inf")
 
 
 class GaussianCurve(RdpCurve):
@@ -95,8 +105,8 @@ class GaussianCurve(RdpCurve):
         return gaussian_rdp(to_arb(alpha), to_arb(self.sigma))
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
-        s = float(self.sigma)
-        return np.asarray(alphas, dtype=float) / (2.0 * s * s)  # s * s: inf, not OverflowError
+        with np.errstate(all="ignore"):
+            return np.asarray(alphas, dtype=float) / (2.0 * _float(self.sigma) ** 2)
 
 
 class LaplaceCurve(RdpCurve):
@@ -114,7 +124,7 @@ class LaplaceCurve(RdpCurve):
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         a = np.asarray(alphas, dtype=float)
-        b = float(self.scale)
+        b = _float(self.scale)
         inner = a / (2 * a - 1) + (a - 1) / (2 * a - 1) * np.exp(-(2 * a - 1) / b)
         return ((a - 1) / b + np.log(inner)) / (a - 1)
 

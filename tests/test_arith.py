@@ -269,3 +269,40 @@ def test_decimals_of_huge_exponents_bracket(log10_value):
         assert mpmath.mpf(hi_s) / mpmath.mpf(lo_s) - 1 < mpmath.mpf("3e-11")
     neg_lo = decimal_lower(-x, 12)
     assert neg_lo == "-" + hi_s
+
+
+# ---------------------------------------------------------------------------
+# range checks before exact conversion
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["1e99999999999", "-1e99999999999", "1e-99999999999", "1e100000", "1e-100001",
+                                   "1e5/1e-99999", "1/1e100000", "3e999999999999999999999"])
+def test_parse_rational_refuses_huge_exponents_quickly(value):
+    import time
+
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match=r"^q must be 0 or of magnitude in \[1e-100000, 1e100000\)"):
+        parse_rational(value, "q")
+    assert time.monotonic() - t0 < 0.5  # the number 10**(10**11) is never built
+
+
+@pytest.mark.parametrize("value, exact", [
+    ("1e-100000", Fraction(1, 10**100000)),
+    ("9.9e99999", Fraction(99, 10) * 10**99999),
+    ("0e99999999999", Fraction(0)),
+    ("-1e-100000", -Fraction(1, 10**100000)),
+])
+def test_parse_rational_range_edges_are_exact(value, exact):
+    assert parse_rational(value, "q") == exact
+
+
+def test_parse_rational_refuses_long_text():
+    with pytest.raises(ValueError, match=r"^sigma must be a number written with at most 1000 characters"):
+        parse_rational("1" * 1001, "sigma")
+    assert parse_rational("1" * 1000, "sigma") == int("1" * 1000)
+
+
+@pytest.mark.parametrize("value", ["", " ", "½", "1e", "0x10", "1//2", "nan", "-inf", "1/0"])
+def test_parse_rational_refuses_non_numbers(value):
+    with pytest.raises(ValueError, match=r"^q must be a number\. Found"):
+        parse_rational(value, "q")

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from fractions import Fraction
 from typing import Any, Callable, Dict, List, Optional
 
-from ..arith import DEFAULT_DIGITS, parse_rational
-from ..errors import PrecisionExhausted, UnsupportedEventError
+from .. import budget
+from ..arith import DEFAULT_DIGITS, MAX_DECIMAL_EXPONENT, parse_rational
+from ..errors import BudgetExceeded, PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent, Sampling
 from ..validation import integer_at_least
 
@@ -20,8 +22,8 @@ ADJACENCIES = ("add-remove", "replace-one")
 # API parameter names that are CLI options of the same name
 _OPTION_NAMES = (
     "sigma", "scale", "p", "q", "batch-size", "dataset-size", "taylor-order", "adjacency",
-    "alpha", "delta", "epsilon", "steps", "digits", "noise", "sampling", "tau", "bound",
-    "width", "method",
+    "alpha", "delta", "epsilon", "steps", "digits", "noise", "sampling", "tau", "bound", "epochs",
+    "c1", "c2", "sigma-max", "sigma-min", "width", "method",
 )
 
 
@@ -30,10 +32,21 @@ class CliError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """ArgumentParser whose errors are one line and exit with status 2."""
+    """ArgumentParser whose errors are one line and exit with status 2.
+
+    Every parser (the top level and each subcommand) has ``--max-seconds S``, the
+    time budget of the command (see :mod:`rigorous_rdp.budget`).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.add_argument("--max-seconds", default=argparse.SUPPRESS, metavar="S",
+                          help=f"time budget in seconds, 0 < S <= {int(budget.MAX_SECONDS)} (default"
+                               f" {budget.DEFAULT_SECONDS:g} for queries; none for reproduce, audit,"
+                               " conjecture); past it the command stops with exit status 2")
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise CliError(message)
+        raise CliError(" ".join(str(message).split()))
 
 
 def add_output_options(p: argparse.ArgumentParser) -> None:
@@ -130,7 +143,31 @@ def mechanism_json(args: argparse.Namespace, sigma: Optional[str] = None) -> Dic
 
 
 def parse_steps(value: str) -> int:
-    return integer_at_least(value, "steps", 1)
+    return int_in_range(value, "steps", 1, MAX_COUNT)
+
+
+#: largest step count, batch or dataset size accepted on the command line
+MAX_COUNT = 10**18
+#: largest order is 10**MAX_ORDER_EXPONENT (order selection and messages use floats)
+MAX_ORDER_EXPONENT = 100
+#: largest Taylor order of the fixed-size bounds
+MAX_TAYLOR_ORDER = 1000
+_TINY = f"1e-{MAX_DECIMAL_EXPONENT}"
+_HUGE = f"1e{MAX_DECIMAL_EXPONENT}"
+
+
+def int_in_range(value: object, name: str, lo: int, hi: Optional[int]) -> int:
+    """An integer in ``[lo, hi]`` (``hi=None``: no upper limit beyond the number range);
+    the text is checked before any big number is built."""
+    accepted = f">= {lo}" if hi is None else f"in [{lo}, {_int_text(hi)}]"
+    message = f"{name} must be an integer {accepted}. Found {_shown(value)}."
+    try:
+        f = parse_rational(value, name)
+    except ValueError:
+        raise ValueError(message) from None
+    if f.denominator != 1 or f < lo or (hi is not None and f > hi):
+        raise ValueError(message)
+    return int(f)
 
 
 #: API parameter names (events, registry) -> command-line options
@@ -145,6 +182,113 @@ API_OPTIONS = {
 _API_RE = re.compile(r"\b(" + "|".join(API_OPTIONS) + r")\b")
 
 
+def _int_text(n: int) -> str:
+    return f"1e{len(str(n)) - 1}" if n >= 10**6 and n == 10 ** (len(str(n)) - 1) else str(n)
+
+
+def _shown(value: object) -> str:
+    """The value as typed when it is plain text (``1.5``), else its repr (``''``, ``' x'``), shortened."""
+    text = value if isinstance(value, str) and value.isprintable() and value.strip() == value and value else repr(value)
+    return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
+
+
+def real_in_range(value: object, name: str, lo: Fraction, hi: Fraction, *, lo_open: bool = False,
+                  hi_open: bool = False, zero: bool = False, text: str = "", floor: Optional[Fraction] = None,
+                  floor_text: str = "") -> Fraction:
+    """A rational in the interval (``zero``: or exactly 0); one-line ValueError otherwise.
+
+    ``floor``: a nonzero value below it is refused with ``floor_text`` (a limit of the
+    implementation, stated apart from the mathematical range).
+    """
+    try:
+        f = parse_rational(value, name)  # refuses magnitudes outside [1e-100000, 1e100000) first
+    except ValueError as exc:
+        if "magnitude" in str(exc) or "characters" in str(exc):
+            tiny = bool(re.search(r"[eE]-\d", str(value))) and "/" not in str(value)
+            limit = floor_text if (tiny and floor is not None) else text
+            raise ValueError(f"{name} must be {limit}. Found {_shown(value)}.") from None
+        raise
+    ok = (f > lo if lo_open else f >= lo) and (f < hi if hi_open else f <= hi)
+    if not ok and not (zero and f == 0):
+        raise ValueError(f"{name} must be {text}. Found {_shown(value)}.")
+    if floor is not None and 0 < abs(f) < floor:
+        raise ValueError(f"{name} must be {floor_text}. Found {_shown(value)}.")
+    return f
+
+
+_ONE = Fraction(1)
+_TINY_F = Fraction(1, 10**MAX_DECIMAL_EXPONENT)
+_POSITIVE = dict(lo=_TINY_F, hi=Fraction(10**MAX_DECIMAL_EXPONENT), hi_open=True,
+                 text=f"a number in [{_TINY}, {_HUGE})")
+_MODERATE = dict(lo=Fraction(1, 10**100), hi=Fraction(10**100), text="a number in [1e-100, 1e100]")
+
+#: accepted ranges of the numeric options of the accounting commands (checked before any work)
+OPTION_RANGES: Dict[str, Callable[[object], object]] = {
+    "sigma": lambda v: real_in_range(v, "sigma", **_POSITIVE),
+    "scale": lambda v: real_in_range(v, "scale", Fraction(1, 10**1000), Fraction(10**1000),
+                                     text="a number in [1e-1000, 1e1000]"),
+    "epsilon": lambda v: real_in_range(v, "epsilon", **_POSITIVE),
+    "p": lambda v: real_in_range(v, "p", Fraction(0), _ONE, lo_open=True, hi_open=True, text="in (0, 1)",
+                                 floor=_TINY_F, floor_text=f"at least {_TINY}"),
+    "q": lambda v: real_in_range(v, "q", Fraction(0), _ONE, text="in [0, 1]",
+                                 floor=_TINY_F, floor_text=f"0 or at least {_TINY} (the smallest q handled)"),
+    "delta": lambda v: real_in_range(v, "delta", Fraction(0), _ONE, lo_open=True, hi_open=True, text="in (0, 1)",
+                                     floor=_TINY_F, floor_text=f"at least {_TINY}"),
+    "epochs": lambda v: real_in_range(v, "epochs", _TINY_F, Fraction(10**12),
+                                      text=f"a number in [{_TINY}, 1e12]"),
+    "steps": lambda v: int_in_range(v, "steps", 1, MAX_COUNT),
+    "batch_size": lambda v: int_in_range(v, "batch-size", 1, MAX_COUNT),
+    "dataset_size": lambda v: int_in_range(v, "dataset-size", 1, MAX_COUNT),
+    "taylor_order": lambda v: int_in_range(v, "taylor-order", 3, MAX_TAYLOR_ORDER),
+    "tau": lambda v: int_in_range(v, "tau", 1, None),
+    # constant (research): C(c1, c2) of Claim 26, computed with floats in its planning
+    "c1": lambda v: real_in_range(v, "c1", **_MODERATE),
+    "c2": lambda v: real_in_range(v, "c2", **_MODERATE),
+    "sigma_max": lambda v: real_in_range(v, "sigma-max", **_MODERATE),
+    "sigma_min": lambda v: real_in_range(v, "sigma-min", **_MODERATE),
+    "alpha": lambda v: [real_in_range(a, "alpha", _ONE, Fraction(10**MAX_ORDER_EXPONENT), lo_open=True,
+                                      text=f"a number in (1, 1e{MAX_ORDER_EXPONENT}]") for a in v],
+}
+#: the fixed-size bounds plan their precision with floats of 1/sigma^2
+_FIXED_SIZE_SIGMA = lambda v: real_in_range(v, "sigma", Fraction(1, 10**100), Fraction(10**100),  # noqa: E731
+                                            text="in [1e-100, 1e100] with --sampling fswor|fswr")
+#: the commands whose options follow OPTION_RANGES (others define their own ranges)
+RANGE_CHECKED = ("rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd", "constant")
+#: commands without a default time budget (batch jobs; --max-seconds still applies)
+UNLIMITED = ("reproduce", "audit", "conjecture")
+
+
+#: a certificate stores inputs as exact "p/q" text; Python writes integers of at most 4300 digits
+MAX_CERTIFICATE_DIGITS = 4000
+
+
+def check_option_ranges(args: argparse.Namespace) -> None:
+    """Refuse out-of-range numbers before any conversion or computation (one ValueError)."""
+    command = getattr(args, "command", None)
+    if command not in RANGE_CHECKED:
+        return
+    for dest, check in OPTION_RANGES.items():
+        value = getattr(args, dest, None)
+        if value is not None and not isinstance(value, bool):
+            if dest == "sigma" and getattr(args, "sampling", None) in ("fswor", "fswr"):
+                check = _FIXED_SIZE_SIGMA
+            parsed = check(value)
+            if command == "certify":
+                for f in parsed if isinstance(parsed, list) else [parsed]:
+                    _check_certificate_digits(f, dest.replace("_", "-"), value)
+
+
+def _check_certificate_digits(f: object, name: str, shown: object) -> None:
+    if not isinstance(f, (int, Fraction)):
+        return
+    f = Fraction(f)
+    bits = max(abs(f.numerator).bit_length(), f.denominator.bit_length())
+    if bits * 0.30103 > MAX_CERTIFICATE_DIGITS:
+        raise ValueError(f"{name} must have an exact value with at most {MAX_CERTIFICATE_DIGITS} digits in a"
+                         f" certificate (numerator and denominator; e.g. q >= 1e-{MAX_CERTIFICATE_DIGITS}). Found"
+                         f" {_shown(shown)}.")
+
+
 def _name_option(message: str, extra: tuple = ()) -> str:
     """Map the API's parameter names to options, and prefix ``--`` when the message starts
     with an option name (shared or the subcommand's own)."""
@@ -157,27 +301,79 @@ def _name_option(message: str, extra: tuple = ()) -> str:
     return message
 
 
+def _one_line(text: str, limit: int = 2000) -> str:
+    msg = " ".join(str(text).split())
+    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
+
+
+def _budget_seconds(args: argparse.Namespace) -> Optional[float]:
+    value = getattr(args, "max_seconds", None)
+    if value is None:
+        return None if getattr(args, "command", None) in UNLIMITED else budget.DEFAULT_SECONDS
+    return budget.parse_seconds(value, "--max-seconds")
+
+
+def _render(args: argparse.Namespace, result: Any) -> str:
+    if getattr(args, "json", False):
+        return json.dumps(result, indent=2) + "\n"
+    text: Optional[Callable[[argparse.Namespace, Dict[str, Any]], str]] = getattr(args, "text", None)
+    return (text(args, result) if text else json.dumps(result, indent=2)) + "\n"
+
+
 def run_command(args: argparse.Namespace) -> int:
-    """Run ``args.func`` and print its result; map errors to one line and an exit status."""
+    """Run ``args.func`` within its time budget and print its result; map every failure
+    to one line on stderr and an exit status (2: bad input, a limit hit, or precision
+    exhausted; 1: an internal error, reported without a traceback; 130: interrupted).
+
+    The result is rendered inside the budget, so that output of huge numbers is
+    covered too; nothing is written to stdout unless the whole text is ready.
+    """
     func: Callable[[argparse.Namespace], Dict[str, Any]] = args.func
+    names = getattr(args, "option_names", ())
     try:
-        result = func(args)
+        seconds = _budget_seconds(args)
+        with budget.time_budget(seconds):
+            try:
+                check_option_ranges(args)
+                result = func(args)
+                status = int(result.pop("_exit_status", 0)) if isinstance(result, dict) else 0
+                out = _render(args, result)
+            except BudgetExceeded:
+                raise
+            except Exception as exc:
+                if budget.expired():  # e.g. a SystemError around a callback interrupted by the budget
+                    raise budget.BudgetExceeded(
+                        f"time budget of {seconds:g} s exceeded; raise it with --max-seconds S"
+                        f" (0 < S <= {int(budget.MAX_SECONDS)}) or ask for less (fewer orders, lower --digits)",
+                        seconds=seconds) from exc
+                raise
+    except BudgetExceeded as exc:
+        print(f"rigorous-rdp: error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
     except (ValueError, UnsupportedEventError) as exc:
-        msg = " ".join(str(exc).split())
-        print(f"rigorous-rdp: error: {_name_option(msg, getattr(args, 'option_names', ()))}", file=sys.stderr)
+        print(f"rigorous-rdp: error: {_name_option(_one_line(str(exc)), names)}", file=sys.stderr)
         return 2
     except PrecisionExhausted as exc:
-        print(f"rigorous-rdp: precision exhausted: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 1
+        print(f"rigorous-rdp: error: precision exhausted: {_one_line(str(exc), 500)}; ask for fewer digits"
+              " (--digits D, 1 <= D <= 1000)", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("rigorous-rdp: interrupted", file=sys.stderr)
         return 130
-    status = int(result.pop("_exit_status", 0)) if isinstance(result, dict) else 0
-    if getattr(args, "json", False):
-        sys.stdout.write(json.dumps(result, indent=2) + "\n")
-    else:
-        text: Optional[Callable[[argparse.Namespace, Dict[str, Any]], str]] = getattr(args, "text", None)
-        sys.stdout.write((text(args, result) if text else json.dumps(result, indent=2)) + "\n")
+    except MemoryError as exc:
+        print(f"rigorous-rdp: error: out of memory ({_one_line(str(exc), 200)}); ask for less (a smaller range,"
+              " fewer orders or steps)", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("rigorous-rdp: error: input nested too deeply (recursion limit reached)", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - never a traceback; the test suites treat this as a bug
+        if os.environ.get("RIGOROUS_RDP_TRACEBACK"):
+            raise
+        print(f"rigorous-rdp: internal error: {type(exc).__name__}: {_one_line(str(exc), 300)}"
+              " (set RIGOROUS_RDP_TRACEBACK=1 to see the traceback)", file=sys.stderr)
+        return 1
+    sys.stdout.write(out)
     return status
 
 

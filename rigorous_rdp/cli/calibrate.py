@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
 
 
 def _progress(args: argparse.Namespace):
-    if args.json:
+    if args.json or not sys.stderr.isatty():  # a bar only on a terminal: errors stay one line
         return None, None
     try:
         from tqdm import tqdm

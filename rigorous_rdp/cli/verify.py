@@ -2,8 +2,10 @@
 
 Exit status 0 iff the stated upper bound on epsilon is confirmed by the mpmath
 reference path (see :mod:`rigorous_rdp.certificate`); 1 with a one-line reason
-for a modified, corrupted or unverifiable certificate; 2 for bad command-line
-input (for example a file that cannot be read).
+for a modified, corrupted or unverifiable certificate (also one nested deeper
+than 64 levels or larger than 1 MiB, refused before parsing); 2 for bad
+command-line input (for example a file that cannot be read, ``--dps`` outside
+[30, 150]) and when the time budget (``--max-seconds``, default 60 s) runs out.
 """
 
 from __future__ import annotations
@@ -11,8 +13,12 @@ from __future__ import annotations
 import argparse
 from typing import Any, Dict, Optional
 
+from .. import budget
 from ..arith import parse_rational
-from ..certificate import verify_file
+from ..certificate import VerificationResult, verify_file
+
+#: largest certificate file read (a certificate is a few kilobytes)
+MAX_FILE_BYTES = 1 << 20
 
 
 def register(sub: Any) -> None:
@@ -21,23 +27,75 @@ def register(sub: Any) -> None:
                                    "implementations at higher precision; exit 0 iff the stated upper bound holds.")
     p.add_argument("file", metavar="FILE", help="certificate written by 'rigorous-rdp certify'")
     p.add_argument("--dps", default=None, metavar="N",
-                   help="mpmath precision in decimal digits, 30 <= N <= 2000 (default max(50, 3 * digits + 10))")
+                   help=f"mpmath precision in decimal digits, {MIN_DPS} <= N <= {MAX_DPS}"
+                        " (default max(50, 3 * digits + 10))")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text)
+
+
+#: accepted --dps range; the reference quadrature at 150 digits takes about 10 s, at
+#: 200 digits about 45 s and at 400 digits several minutes (2 cores)
+MIN_DPS, MAX_DPS = 30, 150
+#: deepest nesting of JSON arrays/objects accepted in a certificate (a certificate has depth 4)
+MAX_DEPTH = 64
 
 
 def _dps(value: Optional[str]) -> Optional[int]:
     if value is None:
         return None
-    f = parse_rational(value, "--dps")
-    if f.denominator != 1 or not 30 <= f <= 2000:
-        raise ValueError(f"--dps must be an integer in [30, 2000]. Found {value}.")
+    message = f"--dps must be an integer in [{MIN_DPS}, {MAX_DPS}]. Found {value!r}."
+    try:
+        f = parse_rational(value, "--dps")
+    except ValueError:
+        raise ValueError(message) from None
+    if f.denominator != 1 or not MIN_DPS <= f <= MAX_DPS:
+        raise ValueError(message)
     return int(f)
+
+
+def json_depth_exceeds(raw: bytes, limit: int = MAX_DEPTH) -> bool:
+    """True if the JSON text nests arrays/objects deeper than ``limit`` (strings skipped).
+
+    Checked before parsing: Python's ``json`` module recurses once per level and
+    fails with RecursionError on 100,000 nested ``[``.
+    """
+    depth = 0
+    in_string = escaped = False
+    for ch in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == 0x5C:  # backslash
+                escaped = True
+            elif ch == 0x22:  # quote
+                in_string = False
+        elif ch == 0x22:
+            in_string = True
+        elif ch in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > limit:
+                return True
+        elif ch in (0x5D, 0x7D):
+            depth -= 1
+    return False
 
 
 def run(args: argparse.Namespace) -> Dict[str, Any]:
     dps = _dps(args.dps)
-    res = verify_file(args.file, dps=dps)
+    try:
+        with open(args.file, "rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"FILE cannot be read: {exc.strerror} ({args.file}).") from None
+    if len(raw) > MAX_FILE_BYTES:
+        res = VerificationResult(False, f"malformed certificate: larger than {MAX_FILE_BYTES} bytes")
+    elif json_depth_exceeds(raw):
+        res = VerificationResult(False, f"malformed JSON: nested deeper than {MAX_DEPTH} levels")
+    else:
+        res = verify_file(args.file, dps=dps)
+    if budget.expired():  # a reference computation stopped by the budget is not a verdict
+        budget.check("the independent reference values")
+    out = {"file": args.file, **res.to_json()}
     out = {"file": args.file, **res.to_json()}
     out["_exit_status"] = 0 if res.ok else 1
     return out

@@ -489,18 +489,25 @@ class PoissonGaussianCurve(RdpCurve):
         self.check_order(alpha)
         from flint import ctx
 
-        return poisson_gaussian_rdp(alpha, self.q, self.sigma, ctx.prec)
+        from .poisson_gaussian_series import fast_rdp  # extremes: tiny q or sigma, huge orders
+
+        fast = fast_rdp(alpha, self.q, self.sigma, ctx.prec)
+        return fast if fast is not None else poisson_gaussian_rdp(alpha, self.q, self.sigma, ctx.prec)
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         a = np.asarray(alphas, dtype=float)
         if self.q == 0:
             return np.zeros(len(a))
         lq = _log_fraction(self.q)
-        q, sigma = float(self.q), float(self.sigma)
-        vals = np.empty(len(a))
-        small_int = (a == np.round(a)) & (a <= 256) & (q < 1)
-        if small_int.any():
-            vals[small_int] = log1pexp(_screen_log_i_small_ints(a[small_int].astype(np.int64), lq, math.log1p(-q), sigma))
-        for i in np.nonzero(~small_int)[0]:
-            vals[i] = _screen_one(float(a[i]), q, sigma, lq)
+        try:
+            q, sigma = float(self.q), float(self.sigma)
+            vals = np.empty(len(a))
+            small_int = (a == np.round(a)) & (a <= 256) & (q < 1)
+            if small_int.any():
+                vals[small_int] = log1pexp(
+                    _screen_log_i_small_ints(a[small_int].astype(np.int64), lq, math.log1p(-q), sigma))
+            for i in np.nonzero(~small_int)[0]:
+                vals[i] = _screen_one(float(a[i]), q, sigma, lq)
+        except (ZeroDivisionError, OverflowError, ValueError):  # sigma beyond float range: no estimate
+            return np.full(len(a), np.inf)
         return vals / (a - 1)

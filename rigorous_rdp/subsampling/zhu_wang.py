@@ -413,6 +413,9 @@ class ZhuWangCurve(RdpCurve):
 
     def certified(self, alpha: Fraction) -> arb:
         self.check_order(alpha)
+        e0 = self.base.pure_dp_epsilon()
+        if e0 is not None and e0.is_exact() and e0 == 0:
+            return arb(0)  # identical output distributions (e.g. p = 1/2): every divergence is 0
         v = interpolate_rdp(alpha, self._at_integer)
         if self.cap_pure_dp and self.bound is not Bound.LOWER:
             e = self.pure_dp_epsilon()
@@ -450,7 +453,8 @@ class ZhuWangCurve(RdpCurve):
         if self.cap_pure_dp and self.bound is not Bound.LOWER:
             e = self.base.pure_dp_epsilon()
             if e is not None:
-                cap = math.log1p(float(self.q) * math.expm1(float(e.mid())))
+                em = float(e.mid())  # log1p(q expm1(em)) ~ log q + em beyond float range (a screen only)
+                cap = math.log1p(float(self.q) * math.expm1(em)) if em < 700 else math.log(float(self.q) or 1e-300) + em
         for i, x in enumerate(a):
             if not math.isfinite(x) or x <= 1:
                 out[i] = np.inf

@@ -1,0 +1,294 @@
+"""Property-based fuzzing of the command line: hostile argument vectors and files.
+
+Hypothesis drives :func:`rigorous_rdp.cli.main` in-process with random argument
+vectors (numbers of every magnitude, unicode, empty strings, conflicting
+options) and ``verify`` with malformed certificates.  Every run must end with
+
+* exit status 0 or 2 (``verify``: also 1, "not verified", its documented status);
+* on 2, nothing on stdout and exactly one line on stderr;
+* on 0 with ``--json``, exactly one parseable JSON object on stdout;
+* never a traceback, never status 1 from an internal error.
+
+Each run has a small time budget (``--max-seconds``), so a slow case ends as a
+refusal with status 2 and the suite stays fast: 200 examples per property in the
+default suite, 2,000 under ``-m slow``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rigorous_rdp.certificate import content_hash
+from rigorous_rdp.cli import main
+
+BUDGET = "0.4"
+
+COMMANDS = ["rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd", "constant", "routes"]
+
+HOSTILE_NUMBERS = [
+    "0", "-0", "1", "-1", "2", "0.5", "1/2", "3/7", "1/0", "0/0", "1e-5", "1e-400", "1e-100000", "1e-100001",
+    "1e99999", "1e100000", "1e999999", "1e99999999999", "1e-99999999999", "-1e-400", "nan", "NaN", "inf",
+    "-inf", "Infinity", "1e12", "1e18", "1e19", "1.0000000001", "0.9999999999", "1e9", "0x10", "1_000",
+    "", " ", "½", "١٢", "٣.٥", "1e", "e5", "--", "1/", "/2", "1//2", "１２", "2.5e-3", "999999999999999999999",
+    "0." + "0" * 500 + "1", "9" * 1200, "1e-5/1e5",
+]
+
+
+def _numbers() -> st.SearchStrategy[str]:
+    finite = st.floats(allow_nan=False, allow_infinity=False).map(repr)
+    ints = st.integers(min_value=-(10**30), max_value=10**30).map(str)
+    exps = st.tuples(st.integers(-9, 9), st.integers(-200000, 200000)).map(lambda t: f"{t[0]}e{t[1]}")
+    text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6).filter(
+        lambda s: not s.lstrip().startswith("-") or _is_number(s))
+    return st.one_of(st.sampled_from(HOSTILE_NUMBERS), finite, ints, exps, text)
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+OPTIONS = {
+    "--sigma": _numbers, "--scale": _numbers, "--p": _numbers, "--q": _numbers,
+    "--batch-size": _numbers, "--dataset-size": _numbers, "--taylor-order": _numbers,
+    "--steps": _numbers, "--delta": _numbers, "--epsilon": _numbers, "--digits": _numbers,
+    "--tau": _numbers, "--epochs": _numbers, "--sigma-digits": _numbers, "--c1": _numbers,
+    "--c2": _numbers, "--sigma-max": _numbers, "--sigma-min": _numbers,
+}
+CHOICES = {
+    "--noise": ["gaussian", "laplace", "randomized-response", "", "gauss", "Gaussian"],
+    "--sampling": ["none", "poisson", "fswor", "fswr", "", "POISSON"],
+    "--adjacency": ["add-remove", "replace-one", "x"],
+    "--bound": ["tight", "general", "lower", "tau", "best"],
+    "--conversion": ["best", "mironov", "cks", "balle", "x"],
+}
+FLAGS = ["--json", "--no-continuous", "--integer", "--max-steps"]
+
+
+VALID = {
+    "sigma": ["1.1", "0.5", "3", "1e-9", "1e-400", "1e6"], "scale": ["1", "0.3", "20"], "p": ["0.5", "0.7", "0.99"],
+    "q": ["0.01", "0.5", "1", "0", "1e-300", "1e-100000"], "alpha": ["2", "2.5", "1.1", "32", "1e12", "1.0001"],
+    "steps": ["1", "100", "1e9"], "delta": ["1e-5", "0.5", "1e-400"], "epsilon": ["1", "0.1", "10", "1e-300"],
+    "batch-size": ["1", "10", "600"], "dataset-size": ["10", "60000", "1000000"], "taylor-order": ["3", "4", "10"],
+    "epochs": ["1", "0.5", "100"], "digits": ["5", "10", "30"], "c1": ["1", "0.5"], "c2": ["1", "2"],
+}
+MECHANISMS = [
+    ["--sigma", "sigma"],
+    ["--sampling", "poisson", "--q", "q", "--sigma", "sigma"],
+    ["--sampling", "fswor", "--batch-size", "batch-size", "--dataset-size", "dataset-size", "--sigma", "sigma"],
+    ["--sampling", "fswr", "--batch-size", "batch-size", "--dataset-size", "dataset-size", "--sigma", "sigma",
+     "--adjacency", "replace-one"],
+    ["--noise", "laplace", "--scale", "scale", "--sampling", "poisson", "--q", "q"],
+    ["--noise", "randomized-response", "--p", "p", "--sampling", "poisson", "--q", "q"],
+]
+TEMPLATES = {
+    "rdp": ["--alpha", "alpha"],
+    "epsilon": ["--steps", "steps", "--delta", "delta"],
+    "delta": ["--steps", "steps", "--epsilon", "epsilon"],
+    "calibrate": ["--steps", "steps", "--epsilon", "epsilon", "--delta", "delta"],
+    "certify": ["--steps", "steps", "--delta", "delta"],
+    "dpsgd": ["--epochs", "epochs", "--delta", "delta"],
+    "constant": ["--c1", "c1", "--c2", "c2"],
+}
+
+
+@st.composite
+def argvs(draw) -> list:
+    """A command with its required options; each value valid, extreme or hostile; then extra
+    (possibly conflicting or unknown) options."""
+    command = draw(st.sampled_from(COMMANDS))
+    argv = [command]
+    if command in ("rdp", "epsilon", "delta", "calibrate", "certify"):
+        mech = draw(st.sampled_from(MECHANISMS))
+        if command == "calibrate":
+            mech = [t for i, t in enumerate(mech) if t != "--sigma" and (i == 0 or mech[i - 1] != "--sigma")]
+        slots = mech + TEMPLATES[command]
+    else:
+        slots = TEMPLATES.get(command, [])
+    for i, tok in enumerate(slots):
+        if i > 0 and slots[i - 1].startswith("--") and tok in VALID:
+            if draw(st.integers(0, 5)) == 0:
+                argv.append(draw(_numbers()))
+            else:
+                argv.append(draw(st.sampled_from(VALID[tok])))
+        else:
+            argv.append(tok)
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.integers(0, 9))
+        if kind <= 4:
+            opt = draw(st.sampled_from(sorted(OPTIONS)))
+            argv += [opt, draw(OPTIONS[opt]())]
+        elif kind <= 6:
+            opt = draw(st.sampled_from(sorted(CHOICES)))
+            argv += [opt, draw(st.sampled_from(CHOICES[opt]))]
+        elif kind == 7:
+            argv += ["--alpha"] + draw(st.lists(_numbers(), min_size=0, max_size=3))
+        else:
+            argv.append(draw(st.sampled_from(FLAGS)))
+    if draw(st.booleans()):
+        argv.append("--json")
+    return argv
+
+
+def run_cli(argv: list, tmp: Path) -> tuple:
+    argv = list(argv)
+    if argv[0] == "certify":
+        argv += ["--out", str(tmp / "cert.json")]
+    argv += ["--max-seconds", BUDGET]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as exc:  # argparse's own exits (none expected: errors are CliError)
+            status = exc.code
+    return status, out.getvalue(), err.getvalue()
+
+
+def check_outcome(argv: list, status, out: str, err: str, allowed=(0, 2)) -> None:
+    assert "Traceback" not in err and "Traceback" not in out, (argv, err)
+    assert status in allowed, (argv, status, err)
+    if status == 2:
+        assert out == "", (argv, out)
+        assert len(err.splitlines()) == 1 and err.endswith("\n"), (argv, err)
+        assert err.startswith("rigorous-rdp: error: "), (argv, err)
+    if status == 0 and "--json" in argv:
+        obj = json.loads(out)
+        assert isinstance(obj, dict)
+
+
+def _settings(n: int):
+    return settings(max_examples=n, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
+                                           HealthCheck.data_too_large])
+
+
+@_settings(200)
+@given(argv=argvs())
+def test_cli_never_crashes(argv, tmp_path):
+    status, out, err = run_cli(argv, tmp_path)
+    check_outcome(argv, status, out, err)
+
+
+@pytest.mark.slow
+@_settings(2000)
+@given(argv=argvs())
+def test_cli_never_crashes_slow(argv, tmp_path):
+    status, out, err = run_cli(argv, tmp_path)
+    check_outcome(argv, status, out, err)
+
+
+# ---------------------------------------------------------------------------
+# verify on malformed files
+# ---------------------------------------------------------------------------
+
+def _valid_certificate(tmp: Path) -> dict:
+    path = tmp / "valid.json"
+    if not path.exists():
+        status = main(["certify", "--sampling", "poisson", "--q", "0.01", "--sigma", "1.1", "--steps", "100",
+                       "--delta", "1e-5", "--out", str(path)])
+        assert status == 0
+    return json.loads(path.read_text())
+
+
+json_leaves = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**40), 10**40), st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(HOSTILE_NUMBERS), st.text(max_size=8),
+)
+json_values = st.recursive(json_leaves, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)), max_leaves=8)
+
+
+def _paths(obj, prefix=()):
+    yield prefix
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _paths(v, prefix + (i,))
+
+
+@st.composite
+def malformed_files(draw, base: dict) -> bytes:
+    kind = draw(st.integers(0, 5))
+    if kind == 0:
+        return draw(st.binary(max_size=200))
+    if kind == 1:
+        depth = draw(st.integers(60, 5000))
+        return (draw(st.sampled_from(["[", '{"a":', "[[{\"b\":"])) * depth).encode()
+    if kind == 2:
+        return json.dumps(draw(json_values)).encode()
+    cert = json.loads(json.dumps(base))
+    paths = [p for p in _paths(cert) if p]
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(paths))
+        target = cert
+        try:
+            for key in path[:-1]:
+                target = target[key]
+            if draw(st.booleans()):
+                target[path[-1]] = draw(json_values)
+            elif isinstance(target, dict):
+                target.pop(path[-1], None)
+        except (KeyError, IndexError, TypeError):
+            pass
+    if kind == 5:  # hostile exact inputs, in a file whose content hash is consistent
+        text = json.dumps(cert).replace("1/100", draw(st.sampled_from(
+            ["1/0", "1e-999999", "nan", "-1", "1e99999999999", "1/" + "9" * 5000, "0", "1", "1e-400"])))
+        try:
+            cert = json.loads(text)
+        except ValueError:
+            return text.encode()
+    if kind in (3, 5) and isinstance(cert, dict) and draw(st.booleans()):
+        # re-hash, so that verification goes past the integrity check into the recomputation
+        cert["sha256"] = content_hash(cert)
+    text = json.dumps(cert)
+    if kind == 4:  # truncated file
+        text = text[: draw(st.integers(0, len(text)))]
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _verify_case(data: bytes, tmp: Path, extra=()):
+    f = tmp / "fuzz.json"
+    f.write_bytes(data)
+    argv = ["verify", str(f), "--max-seconds", BUDGET, *extra]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    check_outcome(argv, status, out.getvalue(), err.getvalue(), allowed=(0, 1, 2))
+    if status == 1:  # not verified: the reason on stdout, nothing on stderr
+        assert err.getvalue() == "" and out.getvalue().strip()
+
+
+@pytest.fixture(scope="module")
+def base_certificate(tmp_path_factory):
+    return _valid_certificate(tmp_path_factory.mktemp("cert"))
+
+
+def test_verify_fuzz(base_certificate, tmp_path):
+    @_settings(200)
+    @given(data=malformed_files(base_certificate), json_flag=st.booleans())
+    def inner(data, json_flag):
+        _verify_case(data, tmp_path, ["--json"] if json_flag else [])
+
+    inner()
+
+
+@pytest.mark.slow
+def test_verify_fuzz_slow(base_certificate, tmp_path):
+    @_settings(2000)
+    @given(data=malformed_files(base_certificate), json_flag=st.booleans())
+    def inner(data, json_flag):
+        _verify_case(data, tmp_path, ["--json"] if json_flag else [])
+
+    inner()
