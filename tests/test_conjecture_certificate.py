@@ -54,3 +54,21 @@ def test_holds_certificate_verifies():
     assert float(res.details["ratio"]) < 0.43
     with pytest.raises(ValueError, match="^d must be 1"):
         make_holds_certificate(TRI)
+
+
+def test_triangle_certificate_brackets_independent_values():
+    """The certificate's bounds against values computed outside the project: LHS by a 2-d
+    ``mpmath.quad`` of (p - q)^2 / q at 20 digits (lambda = 2: G = 1 + chi^2), 7.9314620962e-4
+    (``scipy.integrate.nquad`` agrees to 10 digits; Monte Carlo with 4e6 samples: 8.16e-4 +/- 0.29e-4);
+    RHS in closed form, log(1 + r^2 (e - 1)) with r = 1/50 (sigma = 1, lambda = 2, (9.5))."""
+    import mpmath
+
+    cert = make_violation_certificate(TRI)
+    lhs_ref = F("7.9314620962e-4")
+    mpmath.mp.dps = 30
+    rhs_ref = mpmath.log(1 + (mpmath.e - 1) / 2500)
+    assert F(cert["claim"]["lhs_lower"]) <= lhs_ref * F(1 - 1e-9)  # a lower bound of the true value
+    assert F(cert["claim"]["lhs_lower"]) >= lhs_ref * F(99, 100)  # and a tight one (cells sigma/4)
+    assert mpmath.mpf(cert["claim"]["rhs_upper"]) >= rhs_ref
+    assert mpmath.mpf(cert["claim"]["rhs_upper"]) - rhs_ref < mpmath.mpf(10) ** -17
+    assert F(cert["claim"]["ratio_lower"]) <= lhs_ref / F(str(rhs_ref))  # true ratio 1.15438

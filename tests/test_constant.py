@@ -82,6 +82,9 @@ def test_sup_real_orders_brackets_grid_values():
         assert constant_at(1, 1, s).upper_float() <= res.value.upper_float()
     assert res.value.relative_width() < 2e-3
     assert 1.79 < res.value.lower_float() < 1.80
+    # the supremum itself (independent: mpmath.quad of the definition, 25 digits, findroot of dG/dsigma):
+    # 1.7981568070274 at sigma = 3.91443
+    assert res.value.lower_float() <= 1.7981568070275 and 1.7981568070273 <= res.value.upper_float()
 
 
 def test_limit_and_jensen():
@@ -154,3 +157,5 @@ def test_whole_range_contains_finite_range_values():
     for s in (Fraction(2), Fraction(39, 10), Fraction(50), Fraction(1000)):
         assert float(mp_g_real(s * s, 1 / s, s)) <= C.upper_float()
     assert 1.798 < C.lower_float() <= 1.7981569 and C.upper_float() < 1.85
+    # sup over sigma >= sqrt 2 (independent mpmath value, see test_sup_real_orders_brackets_grid_values)
+    assert C.lower_float() <= 1.7981568070275 and 1.7981568070273 <= C.upper_float()

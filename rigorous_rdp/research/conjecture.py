@@ -15,7 +15,10 @@ datasets are admitted:
   Euclidean diameter at most 1**: every pairwise distance is :math:`\le 1`.  This is exactly
   "the sum query has replace-one sensitivity 1 on this dataset pair".  In 1-d: values in an interval
   of length 1.  In :math:`d \ge 2` such a set need not fit in a ball of radius 1/2 (an equilateral
-  triangle of side 1 has circumradius :math:`1/\sqrt 3`).
+  triangle of side 1 has circumradius :math:`1/\sqrt 3`).  The post (with Part 1's definitions:
+  Hamming distance on :math:`Z^m`, :math:`S_f = \sup\|f(y) - f(y')\|_2`) admits any query with
+  :math:`S_f \le 1`, of which these sums are a special case: a violation here refutes Conjecture 1
+  as stated, while "no violation" here says nothing about non-additive queries.
 * ``"clip"`` -- DP-SGD clipping: fixed-size sampling without replacement, replace-one, every row value
   in the closed ball of radius 1/2 (so pairwise distances are :math:`\le 1`, a strict subset of
   ``"range"`` in :math:`d\ge 2`; the same set as ``"range"`` in 1-d up to translation).
@@ -34,7 +37,9 @@ weights),
 the conjecture (Rényi divergences).
 
 **Result (proven below, certificates in** ``docs/blog_part2_conjecture.md`` **).**  In :math:`d \ge 2`
-the ``"range"`` model violates Conjecture 1.  Leading order as :math:`r \to 0`
+the ``"range"`` model violates Conjecture 1 (so the conjecture as stated is false for vector-valued
+queries).  Not refuted: scalar queries (:math:`d = 1`), ``"clip"`` (the triangle below is not in the
+ball of radius 1/2) and ``"poisson"`` (a theorem).  Leading order as :math:`r \to 0`
 (``proofs/verify_conjecture_limits.py``): with ``m = 1``, the other rows at ``c``, :math:`a = u - c`,
 :math:`b = u' - c`, :math:`x = 1/\sigma^2`,
 
