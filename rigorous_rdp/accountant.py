@@ -526,7 +526,9 @@ class RdpAccountant:
         if not np.isfinite(vals[i]):
             # the float screen over- or underflows everywhere (e.g. sigma = 1e-300): any order gives
             # a valid bound, so certify one (a poor screen costs tightness, never soundness)
-            return [(math.inf, Fraction(2))], {"method": "fallback (no finite screen value)", "screened": len(pts)}
+            # (the smallest grid order: where the screen overflows, the RDP grows with the order)
+            orders = [a for a in self.grid() if a.denominator == 1 or not int_only] or [Fraction(2)]
+            return [(math.inf, min(orders))], {"method": "fallback (no finite screen value)", "screened": len(pts)}
         lo = pts[i - 1] if i > 0 else 1.0
         hi = pts[i + 1] if i + 1 < len(pts) else pts[i]
         record = {"method": "bracketed", "bracket": [_num_json(lo), _num_json(hi)], "screened": len(pts)}

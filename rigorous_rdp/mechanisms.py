@@ -105,8 +105,10 @@ class GaussianCurve(RdpCurve):
         return gaussian_rdp(to_arb(alpha), to_arb(self.sigma))
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
+        s = _float(self.sigma)
         with np.errstate(all="ignore"):
-            return np.asarray(alphas, dtype=float) / (2.0 * _float(self.sigma) ** 2)
+            out: np.ndarray = np.asarray(alphas, dtype=float) / (2.0 * s * s)  # s * s: inf, not OverflowError
+        return out
 
 
 class LaplaceCurve(RdpCurve):
