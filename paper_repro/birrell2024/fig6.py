@@ -41,9 +41,17 @@ def main(out_dir: Path = Path("figures"), fast: bool = False) -> dict:
     ax.set_ylabel("one-step RDP bound")
     ax.set_title(TITLE, fontsize=9)
     ax.legend()
-    data = {"title": TITLE, "source": SOURCE, "alpha": xs, "rdp_m3_upper": rows["m3"],
-            "rdp_m4_upper": rows["m4"], "rdp_exact_upper": rows["exact"],
-            "sigma": 6, "batch_size": 120, "dataset_size": 50000}
+    data = {
+        "title": TITLE,
+        "source": SOURCE,
+        "alpha": xs,
+        "rdp_m3_upper": rows["m3"],
+        "rdp_m4_upper": rows["m4"],
+        "rdp_exact_upper": rows["exact"],
+        "sigma": 6,
+        "batch_size": 120,
+        "dataset_size": 50000,
+    }
     return save_figure(fig, data, out_dir, ID)
 
 
