@@ -24,6 +24,7 @@ import statistics
 import sys
 import time
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -90,7 +91,7 @@ def main(argv=None) -> int:
         t_dp, _, (eps_dp, order_dp) = timed(theirs, args.repeat)
         print(f"dp-accounting RdpAccountant   : {t_dp * 1e3:9.1f} ms   epsilon = {eps_dp!r} at alpha = {order_dp}")
     for label, cont in (("grid (continuous=False)", False), ("continuous orders", True)):
-        t, _, res = timed(lambda: ours(cont), args.repeat)
+        t, _, res = timed(partial(ours, cont), args.repeat)
         e = res.epsilon.ball
         line = (
             f"rigorous_rdp {label:<24}: {t * 1e3:9.1f} ms   epsilon in [{decimal_lower(e)}, {decimal_upper(e)}]"

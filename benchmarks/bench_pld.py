@@ -27,6 +27,7 @@ import resource
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -107,7 +108,7 @@ def main() -> None:
         print(f"  prv-accountant failed: {type(exc).__name__}: {exc}")
     for interval in (1e-3, 1e-4):
         try:
-            t_d, e = timed(lambda: dpa_pld(steps, interval), args.repeat)
+            t_d, e = timed(partial(dpa_pld, steps, interval), args.repeat)
             rows.append(
                 (
                     f"dp-accounting pld {interval:g}",

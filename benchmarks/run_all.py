@@ -270,7 +270,7 @@ def peer_prv():
         eps_error=0.01,
         max_compositions=STEPS,
     )
-    lo, est, hi = a.compute_epsilon(num_compositions=STEPS)
+    lo, _est, hi = a.compute_epsilon(num_compositions=STEPS)
     return f"PLD eps in [{lo:.5g}, {hi:.5g}]"
 
 

@@ -117,7 +117,7 @@ def _forward(params: Sequence[np.ndarray], x: np.ndarray):
 
 def per_example_grads(params: Sequence[np.ndarray], x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per-example gradients of the cross-entropy loss, shape ``(len(x), n_params)``."""
-    w1, b1, w2, b2 = params
+    _w1, _b1, w2, _b2 = params
     hid, p = _forward(params, x)
     g = p.copy()
     g[np.arange(len(y)), y] -= 1.0  # d loss / d logits
@@ -138,7 +138,7 @@ def clipped_grad_sum(params: Sequence[np.ndarray], x: np.ndarray, y: np.ndarray,
     norm factorises: :math:`\|x_i \otimes \delta_i\|^2 = \|x_i\|^2\|\delta_i\|^2`.
     Equal (up to rounding) to clipping the rows of :func:`per_example_grads` and summing.
     """
-    w1, b1, w2, b2 = params
+    _w1, _b1, w2, _b2 = params
     hid, p = _forward(params, x)
     g = p.copy()
     g[np.arange(len(y)), y] -= 1.0
@@ -222,7 +222,7 @@ def train(cfg: TrainConfig) -> dict[str, object]:
                     total = np.zeros(n_params)
                 total += rng.normal(0.0, cfg.sigma * cfg.clip, size=n_params)
                 step = _unflatten(total * (cfg.lr / b), params)
-                params = [p - s for p, s in zip(params, step)]
+                params = [p - s for p, s in zip(params, step, strict=True)]
                 if cfg.track_memory:
                     peaks.append(tracemalloc.get_traced_memory()[1] - base)
             acc.append(accuracy(params, xte, yte))

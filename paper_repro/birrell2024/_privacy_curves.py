@@ -61,7 +61,11 @@ def rdp_upper(event, alphas: Sequence[int], steps: int = 1) -> list[float]:
     curve = rdp_curve(event)
     if isinstance(curve, MinCurve):
         curve = curve.curves[0]
-    return [refine(lambda prec: steps * curve.certified(Fraction(a)), DIGITS).upper_float() for a in alphas]
+
+    def upper(a: int) -> float:
+        return refine(lambda prec: steps * curve.certified(Fraction(a)), DIGITS).upper_float()
+
+    return [upper(a) for a in alphas]
 
 
 def wang_lower_rdp(alphas: Sequence[int], sigma=SIGMA, batch=BATCH, dataset=DATASET) -> list[float]:
@@ -106,7 +110,7 @@ def epsilon_from_lower_rdp(
         eps, orders = [], []
         for d in deltas:
             dd = arb(Fraction(d).numerator) / Fraction(d).denominator
-            vals = [float(epsilon_balle(steps * lo, arb(a), dd).mid()) for a, lo in zip(alphas, lows)]
+            vals = [float(epsilon_balle(steps * lo, arb(a), dd).mid()) for a, lo in zip(alphas, lows, strict=True)]
             i = min(range(len(vals)), key=vals.__getitem__)
             eps.append(max(vals[i], 0.0))
             orders.append(int(alphas[i]))

@@ -35,7 +35,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     curves["wang_upper"] = P.rdp_upper(P.wang_upper(), alphas)
     curves["wang_lower"] = P.wang_lower_rdp(alphas)
     fig, ax = plt.subplots(figsize=(7.5, 5))
-    for m, c in zip(M_VALUES, ("tab:red", "tab:blue", "tab:green", "tab:purple")):
+    for m, c in zip(M_VALUES, ("tab:red", "tab:blue", "tab:green", "tab:purple"), strict=True):
         ax.plot(alphas, curves[f"thm3.4_m{m}"], color=c, lw=1.5, label=f"Thm 3.4, m = {m}")
     ax.plot(alphas, curves["wang_upper"], "k--", lw=1.5, label="Wang et al. (2019) upper bound")
     ax.plot(
@@ -59,8 +59,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     )
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    ratio = {a: u / l for a, u, l in zip(alphas, curves["wang_upper"], curves["thm3.4_m4"])}
-    gap = {a: u / l - 1 for a, u, l in zip(alphas, curves["thm3.4_m4"], curves["wang_lower"])}
+    ratio = {a: u / lo for a, u, lo in zip(alphas, curves["wang_upper"], curves["thm3.4_m4"], strict=True)}
+    gap = {a: u / lo - 1 for a, u, lo in zip(alphas, curves["thm3.4_m4"], curves["wang_lower"], strict=True)}
     data = {
         "params": {"sigma": P.SIGMA, "batch_size": P.BATCH, "dataset_size": P.DATASET, "steps": 1, "m": list(M_VALUES)},
         "alpha": list(alphas),

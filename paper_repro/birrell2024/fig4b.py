@@ -44,7 +44,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         cfg = D.TrainConfig(sampler=s, sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR)
         results[s] = D.run_seeds(cfg, seeds)
     spe = cfg.steps_per_epoch
-    eps_epochs = sorted(set(list(range(EPS_EVERY, epochs + 1, EPS_EVERY)) + [epochs]))
+    eps_epochs = sorted({*range(EPS_EVERY, epochs + 1, EPS_EVERY), epochs})
     eps = D.run_epsilons(SIGMA, BATCH, [e * spe for e in eps_epochs], DELTA)
     eps["epochs"] = eps_epochs
 

@@ -29,9 +29,9 @@ def main(out_dir: Path = Path("figures"), fast: bool = False) -> dict:
     alphas = ALPHAS_FAST if fast else ALPHAS
     rows = {"m3": [], "m4": [], "exact": []}
     for a in alphas:
-        rows["m3"].append(refine(lambda p: fswor_add_remove_rdp(a, Q, SIGMA, 3), 8).upper_float())
-        rows["m4"].append(refine(lambda p: fswor_add_remove_rdp(a, Q, SIGMA, 4), 8).upper_float())
-        rows["exact"].append(refine(lambda p: fswor_add_remove_exact_rdp(a, Q, SIGMA), 8).upper_float())
+        rows["m3"].append(refine(lambda p, a=a: fswor_add_remove_rdp(a, Q, SIGMA, 3), 8).upper_float())
+        rows["m4"].append(refine(lambda p, a=a: fswor_add_remove_rdp(a, Q, SIGMA, 4), 8).upper_float())
+        rows["exact"].append(refine(lambda p, a=a: fswor_add_remove_exact_rdp(a, Q, SIGMA), 8).upper_float())
     xs = [float(a) for a in alphas]
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(xs, rows["m3"], label="Thm 3.3, m = 3")

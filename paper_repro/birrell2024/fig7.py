@@ -60,8 +60,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     )
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    below = [a for a, p, lo in zip(alphas, curves["poisson_thmC.9"], curves["wang_lower"]) if p < lo]
-    above = [a for a, f, lo in zip(alphas, curves["fswor_thm3.4"], curves["wang_lower"]) if f >= lo]
+    below = [a for a, p, lo in zip(alphas, curves["poisson_thmC.9"], curves["wang_lower"], strict=True) if p < lo]
+    above = [a for a, f, lo in zip(alphas, curves["fswor_thm3.4"], curves["wang_lower"], strict=True) if f >= lo]
     data = {
         "params": {"sigma": P.SIGMA, "batch_size": P.BATCH, "dataset_size": P.DATASET, "steps": 1, "m": M},
         "alpha": list(alphas),

@@ -28,7 +28,7 @@ SOURCE = SEED_FILES["birrell2024"]
 ALPHA = 2
 Q_INV = 1000
 SIGMAS = (1, 2, 4, 6, 8)
-BATCHES = tuple(sorted({int(round(x)) for x in np.geomspace(1, 2000, 45)}))
+BATCHES = tuple(sorted({round(x) for x in np.geomspace(1, 2000, 45)}))
 FAST_BATCHES = (1, 3, 10, 30, 100, 300, 1000)
 PREC = 128
 

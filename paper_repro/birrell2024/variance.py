@@ -96,7 +96,7 @@ def _gradients(fast: bool):
     params = [p.copy() for p in params0]
     for _ in range(FAST_TRAIN_STEPS if fast else TRAIN_STEPS):
         mean = D.per_example_grads(params, x, y).mean(axis=0)
-        params = [p - TRAIN_LR * s for p, s in zip(params, D._unflatten(mean, params))]
+        params = [p - TRAIN_LR * s for p, s in zip(params, D._unflatten(mean, params), strict=True)]
     g1 = D.per_example_grads(params, x, y)
     rng = np.random.default_rng(SEED)
     v_rand = rng.normal(size=g0.shape[1])

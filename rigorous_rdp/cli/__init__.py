@@ -18,7 +18,6 @@ import argparse
 import importlib
 import json
 import sys
-from typing import List, Optional
 
 from ._common import CliError, Parser, run_command
 

@@ -54,7 +54,7 @@ def _run_dask(args: argparse.Namespace, spec: str) -> dict[str, Any]:
         parts = map_ordered(_audit_peer, [(args.quick, p) for p in active], executor=ex)
     res = parts[0]
     for part in parts[1:]:
-        for row, other in zip(res["configurations"], part["configurations"]):
+        for row, other in zip(res["configurations"], part["configurations"], strict=True):
             row["peers"].update(other["peers"])
         res["flags"] += part["flags"]
     res["dask"] = spec

@@ -143,14 +143,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if bar is not None:
                 bar.close()
 
-    pld = lambda: pld_cli.pld_calibrate(
-        lambda s: build_event(args, sigma=s),
-        steps,
-        args.epsilon,  # noqa: E731
-        args.delta,
-        args,
-        int(sd),
-    )
+    def pld() -> dict[str, Any]:
+        return pld_cli.pld_calibrate(
+            lambda s: build_event(args, sigma=s), steps, args.epsilon, args.delta, args, int(sd)
+        )
+
     out = {"rdp": rdp, "pld": pld}[method]() if method != "best" else pld_cli.choose_best_sigma(rdp, pld)
     out.update(
         {

@@ -52,20 +52,27 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if not str(args.out).strip():
         raise ValueError("--out must be a file name. Found ''.")
     method = pld_cli.method_of(args)
-    rdp = lambda: make_certificate(
-        event,
-        steps,
-        args.delta,
-        orders=orders_option(args.alpha),  # noqa: E731
-        continuous=not args.no_continuous,
-        conversion=args.conversion,
-        digits=digits,
+
+    def rdp() -> dict[str, Any]:
+        return make_certificate(
+            event,
+            steps,
+            args.delta,
+            orders=orders_option(args.alpha),
+            continuous=not args.no_continuous,
+            conversion=args.conversion,
+            digits=digits,
+        )
+
+    def pld() -> dict[str, Any]:
+        return make_pld_certificate(event, steps, args.delta, width=args.width)
+
+    # best: the certificate with the smaller certified upper end
+    cert = (
+        min((rdp(), pld()), key=lambda c: Fraction(c["epsilon"]["upper"]))
+        if method == "best"
+        else {"rdp": rdp, "pld": pld}[method]()
     )
-    pld = lambda: make_pld_certificate(event, steps, args.delta, width=args.width)  # noqa: E731
-    if method == "best":  # the certificate with the smaller certified upper end
-        cert = min((rdp(), pld()), key=lambda c: Fraction(c["epsilon"]["upper"]))
-    else:
-        cert = {"rdp": rdp, "pld": pld}[method]()
     try:
         write_certificate(cert, args.out)
     except ValueError as exc:

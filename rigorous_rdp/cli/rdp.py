@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     # which bound gave the value at each order (MinCurve components report the winner)
     from ..curves import bound_name
 
-    for r, a in zip(results, orders or []):
+    for r, a in zip(results, orders or [], strict=True):
         names = [bound_name(c, a) for c, _ in acc._active()]
         r["bound"] = names[0] if len(names) == 1 else names
     return {
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "steps": steps,
         "mechanism": mechanism_json(args),
         "digits": digits,
-        "bound": [c.name for c, _ in acc.active_curves()][0] if acc.active_curves() else None,
+        "bound": next(c.name for c, _ in acc.active_curves()) if acc.active_curves() else None,
         "guarantee": getattr(args, "bound", None) != "lower",
     }
 

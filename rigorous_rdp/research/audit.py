@@ -255,13 +255,15 @@ def _check_rdp(
     peer_rdp: Sequence[float], orders: Sequence[Fraction], ours: _Ours, flags: list[str], out: dict[str, Any]
 ) -> None:
     dropped = [
-        str(float(a)) for a, r, lo in zip(orders, peer_rdp, ours.rdp_lower) if (not math.isfinite(r)) and lo is not None
+        str(float(a))
+        for a, r, lo in zip(orders, peer_rdp, ours.rdp_lower, strict=False)
+        if (not math.isfinite(r)) and lo is not None
     ]
     if dropped:
         flags.append("dropped-orders")
         out["dropped_orders"] = dropped
     below = []
-    for a, r, lo in zip(orders, peer_rdp, ours.rdp_lower):
+    for a, r, lo in zip(orders, peer_rdp, ours.rdp_lower, strict=False):
         if _below(r, lo):
             below.append(
                 {
@@ -277,7 +279,7 @@ def _check_rdp(
         flags.append("rdp-below-certified" if worst > ROUNDING_LEVEL else "rdp-below-certified-by-rounding")
         out["rdp_below"] = sorted(below, key=lambda d: -d["relative_shortfall"])[:5]
         out["rdp_below_count"] = len(below)
-    negative = [float(a) for a, r in zip(orders, peer_rdp) if math.isfinite(r) and r < 0]
+    negative = [float(a) for a, r in zip(orders, peer_rdp, strict=False) if math.isfinite(r) and r < 0]
     if negative:
         flags.append("negative-rdp")
         out["negative_rdp_orders"] = negative
