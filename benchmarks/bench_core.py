@@ -40,7 +40,7 @@ Q, SIGMA, STEPS, DELTA = "0.01", "1.1", 10000, "1e-5"
 def ours(continuous: bool, digits: float = 10):
     clear_caches()
     acc = RdpAccountant(continuous=continuous, digits=digits)
-    acc.compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), STEPS)
+    acc.compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), STEPS)
     return acc.get_epsilon_and_order(DELTA)
 
 

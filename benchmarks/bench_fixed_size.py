@@ -79,7 +79,7 @@ def ours(event, delta: str):
 def run() -> dict:
     have_fswor = importlib.util.find_spec("rigorous_rdp.subsampling.fswor") is not None
     have_dpa = importlib.util.find_spec("dp_accounting") is not None
-    g = GaussianEvent(SIGMA)
+    g = GaussianEvent(Fraction(SIGMA))
     rows = []
     for delta in DELTAS:
         row = {"delta": delta}

@@ -27,6 +27,7 @@ import resource
 import statistics
 import sys
 import time
+from fractions import Fraction
 from functools import partial
 from pathlib import Path
 
@@ -50,12 +51,12 @@ def timed(fn, repeat):
 
 
 def ours_pld(steps, width="0.01"):
-    acc = PldAccountant(width=width).compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), steps)
+    acc = PldAccountant(width=width).compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), steps)
     return acc.get_epsilon_result(DELTA)
 
 
 def ours_rdp(steps):
-    acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), steps)
+    acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), steps)
     return acc.get_epsilon(DELTA)
 
 
@@ -92,7 +93,7 @@ def main() -> None:
     t_ours, r = timed(lambda: ours_pld(steps), args.repeat)
     lo, up = r.epsilon.lower_float(), r.epsilon.upper_float()
     print(f"  rigorous_rdp pld   [{lo:.6f}, {up:.6f}]  width {up - lo:.5f}  grid 1/{r.grid}  {t_ours:7.2f} s")
-    rows = []
+    rows: list[tuple[str, str, float, str | None]] = []
     try:
         t_prv, (p_lo, p_est, p_up) = timed(lambda: prv(steps), args.repeat)
         rows.append(
@@ -141,7 +142,7 @@ def main() -> None:
         from rigorous_rdp.pld.calibrate import calibrate_sigma_pld
 
         t0 = time.perf_counter()
-        c = calibrate_sigma_pld(lambda s: PoissonSampledEvent(GaussianEvent(s), Q), steps, 1, DELTA)
+        c = calibrate_sigma_pld(lambda s: PoissonSampledEvent(GaussianEvent(s), Fraction(Q)), steps, 1, DELTA)
         dt = time.perf_counter() - t0
         print(
             f"calibrate epsilon = 1: sigma = {float(c.sigma_upper)} (bracket {c.at_upper.epsilon}); "

@@ -36,8 +36,10 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -85,13 +87,18 @@ def up(cert) -> str:
 
 def ours_dpsgd():
     clear_caches()
-    r = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), STEPS).get_epsilon_and_order(DELTA)
+    r = (
+        RdpAccountant()
+        .compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), STEPS)
+        .get_epsilon_and_order(DELTA)
+    )
+    assert r.order is not None  # None only without events or for a pure-DP bound
     return f"eps <= {up(r.epsilon)} (alpha {float(r.order):.6g})"
 
 
 def _ours_rdp(orders):
     clear_caches()
-    acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), 1)
+    acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), 1)
     vals = [acc.rdp(a) for a in orders]
     return f"rdp(10.5) <= {up(vals[orders.index(Fraction(21, 2))].rdp)}"
 
@@ -106,7 +113,9 @@ def ours_rdp1000():
 
 def _ours_calibrate(digits: int):
     clear_caches()
-    r = calibrate_sigma(lambda s: PoissonSampledEvent(GaussianEvent(s), Q), STEPS, 1, DELTA, sigma_digits=digits)
+    r = calibrate_sigma(
+        lambda s: PoissonSampledEvent(GaussianEvent(s), Fraction(Q)), STEPS, 1, DELTA, sigma_digits=digits
+    )
     return f"sigma = {float(r.sigma)} (proven: {float(r.sigma_lower)} misses)"
 
 
@@ -120,7 +129,7 @@ def ours_calibrate7():
 
 def ours_steps():
     clear_caches()
-    r = max_steps(PoissonSampledEvent(GaussianEvent(SIGMA), Q), 1, DELTA)
+    r = max_steps(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), 1, DELTA)
     return f"T = {r.steps}"
 
 
@@ -139,14 +148,14 @@ def ours_cli():
 
 
 def ours_fswor_r1():
-    ev = FixedSizeSampledEvent(GaussianEvent(20), 120, 50000, adjacency=Adjacency.REPLACE_ONE)
+    ev = FixedSizeSampledEvent(GaussianEvent(Fraction(20)), 120, 50000, adjacency=Adjacency.REPLACE_ONE)
     clear_caches()
     r = RdpAccountant().compose(ev, 1000).get_epsilon_and_order(DELTA)
     return f"eps <= {up(r.epsilon)}"
 
 
 def ours_poisson_r1():
-    ev = PoissonSampledEvent(GaussianEvent(12), Fraction(1, 12), Adjacency.REPLACE_ONE)
+    ev = PoissonSampledEvent(GaussianEvent(Fraction(12)), Fraction(1, 12), Adjacency.REPLACE_ONE)
     clear_caches()
     r = RdpAccountant().compose(ev, 24).get_epsilon_and_order(DELTA)
     return f"eps <= {up(r.epsilon)}"
@@ -274,7 +283,7 @@ def peer_prv():
     return f"PLD eps in [{lo:.5g}, {hi:.5g}]"
 
 
-TASKS = {
+TASKS: dict[str, tuple[Callable[[], str], Any, str | None, float, bool]] = {
     # name: (ours, peer, peer name, target ratio, subprocess task)
     "dpsgd-epsilon": (ours_dpsgd, [(peer_dpsgd, "dp-accounting"), (peer_autodp, "autodp")], None, 0.5, False),
     "rdp-156": (ours_rdp156, peer_rdp156, "dp-accounting", 2.0, False),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from fractions import Fraction
+from typing import Any, cast
 
 
 def register(sub: Any) -> None:
@@ -76,24 +77,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             raise ValueError("integer needs --sigma-max (the whole range is computed for real orders).")
         res = constant_whole_range(args.c1, args.c2, sigma_min=args.sigma_min, max_cells=cells)
         js = constant_json(res, args.c1, args.c2)
+        smin = cast(Fraction, res["sigma_min"])  # constant_whole_range documents it as a Fraction
         with workprec(64):
-            js["sigma_range"] = [decimal_upper(to_arb(res["sigma_min"]), 12), "inf"]
+            js["sigma_range"] = [decimal_upper(to_arb(smin), 12), "inf"]
         return js
-    res = constant_sup(
+    sup = constant_sup(
         args.c1, args.c2, sigma_min=args.sigma_min, sigma_max=args.sigma_max, integer=args.integer, max_cells=cells
     )
     with workprec(64):
-        lo = decimal_upper(to_arb(res.sigma_min), 12)
+        lo = decimal_upper(to_arb(sup.sigma_min), 12)
     return {
-        "C": res.value.to_json(12),
-        "sigma_range": [lo, str(res.sigma_max)],
-        "argmax_sigma": f"{float(res.sigma_argmax):.12g}",
+        "C": sup.value.to_json(12),
+        "sigma_range": [lo, str(sup.sigma_max)],
+        "argmax_sigma": f"{float(sup.sigma_argmax):.12g}",
         "c1": str(args.c1),
         "c2": str(args.c2),
-        "orders": "integer floor(c2 sigma^2)" if res.integer else "real c2 sigma^2",
-        "cells": res.cells,
-        "G_at_sigma_max": res.at_sigma_max.to_json(12),
-        "limit_sigma_to_infinity": res.limit.to_json(12),
+        "orders": "integer floor(c2 sigma^2)" if sup.integer else "real c2 sigma^2",
+        "cells": sup.cells,
+        "G_at_sigma_max": sup.at_sigma_max.to_json(12),
+        "limit_sigma_to_infinity": sup.limit.to_json(12),
         "note": "C is the supremum over the finite range [sigma-min, sigma-max] only",
     }
 

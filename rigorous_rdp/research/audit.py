@@ -100,6 +100,8 @@ class AuditConfig:
     def event(self, adjacency: Adjacency = Adjacency.ADD_REMOVE) -> DpEvent:
         if self.sampling == "poisson":
             return PoissonSampledEvent(GaussianEvent(self.sigma), self.q, adjacency)
+        if self.batch_size is None or self.dataset_size is None:
+            raise ValueError(f"{self.name}: fixed-size sampling needs batch_size and dataset_size")
         return FixedSizeSampledEvent(
             GaussianEvent(self.sigma), self.batch_size, self.dataset_size, replacement=False, adjacency=adjacency
         )
@@ -262,9 +264,9 @@ def _check_rdp(
     if dropped:
         flags.append("dropped-orders")
         out["dropped_orders"] = dropped
-    below = []
+    below: list[dict[str, Any]] = []
     for a, r, lo in zip(orders, peer_rdp, ours.rdp_lower, strict=False):
-        if _below(r, lo):
+        if lo is not None and _below(r, lo):
             below.append(
                 {
                     "alpha": float(a),
@@ -467,6 +469,7 @@ def run_audit(
             ours = _ours(cfg, orders, adjacency)
             row: dict[str, Any] = {"config": cfg.to_json(), "adjacency": adjacency.value}
             if ours.supported:
+                assert ours.same_grid is not None and ours.best is not None  # both set when supported
                 row["ours"] = {
                     "epsilon_same_grid": ours.same_grid.epsilon.to_json(),
                     "alpha_same_grid": _ratjson(ours.same_grid.order) if ours.same_grid.order is not None else None,
