@@ -33,6 +33,7 @@ import tracemalloc
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -180,7 +181,7 @@ def _single_thread():
     return threadpool_limits(limits=1)
 
 
-def train(cfg: TrainConfig) -> dict[str, object]:
+def train(cfg: TrainConfig) -> dict[str, Any]:
     r"""Run DP-SGD; return per-epoch test accuracy and per-step batch sizes (and memory).
 
     Returns a dict with ``test_acc`` (after each epoch, index 0 = before training),
@@ -234,7 +235,7 @@ def train(cfg: TrainConfig) -> dict[str, object]:
     return {"test_acc": acc, "batch_sizes": sizes, "peak_bytes": peaks, "seconds": time.perf_counter() - t0}
 
 
-def run_seeds(cfg: TrainConfig, seeds: Sequence[int]) -> dict[str, object]:
+def run_seeds(cfg: TrainConfig, seeds: Sequence[int]) -> dict[str, Any]:
     """Train with each seed; return the accuracy matrix (seeds x epochs+1) and stats."""
     runs = [train(replace(cfg, seed=s)) for s in seeds]
     acc = np.array([r["test_acc"] for r in runs])
@@ -275,7 +276,7 @@ def _events(sigma: float, b: int, n: int):
 
 def run_epsilons(
     sigma: float, b: int, steps: Sequence[int], delta: str = "1e-5", n: int = N_TRAIN, digits: float = 4
-) -> dict[str, object]:
+) -> dict[str, Any]:
     r"""Certified epsilon (upper end of the enclosure) after each number of ``steps``.
 
     For Poisson sampling (Mironov et al. 2019, exact; Thm. C.9 of the seed under
@@ -286,7 +287,7 @@ def run_epsilons(
     """
     from rigorous_rdp.accountant import RdpAccountant
 
-    out: dict[str, object] = {
+    out: dict[str, Any] = {
         "delta": delta,
         "steps": list(steps),
         "epsilon_upper": {},
@@ -300,7 +301,8 @@ def run_epsilons(
             out["epsilon_upper"][name] = None
             out["epsilon_lower"][name] = None
             continue
-        ups, los = [], []
+        ups: list[float] = []
+        los: list[float] = []
         try:
             for t in steps:
                 r = RdpAccountant(digits=digits).compose(ev, int(t)).get_epsilon_and_order(delta)
@@ -308,7 +310,9 @@ def run_epsilons(
                 los.append(r.epsilon.lower_float())
         except Exception as exc:
             out["unavailable"][name] = f"{type(exc).__name__}: {exc}"
-            ups = los = None
+            out["epsilon_upper"][name] = None
+            out["epsilon_lower"][name] = None
+            continue
         out["epsilon_upper"][name] = ups
         out["epsilon_lower"][name] = los
     return out
@@ -325,8 +329,8 @@ SHORT_LABELS = {"fswor": "FSwoR", "poisson": "Poisson"}
 
 def plot_accuracy(
     ax,
-    results: dict[str, dict[str, object]],
-    epsilons: dict[str, object] | None = None,
+    results: dict[str, dict[str, Any]],
+    epsilons: dict[str, Any] | None = None,
     nsd: float = 3.0,
     short: bool = False,
 ) -> None:
@@ -349,7 +353,7 @@ def plot_accuracy(
     ax.grid(alpha=0.3)
 
 
-def _final_eps_label(epsilons: dict[str, object], sampler: str) -> str:
+def _final_eps_label(epsilons: dict[str, Any], sampler: str) -> str:
     ups = epsilons["epsilon_upper"]
     parts = []
     for adj, short in (("replace-one", "r-o"), ("add-remove", "a/r")):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from flint import arb, ctx
 
@@ -82,7 +83,7 @@ def wang_lower_rdp(alphas: Sequence[int], sigma=SIGMA, batch=BATCH, dataset=DATA
     return out
 
 
-def epsilons(event, steps: int, deltas: Sequence[str], conversion: str = "balle") -> dict[str, object]:
+def epsilons(event, steps: int, deltas: Sequence[str], conversion: str = "balle") -> dict[str, Any]:
     """Certified epsilon (upper ends) and the chosen orders for each delta."""
     acc = RdpAccountant(digits=DIGITS, conversion=conversion).compose(event, steps)
     ups, orders = [], []
@@ -100,7 +101,7 @@ def epsilon_from_lower_rdp(
     sigma=SIGMA,
     batch=BATCH,
     dataset=DATASET,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """min over integer orders of the Balle et al. conversion of ``steps`` x (133) (reference only)."""
     q = Fraction(batch, dataset)
     old = ctx.prec

@@ -13,6 +13,7 @@ Fig. 4 (bottom).  Taylor order m = 4 for Thm. 3.4.  Conversion: Balle et al.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 
@@ -34,7 +35,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     epochs = FAST_EPOCHS if fast else EPOCHS
     steps = [P.steps_for(e) for e in epochs]
     events = {"fswor_thm3.4": P.fswor_r1(M), "wang_upper": P.wang_upper(), "poisson_thmC.9": P.poisson_r1()}
-    res = {k: {"epsilon_upper": [], "alpha": []} for k in events}
+    res: dict[str, dict[str, list[Any]]] = {k: {"epsilon_upper": [], "alpha": []} for k in events}
     for k, ev in events.items():
         for t in steps:
             r = P.epsilons(ev, t, [DELTA])

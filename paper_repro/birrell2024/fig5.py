@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -46,7 +47,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         runs[s] = D.train(cfg)
     q = BATCH / D.N_TRAIN
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-    stats = {}
+    stats: dict[str, Any] = {}
     for s in ("fswor", "poisson"):
         b = np.asarray(runs[s]["batch_sizes"])
         m = np.asarray(runs[s]["peak_bytes"]) / 2**20

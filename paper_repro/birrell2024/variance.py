@@ -33,6 +33,7 @@ error :math:`\sqrt{(m_4 - s^4)/M}` from M draws; the JSON lists the z-scores.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -125,7 +126,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         for b in batches:
             z = sample(a, b, draws, rng)
             th = formulas(a, b)
-            row = {"batch_size": b}
+            row: dict[str, Any] = {"batch_size": b}
             for k in ("P", "R", "B"):
                 v, se = _var_se(z[k])
                 row[k] = {
