@@ -24,14 +24,15 @@ import statistics
 import sys
 import time
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rigorous_rdp import __version__  # noqa: E402
-from rigorous_rdp.accountant import RdpAccountant, clear_caches  # noqa: E402
-from rigorous_rdp.arith import decimal_lower, decimal_upper, exact_endpoints  # noqa: E402
-from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent  # noqa: E402
+from rigorous_rdp import __version__
+from rigorous_rdp.accountant import RdpAccountant, clear_caches
+from rigorous_rdp.arith import decimal_lower, decimal_upper, exact_endpoints
+from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent
 
 Q, SIGMA, STEPS, DELTA = "0.01", "1.1", 10000, "1e-5"
 
@@ -39,7 +40,7 @@ Q, SIGMA, STEPS, DELTA = "0.01", "1.1", 10000, "1e-5"
 def ours(continuous: bool, digits: float = 10):
     clear_caches()
     acc = RdpAccountant(continuous=continuous, digits=digits)
-    acc.compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), STEPS)
+    acc.compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), STEPS)
     return acc.get_epsilon_and_order(DELTA)
 
 
@@ -48,8 +49,11 @@ def theirs():
     from dp_accounting.rdp import rdp_privacy_accountant
 
     acc = rdp_privacy_accountant.RdpAccountant()
-    acc.compose(dp_event.SelfComposedDpEvent(
-        dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))), STEPS))
+    acc.compose(
+        dp_event.SelfComposedDpEvent(
+            dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))), STEPS
+        )
+    )
     return acc.get_epsilon_and_optimal_order(float(DELTA))
 
 
@@ -87,10 +91,12 @@ def main(argv=None) -> int:
         t_dp, _, (eps_dp, order_dp) = timed(theirs, args.repeat)
         print(f"dp-accounting RdpAccountant   : {t_dp * 1e3:9.1f} ms   epsilon = {eps_dp!r} at alpha = {order_dp}")
     for label, cont in (("grid (continuous=False)", False), ("continuous orders", True)):
-        t, _, res = timed(lambda: ours(cont), args.repeat)
+        t, _, res = timed(partial(ours, cont), args.repeat)
         e = res.epsilon.ball
-        line = (f"rigorous_rdp {label:<24}: {t * 1e3:9.1f} ms   epsilon in [{decimal_lower(e)}, {decimal_upper(e)}]"
-                f" at alpha = {res.order} ({res.conversion}); relative width {rel_width(e):.2e}")
+        line = (
+            f"rigorous_rdp {label:<24}: {t * 1e3:9.1f} ms   epsilon in [{decimal_lower(e)}, {decimal_upper(e)}]"
+            f" at alpha = {res.order} ({res.conversion}); relative width {rel_width(e):.2e}"
+        )
         if have_peer:
             line += f"; time ratio {t / t_dp:.2f}x"
             hi = exact_endpoints(e)[1]

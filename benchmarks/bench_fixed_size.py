@@ -31,12 +31,13 @@ import json
 import sys
 import time
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant  # noqa: E402
-from rigorous_rdp.subsampling.wang2019 import Wang2019SampledEvent  # noqa: E402
+from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant
+from rigorous_rdp.subsampling.wang2019 import Wang2019SampledEvent
 
 SIGMA = 6
 BATCH = 120
@@ -59,7 +60,8 @@ def dp_accounting_epsilon(delta: str, noise_multiplier: float):
 
     acc = rdp.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
     ev = dp_accounting.SelfComposedDpEvent(
-        dp_accounting.SampledWithoutReplacementDpEvent(N, BATCH, dp_accounting.GaussianDpEvent(noise_multiplier)), STEPS)
+        dp_accounting.SampledWithoutReplacementDpEvent(N, BATCH, dp_accounting.GaussianDpEvent(noise_multiplier)), STEPS
+    )
     acc.compose(ev)
     eps, order = acc.get_epsilon_and_optimal_order(float(delta))
     return {"epsilon": eps, "alpha": order}
@@ -67,32 +69,45 @@ def dp_accounting_epsilon(delta: str, noise_multiplier: float):
 
 def ours(event, delta: str):
     res = RdpAccountant().compose(event, STEPS).get_epsilon_and_order(delta)
-    return {"epsilon_lower": res.epsilon.to_json()["lower"], "epsilon_upper": res.epsilon.to_json()["upper"],
-            "alpha": float(res.order) if res.order is not None else None}
+    return {
+        "epsilon_lower": res.epsilon.to_json()["lower"],
+        "epsilon_upper": res.epsilon.to_json()["upper"],
+        "alpha": float(res.order) if res.order is not None else None,
+    }
 
 
 def run() -> dict:
     have_fswor = importlib.util.find_spec("rigorous_rdp.subsampling.fswor") is not None
     have_dpa = importlib.util.find_spec("dp_accounting") is not None
-    g = GaussianEvent(SIGMA)
+    g = GaussianEvent(Fraction(SIGMA))
     rows = []
     for delta in DELTAS:
         row = {"delta": delta}
         if have_dpa:
             row["dp_accounting_matched"], row["dp_accounting_matched_seconds"] = _timed(
-                lambda: dp_accounting_epsilon(delta, SIGMA / 2))
+                partial(dp_accounting_epsilon, delta, SIGMA / 2)
+            )
             row["dp_accounting_as_is"], row["dp_accounting_as_is_seconds"] = _timed(
-                lambda: dp_accounting_epsilon(delta, SIGMA))
+                partial(dp_accounting_epsilon, delta, SIGMA)
+            )
         row["wang2019_certified"], row["wang2019_seconds"] = _timed(
-            lambda: ours(Wang2019SampledEvent(g, BATCH, N), delta))
+            lambda delta=delta: ours(Wang2019SampledEvent(g, BATCH, N), delta)
+        )
         if have_fswor:
             ev = FixedSizeSampledEvent(g, BATCH, N, adjacency=Adjacency.REPLACE_ONE, taylor_order=TAYLOR_ORDER)
-            row["fswor_replace_one_certified"], row["fswor_seconds"] = _timed(lambda: ours(ev, delta))
+            row["fswor_replace_one_certified"], row["fswor_seconds"] = _timed(partial(ours, ev, delta))
         row["poisson_replace_one_certified"], row["poisson_seconds"] = _timed(
-            lambda: ours(PoissonSampledEvent(g, Fraction(BATCH, N), Adjacency.REPLACE_ONE), delta))
+            lambda delta=delta: ours(PoissonSampledEvent(g, Fraction(BATCH, N), Adjacency.REPLACE_ONE), delta)
+        )
         rows.append(row)
-    return {"sigma": SIGMA, "batch_size": BATCH, "dataset_size": N, "steps": STEPS,
-            "taylor_order": TAYLOR_ORDER, "rows": rows}
+    return {
+        "sigma": SIGMA,
+        "batch_size": BATCH,
+        "dataset_size": N,
+        "steps": STEPS,
+        "taylor_order": TAYLOR_ORDER,
+        "rows": rows,
+    }
 
 
 def _fmt(d, key="epsilon_upper"):
@@ -114,20 +129,30 @@ def main() -> None:
     for r in out["rows"]:
         print(f"\ndelta = {r['delta']}")
         if "dp_accounting_matched" in r:
-            print(f"  dp-accounting, GaussianDpEvent({SIGMA / 2:g}) (sensitivity 2C, matched)   eps = "
-                  f"{_fmt(r['dp_accounting_matched'])}   time {r['dp_accounting_matched_seconds']:.2f} s")
-            print(f"  dp-accounting, GaussianDpEvent({SIGMA}) (as-is; assumes sensitivity C)   eps = "
-                  f"{_fmt(r['dp_accounting_as_is'])}   time {r['dp_accounting_as_is_seconds']:.2f} s")
-        print(f"  ours, Wang et al. 2019 Thm 9 (certified)                 eps <= {_fmt(r['wang2019_certified'])}   "
-              f"time {r['wang2019_seconds']:.2f} s")
+            print(
+                f"  dp-accounting, GaussianDpEvent({SIGMA / 2:g}) (sensitivity 2C, matched)   eps = "
+                f"{_fmt(r['dp_accounting_matched'])}   time {r['dp_accounting_matched_seconds']:.2f} s"
+            )
+            print(
+                f"  dp-accounting, GaussianDpEvent({SIGMA}) (as-is; assumes sensitivity C)   eps = "
+                f"{_fmt(r['dp_accounting_as_is'])}   time {r['dp_accounting_as_is_seconds']:.2f} s"
+            )
+        print(
+            f"  ours, Wang et al. 2019 Thm 9 (certified)                 eps <= {_fmt(r['wang2019_certified'])}   "
+            f"time {r['wang2019_seconds']:.2f} s"
+        )
         if "fswor_replace_one_certified" in r:
-            print(f"  ours, Birrell et al. FSwoR Thm 3.5, m={TAYLOR_ORDER} (certified)        eps <= "
-                  f"{_fmt(r['fswor_replace_one_certified'])}   time {r['fswor_seconds']:.2f} s")
+            print(
+                f"  ours, Birrell et al. FSwoR Thm 3.5, m={TAYLOR_ORDER} (certified)        eps <= "
+                f"{_fmt(r['fswor_replace_one_certified'])}   time {r['fswor_seconds']:.2f} s"
+            )
         else:
             print("  ours, Birrell FSwoR: rigorous_rdp.subsampling.fswor not available (skipped)")
-        print(f"  ours, Poisson replace-one, Thm C.9, q=|B|/|D| (certified)  eps <= "
-              f"{_fmt(r['poisson_replace_one_certified'])}   "
-              f"time {r['poisson_seconds']:.2f} s")
+        print(
+            f"  ours, Poisson replace-one, Thm C.9, q=|B|/|D| (certified)  eps <= "
+            f"{_fmt(r['poisson_replace_one_certified'])}   "
+            f"time {r['poisson_seconds']:.2f} s"
+        )
 
 
 if __name__ == "__main__":

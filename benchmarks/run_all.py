@@ -36,8 +36,10 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -49,8 +51,22 @@ from rigorous_rdp.calibrate import calibrate_sigma, max_steps  # noqa: E402
 Q, SIGMA, STEPS, DELTA = "0.01", "1.1", 10000, "1e-5"
 ORDERS_1000 = [1 + Fraction(i, 10) for i in range(1, 991)] + [Fraction(i) for i in range(101, 111)]
 EVENTS_100 = [(Fraction(1) + Fraction(i, 50), Fraction(1 + i % 10, 1000)) for i in range(100)]
-CLI = [sys.executable, "-m", "rigorous_rdp", "epsilon", "--sampling", "poisson", "--q", Q, "--sigma", SIGMA,
-       "--steps", str(STEPS), "--delta", DELTA]
+CLI = [
+    sys.executable,
+    "-m",
+    "rigorous_rdp",
+    "epsilon",
+    "--sampling",
+    "poisson",
+    "--q",
+    Q,
+    "--sigma",
+    SIGMA,
+    "--steps",
+    str(STEPS),
+    "--delta",
+    DELTA,
+]
 PEER_SCRIPT = f"""
 from dp_accounting import dp_event
 from dp_accounting.rdp import rdp_privacy_accountant
@@ -68,15 +84,21 @@ def up(cert) -> str:
 # our side
 # ---------------------------------------------------------------------------
 
+
 def ours_dpsgd():
     clear_caches()
-    r = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), STEPS).get_epsilon_and_order(DELTA)
+    r = (
+        RdpAccountant()
+        .compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), STEPS)
+        .get_epsilon_and_order(DELTA)
+    )
+    assert r.order is not None  # None only without events or for a pure-DP bound
     return f"eps <= {up(r.epsilon)} (alpha {float(r.order):.6g})"
 
 
 def _ours_rdp(orders):
     clear_caches()
-    acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(SIGMA), Q), 1)
+    acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), 1)
     vals = [acc.rdp(a) for a in orders]
     return f"rdp(10.5) <= {up(vals[orders.index(Fraction(21, 2))].rdp)}"
 
@@ -91,7 +113,9 @@ def ours_rdp1000():
 
 def _ours_calibrate(digits: int):
     clear_caches()
-    r = calibrate_sigma(lambda s: PoissonSampledEvent(GaussianEvent(s), Q), STEPS, 1, DELTA, sigma_digits=digits)
+    r = calibrate_sigma(
+        lambda s: PoissonSampledEvent(GaussianEvent(s), Fraction(Q)), STEPS, 1, DELTA, sigma_digits=digits
+    )
     return f"sigma = {float(r.sigma)} (proven: {float(r.sigma_lower)} misses)"
 
 
@@ -105,7 +129,7 @@ def ours_calibrate7():
 
 def ours_steps():
     clear_caches()
-    r = max_steps(PoissonSampledEvent(GaussianEvent(SIGMA), Q), 1, DELTA)
+    r = max_steps(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), 1, DELTA)
     return f"T = {r.steps}"
 
 
@@ -124,14 +148,14 @@ def ours_cli():
 
 
 def ours_fswor_r1():
-    ev = FixedSizeSampledEvent(GaussianEvent(20), 120, 50000, adjacency=Adjacency.REPLACE_ONE)
+    ev = FixedSizeSampledEvent(GaussianEvent(Fraction(20)), 120, 50000, adjacency=Adjacency.REPLACE_ONE)
     clear_caches()
     r = RdpAccountant().compose(ev, 1000).get_epsilon_and_order(DELTA)
     return f"eps <= {up(r.epsilon)}"
 
 
 def ours_poisson_r1():
-    ev = PoissonSampledEvent(GaussianEvent(12), Fraction(1, 12), Adjacency.REPLACE_ONE)
+    ev = PoissonSampledEvent(GaussianEvent(Fraction(12)), Fraction(1, 12), Adjacency.REPLACE_ONE)
     clear_caches()
     r = RdpAccountant().compose(ev, 24).get_epsilon_and_order(DELTA)
     return f"eps <= {up(r.epsilon)}"
@@ -140,6 +164,7 @@ def ours_poisson_r1():
 # ---------------------------------------------------------------------------
 # dp-accounting
 # ---------------------------------------------------------------------------
+
 
 def _dpa():
     from dp_accounting import dp_event
@@ -151,7 +176,11 @@ def _dpa():
 def peer_dpsgd():
     dp_event, ra = _dpa()
     acc = ra.RdpAccountant()
-    acc.compose(dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))), STEPS))
+    acc.compose(
+        dp_event.SelfComposedDpEvent(
+            dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))), STEPS
+        )
+    )
     eps, order = acc.get_epsilon_and_optimal_order(float(DELTA))
     return f"eps = {eps:.8g} (alpha {order})"
 
@@ -178,8 +207,13 @@ def _peer_calibrate(tol: float):
     dp_event, ra = _dpa()
     s = mc.calibrate_dp_mechanism(
         ra.RdpAccountant,
-        lambda s: dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(s)), STEPS),
-        1.0, float(DELTA), tol=tol)
+        lambda s: dp_event.SelfComposedDpEvent(
+            dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(s)), STEPS
+        ),
+        1.0,
+        float(DELTA),
+        tol=tol,
+    )
     return f"sigma = {s:.9g}"
 
 
@@ -197,8 +231,14 @@ def peer_steps():
     dp_event, ra = _dpa()
     n = mc.calibrate_dp_mechanism(
         ra.RdpAccountant,
-        lambda n: dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))), n),
-        1.0, float(DELTA), discrete=True, bracket_interval=mc.LowerEndpointAndGuess(1, 100))
+        lambda n: dp_event.SelfComposedDpEvent(
+            dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))), n
+        ),
+        1.0,
+        float(DELTA),
+        discrete=True,
+        bracket_interval=mc.LowerEndpointAndGuess(1, 100),
+    )
     return f"T = {n}"
 
 
@@ -206,7 +246,11 @@ def peer_events():
     dp_event, ra = _dpa()
     acc = ra.RdpAccountant()
     for s, q in EVENTS_100:
-        acc.compose(dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(float(q), dp_event.GaussianDpEvent(float(s))), 100))
+        acc.compose(
+            dp_event.SelfComposedDpEvent(
+                dp_event.PoissonSampledDpEvent(float(q), dp_event.GaussianDpEvent(float(s))), 100
+            )
+        )
     return f"eps = {acc.get_epsilon(float(DELTA)):.8g}"
 
 
@@ -219,20 +263,27 @@ def peer_autodp():
     from autodp import rdp_acct, rdp_bank
 
     acct = rdp_acct.anaRDPacct()
-    acct.compose_poisson_subsampled_mechanisms(lambda x: rdp_bank.RDP_gaussian({"sigma": float(SIGMA)}, x), float(Q), coeff=STEPS)
+    acct.compose_poisson_subsampled_mechanisms(
+        lambda x: rdp_bank.RDP_gaussian({"sigma": float(SIGMA)}, x), float(Q), coeff=STEPS
+    )
     return f"eps = {acct.get_eps(float(DELTA)):.8g}"
 
 
 def peer_prv():
     from prv_accountant import Accountant
 
-    a = Accountant(noise_multiplier=float(SIGMA), sampling_probability=float(Q), delta=float(DELTA), eps_error=0.01,
-                   max_compositions=STEPS)
-    lo, est, hi = a.compute_epsilon(num_compositions=STEPS)
+    a = Accountant(
+        noise_multiplier=float(SIGMA),
+        sampling_probability=float(Q),
+        delta=float(DELTA),
+        eps_error=0.01,
+        max_compositions=STEPS,
+    )
+    lo, _est, hi = a.compute_epsilon(num_compositions=STEPS)
     return f"PLD eps in [{lo:.5g}, {hi:.5g}]"
 
 
-TASKS = {
+TASKS: dict[str, tuple[Callable[[], str], Any, str | None, float, bool]] = {
     # name: (ours, peer, peer name, target ratio, subprocess task)
     "dpsgd-epsilon": (ours_dpsgd, [(peer_dpsgd, "dp-accounting"), (peer_autodp, "autodp")], None, 0.5, False),
     "rdp-156": (ours_rdp156, peer_rdp156, "dp-accounting", 2.0, False),
@@ -278,7 +329,7 @@ def main(argv=None) -> int:
         return 1
     names = [n for n in TASKS if not args.only or n in args.only]
     print(f"CPU-time medians of {args.repeat} interleaved runs; load average {os.getloadavg()[0]:.1f}")
-    print(f"| task | ours | peer | ratio (target) | our answer | peer's answer |")
+    print("| task | ours | peer | ratio (target) | our answer | peer's answer |")
     print("|---|---|---|---|---|---|")
     for name in names:
         ours, peers, peer_name, target, child = TASKS[name]
@@ -294,7 +345,7 @@ def main(argv=None) -> int:
         reps = args.repeat if name != "rdp-1000" else max(1, min(args.repeat, 3))
         for i in range(reps):
             order = [("o", ours, "")] + [("p", fn, label) for fn, label in peers]
-            for who, fn, label in (order if i % 2 == 0 else order[::-1]):
+            for who, fn, label in order if i % 2 == 0 else order[::-1]:
                 t, out = cpu_time(fn, child)
                 if who == "o":
                     t_o.append(t)
@@ -307,8 +358,10 @@ def main(argv=None) -> int:
         peer_name, mp = min(((label, statistics.median(ts)) for label, ts in t_p.items()), key=lambda t: t[1])
         a_p = a_p[peer_name]
         ok = "ok" if mo / mp <= target else "MISSED"
-        print(f"| {name} | {fmt(mo)} | {fmt(mp)} ({peer_name}) | {mo / mp:.2f}x (<= {target}x, {ok}) | {a_o} | {a_p} |",
-              flush=True)
+        print(
+            f"| {name} | {fmt(mo)} | {fmt(mp)} ({peer_name}) | {mo / mp:.2f}x (<= {target}x, {ok}) | {a_o} | {a_p} |",
+            flush=True,
+        )
     if args.all_peers:
         for label, fn in (("prv-accountant", peer_prv),):
             t, out = cpu_time(fn, False)
@@ -316,8 +369,10 @@ def main(argv=None) -> int:
     for name, fn in SLOW.items():
         if args.slow or (args.only and name in args.only):
             t, out = cpu_time(fn, False)
-            print(f"| {name} (once) | {fmt(t)} | - | target <= 2 s: {'ok' if t <= 2 else 'MISSED'} | {out} | - |",
-                  flush=True)
+            print(
+                f"| {name} (once) | {fmt(t)} | - | target <= 2 s: {'ok' if t <= 2 else 'MISSED'} | {out} | - |",
+                flush=True,
+            )
     return 0
 
 

@@ -11,15 +11,16 @@ line as in the seed's Fig. 3, never a privacy guarantee.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Dict, List, Sequence
+from typing import Any
 
 from flint import arb, ctx
 
-from rigorous_rdp.arith import Certified, refine
-from rigorous_rdp.curves import MinCurve, rdp_curve
 from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant
+from rigorous_rdp.arith import Certified, refine
 from rigorous_rdp.conversion import epsilon_balle
+from rigorous_rdp.curves import MinCurve, rdp_curve
 from rigorous_rdp.subsampling.wang2019 import Wang2019SampledEvent, wang2019_gaussian_lower
 
 SIGMA = 6
@@ -36,8 +37,9 @@ def steps_for(epochs: float, batch: int = BATCH, dataset: int = DATASET) -> int:
 
 def fswor_r1(m: int, sigma=SIGMA, batch=BATCH, dataset=DATASET) -> FixedSizeSampledEvent:
     """FSwoR, replace-one adjacency, Thm. 3.4 with Taylor order m."""
-    return FixedSizeSampledEvent(GaussianEvent(sigma), batch, dataset, replacement=False,
-                                 adjacency=Adjacency.REPLACE_ONE, taylor_order=m)
+    return FixedSizeSampledEvent(
+        GaussianEvent(sigma), batch, dataset, replacement=False, adjacency=Adjacency.REPLACE_ONE, taylor_order=m
+    )
 
 
 def poisson_r1(sigma=SIGMA, batch=BATCH, dataset=DATASET) -> PoissonSampledEvent:
@@ -50,7 +52,7 @@ def wang_upper(sigma=SIGMA, batch=BATCH, dataset=DATASET) -> Wang2019SampledEven
     return Wang2019SampledEvent(GaussianEvent(sigma), batch, dataset)
 
 
-def rdp_upper(event, alphas: Sequence[int], steps: int = 1) -> List[float]:
+def rdp_upper(event, alphas: Sequence[int], steps: int = 1) -> list[float]:
     """Upper ends of the certified RDP enclosures of ``steps`` steps at each order.
 
     Plots show each theorem on its own: where the accountant takes the minimum of
@@ -60,10 +62,14 @@ def rdp_upper(event, alphas: Sequence[int], steps: int = 1) -> List[float]:
     curve = rdp_curve(event)
     if isinstance(curve, MinCurve):
         curve = curve.curves[0]
-    return [refine(lambda prec: steps * curve.certified(Fraction(a)), DIGITS).upper_float() for a in alphas]
+
+    def upper(a: int) -> float:
+        return refine(lambda prec: steps * curve.certified(Fraction(a)), DIGITS).upper_float()
+
+    return [upper(a) for a in alphas]
 
 
-def wang_lower_rdp(alphas: Sequence[int], sigma=SIGMA, batch=BATCH, dataset=DATASET) -> List[float]:
+def wang_lower_rdp(alphas: Sequence[int], sigma=SIGMA, batch=BATCH, dataset=DATASET) -> list[float]:
     """Lower ends of the enclosures of the Wang et al. lower bound (133), one step (rounded down)."""
     q = Fraction(batch, dataset)
     out = []
@@ -77,7 +83,7 @@ def wang_lower_rdp(alphas: Sequence[int], sigma=SIGMA, batch=BATCH, dataset=DATA
     return out
 
 
-def epsilons(event, steps: int, deltas: Sequence[str], conversion: str = "balle") -> Dict[str, object]:
+def epsilons(event, steps: int, deltas: Sequence[str], conversion: str = "balle") -> dict[str, Any]:
     """Certified epsilon (upper ends) and the chosen orders for each delta."""
     acc = RdpAccountant(digits=DIGITS, conversion=conversion).compose(event, steps)
     ups, orders = [], []
@@ -88,8 +94,14 @@ def epsilons(event, steps: int, deltas: Sequence[str], conversion: str = "balle"
     return {"epsilon_upper": ups, "alpha": orders}
 
 
-def epsilon_from_lower_rdp(steps: int, deltas: Sequence[str], alphas: Sequence[int] = tuple(range(2, 257)),
-                           sigma=SIGMA, batch=BATCH, dataset=DATASET) -> Dict[str, object]:
+def epsilon_from_lower_rdp(
+    steps: int,
+    deltas: Sequence[str],
+    alphas: Sequence[int] = tuple(range(2, 257)),
+    sigma=SIGMA,
+    batch=BATCH,
+    dataset=DATASET,
+) -> dict[str, Any]:
     """min over integer orders of the Balle et al. conversion of ``steps`` x (133) (reference only)."""
     q = Fraction(batch, dataset)
     old = ctx.prec
@@ -99,7 +111,7 @@ def epsilon_from_lower_rdp(steps: int, deltas: Sequence[str], alphas: Sequence[i
         eps, orders = [], []
         for d in deltas:
             dd = arb(Fraction(d).numerator) / Fraction(d).denominator
-            vals = [float(epsilon_balle(steps * lo, arb(a), dd).mid()) for a, lo in zip(alphas, lows)]
+            vals = [float(epsilon_balle(steps * lo, arb(a), dd).mid()) for a, lo in zip(alphas, lows, strict=True)]
             i = min(range(len(vals)), key=vals.__getitem__)
             eps.append(max(vals[i], 0.0))
             orders.append(int(alphas[i]))

@@ -18,7 +18,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from flint import arb
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from rigorous_rdp.arith import decimal_lower, workprec
 from rigorous_rdp.subsampling.fswr import fswr_lower_rdp
 from rigorous_rdp.subsampling.poisson_gaussian import log_a_integer
@@ -61,9 +62,17 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ax.set_title(r"Thm 3.7 lower bounds, $\sigma = 6$, $q = 0.001$")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    data = {"title": TITLE, "source": SOURCE, "sigma": SIGMA, "q": f"1/{Q_INV}", "t_sets": "fig1",
-            "alphas": list(alphas), "lower_bounds": {str(b): v for b, v in series.items()},
-            "fswor_exact_reference": ref, "note": "certified lower ends of the enclosures"}
+    data = {
+        "title": TITLE,
+        "source": SOURCE,
+        "sigma": SIGMA,
+        "q": f"1/{Q_INV}",
+        "t_sets": "fig1",
+        "alphas": list(alphas),
+        "lower_bounds": {str(b): v for b, v in series.items()},
+        "fswor_exact_reference": ref,
+        "note": "certified lower ends of the enclosures",
+    }
     return save_figure(fig, data, out_dir, ID)
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-fig10"
@@ -60,23 +61,39 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         ax.set_title(f"({panel}) \u03c3 = {sigma:g}, |B| = {batch}, q = {batch}/{D.N_TRAIN}", fontsize=10)
         if k % ncol:
             ax.set_ylabel("")
-        out.append({
-            "panel": panel, "sigma": sigma, "batch_size": batch, "steps": epochs * cfg.steps_per_epoch,
-            "accuracy": {s: {kk: results[s][kk] for kk in ("mean", "std", "final_mean", "final_std")}
-                         for s in results},
-            "epsilon": eps,
-            "train_seconds": sum(results[s]["seconds"] for s in results),
-        })
-    fig.suptitle(f"Birrell et al. Fig. 10, {D.SCALED_NOTE}\n(a) varying \u03c3 at |B| = {BATCH_DEFAULT}; "
-                 f"(b) varying |B| at \u03c3 = {SIGMA_DEFAULT:g}; C = {CLIP:g}, lr = {LR:g}, {epochs} epochs, "
-                 f"mean \u00b1 3 sd over {len(seeds)} seeds; \u03b5 at \u03b4 = {DELTA} (certified upper)"
-                 + (" [--fast]" if fast else ""), fontsize=10)
+        out.append(
+            {
+                "panel": panel,
+                "sigma": sigma,
+                "batch_size": batch,
+                "steps": epochs * cfg.steps_per_epoch,
+                "accuracy": {
+                    s: {kk: results[s][kk] for kk in ("mean", "std", "final_mean", "final_std")} for s in results
+                },
+                "epsilon": eps,
+                "train_seconds": sum(results[s]["seconds"] for s in results),
+            }
+        )
+    fig.suptitle(
+        f"Birrell et al. Fig. 10, {D.SCALED_NOTE}\n(a) varying \u03c3 at |B| = {BATCH_DEFAULT}; "
+        f"(b) varying |B| at \u03c3 = {SIGMA_DEFAULT:g}; C = {CLIP:g}, lr = {LR:g}, {epochs} epochs, "
+        f"mean \u00b1 3 sd over {len(seeds)} seeds; \u03b5 at \u03b4 = {DELTA} (certified upper)"
+        + (" [--fast]" if fast else ""),
+        fontsize=10,
+    )
     fig.tight_layout()
     data = {
         "scaled_down": True,
         "fast": fast,
-        "params": {"clip": CLIP, "lr": LR, "epochs": epochs, "seeds": list(seeds), "dataset_size": D.N_TRAIN,
-                   "delta": DELTA, "band": "mean +- 3 sd"},
+        "params": {
+            "clip": CLIP,
+            "lr": LR,
+            "epochs": epochs,
+            "seeds": list(seeds),
+            "dataset_size": D.N_TRAIN,
+            "delta": DELTA,
+            "band": "mean +- 3 sd",
+        },
         "configs": out,
     }
     return save_figure(fig, data, out_dir, ID)

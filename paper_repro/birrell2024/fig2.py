@@ -16,7 +16,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from paper_repro.birrell2024 import _privacy_curves as P
 
 ID = "birrell2024-fig2"
@@ -34,24 +35,34 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     curves["wang_upper"] = P.rdp_upper(P.wang_upper(), alphas)
     curves["wang_lower"] = P.wang_lower_rdp(alphas)
     fig, ax = plt.subplots(figsize=(7.5, 5))
-    for m, c in zip(M_VALUES, ("tab:red", "tab:blue", "tab:green", "tab:purple")):
+    for m, c in zip(M_VALUES, ("tab:red", "tab:blue", "tab:green", "tab:purple"), strict=True):
         ax.plot(alphas, curves[f"thm3.4_m{m}"], color=c, lw=1.5, label=f"Thm 3.4, m = {m}")
     ax.plot(alphas, curves["wang_upper"], "k--", lw=1.5, label="Wang et al. (2019) upper bound")
-    ax.plot(alphas, curves["wang_lower"], "o", mfc="none", color="k", ms=4,
-            markevery=max(1, len(alphas) // 40), label="Wang et al. (2019) lower bound")
+    ax.plot(
+        alphas,
+        curves["wang_lower"],
+        "o",
+        mfc="none",
+        color="k",
+        ms=4,
+        markevery=max(1, len(alphas) // 40),
+        label="Wang et al. (2019) lower bound",
+    )
     ax.axvline(63, ls=":", color="0.5", lw=1, label="largest default order of Opacus (63)")
     ax.set_yscale("log")
     ax.set_xlabel("order \u03b1")
     ax.set_ylabel("RDP \u03b5(\u03b1) of one step (replace-one)")
-    ax.set_title(f"Birrell et al. Fig. 2: \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}"
-                 + (" [--fast]" if fast else ""), fontsize=10)
+    ax.set_title(
+        f"Birrell et al. Fig. 2: \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}"
+        + (" [--fast]" if fast else ""),
+        fontsize=10,
+    )
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    ratio = {a: u / l for a, u, l in zip(alphas, curves["wang_upper"], curves["thm3.4_m4"])}
-    gap = {a: u / l - 1 for a, u, l in zip(alphas, curves["thm3.4_m4"], curves["wang_lower"])}
+    ratio = {a: u / lo for a, u, lo in zip(alphas, curves["wang_upper"], curves["thm3.4_m4"], strict=True)}
+    gap = {a: u / lo - 1 for a, u, lo in zip(alphas, curves["thm3.4_m4"], curves["wang_lower"], strict=True)}
     data = {
-        "params": {"sigma": P.SIGMA, "batch_size": P.BATCH, "dataset_size": P.DATASET, "steps": 1,
-                   "m": list(M_VALUES)},
+        "params": {"sigma": P.SIGMA, "batch_size": P.BATCH, "dataset_size": P.DATASET, "steps": 1, "m": list(M_VALUES)},
         "alpha": list(alphas),
         "rdp": curves,
         "wang_upper_over_thm34_m4": ratio,

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from paper_repro.birrell2024 import _privacy_curves as P
 
 ID = "birrell2024-fig3"
@@ -40,21 +41,38 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     res["wang_lower_reference"] = P.epsilon_from_lower_rdp(steps, deltas)
     xs = [float(d) for d in deltas]
     fig, ax = plt.subplots(figsize=(7.5, 5))
-    for m, c in zip(M_VALUES, ("tab:red", "tab:blue", "tab:green")):
+    for m, c in zip(M_VALUES, ("tab:red", "tab:blue", "tab:green"), strict=True):
         ax.plot(xs, res[f"thm3.4_m{m}"]["epsilon_upper"], "-", color=c, lw=1.5, label=f"Thm 3.4, m = {m}")
     ax.plot(xs, res["wang_upper"]["epsilon_upper"], "k--", lw=1.5, label="Wang et al. (2019) upper bound")
-    ax.plot(xs, res["wang_lower_reference"]["epsilon"], "o", mfc="none", color="k", ms=6,
-            label="Wang et al. (2019) lower bound (reference)")
+    ax.plot(
+        xs,
+        res["wang_lower_reference"]["epsilon"],
+        "o",
+        mfc="none",
+        color="k",
+        ms=6,
+        label="Wang et al. (2019) lower bound (reference)",
+    )
     ax.set_xscale("log")
     ax.set_xlabel("\u03b4")
     ax.set_ylabel("\u03b5 (replace-one)")
-    ax.set_title(f"Birrell et al. Fig. 3: \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}, "
-                 f"{epochs} epochs = {steps:,} steps" + (" [--fast]" if fast else ""), fontsize=10)
+    ax.set_title(
+        f"Birrell et al. Fig. 3: \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}, "
+        f"{epochs} epochs = {steps:,} steps" + (" [--fast]" if fast else ""),
+        fontsize=10,
+    )
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     data = {
-        "params": {"sigma": P.SIGMA, "batch_size": P.BATCH, "dataset_size": P.DATASET, "epochs": epochs,
-                   "steps": steps, "m": list(M_VALUES), "conversion": "balle (Thm 21 of Balle et al. 2020)"},
+        "params": {
+            "sigma": P.SIGMA,
+            "batch_size": P.BATCH,
+            "dataset_size": P.DATASET,
+            "epochs": epochs,
+            "steps": steps,
+            "m": list(M_VALUES),
+            "conversion": "balle (Thm 21 of Balle et al. 2020)",
+        },
         "delta": list(deltas),
         "results": res,
         "fast": fast,

@@ -13,10 +13,12 @@ Fig. 4 (bottom).  Taylor order m = 4 for Thm. 3.4.  Conversion: Balle et al.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from paper_repro.birrell2024 import _privacy_curves as P
 
 ID = "birrell2024-fig4a"
@@ -33,27 +35,36 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     epochs = FAST_EPOCHS if fast else EPOCHS
     steps = [P.steps_for(e) for e in epochs]
     events = {"fswor_thm3.4": P.fswor_r1(M), "wang_upper": P.wang_upper(), "poisson_thmC.9": P.poisson_r1()}
-    res = {k: {"epsilon_upper": [], "alpha": []} for k in events}
+    res: dict[str, dict[str, list[Any]]] = {k: {"epsilon_upper": [], "alpha": []} for k in events}
     for k, ev in events.items():
         for t in steps:
             r = P.epsilons(ev, t, [DELTA])
             res[k]["epsilon_upper"].append(r["epsilon_upper"][0])
             res[k]["alpha"].append(r["alpha"][0])
     fig, ax = plt.subplots(figsize=(7.5, 5))
-    ax.plot(epochs, res["fswor_thm3.4"]["epsilon_upper"], "-o", ms=3, color="tab:blue",
-            label=f"FSwoR, Thm 3.4 (m = {M})")
+    ax.plot(
+        epochs, res["fswor_thm3.4"]["epsilon_upper"], "-o", ms=3, color="tab:blue", label=f"FSwoR, Thm 3.4 (m = {M})"
+    )
     ax.plot(epochs, res["wang_upper"]["epsilon_upper"], "-.s", ms=3, color="k", label="FSwoR, Wang et al. (2019)")
-    ax.plot(epochs, res["poisson_thmC.9"]["epsilon_upper"], "--^", ms=3, color="tab:orange",
-            label="Poisson, Thm C.9")
+    ax.plot(epochs, res["poisson_thmC.9"]["epsilon_upper"], "--^", ms=3, color="tab:orange", label="Poisson, Thm C.9")
     ax.set_xlabel("epoch")
     ax.set_ylabel(f"certified \u03b5 at \u03b4 = {DELTA} (replace-one)")
-    ax.set_title(f"Birrell et al. Fig. 4 (top): \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}"
-                 + (" [--fast]" if fast else ""), fontsize=10)
+    ax.set_title(
+        f"Birrell et al. Fig. 4 (top): \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}"
+        + (" [--fast]" if fast else ""),
+        fontsize=10,
+    )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     data = {
-        "params": {"sigma": P.SIGMA, "batch_size": P.BATCH, "dataset_size": P.DATASET, "delta": DELTA, "m": M,
-                   "conversion": "balle (Thm 21 of Balle et al. 2020)"},
+        "params": {
+            "sigma": P.SIGMA,
+            "batch_size": P.BATCH,
+            "dataset_size": P.DATASET,
+            "delta": DELTA,
+            "m": M,
+            "conversion": "balle (Thm 21 of Balle et al. 2020)",
+        },
         "epochs": list(epochs),
         "steps": steps,
         "results": res,

@@ -16,9 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib.pyplot as plt
-import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-fig4b"
@@ -31,7 +31,7 @@ BATCH = 120
 LR = 0.05
 EPOCHS = 100
 DELTA = "1e-5"
-EPS_EVERY = 10          # epochs between accountant evaluations
+EPS_EVERY = 10  # epochs between accountant evaluations
 FAST_EPOCHS = 5
 FAST_SEEDS = 2
 
@@ -44,7 +44,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         cfg = D.TrainConfig(sampler=s, sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR)
         results[s] = D.run_seeds(cfg, seeds)
     spe = cfg.steps_per_epoch
-    eps_epochs = sorted(set(list(range(EPS_EVERY, epochs + 1, EPS_EVERY)) + [epochs]))
+    eps_epochs = sorted({*range(EPS_EVERY, epochs + 1, EPS_EVERY), epochs})
     eps = D.run_epsilons(SIGMA, BATCH, [e * spe for e in eps_epochs], DELTA)
     eps["epochs"] = eps_epochs
 
@@ -53,8 +53,12 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ax.set_ylim(0, 100)
     ax.legend(loc="lower right", fontsize=8)
     ax.set_title(f"test accuracy, mean \u00b1 3 sd over {len(seeds)} seeds", fontsize=10)
-    styles = {"fswor/replace-one": ("tab:blue", "-"), "fswor/add-remove": ("tab:blue", ":"),
-              "poisson/replace-one": ("tab:orange", "-"), "poisson/add-remove": ("tab:orange", ":")}
+    styles = {
+        "fswor/replace-one": ("tab:blue", "-"),
+        "fswor/add-remove": ("tab:blue", ":"),
+        "poisson/replace-one": ("tab:orange", "-"),
+        "poisson/add-remove": ("tab:orange", ":"),
+    }
     for name, v in eps["epsilon_upper"].items():
         if v:
             c, ls = styles[name]
@@ -65,20 +69,43 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ax2.grid(alpha=0.3)
     ax2.legend(fontsize=8, loc="upper left")
     if eps["unavailable"]:
-        ax2.text(0.98, 0.02, "no certified bound yet:\n" + "\n".join(eps["unavailable"]),
-                 transform=ax2.transAxes, fontsize=7, va="bottom", ha="right", color="0.4")
-    fig.suptitle(f"Birrell et al. Fig. 4 (bottom), {D.SCALED_NOTE}\n"
-                 f"\u03c3={SIGMA:g}, C={CLIP:g}, |B|={BATCH}, q=|B|/N={BATCH}/{D.N_TRAIN}, lr={LR:g}, SGD"
-                 + (" [--fast]" if fast else ""), fontsize=10)
+        ax2.text(
+            0.98,
+            0.02,
+            "no certified bound yet:\n" + "\n".join(eps["unavailable"]),
+            transform=ax2.transAxes,
+            fontsize=7,
+            va="bottom",
+            ha="right",
+            color="0.4",
+        )
+    fig.suptitle(
+        f"Birrell et al. Fig. 4 (bottom), {D.SCALED_NOTE}\n"
+        f"\u03c3={SIGMA:g}, C={CLIP:g}, |B|={BATCH}, q=|B|/N={BATCH}/{D.N_TRAIN}, lr={LR:g}, SGD"
+        + (" [--fast]" if fast else ""),
+        fontsize=10,
+    )
     fig.tight_layout()
     data = {
         "scaled_down": True,
         "fast": fast,
-        "params": {"sigma": SIGMA, "clip": CLIP, "batch_size": BATCH, "dataset_size": D.N_TRAIN, "lr": LR,
-                   "epochs": epochs, "steps_per_epoch": spe, "seeds": list(seeds), "delta": DELTA,
-                   "hidden": 32, "optimizer": "sgd", "band": "mean +- 3 sd"},
-        "accuracy": {s: {k: results[s][k] for k in ("mean", "std", "final_mean", "final_std", "test_acc")}
-                     for s in results},
+        "params": {
+            "sigma": SIGMA,
+            "clip": CLIP,
+            "batch_size": BATCH,
+            "dataset_size": D.N_TRAIN,
+            "lr": LR,
+            "epochs": epochs,
+            "steps_per_epoch": spe,
+            "seeds": list(seeds),
+            "delta": DELTA,
+            "hidden": 32,
+            "optimizer": "sgd",
+            "band": "mean +- 3 sd",
+        },
+        "accuracy": {
+            s: {k: results[s][k] for k in ("mean", "std", "final_mean", "final_std", "test_acc")} for s in results
+        },
         "epsilon": eps,
         "train_seconds": {s: results[s]["seconds"] for s in results},
     }

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-fig5"
@@ -39,12 +41,13 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     epochs = FAST_EPOCHS if fast else EPOCHS
     runs = {}
     for s in ("fswor", "poisson"):
-        cfg = D.TrainConfig(sampler=s, sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR,
-                            seed=SEED, track_memory=True)
+        cfg = D.TrainConfig(
+            sampler=s, sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR, seed=SEED, track_memory=True
+        )
         runs[s] = D.train(cfg)
     q = BATCH / D.N_TRAIN
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-    stats = {}
+    stats: dict[str, Any] = {}
     for s in ("fswor", "poisson"):
         b = np.asarray(runs[s]["batch_sizes"])
         m = np.asarray(runs[s]["peak_bytes"]) / 2**20
@@ -52,12 +55,25 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         z = 3 if s == "fswor" else 2
         axes[0].plot(steps, b, color=D.COLORS[s], lw=1.2, label=D.LABELS[s], zorder=z)
         axes[1].plot(steps, m, color=D.COLORS[s], lw=1.2, label=D.LABELS[s], zorder=z)
-        axes[2].scatter(b, m, s=30 if s == "fswor" else 8, color=D.COLORS[s], alpha=0.8, label=D.LABELS[s],
-                        zorder=z, marker="D" if s == "fswor" else "o")
+        axes[2].scatter(
+            b,
+            m,
+            s=30 if s == "fswor" else 8,
+            color=D.COLORS[s],
+            alpha=0.8,
+            label=D.LABELS[s],
+            zorder=z,
+            marker="D" if s == "fswor" else "o",
+        )
         stats[s] = {
-            "batch_mean": float(b.mean()), "batch_sd": float(b.std(ddof=1)), "batch_min": int(b.min()),
-            "batch_max": int(b.max()), "peak_mib_mean": float(m.mean()), "peak_mib_min": float(m.min()),
-            "peak_mib_max": float(m.max()), "peak_mib_sd": float(m.std(ddof=1)),
+            "batch_mean": float(b.mean()),
+            "batch_sd": float(b.std(ddof=1)),
+            "batch_min": int(b.min()),
+            "batch_max": int(b.max()),
+            "peak_mib_mean": float(m.mean()),
+            "peak_mib_min": float(m.min()),
+            "peak_mib_max": float(m.max()),
+            "peak_mib_sd": float(m.std(ddof=1)),
         }
     stats["poisson_theory"] = {"batch_mean": BATCH, "batch_sd": math.sqrt(D.N_TRAIN * q * (1 - q))}
     stats["max_ratio_poisson_over_fswor"] = stats["poisson"]["peak_mib_max"] / stats["fswor"]["peak_mib_mean"]
@@ -68,27 +84,40 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             ax.axvline(e + 0.5, color="0.85", lw=0.5, zorder=0)
         ax.set_xlabel("training step (grey lines: epochs)")
     axes[0].set_ylabel("minibatch size")
-    axes[0].set_title(f"batch size: Poisson sd {stats['poisson']['batch_sd']:.1f} "
-                      f"(theory {stats['poisson_theory']['batch_sd']:.2f})", fontsize=10)
+    axes[0].set_title(
+        f"batch size: Poisson sd {stats['poisson']['batch_sd']:.1f} (theory {stats['poisson_theory']['batch_sd']:.2f})",
+        fontsize=10,
+    )
     axes[1].set_ylabel("peak traced memory in the step (MiB)")
-    axes[1].set_title(f"memory: FSwoR {stats['fswor']['peak_mib_min']:.3f}-{stats['fswor']['peak_mib_max']:.3f} MiB, "
-                      f"Poisson {stats['poisson']['peak_mib_min']:.3f}-{stats['poisson']['peak_mib_max']:.3f} MiB",
-                      fontsize=10)
+    axes[1].set_title(
+        f"memory: FSwoR {stats['fswor']['peak_mib_min']:.3f}-{stats['fswor']['peak_mib_max']:.3f} MiB, "
+        f"Poisson {stats['poisson']['peak_mib_min']:.3f}-{stats['poisson']['peak_mib_max']:.3f} MiB",
+        fontsize=10,
+    )
     axes[2].set_xlabel("minibatch size")
     axes[2].set_ylabel("peak traced memory (MiB)")
     axes[2].set_title("memory grows with the batch", fontsize=10)
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(f"Birrell et al. Fig. 5, {D.SCALED_NOTE}\n|B|={BATCH}, N={D.N_TRAIN}, {epochs} epochs, "
-                 "memory measured with tracemalloc (per-example gradients materialised)"
-                 + (" [--fast]" if fast else ""), fontsize=10)
+    fig.suptitle(
+        f"Birrell et al. Fig. 5, {D.SCALED_NOTE}\n|B|={BATCH}, N={D.N_TRAIN}, {epochs} epochs, "
+        "memory measured with tracemalloc (per-example gradients materialised)" + (" [--fast]" if fast else ""),
+        fontsize=10,
+    )
     fig.tight_layout()
     data = {
         "scaled_down": True,
         "fast": fast,
-        "params": {"sigma": SIGMA, "clip": CLIP, "batch_size": BATCH, "dataset_size": D.N_TRAIN, "lr": LR,
-                   "epochs": epochs, "seed": SEED},
+        "params": {
+            "sigma": SIGMA,
+            "clip": CLIP,
+            "batch_size": BATCH,
+            "dataset_size": D.N_TRAIN,
+            "lr": LR,
+            "epochs": epochs,
+            "seed": SEED,
+        },
         "batch_sizes": {s: runs[s]["batch_sizes"] for s in runs},
         "peak_bytes": {s: runs[s]["peak_bytes"] for s in runs},
         "stats": stats,

@@ -16,7 +16,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from rigorous_rdp.arith import decimal_lower, workprec
 from rigorous_rdp.subsampling.fswr import fswr_lower_rdp
 
@@ -27,7 +28,7 @@ SOURCE = SEED_FILES["birrell2024"]
 ALPHA = 2
 Q_INV = 1000
 SIGMAS = (1, 2, 4, 6, 8)
-BATCHES = tuple(sorted({int(round(x)) for x in np.geomspace(1, 2000, 45)}))
+BATCHES = tuple(sorted({round(x) for x in np.geomspace(1, 2000, 45)}))
 FAST_BATCHES = (1, 3, 10, 30, 100, 300, 1000)
 PREC = 128
 
@@ -51,8 +52,15 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ax.set_title(r"Thm 3.7 at $\alpha = 2$ (exact), $q = 0.001$")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    data = {"title": TITLE, "source": SOURCE, "alpha": ALPHA, "q": f"1/{Q_INV}", "batch_sizes": list(batches),
-            "lower_bounds": {str(s): v for s, v in series.items()}, "note": "certified lower ends"}
+    data = {
+        "title": TITLE,
+        "source": SOURCE,
+        "alpha": ALPHA,
+        "q": f"1/{Q_INV}",
+        "batch_sizes": list(batches),
+        "lower_bounds": {str(s): v for s, v in series.items()},
+        "note": "certified lower ends",
+    }
     return save_figure(fig, data, out_dir, ID)
 
 

@@ -24,7 +24,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec
 from rigorous_rdp.subsampling.fswr import fswr_lower_rdp, fswr_upper_rdp
 
@@ -71,11 +72,20 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ax.set_title(r"$\sigma = 6$, $|B| = 120$, $|D| = 50000$")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    data = {"title": TITLE, "source": SOURCE, "sigma": SIGMA, "batch_size": BATCH, "dataset_size": N,
-            "alphas_upper": [str(a) for a in alphas_u], "upper": upper,
-            "alphas_lower": list(ALPHAS_LOWER), "lower": lower,
-            "fswor": [v for v, _ in fswor], "fswor_bound": fswor[0][1],
-            "note": "upper: certified upper ends; lower: certified lower ends"}
+    data = {
+        "title": TITLE,
+        "source": SOURCE,
+        "sigma": SIGMA,
+        "batch_size": BATCH,
+        "dataset_size": N,
+        "alphas_upper": [str(a) for a in alphas_u],
+        "upper": upper,
+        "alphas_lower": list(ALPHAS_LOWER),
+        "lower": lower,
+        "fswor": [v for v, _ in fswor],
+        "fswor_bound": fswor[0][1],
+        "note": "upper: certified upper ends; lower: certified lower ends",
+    }
     return save_figure(fig, data, out_dir, ID)
 
 

@@ -33,11 +33,13 @@ error :math:`\sqrt{(m_4 - s^4)/M}` from M draws; the JSON lists the z-scores.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS as SEED_FILES, save_figure
+from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import save_figure
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-variance"
@@ -47,7 +49,7 @@ SOURCE = SEED_FILES["birrell2024"]
 BATCHES = (10, 30, 120, 480, 1200)
 DRAWS = 20000
 CHUNK = 2000
-TRAIN_STEPS = 300        # full-batch gradient descent, non-private, for the "trained" point
+TRAIN_STEPS = 300  # full-batch gradient descent, non-private, for the "trained" point
 TRAIN_LR = 1.0
 SEED = 7
 FAST_BATCHES = (10, 120)
@@ -95,7 +97,7 @@ def _gradients(fast: bool):
     params = [p.copy() for p in params0]
     for _ in range(FAST_TRAIN_STEPS if fast else TRAIN_STEPS):
         mean = D.per_example_grads(params, x, y).mean(axis=0)
-        params = [p - TRAIN_LR * s for p, s in zip(params, D._unflatten(mean, params))]
+        params = [p - TRAIN_LR * s for p, s in zip(params, D._unflatten(mean, params), strict=True)]
     g1 = D.per_example_grads(params, x, y)
     rng = np.random.default_rng(SEED)
     v_rand = rng.normal(size=g0.shape[1])
@@ -124,17 +126,26 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         for b in batches:
             z = sample(a, b, draws, rng)
             th = formulas(a, b)
-            row = {"batch_size": b}
+            row: dict[str, Any] = {"batch_size": b}
             for k in ("P", "R", "B"):
                 v, se = _var_se(z[k])
-                row[k] = {"measured": v, "se": se, "formula": th[k], "z": (v - th[k]) / se if se > 0 else 0.0,
-                          "mean": float(z[k].mean())}
+                row[k] = {
+                    "measured": v,
+                    "se": se,
+                    "formula": th[k],
+                    "z": (v - th[k]) / se if se > 0 else 0.0,
+                    "mean": float(z[k].mean()),
+                }
                 max_abs_z = max(max_abs_z, abs(row[k]["z"]))
             n = len(a)
-            row["ratio_B_over_P"] = {"measured": row["B"]["measured"] / row["P"]["measured"],
-                                     "formula_22": (1 - abar**2 / a2bar) / (1 - 1 / n)}
-            row["ratio_R_over_B"] = {"measured": row["R"]["measured"] / row["B"]["measured"],
-                                     "formula_147": (1 - 1 / n) / (1 - b / n)}
+            row["ratio_B_over_P"] = {
+                "measured": row["B"]["measured"] / row["P"]["measured"],
+                "formula_22": (1 - abar**2 / a2bar) / (1 - 1 / n),
+            }
+            row["ratio_R_over_B"] = {
+                "measured": row["R"]["measured"] / row["B"]["measured"],
+                "formula_147": (1 - 1 / n) / (1 - b / n),
+            }
             rows.append(row)
         out_cases[case] = {"abar": abar, "a2bar": a2bar, "abar2_over_a2bar": abar**2 / a2bar, "rows": rows}
         ax, axr = axes[0, col], axes[1, col]
@@ -142,35 +153,66 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         grid = np.unique(np.concatenate([np.geomspace(min(bs), max(bs), 60), bs])).astype(int)
         for k, dx in (("P", 0.94), ("R", 1.0), ("B", 1.06)):
             ax.plot(grid, [formulas(a, int(bb))[k] for bb in grid], color=colors[k], lw=1, ls="--" if k == "R" else "-")
-            ax.errorbar(bs * dx, [r[k]["measured"] for r in rows], yerr=[2 * r[k]["se"] for r in rows],
-                        fmt="o", ms=4, color=colors[k], label=f"{names[k]}: measured (\u00b12 SE); line: (21)")
+            ax.errorbar(
+                bs * dx,
+                [r[k]["measured"] for r in rows],
+                yerr=[2 * r[k]["se"] for r in rows],
+                fmt="o",
+                ms=4,
+                color=colors[k],
+                label=f"{names[k]}: measured (\u00b12 SE); line: (21)",
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(f"{case}\n$\\bar a^2/\\overline{{a^2}}$ = {abar**2 / a2bar:.3f}", fontsize=10)
         ax.set_ylabel("variance of the minibatch mean")
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7)
-        axr.plot(bs, [r["ratio_B_over_P"]["measured"] for r in rows], "o", color="tab:blue",
-                 label="Var[$Z_B$]/Var[$Z_P$] measured")
+        axr.plot(
+            bs,
+            [r["ratio_B_over_P"]["measured"] for r in rows],
+            "o",
+            color="tab:blue",
+            label="Var[$Z_B$]/Var[$Z_P$] measured",
+        )
         axr.axhline(rows[0]["ratio_B_over_P"]["formula_22"], color="tab:blue", lw=1, label="(22)")
-        axr.plot(bs, [r["ratio_R_over_B"]["measured"] for r in rows], "s", color="tab:green",
-                 label="Var[$Z_R$]/Var[$Z_B$] measured")
-        axr.plot(grid, (1 - 1 / len(a)) / (1 - grid / len(a)), color="tab:green", lw=1, ls="--",
-                 label="(147): (1-1/|D|)/(1-q)")
+        axr.plot(
+            bs,
+            [r["ratio_R_over_B"]["measured"] for r in rows],
+            "s",
+            color="tab:green",
+            label="Var[$Z_R$]/Var[$Z_B$] measured",
+        )
+        axr.plot(
+            grid,
+            (1 - 1 / len(a)) / (1 - grid / len(a)),
+            color="tab:green",
+            lw=1,
+            ls="--",
+            label="(147): (1-1/|D|)/(1-q)",
+        )
         axr.set_xscale("log")
         axr.set_yscale("log")
         axr.set_xlabel("batch size |B|  (|D| = 1440)")
         axr.set_ylabel("variance ratio")
         axr.grid(alpha=0.3, which="both")
         axr.legend(fontsize=7)
-    fig.suptitle("Birrell et al. section 4.1 / App. F: gradient variance of Poisson vs fixed-size minibatches "
-                 f"(scaled-down: digits MLP, {draws} draws per point)" + (" [--fast]" if fast else ""), fontsize=11)
+    fig.suptitle(
+        "Birrell et al. section 4.1 / App. F: gradient variance of Poisson vs fixed-size minibatches "
+        f"(scaled-down: digits MLP, {draws} draws per point)" + (" [--fast]" if fast else ""),
+        fontsize=11,
+    )
     fig.tight_layout()
     data = {
         "scaled_down": True,
         "fast": fast,
-        "params": {"dataset_size": D.N_TRAIN, "batch_sizes": list(batches), "draws": draws, "seed": SEED,
-                   "train_steps": FAST_TRAIN_STEPS if fast else TRAIN_STEPS},
+        "params": {
+            "dataset_size": D.N_TRAIN,
+            "batch_sizes": list(batches),
+            "draws": draws,
+            "seed": SEED,
+            "train_steps": FAST_TRAIN_STEPS if fast else TRAIN_STEPS,
+        },
         "trained_model_test_accuracy": trained_acc,
         "cases": out_cases,
         "max_abs_z": max_abs_z,

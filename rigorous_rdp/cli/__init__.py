@@ -18,18 +18,17 @@ import argparse
 import importlib
 import json
 import sys
-from typing import List, Optional
 
 from ._common import CliError, Parser, run_command
 
 #: the accountant: certified numbers for a mechanism
-ACCOUNTING: List[str] = ["rdp", "epsilon", "delta", "dpsgd", "calibrate", "certify", "verify"]
+ACCOUNTING: list[str] = ["rdp", "epsilon", "delta", "dpsgd", "calibrate", "certify", "verify"]
 #: research: the seeds' figures, claims and open questions, and the peer audit
-RESEARCH: List[str] = ["reproduce", "conjecture", "constant", "routes", "audit"]
-SUBCOMMANDS: List[str] = ACCOUNTING + RESEARCH
+RESEARCH: list[str] = ["reproduce", "conjecture", "constant", "routes", "audit"]
+SUBCOMMANDS: list[str] = ACCOUNTING + RESEARCH
 
 
-def _chosen_command(argv: Optional[List[str]]) -> Optional[str]:
+def _chosen_command(argv: list[str] | None) -> str | None:
     """The subcommand named on the command line (the first argument that is one), if any."""
     for tok in argv or []:
         if tok in SUBCOMMANDS:
@@ -39,7 +38,7 @@ def _chosen_command(argv: Optional[List[str]]) -> Optional[str]:
     return None
 
 
-def build_parser(argv: Optional[List[str]] = None) -> Parser:
+def build_parser(argv: list[str] | None = None) -> Parser:
     """The argument parser.
 
     With ``argv`` naming a subcommand, only that subcommand's module is imported
@@ -66,7 +65,7 @@ def build_parser(argv: Optional[List[str]] = None) -> Parser:
     if chosen is None:
         helps = {a.dest: a.help for a in sub._choices_actions}
         sub._choices_actions = []  # listed below, grouped, instead of one flat list
-        lines: List[str] = []
+        lines: list[str] = []
         for title, names in (("accounting", ACCOUNTING), ("research", RESEARCH)):
             lines.append(f"{title} commands:" if not lines else f"\n{title} commands:")
             lines.extend(f"  {n:<11} {helps.get(n) or ''}" for n in names)
@@ -74,7 +73,7 @@ def build_parser(argv: Optional[List[str]] = None) -> Parser:
     return parser
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
@@ -84,4 +83,4 @@ def main(argv: Optional[List[str]] = None) -> int:
     return run_command(args)
 
 
-__all__ = ["main", "build_parser", "SUBCOMMANDS", "ACCOUNTING", "RESEARCH", "json"]
+__all__ = ["ACCOUNTING", "RESEARCH", "SUBCOMMANDS", "build_parser", "json", "main"]

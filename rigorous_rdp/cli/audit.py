@@ -10,30 +10,38 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Dict
+from typing import Any
 
 from ..research.audit import PEERS, run_audit
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("audit", help="audit installed peer accountants against certified values",
-                       description="Compute epsilon with each installed peer accountant on a grid of DP-SGD "
-                                   "configurations and flag failures and under-reports.")
+    p = sub.add_parser(
+        "audit",
+        help="audit installed peer accountants against certified values",
+        description="Compute epsilon with each installed peer accountant on a grid of DP-SGD "
+        "configurations and flag failures and under-reports.",
+    )
     p.add_argument("--quick", action="store_true", help="small configuration grid (a few seconds)")
-    p.add_argument("--peer", nargs="+", choices=PEERS, metavar="PEER",
-                   help=f"restrict to these peers ({', '.join(PEERS)})")
-    p.add_argument("--dask", default=None, metavar="SPEC",
-                   help="one Dask task per peer: local:N (a LocalCluster with N workers) or a scheduler address")
+    p.add_argument(
+        "--peer", nargs="+", choices=PEERS, metavar="PEER", help=f"restrict to these peers ({', '.join(PEERS)})"
+    )
+    p.add_argument(
+        "--dask",
+        default=None,
+        metavar="SPEC",
+        help="one Dask task per peer: local:N (a LocalCluster with N workers) or a scheduler address",
+    )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text)
 
 
-def _audit_peer(item: Any) -> Dict[str, Any]:
+def _audit_peer(item: Any) -> dict[str, Any]:
     quick, peer = item
     return run_audit(quick=quick, peers=[peer])
 
 
-def _run_dask(args: argparse.Namespace, spec: str) -> Dict[str, Any]:
+def _run_dask(args: argparse.Namespace, spec: str) -> dict[str, Any]:
     """The audit split by peer over a Dask executor, merged into the report of the local run."""
     from ..research.audit import available_peers
     from ..research.parallel import dask_executor, map_ordered
@@ -46,14 +54,14 @@ def _run_dask(args: argparse.Namespace, spec: str) -> Dict[str, Any]:
         parts = map_ordered(_audit_peer, [(args.quick, p) for p in active], executor=ex)
     res = parts[0]
     for part in parts[1:]:
-        for row, other in zip(res["configurations"], part["configurations"]):
+        for row, other in zip(res["configurations"], part["configurations"], strict=True):
             row["peers"].update(other["peers"])
         res["flags"] += part["flags"]
     res["dask"] = spec
     return res
 
 
-def run(args: argparse.Namespace) -> Dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..research.parallel import validate_dask
 
     spec = validate_dask(args.dask)
@@ -71,17 +79,22 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
         def progress(name: str) -> None:
             bar.update(1)
             bar.set_postfix_str(name)
+
     try:
         res = run_audit(quick=args.quick, peers=args.peer, progress=progress)
     finally:
         if bar is not None:
             bar.close()
-    res["command"] = "rigorous-rdp audit" + (" --quick" if args.quick else "") + \
-        (" --peer " + " ".join(args.peer) if args.peer else "") + " --json"
+    res["command"] = (
+        "rigorous-rdp audit"
+        + (" --quick" if args.quick else "")
+        + (" --peer " + " ".join(args.peer) if args.peer else "")
+        + " --json"
+    )
     return res
 
 
-def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     if not res["configurations"]:
         return res.get("message", "nothing to audit")
     lines = []
@@ -90,8 +103,10 @@ def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
         ours = row["ours"]
         head = f"{c['name']}: q={c['q']} sigma={c['sigma']} steps={c['steps']} delta={c['delta']} ({c['sampling']})"
         if "epsilon_same_grid" in ours:
-            head += (f"  ours (same grid) <= {ours['epsilon_same_grid']['upper']}, "
-                     f"ours (continuous) <= {ours['epsilon_best']['upper']}")
+            head += (
+                f"  ours (same grid) <= {ours['epsilon_same_grid']['upper']}, "
+                f"ours (continuous) <= {ours['epsilon_best']['upper']}"
+            )
         else:
             head += f"  ours: {ours.get('reason')}"
         lines.append(head)

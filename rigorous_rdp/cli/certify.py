@@ -10,20 +10,31 @@ from __future__ import annotations
 
 import argparse
 from fractions import Fraction
-from typing import Any, Dict
+from typing import Any
 
 from ..certificate import make_certificate, write_certificate
 from ..pld import cli_support as pld_cli
 from ..pld.certificate_support import make_pld_certificate
-from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event, fmt_interval,
-                      orders_option, parse_digits, parse_steps)
+from ._common import (
+    add_bound_options,
+    add_mechanism_options,
+    add_output_options,
+    build_event,
+    fmt_interval,
+    orders_option,
+    parse_digits,
+    parse_steps,
+)
 from .epsilon import add_accounting_options
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("certify", help="write a JSON certificate of a certified epsilon",
-                       description="Certify epsilon of T composed steps at a target delta and write a JSON "
-                                   "certificate (checked independently by 'rigorous-rdp verify').")
+    p = sub.add_parser(
+        "certify",
+        help="write a JSON certificate of a certified epsilon",
+        description="Certify epsilon of T composed steps at a target delta and write a JSON "
+        "certificate (checked independently by 'rigorous-rdp verify').",
+    )
     add_mechanism_options(p)
     add_bound_options(p)
     add_accounting_options(p)
@@ -34,20 +45,34 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run, text=text)
 
 
-def run(args: argparse.Namespace) -> Dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     digits = parse_digits(args)
     steps = parse_steps(args.steps)
     event = build_event(args)
     if not str(args.out).strip():
         raise ValueError("--out must be a file name. Found ''.")
     method = pld_cli.method_of(args)
-    rdp = lambda: make_certificate(event, steps, args.delta, orders=orders_option(args.alpha),  # noqa: E731
-                                   continuous=not args.no_continuous, conversion=args.conversion, digits=digits)
-    pld = lambda: make_pld_certificate(event, steps, args.delta, width=args.width)  # noqa: E731
-    if method == "best":  # the certificate with the smaller certified upper end
-        cert = min((rdp(), pld()), key=lambda c: Fraction(c["epsilon"]["upper"]))
-    else:
-        cert = {"rdp": rdp, "pld": pld}[method]()
+
+    def rdp() -> dict[str, Any]:
+        return make_certificate(
+            event,
+            steps,
+            args.delta,
+            orders=orders_option(args.alpha),
+            continuous=not args.no_continuous,
+            conversion=args.conversion,
+            digits=digits,
+        )
+
+    def pld() -> dict[str, Any]:
+        return make_pld_certificate(event, steps, args.delta, width=args.width)
+
+    # best: the certificate with the smaller certified upper end
+    cert = (
+        min((rdp(), pld()), key=lambda c: Fraction(c["epsilon"]["upper"]))
+        if method == "best"
+        else {"rdp": rdp, "pld": pld}[method]()
+    )
     try:
         write_certificate(cert, args.out)
     except ValueError as exc:
@@ -55,16 +80,33 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     except OSError as exc:
         raise ValueError(f"--out cannot be written: {exc.strerror} ({args.out}).") from None
     if cert["method"].get("kind") == "pld":
-        return {"certificate": args.out, "epsilon": cert["epsilon"], "method": "pld", "pld": cert["method"],
-                "delta": cert["inputs"]["delta"], "steps": steps, "sha256": cert["sha256"]}
-    return {"certificate": args.out, "epsilon": cert["epsilon"], "alpha": cert["method"]["order"],
-            "conversion": cert["method"]["conversion"], "delta": cert["inputs"]["delta"], "steps": steps,
-            "sha256": cert["sha256"]}
+        return {
+            "certificate": args.out,
+            "epsilon": cert["epsilon"],
+            "method": "pld",
+            "pld": cert["method"],
+            "delta": cert["inputs"]["delta"],
+            "steps": steps,
+            "sha256": cert["sha256"],
+        }
+    return {
+        "certificate": args.out,
+        "epsilon": cert["epsilon"],
+        "alpha": cert["method"]["order"],
+        "conversion": cert["method"]["conversion"],
+        "delta": cert["inputs"]["delta"],
+        "steps": steps,
+        "sha256": cert["sha256"],
+    }
 
 
-def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     if res.get("method") == "pld":
-        return (f"wrote {res['certificate']}: epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta} "
-                f"after {res['steps']} steps (pld bracket, grid {res['pld']['grid_width']}); sha256 {res['sha256'][:16]}...")
-    return (f"wrote {res['certificate']}: epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta} "
-            f"after {res['steps']} steps (order {res['alpha']}, {res['conversion']}); sha256 {res['sha256'][:16]}...")
+        return (
+            f"wrote {res['certificate']}: epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta} "
+            f"after {res['steps']} steps (pld bracket, grid {res['pld']['grid_width']}); sha256 {res['sha256'][:16]}..."
+        )
+    return (
+        f"wrote {res['certificate']}: epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta} "
+        f"after {res['steps']} steps (order {res['alpha']}, {res['conversion']}); sha256 {res['sha256'][:16]}..."
+    )

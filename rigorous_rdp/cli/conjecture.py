@@ -3,32 +3,46 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict
+from typing import Any
 
 from ..arith import parse_rational
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
-        "conjecture", help="probe Conjecture 1 of the blog post (part 2) on exact Gaussian-mixture laws",
-        description=("Compare D_lambda(p||q) for subsampled Gaussian mechanisms on neighbouring datasets with "
-                     "D_lambda(r mu_1 + (1-r) mu_0 || mu_0) over random, locally optimised datasets of one model "
-                     "and dimension; the worst configuration gets a certified enclosure and every candidate "
-                     "violation a certified lower bound. Models: range (fixed-size without replacement, "
-                     "replace-one, row values in a set of diameter <= 1), clip (same sampling, row values in the "
-                     "ball of radius 1/2), poisson (Poisson sampling, add/remove, row values in the unit ball)."))
+        "conjecture",
+        help="probe Conjecture 1 of the blog post (part 2) on exact Gaussian-mixture laws",
+        description=(
+            "Compare D_lambda(p||q) for subsampled Gaussian mechanisms on neighbouring datasets with "
+            "D_lambda(r mu_1 + (1-r) mu_0 || mu_0) over random, locally optimised datasets of one model "
+            "and dimension; the worst configuration gets a certified enclosure and every candidate "
+            "violation a certified lower bound. Models: range (fixed-size without replacement, "
+            "replace-one, row values in a set of diameter <= 1), clip (same sampling, row values in the "
+            "ball of radius 1/2), poisson (Poisson sampling, add/remove, row values in the unit ball)."
+        ),
+    )
     p.add_argument("--model", default="range", metavar="M", help="range | clip | poisson (default range)")
     p.add_argument("--dim", default="1", metavar="D", help="dimension of the row values: 1, 2 or 3 (default 1)")
     p.add_argument("--trials", required=True, metavar="N", help="number of random starts (integer >= 1)")
     p.add_argument("--seed", default="0", metavar="S", help="random seed (integer >= 0, default 0)")
     p.add_argument("--jobs", default="1", metavar="J", help="local worker processes (default 1)")
-    p.add_argument("--dask", default=None, metavar="SPEC",
-                   help="run the trials on Dask: local:N starts a LocalCluster with N workers, "
-                        "or the address of a running scheduler (tcp://host:8786)")
-    p.add_argument("--steps", default="12", metavar="K", help="local-search steps per trial (default 12; 0 = random only)")
-    p.add_argument("--out", default=None, metavar="FILE",
-                   help="write a certificate that 'rigorous-rdp verify' re-checks: of the largest proven violation, "
-                        "else (1-d) of LHS <= RHS at the worst configuration")
+    p.add_argument(
+        "--dask",
+        default=None,
+        metavar="SPEC",
+        help="run the trials on Dask: local:N starts a LocalCluster with N workers, "
+        "or the address of a running scheduler (tcp://host:8786)",
+    )
+    p.add_argument(
+        "--steps", default="12", metavar="K", help="local-search steps per trial (default 12; 0 = random only)"
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="write a certificate that 'rigorous-rdp verify' re-checks: of the largest proven violation, "
+        "else (1-d) of LHS <= RHS at the worst configuration",
+    )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text, option_names=_OPTIONS)
 
@@ -43,7 +57,7 @@ def _int(value: str, name: str, low: int) -> int:
 _OPTIONS = ("trials", "seed", "jobs", "steps", "model", "dim", "dask", "out")
 
 
-def run(args: argparse.Namespace) -> Dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..research.conjecture import MODELS, probe
     from ..research.parallel import dask_executor, validate_dask, validate_jobs
 
@@ -57,8 +71,16 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     jobs = validate_jobs(args.jobs)
     spec = validate_dask(args.dask)
     with dask_executor(spec) as ex:
-        res = probe(trials, seed, model=args.model, dim=int(args.dim), jobs=jobs, executor=ex, steps=steps,
-                    progress=not args.json)
+        res = probe(
+            trials,
+            seed,
+            model=args.model,
+            dim=int(args.dim),
+            jobs=jobs,
+            executor=ex,
+            steps=steps,
+            progress=not args.json,
+        )
     out = res.to_json()
     if args.out is not None:
         out["certificate"] = _write_certificate(res, args.out)
@@ -67,7 +89,7 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     return out
 
 
-def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     w = res["worst"]
     lines = [
         f"Conjecture 1 probe, model {res['model']}, dimension {res['dim']}: {res['trials']} trials "
@@ -82,12 +104,15 @@ def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
     lines.append(f"  float screen: {res['screens_per_second']:.1f} configurations/s; total {res['seconds']:.1f} s")
     cert = res.get("certificate")
     if cert is not None:
-        lines.append(f"  certificate ({cert['kind']}) written to {cert['file']}" if cert["written"]
-                     else f"  no certificate written: {cert['reason']}")
+        lines.append(
+            f"  certificate ({cert['kind']}) written to {cert['file']}"
+            if cert["written"]
+            else f"  no certificate written: {cert['reason']}"
+        )
     return "\n".join(lines)
 
 
-def _write_certificate(res: Any, path: str) -> Dict[str, Any]:
+def _write_certificate(res: Any, path: str) -> dict[str, Any]:
     from ..certificate import write_certificate
     from ..research.conjecture_certificate import make_holds_certificate, make_violation_certificate
 

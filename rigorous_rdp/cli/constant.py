@@ -4,22 +4,31 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, Dict
+from fractions import Fraction
+from typing import Any, cast
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
-        "constant", help="certified C(c1, c2) of Claim 26: sup over sigma of G_lambda(r mu1 + (1-r) mu0 || mu0)",
-        description=("Certified enclosure of C(c1, c2) = sup over sigma >= sigma-min of "
-                     "G_lambda(r mu_1 + (1-r) mu_0 || mu_0) with r <= c1/sigma and real orders lambda <= c2 sigma^2: "
-                     "cells up to a cut, a proven analytic majorant beyond it (sigma up to infinity). "
-                     "--sigma-max restricts to a finite range; --table writes the table for c1, c2 in "
-                     "{0.25, 0.5, 1, 2}."))
+        "constant",
+        help="certified C(c1, c2) of Claim 26: sup over sigma of G_lambda(r mu1 + (1-r) mu0 || mu0)",
+        description=(
+            "Certified enclosure of C(c1, c2) = sup over sigma >= sigma-min of "
+            "G_lambda(r mu_1 + (1-r) mu_0 || mu_0) with r <= c1/sigma and real orders lambda <= c2 sigma^2: "
+            "cells up to a cut, a proven analytic majorant beyond it (sigma up to infinity). "
+            "--sigma-max restricts to a finite range; --table writes the table for c1, c2 in "
+            "{0.25, 0.5, 1, 2}."
+        ),
+    )
     p.add_argument("--c1", default=None, metavar="C1", help="c1 > 0 (r = c1 / sigma)")
     p.add_argument("--c2", default=None, metavar="C2", help="c2 > 0 (lambda = c2 sigma^2)")
     p.add_argument("--sigma-min", default=None, metavar="S", help="smallest sigma (default max(c1, sqrt(2/c2)))")
-    p.add_argument("--sigma-max", default=None, metavar="S", help="finite range [sigma-min, S] instead of the whole range")
-    p.add_argument("--integer", action="store_true", help="integer orders lambda = floor(c2 sigma^2) (needs --sigma-max)")
+    p.add_argument(
+        "--sigma-max", default=None, metavar="S", help="finite range [sigma-min, S] instead of the whole range"
+    )
+    p.add_argument(
+        "--integer", action="store_true", help="integer orders lambda = floor(c2 sigma^2) (needs --sigma-max)"
+    )
     p.add_argument("--max-cells", default="3000", metavar="K", help="cells of the branch and bound (default 3000)")
     p.add_argument("--table", action="store_true", help="certified table for c1, c2 in {0.25, 0.5, 1, 2}")
     p.add_argument("--out", default=None, metavar="FILE", help="with --table: also write the table (JSON) to FILE")
@@ -41,7 +50,7 @@ def _cells(value: str) -> int:
     return int(f)
 
 
-def run(args: argparse.Namespace) -> Dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..arith import decimal_upper, to_arb, workprec
     from ..research.constant import constant_json, constant_sup, constant_table, constant_whole_range
     from ..research.parallel import dask_executor, validate_dask, validate_jobs
@@ -68,30 +77,39 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
             raise ValueError("integer needs --sigma-max (the whole range is computed for real orders).")
         res = constant_whole_range(args.c1, args.c2, sigma_min=args.sigma_min, max_cells=cells)
         js = constant_json(res, args.c1, args.c2)
+        smin = cast(Fraction, res["sigma_min"])  # constant_whole_range documents it as a Fraction
         with workprec(64):
-            js["sigma_range"] = [decimal_upper(to_arb(res["sigma_min"]), 12), "inf"]
+            js["sigma_range"] = [decimal_upper(to_arb(smin), 12), "inf"]
         return js
-    res = constant_sup(args.c1, args.c2, sigma_min=args.sigma_min, sigma_max=args.sigma_max, integer=args.integer,
-                       max_cells=cells)
+    sup = constant_sup(
+        args.c1, args.c2, sigma_min=args.sigma_min, sigma_max=args.sigma_max, integer=args.integer, max_cells=cells
+    )
     with workprec(64):
-        lo = decimal_upper(to_arb(res.sigma_min), 12)
+        lo = decimal_upper(to_arb(sup.sigma_min), 12)
     return {
-        "C": res.value.to_json(12), "sigma_range": [lo, str(res.sigma_max)],
-        "argmax_sigma": f"{float(res.sigma_argmax):.12g}",
-        "c1": str(args.c1), "c2": str(args.c2),
-        "orders": "integer floor(c2 sigma^2)" if res.integer else "real c2 sigma^2",
-        "cells": res.cells, "G_at_sigma_max": res.at_sigma_max.to_json(12),
-        "limit_sigma_to_infinity": res.limit.to_json(12),
+        "C": sup.value.to_json(12),
+        "sigma_range": [lo, str(sup.sigma_max)],
+        "argmax_sigma": f"{float(sup.sigma_argmax):.12g}",
+        "c1": str(args.c1),
+        "c2": str(args.c2),
+        "orders": "integer floor(c2 sigma^2)" if sup.integer else "real c2 sigma^2",
+        "cells": sup.cells,
+        "G_at_sigma_max": sup.at_sigma_max.to_json(12),
+        "limit_sigma_to_infinity": sup.limit.to_json(12),
         "note": "C is the supremum over the finite range [sigma-min, sigma-max] only",
     }
 
 
-def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     if "table" in res:
         lines = ["C(c1, c2), sigma from its minimum to infinity, real orders (certified):"]
         for r in res["table"]:
-            lines.append(f"  c1={r['c1']:>4} c2={r['c2']:>4}: [{r['C']['lower']}, {r['C']['upper']}] "
-                         f"(argmax sigma {r['argmax_sigma']}, rel. width {r['relative_width']})")
+            lines.append(
+                f"  c1={r['c1']:>4} c2={r['c2']:>4}: [{r['C']['lower']}, {r['C']['upper']}] "
+                f"(argmax sigma {r['argmax_sigma']}, rel. width {r['relative_width']})"
+            )
         return "\n".join(lines)
-    return (f"C(c1={res['c1']}, c2={res['c2']}) over sigma in [{res['sigma_range'][0]}, {res['sigma_range'][1]}] "
-            f"({res['orders']}): [{res['C']['lower']}, {res['C']['upper']}] at sigma = {res['argmax_sigma']}")
+    return (
+        f"C(c1={res['c1']}, c2={res['c2']}) over sigma in [{res['sigma_range'][0]}, {res['sigma_range'][1]}] "
+        f"({res['orders']}): [{res['C']['lower']}, {res['C']['upper']}] at sigma = {res['argmax_sigma']}"
+    )

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict
+from typing import Any
 
 from ..pld import cli_support as pld_cli
-from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event, fmt_interval,
-                      mechanism_json, parse_digits, parse_steps)
+from ._common import (
+    add_bound_options,
+    add_mechanism_options,
+    add_output_options,
+    build_event,
+    fmt_interval,
+    mechanism_json,
+    parse_digits,
+    parse_steps,
+)
 from .epsilon import accountant_from_args, add_accounting_options
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("delta", help="certified delta after T steps at a target epsilon",
-                       description="Certified delta of T composed steps for a target epsilon, optimised over orders.")
+    p = sub.add_parser(
+        "delta",
+        help="certified delta after T steps at a target epsilon",
+        description="Certified delta of T composed steps for a target epsilon, optimised over orders.",
+    )
     add_mechanism_options(p)
     add_bound_options(p)
     add_accounting_options(p)
@@ -23,7 +34,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run, text=text)
 
 
-def run(args: argparse.Namespace) -> Dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     method = pld_cli.method_of(args)
     rdp = lambda: accountant_from_args(args).get_delta_and_order(args.epsilon).to_json()  # noqa: E731
     pld = lambda: pld_cli.pld_delta(build_event(args), parse_steps(args.steps), args.epsilon, args)  # noqa: E731
@@ -32,8 +43,10 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     return res
 
 
-def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     if res.get("method") in ("pld", "best"):
         return pld_cli.text_line(res, "delta") + f"\n  epsilon = {args.epsilon}, steps = {res['steps']}"
-    return (f"delta = {fmt_interval(res['delta'])}  (certified; rely on the upper end {res['delta']['upper']})\n"
-            f"  epsilon = {args.epsilon}, steps = {res['steps']}, order alpha = {res['alpha']}, conversion = {res['conversion']}")
+    return (
+        f"delta = {fmt_interval(res['delta'])}  (certified; rely on the upper end {res['delta']['upper']})\n"
+        f"  epsilon = {args.epsilon}, steps = {res['steps']}, order alpha = {res['alpha']}, conversion = {res['conversion']}"
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from fractions import Fraction
-from typing import Any, Dict
+from typing import Any
 
 from ..accountant import RdpAccountant
 from ..arith import parse_rational
@@ -30,13 +30,26 @@ def register(sub: Any) -> None:
         description="Certified epsilon of DP-SGD. Defaults: 60000 examples, batch 600 (q = 0.01), "
         "noise multiplier 1.1, 100 epochs, delta 1e-5, Poisson sampling.",
     )
-    p.add_argument("--dataset-size", default=DEFAULTS["dataset_size"], metavar="N", help="training examples (default 60000)")
-    p.add_argument("--batch-size", default=DEFAULTS["batch_size"], metavar="B", help="(expected) batch size (default 600)")
+    p.add_argument(
+        "--dataset-size", default=DEFAULTS["dataset_size"], metavar="N", help="training examples (default 60000)"
+    )
+    p.add_argument(
+        "--batch-size", default=DEFAULTS["batch_size"], metavar="B", help="(expected) batch size (default 600)"
+    )
     p.add_argument("--sigma", default=DEFAULTS["sigma"], metavar="S", help="noise multiplier > 0 (default 1.1)")
-    p.add_argument("--epochs", default=DEFAULTS["epochs"], metavar="E", help="epochs > 0 (default 100); steps = ceil(E * N / B)")
+    p.add_argument(
+        "--epochs", default=DEFAULTS["epochs"], metavar="E", help="epochs > 0 (default 100); steps = ceil(E * N / B)"
+    )
     p.add_argument("--delta", default=DEFAULTS["delta"], metavar="D", help="target delta in (0, 1) (default 1e-5)")
-    p.add_argument("--sampling", default="poisson", choices=("poisson", "fswor", "fswr"), help="minibatch sampling (default poisson)")
-    p.add_argument("--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)")
+    p.add_argument(
+        "--sampling",
+        default="poisson",
+        choices=("poisson", "fswor", "fswr"),
+        help="minibatch sampling (default poisson)",
+    )
+    p.add_argument(
+        "--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)"
+    )
     pld_cli.add_method_options(p)
     add_output_options(p)
     p.set_defaults(func=run, text=text)
@@ -46,7 +59,7 @@ def _positive_int(value: str, name: str) -> int:
     return integer_at_least(value, name, 1)
 
 
-def run(args: argparse.Namespace) -> Dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     n = _positive_int(args.dataset_size, "dataset-size")
     b = _positive_int(args.batch_size, "batch-size")
     if b > n:
@@ -57,34 +70,50 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     steps = -((-epochs * n) // b)  # ceil
     steps = int(steps)
     fixed = args.sampling != "poisson"
-    event = sampled_event(GaussianEvent(args.sigma), args.sampling, adjacency=args.adjacency,
-                          sampling_probability=None if fixed else Fraction(b, n),
-                          batch_size=b if fixed else None, dataset_size=n if fixed else None)
+    event = sampled_event(
+        GaussianEvent(args.sigma),
+        args.sampling,
+        adjacency=args.adjacency,
+        sampling_probability=None if fixed else Fraction(b, n),
+        batch_size=b if fixed else None,
+        dataset_size=n if fixed else None,
+    )
     method = pld_cli.method_of(args)
 
-    def rdp() -> Dict[str, Any]:
+    def rdp() -> dict[str, Any]:
         acc = RdpAccountant(digits=parse_digits(args)).compose(event, steps)
         return acc.get_epsilon_and_order(args.delta).to_json()
 
-    def pld() -> Dict[str, Any]:
+    def pld() -> dict[str, Any]:
         return pld_cli.pld_epsilon(event, steps, args.delta, args)
 
     res = {"rdp": rdp, "pld": pld}[method]() if method != "best" else pld_cli.choose_best(rdp, pld, "epsilon")
-    res.update({
-        "steps": steps,
-        "mechanism": {"noise": "gaussian", "sigma": str(args.sigma), "sampling": args.sampling,
-                      "batch_size": b, "dataset_size": n, "adjacency": args.adjacency},
-        "epochs": str(args.epochs),
-    })
+    res.update(
+        {
+            "steps": steps,
+            "mechanism": {
+                "noise": "gaussian",
+                "sigma": str(args.sigma),
+                "sampling": args.sampling,
+                "batch_size": b,
+                "dataset_size": n,
+                "adjacency": args.adjacency,
+            },
+            "epochs": str(args.epochs),
+        }
+    )
     return res
 
 
-def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     m = res["mechanism"]
     if res.get("method") in ("pld", "best"):
-        return (f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
-                f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
-                + pld_cli.text_line(res, "epsilon") + f"\n  delta = {args.delta}")
+        return (
+            f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
+            f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
+            + pld_cli.text_line(res, "epsilon")
+            + f"\n  delta = {args.delta}"
+        )
     return (
         f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
         f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict
+from typing import Any
 
 from ..accountant import RdpAccountant
-from ._common import (add_bound_options, add_mechanism_options, add_output_options, build_event, fmt_interval,
-                      mechanism_json, orders_option, parse_digits)
+from ._common import (
+    add_bound_options,
+    add_mechanism_options,
+    add_output_options,
+    build_event,
+    fmt_interval,
+    mechanism_json,
+    orders_option,
+    parse_digits,
+)
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("rdp", help="certified RDP of one step at orders alpha",
-                       description="Certified enclosure of the RDP epsilon(alpha) of one step of the mechanism.")
+    p = sub.add_parser(
+        "rdp",
+        help="certified RDP of one step at orders alpha",
+        description="Certified enclosure of the RDP epsilon(alpha) of one step of the mechanism.",
+    )
     add_mechanism_options(p)
     add_bound_options(p)
     p.add_argument("--alpha", nargs="+", required=True, metavar="A", help="orders alpha > 1 (exact decimals or ratios)")
@@ -21,7 +32,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run, text=text)
 
 
-def run(args: argparse.Namespace) -> Dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     from ._common import parse_steps
 
     digits = parse_digits(args)
@@ -32,17 +43,24 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     # which bound gave the value at each order (MinCurve components report the winner)
     from ..curves import bound_name
 
-    for r, a in zip(results, orders or []):
+    for r, a in zip(results, orders or [], strict=True):
         names = [bound_name(c, a) for c, _ in acc._active()]
         r["bound"] = names[0] if len(names) == 1 else names
-    return {"results": results, "steps": steps, "mechanism": mechanism_json(args), "digits": digits,
-            "bound": [c.name for c, _ in acc.active_curves()][0] if acc.active_curves() else None,
-            "guarantee": getattr(args, "bound", None) != "lower"}
+    return {
+        "results": results,
+        "steps": steps,
+        "mechanism": mechanism_json(args),
+        "digits": digits,
+        "bound": next(c.name for c, _ in acc.active_curves()) if acc.active_curves() else None,
+        "guarantee": getattr(args, "bound", None) != "lower",
+    }
 
 
-def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
-    lines = [f"RDP of {res['steps']} step(s), certified enclosures (bound: {res['bound']})"
-             + ("" if res.get("guarantee", True) else " -- a LOWER bound, not a privacy guarantee")]
+def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
+    lines = [
+        f"RDP of {res['steps']} step(s), certified enclosures (bound: {res['bound']})"
+        + ("" if res.get("guarantee", True) else " -- a LOWER bound, not a privacy guarantee")
+    ]
     for r in res["results"]:
         won = f"  [{r['bound']}]" if r.get("bound") and r["bound"] != res["bound"] else ""
         lines.append(f"  alpha = {r['alpha']}: {fmt_interval(r['rdp'])}{won}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any
 
 from ..arith import parse_rational
 
@@ -14,15 +14,25 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "reproduce",
         help="regenerate the figures of the source documents into figures/",
-        description=("Run the figure scripts of paper_repro/: each writes <ID>.png and <ID>.json "
-                     "(the plotted numbers). A failing figure is reported and the exit status is 1."),
+        description=(
+            "Run the figure scripts of paper_repro/: each writes <ID>.png and <ID>.json "
+            "(the plotted numbers). A failing figure is reported and the exit status is 1."
+        ),
     )
     p.add_argument("figures", nargs="*", metavar="FIGURE_ID", help="'all' (default) or figure IDs (see --list)")
-    p.add_argument("--out", metavar="DIR", default=None,
-                   help="output directory (default: figures/ of the repository checkout, else ./figures)")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="output directory (default: figures/ of the repository checkout, else ./figures)",
+    )
     p.add_argument("--jobs", default="1", metavar="N", help="number of worker processes (default 1)")
-    p.add_argument("--dask", default=None, metavar="SPEC",
-                   help="run the figures on Dask: local:N (a LocalCluster with N workers) or a scheduler address")
+    p.add_argument(
+        "--dask",
+        default=None,
+        metavar="SPEC",
+        help="run the figures on Dask: local:N (a LocalCluster with N workers) or a scheduler address",
+    )
     p.add_argument("--fast", action="store_true", help="smaller smoke versions of the figures")
     p.add_argument("--list", action="store_true", help="list the figure IDs and exit")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
@@ -37,7 +47,7 @@ def _jobs(value: str) -> int:
     return int(f)
 
 
-def run(args: argparse.Namespace) -> Dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     from .. import reproduce as rep
     from ..research.parallel import dask_executor, map_ordered, validate_dask
 
@@ -76,7 +86,7 @@ def _run_figure(item: Any) -> Any:
     return _run_one(*item)
 
 
-def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     w = max([len(f["id"]) for f in res["figures"]] + [10])
     if args.list:
         return "\n".join(f"{f['id']:<{w}}  {f['source']:<26} {f['title']}" for f in res["figures"])
@@ -87,8 +97,10 @@ def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
         else:
             lines.append(f"{f['id']:<{w}}  FAILED  {f['seconds']:8.1f} s  {f['error']}")
     n_ok = len(res["figures"]) - len(res["failed"])
-    lines.append(f"{n_ok} of {len(res['figures'])} figures written to {res['out_dir']} "
-                 f"in {res['seconds']:.1f} s (sum over figures)")
+    lines.append(
+        f"{n_ok} of {len(res['figures'])} figures written to {res['out_dir']} "
+        f"in {res['seconds']:.1f} s (sum over figures)"
+    )
     if res["failed"]:
         print(f"rigorous-rdp: {len(res['failed'])} figure(s) failed: {', '.join(res['failed'])}", file=sys.stderr)
     return "\n".join(lines)

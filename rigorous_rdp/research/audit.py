@@ -45,18 +45,19 @@ import logging
 import math
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any
 
 from flint import arb
 
 from ..accountant import DEFAULT_ORDERS, RdpAccountant
-from ..arith import decimal_lower, decimal_upper, to_arb, workprec
+from ..arith import decimal_lower, workprec
 from ..curves import rdp_curve
 from ..events import Adjacency, DpEvent, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
 
-__all__ = ["AuditConfig", "PEERS", "available_peers", "audit_configs", "run_audit"]
+__all__ = ["PEERS", "AuditConfig", "audit_configs", "available_peers", "run_audit"]
 
 PEERS = ("dp-accounting", "autodp", "prv-accountant", "opacus")
 _PEER_MODULES = {
@@ -92,19 +93,28 @@ class AuditConfig:
     steps: int
     delta: Fraction
     sampling: str = "poisson"
-    batch_size: Optional[int] = None
-    dataset_size: Optional[int] = None
+    batch_size: int | None = None
+    dataset_size: int | None = None
     why: str = ""
 
     def event(self, adjacency: Adjacency = Adjacency.ADD_REMOVE) -> DpEvent:
         if self.sampling == "poisson":
             return PoissonSampledEvent(GaussianEvent(self.sigma), self.q, adjacency)
-        return FixedSizeSampledEvent(GaussianEvent(self.sigma), self.batch_size, self.dataset_size,
-                                     replacement=False, adjacency=adjacency)
+        if self.batch_size is None or self.dataset_size is None:
+            raise ValueError(f"{self.name}: fixed-size sampling needs batch_size and dataset_size")
+        return FixedSizeSampledEvent(
+            GaussianEvent(self.sigma), self.batch_size, self.dataset_size, replacement=False, adjacency=adjacency
+        )
 
-    def to_json(self) -> Dict[str, Any]:
-        out: Dict[str, Any] = {"name": self.name, "sampling": self.sampling, "q": _ratjson(self.q),
-                               "sigma": _ratjson(self.sigma), "steps": self.steps, "delta": _ratjson(self.delta)}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "sampling": self.sampling,
+            "q": _ratjson(self.q),
+            "sigma": _ratjson(self.sigma),
+            "steps": self.steps,
+            "delta": _ratjson(self.delta),
+        }
         if self.sampling != "poisson":
             out.update(batch_size=self.batch_size, dataset_size=self.dataset_size)
         out["probes"] = self.why
@@ -116,23 +126,45 @@ def _ratjson(x: Fraction) -> Any:
     return f if Fraction(f) == x else f"{x.numerator}/{x.denominator}"
 
 
-def audit_configs(quick: bool = False) -> List[AuditConfig]:
+def audit_configs(quick: bool = False) -> list[AuditConfig]:
     """The configuration grid (``quick``: a small subset for smoke tests)."""
     F = Fraction
     full = [
         AuditConfig("mnist", F(1, 100), F(11, 10), 10000, F(1, 10**5), why="Abadi et al. 2016 MNIST setting"),
-        AuditConfig("small-sigma", F(1, 10), F(1, 2), 100, F(1, 10**5),
-                    why="small sigma: fractional-order series of float accountants diverge"),
+        AuditConfig(
+            "small-sigma",
+            F(1, 10),
+            F(1, 2),
+            100,
+            F(1, 10**5),
+            why="small sigma: fractional-order series of float accountants diverge",
+        ),
         AuditConfig("large-q", F(1, 2), F(2), 10, F(1, 10**5), why="large sampling rate, fractional orders"),
         AuditConfig("tiny-q", F(1, 10**6), F(1), 1000, F(1, 10**5), why="tiny q: RDP near underflow"),
-        AuditConfig("frac-order-precision", F(1, 10**4), F(4, 5), 1, F(1, 10**5),
-                    why="loss of precision at fractional orders (alpha = 10.5)"),
+        AuditConfig(
+            "frac-order-precision",
+            F(1, 10**4),
+            F(4, 5),
+            1,
+            F(1, 10**5),
+            why="loss of precision at fractional orders (alpha = 10.5)",
+        ),
         AuditConfig("many-steps", F(1, 1000), F(4, 5), 10**6, F(1, 10**6), why="one million steps"),
-        AuditConfig("large-sigma-q", F(2, 5), F(12), 1000, F(1, 10**5),
-                    why="alpha * log(1/(1-q)) large at high orders"),
+        AuditConfig(
+            "large-sigma-q", F(2, 5), F(12), 1000, F(1, 10**5), why="alpha * log(1/(1-q)) large at high orders"
+        ),
         AuditConfig("cifar", F(256, 50000), F(1), 20000, F(1, 10**5), why="CIFAR-10 scale DP-SGD"),
-        AuditConfig("fixed-size", F(256, 60000), F(1), 2000, F(1, 10**5), sampling="fswor",
-                    batch_size=256, dataset_size=60000, why="fixed-size sampling without replacement"),
+        AuditConfig(
+            "fixed-size",
+            F(256, 60000),
+            F(1),
+            2000,
+            F(1, 10**5),
+            sampling="fswor",
+            batch_size=256,
+            dataset_size=60000,
+            why="fixed-size sampling without replacement",
+        ),
     ]
     if quick:
         keep = {"mnist", "small-sigma", "frac-order-precision"}
@@ -144,17 +176,17 @@ def _import(name: str):
     return importlib.import_module(_PEER_MODULES[name])
 
 
-def available_peers() -> Dict[str, Optional[str]]:
+def available_peers() -> dict[str, str | None]:
     """``{peer: version or None}``; None when the peer cannot be imported."""
     from importlib import metadata
 
-    out: Dict[str, Optional[str]] = {}
+    out: dict[str, str | None] = {}
     for p in PEERS:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 _import(p)
-        except Exception:  # noqa: BLE001 - any import failure means "not available"
+        except Exception:
             out[p] = None
             continue
         try:
@@ -168,13 +200,14 @@ def available_peers() -> Dict[str, Optional[str]]:
 # our values
 # ---------------------------------------------------------------------------
 
+
 @dataclass
 class _Ours:
     supported: bool
-    same_grid: Optional[Any] = None   # EpsilonResult with the peer-like settings
-    best: Optional[Any] = None        # EpsilonResult with continuous order search
-    rdp_lower: List[Optional[arb]] = field(default_factory=list)  # certified lower of T * rdp at each grid order
-    error: Optional[str] = None
+    same_grid: Any | None = None  # EpsilonResult with the peer-like settings
+    best: Any | None = None  # EpsilonResult with continuous order search
+    rdp_lower: list[arb | None] = field(default_factory=list)  # certified lower of T * rdp at each grid order
+    error: str | None = None
 
 
 def _ours(cfg: AuditConfig, orders: Sequence[Fraction], adjacency: Adjacency) -> _Ours:
@@ -185,9 +218,11 @@ def _ours(cfg: AuditConfig, orders: Sequence[Fraction], adjacency: Adjacency) ->
     try:
         acc.compose(event, cfg.steps)
         same = acc.get_epsilon_and_order(cfg.delta)
-        best = RdpAccountant(continuous=True, conversion="best").compose(event, cfg.steps).get_epsilon_and_order(cfg.delta)
+        best = (
+            RdpAccountant(continuous=True, conversion="best").compose(event, cfg.steps).get_epsilon_and_order(cfg.delta)
+        )
         curve = rdp_curve(event)
-        lows: List[Optional[arb]] = []
+        lows: list[arb | None] = []
         with workprec(128):
             for a in orders:
                 try:
@@ -200,7 +235,7 @@ def _ours(cfg: AuditConfig, orders: Sequence[Fraction], adjacency: Adjacency) ->
         return _Ours(False, error=f"{type(exc).__name__}: {exc}")
 
 
-def _below(peer: float, lower: Optional[arb]) -> bool:
+def _below(peer: float, lower: arb | None) -> bool:
     """True if the float ``peer`` is certainly below the certified lower end."""
     if lower is None or not math.isfinite(peer):
         return False
@@ -217,31 +252,42 @@ def _rel_shortfall(peer: float, lower: arb) -> float:
 # peers
 # ---------------------------------------------------------------------------
 
-def _check_rdp(peer_rdp: Sequence[float], orders: Sequence[Fraction], ours: _Ours, flags: List[str],
-               out: Dict[str, Any]) -> None:
-    dropped = [str(float(a)) for a, r, lo in zip(orders, peer_rdp, ours.rdp_lower)
-               if (not math.isfinite(r)) and lo is not None]
+
+def _check_rdp(
+    peer_rdp: Sequence[float], orders: Sequence[Fraction], ours: _Ours, flags: list[str], out: dict[str, Any]
+) -> None:
+    dropped = [
+        str(float(a))
+        for a, r, lo in zip(orders, peer_rdp, ours.rdp_lower, strict=False)
+        if (not math.isfinite(r)) and lo is not None
+    ]
     if dropped:
         flags.append("dropped-orders")
         out["dropped_orders"] = dropped
-    below = []
-    for a, r, lo in zip(orders, peer_rdp, ours.rdp_lower):
-        if _below(r, lo):
-            below.append({"alpha": float(a), "peer": r, "certified_lower": decimal_lower(lo, 17),
-                          "relative_shortfall": _rel_shortfall(r, lo)})
+    below: list[dict[str, Any]] = []
+    for a, r, lo in zip(orders, peer_rdp, ours.rdp_lower, strict=False):
+        if lo is not None and _below(r, lo):
+            below.append(
+                {
+                    "alpha": float(a),
+                    "peer": r,
+                    "certified_lower": decimal_lower(lo, 17),
+                    "relative_shortfall": _rel_shortfall(r, lo),
+                }
+            )
     if below:
         worst = max(d["relative_shortfall"] for d in below)
         # shortfalls up to ROUNDING_LEVEL are float rounding; beyond it, a real under-report
         flags.append("rdp-below-certified" if worst > ROUNDING_LEVEL else "rdp-below-certified-by-rounding")
         out["rdp_below"] = sorted(below, key=lambda d: -d["relative_shortfall"])[:5]
         out["rdp_below_count"] = len(below)
-    negative = [float(a) for a, r in zip(orders, peer_rdp) if math.isfinite(r) and r < 0]
+    negative = [float(a) for a, r in zip(orders, peer_rdp, strict=False) if math.isfinite(r) and r < 0]
     if negative:
         flags.append("negative-rdp")
         out["negative_rdp_orders"] = negative
 
 
-def _peer_dp_accounting(cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours) -> Dict[str, Any]:
+def _peer_dp_accounting(cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours) -> dict[str, Any]:
     import dp_accounting
 
     fo = [float(a) for a in orders]
@@ -251,48 +297,58 @@ def _peer_dp_accounting(cfg: AuditConfig, orders: Sequence[Fraction], ours: _Our
         same_theorem = True
     else:
         acc = dp_accounting.rdp.RdpAccountant(fo, dp_accounting.NeighboringRelation.REPLACE_ONE)
-        ev = dp_accounting.SampledWithoutReplacementDpEvent(cfg.dataset_size, cfg.batch_size,
-                                                            dp_accounting.GaussianDpEvent(float(cfg.sigma)))
+        ev = dp_accounting.SampledWithoutReplacementDpEvent(
+            cfg.dataset_size, cfg.batch_size, dp_accounting.GaussianDpEvent(float(cfg.sigma))
+        )
         same_theorem = False
     acc.compose(ev, cfg.steps)
     eps, order = acc.get_epsilon_and_optimal_order(float(cfg.delta))
-    out: Dict[str, Any] = {"epsilon": float(eps), "order": float(order), "same_theorem": same_theorem,
-                           "note": "CKS 2020 Prop. 12 on the given grid" if same_theorem else
-                           "replace-one, Wang-Balle-Kasiviswanathan 2019 bound (a different theorem)"}
-    flags: List[str] = []
+    out: dict[str, Any] = {
+        "epsilon": float(eps),
+        "order": float(order),
+        "same_theorem": same_theorem,
+        "note": "CKS 2020 Prop. 12 on the given grid"
+        if same_theorem
+        else "replace-one, Wang-Balle-Kasiviswanathan 2019 bound (a different theorem)",
+    }
+    flags: list[str] = []
     if same_theorem:
-        _check_rdp([float(r) for r in acc._rdp], orders, ours, flags, out)  # noqa: SLF001 - per-order values
+        _check_rdp([float(r) for r in acc._rdp], orders, ours, flags, out)
         out["compare_with"] = "same grid, continuous=False, conversion=best (CKS + TV)"
         _check_eps(float(eps), ours, flags, out)
     out["flags"] = flags
     return out
 
 
-def _check_eps(eps: float, ours: _Ours, flags: List[str], out: Dict[str, Any]) -> None:
+def _check_eps(eps: float, ours: _Ours, flags: list[str], out: dict[str, Any]) -> None:
     if ours.same_grid is not None and _below(eps, ours.same_grid.epsilon.lower()):
         rel = _rel_shortfall(eps, ours.same_grid.epsilon.lower())
         out["epsilon_relative_shortfall"] = rel
         flags.append("epsilon-below-certified" if rel > ROUNDING_LEVEL else "epsilon-below-certified-by-rounding")
 
 
-def _peer_opacus(cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours) -> Dict[str, Any]:
+def _peer_opacus(cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours) -> dict[str, Any]:
     mod = _import("opacus")
     if cfg.sampling != "poisson":
         return {"skipped": "Opacus's RDP analysis covers Poisson sampling only", "flags": []}
     fo = [float(a) for a in orders]
     rdp = mod.compute_rdp(q=float(cfg.q), noise_multiplier=float(cfg.sigma), steps=cfg.steps, orders=fo)
     eps, order = mod.get_privacy_spent(orders=fo, rdp=rdp, delta=float(cfg.delta))
-    out: Dict[str, Any] = {"epsilon": float(eps), "order": float(order), "same_theorem": True,
-                           "note": "Balle et al. 2020 Thm. 21 (= CKS) on the given grid",
-                           "compare_with": "same grid, continuous=False, conversion=best"}
-    flags: List[str] = []
+    out: dict[str, Any] = {
+        "epsilon": float(eps),
+        "order": float(order),
+        "same_theorem": True,
+        "note": "Balle et al. 2020 Thm. 21 (= CKS) on the given grid",
+        "compare_with": "same grid, continuous=False, conversion=best",
+    }
+    flags: list[str] = []
     _check_rdp([float(r) for r in rdp], orders, ours, flags, out)
     _check_eps(float(eps), ours, flags, out)
     out["flags"] = flags
     return out
 
 
-def _peer_autodp(cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours) -> Dict[str, Any]:
+def _peer_autodp(cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours) -> dict[str, Any]:
     mz = _import("autodp")
     if cfg.sampling != "poisson":
         return {"skipped": "audited for Poisson sampling only", "flags": []}
@@ -302,37 +358,47 @@ def _peer_autodp(cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours) -> D
     for a in orders:
         try:
             rdp.append(float(mech.RenyiDP(float(a))))
-        except Exception:  # noqa: BLE001 - a failing order is a finding, recorded as NaN
+        except Exception:
             rdp.append(math.nan)
-    out: Dict[str, Any] = {"epsilon": eps, "same_theorem": False,
-                           "note": "epsilon uses autodp's own RDP-to-DP conversion (information only); "
-                                   "per-order RDP compared with the exact certified RDP"}
-    flags: List[str] = []
+    out: dict[str, Any] = {
+        "epsilon": eps,
+        "same_theorem": False,
+        "note": "epsilon uses autodp's own RDP-to-DP conversion (information only); "
+        "per-order RDP compared with the exact certified RDP",
+    }
+    flags: list[str] = []
     _check_rdp(rdp, orders, ours, flags, out)
     out["flags"] = flags
     return out
 
 
-def _peer_prv(cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours, quick: bool) -> Dict[str, Any]:
+def _peer_prv(cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours, quick: bool) -> dict[str, Any]:
     pa = _import("prv-accountant")
     from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
 
     if cfg.sampling != "poisson":
         return {"skipped": "audited for Poisson sampling only", "flags": []}
     eps_error = 0.1 if quick else 0.02
-    acc = pa.PRVAccountant(prvs=[PoissonSubsampledGaussianMechanism(sampling_probability=float(cfg.q),
-                                                                   noise_multiplier=float(cfg.sigma))],
-                           max_self_compositions=[cfg.steps], eps_error=eps_error,
-                           delta_error=float(cfg.delta) / 1000)
+    acc = pa.PRVAccountant(
+        prvs=[PoissonSubsampledGaussianMechanism(sampling_probability=float(cfg.q), noise_multiplier=float(cfg.sigma))],
+        max_self_compositions=[cfg.steps],
+        eps_error=eps_error,
+        delta_error=float(cfg.delta) / 1000,
+    )
     lo, est, hi = acc.compute_epsilon(delta=float(cfg.delta), num_self_compositions=[cfg.steps])
-    out: Dict[str, Any] = {"epsilon": float(hi), "epsilon_estimate": float(est), "epsilon_lower": float(lo),
-                           "same_theorem": False, "eps_error": eps_error,
-                           "note": "privacy-loss-distribution accountant (a different, tighter theory; information only)"}
+    out: dict[str, Any] = {
+        "epsilon": float(hi),
+        "epsilon_estimate": float(est),
+        "epsilon_lower": float(lo),
+        "same_theorem": False,
+        "eps_error": eps_error,
+        "note": "privacy-loss-distribution accountant (a different, tighter theory; information only)",
+    }
     out["flags"] = []
     return out
 
 
-def _run_peer(name: str, cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours, quick: bool) -> Dict[str, Any]:
+def _run_peer(name: str, cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ours, quick: bool) -> dict[str, Any]:
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
@@ -345,9 +411,12 @@ def _run_peer(name: str, cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ou
                 out = _peer_autodp(cfg, orders, ours)
             else:
                 out = _peer_prv(cfg, orders, ours, quick)
-    except Exception as exc:  # noqa: BLE001 - a peer failure is a finding
-        return {"flags": ["exception"], "error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}",
-                "seconds": round(time.perf_counter() - t0, 3)}
+    except Exception as exc:
+        return {
+            "flags": ["exception"],
+            "error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}",
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
     eps = out.get("epsilon")
     if eps is not None and ours.best is not None:
         if math.isnan(eps):
@@ -358,8 +427,9 @@ def _run_peer(name: str, cfg: AuditConfig, orders: Sequence[Fraction], ours: _Ou
     return out
 
 
-def run_audit(quick: bool = False, peers: Optional[Sequence[str]] = None,
-              progress: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
+def run_audit(
+    quick: bool = False, peers: Sequence[str] | None = None, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
     """Run the audit and return the JSON-ready report.
 
     Args:
@@ -373,11 +443,16 @@ def run_audit(quick: bool = False, peers: Optional[Sequence[str]] = None,
             if p not in PEERS:
                 raise ValueError(f"peer must be one of {', '.join(PEERS)}. Found {p!r}.")
     active = [p for p in PEERS if installed[p] is not None and (peers is None or p in peers)]
-    report: Dict[str, Any] = {"peers": {p: {"installed": v is not None, "version": v} for p, v in installed.items()},
-                              "quick": quick}
+    report: dict[str, Any] = {
+        "peers": {p: {"installed": v is not None, "version": v} for p, v in installed.items()},
+        "quick": quick,
+    }
     if not active:
-        report.update(configurations=[], flags=0,
-                      message="no peer accountants installed (pip install 'rigorous-rdp[peers]'); nothing to audit")
+        report.update(
+            configurations=[],
+            flags=0,
+            message="no peer accountants installed (pip install 'rigorous-rdp[peers]'); nothing to audit",
+        )
         return report
     orders = list(DEFAULT_ORDERS)
     logger = logging.getLogger("absl")
@@ -392,8 +467,9 @@ def run_audit(quick: bool = False, peers: Optional[Sequence[str]] = None,
             adjacency = Adjacency.ADD_REMOVE if cfg.sampling == "poisson" else Adjacency.REPLACE_ONE
             t0 = time.perf_counter()
             ours = _ours(cfg, orders, adjacency)
-            row: Dict[str, Any] = {"config": cfg.to_json(), "adjacency": adjacency.value}
+            row: dict[str, Any] = {"config": cfg.to_json(), "adjacency": adjacency.value}
             if ours.supported:
+                assert ours.same_grid is not None and ours.best is not None  # both set when supported
                 row["ours"] = {
                     "epsilon_same_grid": ours.same_grid.epsilon.to_json(),
                     "alpha_same_grid": _ratjson(ours.same_grid.order) if ours.same_grid.order is not None else None,
