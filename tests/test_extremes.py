@@ -99,7 +99,7 @@ def answered(argv):
     (["epsilon", "--noise", "laplace", "--scale", "1e-100000", "--steps", "10", "--delta", "1e-5"], "--scale",
      "[1e-1000, 1e1000]"),
     # integer orders beyond the binomial sum where the sandwich is wide
-    (["rdp", "--sampling", "poisson", "--q", "0.1", "--sigma", "1e6", "--alpha", "1e12"], "--alpha", "<= 1000000"),
+    (["rdp", "--sampling", "poisson", "--q", "0.1", "--sigma", "1e6", "--alpha", "1e12"], "--alpha", "<= 10000000000"),
 ])
 def test_refused_in_one_line(argv, option, fragment):
     refused(argv, option, fragment)

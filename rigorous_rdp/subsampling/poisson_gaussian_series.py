@@ -103,8 +103,9 @@ __all__ = [
 
 #: largest number of series terms K tried before the series path is declined
 MAX_SERIES_ORDER = 64
-#: largest integer order for the exact binomial sum of the general code (alpha - 1 terms)
-MAX_BINOMIAL_ORDER = 10**6
+#: largest integer order handed to the general code (exact head and top terms, a proven
+#: Chernoff bound on the middle block: milliseconds up to this order)
+MAX_BINOMIAL_ORDER = 10**10
 #: the series is used for q up to this value; above it the general integration is fast
 #: (about 15 ms at 64 bits) and is kept, so that established outputs do not change
 SERIES_MAX_Q = Fraction(1, 10**12)
