@@ -53,8 +53,7 @@ def brute_force_delta(eps, delta, k, eps_g):
 def test_optimal_delta_matches_brute_force(eps, delta, k, eps_g):
     ref = brute_force_delta(eps, delta, k, eps_g)
     ball = optimal_composition_delta(eps, delta, k, eps_g, prec=120)
-    assert mpmath.mpf(ball.lower().str(40, radius=False)) <= ref * (1 + mpmath.mpf(10) ** -30) + mpmath.mpf(10) ** -45
-    assert ref <= mpmath.mpf(ball.upper().str(40, radius=False)) * (1 + mpmath.mpf(10) ** -30) + mpmath.mpf(10) ** -45
+    assert contains(ball, ref, rel=Fraction(1, 10**30), abs_err=Fraction(1, 10**45)), describe(ball, ref)
     assert ball.rad() < arb("1e-25")
 
 
