@@ -10,7 +10,9 @@ bound to this interpreter (``python -m rigorous_rdp``) and this checkout first o
 ``PYTHONPATH``; the commands of one block run in order in one shell (``echo $?``
 sees the previous command, a file written by one is there for the next). The
 output compared is stdout, preceded by the program's own stderr lines (those
-starting with ``rigorous-rdp:``; progress bars are left out). ``...`` in an expected line matches any text (as doctest's ELLIPSIS), for
+starting with ``rigorous-rdp:``; progress bars are left out). Blank lines at
+the end of an output separate commands and are not compared. ``...`` in an
+expected line matches any text (as doctest's ELLIPSIS), for
 values that change from run to run such as a certificate's hash.
 
 **Python blocks** (fenced ``python``). Blocks with ``>>>`` prompts run as
@@ -18,17 +20,21 @@ doctests (ELLIPSIS, NORMALIZE_WHITESPACE). Other blocks are executed statement
 by statement; an expression statement whose trailing comment *starts with a
 Python value* (``x.upper_float()  # 5.63 (rounded up)``) must evaluate to that
 value (floats compare exactly, as parsed); comments that are prose
-(``# certified total RDP``) are not checked.
+(``# certified total RDP``) are not checked. A ``print(...)`` call with a trailing
+comment must print that comment (or its start, followed by prose after a space,
+colon or parenthesis), one line per commented call.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import doctest
 import io
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -105,7 +111,10 @@ def block_commands(block: Block, source: str = "") -> list[Command]:
         j = i + 1
         while j < len(lines) and not lines[j].startswith("$ "):
             j += 1
-        out.append(Command(cmd, tuple(lines[i + 1:j]), block.line + start, source))
+        expected = lines[i + 1:j]
+        while expected and not expected[-1].strip():  # blank lines separating commands
+            expected.pop()
+        out.append(Command(cmd, tuple(expected), block.line + start, source))
         i = j
     return out
 
@@ -145,7 +154,13 @@ def run_all(cmds, cwd: Path = ROOT, timeout: float = 600) -> list[list[str]]:
         script = _PRELUDE.format(py=py)
         for i, cmd in enumerate(cmds):
             script += f"( {cmd}\n) > {shlex.quote(str(log / f'{i}.out'))} 2> {shlex.quote(str(log / f'{i}.err'))}\n"
-        subprocess.run(["bash", "-c", script], cwd=cwd, env=env, timeout=timeout, check=False)
+        proc = subprocess.Popen(["bash", "-c", script], cwd=cwd, env=env, start_new_session=True)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the shell and everything it started
+            proc.wait()
+            raise
         out = []
         for i in range(len(cmds)):
             stdout = (log / f"{i}.out").read_text()
@@ -230,6 +245,21 @@ def _stated_value(comment: str, namespace: dict):
     return False, None
 
 
+def _printed_matches(printed: str, comment: str) -> bool:
+    """The printed line is the comment, or the comment's start followed by prose."""
+    printed = printed.strip()
+    if comment == printed:
+        return True
+    return comment.startswith(printed) and comment[len(printed)] in " \t:(;,"
+
+
+def _print_comments(stmt: ast.stmt, comments: dict[int, str]) -> list[str]:
+    """Comments on the lines of the print() calls of a statement, in source order."""
+    calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+             and n.func.id == "print"]
+    return [comments[c.end_lineno] for c in sorted(calls, key=lambda c: c.lineno) if c.end_lineno in comments]
+
+
 def run_python_block(block: Block, source: str = "") -> int:
     """Execute a Python block (see module doc); returns the number of values checked."""
     where = f"{source}:{block.line}"
@@ -246,15 +276,59 @@ def run_python_block(block: Block, source: str = "") -> int:
     namespace: dict = {"__name__": "__doc_block__"}
     checked = 0
     for stmt in tree.body:
-        if isinstance(stmt, ast.Expr):
-            value = eval(compile(ast.Expression(stmt.value), where, "eval"), namespace)
-            comment = comments.get(stmt.end_lineno)
-            if comment:
-                has, stated = _stated_value(comment, namespace)
-                if has:
-                    assert value == stated, f"{where}+{stmt.lineno - 1}: {ast.unparse(stmt)} gives {value!r}, " \
-                                            f"the text says {comment!r}"
-                    checked += 1
-        else:
-            exec(compile(ast.Module([stmt], []), where, "exec"), namespace)
+        here = f"{where}+{stmt.lineno - 1}"
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            if isinstance(stmt, ast.Expr):
+                value = eval(compile(ast.Expression(stmt.value), where, "eval"), namespace)
+            else:
+                exec(compile(ast.Module([stmt], []), where, "exec"), namespace)
+        stated = _print_comments(stmt, comments)
+        printed = buffer.getvalue().rstrip("\n").split("\n") if buffer.getvalue() else []
+        if stated:
+            # one printed line per commented print() call: compare them in order
+            assert len(printed) == len(stated), f"{here}: printed {printed!r}, the text says {stated!r}"
+            for got, text in zip(printed, stated):
+                assert _printed_matches(got, text), f"{here}: printed {got!r}, the text says {text!r}"
+                checked += 1
+        elif isinstance(stmt, ast.Expr) and stmt.end_lineno in comments:
+            has, stated_value = _stated_value(comments[stmt.end_lineno], namespace)
+            if has:
+                assert value == stated_value, f"{here}: {ast.unparse(stmt)} gives {value!r}, " \
+                                              f"the text says {comments[stmt.end_lineno]!r}"
+                checked += 1
     return checked
+
+
+# ---------------------------------------------------------------------------
+# regenerating drifted transcripts (run, never edit numbers by hand)
+# ---------------------------------------------------------------------------
+
+def update_file(path: Path, cwd: Path) -> int:
+    """Rewrite the expected output of every command of ``path`` whose output differs from the
+    transcript with the output of a fresh run; returns the number of commands rewritten."""
+    text = path.read_text()
+    lines = text.split("\n")
+    edits = []
+    for t in transcripts(text, str(path)):
+        results = run_all([c.cmd for c in t.commands], cwd)
+        for c, got in zip(t.commands, results):
+            if not output_matches(c.expected, got):
+                first = c.line + c.cmd.count("\n")  # 0-based index of the first output line
+                edits.append((first, first + len(c.expected), got))
+    for start, stop, got in sorted(edits, reverse=True):
+        lines[start:stop] = got
+    path.write_text("\n".join(lines))
+    return len(edits)
+
+
+if __name__ == "__main__":  # python tests/_transcripts.py --update docs/core.md ...
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Rewrite drifted transcripts with real output.")
+    parser.add_argument("--update", nargs="+", required=True, metavar="FILE")
+    ns = parser.parse_args()
+    for name in ns.update:
+        with tempfile.TemporaryDirectory() as tmp:
+            n = update_file(Path(name).resolve(), Path(tmp))
+        print(f"{name}: {n} command(s) rewritten")
