@@ -8,8 +8,10 @@ backslash); the lines up to the next ``$`` line or the end of the block are its
 expected output. Commands run in ``bash`` with ``rigorous-rdp`` and ``python``
 bound to this interpreter (``python -m rigorous_rdp``) and this checkout first on
 ``PYTHONPATH``; the commands of one block run in order in one shell (``echo $?``
-sees the previous command, a file written by one is there for the next). The
-output compared is stdout, preceded by the program's own stderr lines (those
+sees the previous command, a file written by one is there for the next); a
+block made only of plain ``rigorous-rdp ARGS`` commands (no shell syntax) runs
+them in this process through ``rigorous_rdp.cli.main``, the console script's
+entry point, which saves an interpreter start-up per command. The output compared is stdout, preceded by the program's own stderr lines (those
 starting with ``rigorous-rdp:``; progress bars are left out). Blank lines at
 the end of an output separate commands and are not compared. ``...`` in an
 expected line matches any text (as doctest's ELLIPSIS), for
@@ -172,9 +174,58 @@ def run_all(cmds, cwd: Path = ROOT, timeout: float = 600) -> list[list[str]]:
     return out
 
 
+_SHELL_SYNTAX = re.compile(r"[;|&<>$`\\\n*?(){}]")
+
+
+def cli_argv(cmd: str):
+    """The arguments of a plain ``rigorous-rdp ...`` / ``python -m rigorous_rdp ...`` command
+    (no shell syntax), or None."""
+    if _SHELL_SYNTAX.search(cmd):
+        return None
+    try:
+        words = shlex.split(cmd)
+    except ValueError:
+        return None
+    if words[:1] == ["rigorous-rdp"]:
+        return words[1:]
+    if words[:3] in (["python", "-m", "rigorous_rdp"], ["python3", "-m", "rigorous_rdp"]):
+        return words[3:]
+    return None
+
+
+def run_in_process(argv: list[str], cwd: Path) -> list[str]:
+    """Run the console script's entry point ``rigorous_rdp.cli.main`` in this process (saves the
+    interpreter start-up of a subprocess); output lines as :func:`run_all` gives them."""
+    from rigorous_rdp.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main(argv)
+            except SystemExit:  # argparse errors and --help
+                pass
+    finally:
+        os.chdir(here)
+    stdout = out.getvalue()
+    lines = stdout.rstrip("\n").split("\n") if stdout.strip() else []
+    return [ln for ln in err.getvalue().split("\n") if ln.startswith("rigorous-rdp:")] + lines
+
+
+def run_block(cmds, cwd: Path, timeout: float = 600) -> list[list[str]]:
+    """Like :func:`run_all`, but a block made only of plain ``rigorous-rdp`` commands runs in
+    process (same entry point as the console script, same output)."""
+    argvs = [cli_argv(c) for c in cmds]
+    if all(a is not None for a in argvs):
+        return [run_in_process(a, cwd) for a in argvs]
+    return run_all(cmds, cwd, timeout)
+
+
 def run(cmd: str, cwd: Path = ROOT, timeout: float = 600) -> list[str]:
     """Run one command; its output lines as they are compared."""
-    return run_all([cmd], cwd, timeout)[0]
+    return run_block([cmd], cwd, timeout)[0]
 
 
 def line_matches(expected: str, got: str) -> bool:
@@ -204,7 +255,7 @@ def check_command(command: Command, cwd: Path = ROOT) -> None:
 
 def check_transcript(transcript: Transcript, cwd: Path) -> None:
     """Run the commands of a block in one shell and assert that every output is the transcript's."""
-    results = run_all([c.cmd for c in transcript.commands], cwd)
+    results = run_block([c.cmd for c in transcript.commands], cwd)
     bad = [_mismatch(c, got) for c, got in zip(transcript.commands, results)
            if not output_matches(c.expected, got)]
     assert not bad, "\n\n".join(bad)
