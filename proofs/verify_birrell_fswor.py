@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 import sympy as sp
 
 a, q, s, x, th, w = sp.symbols("alpha q s x theta w", positive=True)
@@ -80,14 +81,43 @@ def test_remainder_beta_integral_50():
                 assert sp.simplify(lhs - rhs) == 0
 
 
+_TAYLOR_F = sp.exp(2 * x) * (1 + x) ** sp.Rational(7, 2)
+_TAYLOR_X = sp.Rational(1, 3)
+
+
+def _taylor_parts(m):
+    """Taylor polynomial of order m of the test function at 0, and the integrand of the
+    remainder (9)-(10) at x = 1/3, as functions of s."""
+    f = _TAYLOR_F
+    taylor = sum(x**k / sp.factorial(k) * sp.diff(f, x, k).subs(x, 0) for k in range(m))
+    integrand = _TAYLOR_X**m * (1 - s) ** (m - 1) / sp.factorial(m - 1) * sp.diff(f, x, m).subs(x, s * _TAYLOR_X)
+    return taylor, integrand
+
+
 def test_taylor_remainder_integral_form():
-    """Taylor's theorem with the integral remainder (9)-(10) on a test function (order m <= 5)."""
-    f = sp.exp(2 * x) * (1 + x) ** sp.Rational(7, 2)
+    """Taylor's theorem with the integral remainder (9)-(10) on a test function (order m <= 5):
+    the derivatives and the Taylor polynomial are symbolic (sympy), the remainder integral is
+    evaluated by mpmath's tanh-sinh quadrature at 40 digits (the integrand is smooth on [0, 1])."""
+    import mpmath
+
     for m in range(3, 6):
-        taylor = sum(x**k / sp.factorial(k) * sp.diff(f, x, k).subs(x, 0) for k in range(m))
-        xv = sp.Rational(1, 3)
-        rem = xv**m * sp.Integral((1 - s) ** (m - 1) / sp.factorial(m - 1) * sp.diff(f, x, m).subs(x, s * xv), (s, 0, 1))
-        assert abs(sp.N(f.subs(x, xv) - taylor.subs(x, xv) - rem, 30)) < 1e-25
+        taylor, integrand = _taylor_parts(m)
+        g = sp.lambdify(s, integrand, "mpmath")
+        with mpmath.workdps(40):
+            rem = mpmath.quad(g, [0, 1])
+            lhs = mpmath.mpf(sp.N(_TAYLOR_F.subs(x, _TAYLOR_X) - taylor.subs(x, _TAYLOR_X), 45))
+            assert abs(lhs - rem) < mpmath.mpf(10) ** -30, m
+            # and the remainder is not negligible: the check is not vacuous
+            assert abs(rem) > mpmath.mpf(10) ** -3, m
+
+
+@pytest.mark.slow
+def test_taylor_remainder_integral_form_sympy_quadrature():
+    """The same identity with sympy evaluating the remainder integral itself (about 200 s)."""
+    for m in range(3, 6):
+        taylor, integrand = _taylor_parts(m)
+        rem = sp.Integral(integrand, (s, 0, 1))
+        assert abs(sp.N(_TAYLOR_F.subs(x, _TAYLOR_X) - taylor.subs(x, _TAYLOR_X) - rem, 30)) < 1e-25
 
 
 # --- replace-one (App. C) ---------------------------------------------------

@@ -1,48 +1,49 @@
-"""Helpers comparing certified balls with mpmath reference values (shared by several tests)."""
+"""Old names of the containment helpers used by the blog and fixed-size tests (thin aliases of
+:mod:`_containment`).
+
+The references of these tests are mpmath values at 30 digits or more, computed by formulas
+independent of the code under test; their error is taken as ``1e-24`` relative
+(``REF_REL``), or ``10^-digits`` where a test says so.
+"""
+
+from __future__ import annotations
 
 from fractions import Fraction
 
 import mpmath
-from flint import arb
 
-from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec
+from _containment import contains as _contains
+from _containment import mp_down, mp_up, not_above_upper
+
+REF_REL = Fraction(1, 10**24)
 
 
-def contains(cert, ref):
-    """``ref`` lies between the outward-rounded endpoints of ``cert`` (25 digits)."""
-    # decimal_lower/upper round the endpoints at the current arb precision: use a high one
-    with workprec(256), mpmath.workdps(60):
-        lo = mpmath.mpf(decimal_lower(cert.ball, 25))
-        hi = mpmath.mpf(decimal_upper(cert.ball, 25))
-        return lo <= ref <= hi
+def contains(cert, ref, rel=REF_REL) -> bool:
+    """The reference (relative error ``rel``) meets the certified enclosure ``cert``."""
+    return _contains(cert, ref, rel=rel)
 
 
 def up(cert):
     """Upper end of ``cert`` as an mpmath number (rounded up)."""
-    with workprec(256), mpmath.workdps(60):
-        return mpmath.mpf(decimal_upper(cert.ball, 25))
+    return mp_up(cert)
 
 
 def lo(cert):
     """Lower end of ``cert`` as an mpmath number (rounded down)."""
-    with workprec(256), mpmath.workdps(60):
-        return mpmath.mpf(decimal_lower(cert.ball, 25))
+    return mp_down(cert)
 
 
 def M(x):
-    """Exact rational ``x`` as an mpmath number."""
+    """Exact rational ``x`` as an mpmath number (at the current precision)."""
     f = Fraction(x)
     return mpmath.mpf(f.numerator) / f.denominator
 
 
-def ball_contains(ball: arb, x, digits: int = 20) -> bool:
+def ball_contains(ball, x, digits: int = 20) -> bool:
     """The ball meets ``x (1 +- 10^-digits)``."""
-    with workprec(256):
-        ref = arb(mpmath.nstr(x, digits + 5))
-        slack = abs(ref) * arb(10) ** (-digits)
-        return bool((ball - ref).overlaps(arb(0, slack.upper())))
+    return _contains(ball, x, rel=Fraction(1, 10**digits))
 
 
-def below_upper(x, ball: arb, rel="1e-10") -> bool:
+def below_upper(x, ball, rel="1e-10") -> bool:
     """``x (1 - rel)`` is at most the upper end of the ball."""
-    return x * (1 - mpmath.mpf(rel)) <= mpmath.mpf(ball.upper().str(30, radius=False))
+    return not_above_upper(x, ball, rel=rel)

@@ -3,6 +3,7 @@
 import itertools
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -332,13 +333,26 @@ def test_bad_input(call, prefix):
 
 # --- figure scripts (fast mode) ---------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["blog1_gaussian_calibrations", "blog1_composition"])
-def test_figure_scripts_fast(name, tmp_path):
+_FIGURE_NAMES = ['blog1_gaussian_calibrations', 'blog1_composition']
+_FIGURE_CASES = [pytest.param(name, "committed", id=f"{name}-committed") for name in _FIGURE_NAMES] + [
+    pytest.param(name, "fast", id=f"{name}-fast", marks=pytest.mark.slow) for name in _FIGURE_NAMES]
+
+
+@pytest.mark.parametrize("name,source", _FIGURE_CASES)
+def test_figure_data_properties(name, source, tmp_path):
+    """The properties of the plotted numbers: on the committed full version (figures/ID.json; the
+    default run of tests/test_reproduce.py recomputes it and compares), and on a fresh --fast run
+    (slow: it repeats that computation)."""
     import importlib
+    import json
 
     mod = importlib.import_module(f"paper_repro.blog.{name}")
-    data = mod.main(tmp_path, fast=True)
-    assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
+    if source == "committed":
+        data = json.loads((Path(__file__).resolve().parents[1] / "figures" / f"{mod.ID}.json").read_text())
+        assert data.get("fast") is not True
+    else:
+        data = mod.main(tmp_path, fast=True)
+        assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
     assert data["id"] == mod.ID
     if name == "blog1_composition":
         eps = data["epsilon"]

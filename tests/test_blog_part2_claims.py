@@ -4,6 +4,7 @@ import itertools
 import math
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -261,12 +262,14 @@ def test_claim24_curve_wraps_an_rdp_curve():
 
     curve = C.Claim24Curve(GaussianCurve(Fraction(2)), "0.01")
     v = curve.certified(Fraction(8))
-    ref = C.example4_rdp(8, "0.01", 2)
-    assert v.overlaps(ref.ball)
+    # Example 4 written out: log(1 + r (e^{(l-1) l / (2 sigma^2)} - 1)) / (l - 1), l = 8, sigma = 2
+    with mpmath.workdps(50):
+        ref = mpmath.log(1 + M("0.01") * mpmath.expm1(mpmath.mpf(7 * 8) / 8)) / 7
+    assert contains(v, ref)
     import numpy as np
 
     s = curve.screen(np.array([8.0]))
-    assert abs(s[0] / ref.mid_float() - 1) < 1e-9
+    assert abs(s[0] / float(ref) - 1) < 1e-9
 
 
 # --- Claim 27 and (9.5) --------------------------------------------------------------------------------
@@ -344,13 +347,26 @@ def test_bad_input(call, prefix):
 
 # --- figure scripts (fast mode) ------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["blog2_claim24", "blog2_claim21"])
-def test_figure_scripts_fast(name, tmp_path):
+_FIGURE_NAMES = ['blog2_claim24', 'blog2_claim21']
+_FIGURE_CASES = [pytest.param(name, "committed", id=f"{name}-committed") for name in _FIGURE_NAMES] + [
+    pytest.param(name, "fast", id=f"{name}-fast", marks=pytest.mark.slow) for name in _FIGURE_NAMES]
+
+
+@pytest.mark.parametrize("name,source", _FIGURE_CASES)
+def test_figure_data_properties(name, source, tmp_path):
+    """The properties of the plotted numbers: on the committed full version (figures/ID.json; the
+    default run of tests/test_reproduce.py recomputes it and compares), and on a fresh --fast run
+    (slow: it repeats that computation)."""
     import importlib
+    import json
 
     mod = importlib.import_module(f"paper_repro.blog.{name}")
-    data = mod.main(tmp_path, fast=True)
-    assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
+    if source == "committed":
+        data = json.loads((Path(__file__).resolve().parents[1] / "figures" / f"{mod.ID}.json").read_text())
+        assert data.get("fast") is not True
+    else:
+        data = mod.main(tmp_path, fast=True)
+        assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
     if name == "blog2_claim24":
         left = data["left"]["rdp"]
         for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"]):

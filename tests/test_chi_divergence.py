@@ -7,6 +7,7 @@ import mpmath
 import pytest
 from flint import acb, arb
 
+from _containment import contains, width_ok
 from rigorous_rdp.research.chi_divergence import (
     certify_nonnegative_expsum,
     check_condition4_density,
@@ -33,9 +34,8 @@ def _mp_precision():
 
 
 def _contains(ball, ref):
-    lo = mpmath.mpf(ball.lower().str(45, radius=False))
-    hi = mpmath.mpf(ball.upper().str(45, radius=False))
-    return lo <= ref <= hi
+    """Containment (tests/_containment.py) of a reference computed at 40 digits (30 reliable)."""
+    return contains(ball, ref, rel=Fraction(1, 10**30))
 
 
 def _random_dist(rng, n):
@@ -95,14 +95,16 @@ def test_gaussian_taylor_coefficients_nonnegative():
 def test_gaussian_chi_against_quadrature(ell, mu, sigma):
     v = gaussian_chi(ell, mu, sigma, prec=160)
     ref = gaussian_chi_mp(ell, mu, sigma, dps=30)
-    assert abs(mpmath.mpf(v.mid().str(40, radius=False)) - ref) <= mpmath.mpf(10) ** -20 * abs(ref)
+    assert contains(v, ref, rel=Fraction(1, 10**20))  # quadrature at 30 digits
+    assert width_ok(v, 30)
 
 
 @pytest.mark.parametrize("ell,mu,b", [(3, 1, 2), (5, 1, "0.5"), (7, "0.3", 1), (4, 1, 1)])
 def test_laplace_chi_against_quadrature(ell, mu, b):
     v = laplace_chi(ell, mu, b, prec=160)
     ref = laplace_chi_mp(ell, mu, b, dps=30)
-    assert abs(mpmath.mpf(v.mid().str(40, radius=False)) - ref) <= mpmath.mpf(10) ** -20 * abs(ref)
+    assert contains(v, ref, rel=Fraction(1, 10**20))  # quadrature at 30 digits
+    assert width_ok(v, 30)
     # reflection: Lap(-mu) vs Lap(0) has the same divergence
     assert laplace_chi(ell, "-" + str(mu), b, prec=64).overlaps(laplace_chi(ell, mu, b, prec=64))
 
@@ -149,8 +151,10 @@ def test_density_integration_matches_closed_form():
 
     for ell in (3, 5):
         v = chi_divergence_density(norm(1), norm(0), ell, -30, 31, outside="1e-100", prec=96)
-        closed = gaussian_chi(ell, 1, 1, prec=96)
-        assert v.overlaps(closed)
+        # closed form, independent of the code: E_q[(p/q)^j] = e^{j(j-1) mu^2/2} for unit variances
+        closed = mpmath.fsum(mpmath.binomial(ell, j) * (-1) ** (ell - j) * mpmath.exp(mpmath.mpf(j * (j - 1)) / 2)
+                             for j in range(ell + 1))
+        assert _contains(v, closed)
         assert v.rad() < 1e-20
     cert = check_condition4_density([(norm(1), norm(0))], 5, -30, 31, outside=lambda ell: "1e-100", prec=96)
     assert cert.holds

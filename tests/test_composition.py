@@ -8,6 +8,8 @@ import mpmath
 import pytest
 from flint import arb
 
+from _containment import contains, describe
+
 from rigorous_rdp.research.composition import (
     advanced_composition,
     advanced_composition_epsilon,
@@ -15,7 +17,6 @@ from rigorous_rdp.research.composition import (
     basic_composition,
     kov_composition_theorem33,
     optimal_composition_delta,
-    optimal_composition_delta_float,
     optimal_composition_epsilon,
 )
 
@@ -52,27 +53,51 @@ def brute_force_delta(eps, delta, k, eps_g):
 def test_optimal_delta_matches_brute_force(eps, delta, k, eps_g):
     ref = brute_force_delta(eps, delta, k, eps_g)
     ball = optimal_composition_delta(eps, delta, k, eps_g, prec=120)
-    assert mpmath.mpf(ball.lower().str(40, radius=False)) <= ref * (1 + mpmath.mpf(10) ** -30) + mpmath.mpf(10) ** -45
-    assert ref <= mpmath.mpf(ball.upper().str(40, radius=False)) * (1 + mpmath.mpf(10) ** -30) + mpmath.mpf(10) ** -45
+    assert contains(ball, ref, rel=Fraction(1, 10**30), abs_err=Fraction(1, 10**45)), describe(ball, ref)
     assert ball.rad() < arb("1e-25")
 
 
-def test_theorem33_equals_general_formula():
-    for k in (7, 10):
-        for i in range(k // 2 + 1):
-            eg, dg = kov_composition_theorem33("0.2", "0.001", k, i, prec=100)
-            d2 = optimal_composition_delta("0.2", "0.001", k, eg, prec=100)
-            assert dg.overlaps(d2)
-            assert d2.rad() < 1e-25
+def test_theorem33_against_brute_force_and_general_formula():
+    """KOV Thm 3.3 (the delta at eps_g = (k - 2i) eps) against enumeration of the k-fold product
+    (k = 6) and, at k = 10, against the general formula (two different sums of the code)."""
+    for i in range(6 // 2 + 1):
+        eg, dg = kov_composition_theorem33("0.2", "0.001", 6, i, prec=100)
+        assert eg.overlaps(arb(6 - 2 * i) * arb("0.2"))
+        ref = brute_force_delta(Fraction(1, 5), Fraction(1, 1000), 6, Fraction(6 - 2 * i, 5))
+        assert contains(dg, ref, rel=Fraction(1, 10**40)), i
+        assert dg.rad() < 1e-25
+    for i in range(10 // 2 + 1):
+        eg, dg = kov_composition_theorem33("0.2", "0.001", 10, i, prec=100)
+        assert dg.overlaps(optimal_composition_delta("0.2", "0.001", 10, eg, prec=100))
 
 
-def test_large_k_window_and_tail_bound_against_float():
-    # k = 20000: the windowed certified sum agrees with the float screen (all terms)
+def _pure_composition_delta_mp(eps, k: int, eps_g, dps: int = 40):
+    r"""Optimal delta of k-fold composition of eps-DP (delta = 0): the hockey-stick divergence
+    of the product of k binary randomized responses,
+    sum_l Bin(l; k, 1 - p) (1 - e^{eps_g - eps (k - 2l)})_+ with p = e^eps / (1 + e^eps)
+    (Kairouz-Oh-Viswanath 2015, Thm 3.3 with delta = 0); all terms, binomial weights by
+    their ratio recurrence."""
+    with mpmath.workdps(dps):
+        e, g = _mp(Fraction(eps)), _mp(Fraction(eps_g))
+        p = mpmath.exp(e) / (1 + mpmath.exp(e))
+        r = (1 - p) / p
+        w, total = p**k, mpmath.mpf(0)
+        for l in range(k + 1):
+            gap = e * (k - 2 * l) - g
+            if gap <= 0:
+                break
+            total += w * -mpmath.expm1(-gap)
+            w = w * (k - l) / (l + 1) * r
+        return total
+
+
+def test_large_k_window_and_tail_bound_against_closed_form():
+    # k = 20000: the windowed certified sum (with its tail bound) against the full sum in mpmath
     for eg in (1.0, 3.0, 6.0):
         ball = optimal_composition_delta("0.02", 0, 20000, Fraction(eg), prec=80)
-        fl = optimal_composition_delta_float(0.02, 0.0, 20000, [eg])[0]
-        assert abs(float(ball.mid()) - fl) <= 1e-9 * fl
-        assert ball.rad() < 1e-12 * fl
+        ref = _pure_composition_delta_mp("0.02", 20000, Fraction(eg))
+        assert contains(ball, ref, rel=Fraction(1, 10**25)), describe(ball, ref)
+        assert ball.rad() < 1e-12 * float(ref)
 
 
 def test_optimal_epsilon_inverts_delta():

@@ -1,9 +1,12 @@
 """Tests of the exact Gaussian (epsilon, delta) (analytic Gaussian mechanism)."""
 
+from fractions import Fraction
+
 import mpmath
 import pytest
 from flint import arb
 
+from _containment import contains
 from rigorous_rdp.arith import rel_width_ok
 
 from rigorous_rdp.research.gaussian_dp import (
@@ -31,10 +34,9 @@ def ref_delta_hockey_stick(eps, sigma, dps=30):
         return mpmath.quad(f, [x0, x0 + 5 * s, x0 + 20 * s, mpmath.inf])
 
 
-def _contains(ball, ref):
-    lo = mpmath.mpf(ball.lower().str(60, radius=False))
-    hi = mpmath.mpf(ball.upper().str(60, radius=False))
-    return lo <= ref <= hi
+def _contains(ball, ref, digits=40):
+    """Containment (tests/_containment.py) of an mpmath reference good to ``digits`` digits."""
+    return contains(ball, ref, rel=Fraction(1, 10**digits))
 
 
 @pytest.mark.parametrize("eps,sigma", [("0", "1"), ("1", "1"), ("0.5", "5"), ("4", "0.7"), ("30", "2")])
@@ -66,7 +68,7 @@ def test_epsilon_inversion():
     # mpmath root as a second opinion
     with mpmath.workdps(40):
         root = mpmath.findroot(lambda e: ref_delta_closed(e, 1, 40) - mpmath.mpf("1e-5"), 4.4)
-    assert _contains(r.ball, root)
+    assert _contains(r.ball, root, 30)
 
 
 def test_epsilon_zero_when_delta_large():
@@ -79,6 +81,11 @@ def test_sigma_calibration():
     r = gaussian_sigma("1", "1e-5", digits=12)
     assert gaussian_delta(1, r.upper(), prec=128) <= arb("1e-5")
     assert gaussian_delta(1, r.lower(), prec=128) > arb("1e-5")
+    assert r.relative_width() < 1e-11
+    # mpmath root of the closed form as an independent reference for the exact sigma
+    with mpmath.workdps(40):
+        root = mpmath.findroot(lambda s: ref_delta_closed(1, s, 40) - mpmath.mpf("1e-5"), 3.7)
+    assert _contains(r.ball, root, 30)
     # Balle & Wang 2018 improve on the classical sqrt(2 log(1.25/delta))/eps = 4.84
     assert r.upper() < 4.84
 

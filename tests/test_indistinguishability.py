@@ -7,7 +7,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec
+from _containment import contains as _contains
+from _containment import not_above_upper
 from rigorous_rdp.research.indistinguishability import (
     check_all_subsets_exact,
     claim1_delta_exact,
@@ -27,11 +28,8 @@ Q2 = [Fraction(3, 5), Fraction(2, 5)]
 
 
 def contains(cert, ref):
-    # decimal_lower/upper round the endpoints at the current arb precision: use a high one
-    with workprec(256), mpmath.workdps(60):
-        lo = mpmath.mpf(decimal_lower(cert.ball, 25))
-        hi = mpmath.mpf(decimal_upper(cert.ball, 25))
-        return lo <= ref <= hi
+    """Containment (tests/_containment.py) of an mpmath reference computed at 40-50 digits."""
+    return _contains(cert, ref, rel=Fraction(1, 10**35))
 
 
 def rel_width(cert):
@@ -163,7 +161,7 @@ def test_claim3_holds_on_random_distributions(seed):
         thr = mpmath.exp(alpha.numerator * mpmath.mpf(eps.numerator) / (alpha.denominator * eps.denominator))
         tail = sum(mpmath.mpf(a.numerator) / a.denominator for a, b in zip(p, q) if mpmath.mpf(a.numerator) / a.denominator > thr * mpmath.mpf(b.numerator) / b.denominator)
     bound = claim3_tail_bound(eps, Fraction(delta), alpha)
-    assert tail <= mpmath.mpf(decimal_upper(bound.ball, 30))
+    assert not_above_upper(tail, bound, rel=Fraction(1, 10**35))
 
 
 def test_claim3_strict_inequality_fails_for_equal_laws():

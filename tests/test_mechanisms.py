@@ -15,10 +15,10 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import arb, fmpq
+from flint import arb
 
-from _refcheck import encloses, endpoints, rel_width
-from rigorous_rdp.arith import refine, to_arb
+from _containment import contains, describe, endpoints, rel_width, width_ok
+from rigorous_rdp.arith import refine, to_arb, workprec
 from rigorous_rdp.curves import rdp_curve
 from rigorous_rdp.events import GaussianEvent, LaplaceEvent, RandomizedResponseEvent
 from rigorous_rdp.mechanisms import (
@@ -32,6 +32,8 @@ from rigorous_rdp.reference import reference_rdp
 from rigorous_rdp.reference.gaussian import gaussian_rdp_mp, laplace_rdp_mp, randomized_response_rdp_mp
 
 DIGITS = 12
+# error of the mpmath references at 50 digits (quadrature of the definition, or plain sums)
+REF_REL = Fraction(1, 10**40)
 
 
 def _orders(rng: random.Random, n: int, top: float) -> list[Fraction]:
@@ -62,7 +64,7 @@ GAUSS_POINTS = [(Fraction(a), Fraction(s)) for a, s in [
 def test_gaussian_exact_rational(alpha, sigma):
     ball = _certified(GaussianEvent(sigma), alpha)
     exact = alpha / (2 * sigma * sigma)
-    assert encloses(ball, exact, Fraction(0))
+    assert contains(ball, exact)
     assert rel_width(ball) <= Fraction(1, 10**DIGITS)
 
 
@@ -72,7 +74,7 @@ def test_gaussian_definition_quadrature(alpha, sigma):
     ref = gaussian_rdp_mp(alpha, sigma)
     exact = alpha / (2 * sigma * sigma)
     assert abs(Fraction(mpmath.nstr(ref, 45)) - exact) <= exact * Fraction(1, 10**40)
-    assert encloses(_certified(GaussianEvent(sigma), alpha), ref)
+    assert contains(_certified(GaussianEvent(sigma), alpha), ref, rel=REF_REL)
 
 
 # ---------------------------------------------------------------------------
@@ -98,7 +100,7 @@ def _rr_points(n: int, seed: int) -> list[tuple[Fraction, Fraction]]:
 def test_randomized_response_matches_definition(alpha, p):
     ball = _certified(RandomizedResponseEvent(p), alpha)
     ref = randomized_response_rdp_mp(alpha, p, 50)
-    assert encloses(ball, ref), (ball.str(30), mpmath.nstr(ref, 30))
+    assert contains(ball, ref, rel=REF_REL), describe(ball, ref)
     assert rel_width(ball) <= Fraction(1, 10**DIGITS)
 
 
@@ -108,7 +110,7 @@ def test_randomized_response_near_half_is_tiny_not_zero():
     ball = _certified(RandomizedResponseEvent(p), Fraction(3, 2))
     lo, hi = endpoints(ball)
     assert lo > 0
-    assert encloses(ball, randomized_response_rdp_mp(Fraction(3, 2), p))
+    assert contains(ball, randomized_response_rdp_mp(Fraction(3, 2), p), rel=REF_REL)
 
 
 # ---------------------------------------------------------------------------
@@ -130,7 +132,7 @@ LAPLACE_EXTREMES = [(Fraction(a), Fraction(b)) for a, b in [
 def test_laplace_matches_definition(alpha, b):
     ball = _certified(LaplaceEvent(b), alpha)
     ref = laplace_rdp_mp(alpha, b, 50)
-    assert encloses(ball, ref), (ball.str(30), mpmath.nstr(ref, 30))
+    assert contains(ball, ref, rel=REF_REL), describe(ball, ref)
     assert rel_width(ball) <= Fraction(1, 10**DIGITS)
 
 
@@ -138,14 +140,14 @@ def test_laplace_matches_definition(alpha, b):
 @pytest.mark.parametrize("alpha,b", _laplace_points(60, 12))
 def test_laplace_matches_definition_many(alpha, b):
     ball = _certified(LaplaceEvent(b), alpha)
-    assert encloses(ball, laplace_rdp_mp(alpha, b, 50))
+    assert contains(ball, laplace_rdp_mp(alpha, b, 50), rel=REF_REL)
 
 
 def test_laplace_integer_order_closed_form_rational_exponentials():
     # alpha = 2, b = 1: log(2/3 e + 1/3 e^-2), written out by hand
     with mpmath.workdps(60):
         ref = mpmath.log(mpmath.mpf(2) / 3 * mpmath.e + mpmath.exp(-2) / 3)
-    assert encloses(_certified(LaplaceEvent(1), Fraction(2)), ref, Fraction(1, 10**55))
+    assert contains(_certified(LaplaceEvent(1), Fraction(2)), ref, rel=Fraction(1, 10**55))
 
 
 # ---------------------------------------------------------------------------
@@ -157,7 +159,7 @@ def test_laplace_pure_dp_is_limit_and_upper_bound(b):
     bb = Fraction(b)
     curve = rdp_curve(LaplaceEvent(bb))
     eps = curve.pure_dp_epsilon()
-    assert encloses(eps, Fraction(1) / bb, Fraction(0))
+    assert contains(eps, Fraction(1) / bb)
     # RDP(alpha) <= eps_inf and approaches it
     big = refine(lambda p: curve.certified(Fraction(10**6)), DIGITS).ball
     assert big <= eps
@@ -173,7 +175,7 @@ def test_randomized_response_pure_dp(p):
     eps = refine(lambda pr: curve.pure_dp_epsilon(), DIGITS).ball
     with mpmath.workdps(60):
         ref = abs(mpmath.log(mpmath.mpf(pp.numerator) / (pp.denominator - pp.numerator)))
-    assert encloses(eps, ref, Fraction(1, 10**50))
+    assert contains(eps, ref, rel=Fraction(1, 10**50))
     big = refine(lambda pr: curve.certified(Fraction(100)), DIGITS).ball
     assert big < eps
 
@@ -187,7 +189,7 @@ def test_randomized_response_pure_dp(p):
 def test_reference_dispatch(event):
     a = Fraction(7, 2)
     ref = reference_rdp(event, a)
-    assert encloses(_certified(event, a), ref)
+    assert contains(_certified(event, a), ref, rel=REF_REL)
 
 
 @pytest.mark.parametrize("make,bad,name", [
@@ -209,11 +211,39 @@ def test_order_at_most_one_rejected(alpha):
         rdp_curve(GaussianEvent(1)).certified(alpha)
 
 
-def test_helpers_match_curves():
-    # the pure functions are what the curves evaluate
-    a, s, b, p = to_arb(Fraction(5, 2)), to_arb(Fraction(3, 2)), to_arb(Fraction(1, 3)), to_arb(Fraction(1, 5))
-    assert gaussian_rdp(a, s).overlaps(rdp_curve(GaussianEvent(Fraction(3, 2))).certified(Fraction(5, 2)))
-    assert laplace_rdp(a, b).overlaps(rdp_curve(LaplaceEvent(Fraction(1, 3))).certified(Fraction(5, 2)))
-    assert randomized_response_rdp(a, p).overlaps(rdp_curve(RandomizedResponseEvent(Fraction(1, 5))).certified(Fraction(5, 2)))
-    assert laplace_pure_epsilon(b).overlaps(arb(3))
-    assert randomized_response_pure_epsilon(p).overlaps(arb(4).log())
+def _mp_rational(x: Fraction):
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+HELPER_POINTS = [(Fraction(5, 2), Fraction(3, 2), Fraction(1, 3), Fraction(1, 5)),
+                 (Fraction(3), Fraction(1, 10), Fraction(7), Fraction(99, 100)),
+                 (Fraction(1001, 1000), Fraction(20), Fraction(1, 20), Fraction(1, 2) + Fraction(1, 10**6))]
+
+
+@pytest.mark.parametrize("alpha,sigma,b,p", HELPER_POINTS, ids=["a2.5", "a3", "a1.001"])
+def test_helpers_against_textbook_closed_forms(alpha, sigma, b, p):
+    """The pure formula helpers, evaluated on exact inputs and on balls around them, contain
+    the textbook forms of Mironov 2017 Table II evaluated in mpmath at 60 digits (Laplace in
+    the form with the large exponential e^{(alpha-1)/b}, which the helper rearranges; randomized
+    response as the two-outcome sum, which the helper evaluates in log space)."""
+    with mpmath.workdps(60):
+        a, bb, pp = _mp_rational(alpha), _mp_rational(b), _mp_rational(p)
+        lap = mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) / bb)
+                         + (a - 1) / (2 * a - 1) * mpmath.exp(-a / bb)) / (a - 1)
+        rr = mpmath.log(pp**a * (1 - pp) ** (1 - a) + (1 - pp) ** a * pp ** (1 - a)) / (a - 1)
+        rr_pure = abs(mpmath.log(pp / (1 - pp)))
+    ref_rel = Fraction(1, 10**50)
+    with workprec(200):
+        A, S, B, Pp = (to_arb(x) for x in (alpha, sigma, b, p))
+        assert contains(gaussian_rdp(A, S), alpha / (2 * sigma**2))
+        assert contains(laplace_rdp(A, B), lap, rel=ref_rel), describe(laplace_rdp(A, B), lap)
+        assert contains(randomized_response_rdp(A, Pp), rr, rel=ref_rel)
+        assert contains(laplace_pure_epsilon(B), 1 / b)
+        assert contains(randomized_response_pure_epsilon(Pp), rr_pure, rel=ref_rel)
+        assert width_ok(laplace_rdp(A, B), 40) and width_ok(randomized_response_rdp(A, Pp), 40)
+        # inclusion principle: inputs with a radius still give balls that contain the value
+        # at the exact (centre) point
+        eps = arb(0, arb(2) ** -100)
+        assert contains(gaussian_rdp(A + eps, S + eps), alpha / (2 * sigma**2))
+        assert contains(laplace_rdp(A + eps, B + eps), lap, rel=ref_rel)
+        assert contains(randomized_response_rdp(A + eps, Pp + eps), rr, rel=ref_rel)

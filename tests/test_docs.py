@@ -1,0 +1,85 @@
+"""The notes in docs/*.md show real output: run their transcripts and Python blocks.
+
+Each fenced block with ``$`` commands is one test: its commands run in order in a
+fresh temporary directory (so a block may write a file and read it back) and
+their output must equal the lines shown. Each ``python`` block is executed and
+the values it states are compared. The rules (continuation lines, ``...``
+wildcards, which comments are checked) are those of ``tests/_transcripts.py``,
+shared with ``test_readme.py``.
+
+Blocks whose commands take more than a few seconds are marked ``slow`` (listed
+in ``SLOW`` by a fragment of one of their commands, with the measured time).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from _transcripts import ROOT, check_transcript, python_blocks, run_python_block, transcripts
+
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+
+# Blocks whose commands take more than a few seconds of CPU time: (file name, fragment of a
+# command of the block), with the CPU time measured and where the default run checks the same.
+SLOW = {
+    ("fixed_size_wR_and_wang.md", "--adjacency replace-one --q 0.0024"): "8.9 s; Thm C.9 values: test_poisson_replace_one.py",
+    ("fixed_size_wR_and_wang.md", "--sampling fswr --batch-size 120 --dataset-size 50000 --sigma 6 --steps 104167"):
+        "5.1 s; FSwR values: test_fswr.py",
+    ("reproduce.md", "reproduce birrell2024-fig7 birrell2024-fig5 --fast"): "5.1 s; the same run: test_reproduce.py",
+    ("certificates_and_audit.md", "calibrate --sampling poisson --q 0.01 --steps 10000"): "5.1 s; the first command: test_readme.py",
+}
+
+# Blocks that cannot run here, with the reason.
+SKIP = {
+    ("blog_part2_conjecture.md", 'Client("tcp://scheduler:8786")'): "needs a running Dask scheduler",
+    ("blog_part2_conjecture.md", "conjecture --trials 300 "): "abridged output, not a verbatim transcript (and minutes of CPU)",
+    ("blog_part2_conjecture.md", "conjecture --trials 2000 "): "abridged output, not a verbatim transcript (and minutes of CPU)",
+    ("blog_part2_conjecture.md", "constant --c1 1 --c2 1 --json"): "abridged output and a comment on the command line",
+}
+
+
+def _is_slow(name: str, text: str) -> bool:
+    return any(name == doc and frag in text for doc, frag in SLOW)
+
+
+def _marks(name: str, text: str) -> list:
+    marks = [pytest.mark.slow] if _is_slow(name, text) else []
+    marks += [pytest.mark.skip(reason=why) for (doc, frag), why in SKIP.items() if name == doc and frag in text]
+    return marks
+
+
+def _cases():
+    out = []
+    for path in DOCS:
+        for t in transcripts(path.read_text(), f"docs/{path.name}"):
+            text = "\n".join(c.cmd for c in t.commands)
+            out.append(pytest.param(t, marks=_marks(path.name, text), id=f"{path.name}:{t.line}"))
+    return out
+
+
+def _python_cases():
+    out = []
+    for path in DOCS:
+        for b in python_blocks(path.read_text()):
+            out.append(pytest.param(path.name, b, marks=_marks(path.name, b.text), id=f"{path.name}:{b.line}"))
+    return out
+
+
+CASES = _cases()
+PYTHON_CASES = _python_cases()
+
+
+def test_docs_have_transcripts():
+    assert len(CASES) >= 20
+    assert PYTHON_CASES
+
+
+@pytest.mark.parametrize("transcript", CASES)
+def test_docs_transcript(transcript, tmp_path):
+    check_transcript(transcript, tmp_path)
+
+
+@pytest.mark.parametrize("name,block", PYTHON_CASES)
+def test_docs_python_block(name, block, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run_python_block(block, f"docs/{name}") > 0, "no stated value was checked"
