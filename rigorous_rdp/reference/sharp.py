@@ -31,23 +31,22 @@ curve they describe (delegating everything else to the previous registrations).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable, Optional
 
 import mpmath
 from mpmath import mp, mpf
 
-from ..events import Adjacency, FixedSizeSampledEvent, GaussianEvent, LaplaceEvent, PoissonSampledEvent, \
-    RandomizedResponseEvent
+from ..events import LaplaceEvent
 
 __all__ = [
     "fswor_add_remove_exact_reference",
     "fswor_replace_one_auto_reference",
     "fswor_replace_one_default_reference",
-    "weak_triangle_reference",
+    "poisson_pure_dp_default_reference",
     "poisson_replace_one_default_reference",
     "small_order_chi2_reference",
-    "poisson_pure_dp_default_reference",
+    "weak_triangle_reference",
 ]
 
 
@@ -59,6 +58,7 @@ def _f(x) -> mpf:
 # ---------------------------------------------------------------------------
 # FSwoR add/remove: Thm 3.1 (6) itself
 # ---------------------------------------------------------------------------
+
 
 def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
     r""":math:`\frac{1}{\alpha-1}\log E_{N(0,s^2)}[(1-q+q\,e^{(2z-1)/(2s^2)})^\alpha]`, :math:`s = \sigma/2`.
@@ -87,10 +87,8 @@ def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
             for k in range(0, n + 1):
                 if k >= 2:
                     terms.append(w * mpmath.expm1(k * (k - 1) / two_s2))
-                if r is None:
-                    w = mpf(1) if k + 1 == n else mpf(0)
-                else:
-                    w = w * (n - k) / (k + 1) * r
+                # q = 1: only the k = n term has weight
+                w = (mpf(1) if k + 1 == n else mpf(0)) if r is None else w * (n - k) / (k + 1) * r
             excess = mpmath.fsum(terms)
             return mpmath.log1p(excess) / (a - 1)
 
@@ -105,8 +103,7 @@ def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
             for k in (2, 8, 30):
                 pts.add(c - k * s)
                 pts.add(c + k * s)
-        pts = [mpmath.ninf] + sorted(pts) + [mpmath.inf]
-        excess = mpmath.quad(g, pts, maxdegree=8)
+        excess = mpmath.quad(g, [mpmath.ninf, *sorted(pts), mpmath.inf], maxdegree=8)
         return mpmath.log1p(excess) / (a - 1)
 
 
@@ -114,8 +111,8 @@ def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
 # FSwoR replace-one: Taylor order chosen per order, minimum with Wang et al.
 # ---------------------------------------------------------------------------
 
-def fswor_replace_one_auto_reference(alpha, q, sigma, m_max: int = 12, dps: int = 40,
-                                     rtol: Optional[float] = 1e-8) -> mpf:
+
+def fswor_replace_one_auto_reference(alpha, q, sigma, m_max: int = 12, dps: int = 40, rtol: float | None = 1e-8) -> mpf:
     """Thm 3.4 (14) (transcription in :mod:`.fswor`) minimised over m = 3, 4, ...: while the value
     decreases by more than ``rtol`` (relative), up to ``m_max`` -- the rule of the curve; with
     ``rtol=None`` the minimum over all m in 3..``m_max``."""
@@ -139,8 +136,9 @@ def fswor_replace_one_auto_reference(alpha, q, sigma, m_max: int = 12, dps: int 
         return best
 
 
-def fswor_replace_one_default_reference(alpha, sigma, batch_size: int, dataset_size: int,
-                                        taylor_order: Optional[int] = None, dps: int = 40) -> mpf:
+def fswor_replace_one_default_reference(
+    alpha, sigma, batch_size: int, dataset_size: int, taylor_order: int | None = None, dps: int = 40
+) -> mpf:
     """Minimum of Thm 3.4 (order ``taylor_order``, or the minimum over m) and Wang et al. 2019 Thm 9."""
     from .fixed_size_misc import wang_upper_mp
     from .fswor import ref_replace_one_rdp
@@ -158,6 +156,7 @@ def fswor_replace_one_default_reference(alpha, sigma, batch_size: int, dataset_s
 # ---------------------------------------------------------------------------
 # Poisson replace-one: weak triangle inequality, Thm C.9, no amplification
 # ---------------------------------------------------------------------------
+
 
 def _pg_rdp_float(alpha: float, q: float, sigma: float) -> float:
     r"""Float RDP of the Poisson-subsampled Gaussian by scipy quadrature of
@@ -188,6 +187,7 @@ def _pg_rdp_float_inner(alpha: float, q: float, sigma: float, np, integrate) -> 
     lo, hi = grid[0] - 40 * sigma, grid[-1] + 40 * sigma
     shift = max(sum(log_terms(z)) for z in grid)
     if shift > 1.0:  # A is large: integrate the whole integrand, rescaled by its maximum
+
         def f(z: float) -> float:
             lphi, la = log_terms(z)
             return math.exp(lphi + la - shift)
@@ -207,8 +207,9 @@ def _pg_rdp_float_inner(alpha: float, q: float, sigma: float, np, integrate) -> 
     return math.log1p(val) / (alpha - 1)
 
 
-def weak_triangle_reference(alpha, q, sigma, dps: int = 20,
-                            add_remove: Optional[Callable[[Fraction], mpf]] = None, p=None) -> mpf:
+def weak_triangle_reference(
+    alpha, q, sigma, dps: int = 20, add_remove: Callable[[Fraction], mpf] | None = None, p=None
+) -> mpf:
     r"""Mironov 2017 Prop. 11 on the Poisson-subsampled Gaussian (add/remove) curve:
     :math:`\min_{p>1}\frac{\alpha-1/p}{\alpha-1}\epsilon(p\alpha) + \epsilon(1+(\alpha-1)p/(p-1))`.
 
@@ -229,8 +230,9 @@ def weak_triangle_reference(alpha, q, sigma, dps: int = 20,
 
     def fval(t: float) -> float:
         p = float(p_of(t))
-        return ((af - 1 / p) / (af - 1) * _pg_rdp_float(p * af, qf, sf)
-                + _pg_rdp_float(1 + (af - 1) * p / (p - 1), qf, sf))
+        return (af - 1 / p) / (af - 1) * _pg_rdp_float(p * af, qf, sf) + _pg_rdp_float(
+            1 + (af - 1) * p / (p - 1), qf, sf
+        )
 
     eps = add_remove or (lambda o: poisson_gaussian_rdp_mp(o, Fraction(q), Fraction(sigma), dps))
     if p is not None:
@@ -284,6 +286,7 @@ def poisson_replace_one_default_reference(alpha, q, sigma, dps: int = 20, p=None
 # Zhu-Wang at orders in (1, 2]: the second-moment bound
 # ---------------------------------------------------------------------------
 
+
 def small_order_chi2_reference(alpha, q, eps2, eps_inf=None, dps: int = 40) -> mpf:
     r""":math:`\frac{1}{\alpha-1}\log(1 + g_\alpha(a)\gamma^2(e^{\epsilon(2)}-1)/d)` of
     :class:`~rigorous_rdp.subsampling.zhu_wang.SmallOrderChi2Curve`, with
@@ -310,7 +313,7 @@ def small_order_chi2_reference(alpha, q, eps2, eps_inf=None, dps: int = 40) -> m
             g = _f(q)
             low = -g * (e - 1) / (1 - g + g * e)
             d = 1 - g + g / e
-            gq = ((1 + low) ** a - 1 - a * low) / low ** 2
+            gq = ((1 + low) ** a - 1 - a * low) / low**2
         return mpmath.log1p(gq * g * g * mpmath.expm1(mpf(eps2)) / d) / (a - 1)
 
 
