@@ -99,7 +99,8 @@ def _lgamma_large(x: np.ndarray) -> np.ndarray:
     corr = inv * (
         _STIRLING[0] + inv2 * (_STIRLING[1] + inv2 * (_STIRLING[2] + inv2 * (_STIRLING[3] + inv2 * _STIRLING[4])))
     )
-    return (x - 0.5) * np.log(x) - x + LOG_2PI_HALF + corr
+    out: np.ndarray = (x - 0.5) * np.log(x) - x + LOG_2PI_HALF + corr
+    return out
 
 
 def gammaln(x: ArrayLike) -> ArrayLike:

@@ -319,7 +319,7 @@ def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) 
     raise _Refused(event, f"`event` must be a dp_accounting `DpEvent`. Found {type(event)}.")
 
 
-def _randomized_response(event, rel: NeighboringRelation) -> tuple[DpEvent, bool]:
+def _randomized_response(event: _dpe.RandomizedResponseDpEvent, rel: NeighboringRelation) -> tuple[DpEvent, bool]:
     # dp-accounting: with probability 1 - p output the input bucket, else a uniform one of k.
     p = weaker_reading(event.noise_parameter, "noise_parameter", smaller=True)
     if not 0 <= p <= 1:
@@ -342,7 +342,7 @@ def _randomized_response(event, rel: NeighboringRelation) -> tuple[DpEvent, bool
     return RandomizedResponseEvent(1 - p / 2), False
 
 
-def _poisson(event, rel: NeighboringRelation, unit: str) -> tuple[DpEvent, bool]:
+def _poisson(event: _dpe.PoissonSampledDpEvent, rel: NeighboringRelation, unit: str) -> tuple[DpEvent, bool]:
     q = weaker_reading(event.sampling_probability, "sampling_probability", smaller=False)
     if not 0 <= q <= 1:
         raise ValueError(f"sampling_probability must be in [0, 1]. Found {event.sampling_probability!r}.")
@@ -368,7 +368,11 @@ def _poisson(event, rel: NeighboringRelation, unit: str) -> tuple[DpEvent, bool]
     return _check_curve(PoissonSampledEvent(GaussianEvent(sigma), q, adjacency), event), False
 
 
-def _fixed_size(event, rel: NeighboringRelation, unit: str) -> tuple[DpEvent, bool]:
+def _fixed_size(
+    event: _dpe.SampledWithoutReplacementDpEvent | _dpe.SampledWithReplacementDpEvent,
+    rel: NeighboringRelation,
+    unit: str,
+) -> tuple[DpEvent, bool]:
     replacement = isinstance(event, _dpe.SampledWithReplacementDpEvent)
     n = integer_at_least(event.source_dataset_size, "source_dataset_size", 1)
     b = integer_at_least(event.sample_size, "sample_size", 0)
@@ -445,7 +449,9 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
 
     # -- the PrivacyAccountant contract -------------------------------------
 
-    def _maybe_compose(self, event, count: int, do_compose: bool):
+    def _maybe_compose(
+        self, event: _dpe.DpEvent, count: int, do_compose: bool
+    ) -> dp_accounting.PrivacyAccountant.CompositionErrorDetails | None:
         try:
             ours, non_private = _translate(event, self.neighboring_relation, self.noise_unit)
         except _Refused as r:
@@ -457,7 +463,7 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
             self._non_private = self._non_private or (non_private and count > 0)
         return None
 
-    def compose(self, event, count: int = 1) -> CertifiedRdpAccountant:
+    def compose(self, event: object, count: int = 1) -> CertifiedRdpAccountant:
         """Account for ``count`` applications of ``event`` (returns ``self``).
 
         Raises:
