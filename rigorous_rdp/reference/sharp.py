@@ -33,11 +33,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from types import ModuleType
 
 import mpmath
 from mpmath import mp, mpf
 
-from ..events import LaplaceEvent
+from ..events import LaplaceEvent, RandomizedResponseEvent
+
+#: an exact input, as :class:`fractions.Fraction` reads it (a float is taken as its exact binary value)
+Exact = Fraction | int | float | str
 
 __all__ = [
     "fswor_add_remove_exact_reference",
@@ -50,7 +54,7 @@ __all__ = [
 ]
 
 
-def _f(x) -> mpf:
+def _f(x: Exact) -> mpf:
     x = Fraction(x)
     return mpf(x.numerator) / x.denominator
 
@@ -60,7 +64,7 @@ def _f(x) -> mpf:
 # ---------------------------------------------------------------------------
 
 
-def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
+def fswor_add_remove_exact_reference(alpha: Exact, q: Exact, sigma: Exact, dps: int = 30) -> mpf:
     r""":math:`\frac{1}{\alpha-1}\log E_{N(0,s^2)}[(1-q+q\,e^{(2z-1)/(2s^2)})^\alpha]`, :math:`s = \sigma/2`.
 
     Integer orders: :math:`\sum_k\binom{\alpha}{k}q^k(1-q)^{\alpha-k}e^{k(k-1)/(2s^2)}` minus 1, summed as
@@ -92,7 +96,7 @@ def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
             excess = mpmath.fsum(terms)
             return mpmath.log1p(excess) / (a - 1)
 
-        def g(z):
+        def g(z: mpf) -> mpf:
             w = (2 * z - 1) / two_s2
             inner = a * mpmath.log1p(qq * mpmath.expm1(w))
             return mpmath.npdf(z, 0, s) * mpmath.expm1(inner)
@@ -112,7 +116,9 @@ def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
 # ---------------------------------------------------------------------------
 
 
-def fswor_replace_one_auto_reference(alpha, q, sigma, m_max: int = 12, dps: int = 40, rtol: float | None = 1e-8) -> mpf:
+def fswor_replace_one_auto_reference(
+    alpha: Exact, q: Exact, sigma: Exact, m_max: int = 12, dps: int = 40, rtol: float | None = 1e-8
+) -> mpf:
     """Thm 3.4 (14) (transcription in :mod:`.fswor`) minimised over m = 3, 4, ...: while the value
     decreases by more than ``rtol`` (relative), up to ``m_max`` -- the rule of the curve; with
     ``rtol=None`` the minimum over all m in 3..``m_max``."""
@@ -137,7 +143,7 @@ def fswor_replace_one_auto_reference(alpha, q, sigma, m_max: int = 12, dps: int 
 
 
 def fswor_replace_one_default_reference(
-    alpha, sigma, batch_size: int, dataset_size: int, taylor_order: int | None = None, dps: int = 40
+    alpha: Exact, sigma: Exact, batch_size: int, dataset_size: int, taylor_order: int | None = None, dps: int = 40
 ) -> mpf:
     """Minimum of Thm 3.4 (order ``taylor_order``, or the minimum over m) and Wang et al. 2019 Thm 9."""
     from .fixed_size_misc import wang_upper_mp
@@ -173,12 +179,12 @@ def _pg_rdp_float(alpha: float, q: float, sigma: float) -> float:
         return _pg_rdp_float_inner(alpha, q, sigma, np, integrate)
 
 
-def _pg_rdp_float_inner(alpha: float, q: float, sigma: float, np, integrate) -> float:
+def _pg_rdp_float_inner(alpha: float, q: float, sigma: float, np: ModuleType, integrate: ModuleType) -> float:
 
     two_s2 = 2 * sigma * sigma
     lq, l1q = math.log(q), math.log1p(-q)
 
-    def log_terms(z: float):
+    def log_terms(z: float) -> tuple[float, float]:
         w = (2 * z - 1) / two_s2
         lm = math.log1p(q * math.expm1(w)) if w < 600 else float(np.logaddexp(l1q, lq + w))
         return -z * z / two_s2 - 0.5 * math.log(math.pi * two_s2), alpha * lm
@@ -208,7 +214,12 @@ def _pg_rdp_float_inner(alpha: float, q: float, sigma: float, np, integrate) -> 
 
 
 def weak_triangle_reference(
-    alpha, q, sigma, dps: int = 20, add_remove: Callable[[Fraction], mpf] | None = None, p=None
+    alpha: Exact,
+    q: Exact,
+    sigma: Exact,
+    dps: int = 20,
+    add_remove: Callable[[Fraction], mpf] | None = None,
+    p: Exact | None = None,
 ) -> mpf:
     r"""Mironov 2017 Prop. 11 on the Poisson-subsampled Gaussian (add/remove) curve:
     :math:`\min_{p>1}\frac{\alpha-1/p}{\alpha-1}\epsilon(p\alpha) + \epsilon(1+(\alpha-1)p/(p-1))`.
@@ -263,7 +274,9 @@ def weak_triangle_reference(
         return (_f(a) - 1 / _f(p)) / (_f(a) - 1) * eps(p * a) + eps(1 + (a - 1) * p / (p - 1))
 
 
-def poisson_replace_one_default_reference(alpha, q, sigma, dps: int = 20, p=None) -> mpf:
+def poisson_replace_one_default_reference(
+    alpha: Exact, q: Exact, sigma: Exact, dps: int = 20, p: Exact | None = None
+) -> mpf:
     r"""Minimum of Birrell et al. Thm C.9 (m = 5), :func:`weak_triangle_reference` (minimised over
     p in mpmath, or at the given ``p``) and :math:`2\alpha/\sigma^2` (Gaussian mechanism with
     replace-one sensitivity 2)."""
@@ -287,7 +300,7 @@ def poisson_replace_one_default_reference(alpha, q, sigma, dps: int = 20, p=None
 # ---------------------------------------------------------------------------
 
 
-def small_order_chi2_reference(alpha, q, eps2, eps_inf=None, dps: int = 40) -> mpf:
+def small_order_chi2_reference(alpha: Exact, q: Exact, eps2: mpf, eps_inf: mpf | None = None, dps: int = 40) -> mpf:
     r""":math:`\frac{1}{\alpha-1}\log(1 + g_\alpha(a)\gamma^2(e^{\epsilon(2)}-1)/d)` of
     :class:`~rigorous_rdp.subsampling.zhu_wang.SmallOrderChi2Curve`, with
     :math:`g_\alpha(x) = ((1+x)^\alpha-1-\alpha x)/x^2` evaluated from its definition at raised precision."""
@@ -317,7 +330,7 @@ def small_order_chi2_reference(alpha, q, eps2, eps_inf=None, dps: int = 40) -> m
         return mpmath.log1p(gq * g * g * mpmath.expm1(mpf(eps2)) / d) / (a - 1)
 
 
-def _pure_dp_params(inner, dps: int):
+def _pure_dp_params(inner: LaplaceEvent | RandomizedResponseEvent, dps: int) -> tuple[mpf, mpf]:
     from .gaussian import laplace_rdp_mp, randomized_response_rdp_mp
 
     if isinstance(inner, LaplaceEvent):
@@ -326,7 +339,9 @@ def _pure_dp_params(inner, dps: int):
     return randomized_response_rdp_mp(Fraction(2), inner.p, dps), abs(mpmath.log(p / (1 - p)))
 
 
-def poisson_pure_dp_default_reference(inner, q, alpha, dps: int = 40) -> mpf:
+def poisson_pure_dp_default_reference(
+    inner: LaplaceEvent | RandomizedResponseEvent, q: Exact, alpha: Exact, dps: int = 40
+) -> mpf:
     """Minimum of the Zhu-Wang reference (Thm 8 with the Lemma 4 cap) and, at orders in (1, 2],
     :func:`small_order_chi2_reference`, for a Laplace or randomized-response ``inner`` event."""
     from .zhu_wang import zhu_wang_rdp_mp
