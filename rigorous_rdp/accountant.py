@@ -33,13 +33,17 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, ClassVar, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 from flint import arb
 
+# registration of the bounds with rdp_curve
+from . import mechanisms as _mechanisms  # noqa: F401 -- imported for its side effect (registers the bounds)
 from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb
 from .conversion import CONVERSIONS, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
 from .curves import RdpCurve, rdp_curve
@@ -47,22 +51,19 @@ from .errors import PrecisionExhausted, UnsupportedEventError
 from .events import ComposedEvent, DpEvent, SelfComposedEvent
 from .floatmath import log_fraction
 
-# registration of the bounds with rdp_curve
-from . import mechanisms as _mechanisms  # noqa: F401
-
 __all__ = [
     "DEFAULT_ORDERS",
     "MAX_SEARCH_ORDER",
-    "RdpAccountant",
     "ConversionResult",
-    "EpsilonResult",
     "DeltaResult",
+    "EpsilonResult",
+    "RdpAccountant",
     "RdpResult",
     "clear_caches",
 ]
 
 #: dp-accounting's default order grid, as exact rationals.
-DEFAULT_ORDERS: Tuple[Fraction, ...] = tuple(
+DEFAULT_ORDERS: tuple[Fraction, ...] = tuple(
     [1 + Fraction(x, 10) for x in range(1, 100)]
     + [Fraction(x) for x in range(11, 64)]
     + [Fraction(x) for x in (128, 256, 512, 1024)]
@@ -88,8 +89,8 @@ class RdpResult:
     rdp: Certified
     is_upper_bound: bool = True
 
-    def to_json(self) -> dict:
-        out = {"alpha": _order_json(self.order), "rdp": self.rdp.to_json()}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"alpha": _order_json(self.order), "rdp": self.rdp.to_json()}
         if not self.is_upper_bound:
             out["lower_bound_only"] = True
         return out
@@ -113,17 +114,17 @@ class ConversionResult:
     """
 
     value: Certified
-    order: Optional[Fraction]
+    order: Fraction | None
     conversion: str
-    rdp: Optional[Certified]
+    rdp: Certified | None
     target: Fraction = Fraction(0)
-    order_search: Optional[dict] = None
+    order_search: dict[str, Any] | None = None
 
     quantity: ClassVar[str] = "value"
     target_name: ClassVar[str] = "target"
 
-    def to_json(self) -> dict:
-        out = {
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             self.quantity: self.value.to_json(),
             "alpha": _order_json(self.order),
             "conversion": self.conversion,
@@ -169,7 +170,7 @@ class DeltaResult(ConversionResult):
         return self.target
 
 
-def _order_json(order: Optional[Fraction]):
+def _order_json(order: Fraction | None) -> int | float | str:
     """JSON form of an exact order: int, a number whose decimal text is exact, or "p/q"."""
     if order is None:
         return "inf"
@@ -181,7 +182,7 @@ def _order_json(order: Optional[Fraction]):
     return str(order)
 
 
-def _frac_json(x: Fraction):
+def _frac_json(x: Fraction) -> float | str:
     """JSON echo of an exact input: a float if exact, else "p/q"; for numbers beyond
     float range or with thousands of digits, a 17-digit decimal (display only)."""
     try:
@@ -202,32 +203,41 @@ def _frac_json(x: Fraction):
 # their certified values at (order, precision) are deterministic)
 # ---------------------------------------------------------------------------
 
-class _Lru:
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+_R = TypeVar("_R", bound="ConversionResult")
+
+
+class _Lru(Generic[_K, _V]):
     def __init__(self, size: int):
         self.size = size
-        self.data: "OrderedDict[object, object]" = OrderedDict()
+        self.data: OrderedDict[_K, _V] = OrderedDict()
 
-    def get(self, key):
+    def get(self, key: _K) -> _V | None:
         v = self.data.get(key)
         if v is not None:
             self.data.move_to_end(key)
         return v
 
-    def put(self, key, value) -> None:
+    def put(self, key: _K, value: _V) -> None:
         self.data[key] = value
         if len(self.data) > self.size:
             self.data.popitem(last=False)
 
 
-_CURVES = _Lru(256)
-_CERTIFIED = _Lru(4096)
-_SCREENS = _Lru(65536)
+_CURVES: _Lru[DpEvent, RdpCurve] = _Lru(256)
+#: (event, order, precision) -> ball of the one-step RDP
+_CERTIFIED: _Lru[tuple[DpEvent, Fraction, int], arb] = _Lru(4096)
+#: (event, order) -> float screen of the one-step RDP
+_SCREENS: _Lru[tuple[DpEvent, float], float] = _Lru(65536)
 
 
 def clear_caches() -> None:
     """Forget the cached curves, screens and certified values (for timing runs)."""
-    for c in (_CURVES, _CERTIFIED, _SCREENS):
-        c.data.clear()
+    _CURVES.data.clear()
+    _CERTIFIED.data.clear()
+    _SCREENS.data.clear()
 
 
 def _curve_of(event: DpEvent) -> RdpCurve:
@@ -238,7 +248,9 @@ def _curve_of(event: DpEvent) -> RdpCurve:
     return c
 
 
-def _brent_min(f: Callable[[float], float], lo: float, hi: float, xtol: float = 1e-8, maxiter: int = 80) -> Tuple[float, float]:
+def _brent_min(
+    f: Callable[[float], float], lo: float, hi: float, xtol: float = 1e-8, maxiter: int = 80
+) -> tuple[float, float]:
     """Brent's minimisation on [lo, hi] (golden section with parabolic steps; Brent 1973, ch. 5).
 
     Float only: it chooses an order, any order is valid.
@@ -287,7 +299,7 @@ def _brent_min(f: Callable[[float], float], lo: float, hi: float, xtol: float = 
                 b = u
             if fu <= fw or w == x:
                 v, fv, w, fw = w, fw, u, fu
-            elif fu <= fv or v == x or v == w:
+            elif fu <= fv or v in (x, w):
                 v, fv = u, fu
     return x, fx
 
@@ -317,7 +329,7 @@ class RdpAccountant:
 
     def __init__(
         self,
-        orders: Optional[Iterable[object]] = None,
+        orders: Iterable[object] | None = None,
         *,
         continuous: bool = True,
         conversion: str = "best",
@@ -325,7 +337,7 @@ class RdpAccountant:
         max_prec: int = MAX_PREC,
     ):
         if orders is None:
-            self.orders: Tuple[Fraction, ...] = DEFAULT_ORDERS
+            self.orders: tuple[Fraction, ...] = DEFAULT_ORDERS
         else:
             self.orders = tuple(sorted({parse_rational(a, "alpha") for a in orders}))
             if not self.orders:
@@ -341,8 +353,8 @@ class RdpAccountant:
         self.conversion = conversion
         self.digits = digits
         self.max_prec = int(max_prec)
-        self._counts: Dict[DpEvent, int] = {}
-        self._curves: Dict[DpEvent, RdpCurve] = {}
+        self._counts: dict[DpEvent, int] = {}
+        self._curves: dict[DpEvent, RdpCurve] = {}
 
     # -- composition ---------------------------------------------------------
 
@@ -354,7 +366,7 @@ class RdpAccountant:
             return False
         return True
 
-    def compose(self, event: DpEvent, count: int = 1) -> "RdpAccountant":
+    def compose(self, event: DpEvent, count: int = 1) -> RdpAccountant:
         """Add ``count`` adaptive applications of ``event``.
 
         Raises:
@@ -362,14 +374,14 @@ class RdpAccountant:
         """
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise ValueError(f"steps must be an integer >= 0. Found {count!r}.")
-        new: Dict[DpEvent, Tuple[RdpCurve, int]] = {}
+        new: dict[DpEvent, tuple[RdpCurve, int]] = {}
         self._flatten(event, count, new)
         for ev, (curve, c) in new.items():
             self._curves[ev] = curve
             self._counts[ev] = self._counts.get(ev, 0) + c
         return self
 
-    def _flatten(self, event: DpEvent, count: int, out: Dict[DpEvent, Tuple[RdpCurve, int]]) -> None:
+    def _flatten(self, event: DpEvent, count: int, out: dict[DpEvent, tuple[RdpCurve, int]]) -> None:
         if isinstance(event, SelfComposedEvent):
             self._flatten(event.event, count * event.count, out)
         elif isinstance(event, ComposedEvent):
@@ -386,11 +398,11 @@ class RdpAccountant:
     def integer_orders_only(self) -> bool:
         return any(self._curves[e].integer_orders_only for e, c in self._counts.items() if c > 0)
 
-    def active_curves(self) -> List[Tuple[RdpCurve, int]]:
+    def active_curves(self) -> list[tuple[RdpCurve, int]]:
         """The composed curves with their (positive) counts."""
         return [(self._curves[e], c) for e, c in self._counts.items() if c > 0]
 
-    def _active_events(self) -> List[Tuple[DpEvent, RdpCurve, int]]:
+    def _active_events(self) -> list[tuple[DpEvent, RdpCurve, int]]:
         return [(e, self._curves[e], c) for e, c in self._counts.items() if c > 0]
 
     _active = active_curves  # former private name
@@ -418,7 +430,7 @@ class RdpAccountant:
 
     _total_ball = total_rdp_ball  # former private name
 
-    def rdp(self, alpha: object, digits: Optional[float] = None) -> RdpResult:
+    def rdp(self, alpha: object, digits: float | None = None) -> RdpResult:
         """Certified total RDP at order ``alpha`` (exact rational > 1)."""
         a = parse_rational(alpha, "alpha")
         if a <= 1:
@@ -429,7 +441,7 @@ class RdpAccountant:
         cert = refine(lambda prec: self.total_rdp_ball(a), d, max_prec=self.max_prec, what=f"RDP at alpha={float(a)}")
         return RdpResult(a, cert, all(c.is_upper_bound for c, _ in self.active_curves()))
 
-    def screen(self, alphas: Sequence[float]) -> np.ndarray:
+    def screen(self, alphas: Iterable[float]) -> np.ndarray:
         """Float estimate of the total RDP at ``alphas`` (order selection only).
 
         One-step screens are cached per (event, order), so re-screening the same
@@ -448,11 +460,11 @@ class RdpAccountant:
                     vals[i] = v
             if miss:
                 with np.errstate(all="ignore"):
-                    v = np.asarray(curve.screen(a[miss]), dtype=float)
-                v = np.where(np.isnan(v), np.inf, v)
+                    fresh = np.asarray(curve.screen(a[miss]), dtype=float)
+                fresh = np.where(np.isnan(fresh), np.inf, fresh)
                 for j, i in enumerate(miss):
-                    vals[i] = v[j]
-                    _SCREENS.put((e, float(a[i])), float(v[j]))
+                    vals[i] = fresh[j]
+                    _SCREENS.put((e, float(a[i])), float(fresh[j]))
             total = total + c * vals
         return total
 
@@ -464,7 +476,7 @@ class RdpAccountant:
                     " it cannot give epsilon or delta (use an upper bound)."
                 )
 
-    def _pure_dp_total(self) -> Optional[arb]:
+    def _pure_dp_total(self) -> arb | None:
         total = arb(0)
         for curve, c in self.active_curves():
             e = curve.pure_dp_epsilon()
@@ -475,7 +487,7 @@ class RdpAccountant:
 
     # -- order selection -----------------------------------------------------
 
-    def grid(self) -> List[Fraction]:
+    def grid(self) -> list[Fraction]:
         """The order grid as searched (integer orders only when a bound needs them)."""
         grid = list(self.orders)
         if self.integer_orders_only:
@@ -494,25 +506,26 @@ class RdpAccountant:
                 cap = min(cap, float(c))
         return max(cap, float(max(self.orders)) * 2)
 
-    def _search(self, objective: Callable[[np.ndarray], np.ndarray]) -> Tuple[List[Tuple[float, Fraction]], dict]:
+    def _search(
+        self, objective: Callable[[np.ndarray], np.ndarray]
+    ) -> tuple[list[tuple[float, Fraction]], dict[str, Any]]:
         """Screened candidates ``[(screen value, order), ...]`` (best first) and the search record."""
         int_only = self.integer_orders_only
 
-        def obj(xs) -> np.ndarray:
+        def obj(xs: npt.ArrayLike) -> np.ndarray:
             v = np.asarray(objective(np.asarray(xs, dtype=float)), dtype=float)
             return np.where(np.isnan(v), np.inf, v)
 
         if not self.continuous:
             grid = self.grid()
-            vals = obj([float(a) for a in grid])
-            order_idx = np.argsort(vals, kind="stable")
-            cands = [(float(vals[i]), grid[i]) for i in order_idx[:2]]
-            return cands, {"method": "grid", "screened": len(grid)}
+            grid_vals = obj([float(a) for a in grid])
+            order_idx = np.argsort(grid_vals, kind="stable")
+            return [(float(grid_vals[i]), grid[i]) for i in order_idx[:2]], {"method": "grid", "screened": len(grid)}
 
         # 1. integer orders on a ladder 2, 3, 4, 6, 8, 12, ..., 64, then doubling while the
         #    objective still decreases
-        pts = list(_INTEGER_SCREEN)
-        vals = list(obj(_INTEGER_SCREEN))
+        pts: list[float] = list(_INTEGER_SCREEN)
+        vals: list[float] = list(obj(_INTEGER_SCREEN))
         cap = self.search_order_cap()
         while int(np.argmin(vals)) == len(vals) - 1 and pts[-1] * 2 <= cap and np.isfinite(vals[-1]):
             nxt = pts[-1] * 2
@@ -531,15 +544,19 @@ class RdpAccountant:
             return [(math.inf, min(orders))], {"method": "fallback (no finite screen value)", "screened": len(pts)}
         lo = pts[i - 1] if i > 0 else 1.0
         hi = pts[i + 1] if i + 1 < len(pts) else pts[i]
-        record = {"method": "bracketed", "bracket": [_num_json(lo), _num_json(hi)], "screened": len(pts)}
-        cands: List[Tuple[float, Fraction]] = [(float(vals[i]), Fraction(int(pts[i])))]
+        record: dict[str, Any] = {
+            "method": "bracketed",
+            "bracket": [_num_json(lo), _num_json(hi)],
+            "screened": len(pts),
+        }
+        cands: list[tuple[float, Fraction]] = [(float(vals[i]), Fraction(int(pts[i])))]
         # 2. grid orders inside the bracket (only when no continuous refinement follows:
         #    for a unimodal screen Brent's optimum is at least as good as any of them)
         inside = [a for a in self.grid() if lo < float(a) < hi and float(a) not in pts] if int_only else []
         if inside:
             iv = obj([float(a) for a in inside])
             record["screened"] += len(inside)
-            cands += [(float(v), a) for v, a in zip(iv, inside)]
+            cands += [(float(v), a) for v, a in zip(iv, inside, strict=True)]
         # 3. continuous refinement in u = log(alpha - 1)
         lo_u = math.log(max(lo - 1.0, 1e-3))
         hi_u = math.log(hi - 1.0)
@@ -567,8 +584,8 @@ class RdpAccountant:
                 if a > 1:
                     cands.append((float(obj([float(a)])[0]), a))
         record["method"] = "bracketed+brent" if brent else "bracketed+integer"
-        out: List[Tuple[float, Fraction]] = []
-        seen = set()
+        out: list[tuple[float, Fraction]] = []
+        seen: set[Fraction] = set()
         for v, a in sorted(cands, key=lambda t: t[0]):
             if a > 1 and a not in seen and (not int_only or (a.denominator == 1 and a >= 2)):
                 seen.add(a)
@@ -576,9 +593,11 @@ class RdpAccountant:
         return out, record
 
     @staticmethod
-    def _integer_refine(obj, pts: List[float], vals: List[float], i: int) -> Tuple[List[float], List[float]]:
+    def _integer_refine(
+        obj: Callable[[list[float]], np.ndarray], pts: list[float], vals: list[float], i: int
+    ) -> tuple[list[float], list[float]]:
         """Ternary search for the best integer order between the ladder neighbours of point ``i``."""
-        known = dict(zip(pts, vals))
+        known = dict(zip(pts, vals, strict=True))
 
         def f(k: float) -> float:
             if k not in known:
@@ -598,7 +617,7 @@ class RdpAccountant:
         keys = sorted(known)
         return keys, [known[k] for k in keys]
 
-    def _to_certify(self, cands: List[Tuple[float, Fraction]]) -> List[Fraction]:
+    def _to_certify(self, cands: list[tuple[float, Fraction]]) -> list[Fraction]:
         """The best candidate, plus those whose screen value is within the screen error of it."""
         if not cands:
             return []
@@ -626,8 +645,9 @@ class RdpAccountant:
         cands, _ = self._search(self._objective("epsilon", delta, scale))
         return cands[0][0] if cands else math.inf
 
-    def _certify(self, kind: str, a: Fraction, target: Fraction, record: Optional[dict]) -> ConversionResult:
-        names: Dict[int, Tuple[str, arb]] = {}
+    def _certify(self, cls: type[_R], a: Fraction, target: Fraction, record: dict[str, Any] | None) -> _R:
+        kind = cls.quantity
+        names: dict[int, tuple[str, arb]] = {}
         convert = epsilon_from_rdp if kind == "epsilon" else delta_from_rdp
 
         def f(prec: int) -> arb:
@@ -638,18 +658,18 @@ class RdpAccountant:
 
         cert = refine(f, self.digits, max_prec=self.max_prec, what=f"{kind} at alpha={float(a)}")
         name, r = names[cert.prec]
-        cls = EpsilonResult if kind == "epsilon" else DeltaResult
         return cls(cert, a, name, Certified(r, cert.prec), target, record)
 
-    def _best(self, kind: str, target: Fraction) -> Optional[ConversionResult]:
+    def _best(self, cls: type[_R], target: Fraction) -> _R | None:
+        kind = cls.quantity
         cands, record = self._search(self._objective(kind, target))
         chosen = self._to_certify(cands)
         record = dict(record, certified=len(chosen))
-        best: Optional[ConversionResult] = None
-        errors: List[PrecisionExhausted] = []
+        best: _R | None = None
+        errors: list[PrecisionExhausted] = []
         for a in chosen:
             try:
-                res = self._certify(kind, a, target, record)
+                res = self._certify(cls, a, target, record)
             except PrecisionExhausted as exc:
                 errors.append(exc)
                 continue
@@ -657,9 +677,9 @@ class RdpAccountant:
                 best = res
         if best is None and len(chosen) < len(cands):
             # every chosen candidate failed to certify: try the others
-            for _, a in cands[len(chosen):]:
+            for _, a in cands[len(chosen) :]:
                 try:
-                    best = self._certify(kind, a, target, record)
+                    best = self._certify(cls, a, target, record)
                     break
                 except PrecisionExhausted as exc:
                     errors.append(exc)
@@ -682,15 +702,22 @@ class RdpAccountant:
         self._require_upper_bounds()
         if not self.active_curves():
             return EpsilonResult(Certified(arb(0), 0), None, "none", None, delta)
-        best = self._best("epsilon", delta)
+        best = self._best(EpsilonResult, delta)
         pure = self._pure_dp_total()
         if pure is not None:
-            cert = refine(lambda prec: self._pure_dp_total(), self.digits, max_prec=self.max_prec, what="pure-DP epsilon")
+
+            def pure_total(prec: int) -> arb:
+                total = self._pure_dp_total()
+                if total is None:  # not reached: whether a curve has a pure-DP bound does not depend on the precision
+                    raise PrecisionExhausted("pure-DP epsilon: no pure-DP bound")
+                return total
+
+            cert = refine(pure_total, self.digits, max_prec=self.max_prec, what="pure-DP epsilon")
             if best is None or cert.upper() < best.value.upper():
                 best = EpsilonResult(cert, None, "pure-dp", None, delta, {"method": "pure-dp"})
         if best is None:
             raise PrecisionExhausted("epsilon: no finite candidate order")
-        return best  # type: ignore[return-value]
+        return best
 
     def get_epsilon(self, target_delta: object) -> Certified:
         """Certified epsilon for ``target_delta`` (see :meth:`get_epsilon_and_order`)."""
@@ -707,11 +734,11 @@ class RdpAccountant:
         pure = self._pure_dp_total()
         if pure is not None and pure <= to_arb(eps):
             return DeltaResult(Certified(arb(0), 0), None, "pure-dp", None, eps, {"method": "pure-dp"})
-        best = self._best("delta", eps)
+        best = self._best(DeltaResult, eps)
         if best is None:
             raise PrecisionExhausted("delta: no finite candidate order")
-        return best  # type: ignore[return-value]
+        return best
 
 
-def _num_json(x: float):
+def _num_json(x: float) -> int | float:
     return int(x) if float(x).is_integer() else x

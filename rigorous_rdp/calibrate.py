@@ -36,23 +36,23 @@ meets the target, the lower end was evaluated and misses it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Iterable, Optional, Tuple
-
+from typing import Any
 
 from .accountant import EpsilonResult, RdpAccountant
 from .arith import DEFAULT_DIGITS, parse_rational, to_arb, workprec
 from .events import DpEvent
 
 __all__ = [
+    "DEFAULT_SIGMA_DIGITS",
+    "SIGMA_MAX",
+    "STEPS_MAX",
     "SigmaCalibration",
     "StepsBudget",
     "calibrate_sigma",
     "max_steps",
-    "DEFAULT_SIGMA_DIGITS",
-    "SIGMA_MAX",
-    "STEPS_MAX",
 ]
 
 DEFAULT_SIGMA_DIGITS = 4
@@ -60,7 +60,7 @@ SIGMA_MAX = Fraction(10) ** 6
 SIGMA_MIN = Fraction(1, 10**6)
 STEPS_MAX = 10**15
 
-Progress = Optional[Callable[[str, EpsilonResult], None]]
+Progress = Callable[[str, EpsilonResult], None] | None
 
 
 @dataclass(frozen=True)
@@ -80,11 +80,11 @@ class SigmaCalibration:
     sigma: Fraction
     sigma_lower: Fraction
     epsilon: EpsilonResult
-    epsilon_lower: Optional[EpsilonResult]
+    epsilon_lower: EpsilonResult | None
     evaluations: int
     sigma_digits: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "sigma": {"lower": _dec(self.sigma_lower), "upper": _dec(self.sigma)},
             "epsilon_at_sigma": self.epsilon.to_json(),
@@ -108,12 +108,12 @@ class StepsBudget:
     """
 
     steps: int
-    epsilon: Optional[EpsilonResult]
-    epsilon_next: Optional[EpsilonResult]
+    epsilon: EpsilonResult | None
+    epsilon_next: EpsilonResult | None
     evaluations: int
     capped: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "max_steps": self.steps,
             "epsilon_at_max_steps": None if self.epsilon is None else self.epsilon.to_json(),
@@ -144,13 +144,15 @@ def _dec(x: Fraction) -> str:
 # float screen (guessing only)
 # ---------------------------------------------------------------------------
 
+
 def _screen_epsilon(acc: RdpAccountant, delta: float, scale: float = 1.0) -> float:
     """Float estimate of the accountant's epsilon with all counts multiplied by ``scale``."""
     return acc.estimate_epsilon(Fraction(delta), scale)
 
 
-def _solve_decreasing(f: Callable[[float], float], target: float, lo: float, hi: float,
-                      rtol: float = 1e-10, maxiter: int = 100) -> Optional[float]:
+def _solve_decreasing(
+    f: Callable[[float], float], target: float, lo: float, hi: float, rtol: float = 1e-10, maxiter: int = 100
+) -> float | None:
     """Estimate of the x in [lo, hi] with f(x) = target for a decreasing f (float; guessing only).
 
     The bracket is first widened by factors of 4 from x = 1 when it is not a sign
@@ -210,7 +212,7 @@ def _solve_decreasing(f: Callable[[float], float], target: float, lo: float, hi:
         return None
 
 
-def _first_true(pred: Callable[[int], bool], start: int, lo_limit: int, hi_limit: int) -> Optional[int]:
+def _first_true(pred: Callable[[int], bool], start: int, lo_limit: int, hi_limit: int) -> int | None:
     """Smallest n in (lo_limit, hi_limit] with ``pred(n)``, for a predicate that is False up to a
     transition and True after it (``pred(lo_limit)`` is taken as False).
 
@@ -248,11 +250,20 @@ def _first_true(pred: Callable[[int], bool], start: int, lo_limit: int, hi_limit
 # certified decisions
 # ---------------------------------------------------------------------------
 
+
 class _Evaluator:
     """Certified epsilon of an accountant configuration, with a three-valued verdict."""
 
-    def __init__(self, target_epsilon: Fraction, delta: Fraction, orders, continuous: bool,
-                 conversion: str, digits: float, progress: Progress):
+    def __init__(
+        self,
+        target_epsilon: Fraction,
+        delta: Fraction,
+        orders: Iterable[object] | None,
+        continuous: bool,
+        conversion: str,
+        digits: float,
+        progress: Progress,
+    ):
         self.target = target_epsilon
         self.delta = delta
         self.orders = None if orders is None else list(orders)
@@ -263,18 +274,16 @@ class _Evaluator:
         self.count = 0
 
     def accountant(self) -> RdpAccountant:
-        return RdpAccountant(self.orders, continuous=self.continuous, conversion=self.conversion,
-                             digits=self.digits)
+        return RdpAccountant(self.orders, continuous=self.continuous, conversion=self.conversion, digits=self.digits)
 
-    def verdict(self, event: DpEvent, steps: int, label: str) -> Tuple[int, EpsilonResult]:
+    def verdict(self, event: DpEvent, steps: int, label: str) -> tuple[int, EpsilonResult]:
         """(+1 meets: upper <= E; -1 proven miss: lower > E; 0 undecided), result.
 
         An undecided comparison is retried once at twice the digits.
         """
         digits = self.digits
         for _ in range(2):
-            acc = RdpAccountant(self.orders, continuous=self.continuous, conversion=self.conversion,
-                                digits=digits)
+            acc = RdpAccountant(self.orders, continuous=self.continuous, conversion=self.conversion, digits=digits)
             acc.compose(event, steps)
             res = acc.get_epsilon_and_order(self.delta)
             self.count += 1
@@ -290,7 +299,7 @@ class _Evaluator:
         return 0, res
 
 
-def _check_common(target_epsilon: object, target_delta: object) -> Tuple[Fraction, Fraction]:
+def _check_common(target_epsilon: object, target_delta: object) -> tuple[Fraction, Fraction]:
     eps = parse_rational(target_epsilon, "epsilon")
     if eps <= 0:
         raise ValueError(f"epsilon must be > 0. Found {float(eps)!r}.")
@@ -307,7 +316,7 @@ def calibrate_sigma(
     target_delta: object,
     *,
     sigma_digits: int = DEFAULT_SIGMA_DIGITS,
-    orders: Optional[Iterable[object]] = None,
+    orders: Iterable[object] | None = None,
     continuous: bool = True,
     conversion: str = "best",
     digits: float = DEFAULT_DIGITS,
@@ -349,9 +358,9 @@ def calibrate_sigma(
     # Grid of sigma_digits significant digits at the magnitude of the guess.
     e10 = math.floor(math.log10(guess))
     h = Fraction(10) ** (e10 - sigma_digits + 1)
-    cache: dict = {}
+    cache: dict[int, tuple[int, EpsilonResult | None]] = {}
 
-    def verdict(n: int) -> Tuple[int, Optional[EpsilonResult]]:
+    def verdict(n: int) -> tuple[int, EpsilonResult | None]:
         if n <= 0:
             return -1, None  # sigma <= 0 is no mechanism: never meets a finite target
         if n not in cache:
@@ -362,8 +371,10 @@ def calibrate_sigma(
     n0 = max(1, math.ceil(Fraction(guess) / h))
     hi = _first_true(lambda n: verdict(n)[0] == 1, n0, 0, int(SIGMA_MAX / h))
     if hi is None:
-        raise ValueError(f"epsilon target {float(eps)!r} is not met by any noise multiplier <= "
-                         f"{float(SIGMA_MAX):g} for this mechanism (certified).")
+        raise ValueError(
+            f"epsilon target {float(eps)!r} is not met by any noise multiplier <= "
+            f"{float(SIGMA_MAX):g} for this mechanism (certified)."
+        )
     lo = hi - 1
     v_lo, r_lo = verdict(lo)
     # undecided even at doubled digits: lo is not *proven* to miss; report the
@@ -381,7 +392,7 @@ def max_steps(
     target_epsilon: object,
     target_delta: object,
     *,
-    orders: Optional[Iterable[object]] = None,
+    orders: Iterable[object] | None = None,
     continuous: bool = True,
     conversion: str = "best",
     digits: float = DEFAULT_DIGITS,
@@ -401,9 +412,9 @@ def max_steps(
     ev = _Evaluator(eps, delta, orders, continuous, conversion, digits, progress)
     acc1 = ev.accountant()
     acc1.compose(event, 1)
-    cache: dict = {}
+    cache: dict[int, tuple[int, EpsilonResult | None]] = {}
 
-    def verdict(t: int) -> Tuple[int, Optional[EpsilonResult]]:
+    def verdict(t: int) -> tuple[int, EpsilonResult | None]:
         if t <= 0:
             return 1, None
         if t not in cache:

@@ -37,6 +37,7 @@ The format is documented in ``docs/certificates_and_audit.md``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import enum
@@ -46,10 +47,11 @@ import math
 import os
 import platform
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any
 
 import mpmath
 
@@ -65,7 +67,7 @@ from .events import (
 )
 from .registry import NOISES, event_key, reference_pure_dp_of_curve
 
-_TAG_OF: Dict[type, str] = {cls: tag for tag, cls in EVENT_TAGS.items()}
+_TAG_OF: dict[type, str] = {cls: tag for tag, cls in EVENT_TAGS.items()}
 
 __all__ = [
     "CERTIFICATE_FORMAT",
@@ -73,24 +75,24 @@ __all__ = [
     "CONVERSION_CITATIONS",
     "CertificateError",
     "VerificationResult",
-    "event_to_json",
-    "event_from_json",
-    "describe_event",
     "canonical_bytes",
     "content_hash",
+    "describe_event",
+    "event_from_json",
+    "event_to_json",
     "make_certificate",
-    "write_certificate",
     "verify_certificate",
     "verify_file",
+    "write_certificate",
 ]
 
 CERTIFICATE_FORMAT = "rigorous-rdp-certificate"
 CERTIFICATE_VERSION = 1
 
-CONVERSION_CITATIONS: Dict[str, str] = {
+CONVERSION_CITATIONS: dict[str, str] = {
     "mironov": "Mironov 2017, Prop. 3 (blog part 2, Claim 21): eps = rdp + log(1/delta)/(alpha-1)",
     "cks": "Canonne, Kamath, Steinke 2020, Prop. 12 (arXiv 2004.00010 v4): "
-           "eps = rdp + log(1-1/alpha) - (log(delta) + log(alpha))/(alpha-1)",
+    "eps = rdp + log(1-1/alpha) - (log(delta) + log(alpha))/(alpha-1)",
     "balle": "Balle et al. 2020, Thm. 21 (same expression as cks)",
     "tv": "total variation (Bretagnolle-Huber): eps = 0 when delta >= sqrt(1 - exp(-rdp))",
     "pure-dp": "pure DP: eps = sum of the pure-DP epsilons (basic composition), delta = 0",
@@ -104,6 +106,7 @@ class CertificateError(ValueError):
 # ---------------------------------------------------------------------------
 # exact (de)serialisation of events
 # ---------------------------------------------------------------------------
+
 
 def _rat(x: Fraction) -> str:
     """Exact rational as a string: ``"11/10"`` or ``"3"``."""
@@ -133,7 +136,7 @@ def _field_to_json(value: Any) -> Any:
     raise UnsupportedEventError(f"no JSON form for a field of type {type(value).__name__}")
 
 
-def event_to_json(event: DpEvent) -> Dict[str, Any]:
+def event_to_json(event: DpEvent) -> dict[str, Any]:
     """Exact JSON description of an event, generically from its dataclass fields.
 
     ``{"type": <tag of events.EVENT_TAGS>, <field>: <value>, ...}``: rationals as
@@ -142,7 +145,7 @@ def event_to_json(event: DpEvent) -> Dict[str, Any]:
     tag = _TAG_OF.get(type(event))
     if tag is None:
         raise UnsupportedEventError(f"no JSON form for {type(event).__name__}")
-    out: Dict[str, Any] = {"type": tag}
+    out: dict[str, Any] = {"type": tag}
     for f in dataclasses.fields(event):  # type: ignore[arg-type]  # every tagged event is a dataclass
         out[f.name] = _field_to_json(getattr(event, f.name))
     return out
@@ -195,7 +198,7 @@ def _event_from_json(obj: Any, depth: int) -> DpEvent:
         raise CertificateError(f"invalid event parameter: {exc}") from None
 
 
-def describe_event(event: Any) -> Dict[str, Any]:
+def describe_event(event: Any) -> dict[str, Any]:
     """Flat human-readable summary (noise, its parameter, sampling, adjacency, bound),
     read off the event's row key in :mod:`rigorous_rdp.registry`.
 
@@ -208,7 +211,7 @@ def describe_event(event: Any) -> Dict[str, Any]:
     mech, sampling, adjacency, bound = event_key(event)
     inner = getattr(event, "event", event)
     noise = next(n for n in NOISES if n.event is mech)
-    out: Dict[str, Any] = {"noise": noise.name, noise.option: _rat(getattr(inner, noise.field))}
+    out: dict[str, Any] = {"noise": noise.name, noise.option: _rat(getattr(inner, noise.field))}
     out["sampling"] = sampling.value
     if hasattr(event, "batch_size"):
         out.update(batch_size=event.batch_size, dataset_size=event.dataset_size)
@@ -222,11 +225,11 @@ def describe_event(event: Any) -> Dict[str, Any]:
     return out
 
 
-def _flatten(event: DpEvent, count: int = 1) -> List[Tuple[DpEvent, int]]:
+def _flatten(event: DpEvent, count: int = 1) -> list[tuple[DpEvent, int]]:
     if isinstance(event, SelfComposedEvent):
         return _flatten(event.event, count * event.count)
     if isinstance(event, ComposedEvent):
-        out: List[Tuple[DpEvent, int]] = []
+        out: list[tuple[DpEvent, int]] = []
         for e in event.events:
             out.extend(_flatten(e, count))
         return out
@@ -237,19 +240,19 @@ def _flatten(event: DpEvent, count: int = 1) -> List[Tuple[DpEvent, int]]:
 # hashing and writing
 # ---------------------------------------------------------------------------
 
-def canonical_bytes(cert: Dict[str, Any]) -> bytes:
+
+def canonical_bytes(cert: dict[str, Any]) -> bytes:
     """Canonical serialisation of ``cert`` without its ``sha256`` key."""
     body = {k: v for k, v in cert.items() if k != "sha256"}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode("utf-8")
 
 
-def content_hash(cert: Dict[str, Any]) -> str:
+def content_hash(cert: dict[str, Any]) -> str:
     """Hex SHA-256 of :func:`canonical_bytes`."""
     return hashlib.sha256(canonical_bytes(cert)).hexdigest()
 
 
-def _versions() -> Dict[str, str]:
+def _versions() -> dict[str, str]:
     from importlib import metadata
 
     from . import __version__
@@ -268,11 +271,11 @@ def make_certificate(
     steps: int,
     delta: object,
     *,
-    orders: Optional[Iterable[object]] = None,
+    orders: Iterable[object] | None = None,
     continuous: bool = True,
     conversion: str = "best",
     digits: float = DEFAULT_DIGITS,
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     r"""Certify epsilon for ``steps`` applications of ``event`` at ``delta`` and build the certificate.
 
     Args:
@@ -303,7 +306,7 @@ def make_certificate(
         entry = {"curve": c.name, "citation": c.citation}
         if entry not in curves:
             curves.append(entry)
-    method: Dict[str, Any] = {
+    method: dict[str, Any] = {
         "curves": curves,
         "conversion": res.conversion,
         "conversion_citation": CONVERSION_CITATIONS.get(res.conversion, res.conversion),
@@ -314,12 +317,12 @@ def make_certificate(
             "conversion_option": conversion,
         },
     }
-    cert: Dict[str, Any] = {
+    cert: dict[str, Any] = {
         "format": CERTIFICATE_FORMAT,
         "format_version": CERTIFICATE_VERSION,
         "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
         "claim": "steps adaptive applications of inputs.event satisfy (epsilon, delta)-DP "
-                 "for every epsilon >= epsilon.upper",
+        "for every epsilon >= epsilon.upper",
         "inputs": {
             "event": event_to_json(event),
             "summary": describe_event(event),
@@ -336,7 +339,7 @@ def make_certificate(
     return cert
 
 
-def write_certificate(cert: Dict[str, Any], path: str) -> None:
+def write_certificate(cert: dict[str, Any], path: str) -> None:
     """Write ``cert`` to ``path`` atomically (temporary file in the same directory, then rename).
 
     On any error the temporary file is removed and ``path`` is left untouched.
@@ -359,16 +362,15 @@ def write_certificate(cert: Dict[str, Any], path: str) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 
 # ---------------------------------------------------------------------------
 # independent verification (mpmath)
 # ---------------------------------------------------------------------------
+
 
 @dataclass
 class VerificationResult:
@@ -382,9 +384,9 @@ class VerificationResult:
 
     ok: bool
     reason: str
-    details: Dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {"verified": self.ok, "reason": self.reason, **self.details}
 
 
@@ -413,7 +415,7 @@ def _require(obj: Any, key: str, kind: Any) -> Any:
     return v
 
 
-def verify_certificate(cert: Any, *, dps: Optional[int] = None, reference: Any = None) -> VerificationResult:
+def verify_certificate(cert: Any, *, dps: int | None = None, reference: Any = None) -> VerificationResult:
     r"""Recompute the claim of a certificate independently (mpmath reference path).
 
     Checks, in order: the format, the content hash, the consistency of the
@@ -437,22 +439,26 @@ def verify_certificate(cert: Any, *, dps: Optional[int] = None, reference: Any =
         # Conjecture 1 certificates (a different claim) have their own independent re-check
         from .research.conjecture_certificate import verify_conjecture_certificate
 
-        return verify_conjecture_certificate(cert, dps=dps)
+        conj: VerificationResult = verify_conjecture_certificate(cert, dps=dps)  # the research module is untyped
+        return conj
     try:
         return _verify(cert, dps, reference)
     except CertificateError as exc:
         return VerificationResult(False, f"malformed certificate: {' '.join(str(exc).split())}")
     except UnsupportedEventError as exc:
-        return VerificationResult(False, f"cannot verify: {' '.join(str(exc).split())} "
-                                         "(no independent reference; the claim is not confirmed)")
+        return VerificationResult(
+            False, f"cannot verify: {' '.join(str(exc).split())} (no independent reference; the claim is not confirmed)"
+        )
     except ArithmeticError as exc:
-        return VerificationResult(False, f"cannot verify: the reference computation failed "
-                                         f"({type(exc).__name__}: {' '.join(str(exc).split())})")
-    except Exception as exc:  # noqa: BLE001 - any failure means "not confirmed", never "confirmed"
+        return VerificationResult(
+            False,
+            f"cannot verify: the reference computation failed ({type(exc).__name__}: {' '.join(str(exc).split())})",
+        )
+    except Exception as exc:
         return VerificationResult(False, f"cannot verify: {type(exc).__name__}: {' '.join(str(exc).split())}")
 
 
-def _verify(cert: Any, dps: Optional[int], reference: Any) -> VerificationResult:
+def _verify(cert: Any, dps: int | None, reference: Any) -> VerificationResult:
     if not isinstance(cert, dict):
         raise CertificateError("the top level must be a JSON object.")
     if cert.get("format") != CERTIFICATE_FORMAT:
@@ -465,8 +471,11 @@ def _verify(cert: Any, dps: Optional[int], reference: Any) -> VerificationResult
     except (TypeError, ValueError) as exc:
         raise CertificateError(f"cannot serialise: {exc}") from None
     if stated_hash != actual:
-        return VerificationResult(False, "content hash mismatch: the certificate was modified or corrupted "
-                                         f"(stated {stated_hash[:12]}..., computed {actual[:12]}...)")
+        return VerificationResult(
+            False,
+            "content hash mismatch: the certificate was modified or corrupted "
+            f"(stated {stated_hash[:12]}..., computed {actual[:12]}...)",
+        )
     inputs = _require(cert, "inputs", dict)
     method = _require(cert, "method", dict)
     event = event_from_json(_require(inputs, "event", dict))
@@ -483,7 +492,8 @@ def _verify(cert: Any, dps: Optional[int], reference: Any) -> VerificationResult
         # PLD certificates (certify --method pld) have their own independent check
         from .pld.certificate_support import verify_pld
 
-        return verify_pld(cert, event, steps, delta, dps)
+        pld: VerificationResult = verify_pld(cert, event, steps, delta, dps)  # verify_pld has no return annotation
+        return pld
     conversion = _require(method, "conversion", str)
     order_text = method.get("order")
     eps = _require(cert, "epsilon", dict)
@@ -492,7 +502,7 @@ def _verify(cert: Any, dps: Optional[int], reference: Any) -> VerificationResult
     if isinstance(digits, bool) or not isinstance(digits, (int, float)) or not 1 <= digits <= 1000:
         raise CertificateError(f"precision.digits must be a number in [1, 1000]. Found {digits!r}.")
     if dps is None:
-        dps = max(50, int(math.ceil(3 * digits)) + 10)
+        dps = max(50, math.ceil(3 * digits) + 10)
     if reference is None:
         from .registry import reference_rdp as reference
 
@@ -503,13 +513,13 @@ def _verify(cert: Any, dps: Optional[int], reference: Any) -> VerificationResult
         if eps_lo > eps_hi:
             raise CertificateError("epsilon.lower is above epsilon.upper.")
         tol = mpmath.mpf(10) ** (-mpmath.mpf(dps) / 2)
-        details: Dict[str, Any] = {"dps": dps, "conversion": conversion, "stated_epsilon": eps}
+        details: dict[str, Any] = {"dps": dps, "conversion": conversion, "stated_epsilon": eps}
 
         if conversion == "pure-dp":
             if order_text is not None:
                 raise CertificateError("method.order must be null for the pure-dp conversion.")
             ref_eps = mpmath.mpf(0)
-            exact: Optional[Fraction] = Fraction(0)
+            exact: Fraction | None = Fraction(0)
             for ev, c in leaves:
                 value, rational = reference_pure_dp_of_curve(rdp_curve(ev), dps)
                 ref_eps += c * value
@@ -534,15 +544,15 @@ def _verify(cert: Any, dps: Optional[int], reference: Any) -> VerificationResult
             details["order"] = order_text
             details["reference_rdp"] = mpmath.nstr(total, 20)
             if not mpmath.isfinite(total):
-                return VerificationResult(False, f"the reference RDP at order {order_text} is not finite",
-                                          details)
+                return VerificationResult(False, f"the reference RDP at order {order_text} is not finite", details)
             rdp_stated = cert.get("rdp")
             if isinstance(rdp_stated, dict):
                 r_lo = _mp_decimal(rdp_stated.get("lower"), "rdp.lower")
                 r_hi = _mp_decimal(rdp_stated.get("upper"), "rdp.upper")
                 rtol = tol * (abs(total) + 1 / mpmath.mpf(10) ** 300)
-                failure = _enclosure_failure("RDP", rdp_stated, r_lo, r_hi, total, total, rtol,
-                                             f" at order {order_text}")
+                failure = _enclosure_failure(
+                    "RDP", rdp_stated, r_lo, r_hi, total, total, rtol, f" at order {order_text}"
+                )
                 if failure:
                     return VerificationResult(False, failure, details)
             if conversion == "mironov":
@@ -553,8 +563,8 @@ def _verify(cert: Any, dps: Optional[int], reference: Any) -> VerificationResult
                 tv = mpmath.sqrt(-mpmath.expm1(-total))
                 if not tv * (1 + tol) <= _mp_rat(delta):
                     return VerificationResult(
-                        False, f"the tv conversion needs delta >= sqrt(1 - exp(-rdp)) = {mpmath.nstr(tv, 20)}",
-                        details)
+                        False, f"the tv conversion needs delta >= sqrt(1 - exp(-rdp)) = {mpmath.nstr(tv, 20)}", details
+                    )
                 terms = [mpmath.mpf(0)]
             ref_raw = mpmath.fsum(terms)
             ref_eps = max(ref_raw, mpmath.mpf(0))
@@ -564,17 +574,39 @@ def _verify(cert: Any, dps: Optional[int], reference: Any) -> VerificationResult
         details["margin"] = mpmath.nstr(margin, 5)
         # epsilon is clamped at 0 (a valid statement for any delta), so the margin applies
         # to the formula, not to the clamp: a stated 0 is confirmed when formula + margin <= 0
-        failure = _enclosure_failure("epsilon", eps, eps_lo, eps_hi, ref_raw, ref_eps, margin,
-                                     f" (+ margin {mpmath.nstr(margin, 3)})", clamp_at_zero=True)
+        failure = _enclosure_failure(
+            "epsilon",
+            eps,
+            eps_lo,
+            eps_hi,
+            ref_raw,
+            ref_eps,
+            margin,
+            f" (+ margin {mpmath.nstr(margin, 3)})",
+            clamp_at_zero=True,
+        )
         if failure:
             return VerificationResult(False, failure, details)
-    return VerificationResult(True, f"verified: epsilon <= {eps['upper']} at delta = {inputs['delta']} "
-                                    f"after {steps} steps (reference {mpmath.nstr(ref_eps, 20)}, "
-                                    f"{dps} digits)", details)
+    return VerificationResult(
+        True,
+        f"verified: epsilon <= {eps['upper']} at delta = {inputs['delta']} "
+        f"after {steps} steps (reference {mpmath.nstr(ref_eps, 20)}, "
+        f"{dps} digits)",
+        details,
+    )
 
 
-def _enclosure_failure(what: str, stated: Dict[str, Any], lo: Any, hi: Any, ref_raw: Any, ref: Any, margin: Any,
-                       where: str, clamp_at_zero: bool = False) -> Optional[str]:
+def _enclosure_failure(
+    what: str,
+    stated: dict[str, Any],
+    lo: Any,
+    hi: Any,
+    ref_raw: Any,
+    ref: Any,
+    margin: Any,
+    where: str,
+    clamp_at_zero: bool = False,
+) -> str | None:
     """Why a stated ``[lo, hi]`` does not contain the reference (with ``margin``), or None.
 
     The upper end must be at least ``ref_raw + margin`` (or 0 when the quantity is
@@ -582,15 +614,19 @@ def _enclosure_failure(what: str, stated: Dict[str, Any], lo: Any, hi: Any, ref_
     """
     need = max(ref_raw + margin, mpmath.mpf(0)) if clamp_at_zero else ref_raw - margin
     if not hi >= need:
-        return (f"stated {what} upper {stated['upper']} is below the independently recomputed value "
-                f"{mpmath.nstr(ref, 20)}{where}")
+        return (
+            f"stated {what} upper {stated['upper']} is below the independently recomputed value "
+            f"{mpmath.nstr(ref, 20)}{where}"
+        )
     if lo > ref + margin:
-        return (f"stated {what} lower {stated['lower']} is above the independently recomputed value "
-                f"{mpmath.nstr(ref, 20)}{where}")
+        return (
+            f"stated {what} lower {stated['lower']} is above the independently recomputed value "
+            f"{mpmath.nstr(ref, 20)}{where}"
+        )
     return None
 
 
-def verify_file(path: str, *, dps: Optional[int] = None, reference: Any = None) -> VerificationResult:
+def verify_file(path: str, *, dps: int | None = None, reference: Any = None) -> VerificationResult:
     """Read and verify a certificate file.
 
     Raises:

@@ -27,21 +27,21 @@ direction ((eps, delta)-DP with eps < 0 implies (0, delta)-DP).
 
 from __future__ import annotations
 
-from typing import Callable, Dict
+from collections.abc import Callable
 
 import numpy as np
 from flint import arb
 
 __all__ = [
     "CONVERSIONS",
-    "epsilon_mironov",
-    "epsilon_cks",
-    "epsilon_balle",
-    "delta_mironov",
     "delta_cks",
-    "delta_tv",
-    "epsilon_from_rdp",
     "delta_from_rdp",
+    "delta_mironov",
+    "delta_tv",
+    "epsilon_balle",
+    "epsilon_cks",
+    "epsilon_from_rdp",
+    "epsilon_mironov",
     "epsilon_screen",
     "log_delta_screen",
 ]
@@ -81,12 +81,12 @@ def delta_tv(rdp: arb) -> arb:
     return (-(-rdp).expm1()).sqrt()
 
 
-_EPS: Dict[str, Callable[[arb, arb, arb], arb]] = {
+_EPS: dict[str, Callable[[arb, arb, arb], arb]] = {
     "mironov": epsilon_mironov,
     "cks": epsilon_cks,
     "balle": epsilon_balle,
 }
-_DELTA: Dict[str, Callable[[arb, arb, arb], arb]] = {
+_DELTA: dict[str, Callable[[arb, arb, arb], arb]] = {
     "mironov": delta_mironov,
     "cks": delta_cks,
     "balle": delta_cks,
@@ -126,7 +126,11 @@ def delta_from_rdp(rdp: arb, alpha: arb, epsilon: arb, conversion: str = "best")
         return _DELTA[conversion](rdp, alpha, epsilon).min(arb(1)), conversion
     best = None
     name = ""
-    for key, v in (("cks", delta_cks(rdp, alpha, epsilon)), ("mironov", delta_mironov(rdp, alpha, epsilon)), ("tv", delta_tv(rdp))):
+    for key, v in (
+        ("cks", delta_cks(rdp, alpha, epsilon)),
+        ("mironov", delta_mironov(rdp, alpha, epsilon)),
+        ("tv", delta_tv(rdp)),
+    ):
         v = v.min(arb(1))
         if best is None or v.upper() < best.upper():
             best, name = v, key
@@ -137,6 +141,7 @@ def delta_from_rdp(rdp: arb, alpha: arb, epsilon: arb, conversion: str = "best")
 # ---------------------------------------------------------------------------
 # float counterparts (order selection only, never reported)
 # ---------------------------------------------------------------------------
+
 
 def epsilon_screen(rdp: np.ndarray, alpha: np.ndarray, log_delta: float, conversion: str = "best") -> np.ndarray:
     """Float epsilon of the conversions above at orders ``alpha`` (``"best"``: the smallest of

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import abc
 from fractions import Fraction
-from typing import Optional
 
 import numpy as np
 from flint import arb
@@ -48,7 +47,7 @@ class RdpCurve(abc.ABC):
     citation: str = ""
     integer_orders_only: bool = False
     is_upper_bound: bool = True
-    search_order_cap: Optional[float] = 2048
+    search_order_cap: float | None = 2048
 
     @abc.abstractmethod
     def certified(self, alpha: Fraction) -> arb:
@@ -70,7 +69,7 @@ class RdpCurve(abc.ABC):
                     out[i] = np.inf
         return out
 
-    def pure_dp_epsilon(self) -> Optional[arb]:
+    def pure_dp_epsilon(self) -> arb | None:
         """Ball containing the pure-DP epsilon (order infinity), or None if not pure DP."""
         return None
 
@@ -102,7 +101,7 @@ class MinCurve(RdpCurve):
     #: components whose screen is within this relative factor of the best are certified
     SCREEN_SLACK = 0.05
 
-    def __init__(self, curves: "list[RdpCurve]", name: Optional[str] = None):
+    def __init__(self, curves: list[RdpCurve], name: str | None = None):
         if not curves:
             raise ValueError("curves must be a non-empty list of RDP curves.")
         for c in curves:
@@ -114,13 +113,13 @@ class MinCurve(RdpCurve):
         self.integer_orders_only = all(c.integer_orders_only for c in curves)
         caps = [c.search_order_cap for c in curves if c.search_order_cap is not None]
         self.search_order_cap = min(caps) if caps else None
-        self._choice: "dict[Fraction, list[int]]" = {}
-        self._winner: "dict[Fraction, int]" = {}
+        self._choice: dict[Fraction, list[int]] = {}
+        self._winner: dict[Fraction, int] = {}
 
-    def _usable(self, alpha: Fraction) -> "list[int]":
+    def _usable(self, alpha: Fraction) -> list[int]:
         return [i for i, c in enumerate(self.curves) if not (c.integer_orders_only and alpha.denominator != 1)]
 
-    def _candidates(self, alpha: Fraction) -> "list[int]":
+    def _candidates(self, alpha: Fraction) -> list[int]:
         got = self._choice.get(alpha)
         if got is not None:
             return got
@@ -145,11 +144,11 @@ class MinCurve(RdpCurve):
         self._choice[alpha] = chosen
         return chosen
 
-    def _certify(self, alpha: Fraction) -> "tuple[arb, int]":
+    def _certify(self, alpha: Fraction) -> tuple[arb, int]:
         alpha = Fraction(alpha)
         self.check_order(alpha)
         values = []
-        first_error: Optional[Exception] = None
+        first_error: Exception | None = None
         for i in self._candidates(alpha):
             try:
                 v = self.curves[i].certified(alpha)
@@ -189,7 +188,7 @@ class MinCurve(RdpCurve):
             out = np.minimum(out, np.where(np.isnan(v), np.inf, v))
         return out
 
-    def pure_dp_epsilon(self) -> Optional[arb]:
+    def pure_dp_epsilon(self) -> arb | None:
         values = [e for e in (c.pure_dp_epsilon() for c in self.curves) if e is not None]
         return arb_min(values) if values else None
 

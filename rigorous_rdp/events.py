@@ -33,24 +33,24 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Optional, Tuple
+from typing import Any
 
 from .validation import integer_at_least, positive, unit_interval
 
 __all__ = [
     "Adjacency",
     "Bound",
-    "Sampling",
-    "ZhuWangSampledEvent",
-    "Wang2019SampledEvent",
+    "ComposedEvent",
     "DpEvent",
+    "FixedSizeSampledEvent",
     "GaussianEvent",
     "LaplaceEvent",
-    "RandomizedResponseEvent",
     "PoissonSampledEvent",
-    "FixedSizeSampledEvent",
+    "RandomizedResponseEvent",
+    "Sampling",
     "SelfComposedEvent",
-    "ComposedEvent",
+    "Wang2019SampledEvent",
+    "ZhuWangSampledEvent",
 ]
 
 
@@ -61,7 +61,7 @@ class Adjacency(enum.Enum):
     REPLACE_ONE = "replace-one"
 
     @classmethod
-    def parse(cls, value: "Adjacency | str") -> "Adjacency":
+    def parse(cls, value: Adjacency | str) -> Adjacency:
         member: Adjacency = _parse_enum(cls, value, "adjacency")
         return member
 
@@ -107,7 +107,7 @@ class Bound(enum.Enum):
     WANG2019 = "wang2019"
 
     @classmethod
-    def parse(cls, value: "Bound | str") -> "Bound":
+    def parse(cls, value: Bound | str) -> Bound:
         member: Bound = _parse_enum(cls, value, "bound")
         return member
 
@@ -206,7 +206,7 @@ class FixedSizeSampledEvent(DpEvent):
     dataset_size: int
     replacement: bool = False
     adjacency: Adjacency = Adjacency.ADD_REMOVE
-    taylor_order: Optional[int] = None
+    taylor_order: int | None = None
 
     def __post_init__(self) -> None:
         _check_event(self.event)
@@ -240,7 +240,7 @@ class SelfComposedEvent(DpEvent):
 class ComposedEvent(DpEvent):
     """Adaptive composition of several events."""
 
-    events: Tuple[DpEvent, ...]
+    events: tuple[DpEvent, ...]
 
     def __post_init__(self) -> None:
         evs = tuple(self.events)
@@ -266,8 +266,8 @@ class ZhuWangSampledEvent(DpEvent):
 
     event: DpEvent
     sampling_probability: Fraction
-    bound: Optional[Bound] = None
-    tau: Optional[int] = None
+    bound: Bound | None = None
+    tau: int | None = None
 
     def __post_init__(self) -> None:
         _check_event(self.event)
@@ -275,8 +275,9 @@ class ZhuWangSampledEvent(DpEvent):
         if self.bound is not None:
             b = Bound.parse(self.bound)
             if b is Bound.WANG2019:
-                raise ValueError("bound must be one of tight, general, lower, tau for Poisson sampling. "
-                                 "Found 'wang2019'.")
+                raise ValueError(
+                    "bound must be one of tight, general, lower, tau for Poisson sampling. Found 'wang2019'."
+                )
             _set(self, "bound", b)
         if self.tau is not None:
             _set(self, "tau", integer_at_least(self.tau, "tau", 1))
@@ -316,7 +317,7 @@ class Wang2019SampledEvent(DpEvent):
         return Fraction(self.batch_size, self.dataset_size)
 
 
-def _sizes(batch_size: object, dataset_size: object) -> Tuple[int, int]:
+def _sizes(batch_size: object, dataset_size: object) -> tuple[int, int]:
     b = integer_at_least(batch_size, "batch_size", 1)
     n = integer_at_least(dataset_size, "dataset_size", 1)
     if b > n:

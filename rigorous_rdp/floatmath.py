@@ -20,29 +20,30 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Union
+from typing import overload
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
-    "log_expm1",
-    "log1pexp",
-    "log1mexp",
-    "logsumexp",
+    "LOG_2PI_HALF",
     "gammaln",
     "gammasgn",
-    "log_ndtr",
-    "log_fraction",
-    "log_factorials",
+    "log1mexp",
+    "log1pexp",
     "log_binom_real",
-    "LOG_2PI_HALF",
+    "log_expm1",
+    "log_factorials",
+    "log_fraction",
+    "log_ndtr",
+    "logsumexp",
 ]
 
-ArrayLike = Union[float, np.ndarray]
+ArrayLike = float | np.ndarray
 LOG_2PI_HALF = 0.5 * math.log(2.0 * math.pi)
 
 
-def _scalar(x, out):
+def _scalar(x: ArrayLike, out: np.ndarray) -> ArrayLike:
     return float(out) if np.ndim(x) == 0 else out
 
 
@@ -71,7 +72,11 @@ def log1mexp(x: ArrayLike) -> ArrayLike:
     return _scalar(x, out)
 
 
-def logsumexp(x, axis=None):
+@overload
+def logsumexp(x: npt.ArrayLike, axis: None = None) -> float: ...
+@overload
+def logsumexp(x: npt.ArrayLike, axis: int) -> np.ndarray: ...
+def logsumexp(x: npt.ArrayLike, axis: int | None = None) -> float | np.ndarray:
     r""":math:`\log\sum e^{x}` over ``axis`` (all entries by default); ``-inf`` if empty."""
     a = np.asarray(x, dtype=float)
     if a.size == 0:
@@ -91,8 +96,11 @@ def _lgamma_large(x: np.ndarray) -> np.ndarray:
     """log Gamma(x) for x >= 8 by the Stirling series (error < 1e-13)."""
     inv = 1.0 / x
     inv2 = inv * inv
-    corr = inv * (_STIRLING[0] + inv2 * (_STIRLING[1] + inv2 * (_STIRLING[2] + inv2 * (_STIRLING[3] + inv2 * _STIRLING[4]))))
-    return (x - 0.5) * np.log(x) - x + LOG_2PI_HALF + corr
+    corr = inv * (
+        _STIRLING[0] + inv2 * (_STIRLING[1] + inv2 * (_STIRLING[2] + inv2 * (_STIRLING[3] + inv2 * _STIRLING[4])))
+    )
+    out: np.ndarray = (x - 0.5) * np.log(x) - x + LOG_2PI_HALF + corr
+    return out
 
 
 def gammaln(x: ArrayLike) -> ArrayLike:
@@ -103,7 +111,7 @@ def gammaln(x: ArrayLike) -> ArrayLike:
         except ValueError:  # a pole
             return math.inf
     a = np.asarray(x, dtype=float)
-    if a.size and 1.0 <= float(np.min(a)) and float(np.max(a)) <= 1e6 and bool(np.all(a == np.floor(a))):
+    if a.size and float(np.min(a)) >= 1.0 and float(np.max(a)) <= 1e6 and bool(np.all(a == np.floor(a))):
         # positive integers: log Gamma(n) = log (n-1)! from the table
         return log_factorials(int(np.max(a)))[a.astype(np.int64) - 1]
     with np.errstate(all="ignore"):
@@ -175,7 +183,7 @@ def log_factorials(n: int) -> np.ndarray:
     return _LOG_FACT
 
 
-def log_binom_real(a: float, n: int):
+def log_binom_real(a: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     r"""log|C(a, k)| and the sign of C(a, k) for k = 0..n-1 and real a, by the cumulative
     product :math:`C(a,k) = \prod_{j=1}^{k} (a-j+1)/j` (float, screens only)."""
     j = np.arange(1, n, dtype=float)

@@ -24,6 +24,7 @@ Adding a mechanism or a sampling scheme: see ``docs/extending.md``.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -46,25 +47,24 @@ from .events import (
 )
 
 __all__ = [
-    "Noise",
     "NOISES",
-    "Key",
-    "Row",
     "ROWS",
+    "Key",
+    "Noise",
+    "Row",
+    "curve_for_event",
     "event_key",
     "lookup",
-    "curve_for_event",
-    "supported_keys",
-    "sampled_event",
-    "reference_table",
-    "reference_rdp_of_curve",
-    "reference_rdp",
     "reference_pure_dp_of_curve",
+    "reference_rdp",
+    "reference_rdp_of_curve",
+    "reference_table",
+    "sampled_event",
+    "supported_keys",
 ]
 
 #: ``(mechanism class, sampling, adjacency, bound)``; ``bound`` None is the default
 Key = tuple[type, Sampling, Adjacency, "Bound | None"]
-
 
 
 @dataclass(frozen=True)
@@ -89,11 +89,18 @@ class Noise:
 
 
 NOISES: tuple[Noise, ...] = (
-    Noise("gaussian", GaussianEvent, "sigma", "noise_multiplier", "S",
-          "Gaussian noise multiplier (sensitivity 1), S > 0"),
+    Noise(
+        "gaussian", GaussianEvent, "sigma", "noise_multiplier", "S", "Gaussian noise multiplier (sensitivity 1), S > 0"
+    ),
     Noise("laplace", LaplaceEvent, "scale", "scale", "B", "Laplace scale b > 0 (sensitivity 1)"),
-    Noise("randomized-response", RandomizedResponseEvent, "p", "p", "P",
-          "randomized response: probability of the true answer, 0 < P < 1"),
+    Noise(
+        "randomized-response",
+        RandomizedResponseEvent,
+        "p",
+        "p",
+        "P",
+        "randomized response: probability of the true answer, 0 < P < 1",
+    ),
 )
 BASE_MECHANISMS: tuple[type, ...] = tuple(n.event for n in NOISES)
 
@@ -136,6 +143,7 @@ class Row:
 # ---------------------------------------------------------------------------
 # curve factories (imports are local: importing the table stays cheap)
 # ---------------------------------------------------------------------------
+
 
 def _gaussian(event: GaussianEvent) -> RdpCurve:
     from .mechanisms import GaussianCurve
@@ -193,15 +201,15 @@ def _poisson_zhu_wang_default(event: PoissonSampledEvent) -> RdpCurve:
     # response), capped by Lemma 4; on (1, 2] the minimum with the second-moment bound
     from .subsampling.zhu_wang import poisson_pure_dp_default_curve
 
-    return poisson_pure_dp_default_curve(_base_curve(event.event), event.sampling_probability,
-                                         condition4=event.event)
+    return poisson_pure_dp_default_curve(_base_curve(event.event), event.sampling_probability, condition4=event.event)
 
 
 def _poisson_zhu_wang_chosen(event: ZhuWangSampledEvent) -> RdpCurve:
     from .subsampling.zhu_wang import poisson_subsampled_curve
 
-    return poisson_subsampled_curve(_base_curve(event.event), event.sampling_probability, bound=event.bound,
-                                    tau=event.tau, condition4=event.event)
+    return poisson_subsampled_curve(
+        _base_curve(event.event), event.sampling_probability, bound=event.bound, tau=event.tau, condition4=event.event
+    )
 
 
 def _fswor_add_remove(event: FixedSizeSampledEvent) -> RdpCurve:
@@ -222,8 +230,7 @@ def _fswor_replace_one(event: FixedSizeSampledEvent) -> RdpCurve:
     # explicit taylor_order) and Wang et al. 2019 Thm 9
     from .subsampling.fswor import fswor_replace_one_default_curve
 
-    return fswor_replace_one_default_curve(_sigma(event), event.batch_size, event.dataset_size,
-                                           event.taylor_order)
+    return fswor_replace_one_default_curve(_sigma(event), event.batch_size, event.dataset_size, event.taylor_order)
 
 
 def _fswor_wang2019(event: Wang2019SampledEvent) -> RdpCurve:
@@ -257,45 +264,114 @@ _ZW_CITATION = {
 
 def _rows() -> tuple[Row, ...]:
     rows = [
-        Row(GaussianEvent, Sampling.NONE, _AR, None, _gaussian,
-            "Mironov 2017, Prop. 7", _CLI_NOISE[GaussianEvent]),
-        Row(LaplaceEvent, Sampling.NONE, _AR, None, _laplace,
-            "Mironov 2017, Prop. 6", _CLI_NOISE[LaplaceEvent]),
-        Row(RandomizedResponseEvent, Sampling.NONE, _AR, None, _randomized_response,
-            "Mironov 2017, Prop. 5", _CLI_NOISE[RandomizedResponseEvent]),
-        Row(GaussianEvent, Sampling.POISSON, _AR, None, _poisson_gaussian,
+        Row(GaussianEvent, Sampling.NONE, _AR, None, _gaussian, "Mironov 2017, Prop. 7", _CLI_NOISE[GaussianEvent]),
+        Row(LaplaceEvent, Sampling.NONE, _AR, None, _laplace, "Mironov 2017, Prop. 6", _CLI_NOISE[LaplaceEvent]),
+        Row(
+            RandomizedResponseEvent,
+            Sampling.NONE,
+            _AR,
+            None,
+            _randomized_response,
+            "Mironov 2017, Prop. 5",
+            _CLI_NOISE[RandomizedResponseEvent],
+        ),
+        Row(
+            GaussianEvent,
+            Sampling.POISSON,
+            _AR,
+            None,
+            _poisson_gaussian,
             "exact: Mironov, Talwar, Zhang 2019; blog part 2, Claim 27 / (9.5)",
-            _CLI_NOISE[GaussianEvent] + _POISSON_CLI),
-        Row(GaussianEvent, Sampling.POISSON, _R1, None, _poisson_gaussian_replace_one,
+            _CLI_NOISE[GaussianEvent] + _POISSON_CLI,
+        ),
+        Row(
+            GaussianEvent,
+            Sampling.POISSON,
+            _R1,
+            None,
+            _poisson_gaussian_replace_one,
             "min of Birrell et al. 2024, Thm C.9, the weak triangle inequality (Mironov 2017, Prop. 11) and "
             "2 alpha / sigma^2",
-            _CLI_NOISE[GaussianEvent] + _POISSON_CLI + ("--adjacency", "replace-one")),
-        Row(GaussianEvent, Sampling.FSWOR, _AR, None, _fswor_add_remove,
+            _CLI_NOISE[GaussianEvent] + _POISSON_CLI + ("--adjacency", "replace-one"),
+        ),
+        Row(
+            GaussianEvent,
+            Sampling.FSWOR,
+            _AR,
+            None,
+            _fswor_add_remove,
             "Birrell et al. 2024, Thm 3.1 (6) exactly (Thm 3.3 with --taylor-order)",
-            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000")),
-        Row(GaussianEvent, Sampling.FSWOR, _R1, None, _fswor_replace_one,
+            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000"),
+        ),
+        Row(
+            GaussianEvent,
+            Sampling.FSWOR,
+            _R1,
+            None,
+            _fswor_replace_one,
             "min of Birrell et al. 2024, Thm 3.4-3.5 and Wang et al. 2019, Thm 9",
-            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000",
-                                         "--adjacency", "replace-one")),
-        Row(GaussianEvent, Sampling.FSWOR, _R1, Bound.WANG2019, _fswor_wang2019,
+            _CLI_NOISE[GaussianEvent]
+            + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000", "--adjacency", "replace-one"),
+        ),
+        Row(
+            GaussianEvent,
+            Sampling.FSWOR,
+            _R1,
+            Bound.WANG2019,
+            _fswor_wang2019,
             "Wang, Balle, Kasiviswanathan 2019, Thm 9",
-            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000",
-                                         "--adjacency", "replace-one", "--bound", "wang2019")),
-        Row(GaussianEvent, Sampling.FSWR, _AR, None, _fswr_add_remove,
+            _CLI_NOISE[GaussianEvent]
+            + (
+                "--sampling",
+                "fswor",
+                "--batch-size",
+                "10",
+                "--dataset-size",
+                "1000",
+                "--adjacency",
+                "replace-one",
+                "--bound",
+                "wang2019",
+            ),
+        ),
+        Row(
+            GaussianEvent,
+            Sampling.FSWR,
+            _AR,
+            None,
+            _fswr_add_remove,
             "Birrell et al. 2024, Thm 3.6, eq. (16)",
-            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswr", "--batch-size", "3", "--dataset-size", "100")),
+            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswr", "--batch-size", "3", "--dataset-size", "100"),
+        ),
     ]
     mech: type
     for mech in (LaplaceEvent, RandomizedResponseEvent):
-        rows.append(Row(mech, Sampling.POISSON, _AR, None, _poisson_zhu_wang_default,
-                        "Zhu & Wang 2019, Thm 8, capped by Lemma 4; second-moment bound on (1, 2]",
-                        _CLI_NOISE[mech] + _POISSON_CLI))
+        rows.append(
+            Row(
+                mech,
+                Sampling.POISSON,
+                _AR,
+                None,
+                _poisson_zhu_wang_default,
+                "Zhu & Wang 2019, Thm 8, capped by Lemma 4; second-moment bound on (1, 2]",
+                _CLI_NOISE[mech] + _POISSON_CLI,
+            )
+        )
     for mech in BASE_MECHANISMS:
         for bound in (Bound.TIGHT, Bound.GENERAL, Bound.LOWER, Bound.TAU):
             extra = ("--bound", bound.value) + (("--tau", "3") if bound is Bound.TAU else ())
-            rows.append(Row(mech, Sampling.POISSON, _AR, bound, _poisson_zhu_wang_chosen,
-                            _ZW_CITATION[bound], _CLI_NOISE[mech] + _POISSON_CLI + extra,
-                            guarantee=bound is not Bound.LOWER))
+            rows.append(
+                Row(
+                    mech,
+                    Sampling.POISSON,
+                    _AR,
+                    bound,
+                    _poisson_zhu_wang_chosen,
+                    _ZW_CITATION[bound],
+                    _CLI_NOISE[mech] + _POISSON_CLI + extra,
+                    guarantee=bound is not Bound.LOWER,
+                )
+            )
     return tuple(rows)
 
 
@@ -329,9 +405,12 @@ def event_key(event: DpEvent) -> Key:
 
 def _describe_key(key: Key) -> str:
     mech, sampling, adjacency, bound = key
-    what = {Sampling.NONE: "", Sampling.POISSON: "Poisson sampling of ",
-            Sampling.FSWOR: "fixed-size sampling without replacement of ",
-            Sampling.FSWR: "fixed-size sampling with replacement of "}[sampling]
+    what = {
+        Sampling.NONE: "",
+        Sampling.POISSON: "Poisson sampling of ",
+        Sampling.FSWOR: "fixed-size sampling without replacement of ",
+        Sampling.FSWR: "fixed-size sampling with replacement of ",
+    }[sampling]
     tail = "" if bound is None else f" with the {bound.value} bound"
     return f"{what}{mech.__name__} with {adjacency.value} adjacency{tail}"
 
@@ -361,10 +440,18 @@ def supported_keys() -> list[Key]:
     return [r.key for r in ROWS]
 
 
-def sampled_event(base: DpEvent, sampling: Sampling | str = Sampling.NONE, *,
-                  adjacency: Adjacency | str = Adjacency.ADD_REMOVE, bound: Bound | str | None = None,
-                  tau: Any = None, sampling_probability: Any = None, batch_size: Any = None,
-                  dataset_size: Any = None, taylor_order: Any = None) -> DpEvent:
+def sampled_event(
+    base: DpEvent,
+    sampling: Sampling | str = Sampling.NONE,
+    *,
+    adjacency: Adjacency | str = Adjacency.ADD_REMOVE,
+    bound: Bound | str | None = None,
+    tau: Any = None,
+    sampling_probability: Any = None,
+    batch_size: Any = None,
+    dataset_size: Any = None,
+    taylor_order: Any = None,
+) -> DpEvent:
     """Build the one-step event from its description (the command line's options).
 
     Parameters that do not apply to ``sampling`` raise ``ValueError`` naming them;
@@ -412,8 +499,9 @@ def sampled_event(base: DpEvent, sampling: Sampling | str = Sampling.NONE, *,
             raise ValueError(f"bound {b.value} applies to sampling poisson (Zhu & Wang 2019), not sampling {s.value}.")
         else:
             kw: dict[str, Any] = {} if taylor_order is None else {"taylor_order": taylor_order}
-            event = FixedSizeSampledEvent(base, batch_size, dataset_size, replacement=s is Sampling.FSWR,
-                                          adjacency=adj, **kw)
+            event = FixedSizeSampledEvent(
+                base, batch_size, dataset_size, replacement=s is Sampling.FSWR, adjacency=adj, **kw
+            )
     lookup(event)  # refuse unsupported combinations here, with the table's message
     return event
 
@@ -471,6 +559,7 @@ def _build_reference_table() -> dict[type, ReferenceFn]:
         def ref(c: Any, a: Fraction, dps: int) -> Any:
             with mpmath.workdps(dps):
                 return +fn(a, c.q, c.sigma, c.m)
+
         return ref
 
     def wang(c: Any, a: Fraction, dps: int) -> Any:
@@ -480,13 +569,17 @@ def _build_reference_table() -> dict[type, ReferenceFn]:
         return fsm.wang_upper_mp(a, 2 * c.base.sigma, c.q, dps=dps)
 
     def zhu_wang(c: Any, a: Fraction, dps: int) -> Any:
-        kinds = {GaussianCurve: ("gaussian", "sigma"), LaplaceCurve: ("laplace", "scale"),
-                 RandomizedResponseCurve: ("randomized-response", "p")}
+        kinds = {
+            GaussianCurve: ("gaussian", "sigma"),
+            LaplaceCurve: ("laplace", "scale"),
+            RandomizedResponseCurve: ("randomized-response", "p"),
+        }
         if type(c.base) not in kinds or c.tau_general:
             raise UnsupportedEventError(f"no mpmath reference for the Zhu & Wang bound over {c.base.name}")
         kind, attr = kinds[type(c.base)]
-        return rz.zhu_wang_rdp_mp(kind, getattr(c.base, attr), c.q, a, c.bound.value, dps,
-                                  cap_pure_dp=c.cap_pure_dp, tau=c.tau)
+        return rz.zhu_wang_rdp_mp(
+            kind, getattr(c.base, attr), c.q, a, c.bound.value, dps, cap_pure_dp=c.cap_pure_dp, tau=c.tau
+        )
 
     def fswor_auto(c: Any, a: Fraction, dps: int) -> Any:
         # the Taylor order the curve uses at this order (any m gives a valid bound; compare the same formula)
@@ -496,8 +589,14 @@ def _build_reference_table() -> dict[type, ReferenceFn]:
     def weak_triangle(c: Any, a: Fraction, dps: int) -> Any:
         # at the Hoelder exponent p the curve uses, on the reference of its add/remove curve
         inner = c.add_remove
-        return rs.weak_triangle_reference(a, inner.q, inner.sigma, dps=dps, p=c.optimal_p(a),
-                                          add_remove=lambda o: reference_rdp_of_curve(inner, o, dps))
+        return rs.weak_triangle_reference(
+            a,
+            inner.q,
+            inner.sigma,
+            dps=dps,
+            p=c.optimal_p(a),
+            add_remove=lambda o: reference_rdp_of_curve(inner, o, dps),
+        )
 
     def small_order(c: Any, a: Fraction, dps: int) -> Any:
         if a > 2:
@@ -518,8 +617,7 @@ def _build_reference_table() -> dict[type, ReferenceFn]:
         LaplaceCurve: lambda c, a, dps: rg.laplace_rdp_mp(a, c.scale, dps),
         RandomizedResponseCurve: lambda c, a, dps: rg.randomized_response_rdp_mp(a, c.p, dps),
         PoissonGaussianCurve: lambda c, a, dps: rg.poisson_gaussian_rdp_mp(a, c.q, c.sigma, dps),
-        PoissonReplaceOneGaussianCurve: lambda c, a, dps: fsm.poisson_replace_one_mp(a, c.q, c.sigma, m=c.m,
-                                                                                     dps=dps),
+        PoissonReplaceOneGaussianCurve: lambda c, a, dps: fsm.poisson_replace_one_mp(a, c.q, c.sigma, m=c.m, dps=dps),
         FsworAddRemoveCurve: fswor(rf.ref_add_remove_rdp),
         FsworAddRemoveExactCurve: lambda c, a, dps: rs.fswor_add_remove_exact_reference(a, c.q, c.sigma, dps),
         FsworReplaceOneAutoCurve: fswor_auto,
@@ -527,8 +625,9 @@ def _build_reference_table() -> dict[type, ReferenceFn]:
         SmallOrderChi2Curve: small_order,
         FsworReplaceOneCurve: fswor(rf.ref_replace_one_rdp),
         Wang2019Curve: wang,
-        FswrGaussianCurve: lambda c, a, dps: fsm.fswr_upper_mp(a, c.sigma, c.batch_size, c.dataset_size, dps,
-                                                               fractional="exact"),
+        FswrGaussianCurve: lambda c, a, dps: fsm.fswr_upper_mp(
+            a, c.sigma, c.batch_size, c.dataset_size, dps, fractional="exact"
+        ),
         ZhuWangCurve: zhu_wang,
         MinCurve: minimum,
     }
@@ -585,10 +684,8 @@ def reference_pure_dp_of_curve(curve: RdpCurve, dps: int = 50) -> tuple[Any, Fra
         if isinstance(curve, MinCurve):
             found = []
             for part in curve.curves:
-                try:
+                with contextlib.suppress(UnsupportedEventError):
                     found.append(reference_pure_dp_of_curve(part, dps))
-                except UnsupportedEventError:
-                    pass
             if found:
                 return min(found, key=lambda t: t[0])
     raise UnsupportedEventError(f"no mpmath reference for the pure-DP epsilon of the {curve.name} bound")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import numbers
 from fractions import Fraction
-from typing import List, Optional
 
 from ..arith import parse_rational
 
@@ -50,7 +49,7 @@ def weaker_reading(value: object, name: str, *, smaller: bool) -> Fraction:
     return parse_rational(value, name)
 
 
-def read_orders(orders: object, name: str = "orders") -> Optional[List[object]]:
+def read_orders(orders: object, name: str = "orders") -> list[object] | None:
     """An order grid from a caller: float orders read as their shortest decimal.
 
     Any order gives a valid bound, so no safe side is needed; the accountant
@@ -62,10 +61,10 @@ def read_orders(orders: object, name: str = "orders") -> Optional[List[object]]:
     if orders is None:
         return None
     try:
-        items = list(orders)  # type: ignore[call-overload]
+        items = list(orders)  # type: ignore[call-overload]  # any object: a non-iterable raises TypeError, caught below
     except TypeError:
         raise ValueError(f"{name} must be a list of numbers > 1. Found {orders!r}.") from None
-    out: List[object] = []
+    out: list[object] = []
     for a in items:
         if isinstance(a, float) or type(a).__module__ == "numpy":
             try:

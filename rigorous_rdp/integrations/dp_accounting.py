@@ -102,10 +102,11 @@ the grid alone; ``continuous=False`` restricts to the grid, as dp-accounting.
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterable
 from fractions import Fraction
 from math import isqrt
-from typing import Iterable, Optional, Tuple
 
 import dp_accounting
 import numpy as np
@@ -131,7 +132,7 @@ from ..events import (
 from ..validation import integer_at_least
 from ._inputs import read_orders, weaker_reading
 
-__all__ = ["CertifiedRdpAccountant", "NeighboringRelation", "NORM_BOUND", "SENSITIVITY", "to_rigorous_event"]
+__all__ = ["NORM_BOUND", "SENSITIVITY", "CertifiedRdpAccountant", "NeighboringRelation", "to_rigorous_event"]
 
 _NOOP: DpEvent = ComposedEvent(())
 _SIG_DIGITS = 30  # significant digits of the rational lower bound of an effective sigma
@@ -168,7 +169,7 @@ def _sqrt_inverse_lower(s: Fraction) -> Fraction:
         k += _SIG_DIGITS
 
 
-def _gaussian_inverse_square(event: object, sampler: object) -> Optional[Fraction]:
+def _gaussian_inverse_square(event: object, sampler: object) -> Fraction | None:
     r""":math:`\sum_i c_i s_i^{-2}` of a nesting of compositions ending in Gaussians.
 
     Returns ``None`` if some Gaussian has noise multiplier 0 (non-private).
@@ -189,14 +190,17 @@ def _gaussian_inverse_square(event: object, sampler: object) -> Optional[Fractio
             return Fraction(0)
         return None if inner is None else n * inner
     if isinstance(event, _dpe.ComposedDpEvent):
-        total: Optional[Fraction] = Fraction(0)
+        total: Fraction | None = Fraction(0)
         for e in event.events:
             v = _gaussian_inverse_square(e, sampler)
             total = None if (v is None or total is None) else total + v
         return total
-    raise _Refused(sampler, f"Subevent of `{_name(sampler)}` must be a `GaussianDpEvent` or a nested structure of"
-                            f" `ComposedDpEvent` and/or `SelfComposedDpEvent` bottoming out in `GaussianDpEvent`s"
-                            f" (or a `LaplaceDpEvent` under Poisson sampling). Found subevent {event}.")
+    raise _Refused(
+        sampler,
+        f"Subevent of `{_name(sampler)}` must be a `GaussianDpEvent` or a nested structure of"
+        f" `ComposedDpEvent` and/or `SelfComposedDpEvent` bottoming out in `GaussianDpEvent`s"
+        f" (or a `LaplaceDpEvent` under Poisson sampling). Found subevent {event}.",
+    )
 
 
 #: ``noise_unit`` reading dp-accounting's own event definition (the default; the safe reading)
@@ -253,10 +257,11 @@ def _check_curve(ours: DpEvent, event: object) -> DpEvent:
     return ours
 
 
-def to_rigorous_event(event: "dp_accounting.DpEvent",
-                      neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
-                      noise_unit: str = NORM_BOUND,
-                      ) -> Tuple[DpEvent, bool]:
+def to_rigorous_event(
+    event: dp_accounting.DpEvent,
+    neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+    noise_unit: str = NORM_BOUND,
+) -> tuple[DpEvent, bool]:
     """Translate a dp-accounting event into a frozen :mod:`rigorous_rdp.events` event.
 
     Args:
@@ -281,7 +286,7 @@ def to_rigorous_event(event: "dp_accounting.DpEvent",
         raise _OurUnsupported(f"{r.message} (event {r.event})") from None
 
 
-def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) -> Tuple[DpEvent, bool]:
+def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) -> tuple[DpEvent, bool]:
     if isinstance(event, _dpe.NoOpDpEvent):
         return _NOOP, False
     if isinstance(event, _dpe.NonPrivateDpEvent):
@@ -314,15 +319,18 @@ def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) 
     raise _Refused(event, f"`event` must be a dp_accounting `DpEvent`. Found {type(event)}.")
 
 
-def _randomized_response(event, rel: NeighboringRelation) -> Tuple[DpEvent, bool]:
+def _randomized_response(event: _dpe.RandomizedResponseDpEvent, rel: NeighboringRelation) -> tuple[DpEvent, bool]:
     # dp-accounting: with probability 1 - p output the input bucket, else a uniform one of k.
     p = weaker_reading(event.noise_parameter, "noise_parameter", smaller=True)
     if not 0 <= p <= 1:
         raise ValueError(f"noise_parameter must be in [0, 1]. Found {event.noise_parameter!r}.")
     k = integer_at_least(event.num_buckets, "num_buckets", 1)
     if rel is not NeighboringRelation.REPLACE_ONE:
-        raise _Refused(event, f"neighboring_relation must be `REPLACE_ONE` for `RandomizedResponseDpEvent` here"
-                              f" (no certified bound for {rel}).")
+        raise _Refused(
+            event,
+            f"neighboring_relation must be `REPLACE_ONE` for `RandomizedResponseDpEvent` here"
+            f" (no certified bound for {rel}).",
+        )
     if k == 1 or p == 1:
         return _NOOP, False  # the output does not depend on the input
     if k > 2:
@@ -334,7 +342,7 @@ def _randomized_response(event, rel: NeighboringRelation) -> Tuple[DpEvent, bool
     return RandomizedResponseEvent(1 - p / 2), False
 
 
-def _poisson(event, rel: NeighboringRelation, unit: str) -> Tuple[DpEvent, bool]:
+def _poisson(event: _dpe.PoissonSampledDpEvent, rel: NeighboringRelation, unit: str) -> tuple[DpEvent, bool]:
     q = weaker_reading(event.sampling_probability, "sampling_probability", smaller=False)
     if not 0 <= q <= 1:
         raise ValueError(f"sampling_probability must be in [0, 1]. Found {event.sampling_probability!r}.")
@@ -360,7 +368,11 @@ def _poisson(event, rel: NeighboringRelation, unit: str) -> Tuple[DpEvent, bool]
     return _check_curve(PoissonSampledEvent(GaussianEvent(sigma), q, adjacency), event), False
 
 
-def _fixed_size(event, rel: NeighboringRelation, unit: str) -> Tuple[DpEvent, bool]:
+def _fixed_size(
+    event: _dpe.SampledWithoutReplacementDpEvent | _dpe.SampledWithReplacementDpEvent,
+    rel: NeighboringRelation,
+    unit: str,
+) -> tuple[DpEvent, bool]:
     replacement = isinstance(event, _dpe.SampledWithReplacementDpEvent)
     n = integer_at_least(event.source_dataset_size, "source_dataset_size", 1)
     b = integer_at_least(event.sample_size, "sample_size", 0)
@@ -372,15 +384,19 @@ def _fixed_size(event, rel: NeighboringRelation, unit: str) -> Tuple[DpEvent, bo
     if inv_sq is None:
         return _NOOP, True
     if replacement and b >= n:
-        raise _Refused(event, f"no certified bound for fixed-size sampling with replacement with"
-                              f" sample_size >= source_dataset_size ({b} >= {n}).")
+        raise _Refused(
+            event,
+            f"no certified bound for fixed-size sampling with replacement with"
+            f" sample_size >= source_dataset_size ({b} >= {n}).",
+        )
     if b == n and rel is not NeighboringRelation.ADD_OR_REMOVE_ONE:
         # every record is in the batch: the Gaussian mechanism, noise relative to the sensitivity
         return GaussianEvent(_unsampled_scale(_sqrt_inverse_lower(inv_sq), rel, unit)), False
     # REPLACE_SPECIAL pairs are replace-one pairs (see the module docstring)
     adjacency = Adjacency.ADD_REMOVE if rel is NeighboringRelation.ADD_OR_REMOVE_ONE else Adjacency.REPLACE_ONE
-    ours = FixedSizeSampledEvent(GaussianEvent(_sampled_sigma(inv_sq, rel, unit)), b, n,
-                                 replacement=replacement, adjacency=adjacency)
+    ours = FixedSizeSampledEvent(
+        GaussianEvent(_sampled_sigma(inv_sq, rel, unit)), b, n, replacement=replacement, adjacency=adjacency
+    )
     return _check_curve(ours, event), False
 
 
@@ -411,7 +427,7 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
 
     def __init__(
         self,
-        orders: Optional[Iterable[object]] = None,
+        orders: Iterable[object] | None = None,
         neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
         *,
         continuous: bool = True,
@@ -422,8 +438,10 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
         self.noise_unit = _check_unit(noise_unit)
         if not isinstance(neighboring_relation, NeighboringRelation):
             names = ", ".join(r.name for r in NeighboringRelation)
-            raise ValueError(f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names})."
-                             f" Found {neighboring_relation!r}.")
+            raise ValueError(
+                f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names})."
+                f" Found {neighboring_relation!r}."
+            )
         super().__init__(neighboring_relation)
         orders = read_orders(orders)
         self._acc = RdpAccountant(orders, continuous=continuous, conversion=conversion, digits=digits)
@@ -431,7 +449,9 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
 
     # -- the PrivacyAccountant contract -------------------------------------
 
-    def _maybe_compose(self, event, count: int, do_compose: bool):
+    def _maybe_compose(
+        self, event: _dpe.DpEvent, count: int, do_compose: bool
+    ) -> dp_accounting.PrivacyAccountant.CompositionErrorDetails | None:
         try:
             ours, non_private = _translate(event, self.neighboring_relation, self.noise_unit)
         except _Refused as r:
@@ -443,7 +463,7 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
             self._non_private = self._non_private or (non_private and count > 0)
         return None
 
-    def compose(self, event, count: int = 1) -> "CertifiedRdpAccountant":
+    def compose(self, event: object, count: int = 1) -> CertifiedRdpAccountant:
         """Account for ``count`` applications of ``event`` (returns ``self``).
 
         Raises:
@@ -453,10 +473,9 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
         """
         count = integer_at_least(count, "count", 1)  # dp-accounting's ledger takes positive counts
         if isinstance(event, _dpe.DpEvent):
-            try:
-                _translate(event, self.neighboring_relation, self.noise_unit)  # bad values raise ValueError here
-            except _Refused:
-                pass  # reported by the base class as UnsupportedEventError
+            # bad values raise ValueError here; _Refused is reported by the base class as UnsupportedEventError
+            with contextlib.suppress(_Refused):
+                _translate(event, self.neighboring_relation, self.noise_unit)
         return super().compose(event, count)
 
     def get_epsilon(self, target_delta: float) -> float:
@@ -467,12 +486,12 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
         """Certified delta for ``target_epsilon``: the upper end of the enclosure, rounded up."""
         return min(1.0, self.certified_delta(target_epsilon).delta.upper_float())
 
-    def get_epsilon_and_optimal_order(self, target_delta: float) -> Tuple[float, float]:
+    def get_epsilon_and_optimal_order(self, target_delta: float) -> tuple[float, float]:
         """``(epsilon, order)`` as dp-accounting's RDP accountant (order inf for the pure-DP route)."""
         res = self.certified_epsilon(target_delta)
         return res.epsilon.upper_float(), _order_float(res.order)
 
-    def get_delta_and_optimal_order(self, target_epsilon: float) -> Tuple[float, float]:
+    def get_delta_and_optimal_order(self, target_epsilon: float) -> tuple[float, float]:
         """``(delta, order)`` as dp-accounting's RDP accountant."""
         res = self.certified_delta(target_epsilon)
         return min(1.0, res.delta.upper_float()), _order_float(res.order)
@@ -520,5 +539,5 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
         return np.array([float(a) for a in self._acc.orders])
 
 
-def _order_float(order: Optional[Fraction]) -> float:
+def _order_float(order: Fraction | None) -> float:
     return math.inf if order is None else float(order)

@@ -46,9 +46,10 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from copy import deepcopy
 from fractions import Fraction
-from typing import Any, Iterable, List, Optional, Sequence, Tuple
+from typing import Any
 
 from ..accountant import EpsilonResult, RdpAccountant
 from ..arith import DEFAULT_DIGITS, Certified
@@ -59,10 +60,10 @@ from ._inputs import read_orders, weaker_reading
 
 __all__ = [
     "MECHANISM",
-    "CertifiedRDPAccountant",
-    "register",
-    "get_noise_multiplier",
+    "CertifiedRDPAccountant",  # noqa: F822 -- defined lazily by the module __getattr__ (the class needs opacus)
     "calibrate_noise_multiplier",
+    "get_noise_multiplier",
+    "register",
 ]
 
 #: the name under which :func:`register` makes the accountant known to Opacus
@@ -72,12 +73,14 @@ MECHANISM = "certified_rdp"
 _COMPATIBLE_HISTORIES = (MECHANISM, "rdp", "prv", "gdp")
 
 
-def _orders(alphas: Optional[Iterable[object]], name: str = "orders") -> Optional[List[object]]:
+def _orders(alphas: Iterable[object] | None, name: str = "orders") -> list[object] | None:
     # any order gives a valid bound: read float orders as their shortest decimal
     return read_orders(alphas, name)
 
 
-def _step_parameters(noise_multiplier: object, sample_rate: object, num_steps: object = 1) -> Tuple[Fraction, Fraction, int]:
+def _step_parameters(
+    noise_multiplier: object, sample_rate: object, num_steps: object = 1
+) -> tuple[Fraction, Fraction, int]:
     s = weaker_reading(noise_multiplier, "noise_multiplier", smaller=True)
     if s < 0:
         raise ValueError(f"noise_multiplier must be >= 0. Found {noise_multiplier!r}.")
@@ -106,15 +109,21 @@ class _CertifiedRDPAccountantImpl:
         digits: relative width of the certified enclosures.
     """
 
-    def __init__(self, *, orders: Optional[Iterable[object]] = None, continuous: bool = True,
-                 conversion: str = "best", digits: float = DEFAULT_DIGITS):
+    def __init__(
+        self,
+        *,
+        orders: Iterable[object] | None = None,
+        continuous: bool = True,
+        conversion: str = "best",
+        digits: float = DEFAULT_DIGITS,
+    ):
         self.orders = _orders(orders)
         RdpAccountant(self.orders, continuous=continuous, conversion=conversion, digits=digits)  # validates
         self.continuous = bool(continuous)
         self.conversion = conversion
         self.digits = digits
         #: list of ``(noise_multiplier, sample_rate, num_steps)``, as in Opacus
-        self.history: List[Tuple[Any, Any, int]] = []
+        self.history: list[tuple[Any, Any, int]] = []
 
     @classmethod
     def mechanism(cls) -> str:
@@ -139,10 +148,14 @@ class _CertifiedRDPAccountantImpl:
 
     # -- certified epsilon ---------------------------------------------------
 
-    def _accountant(self, alphas: Optional[Sequence[object]]) -> Tuple[RdpAccountant, bool]:
+    def _accountant(self, alphas: Sequence[object] | None) -> tuple[RdpAccountant, bool]:
         orders = self.orders if alphas is None else _orders(alphas, "alphas")
-        acc = RdpAccountant(orders, continuous=self.continuous if alphas is None else False,
-                            conversion=self.conversion, digits=self.digits)
+        acc = RdpAccountant(
+            orders,
+            continuous=self.continuous if alphas is None else False,
+            conversion=self.conversion,
+            digits=self.digits,
+        )
         non_private = False
         for entry in self.history:
             s, q, n = _step_parameters(*entry)
@@ -154,7 +167,7 @@ class _CertifiedRDPAccountantImpl:
             acc.compose(PoissonSampledEvent(GaussianEvent(s), q), n)
         return acc, non_private
 
-    def get_epsilon_and_order(self, delta: object, alphas: Optional[Sequence[object]] = None) -> EpsilonResult:
+    def get_epsilon_and_order(self, delta: object, alphas: Sequence[object] | None = None) -> EpsilonResult:
         """The certified result for ``delta``: enclosure, order, conversion and total RDP."""
         d = _check_delta(delta)
         acc, non_private = self._accountant(alphas)
@@ -164,7 +177,7 @@ class _CertifiedRDPAccountantImpl:
             return EpsilonResult(Certified(arb("inf"), 0), None, "non-private", None, d)
         return acc.get_epsilon_and_order(d)
 
-    def get_privacy_spent(self, *, delta: float, alphas: Optional[Sequence[object]] = None) -> Tuple[float, float]:
+    def get_privacy_spent(self, *, delta: float, alphas: Sequence[object] | None = None) -> tuple[float, float]:
         """``(epsilon, order)``: the certified upper end rounded up, and the order used."""
         _check_delta(delta)
         _orders(alphas, "alphas")
@@ -173,7 +186,7 @@ class _CertifiedRDPAccountantImpl:
         res = self.get_epsilon_and_order(delta, alphas)
         return res.epsilon.upper_float(), (math.inf if res.order is None else float(res.order))
 
-    def get_epsilon(self, delta: float, alphas: Optional[Sequence[object]] = None, **kwargs: Any) -> float:
+    def get_epsilon(self, delta: float, alphas: Sequence[object] | None = None, **kwargs: Any) -> float:
         """Certified epsilon spent so far for ``delta`` (upper end, rounded up).
 
         ``alphas`` restricts the search to those orders (no continuous search),
@@ -204,21 +217,26 @@ class _CertifiedRDPAccountantImpl:
             if key not in state_dict:
                 raise ValueError(f"state_dict must have the key `{key}`. Found keys {sorted(state_dict)}.")
         if state_dict["mechanism"] not in _COMPATIBLE_HISTORIES:
-            raise ValueError(f"state_dict mechanism must be one of {', '.join(_COMPATIBLE_HISTORIES)}."
-                             f" Found {state_dict['mechanism']!r}.")
+            raise ValueError(
+                f"state_dict mechanism must be one of {', '.join(_COMPATIBLE_HISTORIES)}."
+                f" Found {state_dict['mechanism']!r}."
+            )
         raw = state_dict["history"]
         if not isinstance(raw, (list, tuple)) or not all(isinstance(e, (list, tuple)) for e in raw):
-            raise ValueError("state_dict history must be a list of (noise_multiplier, sample_rate, num_steps)."
-                             f" Found {raw!r}.")
+            raise ValueError(
+                f"state_dict history must be a list of (noise_multiplier, sample_rate, num_steps). Found {raw!r}."
+            )
         history = [tuple(entry) for entry in raw]
         for entry in history:
             if len(entry) != 3:
-                raise ValueError(f"history entries must be (noise_multiplier, sample_rate, num_steps). Found {entry!r}.")
+                raise ValueError(
+                    f"history entries must be (noise_multiplier, sample_rate, num_steps). Found {entry!r}."
+                )
             _step_parameters(*entry)
         self.history = history
 
 
-_CLASS: Optional[type] = None
+_CLASS: type | None = None
 
 
 def _accountant_class() -> type:
@@ -231,8 +249,10 @@ def _accountant_class() -> type:
             raise ImportError("the Opacus integration needs opacus: pip install 'rigorous-rdp[opacus]'") from exc
 
         class CertifiedRDPAccountant(_CertifiedRDPAccountantImpl, IAccountant):
-            __doc__ = ("Certified RDP accountant for Opacus (an ``opacus.accountants.IAccountant``).\n\n"
-                       + (_CertifiedRDPAccountantImpl.__doc__ or "").split("\n\n", 1)[1])
+            __doc__ = (
+                "Certified RDP accountant for Opacus (an ``opacus.accountants.IAccountant``).\n\n"
+                + (_CertifiedRDPAccountantImpl.__doc__ or "").split("\n\n", 1)[1]
+            )
             __module__ = __name__
             __qualname__ = "CertifiedRDPAccountant"  # found by pickle through the module __getattr__
 
@@ -268,15 +288,16 @@ def register(name: str = MECHANISM) -> str:
 # noise calibration
 # ---------------------------------------------------------------------------
 
+
 def calibrate_noise_multiplier(
     *,
     target_epsilon: float,
     target_delta: float,
     sample_rate: float,
-    epochs: Optional[int] = None,
-    steps: Optional[int] = None,
+    epochs: int | None = None,
+    steps: int | None = None,
     sigma_digits: int = DEFAULT_SIGMA_DIGITS,
-    orders: Optional[Iterable[object]] = None,
+    orders: Iterable[object] | None = None,
     continuous: bool = True,
     conversion: str = "best",
     digits: float = DEFAULT_DIGITS,
@@ -294,12 +315,11 @@ def calibrate_noise_multiplier(
             target no noise multiplier up to 10**6 meets.
     """
     if (steps is None) == (epochs is None):
-        raise ValueError("steps or epochs: give exactly one of them. Found "
-                         f"steps={steps!r}, epochs={epochs!r}.")
+        raise ValueError(f"steps or epochs: give exactly one of them. Found steps={steps!r}, epochs={epochs!r}.")
     q = weaker_reading(sample_rate, "sample_rate", smaller=False)
     if not 0 < q <= 1:
         raise ValueError(f"sample_rate must be in (0, 1]. Found {sample_rate!r}.")
-    if steps is None:
+    if epochs is not None:  # then steps is None (exactly one of them is given)
         e = weaker_reading(epochs, "epochs", smaller=False)
         if e <= 0:
             raise ValueError(f"epochs must be > 0. Found {epochs!r}.")
@@ -311,9 +331,17 @@ def calibrate_noise_multiplier(
     if eps <= 0:
         raise ValueError(f"target_epsilon must be > 0. Found {target_epsilon!r}.")
     delta = _check_delta(target_delta, "target_delta")
-    return calibrate_sigma(lambda s: PoissonSampledEvent(GaussianEvent(s), q), steps, eps, delta,
-                           sigma_digits=sigma_digits, orders=_orders(orders), continuous=continuous,
-                           conversion=conversion, digits=digits)
+    return calibrate_sigma(
+        lambda s: PoissonSampledEvent(GaussianEvent(s), q),
+        steps,
+        eps,
+        delta,
+        sigma_digits=sigma_digits,
+        orders=_orders(orders),
+        continuous=continuous,
+        conversion=conversion,
+        digits=digits,
+    )
 
 
 def get_noise_multiplier(
@@ -321,8 +349,8 @@ def get_noise_multiplier(
     target_epsilon: float,
     target_delta: float,
     sample_rate: float,
-    epochs: Optional[int] = None,
-    steps: Optional[int] = None,
+    epochs: int | None = None,
+    steps: int | None = None,
     accountant: str = MECHANISM,
     epsilon_tolerance: float = 0.01,
     **kwargs: Any,
@@ -346,8 +374,14 @@ def get_noise_multiplier(
     del accountant, epsilon_tolerance
     known = {"sigma_digits", "orders", "continuous", "conversion", "digits"}
     options = {k: v for k, v in kwargs.items() if k in known}
-    cal = calibrate_noise_multiplier(target_epsilon=target_epsilon, target_delta=target_delta,
-                                     sample_rate=sample_rate, epochs=epochs, steps=steps, **options)
+    cal = calibrate_noise_multiplier(
+        target_epsilon=target_epsilon,
+        target_delta=target_delta,
+        sample_rate=sample_rate,
+        epochs=epochs,
+        steps=steps,
+        **options,
+    )
     v = float(cal.sigma)
     if Fraction(v) < cal.sigma:
         v = math.nextafter(v, math.inf)

@@ -31,27 +31,30 @@ curve they describe (delegating everything else to the previous registrations).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable, Optional
+from types import ModuleType
 
 import mpmath
 from mpmath import mp, mpf
 
-from ..events import Adjacency, FixedSizeSampledEvent, GaussianEvent, LaplaceEvent, PoissonSampledEvent, \
-    RandomizedResponseEvent
+from ..events import LaplaceEvent, RandomizedResponseEvent
+
+#: an exact input, as :class:`fractions.Fraction` reads it (a float is taken as its exact binary value)
+Exact = Fraction | int | float | str
 
 __all__ = [
     "fswor_add_remove_exact_reference",
     "fswor_replace_one_auto_reference",
     "fswor_replace_one_default_reference",
-    "weak_triangle_reference",
+    "poisson_pure_dp_default_reference",
     "poisson_replace_one_default_reference",
     "small_order_chi2_reference",
-    "poisson_pure_dp_default_reference",
+    "weak_triangle_reference",
 ]
 
 
-def _f(x) -> mpf:
+def _f(x: Exact) -> mpf:
     x = Fraction(x)
     return mpf(x.numerator) / x.denominator
 
@@ -60,7 +63,8 @@ def _f(x) -> mpf:
 # FSwoR add/remove: Thm 3.1 (6) itself
 # ---------------------------------------------------------------------------
 
-def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
+
+def fswor_add_remove_exact_reference(alpha: Exact, q: Exact, sigma: Exact, dps: int = 30) -> mpf:
     r""":math:`\frac{1}{\alpha-1}\log E_{N(0,s^2)}[(1-q+q\,e^{(2z-1)/(2s^2)})^\alpha]`, :math:`s = \sigma/2`.
 
     Integer orders: :math:`\sum_k\binom{\alpha}{k}q^k(1-q)^{\alpha-k}e^{k(k-1)/(2s^2)}` minus 1, summed as
@@ -87,14 +91,12 @@ def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
             for k in range(0, n + 1):
                 if k >= 2:
                     terms.append(w * mpmath.expm1(k * (k - 1) / two_s2))
-                if r is None:
-                    w = mpf(1) if k + 1 == n else mpf(0)
-                else:
-                    w = w * (n - k) / (k + 1) * r
+                # q = 1: only the k = n term has weight
+                w = (mpf(1) if k + 1 == n else mpf(0)) if r is None else w * (n - k) / (k + 1) * r
             excess = mpmath.fsum(terms)
             return mpmath.log1p(excess) / (a - 1)
 
-        def g(z):
+        def g(z: mpf) -> mpf:
             w = (2 * z - 1) / two_s2
             inner = a * mpmath.log1p(qq * mpmath.expm1(w))
             return mpmath.npdf(z, 0, s) * mpmath.expm1(inner)
@@ -105,8 +107,7 @@ def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
             for k in (2, 8, 30):
                 pts.add(c - k * s)
                 pts.add(c + k * s)
-        pts = [mpmath.ninf] + sorted(pts) + [mpmath.inf]
-        excess = mpmath.quad(g, pts, maxdegree=8)
+        excess = mpmath.quad(g, [mpmath.ninf, *sorted(pts), mpmath.inf], maxdegree=8)
         return mpmath.log1p(excess) / (a - 1)
 
 
@@ -114,8 +115,10 @@ def fswor_add_remove_exact_reference(alpha, q, sigma, dps: int = 30) -> mpf:
 # FSwoR replace-one: Taylor order chosen per order, minimum with Wang et al.
 # ---------------------------------------------------------------------------
 
-def fswor_replace_one_auto_reference(alpha, q, sigma, m_max: int = 12, dps: int = 40,
-                                     rtol: Optional[float] = 1e-8) -> mpf:
+
+def fswor_replace_one_auto_reference(
+    alpha: Exact, q: Exact, sigma: Exact, m_max: int = 12, dps: int = 40, rtol: float | None = 1e-8
+) -> mpf:
     """Thm 3.4 (14) (transcription in :mod:`.fswor`) minimised over m = 3, 4, ...: while the value
     decreases by more than ``rtol`` (relative), up to ``m_max`` -- the rule of the curve; with
     ``rtol=None`` the minimum over all m in 3..``m_max``."""
@@ -139,8 +142,9 @@ def fswor_replace_one_auto_reference(alpha, q, sigma, m_max: int = 12, dps: int 
         return best
 
 
-def fswor_replace_one_default_reference(alpha, sigma, batch_size: int, dataset_size: int,
-                                        taylor_order: Optional[int] = None, dps: int = 40) -> mpf:
+def fswor_replace_one_default_reference(
+    alpha: Exact, sigma: Exact, batch_size: int, dataset_size: int, taylor_order: int | None = None, dps: int = 40
+) -> mpf:
     """Minimum of Thm 3.4 (order ``taylor_order``, or the minimum over m) and Wang et al. 2019 Thm 9."""
     from .fixed_size_misc import wang_upper_mp
     from .fswor import ref_replace_one_rdp
@@ -159,6 +163,7 @@ def fswor_replace_one_default_reference(alpha, sigma, batch_size: int, dataset_s
 # Poisson replace-one: weak triangle inequality, Thm C.9, no amplification
 # ---------------------------------------------------------------------------
 
+
 def _pg_rdp_float(alpha: float, q: float, sigma: float) -> float:
     r"""Float RDP of the Poisson-subsampled Gaussian by scipy quadrature of
     :math:`\varphi_\sigma(z)\,\mathrm{expm1}(\alpha\log(1-q+q e^{(2z-1)/(2\sigma^2)}))` (the excess over 1);
@@ -174,12 +179,12 @@ def _pg_rdp_float(alpha: float, q: float, sigma: float) -> float:
         return _pg_rdp_float_inner(alpha, q, sigma, np, integrate)
 
 
-def _pg_rdp_float_inner(alpha: float, q: float, sigma: float, np, integrate) -> float:
+def _pg_rdp_float_inner(alpha: float, q: float, sigma: float, np: ModuleType, integrate: ModuleType) -> float:
 
     two_s2 = 2 * sigma * sigma
     lq, l1q = math.log(q), math.log1p(-q)
 
-    def log_terms(z: float):
+    def log_terms(z: float) -> tuple[float, float]:
         w = (2 * z - 1) / two_s2
         lm = math.log1p(q * math.expm1(w)) if w < 600 else float(np.logaddexp(l1q, lq + w))
         return -z * z / two_s2 - 0.5 * math.log(math.pi * two_s2), alpha * lm
@@ -188,6 +193,7 @@ def _pg_rdp_float_inner(alpha: float, q: float, sigma: float, np, integrate) -> 
     lo, hi = grid[0] - 40 * sigma, grid[-1] + 40 * sigma
     shift = max(sum(log_terms(z)) for z in grid)
     if shift > 1.0:  # A is large: integrate the whole integrand, rescaled by its maximum
+
         def f(z: float) -> float:
             lphi, la = log_terms(z)
             return math.exp(lphi + la - shift)
@@ -207,8 +213,14 @@ def _pg_rdp_float_inner(alpha: float, q: float, sigma: float, np, integrate) -> 
     return math.log1p(val) / (alpha - 1)
 
 
-def weak_triangle_reference(alpha, q, sigma, dps: int = 20,
-                            add_remove: Optional[Callable[[Fraction], mpf]] = None, p=None) -> mpf:
+def weak_triangle_reference(
+    alpha: Exact,
+    q: Exact,
+    sigma: Exact,
+    dps: int = 20,
+    add_remove: Callable[[Fraction], mpf] | None = None,
+    p: Exact | None = None,
+) -> mpf:
     r"""Mironov 2017 Prop. 11 on the Poisson-subsampled Gaussian (add/remove) curve:
     :math:`\min_{p>1}\frac{\alpha-1/p}{\alpha-1}\epsilon(p\alpha) + \epsilon(1+(\alpha-1)p/(p-1))`.
 
@@ -229,8 +241,9 @@ def weak_triangle_reference(alpha, q, sigma, dps: int = 20,
 
     def fval(t: float) -> float:
         p = float(p_of(t))
-        return ((af - 1 / p) / (af - 1) * _pg_rdp_float(p * af, qf, sf)
-                + _pg_rdp_float(1 + (af - 1) * p / (p - 1), qf, sf))
+        return (af - 1 / p) / (af - 1) * _pg_rdp_float(p * af, qf, sf) + _pg_rdp_float(
+            1 + (af - 1) * p / (p - 1), qf, sf
+        )
 
     eps = add_remove or (lambda o: poisson_gaussian_rdp_mp(o, Fraction(q), Fraction(sigma), dps))
     if p is not None:
@@ -261,7 +274,9 @@ def weak_triangle_reference(alpha, q, sigma, dps: int = 20,
         return (_f(a) - 1 / _f(p)) / (_f(a) - 1) * eps(p * a) + eps(1 + (a - 1) * p / (p - 1))
 
 
-def poisson_replace_one_default_reference(alpha, q, sigma, dps: int = 20, p=None) -> mpf:
+def poisson_replace_one_default_reference(
+    alpha: Exact, q: Exact, sigma: Exact, dps: int = 20, p: Exact | None = None
+) -> mpf:
     r"""Minimum of Birrell et al. Thm C.9 (m = 5), :func:`weak_triangle_reference` (minimised over
     p in mpmath, or at the given ``p``) and :math:`2\alpha/\sigma^2` (Gaussian mechanism with
     replace-one sensitivity 2)."""
@@ -284,7 +299,8 @@ def poisson_replace_one_default_reference(alpha, q, sigma, dps: int = 20, p=None
 # Zhu-Wang at orders in (1, 2]: the second-moment bound
 # ---------------------------------------------------------------------------
 
-def small_order_chi2_reference(alpha, q, eps2, eps_inf=None, dps: int = 40) -> mpf:
+
+def small_order_chi2_reference(alpha: Exact, q: Exact, eps2: mpf, eps_inf: mpf | None = None, dps: int = 40) -> mpf:
     r""":math:`\frac{1}{\alpha-1}\log(1 + g_\alpha(a)\gamma^2(e^{\epsilon(2)}-1)/d)` of
     :class:`~rigorous_rdp.subsampling.zhu_wang.SmallOrderChi2Curve`, with
     :math:`g_\alpha(x) = ((1+x)^\alpha-1-\alpha x)/x^2` evaluated from its definition at raised precision."""
@@ -310,11 +326,11 @@ def small_order_chi2_reference(alpha, q, eps2, eps_inf=None, dps: int = 40) -> m
             g = _f(q)
             low = -g * (e - 1) / (1 - g + g * e)
             d = 1 - g + g / e
-            gq = ((1 + low) ** a - 1 - a * low) / low ** 2
+            gq = ((1 + low) ** a - 1 - a * low) / low**2
         return mpmath.log1p(gq * g * g * mpmath.expm1(mpf(eps2)) / d) / (a - 1)
 
 
-def _pure_dp_params(inner, dps: int):
+def _pure_dp_params(inner: LaplaceEvent | RandomizedResponseEvent, dps: int) -> tuple[mpf, mpf]:
     from .gaussian import laplace_rdp_mp, randomized_response_rdp_mp
 
     if isinstance(inner, LaplaceEvent):
@@ -323,7 +339,9 @@ def _pure_dp_params(inner, dps: int):
     return randomized_response_rdp_mp(Fraction(2), inner.p, dps), abs(mpmath.log(p / (1 - p)))
 
 
-def poisson_pure_dp_default_reference(inner, q, alpha, dps: int = 40) -> mpf:
+def poisson_pure_dp_default_reference(
+    inner: LaplaceEvent | RandomizedResponseEvent, q: Exact, alpha: Exact, dps: int = 40
+) -> mpf:
     """Minimum of the Zhu-Wang reference (Thm 8 with the Lemma 4 cap) and, at orders in (1, 2],
     :func:`small_order_chi2_reference`, for a Laplace or randomized-response ``inner`` event."""
     from .zhu_wang import zhu_wang_rdp_mp

@@ -57,38 +57,37 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 from flint import arb, arb_poly, ctx
 
 from ..arith import to_arb, workprec
-from ..floatmath import log_expm1
 from ..curves import RdpCurve
+from ..floatmath import log_expm1
 from .poisson_gaussian import poisson_gaussian_rdp
 
 __all__ = [
-    "MomentTable",
-    "moment_table",
-    "gaussian_moment_m",
-    "b_tilde",
-    "b_upper",
-    "exact_moment_limit",
-    "taylor_h_remainder",
-    "taylor_h_excess",
-    "fswor_add_remove_rdp",
-    "fswor_add_remove_exact_rdp",
-    "f_tilde",
-    "e_tilde",
-    "replace_one_k2_coefficient",
-    "fswor_replace_one_excess",
-    "fswor_replace_one_rdp",
     "FsworAddRemoveCurve",
     "FsworAddRemoveExactCurve",
-    "FsworReplaceOneCurve",
     "FsworReplaceOneAutoCurve",
+    "FsworReplaceOneCurve",
+    "MomentTable",
+    "b_tilde",
+    "b_upper",
+    "e_tilde",
+    "exact_moment_limit",
+    "f_tilde",
     "fswor_add_remove_default_curve",
+    "fswor_add_remove_exact_rdp",
+    "fswor_add_remove_rdp",
     "fswor_replace_one_default_curve",
+    "fswor_replace_one_excess",
+    "fswor_replace_one_rdp",
+    "gaussian_moment_m",
+    "moment_table",
+    "replace_one_k2_coefficient",
+    "taylor_h_excess",
+    "taylor_h_remainder",
 ]
 
 #: Cost budget of the exact moment table: (working bits) x (number of moments).
@@ -118,6 +117,7 @@ def _ceil(alpha: Fraction) -> int:
 # moments M_{sigma,k} (44), B~ (47) and a cheap upper bound of B
 # ---------------------------------------------------------------------------
 
+
 def _log2_sum_terms(v: float, k: int) -> float:
     """log2 of sum_l C(k,l) e^{l(l-1)v/2} (float; only for choosing the guard bits)."""
     ell = np.arange(k + 1, dtype=float)
@@ -133,10 +133,11 @@ def _log2_m_lower(v: float, k: int) -> float:
     perfect matchings), M_k >= w^{(k+1)/2} (odd k), M_k >= w^{C(k,2)} (complete graph),
     with w = e^v - 1, and M_k >= a_k - sum_{l<k} C(k,l) a_l when that is positive."""
     lw = float(log_expm1(v))
-    if k % 2 == 0:
-        lm = math.lgamma(k + 1) - (k // 2) * math.log(2) - math.lgamma(k // 2 + 1) + (k // 2) * lw
-    else:
-        lm = ((k + 1) // 2) * lw
+    lm = (
+        math.lgamma(k + 1) - (k // 2) * math.log(2) - math.lgamma(k // 2 + 1) + (k // 2) * lw
+        if k % 2 == 0
+        else ((k + 1) // 2) * lw
+    )
     lm = max(lm, k * (k - 1) / 2 * lw)
     # top term against the others
     ell = np.arange(k, dtype=float)
@@ -158,7 +159,7 @@ def _guard_bits(v: float, kmax: int) -> int:
         if k < 2:
             continue
         g = max(g, _log2_sum_terms(v, int(k)) - _log2_m_lower(v, int(k)))
-    return int(math.ceil(g)) + 16
+    return math.ceil(g) + 16
 
 
 class MomentTable:
@@ -175,7 +176,7 @@ class MomentTable:
         self.prec = prec
         self.v_float = 4.0 / float(sigma) ** 2
         self.K = -1
-        self.values: List[arb] = []
+        self.values: list[arb] = []
         self.k_exact = self._k_exact_limit()
 
     def _k_exact_limit(self) -> int:
@@ -224,7 +225,7 @@ def _accurate(x: arb, bits: int) -> bool:
     return x.rel_accuracy_bits() >= bits
 
 
-def _top_terms(k: int, v: float, bits: int) -> Optional[int]:
+def _top_terms(k: int, v: float, bits: int) -> int | None:
     r"""Number T of top terms of (44) after which the rest is below 2^-bits of the top term.
 
     For :math:`\ell \le k - T`: :math:`\binom k\ell a_\ell \le \binom k\ell a_{k-T}` (:math:`a_\ell`
@@ -257,7 +258,7 @@ def _moment_direct(k: int, T: int, half_v: arb) -> arb:
     return total + arb(0, tail.upper())
 
 
-def _binomial_transform(sigma: Fraction, kmax: int) -> List[arb]:
+def _binomial_transform(sigma: Fraction, kmax: int) -> list[arb]:
     r"""M_k for k = 0..kmax at the current precision.
 
     For small k: (44) as the product of :math:`\sum_\ell e^{\ell(\ell-1)v/2} t^\ell/\ell!` and
@@ -268,7 +269,7 @@ def _binomial_transform(sigma: Fraction, kmax: int) -> List[arb]:
     half_v = v / 2
     vf = 4.0 / float(sigma) ** 2
     prec = ctx.prec
-    direct: Dict[int, int] = {}
+    direct: dict[int, int] = {}
     k_poly = kmax
     for k in range(kmax, 1, -1):
         T = _top_terms(k, vf, prec + 16)
@@ -307,10 +308,10 @@ def _binomial_transform(sigma: Fraction, kmax: int) -> List[arb]:
     return out
 
 
-_TABLES: Dict[Tuple[Fraction, int], MomentTable] = {}
+_TABLES: dict[tuple[Fraction, int], MomentTable] = {}
 
 
-def moment_table(sigma: Fraction, prec: Optional[int] = None) -> MomentTable:
+def moment_table(sigma: Fraction, prec: int | None = None) -> MomentTable:
     """The cached :class:`MomentTable` for ``sigma`` at precision ``prec`` (default: current)."""
     p = int(ctx.prec if prec is None else prec)
     key = (Fraction(sigma), p)
@@ -322,7 +323,7 @@ def moment_table(sigma: Fraction, prec: Optional[int] = None) -> MomentTable:
     return t
 
 
-def exact_moment_limit(sigma: Fraction, prec: Optional[int] = None) -> int:
+def exact_moment_limit(sigma: Fraction, prec: int | None = None) -> int:
     """Largest index j for which B~_{sigma,j} of (47) is evaluated exactly (``K_exact``)."""
     return moment_table(sigma, prec).k_exact
 
@@ -386,6 +387,7 @@ def _b_hat(table: MomentTable, j: int) -> arb:
 # ---------------------------------------------------------------------------
 # add/remove: Thm 3.2-3.3 and App. B
 # ---------------------------------------------------------------------------
+
 
 def _falling(alpha: arb, k: int) -> arb:
     out = arb(1)
@@ -489,6 +491,7 @@ def fswor_add_remove_exact_rdp(alpha: Fraction, q: Fraction, sigma: Fraction) ->
 # replace-one: Thm 3.4-3.5 and App. C
 # ---------------------------------------------------------------------------
 
+
 def replace_one_k2_coefficient(alpha: Fraction, sigma: Fraction) -> arb:
     r"""Upper bound (69) of :math:`\frac{d^2}{dq^2}F_\alpha(0)`:
     :math:`2\alpha(\alpha-1)(e^{4/\sigma^2} - e^{2/\sigma^2})`, written as
@@ -562,10 +565,7 @@ def e_tilde(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
         p2 = arb(1)
         for ell in range(m - j):
             p2 = p2 * (a + ell - 1)
-        if alpha <= j:
-            inner = (log1mq * (a - j)).exp() * bm
-        else:
-            inner = bm + _remainder_sum(table, ca - j, m, qa)
+        inner = (log1mq * (a - j)).exp() * bm if alpha <= j else bm + _remainder_sum(table, ca - j, m, qa)
         total += (-log1mq * (a + m - j - 1)).exp() * binom * p1 * p2 * inner
     return (qa.log() * m).exp() / arb.fac_ui(m) * total
 
@@ -601,6 +601,7 @@ def fswor_replace_one_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, m: int 
 # ---------------------------------------------------------------------------
 # curves
 # ---------------------------------------------------------------------------
+
 
 class _FsworCurve(RdpCurve):
     def __init__(self, q: Fraction, sigma: Fraction, m: int):
@@ -686,7 +687,8 @@ class FsworAddRemoveExactCurve(RdpCurve):
         from .poisson_gaussian import log_a_screen
 
         a = np.asarray(alphas, dtype=float)
-        return log_a_screen(a, float(self.q), float(self.sigma) / 2) / (a - 1)
+        out: np.ndarray = log_a_screen(a, float(self.q), float(self.sigma) / 2) / (a - 1)
+        return out
 
 
 #: largest Taylor order tried by :class:`FsworReplaceOneAutoCurve`
@@ -717,9 +719,9 @@ class FsworReplaceOneAutoCurve(RdpCurve):
         self.q = Fraction(q)
         self.sigma = Fraction(sigma)
         self.m_max = int(m_max)
-        self._best: Dict[Tuple[Fraction, float], Tuple[int, float]] = {}
+        self._best: dict[tuple[Fraction, float], tuple[int, float]] = {}
 
-    def _screen_one(self, alpha: Fraction, rtol: float = AUTO_TAYLOR_RTOL) -> Tuple[int, float]:
+    def _screen_one(self, alpha: Fraction, rtol: float = AUTO_TAYLOR_RTOL) -> tuple[int, float]:
         got = self._best.get((alpha, rtol))
         if got is not None:
             return got
@@ -774,7 +776,8 @@ class FsworReplaceOneAutoCurve(RdpCurve):
 # default curves (what the dispatch uses)
 # ---------------------------------------------------------------------------
 
-def fswor_add_remove_default_curve(q: Fraction, sigma: Fraction, taylor_order: Optional[int] = None) -> RdpCurve:
+
+def fswor_add_remove_default_curve(q: Fraction, sigma: Fraction, taylor_order: int | None = None) -> RdpCurve:
     r"""The FSwoR add/remove curve used by default.
 
     ``taylor_order=None``: the right-hand side of Thm 3.1 (6) evaluated exactly at every
@@ -789,8 +792,9 @@ def fswor_add_remove_default_curve(q: Fraction, sigma: Fraction, taylor_order: O
     return FsworAddRemoveCurve(q, sigma, taylor_order)
 
 
-def fswor_replace_one_default_curve(sigma: Fraction, batch_size: int, dataset_size: int,
-                                    taylor_order: Optional[int] = None) -> RdpCurve:
+def fswor_replace_one_default_curve(
+    sigma: Fraction, batch_size: int, dataset_size: int, taylor_order: int | None = None
+) -> RdpCurve:
     r"""The FSwoR replace-one curve used by default: the pointwise minimum of Thm 3.4-3.5
     (Taylor order chosen per order, :class:`FsworReplaceOneAutoCurve`; or exactly the given
     ``taylor_order``) and Wang et al. 2019 Thm 9 (:func:`.wang2019.wang2019_curve`).
@@ -800,6 +804,7 @@ def fswor_replace_one_default_curve(sigma: Fraction, batch_size: int, dataset_si
     from .wang2019 import replace_one_gaussian_curve, wang2019_curve
 
     q = Fraction(batch_size, dataset_size)
-    taylor = (FsworReplaceOneAutoCurve(q, sigma) if taylor_order is None
-              else FsworReplaceOneCurve(q, sigma, taylor_order))
+    taylor = (
+        FsworReplaceOneAutoCurve(q, sigma) if taylor_order is None else FsworReplaceOneCurve(q, sigma, taylor_order)
+    )
     return MinCurve([taylor, wang2019_curve(replace_one_gaussian_curve(sigma), batch_size, dataset_size)])

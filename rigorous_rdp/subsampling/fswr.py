@@ -76,31 +76,31 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Callable, Dict, List, Sequence, Tuple, Union
 
 import numpy as np
 from flint import arb, ctx
-from .. import floatmath
-from ..floatmath import log_expm1
 
+from .. import floatmath
 from ..arith import DEFAULT_DIGITS, Certified, refine, to_arb
 from ..curves import RdpCurve
 from ..errors import UnsupportedEventError
-from ..events import Adjacency, FixedSizeSampledEvent, GaussianEvent
+from ..events import Adjacency, DpEvent, FixedSizeSampledEvent, GaussianEvent
+from ..floatmath import log_expm1
 
 __all__ = [
-    "validate_fswr",
-    "fswr_log_weights",
-    "fswr_upper_rdp",
-    "fswr_upper",
-    "fswr_lower_log_f",
-    "fswr_lower_rdp",
-    "fswr_lower",
-    "fswr_lower_bruteforce",
+    "T_SETS",
     "FswrGaussianCurve",
     "fswr_curve",
-    "T_SETS",
+    "fswr_log_weights",
+    "fswr_lower",
+    "fswr_lower_bruteforce",
+    "fswr_lower_log_f",
+    "fswr_lower_rdp",
+    "fswr_upper",
+    "fswr_upper_rdp",
+    "validate_fswr",
 ]
 
 
@@ -108,7 +108,8 @@ __all__ = [
 # input validation
 # ---------------------------------------------------------------------------
 
-def validate_fswr(sigma: object, batch_size: object, dataset_size: object) -> Tuple[Fraction, int, int]:
+
+def validate_fswr(sigma: object, batch_size: object, dataset_size: object) -> tuple[Fraction, int, int]:
     """Check the parameters of Theorems 3.6 / 3.7 and return them as exact values.
 
     Raises:
@@ -157,7 +158,8 @@ def _order(alpha: object) -> Fraction:
 # weights
 # ---------------------------------------------------------------------------
 
-def _log_binomial_pmf(m: int, p: arb, log_int: Sequence[arb]) -> List[arb]:
+
+def _log_binomial_pmf(m: int, p: arb, log_int: Sequence[arb]) -> list[arb]:
     """Balls for log[C(m,k) p^k (1-p)^(m-k)], k = 0..m (``log_int[i] = log i``)."""
     lp = p.log()
     l1p = (-p).log1p()
@@ -170,11 +172,11 @@ def _log_binomial_pmf(m: int, p: arb, log_int: Sequence[arb]) -> List[arb]:
     return out
 
 
-def _log_ints(m: int) -> List[arb]:
+def _log_ints(m: int) -> list[arb]:
     return [arb(0)] + [arb(i).log() for i in range(1, m + 1)]
 
 
-def fswr_log_weights(batch_size: int, dataset_size: int) -> Tuple[arb, List[arb]]:
+def fswr_log_weights(batch_size: int, dataset_size: int) -> tuple[arb, list[arb]]:
     r"""Balls for :math:`\log\tilde q` and :math:`\log\tilde a_n`, n = 1..|B| (Thm 3.6, (16)).
 
     :math:`\tilde q = 1-(1-N^{-1})^{|B|}` is evaluated as ``-expm1(|B| log1p(-1/N))``.
@@ -192,7 +194,8 @@ def fswr_log_weights(batch_size: int, dataset_size: int) -> Tuple[arb, List[arb]
 # upper bound, Theorem 3.6
 # ---------------------------------------------------------------------------
 
-def _log_h_all_n(alpha: int, log_qt: arb, sigma: arb, b: int) -> List[arb]:
+
+def _log_h_all_n(alpha: int, log_qt: arb, sigma: arb, b: int) -> list[arb]:
     r"""Balls for :math:`\log H_{\alpha,\sigma/n}(\tilde q)`, n = 1..|B|, at an integer order.
 
     :math:`H - 1 = \sum_{k\ge2} \mathrm{pmf}_k (e^{c_n k(k-1)} - 1)`, :math:`c_n = 2n^2/\sigma^2`,
@@ -217,8 +220,9 @@ def _log_h_all_n(alpha: int, log_qt: arb, sigma: arb, b: int) -> List[arb]:
 EXACT_H_MAX_TERMS = 16
 
 
-def _tighten_with_exact_h(alpha: Fraction, sigma: Fraction, b: int, n: int, log_at: List[arb],
-                          exps: List[arb]) -> List[arb]:
+def _tighten_with_exact_h(
+    alpha: Fraction, sigma: Fraction, b: int, n: int, log_at: list[arb], exps: list[arb]
+) -> list[arb]:
     r"""Replace the log-convex bound of :math:`\log H_{\alpha,\sigma/k}(\tilde q)` by the exact value
     (certified integral, :func:`.poisson_gaussian.log_a_fractional` via
     :func:`.poisson_gaussian.poisson_gaussian_rdp` with noise :math:`\sigma/(2k)`) for the
@@ -228,7 +232,7 @@ def _tighten_with_exact_h(alpha: Fraction, sigma: Fraction, b: int, n: int, log_
     from .poisson_gaussian import poisson_gaussian_rdp
 
     contrib = []
-    for k, (la, e) in enumerate(zip(log_at, exps)):
+    for k, (la, e) in enumerate(zip(log_at, exps, strict=True)):
         em = float(e.mid())
         lc = float(la.mid()) + (float(log_expm1(em)) if em > 0 else -math.inf)
         contrib.append((lc, k))
@@ -264,17 +268,18 @@ def _fswr_log_s_minus_1(alpha: Fraction, sigma: Fraction, b: int, n: int, exact_
         tt = to_arb(t)
         upper = _log_h_all_n(a0 + 1, log_qt, s, b)
         lower = _log_h_all_n(a0, log_qt, s, b) if a0 >= 2 else [arb(0)] * b
-        exps = [(1 - tt) * lo + tt * up for lo, up in zip(lower, upper)]
+        exps = [(1 - tt) * lo + tt * up for lo, up in zip(lower, upper, strict=True)]
         if exact_real_orders:
             exps = _tighten_with_exact_h(alpha, sigma, b, n, log_at, exps)
     total = arb(0)
-    for la, e in zip(log_at, exps):
+    for la, e in zip(log_at, exps, strict=True):
         total += la.exp() * e.expm1()
     return total.log()
 
 
-def fswr_upper_rdp(alpha: object, sigma: object, batch_size: object, dataset_size: object,
-                   exact_real_orders: bool = True) -> arb:
+def fswr_upper_rdp(
+    alpha: object, sigma: object, batch_size: object, dataset_size: object, exact_real_orders: bool = True
+) -> arb:
     r"""Ball for the FSwR RDP upper bound of Theorem 3.6, eq. (16), one step.
 
     Exact value of (16) at integer orders; at real orders, per ``n`` the smaller of
@@ -295,28 +300,39 @@ def fswr_upper_rdp(alpha: object, sigma: object, batch_size: object, dataset_siz
     return log_sm1.exp().log1p() / to_arb(a - 1)
 
 
-def fswr_upper(alpha: object, sigma: object, batch_size: object, dataset_size: object,
-               digits: float = DEFAULT_DIGITS) -> Certified:
+def fswr_upper(
+    alpha: object, sigma: object, batch_size: object, dataset_size: object, digits: float = DEFAULT_DIGITS
+) -> Certified:
     """:func:`fswr_upper_rdp` with the precision raised until ``digits`` are certified."""
     a = _order(alpha)
     validate_fswr(sigma, batch_size, dataset_size)
-    return refine(lambda prec: fswr_upper_rdp(a, sigma, batch_size, dataset_size), digits,
-                  what=f"FSwR upper bound at alpha={float(a)}")
+    return refine(
+        lambda prec: fswr_upper_rdp(a, sigma, batch_size, dataset_size),
+        digits,
+        what=f"FSwR upper bound at alpha={float(a)}",
+    )
 
 
 # float screen (order selection only) ----------------------------------------
 
+
 def _screen_log_h_all_n(alpha: int, q: float, sigma: float, b: int) -> np.ndarray:
     """Float estimates of log H_{alpha, sigma/n}(q), n = 1..b (screen only)."""
     k = np.arange(2, alpha + 1, dtype=float)
-    lpmf = (floatmath.gammaln(alpha + 1) - floatmath.gammaln(k + 1) - floatmath.gammaln(alpha - k + 1)
-            + k * math.log(q) + (alpha - k) * math.log1p(-q))
+    lpmf = (
+        floatmath.gammaln(alpha + 1)
+        - floatmath.gammaln(k + 1)
+        - floatmath.gammaln(alpha - k + 1)
+        + k * math.log(q)
+        + (alpha - k) * math.log1p(-q)
+    )
     nn = np.arange(1, b + 1, dtype=float)[:, None]
     x = 2.0 * nn * nn * (k * (k - 1))[None, :] / (sigma * sigma)
     with np.errstate(all="ignore"):
         lem1 = log_expm1(np.maximum(x, 1e-300))
     log_i = floatmath.logsumexp(lpmf[None, :] + lem1, axis=1)
-    return np.logaddexp(0.0, log_i)
+    out: np.ndarray = np.logaddexp(0.0, log_i)
+    return out
 
 
 def _screen_log_h_quad(alpha: float, q: float, mus: np.ndarray) -> np.ndarray:
@@ -325,7 +341,11 @@ def _screen_log_h_quad(alpha: float, q: float, mus: np.ndarray) -> np.ndarray:
     for i, mu in enumerate(mus):
         hi = max(15.0, alpha * mu + 15.0)
         z = np.linspace(-15.0, hi, int(min(200000, 40 * (hi + 15.0))) + 1)
-        lf = alpha * np.logaddexp(math.log1p(-q), math.log(q) + mu * z - mu * mu / 2) - z * z / 2 - 0.5 * math.log(2 * math.pi)
+        lf = (
+            alpha * np.logaddexp(math.log1p(-q), math.log(q) + mu * z - mu * mu / 2)
+            - z * z / 2
+            - 0.5 * math.log(2 * math.pi)
+        )
         out[i] = floatmath.logsumexp(lf) + math.log(z[1] - z[0])
     return out
 
@@ -333,9 +353,15 @@ def _screen_log_h_quad(alpha: float, q: float, mus: np.ndarray) -> np.ndarray:
 def _screen_fswr(alphas: np.ndarray, sigma: float, b: int, n: int) -> np.ndarray:
     qt = -math.expm1(b * math.log1p(-1.0 / n))
     kk = np.arange(1, b + 1, dtype=float)
-    log_at = (floatmath.gammaln(b + 1) - floatmath.gammaln(kk + 1) - floatmath.gammaln(b - kk + 1)
-              - kk * math.log(n) + (b - kk) * math.log1p(-1.0 / n) - math.log(qt))
-    cache: Dict[int, np.ndarray] = {}
+    log_at = (
+        floatmath.gammaln(b + 1)
+        - floatmath.gammaln(kk + 1)
+        - floatmath.gammaln(b - kk + 1)
+        - kk * math.log(n)
+        + (b - kk) * math.log1p(-1.0 / n)
+        - math.log(qt)
+    )
+    cache: dict[int, np.ndarray] = {}
 
     def log_h(a: int) -> np.ndarray:
         if a not in cache:
@@ -347,7 +373,7 @@ def _screen_fswr(alphas: np.ndarray, sigma: float, b: int, n: int) -> np.ndarray
         if not a > 1 or not math.isfinite(a) or a > 1e5:
             out[i] = np.inf
             continue
-        a0 = int(math.floor(a))
+        a0 = math.floor(a)
         t = a - a0
         e = log_h(a0) if t == 0 else (1 - t) * log_h(a0) + t * log_h(a0 + 1)
         with np.errstate(all="ignore"):
@@ -385,7 +411,7 @@ class FswrGaussianCurve(RdpCurve):
         return _screen_fswr(np.asarray(alphas, dtype=float), float(self.sigma), self.batch_size, self.dataset_size)
 
 
-def fswr_curve(inner, event: FixedSizeSampledEvent) -> RdpCurve:
+def fswr_curve(inner: DpEvent, event: FixedSizeSampledEvent) -> RdpCurve:
     """Certified RDP curve of ``event`` (fixed-size sampling with replacement of ``inner``).
 
     Supported: Gaussian ``inner`` under add/remove adjacency (Theorem 3.6).
@@ -413,7 +439,7 @@ def fswr_curve(inner, event: FixedSizeSampledEvent) -> RdpCurve:
 # lower bound, Theorem 3.7 via App. D.2.1
 # ---------------------------------------------------------------------------
 
-TSets = Union[str, Callable[[int, int], Sequence[int]]]
+TSets = str | Callable[[int, int], Sequence[int]]
 
 
 def _t_fig9(k: int, b: int) -> Sequence[int]:
@@ -430,7 +456,7 @@ def _t_exact(k: int, b: int) -> Sequence[int]:
 
 #: Named choices of the index sets :math:`T_k` (App. D.2.1): ``"fig9"``
 #: (:math:`T_k = \{|B|\}` for k > 2), ``"fig1"`` (:math:`\{0,1,2,|B|\}`), ``"exact"`` (all).
-T_SETS: Dict[str, Callable[[int, int], Sequence[int]]] = {"fig9": _t_fig9, "fig1": _t_fig1, "exact": _t_exact}
+T_SETS: dict[str, Callable[[int, int], Sequence[int]]] = {"fig9": _t_fig9, "fig1": _t_fig1, "exact": _t_exact}
 
 
 def _resolve_t(t_sets: TSets) -> Callable[[int, int], Sequence[int]]:
@@ -450,8 +476,9 @@ def _resolve_t(t_sets: TSets) -> Callable[[int, int], Sequence[int]]:
         raise ValueError(f"t-sets must be one of {', '.join(T_SETS)} or a function. Found {t_sets!r}.") from None
 
 
-def fswr_lower_log_f(alpha: int, sigma: object, batch_size: object, dataset_size: object,
-                     t_sets: TSets = "fig9") -> arb:
+def fswr_lower_log_f(
+    alpha: int, sigma: object, batch_size: object, dataset_size: object, t_sets: TSets = "fig9"
+) -> arb:
     r"""Ball for :math:`\log F_{T,\alpha}(4/\sigma^2, 0)` of (124)-(125) (App. D.2.1).
 
     :math:`F_{T,\alpha} \le F_\alpha` (all dropped terms are positive), so the
@@ -472,7 +499,7 @@ def fswr_lower_log_f(alpha: int, sigma: object, batch_size: object, dataset_size
     pmf = [x.exp() for x in lpmf]
     t2 = [m for m in tf(2, b)]
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def f2(sv: int) -> arb:
         d = c * sv
         total = arb(0)
@@ -484,10 +511,12 @@ def fswr_lower_log_f(alpha: int, sigma: object, batch_size: object, dataset_size
     return _fk_iterative(k_top, tf, b, c, pmf, f2).log()
 
 
-def _fk_iterative(k_top: int, tf, b: int, c: arb, pmf: List[arb], f2) -> arb:
+def _fk_iterative(
+    k_top: int, tf: Callable[[int, int], Sequence[int]], b: int, c: arb, pmf: list[arb], f2: Callable[[int], arb]
+) -> arb:
     """Evaluate F_{T,k_top}(c, 0) without deep recursion: first collect the reachable
     states (k, s) top-down, then fill them bottom-up."""
-    levels: Dict[int, set] = {k_top: {0}}
+    levels: dict[int, set[int]] = {k_top: {0}}
     for k in range(k_top, 2, -1):
         nxt = set()
         ts = list(tf(k, b))
@@ -497,10 +526,10 @@ def _fk_iterative(k_top: int, tf, b: int, c: arb, pmf: List[arb], f2) -> arb:
         levels[k - 1] = nxt
     if k_top == 2:
         return f2(0)
-    values: Dict[int, arb] = {sv: f2(sv) for sv in levels[2]}
+    values: dict[int, arb] = {sv: f2(sv) for sv in levels[2]}
     for k in range(3, k_top + 1):
         ts = list(tf(k, b))
-        new: Dict[int, arb] = {}
+        new: dict[int, arb] = {}
         for sv in levels[k]:
             d = c * sv
             total = arb(0)
@@ -511,8 +540,7 @@ def _fk_iterative(k_top: int, tf, b: int, c: arb, pmf: List[arb], f2) -> arb:
     return values[0]
 
 
-def fswr_lower_rdp(alpha: int, sigma: object, batch_size: object, dataset_size: object,
-                   t_sets: TSets = "fig9") -> arb:
+def fswr_lower_rdp(alpha: int, sigma: object, batch_size: object, dataset_size: object, t_sets: TSets = "fig9") -> arb:
     r"""Ball for :math:`\frac{1}{\alpha-1}\log F_{T,\alpha}(4/\sigma^2,0)` (Thm 3.7 via (124)-(126)).
 
     Its **lower** end is a certified lower bound on the worst-case one-step
@@ -522,11 +550,15 @@ def fswr_lower_rdp(alpha: int, sigma: object, batch_size: object, dataset_size: 
     return lf / (int(alpha) - 1)
 
 
-def fswr_lower(alpha: int, sigma: object, batch_size: object, dataset_size: object,
-               t_sets: TSets = "fig9", digits: float = 6) -> Certified:
+def fswr_lower(
+    alpha: int, sigma: object, batch_size: object, dataset_size: object, t_sets: TSets = "fig9", digits: float = 6
+) -> Certified:
     """:func:`fswr_lower_rdp` at rising precision until ``digits`` are certified."""
-    return refine(lambda prec: fswr_lower_rdp(alpha, sigma, batch_size, dataset_size, t_sets), digits,
-                  what=f"FSwR lower bound at alpha={alpha}")
+    return refine(
+        lambda prec: fswr_lower_rdp(alpha, sigma, batch_size, dataset_size, t_sets),
+        digits,
+        what=f"FSwR lower bound at alpha={alpha}",
+    )
 
 
 def fswr_lower_bruteforce(alpha: int, sigma: object, batch_size: int, dataset_size: int) -> arb:

@@ -29,30 +29,31 @@ within 1e-3 relative of ``m = 6`` for sigma = 6, q = 0.0024 up to alpha = 128.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable, Optional
+
 import numpy as np
 from flint import arb
 
-from ..arith import Certified, DEFAULT_DIGITS, parse_rational, refine, to_arb, workprec
+from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb, workprec
 from ..curves import RdpCurve
 
 __all__ = [
-    "poisson_replace_one_k2_term",
-    "poisson_replace_one_excess",
-    "poisson_replace_one_rdp",
-    "poisson_replace_one",
-    "PoissonReplaceOneGaussianCurve",
     "DEFAULT_TAYLOR_ORDER",
-    "weak_triangle_value",
+    "PoissonReplaceOneGaussianCurve",
     "WeakTriangleReplaceOneCurve",
+    "poisson_replace_one",
     "poisson_replace_one_default_curve",
+    "poisson_replace_one_excess",
+    "poisson_replace_one_k2_term",
+    "poisson_replace_one_rdp",
+    "weak_triangle_value",
 ]
 
 DEFAULT_TAYLOR_ORDER = 5
 
 
-def _validate(alpha: object, q: object, sigma: object, m: object) -> tuple:
+def _validate(alpha: object, q: object, sigma: object, m: object) -> tuple[Fraction, Fraction, Fraction, int]:
     a = parse_rational(alpha, "alpha")
     if a <= 1:
         raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
@@ -104,12 +105,14 @@ def poisson_replace_one_rdp(alpha: object, q: object, sigma: object, m: int = DE
     return excess.log1p() / to_arb(a - 1)
 
 
-def poisson_replace_one(alpha: object, q: object, sigma: object, m: int = DEFAULT_TAYLOR_ORDER,
-                        digits: float = DEFAULT_DIGITS) -> Certified:
+def poisson_replace_one(
+    alpha: object, q: object, sigma: object, m: int = DEFAULT_TAYLOR_ORDER, digits: float = DEFAULT_DIGITS
+) -> Certified:
     """:func:`poisson_replace_one_rdp` with the precision raised until ``digits`` are certified."""
     a, qq, s, m = _validate(alpha, q, sigma, m)
-    return refine(lambda prec: poisson_replace_one_rdp(a, qq, s, m), digits,
-                  what=f"Poisson replace-one bound at alpha={float(a)}")
+    return refine(
+        lambda prec: poisson_replace_one_rdp(a, qq, s, m), digits, what=f"Poisson replace-one bound at alpha={float(a)}"
+    )
 
 
 class PoissonReplaceOneGaussianCurve(RdpCurve):
@@ -145,7 +148,8 @@ class PoissonReplaceOneGaussianCurve(RdpCurve):
 # generic bounds for replace-one from the add/remove curve
 # ---------------------------------------------------------------------------
 
-def weak_triangle_value(alpha: Fraction, p: Fraction, eps: "Callable[[Fraction], arb]") -> arb:
+
+def weak_triangle_value(alpha: Fraction, p: Fraction, eps: Callable[[Fraction], arb]) -> arb:
     r"""Ball for :math:`\frac{\alpha - 1/p}{\alpha - 1}\,\epsilon(p\alpha) + \epsilon\big(1 + \frac{(\alpha-1)p}{p-1}\big)`.
 
     This is the weak triangle inequality (:class:`WeakTriangleReplaceOneCurve`) with the
@@ -209,18 +213,19 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
         if not isinstance(add_remove, RdpCurve) or not add_remove.is_upper_bound:
             raise ValueError("add_remove must be an RDP upper-bound curve.")
         if add_remove.integer_orders_only:
-            raise ValueError(f"the weak triangle inequality needs a curve defined at real orders; "
-                             f"{add_remove.name} is integer-only.")
+            raise ValueError(
+                f"the weak triangle inequality needs a curve defined at real orders; {add_remove.name} is integer-only."
+            )
         self.add_remove = add_remove
         self.name = f"weak-triangle({add_remove.name})"
-        self._p: "dict[Fraction, Fraction]" = {}
-        self._tab: "Optional[tuple[np.ndarray, np.ndarray]]" = None
+        self._p: dict[Fraction, Fraction] = {}
+        self._tab: tuple[np.ndarray, np.ndarray] | None = None
 
     #: the float screen of the add/remove curve is tabulated at this many orders (log-spaced in
     #: alpha - 1 over [1e-5, 1e7]) and interpolated for the order search
     TABLE_SIZE = 300
 
-    def _table(self) -> "tuple[np.ndarray, np.ndarray]":
+    def _table(self) -> tuple[np.ndarray, np.ndarray]:
         if self._tab is None:
             xs = np.linspace(math.log(1e-5), math.log(1e7), self.TABLE_SIZE)
             with np.errstate(all="ignore"):
@@ -243,7 +248,7 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
             out[~ok] = np.asarray(self.add_remove.screen(orders[~ok]), dtype=float)
         return out
 
-    def _f(self, alpha: float, ts: np.ndarray, fast: bool = True) -> np.ndarray:
+    def _f(self, alpha: float | Fraction, ts: np.ndarray, fast: bool = True) -> np.ndarray:
         ts = np.asarray(ts, dtype=float)
         if not fast:
             return np.array([self._f_certified(alpha, float(t)) for t in ts])
@@ -254,7 +259,7 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
             v = (alpha - 1.0 / p) / (alpha - 1.0) * self._eps(o1, fast) + self._eps(o2, fast)
         return np.where(np.isnan(v), np.inf, v)
 
-    def _f_certified(self, alpha: float, t: float) -> float:
+    def _f_certified(self, alpha: float | Fraction, t: float) -> float:
         """The bound at p = 1 + e^t from the add/remove curve's *certified* values at 96 bits
         (midpoints): the float screens of some curves are only rough estimates (e.g. tiny
         values at fractional orders), and the final choice of p should not inherit that."""
@@ -263,13 +268,16 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
             return math.inf
         try:
             with workprec(96):
-                v = weak_triangle_value(Fraction(alpha).limit_denominator(1 << 40) if not isinstance(alpha, Fraction)
-                                        else alpha, p, self.add_remove.certified)
+                v = weak_triangle_value(
+                    Fraction(alpha).limit_denominator(1 << 40) if not isinstance(alpha, Fraction) else alpha,
+                    p,
+                    self.add_remove.certified,
+                )
         except (ValueError, ArithmeticError):
             return math.inf
         return float(v.mid()) if v.is_finite() else math.inf
 
-    def _golden(self, alpha: float, lo: float, hi: float, steps: int, fast: bool) -> "tuple[float, float]":
+    def _golden(self, alpha: float | Fraction, lo: float, hi: float, steps: int, fast: bool) -> tuple[float, float]:
         g = (math.sqrt(5) - 1) / 2
         c, d = hi - g * (hi - lo), lo + g * (hi - lo)
         fc, fd = (float(x) for x in self._f(alpha, np.array([c, d]), fast))
@@ -284,7 +292,7 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
                 fd = float(self._f(alpha, np.array([d]), fast)[0])
         return (c, fc) if fc <= fd else (d, fd)
 
-    def _optimise(self, alpha: "float | Fraction", fast: bool = True) -> "tuple[float, float]":
+    def _optimise(self, alpha: float | Fraction, fast: bool = True) -> tuple[float, float]:
         """(t, value) minimising the screen over p = 1 + e^t: a grid in [-7, 7] and two finer grids
         on the tabulated add/remove screen; with ``fast=False`` a further golden-section search
         around that point on the add/remove curve's certified values (:meth:`_f_certified`)."""
@@ -296,7 +304,7 @@ class WeakTriangleReplaceOneCurve(RdpCurve):
         if not math.isfinite(best_v):
             return best_t, best_v
         for _ in range(2):  # two finer vectorised grids around the best point
-            h = (ts[1] - ts[0])
+            h = ts[1] - ts[0]
             ts = np.linspace(best_t - h, best_t + h, 41)
             vals = self._f(af, ts, True)
             k = int(np.argmin(vals))
@@ -369,6 +377,6 @@ def poisson_replace_one_default_curve(q: Fraction, sigma: Fraction) -> RdpCurve:
         return gauss2
     if q == 0:
         return PoissonReplaceOneGaussianCurve(q, sigma)
-    return MinCurve([PoissonReplaceOneGaussianCurve(q, sigma),
-                     WeakTriangleReplaceOneCurve(PoissonGaussianCurve(q, sigma)),
-                     gauss2])
+    return MinCurve(
+        [PoissonReplaceOneGaussianCurve(q, sigma), WeakTriangleReplaceOneCurve(PoissonGaussianCurve(q, sigma)), gauss2]
+    )

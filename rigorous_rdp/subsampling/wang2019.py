@@ -64,24 +64,24 @@ from fractions import Fraction
 
 import numpy as np
 from flint import arb
-from .. import floatmath
 
+from .. import floatmath
 from ..arith import parse_rational, to_arb
 from ..curves import RdpCurve
 from ..events import Wang2019SampledEvent
 from ..mechanisms import GaussianCurve
 
 __all__ = [
-    "wang2019_log_k",
-    "wang2019_upper",
-    "wang2019_gaussian_upper",
-    "wang2019_gaussian_upper_seed",
-    "wang2019_lower_general",
-    "wang2019_gaussian_lower",
     "Wang2019Curve",
-    "wang2019_curve",
     "Wang2019SampledEvent",
     "replace_one_gaussian_curve",
+    "wang2019_curve",
+    "wang2019_gaussian_lower",
+    "wang2019_gaussian_upper",
+    "wang2019_gaussian_upper_seed",
+    "wang2019_log_k",
+    "wang2019_lower_general",
+    "wang2019_upper",
 ]
 
 
@@ -129,6 +129,7 @@ def replace_one_gaussian_curve(sigma: object) -> RdpCurve:
 # upper bound, Theorem 9
 # ---------------------------------------------------------------------------
 
+
 def wang2019_log_k(alpha: int, base: RdpCurve, q: arb, literal_127: bool = False) -> arb:
     r"""Ball for :math:`K(\alpha)` of Wang et al. 2019, Theorem 9 (integer :math:`\alpha \ge 2`).
 
@@ -154,7 +155,7 @@ def wang2019_log_k(alpha: int, base: RdpCurve, q: arb, literal_127: bool = False
         for j in range(3, alpha + 1):
             binom = binom * (alpha - j + 1) / j
             qj = qj * q
-            cap = arb(2) if em1 is None else arb(2).min(em1 ** j)
+            cap = arb(2) if em1 is None else arb(2).min(em1**j)
             ej = base.certified(Fraction(j))
             total += qj * binom * ((j - 1) * ej).exp() * cap
     return total.log1p()
@@ -203,6 +204,7 @@ def wang2019_gaussian_upper_seed(alpha: object, sigma: object, q: object) -> arb
 # lower bound, Proposition 11
 # ---------------------------------------------------------------------------
 
+
 def wang2019_lower_general(alpha: object, base: RdpCurve, q: object) -> arb:
     r"""Ball for the right side of (133) with base curve ``base`` (integer orders).
 
@@ -239,6 +241,7 @@ def wang2019_gaussian_lower(alpha: object, sigma: object, q: object) -> arb:
 # curve and event
 # ---------------------------------------------------------------------------
 
+
 class Wang2019Curve(RdpCurve):
     """Wang et al. 2019, Theorem 9 with (130)-(132): RDP of sampling without
     replacement (replace-one) for any base RDP curve; certified at every real order."""
@@ -266,7 +269,7 @@ class Wang2019Curve(RdpCurve):
         eps = np.asarray(self.base.screen(js), dtype=float)
         eps_inf_b = self.base.pure_dp_epsilon()
         log_cap_inf = math.inf if eps_inf_b is None else float(eps_inf_b.mid())
-        cache = {}
+        cache: dict[int, float] = {}
 
         def log_k(m: int) -> float:
             if m in cache:
@@ -275,10 +278,18 @@ class Wang2019Curve(RdpCurve):
             e2 = eps[0]
             with np.errstate(all="ignore"):
                 c2 = math.log(4.0) + (e2 + math.log(-math.expm1(-e2)) if e2 > 0 else -math.inf)
-                cap2 = math.log(2.0) if not math.isfinite(log_cap_inf) else min(math.log(2.0), 2 * math.log(math.expm1(log_cap_inf)))
+                cap2 = (
+                    math.log(2.0)
+                    if not math.isfinite(log_cap_inf)
+                    else min(math.log(2.0), 2 * math.log(math.expm1(log_cap_inf)))
+                )
                 t2 = 2 * math.log(q) + math.log(m * (m - 1) / 2.0) + min(c2, e2 + cap2)
                 lb = floatmath.gammaln(m + 1) - floatmath.gammaln(j + 1) - floatmath.gammaln(m - j + 1)
-                capj = np.log(2.0) if not math.isfinite(log_cap_inf) else np.minimum(np.log(2.0), j * math.log(math.expm1(log_cap_inf)))
+                capj = (
+                    np.log(2.0)
+                    if not math.isfinite(log_cap_inf)
+                    else np.minimum(np.log(2.0), j * math.log(math.expm1(log_cap_inf)))
+                )
                 tj = j * math.log(q) + lb + (j - 1) * eps[(j - 2).astype(int)] + capj
             s = floatmath.logsumexp(np.concatenate([[t2], tj]))
             v = float(np.logaddexp(0.0, s))
@@ -290,7 +301,7 @@ class Wang2019Curve(RdpCurve):
             if not (x > 1 and math.isfinite(x)) or x > amax:
                 out[i] = np.inf
                 continue
-            a0 = int(math.floor(x))
+            a0 = math.floor(x)
             t = x - a0
             if a0 == 1:
                 out[i] = log_k(2)
