@@ -242,9 +242,9 @@ def log1mexp(x: arb) -> arb:
 
 def _exact_fraction(x: arb) -> Fraction:
     """The exact binary value of an arb with zero radius (e.g. ``x.upper()``)."""
-    man, exp = x.mid().man_exp()
-    man = int(man)
-    exp = int(exp)
+    man_z, exp_z = x.mid().man_exp()
+    man = int(man_z)
+    exp = int(exp_z)
     if exp >= 0:
         return Fraction(man * (1 << exp))
     return Fraction(man, 1 << (-exp))

@@ -127,7 +127,8 @@ class LaplaceCurve(RdpCurve):
         a = np.asarray(alphas, dtype=float)
         b = _float(self.scale)
         inner = a / (2 * a - 1) + (a - 1) / (2 * a - 1) * np.exp(-(2 * a - 1) / b)
-        return ((a - 1) / b + np.log(inner)) / (a - 1)
+        out: np.ndarray = ((a - 1) / b + np.log(inner)) / (a - 1)
+        return out
 
     def pure_dp_epsilon(self) -> arb | None:
         return laplace_pure_epsilon(to_arb(self.scale))
@@ -151,7 +152,8 @@ class RandomizedResponseCurve(RdpCurve):
         p = float(self.p)
         t1 = a * np.log(p) + (1 - a) * np.log1p(-p)
         t2 = a * np.log1p(-p) + (1 - a) * np.log(p)
-        return np.logaddexp(t1, t2) / (a - 1)
+        out: np.ndarray = np.logaddexp(t1, t2) / (a - 1)
+        return out
 
     def pure_dp_epsilon(self) -> arb | None:
         return randomized_response_pure_epsilon(to_arb(self.p))

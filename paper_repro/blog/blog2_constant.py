@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -27,7 +28,7 @@ SIGMAS = np.geomspace(1.5, 200, 80)
 C1_GRID = (0.25, 0.5, 1.0, 1.5, 2.0)
 C2_GRID = (0.25, 0.5, 1.0, 1.5, 2.0)
 SIGMA_MAX = 40
-FAST = {"sigmas": np.geomspace(1.5, 50, 20), "c1": (0.5, 1.0), "c2": (0.5, 1.0), "sigma_max": 10}
+FAST: dict[str, Any] = {"sigmas": np.geomspace(1.5, 50, 20), "c1": (0.5, 1.0), "c2": (0.5, 1.0), "sigma_max": 10}
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
@@ -50,7 +51,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
                 "limit": math.exp(c1 * c1 * c2 * c2 / 2),
             }
         )
-    table = []
+    table: list[dict[str, Any]] = []
     for c1 in c1s:
         for c2 in c2s:
             res = constant_sup(str(c1), str(c2), sigma_max=smax, integer=True)

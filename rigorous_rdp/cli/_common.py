@@ -274,13 +274,13 @@ def real_in_range(
 
 _ONE = Fraction(1)
 _TINY_F = Fraction(1, 10**MAX_DECIMAL_EXPONENT)
-_POSITIVE = dict(
+_POSITIVE: dict[str, Any] = dict(
     lo=_TINY_F, hi=Fraction(10**MAX_DECIMAL_EXPONENT), hi_open=True, text=f"a number in [{_TINY}, {_HUGE})"
 )
-_MODERATE = dict(lo=Fraction(1, 10**100), hi=Fraction(10**100), text="a number in [1e-100, 1e100]")
+_MODERATE: dict[str, Any] = dict(lo=Fraction(1, 10**100), hi=Fraction(10**100), text="a number in [1e-100, 1e100]")
 
 #: accepted ranges of the numeric options of the accounting commands (checked before any work)
-OPTION_RANGES: dict[str, Callable[[object], object]] = {
+OPTION_RANGES: dict[str, Callable[[Any], object]] = {
     "sigma": lambda v: real_in_range(v, "sigma", **_POSITIVE),
     "scale": lambda v: real_in_range(
         v, "scale", Fraction(1, 10**1000), Fraction(10**1000), text="a number in [1e-1000, 1e1000]"
@@ -343,7 +343,7 @@ OPTION_RANGES: dict[str, Callable[[object], object]] = {
 
 
 #: the fixed-size bounds plan their precision with floats of 1/sigma^2
-def _FIXED_SIZE_SIGMA(v: str) -> Fraction:
+def _FIXED_SIZE_SIGMA(v: object) -> Fraction:
     return real_in_range(
         v,
         "sigma",

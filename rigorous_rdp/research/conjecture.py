@@ -402,6 +402,7 @@ def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float, shift: float | None = 
             return float(val)
         prev = val
         h /= 2
+    assert prev is not None  # the loop above runs at least once
     return float(prev)
 
 
@@ -539,8 +540,8 @@ def _log_g_lhs_certified(cfg: ProbeConfig, prec: int, log_i_est: float) -> arb:
     # window: float planning only; tails are proven for whatever window is used
     fl = float(cfg.lam)
     fs = float(cfg.sigma)
-    L, U = _plan_window(p_atoms, q_atoms, fl, fs, log_i_est - prec * math.log(2.0) - math.log(8.0))
-    L, U = arb(L), arb(U)
+    l_float, u_float = _plan_window(p_atoms, q_atoms, fl, fs, log_i_est - prec * math.log(2.0) - math.log(8.0))
+    L, U = arb(l_float), arb(u_float)
     tails = tail_bounds(L, U, lam, s, pa, qa)
 
     def integrand(z: acb, analytic: bool) -> acb:
@@ -599,7 +600,7 @@ def _phi_cdf(x: arb) -> arb:
     return (-x / arb(2).sqrt()).erfc() / 2
 
 
-def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> tuple[list[Fraction], list[Fraction], Fraction]:
+def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> tuple[list[Fraction | None], list[Fraction | None], Fraction]:
     """Box [lo, hi] (per axis) and cell width h = sigma / per_sigma (exact rationals)."""
     pa, qa = exact_atoms(cfg)
     means = [m for _, m in pa] + [m for _, m in qa]
@@ -621,7 +622,8 @@ def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> tuple[list[Fraction], list[F
 def cell_count(cfg: ProbeConfig, per_sigma: int) -> int:
     """Number of cubes used by :func:`lhs_lower_cells` at ``per_sigma``."""
     lo, hi, h = _cell_plan(cfg, per_sigma)
-    return math.prod(math.ceil((b - a) / h) for a, b in zip(lo, hi, strict=False) if a is not None)
+    # lo[k] and hi[k] are None together (an axis without cuts)
+    return math.prod(math.ceil((b - a) / h) for a, b in zip(lo, hi, strict=False) if a is not None and b is not None)
 
 
 def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_work: int = 3_000_000) -> arb:
@@ -643,13 +645,14 @@ def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_wo
     with workprec(prec):
         s = to_arb(cfg.sigma)
         lam = to_arb(cfg.lam)
-        cuts = []
+        cuts: list[list[Fraction] | None] = []
         for k in range(cfg.d):
-            if lo[k] is None:
+            lo_k, hi_k = lo[k], hi[k]
+            if lo_k is None or hi_k is None:  # None together (an axis without cuts)
                 cuts.append(None)
                 continue
-            nk = math.ceil((hi[k] - lo[k]) / h)
-            cuts.append([lo[k] + i * h for i in range(nk + 1)])
+            nk = math.ceil((hi_k - lo_k) / h)
+            cuts.append([lo_k + i * h for i in range(nk + 1)])
 
         def axis_probs(atoms):
             out = []
@@ -657,16 +660,17 @@ def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_wo
                 per_axis = []
                 box = arb(1)
                 for k in range(cfg.d):
-                    if cuts[k] is None:
+                    cuts_k = cuts[k]
+                    if cuts_k is None:
                         per_axis.append([arb(1)])
                         continue
                     mu = m[k]
-                    cdf = [_phi_cdf(to_arb(t - mu) / s) for t in cuts[k]]
+                    cdf = [_phi_cdf(to_arb(t - mu) / s) for t in cuts_k]
                     # interval probabilities without cancellation: upper tail form right of the mean
-                    sf = [_phi_cdf(to_arb(mu - t) / s) for t in cuts[k]]
+                    sf = [_phi_cdf(to_arb(mu - t) / s) for t in cuts_k]
                     probs = []
-                    for i in range(len(cuts[k]) - 1):
-                        if cuts[k][i] >= mu:
+                    for i in range(len(cuts_k) - 1):
+                        if cuts_k[i] >= mu:
                             probs.append(sf[i] - sf[i + 1])
                         else:
                             probs.append(cdf[i + 1] - cdf[i])
@@ -858,7 +862,7 @@ def _random_points(rng: np.random.Generator, model: str, d: int, k: int) -> list
     out = []
     for _ in range(k):
         v = rng.normal(size=d)
-        v /= max(np.linalg.norm(v), 1e-12)
+        v /= max(float(np.linalg.norm(v)), 1e-12)
         out.append(v * R * (1.0 if rng.random() < 0.6 else rng.random() ** (1.0 / d)))
     return out
 

@@ -211,20 +211,23 @@ def _mp_rhs(cfg: ProbeConfig) -> mpmath.mpf:
     return mpmath.log(g) / (_mp(lam) - 1)
 
 
-def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: list[Fraction], hi: list[Fraction]) -> mpmath.mpf:
+def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: list[Fraction | None], hi: list[Fraction | None]) -> mpmath.mpf:
     p, q = _laws(cfg)
     s = _mp(cfg.sigma)
     lam = _mp(cfg.lam)
     d = cfg.d
-    cuts = []
+    cuts: list[list[Any] | None] = []
     for k in range(d):
-        if lo[k] is None:
+        lo_k, hi_k = lo[k], hi[k]
+        if lo_k is None:
             if len({m[k] for m in list(p) + list(q)}) != 1:
                 raise ValueError(f"axis {k} is not cut but the atoms differ there")
             cuts.append(None)
             continue
-        nk = math.ceil((hi[k] - lo[k]) / h)
-        cuts.append([_mp(lo[k] + i * h) for i in range(nk + 1)])
+        if hi_k is None:
+            raise TypeError(f"axis {k} has a lower cut but no upper cut")
+        nk = math.ceil((hi_k - lo_k) / h)
+        cuts.append([_mp(lo_k + i * h) for i in range(nk + 1)])
 
     def masses(law):
         per = []
@@ -232,11 +235,12 @@ def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: list[Fraction], hi: list[Fr
             axes = []
             box = mpmath.mpf(1)
             for k in range(d):
-                if cuts[k] is None:
+                cuts_k = cuts[k]
+                if cuts_k is None:
                     axes.append([mpmath.mpf(1)])
                     continue
                 mu = _mp(mean[k])
-                c = [mpmath.ncdf(t, mu, s) for t in cuts[k]]
+                c = [mpmath.ncdf(t, mu, s) for t in cuts_k]
                 axes.append([c[i + 1] - c[i] for i in range(len(c) - 1)])
                 box *= c[-1] - c[0]
             per.append((_mp(w), axes, box))

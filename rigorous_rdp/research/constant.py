@@ -54,9 +54,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any, TypeVar
 
 import numpy as np
 from flint import arb
@@ -231,9 +232,17 @@ def _rat(x: float) -> Fraction:
     return Fraction(x).limit_denominator(1 << 20)
 
 
+_P = TypeVar("_P", Fraction, int)
+
+
 def _branch_and_bound(
-    cells: list[tuple[object, object]], point, cell_bound, split, rel_gap: float, max_cells: int
-) -> list[tuple[object, object]]:
+    cells: list[tuple[_P, _P]],
+    point: Callable[[_P], float],
+    cell_bound: Callable[[_P, _P], float],
+    split: Callable[[_P, _P], list[tuple[_P, _P]] | None],
+    rel_gap: float,
+    max_cells: int,
+) -> list[tuple[_P, _P]]:
     """Float best-first branch and bound: repeatedly bisect the cell with the largest bound while that
     bound exceeds the best point value by more than ``rel_gap`` (in log) and the budget allows.
     Only the choice of cells uses floats; every final cell is bounded certified by the caller."""
@@ -243,7 +252,7 @@ def _branch_and_bound(
     heap = [(-cell_bound(*c), k, c) for k, c in enumerate(cells)]
     heapq.heapify(heap)
     counter = len(cells)
-    done: list[tuple[object, object]] = []
+    done: list[tuple[_P, _P]] = []
     while heap and len(heap) + len(done) < max_cells:
         nb, _, cell = heapq.heappop(heap)
         if -nb <= best + rel_gap:
@@ -328,7 +337,7 @@ def constant_sup(
         def cbound(sa: Fraction, sb: Fraction) -> float:
             return log_g_screen(fb * float(sb) ** 2, min(1.0, fa / float(sa)), float(sa))
 
-        def split(sa: Fraction, sb: Fraction):
+        def split(sa: Fraction, sb: Fraction) -> list[tuple[Fraction, Fraction]] | None:
             mid = _rat(math.sqrt(float(sa) * float(sb)))
             return [(sa, mid), (mid, sb)] if sa < mid < sb else None
 
@@ -352,15 +361,15 @@ def constant_sup(
         smin_f = float(smin)
         memo_j: dict[int, float] = {}
 
-        def point(j: int) -> float:
+        def point_j(j: int) -> float:
             if j not in memo_j:
                 memo_j[j] = log_g_screen(float(j), min(1.0, fa / sig(j)), sig(j))
             return memo_j[j]
 
-        def cbound(ja: int, jb: int) -> float:
+        def cbound_j(ja: int, jb: int) -> float:
             return log_g_screen(float(jb), min(1.0, fa / sig(ja)), sig(ja))
 
-        def split(ja: int, jb: int):
+        def split_j(ja: int, jb: int) -> list[tuple[int, int]] | None:
             if jb <= ja:
                 return None
             m = (ja + jb) // 2
@@ -369,9 +378,9 @@ def constant_sup(
         edges = sorted({j0, jmax} | {round(j0 * (jmax / j0) ** (i / cells)) for i in range(1, cells)})
         init = [(edges[i] if i == 0 else edges[i] + 1, edges[i + 1]) for i in range(len(edges) - 1)]
         init = [(x, y) for x, y in init if x <= y] or [(j0, jmax)]
-        cl = _branch_and_bound(init, point, cbound, split, rel_gap, max_cells)
-        js = sorted({j for cell in cl for j in cell})
-        j_star = max(js, key=point)
+        cl_j = _branch_and_bound(init, point_j, cbound_j, split_j, rel_gap, max_cells)
+        js = sorted({j for cell in cl_j for j in cell})
+        j_star = max(js, key=point_j)
 
         def sig_ball(j: int) -> arb:
             return to_arb(smin) if j == j0 else (arb(j) / to_arb(b)).sqrt()
@@ -385,11 +394,11 @@ def constant_sup(
         with workprec(prec0) as prec:
             lo = g_int(j_star, sig_ball(j_star))
             ub = arb(0)
-            for ja, jb in cl:
+            for ja, jb in cl_j:
                 ub = ub.max(g_int(jb, sig_ball(ja)))
             enclosure = lo.lower().union(ub.upper())
         s_star = smin if j_star == j0 else _rat(math.sqrt(j_star / fb))
-        n_cells = len(cl)
+        n_cells = len(cl_j)
         prec = prec0
     at_max = constant_at(a, b, smax, integer=integer, digits=digits)
     with workprec(64):
@@ -514,7 +523,7 @@ def constant_whole_range(
     max_cells: int = 800,
     rel_gap: float = 1e-7,
     digits: float = 10,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     r"""Certified enclosure of :math:`C(c_1, c_2) = \sup_{\sigma \ge \sigma_{\min}} G(\sigma)` over the
     whole range (real orders :math:`\lambda \le c_2\sigma^2`, rates :math:`r \le c_1/\sigma`).
 
@@ -561,7 +570,7 @@ def _table_entry(item: tuple[str, str, int]) -> dict[str, object]:
     return constant_json(res, c1, c2)
 
 
-def constant_json(res: dict[str, object], c1: object, c2: object) -> dict[str, object]:
+def constant_json(res: dict[str, Any], c1: object, c2: object) -> dict[str, object]:
     """The JSON of ``rigorous-rdp constant`` (DESIGN.md section 5) for a :func:`constant_whole_range` result."""
     from ..arith import decimal_upper
 

@@ -86,7 +86,7 @@ def map_ordered(
         progress: show a tqdm progress bar on stderr.
     """
     own = executor is None
-    ex = make_executor(jobs) if own else executor
+    ex = make_executor(jobs) if executor is None else executor
     bar = None
     if progress:
         from tqdm import tqdm

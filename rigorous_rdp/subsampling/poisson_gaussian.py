@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -81,7 +82,14 @@ def _gauss_sf(x: arb) -> arb:
     return (x / arb(2).sqrt()).erfc() / 2
 
 
-def log_a_integer(alpha: int, q: arb, sigma: arb, head: int | None = None, blocks=(), top: int | None = None) -> arb:
+def log_a_integer(
+    alpha: int,
+    q: arb,
+    sigma: arb,
+    head: int | None = None,
+    blocks: Sequence[tuple[int, int]] = (),
+    top: int | None = None,
+) -> arb:
     r"""Ball for :math:`\log A_\alpha` at an integer order :math:`\alpha \ge 2`.
 
     Blog part 2, Claim 27 / (9.5) (binomial expansion of :math:`A_\alpha`),
@@ -291,7 +299,8 @@ def _log_terms_int(a: int, k: np.ndarray, log_q: float, log_1mq: float, sigma: f
         logc = lf[a] - lf[ki] - lf[a - ki]
     else:
         logc = gammaln(a + 1.0) - gammaln(k + 1.0) - gammaln(a - k + 1.0)
-    return logc + k * log_q + (a - k) * log_1mq + log_expm1(k * (k - 1.0) / (2.0 * sigma * sigma))
+    out: np.ndarray = logc + k * log_q + (a - k) * log_1mq + log_expm1(k * (k - 1.0) / (2.0 * sigma * sigma))
+    return out
 
 
 def _block_log_bound(a: int, m: float, M: float, log_q: float, log_1mq: float, sigma: float) -> float:
@@ -305,7 +314,7 @@ def _block_log_bound(a: int, m: float, M: float, log_q: float, log_1mq: float, s
 
 def integer_tail_plan(
     a: int, q: float, sigma: float, log_budget: float, log_q: float | None = None, max_blocks: int = 4000
-) -> tuple | None:
+) -> tuple[int, int, list[tuple[int, int]]] | None:
     r"""Plan a truncation of the integer-order sum :math:`I` with a proven bound on what is cut.
 
     For :math:`m \le k \le M` each term of :math:`I` is at most
@@ -334,7 +343,7 @@ def integer_tail_plan(
             T = a + 1 - top
             if T <= 2 * K:
                 break
-            blocks = []
+            blocks: list[tuple[int, int]] = []
             ok = True
             stack = [(K + 1, T - 1)]
             total = -math.inf
@@ -359,7 +368,7 @@ def integer_tail_plan(
     return None
 
 
-def integer_tail_bound(a: int, q: arb, sigma: arb, blocks) -> arb:
+def integer_tail_bound(a: int, q: arb, sigma: arb, blocks: Sequence[tuple[int, int]]) -> arb:
     r"""Ball upper bound on :math:`\sum_{k \ge K+1}` of the terms of :math:`I` (see :func:`integer_tail_plan`)."""
     total = arb(0)
     log_q = q.log()
@@ -523,4 +532,5 @@ class PoissonGaussianCurve(RdpCurve):
                 vals[i] = _screen_one(float(a[i]), q, sigma, lq)
         except (ZeroDivisionError, OverflowError, ValueError):  # sigma beyond float range: no estimate
             return np.full(len(a), np.inf)
-        return vals / (a - 1)
+        out: np.ndarray = vals / (a - 1)
+        return out

@@ -136,7 +136,7 @@ def log_a_sandwich(alpha: arb, q: arb, sigma: arb) -> arb:
     return lo.union(arb(upper.upper()))
 
 
-def _binomial_coefficients(alpha: arb, kmax: int) -> list:
+def _binomial_coefficients(alpha: arb, kmax: int) -> list[arb]:
     """C(alpha, k) for k = 0..kmax (generalised binomial coefficients, as balls)."""
     out = [arb(1)]
     for k in range(1, kmax + 1):

@@ -56,6 +56,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from flint import arb, ctx
@@ -431,6 +432,7 @@ class ZhuWangCurve(RdpCurve):
         if self.bound is Bound.GENERAL:
             la = theorem5_log_moment(n, g, self._eps)
         elif self.bound is Bound.TAU:
+            assert self.tau is not None  # the constructor requires an integer tau >= 1 for Bound.TAU
             la = tau_term_log_moment(n, g, self._eps, self.tau, general=self.tau_general)
         else:
             la = theorem8_log_moment(n, g, self._eps)
@@ -500,7 +502,13 @@ class ZhuWangCurve(RdpCurve):
 
 
 def _screen_int(
-    ints: np.ndarray, q: float, base_vals: np.ndarray, bound: Bound, tau, tau_general, base_orders: np.ndarray
+    ints: np.ndarray,
+    q: float,
+    base_vals: np.ndarray,
+    bound: Bound,
+    tau: int | None,
+    tau_general: bool,
+    base_orders: np.ndarray,
 ) -> np.ndarray:
     """Float estimates of the bound at integer orders (screening only); ``base_vals`` are the
     base curve's screen values at ``base_orders`` (which must cover 2..max(ints))."""
@@ -543,7 +551,11 @@ def _screen_int(
 
 
 def zhu_wang_curve(
-    base: RdpCurve | Callable[[Fraction], arb], q: object, bound: Bound | str = "tight", tau: int | None = None, **kw
+    base: RdpCurve | Callable[[Fraction], arb],
+    q: object,
+    bound: Bound | str = "tight",
+    tau: int | None = None,
+    **kw: Any,
 ) -> ZhuWangCurve:
     """Convenience constructor of :class:`ZhuWangCurve`."""
     return ZhuWangCurve(base, q, bound=bound, tau=tau, **kw)
