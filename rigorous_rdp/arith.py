@@ -27,10 +27,10 @@ import contextlib
 import math
 import re
 import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from flint import arb, ctx, fmpq
 
@@ -40,28 +40,28 @@ from .errors import PrecisionExhausted, UndecidedComparison
 _FLOAT_MAX = Fraction(sys.float_info.max)
 
 __all__ = [
-    "Rational",
+    "DEFAULT_DIGITS",
+    "MAX_DECIMAL_EXPONENT",
+    "MAX_PREC",
     "Certified",
-    "workprec",
-    "parse_rational",
-    "to_arb",
-    "log_sum_exp",
-    "log_add",
-    "log1mexp",
+    "Rational",
+    "bits_for_digits",
+    "certainly_le",
+    "certainly_lt",
+    "compare",
     "decimal_lower",
     "decimal_upper",
     "exact_endpoints",
+    "log1mexp",
+    "log_add",
+    "log_sum_exp",
+    "parse_rational",
     "refine",
-    "certainly_lt",
-    "certainly_le",
-    "compare",
-    "bits_for_digits",
-    "DEFAULT_DIGITS",
-    "MAX_PREC",
-    "MAX_DECIMAL_EXPONENT",
+    "to_arb",
+    "workprec",
 ]
 
-Rational = Union[int, Fraction, str, float, Decimal]
+Rational = int | Fraction | str | float | Decimal
 
 DEFAULT_DIGITS = 10
 MAX_PREC = 1 << 14
@@ -69,7 +69,7 @@ LOG2_10 = math.log2(10.0)
 
 
 @contextlib.contextmanager
-def workprec(prec: Optional[int]) -> Iterator[int]:
+def workprec(prec: int | None) -> Iterator[int]:
     """Set the arb working precision to ``prec`` bits inside a ``with`` block.
 
     The previous precision is restored on exit, also when an exception escapes.
@@ -91,12 +91,13 @@ def workprec(prec: Optional[int]) -> Iterator[int]:
 
 def bits_for_digits(digits: float) -> int:
     """Number of bits that represent ``digits`` decimal digits (rounded up)."""
-    return int(math.ceil(digits * LOG2_10))
+    return math.ceil(digits * LOG2_10)
 
 
 # ---------------------------------------------------------------------------
 # exact input
 # ---------------------------------------------------------------------------
+
 
 def parse_rational(value: object, name: str) -> Fraction:
     """Convert a user parameter to an exact :class:`Fraction`.
@@ -126,8 +127,10 @@ def parse_rational(value: object, name: str) -> Fraction:
     if isinstance(value, str):
         text = value.strip()
         if len(text) > MAX_INPUT_CHARS:
-            raise ValueError(f"{name} must be a number written with at most {MAX_INPUT_CHARS} characters."
-                             f" Found {len(text)} characters.")
+            raise ValueError(
+                f"{name} must be a number written with at most {MAX_INPUT_CHARS} characters."
+                f" Found {len(text)} characters."
+            )
         try:
             if "/" in text:
                 num, den = text.split("/", 1)
@@ -190,7 +193,7 @@ def _short(value: object) -> str:
     return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
 
 
-def to_arb(x: Union[Fraction, int, arb]) -> arb:
+def to_arb(x: Fraction | int | arb) -> arb:
     """Ball enclosing the exact rational ``x`` at the current working precision."""
     if isinstance(x, arb):
         return x
@@ -202,6 +205,7 @@ def to_arb(x: Union[Fraction, int, arb]) -> arb:
 # ---------------------------------------------------------------------------
 # log-space helpers (one module for all of them)
 # ---------------------------------------------------------------------------
+
 
 def log_sum_exp(terms: Iterable[arb]) -> arb:
     """Enclosure of ``log(sum(exp(t) for t in terms))``.
@@ -235,11 +239,12 @@ def log1mexp(x: arb) -> arb:
 # outward decimal output
 # ---------------------------------------------------------------------------
 
+
 def _exact_fraction(x: arb) -> Fraction:
     """The exact binary value of an arb with zero radius (e.g. ``x.upper()``)."""
-    man, exp = x.mid().man_exp()
-    man = int(man)
-    exp = int(exp)
+    man_z, exp_z = x.mid().man_exp()
+    man = int(man_z)
+    exp = int(exp_z)
     if exp >= 0:
         return Fraction(man * (1 << exp))
     return Fraction(man, 1 << (-exp))
@@ -378,6 +383,7 @@ def decimal_upper(x: arb, sig: int = 17) -> str:
 # certified result type
 # ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Certified:
     """A certified enclosure ``[lower, upper]`` of an exact real quantity.
@@ -505,6 +511,7 @@ def refine(
 # ---------------------------------------------------------------------------
 # three-valued comparisons
 # ---------------------------------------------------------------------------
+
 
 def certainly_lt(a: arb, b: arb) -> bool:
     """True only if every point of ``a`` is below every point of ``b``."""

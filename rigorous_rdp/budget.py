@@ -33,7 +33,7 @@ import math
 import signal
 import threading
 import time
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from .errors import BudgetExceeded
 
@@ -41,11 +41,11 @@ __all__ = [
     "DEFAULT_SECONDS",
     "MAX_SECONDS",
     "RETRY_SECONDS",
-    "time_budget",
     "check",
-    "remaining",
     "expired",
     "parse_seconds",
+    "remaining",
+    "time_budget",
 ]
 
 #: default budget of a query on the command line, in seconds
@@ -55,8 +55,8 @@ MAX_SECONDS = 86400.0
 #: interval at which the backstop timer fires again after the deadline
 RETRY_SECONDS = 0.5
 
-_deadline: Optional[float] = None
-_seconds: Optional[float] = None
+_deadline: float | None = None
+_seconds: float | None = None
 _expired = False
 
 
@@ -122,8 +122,11 @@ def _on_alarm(signum, frame) -> None:  # pragma: no cover - timing dependent
         return
     _expired = True
     code = getattr(frame, "f_code", None)
-    if code is not None and (code.co_name in _NO_RAISE or code.co_name.endswith("callback")
-                             or code.co_filename.endswith(("weakref.py", "threading.py"))):
+    if code is not None and (
+        code.co_name in _NO_RAISE
+        or code.co_name.endswith("callback")
+        or code.co_filename.endswith(("weakref.py", "threading.py"))
+    ):
         return
     if _importing(frame):
         return  # an import cut short leaves a half-initialised module (e.g. pybind11 types registered twice)
@@ -140,7 +143,7 @@ def _importing(frame) -> bool:
 
 
 @contextlib.contextmanager
-def time_budget(seconds: Optional[float]) -> Iterator[None]:
+def time_budget(seconds: float | None) -> Iterator[None]:
     """Run the block with a deadline ``seconds`` from now (``None``: keep the outer one).
 
     Raises:
@@ -157,10 +160,7 @@ def time_budget(seconds: Optional[float]) -> Iterator[None]:
     if _deadline is not None and _deadline <= new_deadline:
         new_deadline, seconds = _deadline, _seconds if _seconds is not None else seconds
     _deadline, _seconds, _expired = new_deadline, seconds, False
-    use_timer = (
-        hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-    )
+    use_timer = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     old_handler = None
     old_timer = (0.0, 0.0)
     if use_timer:

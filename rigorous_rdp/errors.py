@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "BudgetExceeded",
     "PrecisionExhausted",
     "UndecidedComparison",
     "UnsupportedEventError",
-    "BudgetExceeded",
 ]
 
 

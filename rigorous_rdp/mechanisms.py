@@ -17,7 +17,6 @@ Laplace and randomized response are also pure DP, with
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Optional
 
 import numpy as np
 from flint import arb
@@ -26,14 +25,14 @@ from .arith import to_arb
 from .curves import RdpCurve
 
 __all__ = [
-    "gaussian_rdp",
-    "laplace_rdp",
-    "randomized_response_rdp",
-    "laplace_pure_epsilon",
-    "randomized_response_pure_epsilon",
     "GaussianCurve",
     "LaplaceCurve",
     "RandomizedResponseCurve",
+    "gaussian_rdp",
+    "laplace_pure_epsilon",
+    "laplace_rdp",
+    "randomized_response_pure_epsilon",
+    "randomized_response_rdp",
 ]
 
 
@@ -128,9 +127,10 @@ class LaplaceCurve(RdpCurve):
         a = np.asarray(alphas, dtype=float)
         b = _float(self.scale)
         inner = a / (2 * a - 1) + (a - 1) / (2 * a - 1) * np.exp(-(2 * a - 1) / b)
-        return ((a - 1) / b + np.log(inner)) / (a - 1)
+        out: np.ndarray = ((a - 1) / b + np.log(inner)) / (a - 1)
+        return out
 
-    def pure_dp_epsilon(self) -> Optional[arb]:
+    def pure_dp_epsilon(self) -> arb | None:
         return laplace_pure_epsilon(to_arb(self.scale))
 
 
@@ -152,7 +152,8 @@ class RandomizedResponseCurve(RdpCurve):
         p = float(self.p)
         t1 = a * np.log(p) + (1 - a) * np.log1p(-p)
         t2 = a * np.log1p(-p) + (1 - a) * np.log(p)
-        return np.logaddexp(t1, t2) / (a - 1)
+        out: np.ndarray = np.logaddexp(t1, t2) / (a - 1)
+        return out
 
-    def pure_dp_epsilon(self) -> Optional[arb]:
+    def pure_dp_epsilon(self) -> arb | None:
         return randomized_response_pure_epsilon(to_arb(self.p))

@@ -9,14 +9,14 @@ found.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable
 
 from flint import arb
 
 from .arith import Certified, parse_rational, refine
 
-__all__ = ["integer_at_least", "unit_interval", "positive", "nonnegative", "certify"]
+__all__ = ["certify", "integer_at_least", "nonnegative", "positive", "unit_interval"]
 
 
 def _show(value: object) -> str:

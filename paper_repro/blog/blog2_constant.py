@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -27,7 +28,7 @@ SIGMAS = np.geomspace(1.5, 200, 80)
 C1_GRID = (0.25, 0.5, 1.0, 1.5, 2.0)
 C2_GRID = (0.25, 0.5, 1.0, 1.5, 2.0)
 SIGMA_MAX = 40
-FAST = {"sigmas": np.geomspace(1.5, 50, 20), "c1": (0.5, 1.0), "c2": (0.5, 1.0), "sigma_max": 10}
+FAST: dict[str, Any] = {"sigmas": np.geomspace(1.5, 50, 20), "c1": (0.5, 1.0), "c2": (0.5, 1.0), "sigma_max": 10}
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
@@ -36,18 +37,37 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     smax = FAST["sigma_max"] if fast else SIGMA_MAX
     curves = []
     for c1, c2 in CURVES:
-        pts = [(float(s), log_g_screen(c2 * s * s, min(1.0, c1 / s), float(s))) for s in sigmas if s >= c1 and c2 * s * s > 1]
-        curves.append({"c1": c1, "c2": c2, "sigma": [p[0] for p in pts], "G": [math.exp(p[1]) for p in pts],
-                       "limit": math.exp(c1 * c1 * c2 * c2 / 2)})
-    table = []
+        pts = [
+            (float(s), log_g_screen(c2 * s * s, min(1.0, c1 / s), float(s)))
+            for s in sigmas
+            if s >= c1 and c2 * s * s > 1
+        ]
+        curves.append(
+            {
+                "c1": c1,
+                "c2": c2,
+                "sigma": [p[0] for p in pts],
+                "G": [math.exp(p[1]) for p in pts],
+                "limit": math.exp(c1 * c1 * c2 * c2 / 2),
+            }
+        )
+    table: list[dict[str, Any]] = []
     for c1 in c1s:
         for c2 in c2s:
             res = constant_sup(str(c1), str(c2), sigma_max=smax, integer=True)
-            table.append({"c1": c1, "c2": c2, "C": res.value.to_json(10), "sigma_argmax": float(res.sigma_argmax),
-                          "limit": res.limit.to_json(10), "sigma_max": smax})
+            table.append(
+                {
+                    "c1": c1,
+                    "c2": c2,
+                    "C": res.value.to_json(10),
+                    "sigma_argmax": float(res.sigma_argmax),
+                    "limit": res.limit.to_json(10),
+                    "sigma_max": smax,
+                }
+            )
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.5))
     for c in curves:
-        line, = a1.semilogx(c["sigma"], c["G"], label=f"c1={c['c1']}, c2={c['c2']}")
+        (line,) = a1.semilogx(c["sigma"], c["G"], label=f"c1={c['c1']}, c2={c['c2']}")
         a1.axhline(c["limit"], color=line.get_color(), ls="--", lw=0.8)
     a1.set_yscale("log")
     from matplotlib.ticker import NullFormatter
@@ -57,8 +77,12 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     a1.set_xlabel("sigma")
     a1.set_ylabel("G(sigma)  (estimate; dashed: exp(c1^2 c2^2 / 2))")
     a1.legend(fontsize=8)
-    M = np.array([[math.log10(float(next(t["C"]["upper"] for t in table if t["c1"] == c1 and t["c2"] == c2)))
-                   for c2 in c2s] for c1 in c1s])
+    M = np.array(
+        [
+            [math.log10(float(next(t["C"]["upper"] for t in table if t["c1"] == c1 and t["c2"] == c2))) for c2 in c2s]
+            for c1 in c1s
+        ]
+    )
     im = a2.imshow(M, origin="lower", aspect="auto", cmap="viridis")
     a2.set_xticks(range(len(c2s)), [str(c) for c in c2s])
     a2.set_yticks(range(len(c1s)), [str(c) for c in c1s])

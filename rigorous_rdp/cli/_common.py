@@ -7,23 +7,44 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any
 
 from .. import budget
 from ..arith import DEFAULT_DIGITS, MAX_DECIMAL_EXPONENT, parse_rational
 from ..errors import BudgetExceeded, PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent, Sampling
-from ..validation import integer_at_least
 
 SAMPLINGS = tuple(s.value for s in Sampling)
 ADJACENCIES = ("add-remove", "replace-one")
 
 # API parameter names that are CLI options of the same name
 _OPTION_NAMES = (
-    "sigma", "scale", "p", "q", "batch-size", "dataset-size", "taylor-order", "adjacency",
-    "alpha", "delta", "epsilon", "steps", "digits", "noise", "sampling", "tau", "bound", "epochs",
-    "c1", "c2", "sigma-max", "sigma-min", "width", "method",
+    "sigma",
+    "scale",
+    "p",
+    "q",
+    "batch-size",
+    "dataset-size",
+    "taylor-order",
+    "adjacency",
+    "alpha",
+    "delta",
+    "epsilon",
+    "steps",
+    "digits",
+    "noise",
+    "sampling",
+    "tau",
+    "bound",
+    "epochs",
+    "c1",
+    "c2",
+    "sigma-max",
+    "sigma-min",
+    "width",
+    "method",
 )
 
 
@@ -40,10 +61,14 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.add_argument("--max-seconds", default=argparse.SUPPRESS, metavar="S",
-                          help=f"time budget in seconds, 0 < S <= {int(budget.MAX_SECONDS)} (default"
-                               f" {budget.DEFAULT_SECONDS:g} for queries; none for reproduce, audit,"
-                               " conjecture); past it the command stops with exit status 2")
+        self.add_argument(
+            "--max-seconds",
+            default=argparse.SUPPRESS,
+            metavar="S",
+            help=f"time budget in seconds, 0 < S <= {int(budget.MAX_SECONDS)} (default"
+            f" {budget.DEFAULT_SECONDS:g} for queries; none for reproduce, audit,"
+            " conjecture); past it the command stops with exit status 2",
+        )
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise CliError(" ".join(str(message).split()))
@@ -51,16 +76,21 @@ class Parser(argparse.ArgumentParser):
 
 def add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.add_argument("--digits", default=str(DEFAULT_DIGITS), metavar="D",
-                   help=f"relative width of enclosures <= 10^-D (default {DEFAULT_DIGITS}; 1 <= D <= 1000)")
+    p.add_argument(
+        "--digits",
+        default=str(DEFAULT_DIGITS),
+        metavar="D",
+        help=f"relative width of enclosures <= 10^-D (default {DEFAULT_DIGITS}; 1 <= D <= 1000)",
+    )
 
 
 def add_mechanism_options(p: argparse.ArgumentParser, *, sigma: bool = True) -> None:
     g = p.add_argument_group("mechanism")
     from ..registry import NOISES
 
-    g.add_argument("--noise", default="gaussian", choices=[n.name for n in NOISES],
-                   help="base mechanism (default gaussian)")
+    g.add_argument(
+        "--noise", default="gaussian", choices=[n.name for n in NOISES], help="base mechanism (default gaussian)"
+    )
     for n in NOISES:
         if n.option != "sigma" or sigma:
             g.add_argument(f"--{n.option}", metavar=n.metavar, help=n.help)
@@ -68,8 +98,15 @@ def add_mechanism_options(p: argparse.ArgumentParser, *, sigma: bool = True) -> 
     g.add_argument("--q", metavar="Q", help="Poisson sampling probability, 0 <= Q <= 1")
     g.add_argument("--batch-size", metavar="B", help="fixed-size minibatch size, 1 <= B <= N")
     g.add_argument("--dataset-size", metavar="N", help="dataset size N >= 1 (fixed-size sampling)")
-    g.add_argument("--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)")
-    g.add_argument("--taylor-order", metavar="M", default=None, help="order m >= 3 of the Taylor bounds of Birrell et al. (default 3)")
+    g.add_argument(
+        "--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)"
+    )
+    g.add_argument(
+        "--taylor-order",
+        metavar="M",
+        default=None,
+        help="order m >= 3 of the Taylor bounds of Birrell et al. (default 3)",
+    )
 
 
 def parse_digits(args: argparse.Namespace) -> float:
@@ -79,7 +116,7 @@ def parse_digits(args: argparse.Namespace) -> float:
     return int(d) if d.denominator == 1 else float(d)
 
 
-def build_base_event(args: argparse.Namespace, sigma: Optional[object] = None) -> DpEvent:
+def build_base_event(args: argparse.Namespace, sigma: object | None = None) -> DpEvent:
     """The base mechanism from --noise and its parameter (``sigma`` overrides --sigma)."""
     from ..registry import NOISES
 
@@ -95,7 +132,7 @@ def build_base_event(args: argparse.Namespace, sigma: Optional[object] = None) -
     return noise.event(**{noise.field: given[noise.option]})
 
 
-def build_event(args: argparse.Namespace, sigma: Optional[object] = None, *, guarantee: bool = True) -> DpEvent:
+def build_event(args: argparse.Namespace, sigma: object | None = None, *, guarantee: bool = True) -> DpEvent:
     """One step of the mechanism described by the mechanism options, through the table
     (:func:`rigorous_rdp.registry.sampled_event`).
 
@@ -112,18 +149,26 @@ def build_event(args: argparse.Namespace, sigma: Optional[object] = None, *, gua
     if bound == "tau" and tau is None:
         raise ValueError("tau is required with --bound tau (an integer >= 1).")
     event = sampled_event(
-        base, args.sampling, adjacency=args.adjacency, bound=bound,
-        tau=tau, sampling_probability=args.q, batch_size=args.batch_size, dataset_size=args.dataset_size,
+        base,
+        args.sampling,
+        adjacency=args.adjacency,
+        bound=bound,
+        tau=tau,
+        sampling_probability=args.q,
+        batch_size=args.batch_size,
+        dataset_size=args.dataset_size,
         taylor_order=args.taylor_order,
     )
     if guarantee and not lookup(event).guarantee:
-        raise ValueError(f"bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
-                         " shown by `rigorous-rdp rdp` only. Use --bound tight|general|tau here.")
+        raise ValueError(
+            f"bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
+            " shown by `rigorous-rdp rdp` only. Use --bound tight|general|tau here."
+        )
     return event
 
 
-def mechanism_json(args: argparse.Namespace, sigma: Optional[str] = None) -> Dict[str, Any]:
-    out: Dict[str, Any] = {"noise": args.noise}
+def mechanism_json(args: argparse.Namespace, sigma: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"noise": args.noise}
     for k in ("sigma", "scale", "p"):
         v = getattr(args, k, None)
         if k == "sigma" and sigma is not None:
@@ -136,8 +181,9 @@ def mechanism_json(args: argparse.Namespace, sigma: Optional[str] = None) -> Dic
     if args.sampling in ("fswor", "fswr"):
         out["batch_size"] = int(parse_rational(args.batch_size, "batch-size"))
         out["dataset_size"] = int(parse_rational(args.dataset_size, "dataset-size"))
-        out["taylor_order"] = (None if args.taylor_order is None
-                               else int(parse_rational(args.taylor_order, "taylor-order")))
+        out["taylor_order"] = (
+            None if args.taylor_order is None else int(parse_rational(args.taylor_order, "taylor-order"))
+        )
     out["adjacency"] = args.adjacency
     return out
 
@@ -156,7 +202,7 @@ _TINY = f"1e-{MAX_DECIMAL_EXPONENT}"
 _HUGE = f"1e{MAX_DECIMAL_EXPONENT}"
 
 
-def int_in_range(value: object, name: str, lo: int, hi: Optional[int]) -> int:
+def int_in_range(value: object, name: str, lo: int, hi: int | None) -> int:
     """An integer in ``[lo, hi]`` (``hi=None``: no upper limit beyond the number range);
     the text is checked before any big number is built."""
     accepted = f">= {lo}" if hi is None else f"in [{lo}, {_int_text(hi)}]"
@@ -192,9 +238,19 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
 
 
-def real_in_range(value: object, name: str, lo: Fraction, hi: Fraction, *, lo_open: bool = False,
-                  hi_open: bool = False, zero: bool = False, text: str = "", floor: Optional[Fraction] = None,
-                  floor_text: str = "") -> Fraction:
+def real_in_range(
+    value: object,
+    name: str,
+    lo: Fraction,
+    hi: Fraction,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    zero: bool = False,
+    text: str = "",
+    floor: Fraction | None = None,
+    floor_text: str = "",
+) -> Fraction:
     """A rational in the interval (``zero``: or exactly 0); one-line ValueError otherwise.
 
     ``floor``: a nonzero value below it is refused with ``floor_text`` (a limit of the
@@ -218,24 +274,50 @@ def real_in_range(value: object, name: str, lo: Fraction, hi: Fraction, *, lo_op
 
 _ONE = Fraction(1)
 _TINY_F = Fraction(1, 10**MAX_DECIMAL_EXPONENT)
-_POSITIVE = dict(lo=_TINY_F, hi=Fraction(10**MAX_DECIMAL_EXPONENT), hi_open=True,
-                 text=f"a number in [{_TINY}, {_HUGE})")
-_MODERATE = dict(lo=Fraction(1, 10**100), hi=Fraction(10**100), text="a number in [1e-100, 1e100]")
+_POSITIVE: dict[str, Any] = dict(
+    lo=_TINY_F, hi=Fraction(10**MAX_DECIMAL_EXPONENT), hi_open=True, text=f"a number in [{_TINY}, {_HUGE})"
+)
+_MODERATE: dict[str, Any] = dict(lo=Fraction(1, 10**100), hi=Fraction(10**100), text="a number in [1e-100, 1e100]")
 
 #: accepted ranges of the numeric options of the accounting commands (checked before any work)
-OPTION_RANGES: Dict[str, Callable[[object], object]] = {
+OPTION_RANGES: dict[str, Callable[[Any], object]] = {
     "sigma": lambda v: real_in_range(v, "sigma", **_POSITIVE),
-    "scale": lambda v: real_in_range(v, "scale", Fraction(1, 10**1000), Fraction(10**1000),
-                                     text="a number in [1e-1000, 1e1000]"),
+    "scale": lambda v: real_in_range(
+        v, "scale", Fraction(1, 10**1000), Fraction(10**1000), text="a number in [1e-1000, 1e1000]"
+    ),
     "epsilon": lambda v: real_in_range(v, "epsilon", **_POSITIVE),
-    "p": lambda v: real_in_range(v, "p", Fraction(0), _ONE, lo_open=True, hi_open=True, text="in (0, 1)",
-                                 floor=_TINY_F, floor_text=f"at least {_TINY}"),
-    "q": lambda v: real_in_range(v, "q", Fraction(0), _ONE, text="in [0, 1]",
-                                 floor=_TINY_F, floor_text=f"0 or at least {_TINY} (the smallest q handled)"),
-    "delta": lambda v: real_in_range(v, "delta", Fraction(0), _ONE, lo_open=True, hi_open=True, text="in (0, 1)",
-                                     floor=_TINY_F, floor_text=f"at least {_TINY}"),
-    "epochs": lambda v: real_in_range(v, "epochs", _TINY_F, Fraction(10**12),
-                                      text=f"a number in [{_TINY}, 1e12]"),
+    "p": lambda v: real_in_range(
+        v,
+        "p",
+        Fraction(0),
+        _ONE,
+        lo_open=True,
+        hi_open=True,
+        text="in (0, 1)",
+        floor=_TINY_F,
+        floor_text=f"at least {_TINY}",
+    ),
+    "q": lambda v: real_in_range(
+        v,
+        "q",
+        Fraction(0),
+        _ONE,
+        text="in [0, 1]",
+        floor=_TINY_F,
+        floor_text=f"0 or at least {_TINY} (the smallest q handled)",
+    ),
+    "delta": lambda v: real_in_range(
+        v,
+        "delta",
+        Fraction(0),
+        _ONE,
+        lo_open=True,
+        hi_open=True,
+        text="in (0, 1)",
+        floor=_TINY_F,
+        floor_text=f"at least {_TINY}",
+    ),
+    "epochs": lambda v: real_in_range(v, "epochs", _TINY_F, Fraction(10**12), text=f"a number in [{_TINY}, 1e12]"),
     "steps": lambda v: int_in_range(v, "steps", 1, MAX_COUNT),
     "batch_size": lambda v: int_in_range(v, "batch-size", 1, MAX_COUNT),
     "dataset_size": lambda v: int_in_range(v, "dataset-size", 1, MAX_COUNT),
@@ -246,12 +328,31 @@ OPTION_RANGES: Dict[str, Callable[[object], object]] = {
     "c2": lambda v: real_in_range(v, "c2", **_MODERATE),
     "sigma_max": lambda v: real_in_range(v, "sigma-max", **_MODERATE),
     "sigma_min": lambda v: real_in_range(v, "sigma-min", **_MODERATE),
-    "alpha": lambda v: [real_in_range(a, "alpha", _ONE, Fraction(10**MAX_ORDER_EXPONENT), lo_open=True,
-                                      text=f"a number in (1, 1e{MAX_ORDER_EXPONENT}]") for a in v],
+    "alpha": lambda v: [
+        real_in_range(
+            a,
+            "alpha",
+            _ONE,
+            Fraction(10**MAX_ORDER_EXPONENT),
+            lo_open=True,
+            text=f"a number in (1, 1e{MAX_ORDER_EXPONENT}]",
+        )
+        for a in v
+    ],
 }
+
+
 #: the fixed-size bounds plan their precision with floats of 1/sigma^2
-_FIXED_SIZE_SIGMA = lambda v: real_in_range(v, "sigma", Fraction(1, 10**100), Fraction(10**100),  # noqa: E731
-                                            text="in [1e-100, 1e100] with --sampling fswor|fswr")
+def _FIXED_SIZE_SIGMA(v: object) -> Fraction:
+    return real_in_range(
+        v,
+        "sigma",
+        Fraction(1, 10**100),
+        Fraction(10**100),
+        text="in [1e-100, 1e100] with --sampling fswor|fswr",
+    )
+
+
 #: the commands whose options follow OPTION_RANGES (others define their own ranges)
 RANGE_CHECKED = ("rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd", "constant")
 #: commands without a default time budget (batch jobs; --max-seconds still applies)
@@ -284,9 +385,11 @@ def _check_certificate_digits(f: object, name: str, shown: object) -> None:
     f = Fraction(f)
     bits = max(abs(f.numerator).bit_length(), f.denominator.bit_length())
     if bits * 0.30103 > MAX_CERTIFICATE_DIGITS:
-        raise ValueError(f"{name} must have an exact value with at most {MAX_CERTIFICATE_DIGITS} digits in a"
-                         f" certificate (numerator and denominator; e.g. q >= 1e-{MAX_CERTIFICATE_DIGITS}). Found"
-                         f" {_shown(shown)}.")
+        raise ValueError(
+            f"{name} must have an exact value with at most {MAX_CERTIFICATE_DIGITS} digits in a"
+            f" certificate (numerator and denominator; e.g. q >= 1e-{MAX_CERTIFICATE_DIGITS}). Found"
+            f" {_shown(shown)}."
+        )
 
 
 def _name_option(message: str, extra: tuple = ()) -> str:
@@ -306,7 +409,7 @@ def _one_line(text: str, limit: int = 2000) -> str:
     return msg if len(msg) <= limit else msg[: limit - 3] + "..."
 
 
-def _budget_seconds(args: argparse.Namespace) -> Optional[float]:
+def _budget_seconds(args: argparse.Namespace) -> float | None:
     value = getattr(args, "max_seconds", None)
     if value is None:
         return None if getattr(args, "command", None) in UNLIMITED else budget.DEFAULT_SECONDS
@@ -316,7 +419,7 @@ def _budget_seconds(args: argparse.Namespace) -> Optional[float]:
 def _render(args: argparse.Namespace, result: Any) -> str:
     if getattr(args, "json", False):
         return json.dumps(result, indent=2) + "\n"
-    text: Optional[Callable[[argparse.Namespace, Dict[str, Any]], str]] = getattr(args, "text", None)
+    text: Callable[[argparse.Namespace, dict[str, Any]], str] | None = getattr(args, "text", None)
     return (text(args, result) if text else json.dumps(result, indent=2)) + "\n"
 
 
@@ -328,7 +431,7 @@ def run_command(args: argparse.Namespace) -> int:
     The result is rendered inside the budget, so that output of huge numbers is
     covered too; nothing is written to stdout unless the whole text is ready.
     """
-    func: Callable[[argparse.Namespace], Dict[str, Any]] = args.func
+    func: Callable[[argparse.Namespace], dict[str, Any]] = args.func
     names = getattr(args, "option_names", ())
     try:
         seconds = _budget_seconds(args)
@@ -345,7 +448,8 @@ def run_command(args: argparse.Namespace) -> int:
                     raise budget.BudgetExceeded(
                         f"time budget of {seconds:g} s exceeded; raise it with --max-seconds S"
                         f" (0 < S <= {int(budget.MAX_SECONDS)}) or ask for less (fewer orders, lower --digits)",
-                        seconds=seconds) from exc
+                        seconds=seconds,
+                    ) from exc
                 raise
     except BudgetExceeded as exc:
         print(f"rigorous-rdp: error: {_one_line(str(exc))}", file=sys.stderr)
@@ -354,34 +458,43 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"rigorous-rdp: error: {_name_option(_one_line(str(exc)), names)}", file=sys.stderr)
         return 2
     except PrecisionExhausted as exc:
-        print(f"rigorous-rdp: error: precision exhausted: {_one_line(str(exc), 500)}; ask for fewer digits"
-              " (--digits D, 1 <= D <= 1000)", file=sys.stderr)
+        print(
+            f"rigorous-rdp: error: precision exhausted: {_one_line(str(exc), 500)}; ask for fewer digits"
+            " (--digits D, 1 <= D <= 1000)",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("rigorous-rdp: interrupted", file=sys.stderr)
         return 130
     except MemoryError as exc:
-        print(f"rigorous-rdp: error: out of memory ({_one_line(str(exc), 200)}); ask for less (a smaller range,"
-              " fewer orders or steps)", file=sys.stderr)
+        print(
+            f"rigorous-rdp: error: out of memory ({_one_line(str(exc), 200)}); ask for less (a smaller range,"
+            " fewer orders or steps)",
+            file=sys.stderr,
+        )
         return 2
     except RecursionError:
         print("rigorous-rdp: error: input nested too deeply (recursion limit reached)", file=sys.stderr)
         return 2
-    except Exception as exc:  # noqa: BLE001 - never a traceback; the test suites treat this as a bug
+    except Exception as exc:
         if os.environ.get("RIGOROUS_RDP_TRACEBACK"):
             raise
-        print(f"rigorous-rdp: internal error: {type(exc).__name__}: {_one_line(str(exc), 300)}"
-              " (set RIGOROUS_RDP_TRACEBACK=1 to see the traceback)", file=sys.stderr)
+        print(
+            f"rigorous-rdp: internal error: {type(exc).__name__}: {_one_line(str(exc), 300)}"
+            " (set RIGOROUS_RDP_TRACEBACK=1 to see the traceback)",
+            file=sys.stderr,
+        )
         return 1
     sys.stdout.write(out)
     return status
 
 
-def fmt_interval(d: Dict[str, str]) -> str:
+def fmt_interval(d: dict[str, str]) -> str:
     return f"[{d['lower']}, {d['upper']}]"
 
 
-def orders_option(values: Optional[List[str]]) -> Optional[List[Fraction]]:
+def orders_option(values: list[str] | None) -> list[Fraction] | None:
     if not values:
         return None
     out = []
@@ -399,9 +512,13 @@ BOUNDS = ("tight", "general", "lower", "tau", "wang2019")
 def add_bound_options(p: argparse.ArgumentParser) -> None:
     """--bound / --tau: choose among the Zhu & Wang 2019 bounds (with --sampling poisson)."""
     g = p.add_argument_group("explicitly chosen bounds (default: the tightest valid upper bound)")
-    g.add_argument("--bound", default=None, choices=BOUNDS,
-                   help="with --sampling poisson (add-remove), the Zhu & Wang 2019 bounds: tight (Thm 8, needs"
-                        " condition (4): Gaussian, Laplace, randomized response), general (Thm 5), lower (Thm 6: not"
-                        " a privacy guarantee; rdp only), tau (Thm 11 with --tau K terms); with --sampling fswor"
-                        " --adjacency replace-one: wang2019 (Wang et al. 2019, Thm 9)")
+    g.add_argument(
+        "--bound",
+        default=None,
+        choices=BOUNDS,
+        help="with --sampling poisson (add-remove), the Zhu & Wang 2019 bounds: tight (Thm 8, needs"
+        " condition (4): Gaussian, Laplace, randomized response), general (Thm 5), lower (Thm 6: not"
+        " a privacy guarantee; rdp only), tau (Thm 11 with --tau K terms); with --sampling fswor"
+        " --adjacency replace-one: wang2019 (Wang et al. 2019, Thm 9)",
+    )
     g.add_argument("--tau", default=None, metavar="K", help="number of exact terms of --bound tau, K >= 1")

@@ -11,7 +11,7 @@ command-line input (for example a file that cannot be read, ``--dps`` outside
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, Optional
+from typing import Any
 
 from .. import budget
 from ..arith import parse_rational
@@ -22,13 +22,19 @@ MAX_FILE_BYTES = 1 << 20
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("verify", help="recompute a certificate independently; exit 0 iff it holds",
-                       description="Recompute the claim of a certificate with the mpmath reference "
-                                   "implementations at higher precision; exit 0 iff the stated upper bound holds.")
+    p = sub.add_parser(
+        "verify",
+        help="recompute a certificate independently; exit 0 iff it holds",
+        description="Recompute the claim of a certificate with the mpmath reference "
+        "implementations at higher precision; exit 0 iff the stated upper bound holds.",
+    )
     p.add_argument("file", metavar="FILE", help="certificate written by 'rigorous-rdp certify'")
-    p.add_argument("--dps", default=None, metavar="N",
-                   help=f"mpmath precision in decimal digits, {MIN_DPS} <= N <= {MAX_DPS}"
-                        " (default max(50, 3 * digits + 10))")
+    p.add_argument(
+        "--dps",
+        default=None,
+        metavar="N",
+        help=f"mpmath precision in decimal digits, {MIN_DPS} <= N <= {MAX_DPS} (default max(50, 3 * digits + 10))",
+    )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text)
 
@@ -40,7 +46,7 @@ MIN_DPS, MAX_DPS = 30, 150
 MAX_DEPTH = 64
 
 
-def _dps(value: Optional[str]) -> Optional[int]:
+def _dps(value: str | None) -> int | None:
     if value is None:
         return None
     message = f"--dps must be an integer in [{MIN_DPS}, {MAX_DPS}]. Found {value!r}."
@@ -80,7 +86,7 @@ def json_depth_exceeds(raw: bytes, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def run(args: argparse.Namespace) -> Dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     dps = _dps(args.dps)
     try:
         with open(args.file, "rb") as fh:
@@ -101,5 +107,5 @@ def run(args: argparse.Namespace) -> Dict[str, Any]:
     return out
 
 
-def text(args: argparse.Namespace, res: Dict[str, Any]) -> str:
+def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     return ("OK: " if res["verified"] else "FAILED: ") + res["reason"]

@@ -67,39 +67,40 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 from flint import acb, arb
 from scipy import special
 
 from ..arith import Certified, refine, to_arb, workprec
-from .constant import log_g_mixture
 from ..errors import PrecisionExhausted
+from .constant import log_g_mixture
 from .parallel import map_ordered
 
 __all__ = [
-    "MODELS",
     "DIMS",
+    "MODELS",
     "ProbeConfig",
-    "mixtures",
-    "screen_ratio",
+    "ProbeResult",
+    "admissible",
     "certify_config",
     "certify_violation",
-    "rhs_certified",
     "exact_atoms",
-    "admissible",
+    "is_rhs_pair",
     "lhs_lower_cells",
     "lhs_upper_pairing",
-    "tail_bounds",
     "limit_ratio_r0",
-    "random_config",
+    "mixtures",
     "optimise_config",
-    "is_rhs_pair",
     "probe",
-    "ProbeResult",
+    "random_config",
+    "rhs_certified",
+    "screen_ratio",
+    "tail_bounds",
 ]
 
 MODELS = ("range", "clip", "poisson")
@@ -111,14 +112,19 @@ def _qz(x: float, grid: Fraction = Q) -> Fraction:
     return Fraction(round(x / grid)) * grid
 
 
-def _sq(a: Sequence[Fraction], b: Optional[Sequence[Fraction]] = None) -> Fraction:
+def _vec_add(a: Sequence[Fraction], b: Sequence[Fraction]) -> tuple[Fraction, ...]:
+    """Componentwise sum of two vectors."""
+    return tuple(x + y for x, y in zip(a, b, strict=False))
+
+
+def _sq(a: Sequence[Fraction], b: Sequence[Fraction] | None = None) -> Fraction:
     """Exact squared Euclidean distance (or squared norm when ``b`` is None)."""
     if b is None:
         return sum((x * x for x in a), Fraction(0))
-    return sum(((x - y) ** 2 for x, y in zip(a, b)), Fraction(0))
+    return sum(((x - y) ** 2 for x, y in zip(a, b, strict=False)), Fraction(0))
 
 
-def admissible(model: str, points: Sequence[Tuple[Fraction, ...]]) -> bool:
+def admissible(model: str, points: Sequence[tuple[Fraction, ...]]) -> bool:
     """Exact test of the model's constraint on the row values (module docstring)."""
     if model == "range":
         return all(_sq(a, b) <= 1 for a, b in itertools.combinations(points, 2))
@@ -148,10 +154,10 @@ class ProbeConfig:
     r_poisson: Fraction
     sigma: Fraction
     lam: Fraction
-    values: Tuple[Tuple[Fraction, ...], ...]
-    counts: Tuple[int, ...]
-    u: Tuple[Fraction, ...]
-    u_prime: Tuple[Fraction, ...]
+    values: tuple[tuple[Fraction, ...], ...]
+    counts: tuple[int, ...]
+    u: tuple[Fraction, ...]
+    u_prime: tuple[Fraction, ...]
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
@@ -174,16 +180,20 @@ class ProbeConfig:
         if self.model == "poisson" and any(x != 0 for x in self.u_prime):
             raise ValueError("u_prime must be 0 for the poisson model (add/remove).")
         if not admissible(self.model, self.points):
-            raise ValueError({"range": "values must be within distance 1 of each other (diameter <= 1).",
-                              "clip": "values must have norm <= 1/2 (clip model).",
-                              "poisson": "values must have norm <= 1 (add/remove sensitivity 1)."}[self.model])
+            raise ValueError(
+                {
+                    "range": "values must be within distance 1 of each other (diameter <= 1).",
+                    "clip": "values must have norm <= 1/2 (clip model).",
+                    "poisson": "values must have norm <= 1 (add/remove sensitivity 1).",
+                }[self.model]
+            )
 
     @property
     def sampling(self) -> str:
         return "poisson" if self.model == "poisson" else "fixed"
 
     @property
-    def points(self) -> List[Tuple[Fraction, ...]]:
+    def points(self) -> list[tuple[Fraction, ...]]:
         """The row values the model constrains (other rows, u, and u' for replace-one)."""
         return list(self.values) + [self.u] + ([self.u_prime] if self.sampling == "fixed" else [])
 
@@ -195,20 +205,28 @@ class ProbeConfig:
     def r(self) -> Fraction:
         return Fraction(self.m, self.n) if self.sampling == "fixed" else self.r_poisson
 
-    def to_json(self) -> Dict[str, Any]:
-        def vec(v: Tuple[Fraction, ...]) -> List[str]:
+    def to_json(self) -> dict[str, Any]:
+        def vec(v: tuple[Fraction, ...]) -> list[str]:
             return [str(x) for x in v]
 
-        out: Dict[str, Any] = {"model": self.model, "n": self.n, "r": str(self.r), "sigma": str(self.sigma),
-                               "lambda": str(self.lam), "d": self.d, "values": [vec(v) for v in self.values],
-                               "counts": list(self.counts), "u": vec(self.u)}
+        out: dict[str, Any] = {
+            "model": self.model,
+            "n": self.n,
+            "r": str(self.r),
+            "sigma": str(self.sigma),
+            "lambda": str(self.lam),
+            "d": self.d,
+            "values": [vec(v) for v in self.values],
+            "counts": list(self.counts),
+            "u": vec(self.u),
+        }
         if self.sampling == "fixed":
             out["m"] = self.m
             out["u_prime"] = vec(self.u_prime)
         return out
 
     @staticmethod
-    def from_json(obj: Dict[str, Any]) -> "ProbeConfig":
+    def from_json(obj: dict[str, Any]) -> ProbeConfig:
         """Inverse of :meth:`to_json` (exact rationals from their strings).
 
         Raises:
@@ -217,15 +235,28 @@ class ProbeConfig:
         try:
             model = str(obj["model"])
             d = int(obj["d"])
-            vec = lambda v: tuple(Fraction(str(x)) for x in v)  # noqa: E731
+
+            def vec(v: Any) -> tuple[Fraction, ...]:
+                return tuple(Fraction(str(x)) for x in v)
+
             values = tuple(vec(v) for v in obj["values"])
             u = vec(obj["u"])
             if model == "poisson":
                 m, rp, up = 0, Fraction(str(obj["r"])), tuple(Fraction(0) for _ in range(d))
             else:
                 m, rp, up = int(obj["m"]), Fraction(0), vec(obj["u_prime"])
-            cfg = ProbeConfig(model, int(obj["n"]), m, rp, Fraction(str(obj["sigma"])), Fraction(str(obj["lambda"])),
-                              values, tuple(int(c) for c in obj["counts"]), u, up)
+            cfg = ProbeConfig(
+                model,
+                int(obj["n"]),
+                m,
+                rp,
+                Fraction(str(obj["sigma"])),
+                Fraction(str(obj["lambda"])),
+                values,
+                tuple(int(c) for c in obj["counts"]),
+                u,
+                up,
+            )
         except (KeyError, TypeError, ZeroDivisionError) as exc:
             raise ValueError(f"config is malformed: {exc!r}.") from None
         if cfg.d != d or str(cfg.r) != str(Fraction(str(obj["r"]))):
@@ -237,23 +268,24 @@ class ProbeConfig:
 # mixtures
 # ---------------------------------------------------------------------------
 
-def _count_vectors(counts: Sequence[int], total: int) -> List[Tuple[int, ...]]:
-    """All (c_1..c_K) with 0 <= c_k <= counts[k] and sum == total."""
-    out: List[Tuple[int, ...]] = []
 
-    def rec(k: int, left: int, acc: Tuple[int, ...]) -> None:
+def _count_vectors(counts: Sequence[int], total: int) -> list[tuple[int, ...]]:
+    """All (c_1..c_K) with 0 <= c_k <= counts[k] and sum == total."""
+    out: list[tuple[int, ...]] = []
+
+    def rec(k: int, left: int, acc: tuple[int, ...]) -> None:
         if k == len(counts) - 1:
             if 0 <= left <= counts[k]:
-                out.append(acc + (left,))
+                out.append((*acc, left))
             return
         for c in range(0, min(counts[k], left) + 1):
-            rec(k + 1, left - c, acc + (c,))
+            rec(k + 1, left - c, (*acc, c))
 
     rec(0, total, ())
     return out
 
 
-def mixtures(cfg: ProbeConfig) -> Dict[str, Any]:
+def mixtures(cfg: ProbeConfig) -> dict[str, Any]:
     r"""Exact atoms of :math:`A` and :math:`B` (module docstring).
 
     Returns a dict with ``A`` and ``B``: lists of (weight: Fraction, mean: tuple of Fraction),
@@ -262,45 +294,61 @@ def mixtures(cfg: ProbeConfig) -> Dict[str, Any]:
     vals, cnt = cfg.values, cfg.counts
     d = cfg.d
 
-    def mean(c: Tuple[int, ...]) -> Tuple[Fraction, ...]:
-        return tuple(sum((ck * v[i] for ck, v in zip(c, vals)), Fraction(0)) for i in range(d))
+    def mean(c: tuple[int, ...]) -> tuple[Fraction, ...]:
+        return tuple(sum((ck * v[i] for ck, v in zip(c, vals, strict=False)), Fraction(0)) for i in range(d))
 
     if cfg.sampling == "fixed":
-        A = [(Fraction(math.prod(math.comb(nk, ck) for nk, ck in zip(cnt, c)), math.comb(cfg.n - 1, cfg.m)), mean(c))
-             for c in _count_vectors(cnt, cfg.m)]
-        B = [(Fraction(math.prod(math.comb(nk, ck) for nk, ck in zip(cnt, c)), math.comb(cfg.n - 1, cfg.m - 1)), mean(c))
-             for c in _count_vectors(cnt, cfg.m - 1)]
+        A = [
+            (
+                Fraction(
+                    math.prod(math.comb(nk, ck) for nk, ck in zip(cnt, c, strict=False)), math.comb(cfg.n - 1, cfg.m)
+                ),
+                mean(c),
+            )
+            for c in _count_vectors(cnt, cfg.m)
+        ]
+        B = [
+            (
+                Fraction(
+                    math.prod(math.comb(nk, ck) for nk, ck in zip(cnt, c, strict=False)),
+                    math.comb(cfg.n - 1, cfg.m - 1),
+                ),
+                mean(c),
+            )
+            for c in _count_vectors(cnt, cfg.m - 1)
+        ]
     else:
         r = cfg.r_poisson
         A = []
         for c in itertools.product(*[range(nk + 1) for nk in cnt]):
             w = Fraction(1)
-            for nk, ck in zip(cnt, c):
-                w *= math.comb(nk, ck) * r ** ck * (1 - r) ** (nk - ck)
+            for nk, ck in zip(cnt, c, strict=False):
+                w *= math.comb(nk, ck) * r**ck * (1 - r) ** (nk - ck)
             A.append((w, mean(c)))
         B = A
     return {"A": A, "B": B, "r": cfg.r}
 
 
-def exact_atoms(cfg: ProbeConfig) -> Tuple[List[Tuple[Fraction, Tuple[Fraction, ...]]], List[Tuple[Fraction, Tuple[Fraction, ...]]]]:
+def exact_atoms(
+    cfg: ProbeConfig,
+) -> tuple[list[tuple[Fraction, tuple[Fraction, ...]]], list[tuple[Fraction, tuple[Fraction, ...]]]]:
     """Merged exact atoms (weight, mean) of p and q (zero weights dropped)."""
     mx = mixtures(cfg)
     r = mx["r"]
     up = cfg.u_prime
     A = [((1 - r) * w, mu) for w, mu in mx["A"] if w > 0]
     B = [(r * w, mu) for w, mu in mx["B"] if w > 0]
-    add = lambda a, b: tuple(x + y for x, y in zip(a, b))  # noqa: E731
-    return _merge(A + [(w, add(m, cfg.u)) for w, m in B]), _merge(A + [(w, add(m, up)) for w, m in B])
+    return _merge(A + [(w, _vec_add(m, cfg.u)) for w, m in B]), _merge(A + [(w, _vec_add(m, up)) for w, m in B])
 
 
 def _merge(atoms):
-    acc: Dict[Any, Fraction] = {}
+    acc: dict[Any, Fraction] = {}
     for w, m in atoms:
         acc[m] = acc.get(m, Fraction(0)) + w
     return sorted(((w, m) for m, w in acc.items() if w != 0), key=lambda t: t[1])
 
 
-def _float_mix(cfg: ProbeConfig) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _float_mix(cfg: ProbeConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(means_p, logw_p, means_q, logw_q) as float arrays, projected on the affine hull of all atoms
     (orthonormal float basis; the divergence of isotropic mixtures depends only on that projection)."""
     pa, qa = exact_atoms(cfg)
@@ -314,7 +362,7 @@ def _float_mix(cfg: ProbeConfig) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np
     if cfg.d > 1:
         _, s, vt = np.linalg.svd(dev, full_matrices=False)
         k = int((s > 1e-12 * max(1.0, s[0] if len(s) else 1.0)).sum())
-        basis = vt[:max(k, 1)]
+        basis = vt[: max(k, 1)]
         mp, mq = (mp - c0) @ basis.T, (mq - c0) @ basis.T
     return mp, lp, mq, lq
 
@@ -325,7 +373,7 @@ def _log_mix_density(y: np.ndarray, means: np.ndarray, logw: np.ndarray, sigma: 
     return special.logsumexp(logw[None, :] - d2 / (2 * sigma * sigma), axis=1)
 
 
-def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float, shift: Optional[float] = None) -> float:
+def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float, shift: float | None = None) -> float:
     """Float log G_lam(p || q) of two Gaussian mixtures (trapezoid; step halved until stable in 1-d)."""
     d = mp.shape[1]
     allm = np.vstack([mp, mq])
@@ -354,6 +402,7 @@ def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float, shift: Optional[float]
             return float(val)
         prev = val
         h /= 2
+    assert prev is not None  # the loop above runs at least once
     return float(prev)
 
 
@@ -363,7 +412,7 @@ def _log_g_rhs_float(lam: float, r: float, sigma: float) -> float:
     return _log_g_grid(rm_p, rl_p, np.zeros((1, 1)), np.zeros(1), lam, sigma)
 
 
-def screen_ratio(cfg: ProbeConfig) -> Dict[str, float]:
+def screen_ratio(cfg: ProbeConfig) -> dict[str, float]:
     r"""Float estimates of :math:`\log G_\lambda` of both sides and of the ratio of the
     divergences (screening only).  Both sides use the same quadrature, so configurations
     that equal the right-hand side come out at ratio 1 up to rounding."""
@@ -384,7 +433,7 @@ def limit_ratio_r0(a: Sequence[float], b: Sequence[float], sigma: float) -> floa
     x = 1.0 / (sigma * sigma)
     aa = sum(t * t for t in a)
     bb = sum(t * t for t in b)
-    ab = sum(s * t for s, t in zip(a, b))
+    ab = sum(s * t for s, t in zip(a, b, strict=False))
     num = math.exp(aa * x) + math.exp(bb * x) - 2 * math.exp(ab * x)
     return num / math.expm1(x)
 
@@ -392,6 +441,7 @@ def limit_ratio_r0(a: Sequence[float], b: Sequence[float], sigma: float) -> floa
 # ---------------------------------------------------------------------------
 # certification: 1-d enclosure of the LHS
 # ---------------------------------------------------------------------------
+
 
 def _phi_bar(x: arb) -> arb:
     return (x / arb(2).sqrt()).erfc() / 2
@@ -416,10 +466,12 @@ def tail_bounds(L: arb, U: arb, lam: arb, sigma: arb, p_atoms, q_atoms) -> arb:
     (complete the square), and :math:`\int_U^\infty q \le \bar\Phi((U-\nu_{\max})/\sigma)`.
     The lower tail is the mirror image.
     """
+
     def side(mu_ext: arb, nu_ext: arb, beta: arb, edge: arb, sign: int) -> arb:
         c = lam * mu_ext + (1 - lam) * nu_ext
-        main = ((1 - lam) * beta.log() + lam * (lam - 1) * (mu_ext - nu_ext) ** 2 / (2 * sigma * sigma)).exp() \
-            * _phi_bar(sign * (edge - c) / sigma)
+        main = (
+            (1 - lam) * beta.log() + lam * (lam - 1) * (mu_ext - nu_ext) ** 2 / (2 * sigma * sigma)
+        ).exp() * _phi_bar(sign * (edge - c) / sigma)
         return main + (lam - 1) * _phi_bar(sign * (edge - nu_ext) / sigma)
 
     mus = [m for _, m in p_atoms]
@@ -428,7 +480,7 @@ def tail_bounds(L: arb, U: arb, lam: arb, sigma: arb, p_atoms, q_atoms) -> arb:
     nu_max = max(nus, key=lambda x: x.mid())
     mu_min = min(mus, key=lambda x: x.mid())
     nu_min = min(nus, key=lambda x: x.mid())
-    if not (U >= mu_max and U >= nu_max and L <= mu_min and L <= nu_min):
+    if not (mu_max <= U and nu_max <= U and mu_min >= L and nu_min >= L):
         raise ValueError("window must contain all atoms")
     b_hi = sum((w for w, m in q_atoms if m.mid() == nu_max.mid()), arb(0))
     b_lo = sum((w for w, m in q_atoms if m.mid() == nu_min.mid()), arb(0))
@@ -445,9 +497,10 @@ def _exact_atoms_1d(cfg: ProbeConfig):
     return A, B, u, up
 
 
-def _plan_window(p_atoms, q_atoms, lam: float, sigma: float, log_tol: float) -> Tuple[float, float]:
+def _plan_window(p_atoms, q_atoms, lam: float, sigma: float, log_tol: float) -> tuple[float, float]:
     """Window [L, U] on which the float value of :func:`tail_bounds` is below exp(log_tol) (planning only;
     the certified tail bound is recomputed for whatever window results)."""
+
     def side(mu: float, nu: float, beta: float, sign: int) -> float:
         c = lam * mu + (1 - lam) * nu
         log_fac = (1 - lam) * math.log(beta) + lam * (lam - 1) * (mu - nu) ** 2 / (2 * sigma * sigma)
@@ -487,10 +540,8 @@ def _log_g_lhs_certified(cfg: ProbeConfig, prec: int, log_i_est: float) -> arb:
     # window: float planning only; tails are proven for whatever window is used
     fl = float(cfg.lam)
     fs = float(cfg.sigma)
-    mus = [float(m) for _, m in p_atoms] + [float(m) for _, m in q_atoms]
-    lo, hi = min(mus), max(mus)
-    L, U = _plan_window(p_atoms, q_atoms, fl, fs, log_i_est - prec * math.log(2.0) - math.log(8.0))
-    L, U = arb(L), arb(U)
+    l_float, u_float = _plan_window(p_atoms, q_atoms, fl, fs, log_i_est - prec * math.log(2.0) - math.log(8.0))
+    L, U = arb(l_float), arb(u_float)
     tails = tail_bounds(L, U, lam, s, pa, qa)
 
     def integrand(z: acb, analytic: bool) -> acb:
@@ -520,7 +571,7 @@ def _log_g_lhs_certified(cfg: ProbeConfig, prec: int, log_i_est: float) -> arb:
     pts = sorted({float(x) for x in np.linspace(float(L.mid()), float(U.mid()), n_pieces + 1)})
     abs_tol = (arb(log_i_est) - prec * arb(2).log()).exp()
     total = acb(0)
-    for a, b in zip(pts[:-1], pts[1:]):
+    for a, b in itertools.pairwise(pts):
         # python floats convert to arb exactly (numpy scalars would go through a decimal string)
         total += acb.integral(integrand, arb(float(a)), arb(float(b)), rel_tol=arb(2) ** (-prec), abs_tol=abs_tol)
     i_ball = arb(total.real.lower()).union(arb(total.real.upper() + tails.upper()))
@@ -540,17 +591,16 @@ def _refine_or_last(func, digits: float, what: str) -> Certified:
         return Certified(exc.last, exc.prec or 512)
 
 
-
-
 # ---------------------------------------------------------------------------
 # certification in every dimension
 # ---------------------------------------------------------------------------
+
 
 def _phi_cdf(x: arb) -> arb:
     return (-x / arb(2).sqrt()).erfc() / 2
 
 
-def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> Tuple[List[Fraction], List[Fraction], Fraction]:
+def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> tuple[list[Fraction | None], list[Fraction | None], Fraction]:
     """Box [lo, hi] (per axis) and cell width h = sigma / per_sigma (exact rationals)."""
     pa, qa = exact_atoms(cfg)
     means = [m for _, m in pa] + [m for _, m in qa]
@@ -558,8 +608,8 @@ def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> Tuple[List[Fraction], List[F
     pad = _qz(7 * float(cfg.sigma) + float(cfg.lam) * max(shift, 0.01), Fraction(1, 16)) + Fraction(1, 16)
     # an axis on which all atoms agree carries an independent N(c, sigma^2) coordinate with the same
     # law under p and q: it gets a single cell (the whole line; lo = hi = None)
-    lo: List[Optional[Fraction]] = []
-    hi: List[Optional[Fraction]] = []
+    lo: list[Fraction | None] = []
+    hi: list[Fraction | None] = []
     for k in range(cfg.d):
         a, b = min(m[k] for m in means), max(m[k] for m in means)
         lo.append(None if a == b and cfg.d > 1 else a - pad)
@@ -572,7 +622,8 @@ def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> Tuple[List[Fraction], List[F
 def cell_count(cfg: ProbeConfig, per_sigma: int) -> int:
     """Number of cubes used by :func:`lhs_lower_cells` at ``per_sigma``."""
     lo, hi, h = _cell_plan(cfg, per_sigma)
-    return math.prod(int(math.ceil((b - a) / h)) for a, b in zip(lo, hi) if a is not None)
+    # lo[k] and hi[k] are None together (an axis without cuts)
+    return math.prod(math.ceil((b - a) / h) for a, b in zip(lo, hi, strict=False) if a is not None and b is not None)
 
 
 def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_work: int = 3_000_000) -> arb:
@@ -594,13 +645,14 @@ def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_wo
     with workprec(prec):
         s = to_arb(cfg.sigma)
         lam = to_arb(cfg.lam)
-        cuts = []
+        cuts: list[list[Fraction] | None] = []
         for k in range(cfg.d):
-            if lo[k] is None:
+            lo_k, hi_k = lo[k], hi[k]
+            if lo_k is None or hi_k is None:  # None together (an axis without cuts)
                 cuts.append(None)
                 continue
-            nk = int(math.ceil((hi[k] - lo[k]) / h))
-            cuts.append([lo[k] + i * h for i in range(nk + 1)])
+            nk = math.ceil((hi_k - lo_k) / h)
+            cuts.append([lo_k + i * h for i in range(nk + 1)])
 
         def axis_probs(atoms):
             out = []
@@ -608,16 +660,17 @@ def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_wo
                 per_axis = []
                 box = arb(1)
                 for k in range(cfg.d):
-                    if cuts[k] is None:
+                    cuts_k = cuts[k]
+                    if cuts_k is None:
                         per_axis.append([arb(1)])
                         continue
                     mu = m[k]
-                    cdf = [_phi_cdf(to_arb((t - mu)) / s) for t in cuts[k]]
+                    cdf = [_phi_cdf(to_arb(t - mu) / s) for t in cuts_k]
                     # interval probabilities without cancellation: upper tail form right of the mean
-                    sf = [_phi_cdf(to_arb((mu - t)) / s) for t in cuts[k]]
+                    sf = [_phi_cdf(to_arb(mu - t) / s) for t in cuts_k]
                     probs = []
-                    for i in range(len(cuts[k]) - 1):
-                        if cuts[k][i] >= mu:
+                    for i in range(len(cuts_k) - 1):
+                        if cuts_k[i] >= mu:
                             probs.append(sf[i] - sf[i + 1])
                         else:
                             probs.append(cdf[i + 1] - cdf[i])
@@ -632,19 +685,17 @@ def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_wo
             inside = arb(0)
             for w, per_axis, box in ap:
                 inside += w * box
-                idx = 0
-                for combo in itertools.product(*per_axis):
+                for idx, combo in enumerate(itertools.product(*per_axis)):
                     v = w
                     for x in combo:
                         v *= x
                     total[idx] += v
-                    idx += 1
             return total, 1 - inside
 
         P, p_out = cell_masses(axis_probs(pa))
         Qm, q_out = cell_masses(axis_probs(qa))
         acc = arb(0)
-        for a, b in zip(P + [p_out], Qm + [q_out]):
+        for a, b in zip([*P, p_out], [*Qm, q_out], strict=False):
             if a > 0 and b > 0:
                 acc += (lam * a.log() - (lam - 1) * b.log()).exp()
         if not acc > 1:
@@ -677,19 +728,25 @@ def is_rhs_pair(cfg: ProbeConfig) -> bool:
     r = cfg.r
     shifted = [(w, m) for w, m in p_atoms if m != c]
     same = [(w, m) for w, m in p_atoms if m == c]
-    return (len(shifted) == 1 and _sq(shifted[0][1], c) == 1 and shifted[0][0] == r
-            and (r == 1 or (len(same) == 1 and same[0][0] == 1 - r)))
+    return (
+        len(shifted) == 1
+        and _sq(shifted[0][1], c) == 1
+        and shifted[0][0] == r
+        and (r == 1 or (len(same) == 1 and same[0][0] == 1 - r))
+    )
 
 
 def rhs_certified(cfg: ProbeConfig, digits: float = 8) -> Certified:
     """Certified enclosure of the right-hand side divergence (1-d in every dimension)."""
     lam = cfg.lam
-    return _refine_or_last(lambda p: log_g_mixture(lam, cfg.r, cfg.sigma, p) / (to_arb(lam) - 1), digits,
-                           "Conjecture 1 RHS")
+    return _refine_or_last(
+        lambda p: log_g_mixture(lam, cfg.r, cfg.sigma, p) / (to_arb(lam) - 1), digits, "Conjecture 1 RHS"
+    )
 
 
-def certify_violation(cfg: ProbeConfig, *, max_per_sigma: int = 32, max_seconds: float = 60.0,
-                      max_work: int = 3_000_000) -> Dict[str, Any]:
+def certify_violation(
+    cfg: ProbeConfig, *, max_per_sigma: int = 32, max_seconds: float = 60.0, max_work: int = 3_000_000
+) -> dict[str, Any]:
     r"""Try to prove LHS > RHS: certified cell lower bound of the LHS (:func:`lhs_lower_cells`, cells
     refined 4, 8, 16, ... per sigma) over the certified upper end of the RHS.  Returns ``proven``
     (bool), ``per_sigma``, ``lhs_lower``, ``rhs`` and ``ratio_lower`` (balls)."""
@@ -712,7 +769,7 @@ def certify_violation(cfg: ProbeConfig, *, max_per_sigma: int = 32, max_seconds:
     return best
 
 
-def certify_config(cfg: ProbeConfig, digits: float = 6) -> Dict[str, Any]:
+def certify_config(cfg: ProbeConfig, digits: float = 6) -> dict[str, Any]:
     r"""Certified enclosures of both sides and of the ratio, any dimension.
 
     1-d: the LHS enclosure of :func:`_log_g_lhs_certified` (relative width ``10^-digits`` where
@@ -732,8 +789,9 @@ def certify_config(cfg: ProbeConfig, digits: float = 6) -> Dict[str, Any]:
         sc = screen_ratio(cfg)
         est = sc["log_g_lhs"]
         log_i_est = math.log(math.expm1(est)) if 1e-300 < est < 700 else (est if est >= 700 else -690.0)
-        L = _refine_or_last(lambda prec: _log_g_lhs_certified(cfg, prec, log_i_est) / (to_arb(lam) - 1), digits,
-                            "Conjecture 1 LHS")
+        L = _refine_or_last(
+            lambda prec: _log_g_lhs_certified(cfg, prec, log_i_est) / (to_arb(lam) - 1), digits, "Conjecture 1 LHS"
+        )
     else:
         v = certify_violation(cfg, max_per_sigma=16, max_seconds=20.0)
         with workprec(96):
@@ -751,15 +809,15 @@ def certify_config(cfg: ProbeConfig, digits: float = 6) -> Dict[str, Any]:
         verdict = "violated"
     else:
         verdict = "undecided"
-    return {"lhs": L, "rhs": R, "ratio": Certified(ratio, p), "verdict": verdict,
-            "seconds": time.perf_counter() - t0}
+    return {"lhs": L, "rhs": R, "ratio": Certified(ratio, p), "verdict": verdict, "seconds": time.perf_counter() - t0}
 
 
 # ---------------------------------------------------------------------------
 # search
 # ---------------------------------------------------------------------------
 
-def _project(model: str, pts: List[np.ndarray], d: int) -> Optional[List[Tuple[Fraction, ...]]]:
+
+def _project(model: str, pts: list[np.ndarray], d: int) -> list[tuple[Fraction, ...]] | None:
     """Map float points onto the model's admissible set and to exact grid rationals.
 
     ``range``: shrink about the centroid so that the diameter is at most 1 (scale 1/diameter, less a
@@ -785,7 +843,7 @@ def _project(model: str, pts: List[np.ndarray], d: int) -> Optional[List[Tuple[F
     return None
 
 
-def _random_points(rng: np.random.Generator, model: str, d: int, k: int) -> List[np.ndarray]:
+def _random_points(rng: np.random.Generator, model: str, d: int, k: int) -> list[np.ndarray]:
     """``k`` random points, often on the boundary of the admissible set (extreme points matter)."""
     if model == "range":
         pts = [rng.normal(size=d) for _ in range(k)]
@@ -804,7 +862,7 @@ def _random_points(rng: np.random.Generator, model: str, d: int, k: int) -> List
     out = []
     for _ in range(k):
         v = rng.normal(size=d)
-        v /= max(np.linalg.norm(v), 1e-12)
+        v /= max(float(np.linalg.norm(v)), 1e-12)
         out.append(v * R * (1.0 if rng.random() < 0.6 else rng.random() ** (1.0 / d)))
     return out
 
@@ -819,7 +877,7 @@ def _atom_cap(d: int) -> int:
     return 400 if d == 1 else (60 if d == 2 else 30)
 
 
-def _random_sigma_lam(rng: np.random.Generator, d: int) -> Tuple[Fraction, Fraction]:
+def _random_sigma_lam(rng: np.random.Generator, d: int) -> tuple[Fraction, Fraction]:
     sigma = max(Fraction(1, 4), _qz(math.exp(rng.uniform(math.log(0.4), math.log(6.0))), Fraction(1, 64)))
     lam_max = 32 if d == 1 else (16 if d == 2 else 8)
     u = rng.random()
@@ -842,10 +900,13 @@ def random_config(rng: np.random.Generator, model: str = "range", d: int = 1, *,
         raise ValueError(f"dim must be 1, 2 or 3. Found {d}.")
     sigma, lam = _random_sigma_lam(rng, d)
     K = int(rng.integers(1, 4))
-    n = max(2, int(round(math.exp(rng.uniform(math.log(2), math.log(1000))))))
+    n = max(2, round(math.exp(rng.uniform(math.log(2), math.log(1000)))))
     if model == "poisson":
         n = min(n, 16 if K > 1 else 60)
-        m, r_p = 0, max(Fraction(1, 1000), _qz(math.exp(rng.uniform(math.log(1e-3), math.log(0.99))), Fraction(1, 1000)))
+        m, r_p = (
+            0,
+            max(Fraction(1, 1000), _qz(math.exp(rng.uniform(math.log(1e-3), math.log(0.99))), Fraction(1, 1000))),
+        )
         K = min(K, n - 1)
     else:
         m = int(min(n - 1, max(1, round(math.exp(rng.uniform(0, math.log(8)))))))
@@ -864,13 +925,13 @@ def random_config(rng: np.random.Generator, model: str = "range", d: int = 1, *,
     return cfg
 
 
-def _random_counts(rng: np.random.Generator, total: int, K: int) -> Tuple[int, ...]:
+def _random_counts(rng: np.random.Generator, total: int, K: int) -> tuple[int, ...]:
     cuts = sorted(int(x) for x in rng.integers(0, total + 1, size=K - 1))
-    parts = [b - a for a, b in zip([0] + cuts, cuts + [total])]
+    parts = [b - a for a, b in zip([0, *cuts], [*cuts, total], strict=False)]
     return tuple(parts)
 
 
-def _perturb(cfg: ProbeConfig, rng: np.random.Generator, scale: float) -> Optional[ProbeConfig]:
+def _perturb(cfg: ProbeConfig, rng: np.random.Generator, scale: float) -> ProbeConfig | None:
     """A random local move (row values, counts, n, m, r, sigma, lambda), projected back onto the
     admissible set (:func:`_project`); None if the move is invalid."""
     which = int(rng.integers(0, 8))
@@ -910,7 +971,7 @@ def _perturb(cfg: ProbeConfig, rng: np.random.Generator, scale: float) -> Option
             if cfg.sampling == "poisson":
                 r = _qz(float(cfg.r_poisson) * math.exp(rng.normal(0, scale)), Fraction(1, 10000))
                 return replace(cfg, r_poisson=min(max(r, Fraction(1, 10000)), Fraction(9999, 10000)))
-            dn = int(round(cfg.n * (math.exp(rng.normal(0, scale)) - 1))) or int(rng.choice([-1, 1]))
+            dn = round(cfg.n * (math.exp(rng.normal(0, scale)) - 1)) or int(rng.choice([-1, 1]))
             counts = list(cfg.counts)
             i = int(rng.integers(0, len(counts)))
             if counts[i] + dn < 0 or cfg.n + dn <= cfg.m:
@@ -925,7 +986,9 @@ def _perturb(cfg: ProbeConfig, rng: np.random.Generator, scale: float) -> Option
         return None
 
 
-def optimise_config(cfg: ProbeConfig, rng: np.random.Generator, steps: int = 12) -> Tuple[ProbeConfig, Dict[str, float]]:
+def optimise_config(
+    cfg: ProbeConfig, rng: np.random.Generator, steps: int = 12
+) -> tuple[ProbeConfig, dict[str, float]]:
     """Local optimisation of the screened ratio: random-direction moves over the whole admissible set
     (accepted when the ratio increases; the step scale shrinks on failure)."""
     best, bs = cfg, screen_ratio(cfg)
@@ -942,15 +1005,21 @@ def optimise_config(cfg: ProbeConfig, rng: np.random.Generator, steps: int = 12)
     return best, bs
 
 
-def _trial(item: Tuple[str, int, int, int, int]) -> Dict[str, Any]:
+def _trial(item: tuple[str, int, int, int, int]) -> dict[str, Any]:
     model, d, seed, index, steps = item
     rng = np.random.default_rng([seed, index, MODELS.index(model), d])
     cfg = random_config(rng, model, d)
     t0 = time.perf_counter()
     first = screen_ratio(cfg)
     best, bs = optimise_config(cfg, rng, steps) if steps > 0 else (cfg, first)
-    return {"index": index, "config": best, "screen": bs, "random_ratio": first["ratio"],
-            "screens": 1 + steps, "seconds": time.perf_counter() - t0}
+    return {
+        "index": index,
+        "config": best,
+        "screen": bs,
+        "random_ratio": first["ratio"],
+        "screens": 1 + steps,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 @dataclass
@@ -964,14 +1033,14 @@ class ProbeResult:
     steps: int
     screened_max: float
     candidates: int
-    worst: Dict[str, Any]
-    worst_certified: Dict[str, Any]
+    worst: dict[str, Any]
+    worst_certified: dict[str, Any]
     violations: int
-    violation_records: List[Dict[str, Any]]
+    violation_records: list[dict[str, Any]]
     screens_per_second: float
     seconds: float
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         wc = self.worst_certified
         decided = wc["verdict"] in ("holds", "violated", "equal")
         return {
@@ -979,25 +1048,45 @@ class ProbeResult:
             "dim": self.dim,
             "trials": self.trials,
             "seed": self.seed,
-            "worst": {"ratio": wc["ratio"].to_json(12), "certified": decided, "verdict": wc["verdict"],
-                      "config": self.worst["config"].to_json(), "screen_ratio": self.worst["screen"]["ratio"]},
+            "worst": {
+                "ratio": wc["ratio"].to_json(12),
+                "certified": decided,
+                "verdict": wc["verdict"],
+                "config": self.worst["config"].to_json(),
+                "screen_ratio": self.worst["screen"]["ratio"],
+            },
             "violations": self.violations,
             "screened_max": self.screened_max,
             "candidates": self.candidates,
-            "violations_certified": [{"config": v["config"].to_json(), "ratio_lower": v["ratio_lower"],
-                                      "per_sigma": v["per_sigma"]} for v in self.violation_records],
+            "violations_certified": [
+                {"config": v["config"].to_json(), "ratio_lower": v["ratio_lower"], "per_sigma": v["per_sigma"]}
+                for v in self.violation_records
+            ],
             "local_steps": self.steps,
             "screens_per_second": self.screens_per_second,
             "seconds": self.seconds,
-            "note": ("ratio = D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0); worst.certified: the "
-                     "verdict (ratio <= 1 or > 1) is proven by the certified enclosure; violations: number of "
-                     "candidates with a proven ratio > 1"),
+            "note": (
+                "ratio = D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0); worst.certified: the "
+                "verdict (ratio <= 1 or > 1) is proven by the certified enclosure; violations: number of "
+                "candidates with a proven ratio > 1"
+            ),
         }
 
 
-def probe(trials: int, seed: int, *, model: str = "range", dim: int = 1, jobs: int = 1, executor=None,
-          steps: int = 12, progress: bool = False, candidate_tol: float = 1e-6, max_certify: int = 3,
-          digits: float = 6) -> ProbeResult:
+def probe(
+    trials: int,
+    seed: int,
+    *,
+    model: str = "range",
+    dim: int = 1,
+    jobs: int = 1,
+    executor=None,
+    steps: int = 12,
+    progress: bool = False,
+    candidate_tol: float = 1e-6,
+    max_certify: int = 3,
+    digits: float = 6,
+) -> ProbeResult:
     r"""Run the Conjecture 1 probe for one model and dimension: ``trials`` random starts, each locally
     optimised over the whole admissible set (row values, counts, ``n``, ``m``, ``r``, sigma, lambda).
 
@@ -1022,18 +1111,33 @@ def probe(trials: int, seed: int, *, model: str = "range", dim: int = 1, jobs: i
     wall = time.perf_counter() - t0
     n_screens = sum(x["screens"] for x in res)
     worst = max(res, key=lambda x: x["screen"]["ratio"])
-    cands = sorted((x for x in res if x["screen"]["ratio"] > 1 + candidate_tol and not is_rhs_pair(x["config"])),
-                   key=lambda x: -x["screen"]["ratio"])
+    cands = sorted(
+        (x for x in res if x["screen"]["ratio"] > 1 + candidate_tol and not is_rhs_pair(x["config"])),
+        key=lambda x: -x["screen"]["ratio"],
+    )
     wc = certify_config(worst["config"], digits)
     records = []
     for x in cands[:max_certify]:
         v = certify_violation(x["config"])
         if v["proven"]:
-            records.append({"config": x["config"], "ratio_lower": _dec_lower(v["ratio_lower"]),
-                            "per_sigma": v["per_sigma"]})
-    return ProbeResult(model, dim, trials, seed, steps, max(x["screen"]["ratio"] for x in res), len(cands), worst,
-                       wc, len(records), records, n_screens / wall if wall > 0 else math.inf,
-                       time.perf_counter() - t0)
+            records.append(
+                {"config": x["config"], "ratio_lower": _dec_lower(v["ratio_lower"]), "per_sigma": v["per_sigma"]}
+            )
+    return ProbeResult(
+        model,
+        dim,
+        trials,
+        seed,
+        steps,
+        max(x["screen"]["ratio"] for x in res),
+        len(cands),
+        worst,
+        wc,
+        len(records),
+        records,
+        n_screens / wall if wall > 0 else math.inf,
+        time.perf_counter() - t0,
+    )
 
 
 def _dec_lower(x: arb) -> str:

@@ -30,27 +30,27 @@ import itertools
 import json
 import math
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import mpmath
-from flint import arb
 
-from ..arith import decimal_lower, decimal_upper, workprec
-from .conjecture import (ProbeConfig, _cell_plan, admissible, certify_config, certify_violation)
+from ..arith import decimal_lower, decimal_upper
+from .conjecture import ProbeConfig, _cell_plan, admissible, certify_config, certify_violation
 
-__all__ = ["FORMAT", "make_violation_certificate", "make_holds_certificate", "verify_conjecture_certificate"]
+__all__ = ["FORMAT", "make_holds_certificate", "make_violation_certificate", "verify_conjecture_certificate"]
 
 FORMAT = "rigorous-rdp-conjecture"
 VERSION = 1
 
 
-def _hash(cert: Dict[str, Any]) -> str:
+def _hash(cert: dict[str, Any]) -> str:
     body = {k: v for k, v in cert.items() if k != "sha256"}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                                     allow_nan=False).encode("utf-8")).hexdigest()
+    return hashlib.sha256(
+        json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode("utf-8")
+    ).hexdigest()
 
 
-def make_violation_certificate(cfg: ProbeConfig, *, max_per_sigma: int = 32) -> Dict[str, Any]:
+def make_violation_certificate(cfg: ProbeConfig, *, max_per_sigma: int = 32) -> dict[str, Any]:
     """Certificate of ``LHS / RHS > 1`` for ``cfg`` (any dimension).
 
     Raises:
@@ -61,21 +61,31 @@ def make_violation_certificate(cfg: ProbeConfig, *, max_per_sigma: int = 32) -> 
         raise ValueError("the violation could not be proven for this configuration (ratio lower bound <= 1).")
     lo, hi, h = _cell_plan(cfg, v["per_sigma"])
     cert = {
-        "format": FORMAT, "format_version": VERSION, "kind": "violation",
+        "format": FORMAT,
+        "format_version": VERSION,
+        "kind": "violation",
         "statement": "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) >= ratio_lower > 1",
         "config": cfg.to_json(),
-        "method": {"partition": ("cubes of side h filling [lo, hi] per axis (an axis with lo = hi = null is not "
-                                 "cut: all atoms agree there), and the complement of the box"),
-                   "h": str(h), "lo": [None if x is None else str(x) for x in lo],
-                   "hi": [None if x is None else str(x) for x in hi]},
-        "claim": {"lhs_lower": decimal_lower(v["lhs_lower"], 15), "rhs_upper": decimal_upper(v["rhs"].ball, 15),
-                  "ratio_lower": decimal_lower(v["ratio_lower"], 15)},
+        "method": {
+            "partition": (
+                "cubes of side h filling [lo, hi] per axis (an axis with lo = hi = null is not "
+                "cut: all atoms agree there), and the complement of the box"
+            ),
+            "h": str(h),
+            "lo": [None if x is None else str(x) for x in lo],
+            "hi": [None if x is None else str(x) for x in hi],
+        },
+        "claim": {
+            "lhs_lower": decimal_lower(v["lhs_lower"], 15),
+            "rhs_upper": decimal_upper(v["rhs"].ball, 15),
+            "ratio_lower": decimal_lower(v["ratio_lower"], 15),
+        },
     }
     cert["sha256"] = _hash(cert)
     return cert
 
 
-def make_holds_certificate(cfg: ProbeConfig, digits: float = 8) -> Dict[str, Any]:
+def make_holds_certificate(cfg: ProbeConfig, digits: float = 8) -> dict[str, Any]:
     """Certificate of ``LHS / RHS <= 1`` at one 1-d configuration.
 
     Raises:
@@ -87,11 +97,17 @@ def make_holds_certificate(cfg: ProbeConfig, digits: float = 8) -> Dict[str, Any
     if res["verdict"] not in ("holds", "equal"):
         raise ValueError(f"LHS <= RHS is not proven for this configuration (verdict {res['verdict']}).")
     cert = {
-        "format": FORMAT, "format_version": VERSION, "kind": "holds",
+        "format": FORMAT,
+        "format_version": VERSION,
+        "kind": "holds",
         "statement": "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) <= ratio_upper",
         "config": cfg.to_json(),
-        "claim": {"lhs_upper": decimal_upper(res["lhs"].ball, 15), "rhs_lower": decimal_lower(res["rhs"].ball, 15),
-                  "ratio_upper": decimal_upper(res["ratio"].ball, 15), "verdict": res["verdict"]},
+        "claim": {
+            "lhs_upper": decimal_upper(res["lhs"].ball, 15),
+            "rhs_lower": decimal_lower(res["rhs"].ball, 15),
+            "ratio_upper": decimal_upper(res["ratio"].ball, 15),
+            "verdict": res["verdict"],
+        },
     }
     cert["sha256"] = _hash(cert)
     return cert
@@ -101,30 +117,35 @@ def make_holds_certificate(cfg: ProbeConfig, digits: float = 8) -> Dict[str, Any
 # independent re-check (mpmath)
 # ---------------------------------------------------------------------------
 
+
 def _mp(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def _atoms_by_enumeration(cfg: ProbeConfig) -> Tuple[Dict[tuple, Fraction], Dict[tuple, Fraction]]:
+def _vec_add(a: tuple[Fraction, ...], b: tuple[Fraction, ...]) -> tuple[Fraction, ...]:
+    """Componentwise sum of two vectors."""
+    return tuple(x + y for x, y in zip(a, b, strict=False))
+
+
+def _atoms_by_enumeration(cfg: ProbeConfig) -> tuple[dict[tuple, Fraction], dict[tuple, Fraction]]:
     """Laws of the sum, by enumerating subsets of the rows (fixed-size) or inclusion patterns (Poisson)."""
-    rows = [v for v, c in zip(cfg.values, cfg.counts) for _ in range(c)]
+    rows = [v for v, c in zip(cfg.values, cfg.counts, strict=False) for _ in range(c)]
     d = cfg.d
     zero = tuple(Fraction(0) for _ in range(d))
-    add = lambda a, b: tuple(x + y for x, y in zip(a, b))  # noqa: E731
-    p: Dict[tuple, Fraction] = {}
-    q: Dict[tuple, Fraction] = {}
+    p: dict[tuple, Fraction] = {}
+    q: dict[tuple, Fraction] = {}
     if cfg.model == "poisson":
         r = cfg.r_poisson
         # group identical rows: inclusion counts per distinct value are binomial
         for pattern in itertools.product(*[range(c + 1) for c in cfg.counts]):
             w = Fraction(1)
             s = zero
-            for v, c, k in zip(cfg.values, cfg.counts, pattern):
-                w *= math.comb(c, k) * r ** k * (1 - r) ** (c - k)
-                s = add(s, tuple(k * x for x in v))
+            for v, c, k in zip(cfg.values, cfg.counts, pattern, strict=False):
+                w *= math.comb(c, k) * r**k * (1 - r) ** (c - k)
+                s = _vec_add(s, tuple(k * x for x in v))
             q[s] = q.get(s, 0) + w
             p[s] = p.get(s, 0) + (1 - r) * w
-            su = add(s, cfg.u)
+            su = _vec_add(s, cfg.u)
             p[su] = p.get(su, 0) + r * w
         return p, q
     if len(rows) > 14:
@@ -132,12 +153,12 @@ def _atoms_by_enumeration(cfg: ProbeConfig) -> Tuple[Dict[tuple, Fraction], Dict
     n, m = cfg.n, cfg.m
     subsets = list(itertools.combinations(range(n), m))
     w = Fraction(1, len(subsets))
-    for I in subsets:
+    for subset in subsets:
         sp = zero
         sq = zero
-        for i in I:
-            sp = add(sp, rows[i] if i < n - 1 else cfg.u)
-            sq = add(sq, rows[i] if i < n - 1 else cfg.u_prime)
+        for i in subset:
+            sp = _vec_add(sp, rows[i] if i < n - 1 else cfg.u)
+            sq = _vec_add(sq, rows[i] if i < n - 1 else cfg.u_prime)
         p[sp] = p.get(sp, 0) + w
         q[sq] = q.get(sq, 0) + w
     return p, q
@@ -148,21 +169,19 @@ def _atoms_grouped(cfg: ProbeConfig):
     out here from the definition of a uniform size-m subset)."""
     d = cfg.d
     zero = tuple(Fraction(0) for _ in range(d))
-    add = lambda a, b: tuple(x + y for x, y in zip(a, b))  # noqa: E731
-    vals = list(cfg.values) + [None]
-    cnts = list(cfg.counts) + [1]
+    cnts = [*list(cfg.counts), 1]
     total = math.comb(cfg.n, cfg.m)
-    p: Dict[tuple, Fraction] = {}
-    q: Dict[tuple, Fraction] = {}
+    p: dict[tuple, Fraction] = {}
+    q: dict[tuple, Fraction] = {}
     for pattern in itertools.product(*[range(min(c, cfg.m) + 1) for c in cnts]):
         if sum(pattern) != cfg.m:
             continue
-        w = Fraction(math.prod(math.comb(c, k) for c, k in zip(cnts, pattern)), total)
+        w = Fraction(math.prod(math.comb(c, k) for c, k in zip(cnts, pattern, strict=False)), total)
         s = zero
-        for v, k in zip(cfg.values, pattern[:-1]):
-            s = add(s, tuple(k * x for x in v))
-        sp = add(s, cfg.u) if pattern[-1] else s
-        sq = add(s, cfg.u_prime) if pattern[-1] else s
+        for v, k in zip(cfg.values, pattern[:-1], strict=False):
+            s = _vec_add(s, tuple(k * x for x in v))
+        sp = _vec_add(s, cfg.u) if pattern[-1] else s
+        sq = _vec_add(s, cfg.u_prime) if pattern[-1] else s
         p[sp] = p.get(sp, 0) + w
         q[sq] = q.get(sq, 0) + w
     return p, q
@@ -178,30 +197,37 @@ def _mp_rhs(cfg: ProbeConfig) -> mpmath.mpf:
     lam, r, s = cfg.lam, _mp(cfg.r), _mp(cfg.sigma)
     if lam.denominator == 1:
         L = int(lam)
-        g = mpmath.fsum(mpmath.binomial(L, j) * r ** j * (1 - r) ** (L - j) * mpmath.exp(j * (j - 1) / (2 * s * s))
-                        for j in range(L + 1))
+        g = mpmath.fsum(
+            mpmath.binomial(L, j) * r**j * (1 - r) ** (L - j) * mpmath.exp(j * (j - 1) / (2 * s * s))
+            for j in range(L + 1)
+        )
     else:
         a = _mp(lam)
-        f = lambda y: ((1 - r) * mpmath.npdf(y, 0, s) + r * mpmath.npdf(y, 1, s)) ** a \
-            * mpmath.npdf(y, 0, s) ** (1 - a)  # noqa: E731
+
+        def f(y: Any) -> Any:
+            return ((1 - r) * mpmath.npdf(y, 0, s) + r * mpmath.npdf(y, 1, s)) ** a * mpmath.npdf(y, 0, s) ** (1 - a)
+
         g = mpmath.quad(f, [-mpmath.inf, -10 * s, 0, 1, a, a + 10 * s, mpmath.inf])
     return mpmath.log(g) / (_mp(lam) - 1)
 
 
-def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: List[Fraction], hi: List[Fraction]) -> mpmath.mpf:
+def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: list[Fraction | None], hi: list[Fraction | None]) -> mpmath.mpf:
     p, q = _laws(cfg)
     s = _mp(cfg.sigma)
     lam = _mp(cfg.lam)
     d = cfg.d
-    cuts = []
+    cuts: list[list[Any] | None] = []
     for k in range(d):
-        if lo[k] is None:
+        lo_k, hi_k = lo[k], hi[k]
+        if lo_k is None:
             if len({m[k] for m in list(p) + list(q)}) != 1:
                 raise ValueError(f"axis {k} is not cut but the atoms differ there")
             cuts.append(None)
             continue
-        nk = int(math.ceil((hi[k] - lo[k]) / h))
-        cuts.append([_mp(lo[k] + i * h) for i in range(nk + 1)])
+        if hi_k is None:
+            raise TypeError(f"axis {k} has a lower cut but no upper cut")
+        nk = math.ceil((hi_k - lo_k) / h)
+        cuts.append([_mp(lo_k + i * h) for i in range(nk + 1)])
 
     def masses(law):
         per = []
@@ -209,15 +235,16 @@ def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: List[Fraction], hi: List[Fr
             axes = []
             box = mpmath.mpf(1)
             for k in range(d):
-                if cuts[k] is None:
+                cuts_k = cuts[k]
+                if cuts_k is None:
                     axes.append([mpmath.mpf(1)])
                     continue
                 mu = _mp(mean[k])
-                c = [mpmath.ncdf(t, mu, s) for t in cuts[k]]
+                c = [mpmath.ncdf(t, mu, s) for t in cuts_k]
                 axes.append([c[i + 1] - c[i] for i in range(len(c) - 1)])
                 box *= c[-1] - c[0]
             per.append((_mp(w), axes, box))
-        cells: Dict[int, mpmath.mpf] = {}
+        cells: dict[int, mpmath.mpf] = {}
         out = mpmath.mpf(1)
         for w, axes, box in per:
             out -= w * box
@@ -232,15 +259,25 @@ def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: List[Fraction], hi: List[Fr
         if P[idx] > 0 and Q[idx] > 0:
             acc += P[idx] ** lam * Q[idx] ** (1 - lam)
     if po > 0 and qo > 0:
-        acc += po ** lam * qo ** (1 - lam)
+        acc += po**lam * qo ** (1 - lam)
     return mpmath.log(acc) / (lam - 1)
+
+
+def _opt_fraction(v: Any) -> Fraction | None:
+    """``None`` stays ``None``; anything else is read as an exact rational."""
+    return None if v is None else Fraction(v)
 
 
 def _mp_lhs_quad(cfg: ProbeConfig) -> mpmath.mpf:
     p, q = _laws(cfg)
     s, lam = _mp(cfg.sigma), _mp(cfg.lam)
-    pd = lambda y: mpmath.fsum(_mp(w) * mpmath.npdf(y, _mp(m[0]), s) for m, w in p.items())  # noqa: E731
-    qd = lambda y: mpmath.fsum(_mp(w) * mpmath.npdf(y, _mp(m[0]), s) for m, w in q.items())  # noqa: E731
+
+    def pd(y: Any) -> Any:
+        return mpmath.fsum(_mp(w) * mpmath.npdf(y, _mp(m[0]), s) for m, w in p.items())
+
+    def qd(y: Any) -> Any:
+        return mpmath.fsum(_mp(w) * mpmath.npdf(y, _mp(m[0]), s) for m, w in q.items())
+
     means = sorted({float(m[0]) for m in list(p) + list(q)})
     lo, hi = means[0], means[-1]
     pts = [-mpmath.inf, lo - 10 * s - lam, lo, (lo + hi) / 2, hi, hi + lam + 10 * s, mpmath.inf]
@@ -249,7 +286,7 @@ def _mp_lhs_quad(cfg: ProbeConfig) -> mpmath.mpf:
     return mpmath.log(g) / (lam - 1)
 
 
-def verify_conjecture_certificate(cert: Any, *, dps: Optional[int] = None) -> Any:
+def verify_conjecture_certificate(cert: Any, *, dps: int | None = None) -> Any:
     """Re-check a ``rigorous-rdp-conjecture`` certificate (module docstring); never raises for a bad one.
 
     Returns a :class:`rigorous_rdp.certificate.VerificationResult`.
@@ -260,8 +297,9 @@ def verify_conjecture_certificate(cert: Any, *, dps: Optional[int] = None) -> An
         if not isinstance(cert, dict) or cert.get("format") != FORMAT:
             return VerificationResult(False, f"malformed certificate: format must be {FORMAT!r}.")
         if cert.get("format_version") != VERSION:
-            return VerificationResult(False, f"malformed certificate: unsupported format_version "
-                                             f"{cert.get('format_version')!r}.")
+            return VerificationResult(
+                False, f"malformed certificate: unsupported format_version {cert.get('format_version')!r}."
+            )
         if cert.get("sha256") != _hash(cert):
             return VerificationResult(False, "content hash mismatch: the certificate was modified or corrupted")
         cfg = ProbeConfig.from_json(cert["config"])
@@ -274,20 +312,33 @@ def verify_conjecture_certificate(cert: Any, *, dps: Optional[int] = None) -> An
             rhs = _mp_rhs(cfg)
             if cert.get("kind") == "violation":
                 m = cert["method"]
-                opt = lambda v: None if v is None else Fraction(v)  # noqa: E731
-                lhs = _mp_lhs_cells(cfg, Fraction(m["h"]), [opt(x) for x in m["lo"]], [opt(x) for x in m["hi"]])
+                lhs = _mp_lhs_cells(
+                    cfg, Fraction(m["h"]), [_opt_fraction(x) for x in m["lo"]], [_opt_fraction(x) for x in m["hi"]]
+                )
                 ratio = lhs / rhs
                 stated = mpmath.mpf(claim["ratio_lower"])
                 tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2))
-                details = {"lhs_cells": mpmath.nstr(lhs, 20), "rhs": mpmath.nstr(rhs, 20), "ratio": mpmath.nstr(ratio, 20)}
+                details = {
+                    "lhs_cells": mpmath.nstr(lhs, 20),
+                    "rhs": mpmath.nstr(rhs, 20),
+                    "ratio": mpmath.nstr(ratio, 20),
+                }
                 if not stated > 1:
                     return VerificationResult(False, f"stated ratio_lower {claim['ratio_lower']} is not > 1", details)
                 if ratio < stated * (1 - tol):
-                    return VerificationResult(False, f"recomputed ratio {mpmath.nstr(ratio, 15)} is below the stated "
-                                                     f"lower bound {claim['ratio_lower']}", details)
-                return VerificationResult(True, f"verified: Conjecture 1 is violated, LHS / RHS >= "
-                                                f"{mpmath.nstr(ratio, 12)} > 1 ({cfg.model}, d = {cfg.d}; cell law of "
-                                                f"the stated partition, mpmath at {mpmath.mp.dps} digits)", details)
+                    return VerificationResult(
+                        False,
+                        f"recomputed ratio {mpmath.nstr(ratio, 15)} is below the stated "
+                        f"lower bound {claim['ratio_lower']}",
+                        details,
+                    )
+                return VerificationResult(
+                    True,
+                    f"verified: Conjecture 1 is violated, LHS / RHS >= "
+                    f"{mpmath.nstr(ratio, 12)} > 1 ({cfg.model}, d = {cfg.d}; cell law of "
+                    f"the stated partition, mpmath at {mpmath.mp.dps} digits)",
+                    details,
+                )
             if cert.get("kind") == "holds":
                 lhs = _mp_lhs_quad(cfg)
                 ratio = lhs / rhs
@@ -295,17 +346,25 @@ def verify_conjecture_certificate(cert: Any, *, dps: Optional[int] = None) -> An
                 tol = mpmath.mpf(10) ** (-10)
                 details = {"lhs": mpmath.nstr(lhs, 20), "rhs": mpmath.nstr(rhs, 20), "ratio": mpmath.nstr(ratio, 20)}
                 if ratio > stated * (1 + tol):
-                    return VerificationResult(False, f"recomputed ratio {mpmath.nstr(ratio, 15)} is above the stated "
-                                                     f"upper bound {claim['ratio_upper']}", details)
+                    return VerificationResult(
+                        False,
+                        f"recomputed ratio {mpmath.nstr(ratio, 15)} is above the stated "
+                        f"upper bound {claim['ratio_upper']}",
+                        details,
+                    )
                 if stated > 1 + tol and claim.get("verdict") != "equal":
                     return VerificationResult(False, f"stated ratio_upper {claim['ratio_upper']} is not <= 1", details)
-                return VerificationResult(True, f"verified: LHS / RHS = {mpmath.nstr(ratio, 12)} <= "
-                                                f"{claim['ratio_upper']} at this configuration (mpmath quad at "
-                                                f"{mpmath.mp.dps} digits)", details)
+                return VerificationResult(
+                    True,
+                    f"verified: LHS / RHS = {mpmath.nstr(ratio, 12)} <= "
+                    f"{claim['ratio_upper']} at this configuration (mpmath quad at "
+                    f"{mpmath.mp.dps} digits)",
+                    details,
+                )
             return VerificationResult(False, f"malformed certificate: unknown kind {cert.get('kind')!r}")
         finally:
             mpmath.mp.dps = old
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
         return VerificationResult(False, f"malformed certificate: {type(exc).__name__}: {' '.join(str(exc).split())}")
-    except Exception as exc:  # noqa: BLE001 - any failure means "not confirmed"
+    except Exception as exc:
         return VerificationResult(False, f"cannot verify: {type(exc).__name__}: {' '.join(str(exc).split())}")

@@ -52,10 +52,12 @@ any r = O(sigma^-d_r) for d_r in (0, 1)" is false**; the boundary is :math:`d_\l
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, TypeVar
 
 import numpy as np
 from flint import arb
@@ -65,23 +67,23 @@ from ..arith import Certified, parse_rational, refine, to_arb, workprec
 from ..subsampling.poisson_gaussian import log_a_fractional, log_a_integer
 
 __all__ = [
-    "log_g_mixture",
-    "log_g_screen",
-    "constant_at",
-    "constant_sup",
     "ConstantSup",
+    "constant_at",
+    "constant_json",
+    "constant_sup",
+    "constant_table",
+    "constant_whole_range",
+    "dr_curve",
     "jensen_lower_bound",
     "limit_value",
-    "dr_curve",
-    "validate_c",
+    "log_g_mixture",
+    "log_g_screen",
     "tail_majorant",
-    "constant_whole_range",
-    "constant_table",
-    "constant_json",
+    "validate_c",
 ]
 
 
-def validate_c(c1: object, c2: object) -> Tuple[Fraction, Fraction]:
+def validate_c(c1: object, c2: object) -> tuple[Fraction, Fraction]:
     """Parse and check ``c1 > 0``, ``c2 > 0`` (exact rationals)."""
     a = parse_rational(c1, "c1")
     b = parse_rational(c2, "c2")
@@ -147,15 +149,14 @@ def log_g_screen(lam: float, r: float, sigma: float) -> float:
     return float(max(0.0, val))
 
 
-def _lam_r(c1: Fraction, c2: Fraction, sigma: Fraction, integer: bool) -> Tuple[Fraction, Fraction]:
+def _lam_r(c1: Fraction, c2: Fraction, sigma: Fraction, integer: bool) -> tuple[Fraction, Fraction]:
     lam = c2 * sigma * sigma
     if integer:
         lam = Fraction(math.floor(lam))
     return lam, c1 / sigma
 
 
-def constant_at(c1: object, c2: object, sigma: object, *, integer: bool = False,
-                digits: float = 10) -> Certified:
+def constant_at(c1: object, c2: object, sigma: object, *, integer: bool = False, digits: float = 10) -> Certified:
     r"""Certified :math:`G(\sigma) = G_\lambda(r\mu_1+(1-r)\mu_0\|\mu_0)`, :math:`r=c_1/\sigma`,
     :math:`\lambda = c_2\sigma^2` (``integer=True``: :math:`\lambda=\lfloor c_2\sigma^2\rfloor`,
     the largest integer order allowed by Claim 26).  Blog part 2, proof of Claim 26, (9.5).
@@ -200,6 +201,7 @@ def limit_value(c1: object, c2: object) -> arb:
 # supremum over sigma: branch and bound on cells
 # ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class ConstantSup:
     r"""Certified enclosure of :math:`\sup_{\sigma\in[\sigma_{\min},\sigma_{\max}]} G(\sigma)`.
@@ -230,8 +232,17 @@ def _rat(x: float) -> Fraction:
     return Fraction(x).limit_denominator(1 << 20)
 
 
-def _branch_and_bound(cells: List[Tuple[object, object]], point, cell_bound, split, rel_gap: float,
-                      max_cells: int) -> List[Tuple[object, object]]:
+_P = TypeVar("_P", Fraction, int)
+
+
+def _branch_and_bound(
+    cells: list[tuple[_P, _P]],
+    point: Callable[[_P], float],
+    cell_bound: Callable[[_P, _P], float],
+    split: Callable[[_P, _P], list[tuple[_P, _P]] | None],
+    rel_gap: float,
+    max_cells: int,
+) -> list[tuple[_P, _P]]:
     """Float best-first branch and bound: repeatedly bisect the cell with the largest bound while that
     bound exceeds the best point value by more than ``rel_gap`` (in log) and the budget allows.
     Only the choice of cells uses floats; every final cell is bounded certified by the caller."""
@@ -241,7 +252,7 @@ def _branch_and_bound(cells: List[Tuple[object, object]], point, cell_bound, spl
     heap = [(-cell_bound(*c), k, c) for k, c in enumerate(cells)]
     heapq.heapify(heap)
     counter = len(cells)
-    done: List[Tuple[object, object]] = []
+    done: list[tuple[_P, _P]] = []
     while heap and len(heap) + len(done) < max_cells:
         nb, _, cell = heapq.heappop(heap)
         if -nb <= best + rel_gap:
@@ -259,9 +270,18 @@ def _branch_and_bound(cells: List[Tuple[object, object]], point, cell_bound, spl
     return done + [c for _, _, c in heap]
 
 
-def constant_sup(c1: object, c2: object, *, sigma_min: object = None, sigma_max: object = 100,
-                 integer: bool = False, cells: int = 48, max_cells: int = 3000,
-                 rel_gap: float = 2e-5, digits: float = 8) -> ConstantSup:
+def constant_sup(
+    c1: object,
+    c2: object,
+    *,
+    sigma_min: object = None,
+    sigma_max: object = 100,
+    integer: bool = False,
+    cells: int = 48,
+    max_cells: int = 3000,
+    rel_gap: float = 2e-5,
+    digits: float = 8,
+) -> ConstantSup:
     r"""Certified enclosure of :math:`C = \sup_{\sigma\in[\sigma_{\min},\sigma_{\max}]} G(\sigma)`.
 
     Real orders (:math:`\lambda = c_2\sigma^2`): the range is covered by geometric cells
@@ -291,7 +311,9 @@ def constant_sup(c1: object, c2: object, *, sigma_min: object = None, sigma_max:
     if smin < a:
         raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {smin}.")
     if b * smin * smin <= 1:
-        raise ValueError(f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1/float(b)):.6g}. Found {smin}.")
+        raise ValueError(
+            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {smin}."
+        )
     if integer and math.floor(b * smin * smin) < 2:
         raise ValueError(f"sigma-min must make floor(c2 sigma^2) >= 2 for integer orders. Found {smin}.")
     if smax <= smin:
@@ -301,9 +323,11 @@ def constant_sup(c1: object, c2: object, *, sigma_min: object = None, sigma_max:
     fa, fb = float(a), float(b)
     prec0 = max(64, int(digits * 3.33) + 30)
     if not integer:
-        pts = sorted({smin, smax} | {_rat(float(smin) * (float(smax) / float(smin)) ** (i / cells)) for i in range(1, cells)})
+        pts = sorted(
+            {smin, smax} | {_rat(float(smin) * (float(smax) / float(smin)) ** (i / cells)) for i in range(1, cells)}
+        )
         pts = [p for p in pts if smin <= p <= smax]
-        memo: Dict[Fraction, float] = {}
+        memo: dict[Fraction, float] = {}
 
         def point(s: Fraction) -> float:
             if s not in memo:
@@ -313,11 +337,11 @@ def constant_sup(c1: object, c2: object, *, sigma_min: object = None, sigma_max:
         def cbound(sa: Fraction, sb: Fraction) -> float:
             return log_g_screen(fb * float(sb) ** 2, min(1.0, fa / float(sa)), float(sa))
 
-        def split(sa: Fraction, sb: Fraction):
+        def split(sa: Fraction, sb: Fraction) -> list[tuple[Fraction, Fraction]] | None:
             mid = _rat(math.sqrt(float(sa) * float(sb)))
             return [(sa, mid), (mid, sb)] if sa < mid < sb else None
 
-        cl = _branch_and_bound(list(zip(pts[:-1], pts[1:])), point, cbound, split, rel_gap, max_cells)
+        cl = _branch_and_bound(list(itertools.pairwise(pts)), point, cbound, split, rel_gap, max_cells)
         grid = sorted({s for cell in cl for s in cell})
         s_star = max(grid, key=point)
         value_lo = constant_at(a, b, s_star, integer=False, digits=digits)
@@ -335,28 +359,28 @@ def constant_sup(c1: object, c2: object, *, sigma_min: object = None, sigma_max:
             return smin_f if j == j0 else math.sqrt(j / fb)
 
         smin_f = float(smin)
-        memo_j: Dict[int, float] = {}
+        memo_j: dict[int, float] = {}
 
-        def point(j: int) -> float:
+        def point_j(j: int) -> float:
             if j not in memo_j:
                 memo_j[j] = log_g_screen(float(j), min(1.0, fa / sig(j)), sig(j))
             return memo_j[j]
 
-        def cbound(ja: int, jb: int) -> float:
+        def cbound_j(ja: int, jb: int) -> float:
             return log_g_screen(float(jb), min(1.0, fa / sig(ja)), sig(ja))
 
-        def split(ja: int, jb: int):
+        def split_j(ja: int, jb: int) -> list[tuple[int, int]] | None:
             if jb <= ja:
                 return None
             m = (ja + jb) // 2
             return [(ja, m), (m + 1, jb)]
 
-        edges = sorted({j0, jmax} | {int(round(j0 * (jmax / j0) ** (i / cells))) for i in range(1, cells)})
+        edges = sorted({j0, jmax} | {round(j0 * (jmax / j0) ** (i / cells)) for i in range(1, cells)})
         init = [(edges[i] if i == 0 else edges[i] + 1, edges[i + 1]) for i in range(len(edges) - 1)]
         init = [(x, y) for x, y in init if x <= y] or [(j0, jmax)]
-        cl = _branch_and_bound(init, point, cbound, split, rel_gap, max_cells)
-        js = sorted({j for cell in cl for j in cell})
-        j_star = max(js, key=point)
+        cl_j = _branch_and_bound(init, point_j, cbound_j, split_j, rel_gap, max_cells)
+        js = sorted({j for cell in cl_j for j in cell})
+        j_star = max(js, key=point_j)
 
         def sig_ball(j: int) -> arb:
             return to_arb(smin) if j == j0 else (arb(j) / to_arb(b)).sqrt()
@@ -370,24 +394,24 @@ def constant_sup(c1: object, c2: object, *, sigma_min: object = None, sigma_max:
         with workprec(prec0) as prec:
             lo = g_int(j_star, sig_ball(j_star))
             ub = arb(0)
-            for ja, jb in cl:
+            for ja, jb in cl_j:
                 ub = ub.max(g_int(jb, sig_ball(ja)))
             enclosure = lo.lower().union(ub.upper())
         s_star = smin if j_star == j0 else _rat(math.sqrt(j_star / fb))
-        n_cells = len(cl)
+        n_cells = len(cl_j)
         prec = prec0
     at_max = constant_at(a, b, smax, integer=integer, digits=digits)
     with workprec(64):
         lim = limit_value(a, b)
-    return ConstantSup(Certified(enclosure, prec), s_star, smin, smax, integer, n_cells, at_max,
-                       Certified(lim, 64))
+    return ConstantSup(Certified(enclosure, prec), s_star, smin, smax, integer, n_cells, at_max, Certified(lim, 64))
 
 
 # ---------------------------------------------------------------------------
 # beyond the computed range: an analytic majorant
 # ---------------------------------------------------------------------------
 
-def _majorant_terms(c1: float, c2: float, sc: float, t0: float) -> Optional[float]:
+
+def _majorant_terms(c1: float, c2: float, sc: float, t0: float) -> float | None:
     """Float value of :func:`tail_majorant` for one lowest level ``t0`` (None when a condition fails)."""
     levels = [t0]
     while levels[-1] <= 2.5 * c2:
@@ -406,7 +430,7 @@ def _majorant_terms(c1: float, c2: float, sc: float, t0: float) -> Optional[floa
     return total
 
 
-def _best_t0(c1: float, c2: float, sc: float) -> Optional[Fraction]:
+def _best_t0(c1: float, c2: float, sc: float) -> Fraction | None:
     best, arg = math.inf, None
     for e in range(-40, 12):
         t0 = 2.0 ** (e / 4)
@@ -416,8 +440,7 @@ def _best_t0(c1: float, c2: float, sc: float) -> Optional[Fraction]:
     return None if arg is None else Fraction(arg).limit_denominator(1 << 16)
 
 
-def tail_majorant(c1: object, c2: object, sigma_c: object, prec: int = 96,
-                  t0: Optional[Fraction] = None) -> arb:
+def tail_majorant(c1: object, c2: object, sigma_c: object, prec: int = 96, t0: Fraction | None = None) -> arb:
     r"""Proven upper bound of :math:`\sup_{\sigma \ge \sigma_c} G(\sigma)` (real orders
     :math:`\lambda \le c_2\sigma^2`, rates :math:`r \le c_1/\sigma`).
 
@@ -466,7 +489,7 @@ def tail_majorant(c1: object, c2: object, sigma_c: object, prec: int = 96,
         alpha = Bt * T0.exp() / (2 * S)
         checks = [sc >= a, sc * 4 * beta >= 1, alpha < arb(1) / 2]
         for k in range(len(levels) - 1):
-            checks.append(S >= Bt * to_arb(levels[k + 1]).expm1() / to_arb(levels[k]) ** 2)
+            checks.append(Bt * to_arb(levels[k + 1]).expm1() / to_arb(levels[k]) ** 2 <= S)
         if not all(bool(c) for c in checks):
             raise ValueError(f"sigma must be larger for the tail majorant of C({a}, {b}). Found {sigma_c}.")
         total = (Bt * Bt / (2 * (1 - 2 * alpha))).exp() / (1 - 2 * alpha).sqrt()
@@ -477,7 +500,7 @@ def tail_majorant(c1: object, c2: object, sigma_c: object, prec: int = 96,
         return arb(total.upper())
 
 
-def _find_sigma_cut(c1: Fraction, c2: Fraction, target_log: float, start: float, cap: float) -> Optional[Fraction]:
+def _find_sigma_cut(c1: Fraction, c2: Fraction, target_log: float, start: float, cap: float) -> Fraction | None:
     """Smallest sigma on a geometric grid (ratio 1.1) from ``start`` whose float majorant is below
     exp(target_log); None when none up to ``cap``."""
     sc = max(start, float(c1), 1.0)
@@ -491,8 +514,16 @@ def _find_sigma_cut(c1: Fraction, c2: Fraction, target_log: float, start: float,
     return None
 
 
-def constant_whole_range(c1: object, c2: object, *, sigma_min: object = None, cap: float = 1e5,
-                         max_cells: int = 800, rel_gap: float = 1e-7, digits: float = 10) -> Dict[str, object]:
+def constant_whole_range(
+    c1: object,
+    c2: object,
+    *,
+    sigma_min: object = None,
+    cap: float = 1e5,
+    max_cells: int = 800,
+    rel_gap: float = 1e-7,
+    digits: float = 10,
+) -> dict[str, Any]:
     r"""Certified enclosure of :math:`C(c_1, c_2) = \sup_{\sigma \ge \sigma_{\min}} G(\sigma)` over the
     whole range (real orders :math:`\lambda \le c_2\sigma^2`, rates :math:`r \le c_1/\sigma`).
 
@@ -513,26 +544,33 @@ def constant_whole_range(c1: object, c2: object, *, sigma_min: object = None, ca
     grid = np.geomspace(fs, max(fs * 1.01, min(cap, 1e4)), 400)
     best = max(log_g_screen(fb * s * s, min(1.0, fa / s), float(s)) for s in grid)
     sc = _find_sigma_cut(a, b, best - 1e-12, fs * 1.5, cap)
-    tail_sets = sc is None
     if sc is None:
         sc = _rat(cap)
-    on = constant_sup(a, b, sigma_min=smin, sigma_max=sc, integer=False, max_cells=max_cells, rel_gap=rel_gap,
-                      digits=digits)
+    on = constant_sup(
+        a, b, sigma_min=smin, sigma_max=sc, integer=False, max_cells=max_cells, rel_gap=rel_gap, digits=digits
+    )
     with workprec(on.value.prec) as prec:
         tail = tail_majorant(a, b, sc, prec)
         upper = arb(on.value.ball.upper()).max(tail)
         enclosure = arb(on.value.ball.lower()).union(upper)
-    return {"C": Certified(enclosure, prec), "argmax_sigma": on.sigma_argmax, "sigma_min": smin, "sigma_cut": sc,
-            "tail_bound": tail, "on_range": on, "tail_sets_upper": bool(tail > on.value.ball.upper())}
+    return {
+        "C": Certified(enclosure, prec),
+        "argmax_sigma": on.sigma_argmax,
+        "sigma_min": smin,
+        "sigma_cut": sc,
+        "tail_bound": tail,
+        "on_range": on,
+        "tail_sets_upper": bool(tail > on.value.ball.upper()),
+    }
 
 
-def _table_entry(item: Tuple[str, str, int]) -> Dict[str, object]:
+def _table_entry(item: tuple[str, str, int]) -> dict[str, object]:
     c1, c2, max_cells = item
     res = constant_whole_range(c1, c2, max_cells=max_cells)
     return constant_json(res, c1, c2)
 
 
-def constant_json(res: Dict[str, object], c1: object, c2: object) -> Dict[str, object]:
+def constant_json(res: dict[str, Any], c1: object, c2: object) -> dict[str, object]:
     """The JSON of ``rigorous-rdp constant`` (DESIGN.md section 5) for a :func:`constant_whole_range` result."""
     from ..arith import decimal_upper
 
@@ -541,7 +579,8 @@ def constant_json(res: Dict[str, object], c1: object, c2: object) -> Dict[str, o
     with workprec(64):
         rw = C.relative_width()
     return {
-        "c1": str(c1), "c2": str(c2),
+        "c1": str(c1),
+        "c2": str(c2),
         "C": C.to_json(12),
         "sigma_range": [str(res["sigma_min"]), "inf"],
         "argmax_sigma": f"{float(res['argmax_sigma']):.12g}",
@@ -556,8 +595,14 @@ def constant_json(res: Dict[str, object], c1: object, c2: object) -> Dict[str, o
     }
 
 
-def constant_table(c1s: Sequence[str] = ("0.25", "0.5", "1", "2"), c2s: Sequence[str] = ("0.25", "0.5", "1", "2"),
-                   *, executor=None, jobs: int = 1, max_cells: int = 800) -> List[Dict[str, object]]:
+def constant_table(
+    c1s: Sequence[str] = ("0.25", "0.5", "1", "2"),
+    c2s: Sequence[str] = ("0.25", "0.5", "1", "2"),
+    *,
+    executor=None,
+    jobs: int = 1,
+    max_cells: int = 800,
+) -> list[dict[str, object]]:
     """Certified C(c1, c2) on the whole sigma range for every pair (one work item per pair; any
     :class:`concurrent.futures.Executor`, a Dask one included)."""
     from .parallel import map_ordered
@@ -566,15 +611,15 @@ def constant_table(c1s: Sequence[str] = ("0.25", "0.5", "1", "2"), c2s: Sequence
     return map_ordered(_table_entry, items, executor=executor, jobs=jobs, desc="C(c1, c2) table")
 
 
-def dr_curve(c1: float, c2: float, d_r: float, d_lam: float, sigmas: Sequence[float]) -> Dict[str, List[float]]:
+def dr_curve(c1: float, c2: float, d_r: float, d_lam: float, sigmas: Sequence[float]) -> dict[str, list[float]]:
     r"""Float exploration of "Can this be true for better orders": for each sigma,
     :math:`\log G` at :math:`r = c_1\sigma^{-d_r}`, integer :math:`\lambda = \lfloor c_2\sigma^{d_\lambda}\rfloor`,
     next to the proven Jensen lower bound :math:`\lambda(\lambda-1)r^2/(2\sigma^2)` (in log).
     Estimates for plotting; the lower bound column is exact arithmetic rounded to float."""
-    out: Dict[str, List[float]] = {"sigma": [], "log_G": [], "log_jensen": [], "lambda": [], "r": []}
+    out: dict[str, list[float]] = {"sigma": [], "log_G": [], "log_jensen": [], "lambda": [], "r": []}
     for s in sigmas:
         r = min(1.0, c1 * s ** (-d_r))
-        lam = math.floor(c2 * s ** d_lam)
+        lam = math.floor(c2 * s**d_lam)
         if lam < 2:
             continue
         out["sigma"].append(float(s))

@@ -28,9 +28,10 @@ import concurrent.futures as cf
 import contextlib
 import re
 import sys
-from typing import Any, Callable, Iterator, List, Optional, Sequence, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
-__all__ = ["SerialExecutor", "make_executor", "map_ordered", "validate_jobs", "validate_dask", "dask_executor"]
+__all__ = ["SerialExecutor", "dask_executor", "make_executor", "map_ordered", "validate_dask", "validate_jobs"]
 
 T = TypeVar("T")
 
@@ -65,8 +66,15 @@ def make_executor(jobs: int = 1) -> cf.Executor:
     return cf.ProcessPoolExecutor(max_workers=jobs)
 
 
-def map_ordered(fn: Callable[[Any], T], items: Sequence[Any], *, executor: Optional[cf.Executor] = None,
-                jobs: int = 1, progress: bool = False, desc: str = "") -> List[T]:
+def map_ordered(
+    fn: Callable[[Any], T],
+    items: Sequence[Any],
+    *,
+    executor: cf.Executor | None = None,
+    jobs: int = 1,
+    progress: bool = False,
+    desc: str = "",
+) -> list[T]:
     """Apply ``fn`` to every item through an executor; results in the order of ``items``.
 
     Args:
@@ -78,7 +86,7 @@ def map_ordered(fn: Callable[[Any], T], items: Sequence[Any], *, executor: Optio
         progress: show a tqdm progress bar on stderr.
     """
     own = executor is None
-    ex = make_executor(jobs) if own else executor
+    ex = make_executor(jobs) if executor is None else executor
     bar = None
     if progress:
         from tqdm import tqdm
@@ -86,7 +94,7 @@ def map_ordered(fn: Callable[[Any], T], items: Sequence[Any], *, executor: Optio
         bar = tqdm(total=len(items), desc=desc, file=sys.stderr, leave=False)
     try:
         futs = {ex.submit(fn, it): i for i, it in enumerate(items)}
-        out: List[Any] = [None] * len(items)
+        out: list[Any] = [None] * len(items)
         for fut in cf.as_completed(futs):
             out[futs[fut]] = fut.result()
             if bar is not None:
@@ -99,7 +107,7 @@ def map_ordered(fn: Callable[[Any], T], items: Sequence[Any], *, executor: Optio
             ex.shutdown(wait=True, cancel_futures=True)
 
 
-def validate_dask(spec: object) -> Optional[str]:
+def validate_dask(spec: object) -> str | None:
     """Parse ``--dask``: ``None``, ``local:N`` (integer 1 <= N <= 256) or a scheduler address
     (``tcp://host:port``, ``tls://...``, ``host:port``)."""
     if spec is None:
@@ -113,12 +121,13 @@ def validate_dask(spec: object) -> Optional[str]:
         return f"local:{n}"
     if re.fullmatch(r"((tcp|tls|inproc|ucx)://)?[A-Za-z0-9_.\-\[\]:]+:\d+", text):
         return text
-    raise ValueError(f"dask must be local:N with 1 <= N <= 256, or a scheduler address such as "
-                     f"tcp://host:8786. Found {spec}.")
+    raise ValueError(
+        f"dask must be local:N with 1 <= N <= 256, or a scheduler address such as tcp://host:8786. Found {spec}."
+    )
 
 
 @contextlib.contextmanager
-def dask_executor(spec: Optional[str]) -> Iterator[Optional[cf.Executor]]:
+def dask_executor(spec: str | None) -> Iterator[cf.Executor | None]:
     """Context manager yielding a Dask executor for ``spec`` (see :func:`validate_dask`), or ``None``.
 
     ``local:N`` starts ``distributed.LocalCluster(n_workers=N, threads_per_worker=1,
@@ -141,8 +150,13 @@ def dask_executor(spec: Optional[str]) -> Iterator[Optional[cf.Executor]]:
         if spec.startswith("local:"):
             import logging
 
-            cluster = LocalCluster(n_workers=int(spec.split(":", 1)[1]), threads_per_worker=1,
-                                   dashboard_address=None, processes=True, silence_logs=logging.ERROR)
+            cluster = LocalCluster(
+                n_workers=int(spec.split(":", 1)[1]),
+                threads_per_worker=1,
+                dashboard_address=None,
+                processes=True,
+                silence_logs=logging.ERROR,
+            )
             client = Client(cluster)
         else:
             try:

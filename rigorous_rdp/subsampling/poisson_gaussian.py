@@ -51,27 +51,29 @@ choose orders and integration windows, never as a reported value.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Optional
 
 import numpy as np
 from flint import acb, arb
+
 from ..arith import log_sum_exp, to_arb
-from ..floatmath import gammaln, log1pexp, log_binom_real, log_factorials, log_expm1, log_fraction, log_ndtr, logsumexp
 from ..curves import RdpCurve
+from ..floatmath import gammaln, log1pexp, log_binom_real, log_expm1, log_factorials, log_fraction, log_ndtr, logsumexp
 
 __all__ = [
-    "log_a_integer",
-    "integer_tail_plan",
-    "integer_tail_bound",
-    "log_a_fractional",
-    "poisson_gaussian_rdp",
-    "lower_tail_bound",
-    "upper_tail_bound",
-    "log_a_screen",
-    "screen_log_a",
     "PoissonGaussianCurve",
+    "integer_tail_bound",
+    "integer_tail_plan",
+    "log_a_fractional",
+    "log_a_integer",
+    "log_a_screen",
+    "lower_tail_bound",
+    "poisson_gaussian_rdp",
+    "screen_log_a",
+    "upper_tail_bound",
 ]
 
 
@@ -80,7 +82,14 @@ def _gauss_sf(x: arb) -> arb:
     return (x / arb(2).sqrt()).erfc() / 2
 
 
-def log_a_integer(alpha: int, q: arb, sigma: arb, head: Optional[int] = None, blocks=(), top: Optional[int] = None) -> arb:
+def log_a_integer(
+    alpha: int,
+    q: arb,
+    sigma: arb,
+    head: int | None = None,
+    blocks: Sequence[tuple[int, int]] = (),
+    top: int | None = None,
+) -> arb:
     r"""Ball for :math:`\log A_\alpha` at an integer order :math:`\alpha \ge 2`.
 
     Blog part 2, Claim 27 / (9.5) (binomial expansion of :math:`A_\alpha`),
@@ -115,16 +124,25 @@ def log_a_integer(alpha: int, q: arb, sigma: arb, head: Optional[int] = None, bl
     t_top = alpha + 1 if top is None else int(top)
     if kmax < alpha and t_top <= alpha:
         # exact top terms k = T..alpha: first term from log-gamma, then the ratio recurrence
-        log_pmf = (arb(alpha + 1).lgamma() - arb(t_top + 1).lgamma() - arb(alpha - t_top + 1).lgamma()
-                   + t_top * log_q + (alpha - t_top) * log_1mq)
+        log_pmf = (
+            arb(alpha + 1).lgamma()
+            - arb(t_top + 1).lgamma()
+            - arb(alpha - t_top + 1).lgamma()
+            + t_top * log_q
+            + (alpha - t_top) * log_1mq
+        )
         for k in range(t_top, alpha + 1):
             if k > t_top:
                 log_pmf = log_pmf + arb(alpha - k + 1).log() - arb(k).log() + log_ratio
             terms.append(log_pmf + (arb(k * (k - 1)) * inv2s2).expm1().log())
     i_ball = log_sum_exp(terms).exp()
     if kmax < alpha:
-        if (not blocks or blocks[0][0] != kmax + 1 or blocks[-1][1] != min(alpha, t_top - 1)
-                or any(b[1] + 1 != c[0] for b, c in zip(blocks[:-1], blocks[1:]))):
+        if (
+            not blocks
+            or blocks[0][0] != kmax + 1
+            or blocks[-1][1] != min(alpha, t_top - 1)
+            or any(b[1] + 1 != c[0] for b, c in itertools.pairwise(blocks))
+        ):
             raise ValueError("blocks must cover the truncated range of the sum without gaps.")
         tail = integer_tail_bound(alpha, q, sigma, blocks)
         # the omitted terms are non-negative: I lies in [head, head + tail]
@@ -237,7 +255,7 @@ def log_a_fractional(alpha: arb, q: arb, sigma: arb, prec: int, log_i_estimate: 
     abs_tol = (arb(log_i_estimate) - prec * arb(2).log()).exp()
     rel_tol = arb(2) ** (-prec)
     total = acb(0)
-    for a, b in zip(pts_sorted[:-1], pts_sorted[1:]):
+    for a, b in itertools.pairwise(pts_sorted):
         if b <= a:
             continue
         # each piece lies on one side of z0 up to float rounding of fz0; both forms
@@ -281,7 +299,8 @@ def _log_terms_int(a: int, k: np.ndarray, log_q: float, log_1mq: float, sigma: f
         logc = lf[a] - lf[ki] - lf[a - ki]
     else:
         logc = gammaln(a + 1.0) - gammaln(k + 1.0) - gammaln(a - k + 1.0)
-    return logc + k * log_q + (a - k) * log_1mq + log_expm1(k * (k - 1.0) / (2.0 * sigma * sigma))
+    out: np.ndarray = logc + k * log_q + (a - k) * log_1mq + log_expm1(k * (k - 1.0) / (2.0 * sigma * sigma))
+    return out
 
 
 def _block_log_bound(a: int, m: float, M: float, log_q: float, log_1mq: float, sigma: float) -> float:
@@ -293,8 +312,9 @@ def _block_log_bound(a: int, m: float, M: float, log_q: float, log_1mq: float, s
     return M * (M - 1) / (2 * sigma * sigma) - a * kl
 
 
-def integer_tail_plan(a: int, q: float, sigma: float, log_budget: float,
-                      log_q: Optional[float] = None, max_blocks: int = 4000) -> Optional[tuple]:
+def integer_tail_plan(
+    a: int, q: float, sigma: float, log_budget: float, log_q: float | None = None, max_blocks: int = 4000
+) -> tuple[int, int, list[tuple[int, int]]] | None:
     r"""Plan a truncation of the integer-order sum :math:`I` with a proven bound on what is cut.
 
     For :math:`m \le k \le M` each term of :math:`I` is at most
@@ -318,12 +338,12 @@ def integer_tail_plan(a: int, q: float, sigma: float, log_budget: float,
     qf = math.exp(log_q)
     K = int(min(a, 64 + math.ceil(4 * a * qf)))
     limit = log_budget - math.log(max_blocks)
-    while K < a // 4:
+    while a // 4 > K:
         for top in (0, 64, 1024, 16384):
             T = a + 1 - top
             if T <= 2 * K:
                 break
-            blocks = []
+            blocks: list[tuple[int, int]] = []
             ok = True
             stack = [(K + 1, T - 1)]
             total = -math.inf
@@ -348,7 +368,7 @@ def integer_tail_plan(a: int, q: float, sigma: float, log_budget: float,
     return None
 
 
-def integer_tail_bound(a: int, q: arb, sigma: arb, blocks) -> arb:
+def integer_tail_bound(a: int, q: arb, sigma: arb, blocks: Sequence[tuple[int, int]]) -> arb:
     r"""Ball upper bound on :math:`\sum_{k \ge K+1}` of the terms of :math:`I` (see :func:`integer_tail_plan`)."""
     total = arb(0)
     log_q = q.log()
@@ -378,7 +398,7 @@ def _screen_log_i_small_ints(a: np.ndarray, log_q: float, log_1mq: float, sigma:
     return logsumexp(np.where(mask, t, -np.inf), axis=1)
 
 
-def screen_log_a(a: float, q: float, sigma: float, log_q: Optional[float] = None) -> float:
+def screen_log_a(a: float, q: float, sigma: float, log_q: float | None = None) -> float:
     """Float estimate of log A_a at one order (order selection only); ``log_q``
     overrides log(q) when q underflows."""
     return float(log1pexp(_screen_log_i(a, q, sigma, log_q)))
@@ -387,7 +407,7 @@ def screen_log_a(a: float, q: float, sigma: float, log_q: Optional[float] = None
 _screen_one = screen_log_a  # former private name
 
 
-def _screen_log_i(a: float, q: float, sigma: float, log_q: Optional[float] = None) -> float:
+def _screen_log_i(a: float, q: float, sigma: float, log_q: float | None = None) -> float:
     """Float estimate of log(A_a - 1); ``log_q`` overrides log(q) when q underflows."""
     if log_q is None:
         if q == 0:
@@ -402,13 +422,17 @@ def _screen_log_i(a: float, q: float, sigma: float, log_q: Optional[float] = Non
             head = _log_terms_int(ai, np.arange(2, min(ai, 64) + 1, dtype=float), log_q, log_1mq, sigma)
             plan = integer_tail_plan(ai, q, sigma, logsumexp(head) - 40.0, log_q)
             if plan is not None:
-                K, T, blocks = plan
+                K, T, _blocks = plan
                 k = np.concatenate([np.arange(2, K + 1, dtype=float), np.arange(T, ai + 1, dtype=float)])
                 t = _log_terms_int(ai, k, log_q, log_1mq, sigma)
                 return logsumexp(t)
             # no cheap truncation: estimate from every stride-th term (screen only)
             stride = max(1, ai // 20000)
-            k = np.unique(np.concatenate([np.arange(2, ai + 1, stride, dtype=float), np.arange(max(2, ai - 64), ai + 1, dtype=float)]))
+            k = np.unique(
+                np.concatenate(
+                    [np.arange(2, ai + 1, stride, dtype=float), np.arange(max(2, ai - 64), ai + 1, dtype=float)]
+                )
+            )
             return logsumexp(_log_terms_int(ai, k, log_q, log_1mq, sigma)) + math.log(stride)
         k = np.arange(2, ai + 1, dtype=float)
         return logsumexp(_log_terms_int(ai, k, log_q, log_1mq, sigma))
@@ -464,10 +488,7 @@ def poisson_gaussian_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: in
             lq = _log_fraction(q)
             log_i_est = _screen_log_i(float(alpha), float(q), float(sigma), lq)
             plan = integer_tail_plan(ai, float(q), float(sigma), log_i_est - (prec + 16) * math.log(2.0), lq)
-        if plan is None:
-            log_a = log_a_integer(ai, qa, sa)
-        else:
-            log_a = log_a_integer(ai, qa, sa, plan[0], plan[2], plan[1])
+        log_a = log_a_integer(ai, qa, sa) if plan is None else log_a_integer(ai, qa, sa, plan[0], plan[2], plan[1])
     else:
         log_i_est = _screen_log_i(float(alpha), float(q), float(sigma), _log_fraction(q))
         log_a = log_a_fractional(a, qa, sa, prec, log_i_est)
@@ -505,9 +526,11 @@ class PoissonGaussianCurve(RdpCurve):
             small_int = (a == np.round(a)) & (a <= 256) & (q < 1)
             if small_int.any():
                 vals[small_int] = log1pexp(
-                    _screen_log_i_small_ints(a[small_int].astype(np.int64), lq, math.log1p(-q), sigma))
+                    _screen_log_i_small_ints(a[small_int].astype(np.int64), lq, math.log1p(-q), sigma)
+                )
             for i in np.nonzero(~small_int)[0]:
                 vals[i] = _screen_one(float(a[i]), q, sigma, lq)
         except (ZeroDivisionError, OverflowError, ValueError):  # sigma beyond float range: no estimate
             return np.full(len(a), np.inf)
-        return vals / (a - 1)
+        out: np.ndarray = vals / (a - 1)
+        return out

@@ -84,21 +84,20 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Optional
 
 from flint import arb, ctx
 
 from ..arith import to_arb, workprec
 
 __all__ = [
-    "log_a_sandwich",
-    "gaussian_exp_moment",
-    "log_a_series",
-    "fast_rdp",
-    "MAX_SERIES_ORDER",
     "MAX_BINOMIAL_ORDER",
-    "SERIES_MAX_Q",
+    "MAX_SERIES_ORDER",
     "SANDWICH_MIN_INTEGER_ORDER",
+    "SERIES_MAX_Q",
+    "fast_rdp",
+    "gaussian_exp_moment",
+    "log_a_sandwich",
+    "log_a_series",
 ]
 
 #: largest number of series terms K tried before the series path is declined
@@ -137,7 +136,7 @@ def log_a_sandwich(alpha: arb, q: arb, sigma: arb) -> arb:
     return lo.union(arb(upper.upper()))
 
 
-def _binomial_coefficients(alpha: arb, kmax: int) -> list:
+def _binomial_coefficients(alpha: arb, kmax: int) -> list[arb]:
     """C(alpha, k) for k = 0..kmax (generalised binomial coefficients, as balls)."""
     out = [arb(1)]
     for k in range(1, kmax + 1):
@@ -163,18 +162,18 @@ def _moment_series(k: int, s2: arb, bits: int) -> arb:
     half = s2 / 2
     n = (k + 1) // 2
     total = arb(0)
-    term_scale = half ** n / arb(math.factorial(n))
+    term_scale = half**n / arb(math.factorial(n))
     while True:
         total += term_scale * _stirling_like(k, n)
         n += 1
         term_scale = term_scale * half / n
         # tail from n: <= 2^(k+1) y^n / n!  (module docstring)
-        tail = arb(2) ** (k + 1) * y ** n / arb(math.factorial(n))
+        tail = arb(2) ** (k + 1) * y**n / arb(math.factorial(n))
         if (total > 0 and tail <= total * arb(2) ** (-bits)) or n > k + 4 * bits:
             return total + arb(0).union(tail)
 
 
-def gaussian_exp_moment(k: int, sigma: "Fraction | arb") -> arb:
+def gaussian_exp_moment(k: int, sigma: Fraction | arb) -> arb:
     r"""Ball for :math:`m_k = \mathbb{E}[(e^w - 1)^k]`, :math:`w \sim N(-1/(2\sigma^2), 1/\sigma^2)`.
 
     Exact for every integer :math:`k \ge 0` (module docstring): the alternating
@@ -200,7 +199,7 @@ def gaussian_exp_moment(k: int, sigma: "Fraction | arb") -> arb:
     return _moment_series(k, s2, prec + 16)
 
 
-def log_a_series(alpha: arb, q: arb, sigma: "Fraction | arb", K: int) -> arb:
+def log_a_series(alpha: arb, q: arb, sigma: Fraction | arb, K: int) -> arb:
     r"""Ball for :math:`\log A_\alpha` from the series in q truncated at even ``K``
     (``K >= max(4, alpha)``) with the Lagrange remainder :math:`B_K` (module docstring, 2)."""
     if K % 2 or K < 4 or not (alpha <= K):
@@ -208,8 +207,8 @@ def log_a_series(alpha: arb, q: arb, sigma: "Fraction | arb", K: int) -> arb:
     binom = _binomial_coefficients(alpha, K)
     total = arb(0)
     for k in range(2, K):
-        total += binom[k] * q ** k * gaussian_exp_moment(k, sigma)
-    rem = abs(binom[K]) * ((alpha - K) * (1 - q).log()).exp() * q ** K * gaussian_exp_moment(K, sigma)
+        total += binom[k] * q**k * gaussian_exp_moment(k, sigma)
+    rem = abs(binom[K]) * ((alpha - K) * (1 - q).log()).exp() * q**K * gaussian_exp_moment(K, sigma)
     i_ball = total + arb(0).union(rem).union(-rem)
     return _nonneg(i_ball).log1p()
 
@@ -221,7 +220,7 @@ def _nonneg(x: arb) -> arb:
     return arb(0).union(arb(x.upper())) if x.upper() >= 0 else arb(0)
 
 
-def _series_fast(alpha: arb, q: arb, sigma: Fraction, fa: float, bits: int) -> Optional[arb]:
+def _series_fast(alpha: arb, q: arb, sigma: Fraction, fa: float, bits: int) -> arb | None:
     K = max(4, 2 * math.ceil(fa / 2))
     if K > MAX_SERIES_ORDER:
         return None
@@ -239,9 +238,9 @@ def _series_fast(alpha: arb, q: arb, sigma: Fraction, fa: float, bits: int) -> O
     prev_rem = None
     while K <= MAX_SERIES_ORDER:
         for k in range(k_done, K):
-            total += binom[k] * q ** k * m(k)
+            total += binom[k] * q**k * m(k)
         k_done = K
-        rem = abs(binom[K]) * ((alpha - K) * log_1mq).exp() * q ** K * m(K)
+        rem = abs(binom[K]) * ((alpha - K) * log_1mq).exp() * q**K * m(K)
         if not (total > 0 and rem.is_finite()):
             return None
         if rem <= total * arb(2) ** (-bits):
@@ -254,7 +253,7 @@ def _series_fast(alpha: arb, q: arb, sigma: Fraction, fa: float, bits: int) -> O
     return None
 
 
-def fast_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: int) -> Optional[arb]:
+def fast_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: int) -> arb | None:
     r"""Ball for :math:`\epsilon(\alpha)` from the sandwich or the series, or ``None``.
 
     Returns an enclosure only when its relative accuracy is at least ``prec - 20``
@@ -278,7 +277,8 @@ def fast_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: int) -> Option
             raise ValueError(
                 f"alpha must be <= {MAX_BINOMIAL_ORDER} for these q and sigma (above it the Poisson-subsampled"
                 " Gaussian is certified only where q exp((alpha-1)/(2 sigma^2)) is large). Found"
-                f" {alpha}.")
+                f" {alpha}."
+            )
         return None  # the finite binomial sum of the general code is exact
     if q > SERIES_MAX_Q:
         return None

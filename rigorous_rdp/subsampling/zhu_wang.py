@@ -54,37 +54,38 @@ monotonicity of the exact RDP in the order, Mironov 2017 Prop. 9).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any
 
 import numpy as np
 from flint import arb, ctx
-from .. import floatmath
-from ..floatmath import log1pexp, log_expm1
 
+from .. import floatmath
 from ..arith import parse_rational, to_arb, workprec
 from ..curves import RdpCurve
 from ..events import Bound, ZhuWangSampledEvent
+from ..floatmath import log1pexp, log_expm1
 
 __all__ = [
-    "taylor_quotient",
-    "small_order_chi2_rdp",
-    "SmallOrderChi2Curve",
-    "poisson_pure_dp_default_curve",
     "Bound",
+    "CallableCurve",
+    "SmallOrderChi2Curve",
+    "ZhuWangCurve",
+    "ZhuWangSampledEvent",
     "binomial_log_weights",
+    "condition4_established",
+    "interpolate_rdp",
+    "poisson_pure_dp_default_curve",
+    "poisson_subsampled_curve",
+    "signed_log_sum_exp",
+    "small_order_chi2_rdp",
+    "tau_term_log_moment",
+    "taylor_quotient",
     "theorem5_log_moment",
     "theorem8_log_moment",
-    "tau_term_log_moment",
-    "signed_log_sum_exp",
-    "zhu_wang_rdp_integer",
-    "interpolate_rdp",
-    "CallableCurve",
-    "ZhuWangCurve",
     "zhu_wang_curve",
-    "condition4_established",
-    "poisson_subsampled_curve",
-    "ZhuWangSampledEvent",
+    "zhu_wang_rdp_integer",
 ]
 
 
@@ -95,7 +96,8 @@ EpsFn = Callable[[int], arb]
 # binomial weights
 # ---------------------------------------------------------------------------
 
-def binomial_log_weights(alpha: int, gamma: arb, ells: Sequence[int]) -> Dict[int, arb]:
+
+def binomial_log_weights(alpha: int, gamma: arb, ells: Sequence[int]) -> dict[int, arb]:
     r"""Balls for :math:`\log w_\ell = \log\big[\binom{\alpha}{\ell}(1-\gamma)^{\alpha-\ell}\gamma^\ell\big]`, ``0 < gamma < 1``."""
     lg = gamma.log()
     l1g = (1 - gamma).log()
@@ -107,13 +109,18 @@ def binomial_log_weights(alpha: int, gamma: arb, ells: Sequence[int]) -> Dict[in
     return out
 
 
-def _log_weights_all(alpha: int, gamma: arb, start: int = 2) -> List[arb]:
+def _log_weights_all(alpha: int, gamma: arb, start: int = 2) -> list[arb]:
     """log w_l for l = start..alpha by the ratio recurrence (one lgamma per call)."""
     lg = gamma.log()
     l1g = (1 - gamma).log()
     ratio = lg - l1g
-    lw = (arb(alpha + 1).lgamma() - arb(start + 1).lgamma() - arb(alpha - start + 1).lgamma()
-          + start * lg + (alpha - start) * l1g)
+    lw = (
+        arb(alpha + 1).lgamma()
+        - arb(start + 1).lgamma()
+        - arb(alpha - start + 1).lgamma()
+        + start * lg
+        + (alpha - start) * l1g
+    )
     out = [lw]
     for l in range(start + 1, alpha + 1):
         lw = lw + arb(alpha - l + 1).log() - arb(l).log() + ratio
@@ -124,6 +131,7 @@ def _log_weights_all(alpha: int, gamma: arb, start: int = 2) -> List[arb]:
 # ---------------------------------------------------------------------------
 # Theorems 5, 6, 8 (exact evaluation of the bound formulas)
 # ---------------------------------------------------------------------------
+
 
 def _check_alpha(alpha: int) -> int:
     if isinstance(alpha, bool) or not isinstance(alpha, (int, np.integer)) or alpha < 2:
@@ -144,10 +152,7 @@ def _log_moment_sum(alpha: int, gamma: arb, eps: EpsFn, general: bool) -> arb:
     total = arb(0)
     for i, l in enumerate(range(2, alpha + 1)):
         x = (l - 1) * eps(l)
-        if general and l >= 3:
-            f = 2 + 3 * x.expm1()
-        else:
-            f = x.expm1()
+        f = 2 + 3 * x.expm1() if general and l >= 3 else x.expm1()
         total += lws[i].exp() * f
     return total.log1p()
 
@@ -155,7 +160,8 @@ def _log_moment_sum(alpha: int, gamma: arb, eps: EpsFn, general: bool) -> arb:
 def theorem8_log_moment(alpha: int, gamma: arb, eps: EpsFn) -> arb:
     r"""Ball for :math:`\log A` of Zhu & Wang 2019, Theorem 8 (= the lower bound of Theorem 6).
 
-    :math:`A = (1-\gamma)^{\alpha-1}(\alpha\gamma-\gamma+1) + \sum_{\ell=2}^\alpha\binom{\alpha}{\ell}(1-\gamma)^{\alpha-\ell}\gamma^\ell e^{(\ell-1)\epsilon(\ell)}`,
+    :math:`A = (1-\gamma)^{\alpha-1}(\alpha\gamma-\gamma+1)
+    + \sum_{\ell=2}^\alpha\binom{\alpha}{\ell}(1-\gamma)^{\alpha-\ell}\gamma^\ell e^{(\ell-1)\epsilon(\ell)}`,
     an upper bound on the RDP of M o PoissonSample when condition (4) holds for M,
     and a lower bound (Thm 6) when ``eps`` is the exact, attained RDP of M.
 
@@ -181,7 +187,8 @@ def theorem5_log_moment(alpha: int, gamma: arb, eps: EpsFn) -> arb:
 # Theorem 11 (tau-term approximation), Remark 12
 # ---------------------------------------------------------------------------
 
-def signed_log_sum_exp(terms: Sequence[Tuple[int, arb]]) -> arb:
+
+def signed_log_sum_exp(terms: Sequence[tuple[int, arb]]) -> arb:
     r"""Ball for :math:`\log\sum_i s_i e^{L_i}` from (sign, log-magnitude) pairs (Remark 12).
 
     The largest log-magnitude is factored out.  Returns ``nan`` when the sum is
@@ -253,7 +260,7 @@ def tau_term_log_moment(alpha: int, gamma: arb, eps: EpsFn, tau: int, general: b
     edges = list(range(0, front + 1)) + list(range(alpha - tau + 1, alpha + 1))
     lw = binomial_log_weights(alpha, gamma, edges)
     lc_mid = arb(c_mid).log()
-    terms: List[Tuple[int, arb]] = []
+    terms: list[tuple[int, arb]] = []
     # closed form of the full sum with every order replaced by E
     log_closed = -E + alpha * (gamma * E.expm1()).log1p()
     terms.append((1, lc_mid + log_closed))
@@ -273,8 +280,15 @@ def tau_term_log_moment(alpha: int, gamma: arb, eps: EpsFn, tau: int, general: b
 # the RDP value and its real-order extension
 # ---------------------------------------------------------------------------
 
-def zhu_wang_rdp_integer(alpha: int, gamma: arb, eps: EpsFn, bound: "Bound | str" = Bound.TIGHT,
-                         tau: Optional[int] = None, general_tau: bool = False) -> arb:
+
+def zhu_wang_rdp_integer(
+    alpha: int,
+    gamma: arb,
+    eps: EpsFn,
+    bound: Bound | str = Bound.TIGHT,
+    tau: int | None = None,
+    general_tau: bool = False,
+) -> arb:
     r"""Ball for the Zhu-Wang RDP bound :math:`\frac{1}{\alpha-1}\log A` at integer order ``alpha``.
 
     ``bound``: ``tight`` (Thm 8), ``general`` (Thm 5), ``lower`` (Thm 6, same
@@ -306,7 +320,7 @@ def interpolate_rdp(alpha: Fraction, at_integer: Callable[[int], arb]) -> arb:
         return at_integer(int(alpha))
     if alpha < 2:
         return at_integer(2)
-    n = int(math.floor(alpha))
+    n = math.floor(alpha)
     a = to_arb(alpha)
     t = a - n
     return ((1 - t) * (n - 1) * at_integer(n) + t * n * at_integer(n + 1)) / (a - 1)
@@ -315,6 +329,7 @@ def interpolate_rdp(alpha: Fraction, at_integer: Callable[[int], arb]) -> arb:
 # ---------------------------------------------------------------------------
 # curves
 # ---------------------------------------------------------------------------
+
 
 class CallableCurve(RdpCurve):
     r"""Wrap a user's certified RDP function ``eps(alpha: Fraction) -> arb`` as a curve.
@@ -363,9 +378,15 @@ class ZhuWangCurve(RdpCurve):
     (upper bounds only).
     """
 
-    def __init__(self, base: Union[RdpCurve, Callable[[Fraction], arb]], q: object,
-                 bound: "Bound | str" = Bound.TIGHT, tau: Optional[int] = None,
-                 tau_general: bool = False, cap_pure_dp: bool = False):
+    def __init__(
+        self,
+        base: RdpCurve | Callable[[Fraction], arb],
+        q: object,
+        bound: Bound | str = Bound.TIGHT,
+        tau: int | None = None,
+        tau_general: bool = False,
+        cap_pure_dp: bool = False,
+    ):
         if not isinstance(base, RdpCurve):
             base = CallableCurve(base)
         self.base = base
@@ -375,8 +396,9 @@ class ZhuWangCurve(RdpCurve):
         self.q = qq
         self.bound = Bound.parse(bound)
         if self.bound is Bound.WANG2019:
-            raise ValueError("bound must be one of tight, general, lower, tau for the Zhu & Wang 2019 bounds. "
-                             "Found 'wang2019'.")
+            raise ValueError(
+                "bound must be one of tight, general, lower, tau for the Zhu & Wang 2019 bounds. Found 'wang2019'."
+            )
         if self.bound is Bound.TAU:
             if tau is None or isinstance(tau, bool) or int(tau) != tau or int(tau) < 1:
                 raise ValueError(f"tau must be an integer >= 1. Found {tau!r}.")
@@ -386,11 +408,15 @@ class ZhuWangCurve(RdpCurve):
         self.cap_pure_dp = bool(cap_pure_dp)
         self.integer_orders_only = self.bound is Bound.LOWER
         self.is_upper_bound = self.bound is not Bound.LOWER
-        label = {Bound.TIGHT: "Thm 8", Bound.GENERAL: "Thm 5", Bound.LOWER: "Thm 6",
-                 Bound.TAU: f"Thm 11 (tau={tau}{', Thm 5 analogue' if tau_general else ''})"}[self.bound]
+        label = {
+            Bound.TIGHT: "Thm 8",
+            Bound.GENERAL: "Thm 5",
+            Bound.LOWER: "Thm 6",
+            Bound.TAU: f"Thm 11 (tau={tau}{', Thm 5 analogue' if tau_general else ''})",
+        }[self.bound]
         self.name = f"zhu-wang-{self.bound.value}"
         self.citation = f"Zhu & Wang 2019, {label}; base: {base.name}"
-        self._cache: Dict[Tuple[int, int], arb] = {}
+        self._cache: dict[tuple[int, int], arb] = {}
 
     # -- certified ------------------------------------------------------------
     def _eps(self, l: int) -> arb:
@@ -406,6 +432,7 @@ class ZhuWangCurve(RdpCurve):
         if self.bound is Bound.GENERAL:
             la = theorem5_log_moment(n, g, self._eps)
         elif self.bound is Bound.TAU:
+            assert self.tau is not None  # the constructor requires an integer tau >= 1 for Bound.TAU
             la = tau_term_log_moment(n, g, self._eps, self.tau, general=self.tau_general)
         else:
             la = theorem8_log_moment(n, g, self._eps)
@@ -423,7 +450,7 @@ class ZhuWangCurve(RdpCurve):
                 v = v.min(e)
         return v
 
-    def pure_dp_epsilon(self) -> Optional[arb]:
+    def pure_dp_epsilon(self) -> arb | None:
         """Lemma 4 (Li et al. 2012) with delta = 0 for a pure-DP base; None otherwise."""
         if self.bound is Bound.LOWER:
             return None
@@ -439,15 +466,16 @@ class ZhuWangCurve(RdpCurve):
         need = {2}
         for x in a:
             if math.isfinite(x) and 1 < x <= 1e6:
-                need.add(max(2, int(math.floor(x))))
-                need.add(max(2, int(math.ceil(x))))
+                need.add(max(2, math.floor(x)))
+                need.add(max(2, math.ceil(x)))
         ints = np.array(sorted(need))
         f_int = {}
         for n in ints.tolist():
             ls = np.arange(2, n + 1, dtype=float)
             base_vals = self.base.screen(ls)
-            f_int[n] = float(_screen_int(np.array([n]), float(self.q), base_vals, self.bound, self.tau,
-                                         self.tau_general, ls)[0])
+            f_int[n] = float(
+                _screen_int(np.array([n]), float(self.q), base_vals, self.bound, self.tau, self.tau_general, ls)[0]
+            )
         out = np.empty(len(a))
         cap = None
         if self.cap_pure_dp and self.bound is not Bound.LOWER:
@@ -466,21 +494,28 @@ class ZhuWangCurve(RdpCurve):
             elif x < 2:
                 v = f_int[2]
             else:
-                n = int(math.floor(x))
+                n = math.floor(x)
                 t = x - n
                 v = ((1 - t) * (n - 1) * f_int[n] + t * n * f_int.get(n + 1, np.inf)) / (x - 1)
             out[i] = min(v, cap) if cap is not None else v
         return out
 
 
-def _screen_int(ints: np.ndarray, q: float, base_vals: np.ndarray, bound: Bound, tau, tau_general,
-                base_orders: np.ndarray) -> np.ndarray:
+def _screen_int(
+    ints: np.ndarray,
+    q: float,
+    base_vals: np.ndarray,
+    bound: Bound,
+    tau: int | None,
+    tau_general: bool,
+    base_orders: np.ndarray,
+) -> np.ndarray:
     """Float estimates of the bound at integer orders (screening only); ``base_vals`` are the
     base curve's screen values at ``base_orders`` (which must cover 2..max(ints))."""
     out = np.empty(len(ints))
     if q == 0:
         return np.zeros(len(ints))
-    base = dict(zip([int(x) for x in base_orders.tolist()], base_vals.tolist()))
+    base = dict(zip([int(x) for x in base_orders.tolist()], base_vals.tolist(), strict=False))
     general = bound is Bound.GENERAL or (bound is Bound.TAU and tau_general)
     lq = math.log(q)
     l1q = math.log1p(-q) if q < 1 else -np.inf
@@ -489,8 +524,13 @@ def _screen_int(ints: np.ndarray, q: float, base_vals: np.ndarray, bound: Bound,
             out[i] = base[n] + (math.log(3) / (n - 1) if general and n >= 3 else 0.0)
             continue
         ls = np.arange(2, n + 1, dtype=float)
-        lw = (floatmath.gammaln(n + 1) - floatmath.gammaln(ls + 1) - floatmath.gammaln(n - ls + 1)
-              + ls * lq + (n - ls) * l1q)
+        lw = (
+            floatmath.gammaln(n + 1)
+            - floatmath.gammaln(ls + 1)
+            - floatmath.gammaln(n - ls + 1)
+            + ls * lq
+            + (n - ls) * l1q
+        )
         x = (ls - 1) * np.array([base[int(l)] for l in ls])
         with np.errstate(all="ignore"):
             if general:
@@ -510,8 +550,13 @@ def _screen_int(ints: np.ndarray, q: float, base_vals: np.ndarray, bound: Bound,
     return out
 
 
-def zhu_wang_curve(base: Union[RdpCurve, Callable[[Fraction], arb]], q: object, bound: "Bound | str" = "tight",
-                   tau: Optional[int] = None, **kw) -> ZhuWangCurve:
+def zhu_wang_curve(
+    base: RdpCurve | Callable[[Fraction], arb],
+    q: object,
+    bound: Bound | str = "tight",
+    tau: int | None = None,
+    **kw: Any,
+) -> ZhuWangCurve:
     """Convenience constructor of :class:`ZhuWangCurve`."""
     return ZhuWangCurve(base, q, bound=bound, tau=tau, **kw)
 
@@ -519,6 +564,7 @@ def zhu_wang_curve(base: Union[RdpCurve, Callable[[Fraction], arb]], q: object, 
 # ---------------------------------------------------------------------------
 # condition (4) for the built-in mechanisms, the event, the dispatch
 # ---------------------------------------------------------------------------
+
 
 def condition4_established(base: object) -> bool:
     r"""True when condition (4) of Zhu & Wang 2019 is proven for the base mechanism.
@@ -538,8 +584,10 @@ def condition4_established(base: object) -> bool:
     from ..events import GaussianEvent, LaplaceEvent, RandomizedResponseEvent
     from ..mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
 
-    if isinstance(base, (GaussianEvent, LaplaceEvent, RandomizedResponseEvent,
-                         GaussianCurve, LaplaceCurve, RandomizedResponseCurve)):
+    if isinstance(
+        base,
+        (GaussianEvent, LaplaceEvent, RandomizedResponseEvent, GaussianCurve, LaplaceCurve, RandomizedResponseCurve),
+    ):
         return True
     try:
         from ..research.chi_divergence import Condition4Certificate
@@ -548,9 +596,14 @@ def condition4_established(base: object) -> bool:
     return isinstance(base, Condition4Certificate) and base.holds
 
 
-def poisson_subsampled_curve(base: Union[RdpCurve, Callable[[Fraction], arb]], q: object,
-                             bound: "Bound | str | None" = None, tau: Optional[int] = None,
-                             condition4: object = None, cap_pure_dp: bool = True) -> ZhuWangCurve:
+def poisson_subsampled_curve(
+    base: RdpCurve | Callable[[Fraction], arb],
+    q: object,
+    bound: Bound | str | None = None,
+    tau: int | None = None,
+    condition4: object = None,
+    cap_pure_dp: bool = True,
+) -> ZhuWangCurve:
     r"""Zhu-Wang curve for a base curve, using the tight bound only where condition (4) holds.
 
     Args:
@@ -570,17 +623,26 @@ def poisson_subsampled_curve(base: Union[RdpCurve, Callable[[Fraction], arb]], q
     if b is None:
         b = Bound.TIGHT if established else Bound.GENERAL
     if b is Bound.TIGHT and not established:
-        raise ValueError("bound tight needs condition (4) (Zhu & Wang 2019, Thm 8), which is not established for"
-                         " this mechanism; use --bound general, or pass a successful condition (4) check.")
+        raise ValueError(
+            "bound tight needs condition (4) (Zhu & Wang 2019, Thm 8), which is not established for"
+            " this mechanism; use --bound general, or pass a successful condition (4) check."
+        )
     if b is not Bound.TAU and tau is not None:
         raise ValueError(f"tau applies to --bound tau only. Found --tau {tau} with --bound {b.value}.")
-    return ZhuWangCurve(base, q, bound=b, tau=tau, tau_general=(b is Bound.TAU and not established),
-                        cap_pure_dp=cap_pure_dp and b is not Bound.LOWER)
+    return ZhuWangCurve(
+        base,
+        q,
+        bound=b,
+        tau=tau,
+        tau_general=(b is Bound.TAU and not established),
+        cap_pure_dp=cap_pure_dp and b is not Bound.LOWER,
+    )
 
 
 # ---------------------------------------------------------------------------
 # orders in (1, 2]: a second-moment bound that is sharp as alpha -> 1
 # ---------------------------------------------------------------------------
+
 
 def taylor_quotient(alpha: arb, x: arb) -> arb:
     r"""Ball for :math:`g_\alpha(x) = ((1+x)^\alpha - 1 - \alpha x)/x^2` (:math:`x \ge -1`, :math:`x \ne 0`;
@@ -610,7 +672,7 @@ def taylor_quotient(alpha: arb, x: arb) -> arb:
     return total + arb(0, tail.upper())
 
 
-def small_order_chi2_rdp(alpha: Fraction, q: Fraction, eps2: arb, eps_inf: Optional[arb]) -> arb:
+def small_order_chi2_rdp(alpha: Fraction, q: Fraction, eps2: arb, eps_inf: arb | None) -> arb:
     r"""Ball for the second-moment bound of :class:`SmallOrderChi2Curve` at :math:`1 < \alpha \le 2`:
 
     .. math:: \frac{1}{\alpha-1}\log\Big(1 + g_\alpha(a)\,\frac{\gamma^2(e^{\epsilon(2)}-1)}{d}\Big),
@@ -689,8 +751,10 @@ class SmallOrderChi2Curve(RdpCurve):
         self.base = base
         self.q = qq
         self.name = "small-order-chi2"
-        self.citation = ("second-moment bound for 1 < alpha <= 2 (this module; van Erven & Harremoes 2014,"
-                         f" Thm 13); base: {base.name}")
+        self.citation = (
+            "second-moment bound for 1 < alpha <= 2 (this module; van Erven & Harremoes 2014,"
+            f" Thm 13); base: {base.name}"
+        )
 
     def certified(self, alpha: Fraction) -> arb:
         alpha = Fraction(alpha)
