@@ -158,7 +158,7 @@ def test_cli(capsys):
     rc = main(["epsilon", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.0024", "--sigma", "-6",
                "--steps", "10", "--delta", "1e-5"])
     assert rc == 2
-    assert "--sigma must be > 0" in capsys.readouterr().err
+    assert "--sigma must be a number in [1e-100000, 1e100000). Found -6." in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------
