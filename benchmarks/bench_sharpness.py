@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from rigorous_rdp import (  # noqa: E402
     Adjacency,
+    DpEvent,
     FixedSizeSampledEvent,
     GaussianEvent,
     LaplaceEvent,
@@ -47,7 +48,7 @@ from rigorous_rdp.subsampling.poisson_replace_one import PoissonReplaceOneGaussi
 from rigorous_rdp.subsampling.zhu_wang import poisson_subsampled_curve  # noqa: E402
 
 
-def _epsilon(event: object, steps: int, delta: str) -> str:
+def _epsilon(event: DpEvent, steps: int, delta: str) -> str:
     res = RdpAccountant().compose(event, steps).get_epsilon_and_order(delta)
     return f"{res.epsilon.upper_float():.6g} (alpha {float(res.order):.4g})" if res.order else str(res.epsilon)
 
@@ -58,26 +59,38 @@ def _rdp(curve: object, alpha: Fraction) -> str:
 
 
 def tasks() -> list[tuple[str, Callable[[], str], Callable[[], str]]]:
-    dpsgd = PoissonSampledEvent(GaussianEvent("1.1"), "0.01")
-    fa = dict(batch_size=120, dataset_size=50000)
+    F = Fraction
+    dpsgd = PoissonSampledEvent(GaussianEvent(F("1.1")), F("0.01"))
     steps_ar = 250 * 50000 // 120
+    r1 = Adjacency.REPLACE_ONE
+
+    def fswor(sigma: int, adjacency: Adjacency, taylor_order: int | None) -> FixedSizeSampledEvent:
+        return FixedSizeSampledEvent(
+            GaussianEvent(F(sigma)), 120, 50000, adjacency=adjacency, taylor_order=taylor_order
+        )
+
     return [
         ("DP-SGD epsilon", lambda: _epsilon(dpsgd, 10000, "1e-5"), lambda: _epsilon(dpsgd, 10000, "1e-5")),
-        ("FSwoR add/remove epsilon",
-         lambda: _epsilon(FixedSizeSampledEvent(GaussianEvent(1), **fa, taylor_order=3), steps_ar, "1e-5"),
-         lambda: _epsilon(FixedSizeSampledEvent(GaussianEvent(1), **fa), steps_ar, "1e-5")),
-        ("FSwoR replace-one epsilon",
-         lambda: _epsilon(FixedSizeSampledEvent(GaussianEvent(6), **fa, adjacency=Adjacency.REPLACE_ONE,
-                                                taylor_order=3), 104167, "1e-5"),
-         lambda: _epsilon(FixedSizeSampledEvent(GaussianEvent(6), **fa, adjacency=Adjacency.REPLACE_ONE),
-                          104167, "1e-5")),
-        ("Poisson replace-one RDP(2)",
-         lambda: _rdp(PoissonReplaceOneGaussianCurve(Fraction(1, 10), Fraction(1, 2)), Fraction(2)),
-         lambda: _rdp(rdp_curve(PoissonSampledEvent(GaussianEvent("0.5"), "0.1", Adjacency.REPLACE_ONE)),
-                      Fraction(2))),
-        ("Poisson Laplace RDP(1.5)",
-         lambda: _rdp(poisson_subsampled_curve(LaplaceCurve(Fraction(1)), Fraction(1, 10)), Fraction(3, 2)),
-         lambda: _rdp(rdp_curve(PoissonSampledEvent(LaplaceEvent(1), "0.1")), Fraction(3, 2))),
+        (
+            "FSwoR add/remove epsilon",
+            lambda: _epsilon(fswor(1, Adjacency.ADD_REMOVE, 3), steps_ar, "1e-5"),
+            lambda: _epsilon(fswor(1, Adjacency.ADD_REMOVE, None), steps_ar, "1e-5"),
+        ),
+        (
+            "FSwoR replace-one epsilon",
+            lambda: _epsilon(fswor(6, r1, 3), 104167, "1e-5"),
+            lambda: _epsilon(fswor(6, r1, None), 104167, "1e-5"),
+        ),
+        (
+            "Poisson replace-one RDP(2)",
+            lambda: _rdp(PoissonReplaceOneGaussianCurve(Fraction(1, 10), Fraction(1, 2)), Fraction(2)),
+            lambda: _rdp(rdp_curve(PoissonSampledEvent(GaussianEvent(F("0.5")), F("0.1"), r1)), Fraction(2)),
+        ),
+        (
+            "Poisson Laplace RDP(1.5)",
+            lambda: _rdp(poisson_subsampled_curve(LaplaceCurve(Fraction(1)), Fraction(1, 10)), Fraction(3, 2)),
+            lambda: _rdp(rdp_curve(PoissonSampledEvent(LaplaceEvent(F(1)), F("0.1"))), Fraction(3, 2)),
+        ),
     ]
 
 
