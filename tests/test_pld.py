@@ -59,6 +59,15 @@ def test_gaussian_closed_form(steps, eps):
     assert _width(d) <= F(2, 1000) * F(mpmath.nstr(ref, 20)) + F(1, 10**12)
 
 
+@pytest.mark.parametrize("sigma, eps", [(F(1, 2), F(0)), (F(1, 2), F(5)), (F(1, 10), F(2))])
+def test_gaussian_small_sigma_delta(sigma, eps):
+    """Small noise: the bottom of the grid range lies far below -37, where the float
+    screen used to compute log(e^eps - 1 + 1) = log(0) and crash."""
+    acc = PldAccountant(width="0.001").compose(GaussianEvent(sigma), 1)
+    d = acc.get_delta(eps)
+    assert _contains(d, gaussian_delta(sigma, 1, eps))
+
+
 def test_gaussian_epsilon_closed_form():
     """epsilon(delta) of 4 Gaussians (sigma = 2): the closed-form root lies in the bracket."""
     delta = F(1, 10**5)
