@@ -179,6 +179,20 @@ def test_bad_input(call):
         call(acc)
 
 
+def test_long_loss_range_is_capped_not_hung():
+    """sigma = 0.1: the loss range is ~130 per step, so grids meeting the requested width
+    make long arrays (q = 0.01, T = 100 used to run for many minutes); the cost cap
+    ``max_length`` stops the refinement and returns a wider bracket, still valid."""
+    ev = PoissonSampledEvent(GaussianEvent(F(1, 10)), F(1, 100))
+    capped = PldAccountant(max_length=3000).compose(ev, 2).get_delta_result(F(50))
+    free = PldAccountant().compose(ev, 2).get_delta_result(F(50))
+    assert capped.grid < free.grid
+    ref = poisson_gaussian_delta(F(1, 100), F(1, 10), 2, F(50))  # remove dominates here
+    for res in (capped, free):
+        assert _contains(res.delta, ref)
+    assert _width(free.delta) <= F(1, 100) * F(mpmath.nstr(ref, 20))
+
+
 def test_bad_width_at_construction():
     with pytest.raises(ValueError, match="width"):
         PldAccountant(width=-1)
@@ -234,8 +248,9 @@ def test_cli_best_is_the_smaller_upper_end(capsys):
     "extra, fragment",
     [(["--width", "0.1"], "--width applies to --method pld|best"),
      (["--method", "pld", "--width", "0"], "--width must be in (0, 10]"),
+     (["--method", "pld", "--delta", "1e-300"], "--delta must be in [1e-100, 1)"),
      (["--method", "pld", "--sampling", "fswr", "--batch-size", "10", "--dataset-size", "100"], "pld")],
-    ids=["width_with_rdp", "width_zero", "fswr_refused"],
+    ids=["width_with_rdp", "width_zero", "delta_tiny", "fswr_refused"],
 )
 def test_cli_bad_input(extra, fragment, capsys):
     code, err = _cli_json(["epsilon", "--sigma", "1", "--steps", "2", "--delta", "1e-5", *extra], capsys)

@@ -77,6 +77,10 @@ __all__ = [
 #: default requested width of the epsilon bracket
 DEFAULT_WIDTH = Fraction(1, 100)
 
+#: the smallest delta accepted by ``get_epsilon`` (float screens underflow near 1e-300, and the
+#: integer scale grows like log(1/delta): 1e-200 already takes minutes)
+MIN_DELTA = Fraction(1, 10**100)
+
 DIRECTIONS = ("remove", "add")
 
 FSWOR_REFUSAL = (
@@ -260,6 +264,10 @@ class PldAccountant:
         grid: fix the grid (N, width 1/N) instead of choosing it from ``width``.
         max_grid: the largest N tried before giving up on the requested width (the
             bracket is then returned wider than requested, still valid).
+        max_length: a cost cap: the grid is not refined beyond the N at which a composed
+            array would exceed about this many coefficients (time and memory grow with
+            it; mechanisms with a long loss range, e.g. sigma = 0.1, reach it early).
+            The bracket is then returned wider than requested, still valid.
 
     Example:
         >>> from rigorous_rdp import GaussianEvent, PoissonSampledEvent
@@ -270,12 +278,21 @@ class PldAccountant:
         True
     """
 
-    def __init__(self, *, width: object = DEFAULT_WIDTH, grid: Optional[int] = None, max_grid: int = 20000):
+    def __init__(
+        self,
+        *,
+        width: object = DEFAULT_WIDTH,
+        grid: Optional[int] = None,
+        max_grid: int = 20000,
+        max_length: int = 1_000_000,
+    ):
         self.width = _check_width(width)
         if grid is not None and (isinstance(grid, bool) or not isinstance(grid, int) or grid < 1):
             raise ValueError(f"grid must be an integer >= 1. Found {grid!r}.")
         self.grid = grid
         self.max_grid = int(max_grid)
+        self.max_length = int(max_length)
+        self._last_length = 0
         self._events: Dict[DpEvent, Tuple[_Pair, int]] = {}
         self._cache: Dict[tuple, Tuple[DiscretePld, Optional[DiscretePld]]] = {}
         self.last_tail_step = 0.0
@@ -368,6 +385,7 @@ class PldAccountant:
             else:
                 los.append((l, c))
         U = compose_all(ups, comp_tail)
+        self._last_length = max(self._last_length, U.coeffs.length())
         # without a certified lower PLD for some component the lower bound is the
         # trivial one (returned as None: delta >= 0, epsilon >= 0)
         L = compose_all(los, comp_tail) if lower_ok else None
@@ -399,11 +417,21 @@ class PldAccountant:
         if var <= 0 or total == 0:
             return 200
         mu = math.sqrt(var)
-        z = NormalDist().inv_cdf(1.0 - min(max(delta, 1e-300), 0.5)) if delta > 1e-300 else 37.0
+        # upper quantile via the lower one (1 - delta rounds to 1.0 below 1e-16)
+        z = -NormalDist().inv_cdf(min(max(delta, 1e-300), 0.5))
         slope = z / (2 * mu) + 0.5
         h2 = 0.75 * float(width) / (0.53 * total * slope)
         n = int(math.ceil(1.0 / math.sqrt(max(h2, 1e-14))))
         return max(50, min(self.max_grid, n))
+
+    def _next_grid(self, n: int, got: float, w: float) -> int:
+        """The refined grid after a bracket of width ``got`` on grid ``n`` (a choice only):
+        the error model's N, capped by ``max_grid`` and by the cost cap ``max_length``
+        (composed arrays grow linearly in N)."""
+        nxt = min(self.max_grid, int(math.ceil(n * math.sqrt(got / (0.8 * w)))) + 1)
+        if self._last_length > 0:
+            nxt = min(nxt, int(n * self.max_length / self._last_length))
+        return nxt
 
     def _coarse(self, prof: Profile) -> Tuple[DiscretePld, DiscretePld]:
         key = (prof.key, 100, 48, 1e-12, False)
@@ -422,6 +450,10 @@ class PldAccountant:
         delta = parse_rational(target_delta, "delta")
         if not 0 < delta < 1:
             raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
+        if delta < MIN_DELTA:
+            # the tail budgets and the range screens are floats (choices only); below
+            # this they underflow, so refuse rather than fail deep inside
+            raise ValueError(f"delta must be in [1e-100, 1) for the pld method. Found {float(delta)!r}.")
         w = self.width if width is None else _check_width(width)
         if not self._active():
             z = _bracket(Fraction(0), Fraction(0))
@@ -430,13 +462,17 @@ class PldAccountant:
         n = self._initial_grid(w, float(delta))
         best: Optional[PldEpsilonResult] = None
         for _attempt in range(4):
+            self._last_length = 0
             res = self._epsilon_at_grid(delta, n, tail_abs)
             if best is None or res.width() < best.width():
                 best = res
             got = res.width()
             if got <= float(w) or self.grid is not None or n >= self.max_grid:
                 break
-            n = min(self.max_grid, int(math.ceil(n * math.sqrt(got / (0.8 * float(w))))) + 1)
+            nxt = self._next_grid(n, got, float(w))
+            if nxt < n * 5 // 4:
+                break
+            n = nxt
         assert best is not None
         return best
 
@@ -491,6 +527,7 @@ class PldAccountant:
         tail_abs = 1e-30
         best: Optional[PldDeltaResult] = None
         for _attempt in range(4):
+            self._last_length = 0
             dirs: Dict[str, Tuple[Certified, int]] = {}
             lo_all, up_all = Fraction(0), Fraction(0)
             scale_bits, tail = 0, Fraction(0)
@@ -506,7 +543,10 @@ class PldAccountant:
                 best = res
             if rel <= float(w) or self.grid is not None or n >= self.max_grid:
                 break
-            n = min(self.max_grid, int(math.ceil(n * math.sqrt(rel / (0.8 * float(w))))) + 1)
+            nxt = self._next_grid(n, rel, float(w))
+            if nxt < n * 5 // 4:
+                break
+            n = nxt
         assert best is not None
         return best
 
