@@ -274,3 +274,11 @@ def test_pld_certificate_verifies_and_detects_a_false_claim():
     res = verify_certificate(bad)
     assert not res.ok and "not confirmed" in res.reason
 
+    # a raised lower end (claiming "not DP" where the dominated pair cannot prove it:
+    # above the certified upper end's neighbourhood of the truth) is rejected too
+    bad = json.loads(json.dumps(cert))
+    up = F(bad["epsilon"]["upper"])
+    bad["epsilon"] = {"lower": str(up), "upper": str(up)}
+    bad["sha256"] = content_hash(bad)
+    res = verify_certificate(bad)
+    assert not res.ok and "lower delta" in res.reason
