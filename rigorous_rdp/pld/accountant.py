@@ -430,7 +430,10 @@ class PldAccountant:
         (composed arrays grow linearly in N)."""
         nxt = min(self.max_grid, int(math.ceil(n * math.sqrt(got / (0.8 * w)))) + 1)
         if self._last_length > 0:
-            nxt = min(nxt, int(n * self.max_length / self._last_length))
+            cap = int(n * self.max_length / self._last_length)
+            if cap < nxt:
+                # limited by the cost cap: refine only if that still gains something
+                nxt = cap if cap >= n * 5 // 4 else n
         return nxt
 
     def _coarse(self, prof: Profile) -> Tuple[DiscretePld, DiscretePld]:
@@ -470,7 +473,7 @@ class PldAccountant:
             if got <= float(w) or self.grid is not None or n >= self.max_grid:
                 break
             nxt = self._next_grid(n, got, float(w))
-            if nxt < n * 5 // 4:
+            if nxt <= n:
                 break
             n = nxt
         assert best is not None
@@ -544,7 +547,7 @@ class PldAccountant:
             if rel <= float(w) or self.grid is not None or n >= self.max_grid:
                 break
             nxt = self._next_grid(n, rel, float(w))
-            if nxt < n * 5 // 4:
+            if nxt <= n:
                 break
             n = nxt
         assert best is not None

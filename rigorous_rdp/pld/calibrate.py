@@ -89,7 +89,7 @@ def calibrate_sigma_pld(
         raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
 
     def bracket(sigma: Fraction, w: Fraction) -> PldEpsilonResult:
-        acc = PldAccountant(width=w, max_grid=200000).compose(make_event(sigma), steps)
+        acc = PldAccountant(width=w, max_grid=200000, max_length=4_000_000).compose(make_event(sigma), steps)
         return acc.get_epsilon_result(delta)
 
     # 1. screen: bisection on the midpoints of brackets whose width shrinks with the
