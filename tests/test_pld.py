@@ -133,7 +133,19 @@ def test_fswor_is_poisson_with_half_sigma():
     """FSwoR add/remove is accounted as the Poisson pairs with sigma/2, q = B/N."""
     fs = PldAccountant(grid=300).compose(FixedSizeSampledEvent(GaussianEvent(2), 10, 100), 3)
     po = PldAccountant(grid=300).compose(PoissonSampledEvent(GaussianEvent(1), F(1, 10)), 3)
-    assert exact_endpoints(fs.get_delta(F(1, 2)).ball) == exact_endpoints(po.get_delta(F(1, 2)).ball)
+    fsd, pod = fs.get_delta(F(1, 2)), po.get_delta(F(1, 2))
+    fs_lo, fs_up, po_lo, po_up = fsd.lo_exact, fsd.up_exact, pod.lo_exact, pod.up_exact
+    assert fs_up == po_up
+    # the Poisson pairs only dominate FSwoR: their lower end is no lower bound for it
+    assert po_lo > 0 and fs_lo == 0
+    assert fs.get_epsilon(F(1, 10**5)).lo_exact == 0
+
+
+def test_fswor_calibration_refused():
+    from rigorous_rdp.pld.calibrate import calibrate_sigma_pld
+
+    with pytest.raises(ValueError, match="fswor"):
+        calibrate_sigma_pld(lambda s: FixedSizeSampledEvent(GaussianEvent(s), 10, 100), 10, 1, F(1, 10**5))
 
 
 def test_dpsgd_target_bracket():

@@ -135,6 +135,9 @@ class _Pair:
 
     remove: Profile
     add: Profile
+    #: False when the pairs only dominate the mechanism (FSwoR): then the lower end of a
+    #: bracket bounds the pairs' epsilon, not the mechanism's, and is reported as 0
+    tight: bool = True
 
 
 def _pairs(event: DpEvent) -> Optional[_Pair]:
@@ -178,8 +181,8 @@ def _pairs(event: DpEvent) -> Optional[_Pair]:
         s = event.event.noise_multiplier / 2
         if q == 1:
             p = gaussian_profile(s)
-            return _Pair(p, p)
-        return _Pair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"))
+            return _Pair(p, p, tight=False)
+        return _Pair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"), tight=False)
     raise UnsupportedEventError(f"pld does not support {type(event).__name__}; use --method rdp.")
 
 
@@ -337,6 +340,10 @@ class PldAccountant:
         else:
             raise ValueError(f"event must be a DpEvent. Found {event!r}.")
 
+    def _tight(self) -> bool:
+        """True if every composed pair is attained by the mechanism (lower ends valid)."""
+        return all(pair.tight for pair, _ in self._active())
+
     def _active(self) -> List[Tuple[_Pair, int]]:
         return [(p, c) for p, c in self._events.values() if c > 0]
 
@@ -470,7 +477,7 @@ class PldAccountant:
             if best is None or res.width() < best.width():
                 best = res
             got = res.width()
-            if got <= float(w) or self.grid is not None or n >= self.max_grid:
+            if got <= float(w) or self.grid is not None or n >= self.max_grid or not self._tight():
                 break
             nxt = self._next_grid(n, got, float(w))
             if nxt <= n:
@@ -502,7 +509,7 @@ class PldAccountant:
                 ups[d] = coarse[d]
                 brackets[d] = (_bracket(Fraction(0), coarse[d]), n_coarse)
                 continue
-            U, L, scale_bits, tail = self._composed(d, n, tail_abs)
+            U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight())
             up = _eps_upper(U, n, delta)
             lo = _eps_lower(L, n, delta) if L is not None else Fraction(0)
             ups[d], los[d] = up, lo
@@ -535,7 +542,7 @@ class PldAccountant:
             lo_all, up_all = Fraction(0), Fraction(0)
             scale_bits, tail = 0, Fraction(0)
             for d in self._directions():
-                U, L, scale_bits, tail = self._composed(d, n, tail_abs)
+                U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight())
                 lo = _delta_lower(L, n, eps) if L is not None else Fraction(0)
                 up = _delta_upper(U, n, eps)
                 dirs[d] = (_bracket(lo, up), n)
@@ -544,7 +551,7 @@ class PldAccountant:
             rel = float(up_all - lo_all) / float(up_all) if up_all > 0 else 0.0
             if best is None or float(res.delta.rad()) < float(best.delta.rad()):
                 best = res
-            if rel <= float(w) or self.grid is not None or n >= self.max_grid:
+            if rel <= float(w) or self.grid is not None or n >= self.max_grid or not self._tight():
                 break
             nxt = self._next_grid(n, rel, float(w))
             if nxt <= n:
