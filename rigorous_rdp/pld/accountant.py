@@ -3,9 +3,11 @@ r"""Certified privacy-loss-distribution (PLD) accountant.
 :class:`PldAccountant` composes events like :class:`rigorous_rdp.RdpAccountant` and
 returns a two-sided certified bracket ``[lower, upper]`` of the *true optimal*
 :math:`\varepsilon(\delta)` (or :math:`\delta(\varepsilon)`) of the composition of the
-dominating pairs of its events.  For the mechanisms supported here the pairs are
-tight (attained by two neighbouring datasets), so the bracket contains the optimal
-privacy parameter of the composed mechanism itself.
+dominating pairs of its events.  For the Gaussian, Laplace, randomized response and
+the Poisson-subsampled Gaussian the pairs are tight (attained by two neighbouring
+datasets), so the bracket contains the optimal privacy parameter of the composed
+mechanism itself.  FSwoR is accounted through pairs that only dominate it
+(``_Pair.tight`` is False): its upper end is valid, and its lower end is reported as 0.
 
 How the bracket is proven (each step in its module):
 
