@@ -59,6 +59,15 @@ def test_gaussian_closed_form(steps, eps):
     assert _width(d) <= F(2, 1000) * F(mpmath.nstr(ref, 20)) + F(1, 10**12)
 
 
+@pytest.mark.parametrize("sigma, eps", [(F(1, 2), F(0)), (F(1, 2), F(5)), (F(1, 10), F(2))])
+def test_gaussian_small_sigma_delta(sigma, eps):
+    """Small noise: the bottom of the grid range lies far below -37, where the float
+    screen used to compute log(e^eps - 1 + 1) = log(0) and crash."""
+    acc = PldAccountant(width="0.001").compose(GaussianEvent(sigma), 1)
+    d = acc.get_delta(eps)
+    assert _contains(d, gaussian_delta(sigma, 1, eps))
+
+
 def test_gaussian_epsilon_closed_form():
     """epsilon(delta) of 4 Gaussians (sigma = 2): the closed-form root lies in the bracket."""
     delta = F(1, 10**5)
@@ -124,7 +133,19 @@ def test_fswor_is_poisson_with_half_sigma():
     """FSwoR add/remove is accounted as the Poisson pairs with sigma/2, q = B/N."""
     fs = PldAccountant(grid=300).compose(FixedSizeSampledEvent(GaussianEvent(2), 10, 100), 3)
     po = PldAccountant(grid=300).compose(PoissonSampledEvent(GaussianEvent(1), F(1, 10)), 3)
-    assert exact_endpoints(fs.get_delta(F(1, 2)).ball) == exact_endpoints(po.get_delta(F(1, 2)).ball)
+    fsd, pod = fs.get_delta(F(1, 2)), po.get_delta(F(1, 2))
+    fs_lo, fs_up, po_lo, po_up = fsd.lo_exact, fsd.up_exact, pod.lo_exact, pod.up_exact
+    assert fs_up == po_up
+    # the Poisson pairs only dominate FSwoR: their lower end is no lower bound for it
+    assert po_lo > 0 and fs_lo == 0
+    assert fs.get_epsilon(F(1, 10**5)).lo_exact == 0
+
+
+def test_fswor_calibration_refused():
+    from rigorous_rdp.pld.calibrate import calibrate_sigma_pld
+
+    with pytest.raises(ValueError, match="fswor"):
+        calibrate_sigma_pld(lambda s: FixedSizeSampledEvent(GaussianEvent(s), 10, 100), 10, 1, F(1, 10**5))
 
 
 def test_dpsgd_target_bracket():
@@ -168,6 +189,20 @@ def test_bad_input(call):
     acc = PldAccountant().compose(GaussianEvent(1), 1)
     with pytest.raises(ValueError):
         call(acc)
+
+
+def test_long_loss_range_is_capped_not_hung():
+    """sigma = 0.1: the loss range is ~130 per step, so grids meeting the requested width
+    make long arrays (q = 0.01, T = 100 used to run for many minutes); the cost cap
+    ``max_length`` stops the refinement and returns a wider bracket, still valid."""
+    ev = PoissonSampledEvent(GaussianEvent(F(1, 10)), F(1, 100))
+    capped = PldAccountant(max_length=3000).compose(ev, 2).get_delta_result(F(50))
+    free = PldAccountant().compose(ev, 2).get_delta_result(F(50))
+    assert capped.grid < free.grid
+    ref = poisson_gaussian_delta(F(1, 100), F(1, 10), 2, F(50))  # remove dominates here
+    for res in (capped, free):
+        assert _contains(res.delta, ref)
+    assert _width(free.delta) <= F(1, 100) * F(mpmath.nstr(ref, 20))
 
 
 def test_bad_width_at_construction():
@@ -225,8 +260,9 @@ def test_cli_best_is_the_smaller_upper_end(capsys):
     "extra, fragment",
     [(["--width", "0.1"], "--width applies to --method pld|best"),
      (["--method", "pld", "--width", "0"], "--width must be in (0, 10]"),
+     (["--method", "pld", "--delta", "1e-300"], "--delta must be in [1e-100, 1)"),
      (["--method", "pld", "--sampling", "fswr", "--batch-size", "10", "--dataset-size", "100"], "pld")],
-    ids=["width_with_rdp", "width_zero", "fswr_refused"],
+    ids=["width_with_rdp", "width_zero", "delta_tiny", "fswr_refused"],
 )
 def test_cli_bad_input(extra, fragment, capsys):
     code, err = _cli_json(["epsilon", "--sigma", "1", "--steps", "2", "--delta", "1e-5", *extra], capsys)
@@ -250,3 +286,11 @@ def test_pld_certificate_verifies_and_detects_a_false_claim():
     res = verify_certificate(bad)
     assert not res.ok and "not confirmed" in res.reason
 
+    # a raised lower end (claiming "not DP" where the dominated pair cannot prove it:
+    # above the certified upper end's neighbourhood of the truth) is rejected too
+    bad = json.loads(json.dumps(cert))
+    up = F(bad["epsilon"]["upper"])
+    bad["epsilon"] = {"lower": str(up), "upper": str(up)}
+    bad["sha256"] = content_hash(bad)
+    res = verify_certificate(bad)
+    assert not res.ok and "lower delta" in res.reason

@@ -3,9 +3,11 @@ r"""Certified privacy-loss-distribution (PLD) accountant.
 :class:`PldAccountant` composes events like :class:`rigorous_rdp.RdpAccountant` and
 returns a two-sided certified bracket ``[lower, upper]`` of the *true optimal*
 :math:`\varepsilon(\delta)` (or :math:`\delta(\varepsilon)`) of the composition of the
-dominating pairs of its events.  For the mechanisms supported here the pairs are
-tight (attained by two neighbouring datasets), so the bracket contains the optimal
-privacy parameter of the composed mechanism itself.
+dominating pairs of its events.  For the Gaussian, Laplace, randomized response and
+the Poisson-subsampled Gaussian the pairs are tight (attained by two neighbouring
+datasets), so the bracket contains the optimal privacy parameter of the composed
+mechanism itself.  FSwoR is accounted through pairs that only dominate it
+(``_Pair.tight`` is False): its upper end is valid, and its lower end is reported as 0.
 
 How the bracket is proven (each step in its module):
 
@@ -77,6 +79,10 @@ __all__ = [
 #: default requested width of the epsilon bracket
 DEFAULT_WIDTH = Fraction(1, 100)
 
+#: the smallest delta accepted by ``get_epsilon`` (float screens underflow near 1e-300, and the
+#: integer scale grows like log(1/delta): 1e-200 already takes minutes)
+MIN_DELTA = Fraction(1, 10**100)
+
 DIRECTIONS = ("remove", "add")
 
 FSWOR_REFUSAL = (
@@ -131,6 +137,9 @@ class _Pair:
 
     remove: Profile
     add: Profile
+    #: False when the pairs only dominate the mechanism (FSwoR): then the lower end of a
+    #: bracket bounds the pairs' epsilon, not the mechanism's, and is reported as 0
+    tight: bool = True
 
 
 def _pairs(event: DpEvent) -> Optional[_Pair]:
@@ -174,8 +183,8 @@ def _pairs(event: DpEvent) -> Optional[_Pair]:
         s = event.event.noise_multiplier / 2
         if q == 1:
             p = gaussian_profile(s)
-            return _Pair(p, p)
-        return _Pair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"))
+            return _Pair(p, p, tight=False)
+        return _Pair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"), tight=False)
     raise UnsupportedEventError(f"pld does not support {type(event).__name__}; use --method rdp.")
 
 
@@ -260,6 +269,10 @@ class PldAccountant:
         grid: fix the grid (N, width 1/N) instead of choosing it from ``width``.
         max_grid: the largest N tried before giving up on the requested width (the
             bracket is then returned wider than requested, still valid).
+        max_length: a cost cap: the grid is not refined beyond the N at which a composed
+            array would exceed about this many coefficients (time and memory grow with
+            it; mechanisms with a long loss range, e.g. sigma = 0.1, reach it early).
+            The bracket is then returned wider than requested, still valid.
 
     Example:
         >>> from rigorous_rdp import GaussianEvent, PoissonSampledEvent
@@ -270,12 +283,21 @@ class PldAccountant:
         True
     """
 
-    def __init__(self, *, width: object = DEFAULT_WIDTH, grid: Optional[int] = None, max_grid: int = 20000):
+    def __init__(
+        self,
+        *,
+        width: object = DEFAULT_WIDTH,
+        grid: Optional[int] = None,
+        max_grid: int = 20000,
+        max_length: int = 1_000_000,
+    ):
         self.width = _check_width(width)
         if grid is not None and (isinstance(grid, bool) or not isinstance(grid, int) or grid < 1):
             raise ValueError(f"grid must be an integer >= 1. Found {grid!r}.")
         self.grid = grid
         self.max_grid = int(max_grid)
+        self.max_length = int(max_length)
+        self._last_length = 0
         self._events: Dict[DpEvent, Tuple[_Pair, int]] = {}
         self._cache: Dict[tuple, Tuple[DiscretePld, Optional[DiscretePld]]] = {}
         self.last_tail_step = 0.0
@@ -319,6 +341,10 @@ class PldAccountant:
             out[event] = (pair, prev + count)
         else:
             raise ValueError(f"event must be a DpEvent. Found {event!r}.")
+
+    def _tight(self) -> bool:
+        """True if every composed pair is attained by the mechanism (lower ends valid)."""
+        return all(pair.tight for pair, _ in self._active())
 
     def _active(self) -> List[Tuple[_Pair, int]]:
         return [(p, c) for p, c in self._events.values() if c > 0]
@@ -368,6 +394,7 @@ class PldAccountant:
             else:
                 los.append((l, c))
         U = compose_all(ups, comp_tail)
+        self._last_length = max(self._last_length, U.coeffs.length())
         # without a certified lower PLD for some component the lower bound is the
         # trivial one (returned as None: delta >= 0, epsilon >= 0)
         L = compose_all(los, comp_tail) if lower_ok else None
@@ -399,11 +426,24 @@ class PldAccountant:
         if var <= 0 or total == 0:
             return 200
         mu = math.sqrt(var)
-        z = NormalDist().inv_cdf(1.0 - min(max(delta, 1e-300), 0.5)) if delta > 1e-300 else 37.0
+        # upper quantile via the lower one (1 - delta rounds to 1.0 below 1e-16)
+        z = -NormalDist().inv_cdf(min(max(delta, 1e-300), 0.5))
         slope = z / (2 * mu) + 0.5
         h2 = 0.75 * float(width) / (0.53 * total * slope)
         n = int(math.ceil(1.0 / math.sqrt(max(h2, 1e-14))))
         return max(50, min(self.max_grid, n))
+
+    def _next_grid(self, n: int, got: float, w: float) -> int:
+        """The refined grid after a bracket of width ``got`` on grid ``n`` (a choice only):
+        the error model's N, capped by ``max_grid`` and by the cost cap ``max_length``
+        (composed arrays grow linearly in N)."""
+        nxt = min(self.max_grid, int(math.ceil(n * math.sqrt(got / (0.8 * w)))) + 1)
+        if self._last_length > 0:
+            cap = int(n * self.max_length / self._last_length)
+            if cap < nxt:
+                # limited by the cost cap: refine only if that still gains something
+                nxt = cap if cap >= n * 5 // 4 else n
+        return nxt
 
     def _coarse(self, prof: Profile) -> Tuple[DiscretePld, DiscretePld]:
         key = (prof.key, 100, 48, 1e-12, False)
@@ -422,6 +462,10 @@ class PldAccountant:
         delta = parse_rational(target_delta, "delta")
         if not 0 < delta < 1:
             raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
+        if delta < MIN_DELTA:
+            # the tail budgets and the range screens are floats (choices only); below
+            # this they underflow, so refuse rather than fail deep inside
+            raise ValueError(f"delta must be in [1e-100, 1) for the pld method. Found {float(delta)!r}.")
         w = self.width if width is None else _check_width(width)
         if not self._active():
             z = _bracket(Fraction(0), Fraction(0))
@@ -430,13 +474,17 @@ class PldAccountant:
         n = self._initial_grid(w, float(delta))
         best: Optional[PldEpsilonResult] = None
         for _attempt in range(4):
+            self._last_length = 0
             res = self._epsilon_at_grid(delta, n, tail_abs)
             if best is None or res.width() < best.width():
                 best = res
             got = res.width()
-            if got <= float(w) or self.grid is not None or n >= self.max_grid:
+            if got <= float(w) or self.grid is not None or n >= self.max_grid or not self._tight():
                 break
-            n = min(self.max_grid, int(math.ceil(n * math.sqrt(got / (0.8 * float(w))))) + 1)
+            nxt = self._next_grid(n, got, float(w))
+            if nxt <= n:
+                break
+            n = nxt
         assert best is not None
         return best
 
@@ -463,7 +511,7 @@ class PldAccountant:
                 ups[d] = coarse[d]
                 brackets[d] = (_bracket(Fraction(0), coarse[d]), n_coarse)
                 continue
-            U, L, scale_bits, tail = self._composed(d, n, tail_abs)
+            U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight())
             up = _eps_upper(U, n, delta)
             lo = _eps_lower(L, n, delta) if L is not None else Fraction(0)
             ups[d], los[d] = up, lo
@@ -491,11 +539,12 @@ class PldAccountant:
         tail_abs = 1e-30
         best: Optional[PldDeltaResult] = None
         for _attempt in range(4):
+            self._last_length = 0
             dirs: Dict[str, Tuple[Certified, int]] = {}
             lo_all, up_all = Fraction(0), Fraction(0)
             scale_bits, tail = 0, Fraction(0)
             for d in self._directions():
-                U, L, scale_bits, tail = self._composed(d, n, tail_abs)
+                U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight())
                 lo = _delta_lower(L, n, eps) if L is not None else Fraction(0)
                 up = _delta_upper(U, n, eps)
                 dirs[d] = (_bracket(lo, up), n)
@@ -504,9 +553,12 @@ class PldAccountant:
             rel = float(up_all - lo_all) / float(up_all) if up_all > 0 else 0.0
             if best is None or float(res.delta.rad()) < float(best.delta.rad()):
                 best = res
-            if rel <= float(w) or self.grid is not None or n >= self.max_grid:
+            if rel <= float(w) or self.grid is not None or n >= self.max_grid or not self._tight():
                 break
-            n = min(self.max_grid, int(math.ceil(n * math.sqrt(rel / (0.8 * float(w))))) + 1)
+            nxt = self._next_grid(n, rel, float(w))
+            if nxt <= n:
+                break
+            n = nxt
         assert best is not None
         return best
 

@@ -88,8 +88,14 @@ def calibrate_sigma_pld(
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
 
+    if not PldAccountant().compose(make_event(Fraction(1)), steps)._tight():
+        # FSwoR is accounted through pairs that only dominate it: their lower ends say
+        # nothing about the mechanism, so "the next smaller sigma misses" is unprovable
+        raise ValueError("calibrate with --method pld supports events whose pairs are tight "
+                         "(not fswor: its Poisson pairs only dominate it); use --method rdp.")
+
     def bracket(sigma: Fraction, w: Fraction) -> PldEpsilonResult:
-        acc = PldAccountant(width=w, max_grid=200000).compose(make_event(sigma), steps)
+        acc = PldAccountant(width=w, max_grid=200000, max_length=4_000_000).compose(make_event(sigma), steps)
         return acc.get_epsilon_result(delta)
 
     # 1. screen: bisection on the midpoints of brackets whose width shrinks with the

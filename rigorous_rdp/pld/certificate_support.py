@@ -13,6 +13,14 @@ the stated ``epsilon.upper`` and accepts iff it is at most the stated delta.  mp
 values are estimates at ``dps`` digits; the masses are rounded up by one extra unit of
 :math:`2^{-S}` to absorb that error.  The cost grows with the number of steps (tens of
 seconds for 10^4 steps).
+
+The claim also states that the composition is *not* (epsilon, delta)-DP below
+``epsilon.lower``.  When ``epsilon.lower > 0`` that end is rechecked too: the dominated
+(tangent-chord) pair is rebuilt at the stated grid in ball arithmetic and composed
+exactly, and the lower delta at ``epsilon.lower`` must be certainly above the stated
+delta in some direction.  This recheck runs the certifying construction again (it is
+not an independent path), so it catches altered certificates, not errors in that
+construction; the tests compare that construction against mpmath references.
 """
 
 from __future__ import annotations
@@ -102,9 +110,28 @@ def verify_pld(cert: Dict[str, Any], event: DpEvent, steps: int, delta: Fraction
         worst = max(worst, ref)
     with mpmath.workdps(dps):
         ok = worst <= mpmath.mpf(delta.numerator) / delta.denominator
+    if ok and eps_lo > 0:
+        lower_ok = _recheck_lower(event, steps, delta, n, eps_lo)
+        details["lower_end_rechecked"] = lower_ok
+        if not lower_ok:
+            return C.VerificationResult(False, f"not confirmed: the lower delta at epsilon.lower = {eps['lower']} "
+                                               f"is not certainly above {C._rat(delta)} on grid {grid}", details)
     if ok:
         return C.VerificationResult(True, f"confirmed: recomputed upper delta {mpmath.nstr(worst, 12)} <= "
-                                          f"{C._rat(delta)} at epsilon {eps['upper']} (independent mpmath / integer path)",
+                                          f"{C._rat(delta)} at epsilon {eps['upper']} (independent mpmath / integer path)"
+                                          + ("; lower end rechecked" if eps_lo > 0 else ""),
                                     details)
     return C.VerificationResult(False, f"not confirmed: recomputed upper delta {mpmath.nstr(worst, 12)} > "
                                        f"{C._rat(delta)} at epsilon {eps['upper']}", details)
+
+
+def _recheck_lower(event: DpEvent, steps: int, delta: Fraction, n: int, eps_lo: Fraction) -> bool:
+    """True if the dominated pairs on grid 1/n prove delta(eps_lo) > delta in some direction."""
+    from .accountant import _delta_lower
+
+    acc = PldAccountant(grid=n).compose(event, steps)
+    for direction in acc._directions():
+        _, low, _, _ = acc._composed(direction, n, float(delta) * 1e-9)
+        if low is not None and _delta_lower(low, n, eps_lo) > delta:
+            return True
+    return False

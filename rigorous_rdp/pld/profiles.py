@@ -113,6 +113,11 @@ def _cdf(z: arb) -> arb:
     return _sf(-z)
 
 
+def _fexp(x: float) -> float:
+    """exp for the float screens, saturating instead of raising OverflowError."""
+    return math.exp(min(x, 700.0))
+
+
 def _fsf(z: float) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2.0))
 
@@ -121,11 +126,15 @@ def _fsf(z: float) -> float:
 # Poisson-subsampled Gaussian (q = 1: the Gaussian)
 # ---------------------------------------------------------------------------
 
-def _threshold(e_eps: arb, q: arb, sigma: arb) -> arb:
+def _threshold(eps: arb, e_eps: arb, q: arb, sigma: arb, q_is_one: bool) -> arb:
     r"""The point :math:`x^*` with :math:`\ell(x^*) = \varepsilon` for the remove-pair loss
     :math:`\ell(x) = \log(1 - q + q\,e^{(2x - 1)/(2\sigma^2)})` (increasing in x):
     :math:`x^* = \sigma^2 \log((e^\varepsilon - 1 + q)/q) + 1/2`, valid for
-    :math:`e^\varepsilon > 1 - q`."""
+    :math:`e^\varepsilon > 1 - q`.  For q = 1 this is :math:`\sigma^2\varepsilon + 1/2`,
+    used directly (forming :math:`e^\varepsilon - 1 + 1` would lose all digits of a
+    tiny :math:`e^\varepsilon`)."""
+    if q_is_one:
+        return sigma * sigma * eps + arb(1) / 2
     return sigma * sigma * ((e_eps - 1 + q) / q).log() + arb(1) / 2
 
 
@@ -168,7 +177,7 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
                 if not (e <= 1 - qa):
                     raise ArithmeticError("undecided comparison e^eps vs 1-q")
                 return ProfilePoint(one - e, arb(0), one, one)
-            xs = _threshold(e, qa, sa)
+            xs = _threshold(_q(eps), e, qa, sa, q == 1)
             z1, z0 = (xs - 1) / sa, xs / sa
             s1, c1 = _sf_cdf(z1)
             s0, c0 = _sf_cdf(z0)
@@ -184,7 +193,7 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
                 raise ArithmeticError("undecided comparison e^-eps vs 1-q")
             zero = arb(0)
             return ProfilePoint(zero, e - 1, zero, zero)
-        y = _threshold(einv, qa, sa)
+        y = _threshold(-_q(eps), einv, qa, sa, q == 1)
         z1, z0 = (y - 1) / sa, y / sa
         s1, c1 = _sf_cdf(z1)
         s0, c0 = _sf_cdf(z0)
@@ -194,30 +203,36 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
         qle = qa * s1 + (1 - qa) * s0
         return ProfilePoint(pgt - e * qgt, e * qle - ple, qgt, qgt)
 
-    def fthreshold(e_eps: float) -> float:
-        return fs * fs * math.log((e_eps - 1.0 + fq) / fq) + 0.5
+    def fthreshold(eps: float) -> float:
+        # x*(eps) in floats: log((e^eps - 1 + q)/q) = log1p(expm1(eps)/q), and eps itself
+        # for q = 1 (no cancellation for very negative eps); -inf where the float
+        # argument is not positive (screening only)
+        if fq == 1:
+            return fs * fs * eps + 0.5
+        u = math.expm1(eps) / fq
+        return fs * fs * math.log1p(u) + 0.5 if u > -1.0 else -math.inf
 
     def screen_delta(eps: float) -> float:
         if direction == "remove":
             if fq < 1 and eps <= log1mq:
-                return 1.0 - math.exp(eps)
-            xs = fthreshold(math.exp(eps))
-            return fq * _fsf((xs - 1) / fs) + (1 - fq) * _fsf(xs / fs) - math.exp(eps) * _fsf(xs / fs)
+                return 1.0 - _fexp(eps)
+            xs = fthreshold(eps)
+            return fq * _fsf((xs - 1) / fs) + (1 - fq) * _fsf(xs / fs) - _fexp(eps) * _fsf(xs / fs)
         if fq < 1 and -eps <= log1mq:
             return 0.0
-        y = fthreshold(math.exp(-eps))
-        return _fsf(-y / fs) - math.exp(eps) * (fq * _fsf(-(y - 1) / fs) + (1 - fq) * _fsf(-y / fs))
+        y = fthreshold(-eps)
+        return _fsf(-y / fs) - _fexp(eps) * (fq * _fsf(-(y - 1) / fs) + (1 - fq) * _fsf(-y / fs))
 
     def screen_dlow(eps: float) -> float:
         if direction == "remove":
             if fq < 1 and eps <= log1mq:
                 return 0.0
-            xs = fthreshold(math.exp(eps))
-            return math.exp(eps) * _fsf(-xs / fs) - (fq * _fsf(-(xs - 1) / fs) + (1 - fq) * _fsf(-xs / fs))
+            xs = fthreshold(eps)
+            return _fexp(eps) * _fsf(-xs / fs) - (fq * _fsf(-(xs - 1) / fs) + (1 - fq) * _fsf(-xs / fs))
         if fq < 1 and -eps <= log1mq:
-            return math.exp(eps) - 1.0
-        y = fthreshold(math.exp(-eps))
-        return math.exp(eps) * (fq * _fsf((y - 1) / fs) + (1 - fq) * _fsf(y / fs)) - _fsf(y / fs)
+            return _fexp(eps) - 1.0
+        y = fthreshold(-eps)
+        return _fexp(eps) * (fq * _fsf((y - 1) / fs) + (1 - fq) * _fsf(y / fs)) - _fsf(y / fs)
 
     if q == 1:
         support: tuple[Optional[Fraction], Optional[Fraction]] = (None, None)
