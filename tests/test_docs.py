@@ -35,6 +35,19 @@ SKIP = {
     ("blog_part2_conjecture.md", "conjecture --trials 300 "): "abridged output, not a verbatim transcript (and minutes of CPU)",
     ("blog_part2_conjecture.md", "conjecture --trials 2000 "): "abridged output, not a verbatim transcript (and minutes of CPU)",
     ("blog_part2_conjecture.md", "constant --c1 1 --c2 1 --json"): "abridged output and a comment on the command line",
+    ("blog_part2_conjecture.md", "conjecture --model range --dim 2 --trials 16 --seed 2019"):
+        "abridged output; the same certificate is checked by tests/test_conjecture_certificate.py",
+    ("blog_part2_conjecture.md", "rigorous-rdp verify triangle.json"):
+        "abridged output; the witness bounds are checked against mpmath in tests/test_conjecture_certificate.py",
+    ("blog_part2_conjecture.md", "constant --c1 1 --c2 1 --max-cells 800 --json"):
+        "abridged output with timings; C(1, 1) is checked in tests/test_constant.py",
+    ("blog_part2_conjecture.md", 'dask_executor("tcp://scheduler:8786")'): "needs a running Dask scheduler",
+    ("migrating.md", "theirs = dp_accounting.rdp.RdpAccountant().compose(event)"):
+        "its output is the block below it; the same numbers are asserted in tests/test_integrations_dp_accounting.py",
+    ("migrating.md", "from opacus import PrivacyEngine"):
+        "needs opacus (the optional [opacus] extra); tests/test_integrations_opacus.py runs this usage when installed",
+    ("pld.md", "from rigorous_rdp.pld.calibrate import calibrate_sigma_pld"):
+        "usage only (the calibration takes minutes); its numbers are asserted in tests/test_pld.py",
 }
 
 
