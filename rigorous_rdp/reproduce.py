@@ -58,7 +58,11 @@ class FigureRun:
     error: str | None = None
 
     def to_json(self, out_dir: Path) -> dict[str, object]:
-        out: dict[str, object] = {"id": self.id, "status": "ok" if self.ok else "failed", "seconds": round(self.seconds, 3)}
+        out: dict[str, object] = {
+            "id": self.id,
+            "status": "ok" if self.ok else "failed",
+            "seconds": round(self.seconds, 3),
+        }
         if self.ok:
             out["png"] = str(Path(out_dir) / f"{self.id}.png")
             out["json"] = str(Path(out_dir) / f"{self.id}.json")

@@ -40,7 +40,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 from flint import arb, fmpq
@@ -59,7 +58,7 @@ from ..events import (
     SelfComposedEvent,
 )
 from .compose import compose_all, delta_at, delta_screen
-from .discretize import DiscretePld, discretize
+from .discretize import DiscretePld, arb_upper_fraction, discretize
 from .profiles import (
     Profile,
     gaussian_profile,
@@ -69,11 +68,11 @@ from .profiles import (
 )
 
 __all__ = [
-    "PldAccountant",
-    "PldEpsilonResult",
-    "PldDeltaResult",
     "DEFAULT_WIDTH",
     "FSWOR_REFUSAL",
+    "PldAccountant",
+    "PldDeltaResult",
+    "PldEpsilonResult",
 ]
 
 #: default requested width of the epsilon bracket
@@ -102,7 +101,10 @@ class Bracket(Certified):
     mantissa, so the ball's own endpoints can lie slightly outside, e.g. a tiny
     negative lower end of a delta)."""
 
-    def __init__(self, ball, prec, lo: Fraction, up: Fraction):
+    lo_exact: Fraction
+    up_exact: Fraction
+
+    def __init__(self, ball: arb, prec: int, lo: Fraction, up: Fraction):
         super().__init__(ball, prec)
         object.__setattr__(self, "lo_exact", lo)
         object.__setattr__(self, "up_exact", up)
@@ -118,7 +120,16 @@ class Bracket(Certified):
 
 def _bracket(lo: Fraction, up: Fraction) -> Certified:
     """A ball whose exact endpoints enclose the rationals ``lo <= up`` (and remembers them)."""
-    bits = max(128, lo.numerator.bit_length(), lo.denominator.bit_length(), up.numerator.bit_length(), up.denominator.bit_length()) + 64
+    bits = (
+        max(
+            128,
+            lo.numerator.bit_length(),
+            lo.denominator.bit_length(),
+            up.numerator.bit_length(),
+            up.denominator.bit_length(),
+        )
+        + 64
+    )
     with workprec(bits):
         ball = _frac_arb(lo).union(_frac_arb(up))
     return Bracket(ball, bits, lo, up)
@@ -142,7 +153,7 @@ class _Pair:
     tight: bool = True
 
 
-def _pairs(event: DpEvent) -> Optional[_Pair]:
+def _pairs(event: DpEvent) -> _Pair | None:
     """The dominating pairs of a leaf event, ``None`` for a no-op, or raise."""
     if isinstance(event, GaussianEvent):
         p = gaussian_profile(event.noise_multiplier)
@@ -160,7 +171,9 @@ def _pairs(event: DpEvent) -> Optional[_Pair]:
                 "certified dominating pair here); use --method rdp."
             )
         if not isinstance(event.event, GaussianEvent):
-            raise UnsupportedEventError("pld supports Poisson sampling of the Gaussian mechanism only; use --method rdp.")
+            raise UnsupportedEventError(
+                "pld supports Poisson sampling of the Gaussian mechanism only; use --method rdp."
+            )
         q, s = event.sampling_probability, event.event.noise_multiplier
         if q == 0:
             return None
@@ -206,7 +219,7 @@ class PldEpsilonResult:
     grid: int
     scale_bits: int
     tail: Fraction
-    directions: Dict[str, Tuple[Certified, int]] = field(default_factory=dict)
+    directions: dict[str, tuple[Certified, int]] = field(default_factory=dict)
 
     def width(self) -> float:
         lo, up = self.epsilon.lower_float(), self.epsilon.upper_float()
@@ -222,7 +235,9 @@ class PldEpsilonResult:
                 "scale_bits": self.scale_bits,
                 "rounding": "masses rounded outward to integer multiples of 2^-scale_bits; exact integer convolution",
                 "tail": _dec(self.tail),
-                "directions": {k: {"epsilon": c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()},
+                "directions": {
+                    k: {"epsilon": c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()
+                },
             },
         }
 
@@ -236,7 +251,7 @@ class PldDeltaResult:
     grid: int
     scale_bits: int
     tail: Fraction
-    directions: Dict[str, Tuple[Certified, int]] = field(default_factory=dict)
+    directions: dict[str, tuple[Certified, int]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {
@@ -248,7 +263,9 @@ class PldDeltaResult:
                 "scale_bits": self.scale_bits,
                 "rounding": "masses rounded outward to integer multiples of 2^-scale_bits; exact integer convolution",
                 "tail": _dec(self.tail),
-                "directions": {k: {"delta": c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()},
+                "directions": {
+                    k: {"delta": c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()
+                },
             },
         }
 
@@ -287,7 +304,7 @@ class PldAccountant:
         self,
         *,
         width: object = DEFAULT_WIDTH,
-        grid: Optional[int] = None,
+        grid: int | None = None,
         max_grid: int = 20000,
         max_length: int = 1_000_000,
     ):
@@ -298,8 +315,8 @@ class PldAccountant:
         self.max_grid = int(max_grid)
         self.max_length = int(max_length)
         self._last_length = 0
-        self._events: Dict[DpEvent, Tuple[_Pair, int]] = {}
-        self._cache: Dict[tuple, Tuple[DiscretePld, Optional[DiscretePld]]] = {}
+        self._events: dict[DpEvent, tuple[_Pair, int]] = {}
+        self._cache: dict[tuple, tuple[DiscretePld, DiscretePld | None]] = {}
         self.last_tail_step = 0.0
 
     # -- composition ---------------------------------------------------------
@@ -312,7 +329,7 @@ class PldAccountant:
             return False
         return True
 
-    def compose(self, event: DpEvent, count: int = 1) -> "PldAccountant":
+    def compose(self, event: DpEvent, count: int = 1) -> PldAccountant:
         """Add ``count`` adaptive applications of ``event``.
 
         Raises:
@@ -320,14 +337,14 @@ class PldAccountant:
         """
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise ValueError(f"steps must be an integer >= 0. Found {count!r}.")
-        new: Dict[DpEvent, Tuple[_Pair, int]] = {}
+        new: dict[DpEvent, tuple[_Pair, int]] = {}
         self._flatten(event, count, new)
         for ev, (pair, c) in new.items():
             prev = self._events.get(ev, (pair, 0))[1]
             self._events[ev] = (pair, prev + c)
         return self
 
-    def _flatten(self, event: DpEvent, count: int, out: Dict[DpEvent, Tuple[_Pair, int]]) -> None:
+    def _flatten(self, event: DpEvent, count: int, out: dict[DpEvent, tuple[_Pair, int]]) -> None:
         if isinstance(event, SelfComposedEvent):
             self._flatten(event.event, count * event.count, out)
         elif isinstance(event, ComposedEvent):
@@ -346,7 +363,7 @@ class PldAccountant:
         """True if every composed pair is attained by the mechanism (lower ends valid)."""
         return all(pair.tight for pair, _ in self._active())
 
-    def _active(self) -> List[Tuple[_Pair, int]]:
+    def _active(self) -> list[tuple[_Pair, int]]:
         return [(p, c) for p, c in self._events.values() if c > 0]
 
     @property
@@ -355,21 +372,23 @@ class PldAccountant:
 
     # -- grids ----------------------------------------------------------------
 
-    def _parts(self, direction: str) -> List[Tuple[Profile, int]]:
-        merged: Dict[tuple, Tuple[Profile, int]] = {}
+    def _parts(self, direction: str) -> list[tuple[Profile, int]]:
+        merged: dict[tuple, tuple[Profile, int]] = {}
         for pair, c in self._active():
             prof = getattr(pair, direction)
             p, k = merged.get(prof.key, (prof, 0))
             merged[prof.key] = (p, k + c)
         return list(merged.values())
 
-    def _directions(self) -> Tuple[str, ...]:
+    def _directions(self) -> tuple[str, ...]:
         """Both directions, or only "remove" when every pair is symmetric (same profile)."""
         if all(pair.remove.key == pair.add.key for pair, _ in self._active()):
             return ("remove",)
         return DIRECTIONS
 
-    def _composed(self, direction: str, n: int, tail_abs: float, lower: bool = True) -> Tuple[DiscretePld, Optional[DiscretePld], int, Fraction]:
+    def _composed(
+        self, direction: str, n: int, tail_abs: float, lower: bool = True
+    ) -> tuple[DiscretePld, DiscretePld | None, int, Fraction]:
         """Composed (upper, lower) PLDs of one direction on grid 1/n (lower only if asked)."""
         parts = self._parts(direction)
         total = sum(c for _, c in parts)
@@ -379,20 +398,20 @@ class PldAccountant:
         comp_tail = Fraction(tail_abs / 4 / products)
         # expected length of the composed arrays (screen): grid points per unit loss
         # times a generous loss range; only the rounding budget depends on it
-        scale_bits = max(48, int(math.ceil(math.log2(1e7 * products / tail_abs))) + 2)
-        ups: List[Tuple[DiscretePld, int]] = []
-        los: List[Tuple[DiscretePld, int]] = []
+        scale_bits = max(48, math.ceil(math.log2(1e7 * products / tail_abs)) + 2)
+        ups: list[tuple[DiscretePld, int]] = []
+        los: list[tuple[DiscretePld, int]] = []
         lower_ok = lower
         for prof, c in parts:
             key = (prof.key, n, scale_bits, tail_step, lower)
             if key not in self._cache:
                 self._cache[key] = discretize(prof, n, scale_bits, tail_step, lower=lower)
-            u, l = self._cache[key]
+            u, lo_pld = self._cache[key]
             ups.append((u, c))
-            if l is None:
+            if lo_pld is None:
                 lower_ok = False
             else:
-                los.append((l, c))
+                los.append((lo_pld, c))
         U = compose_all(ups, comp_tail)
         self._last_length = max(self._last_length, U.coeffs.length())
         # without a certified lower PLD for some component the lower bound is the
@@ -430,14 +449,14 @@ class PldAccountant:
         z = -NormalDist().inv_cdf(min(max(delta, 1e-300), 0.5))
         slope = z / (2 * mu) + 0.5
         h2 = 0.75 * float(width) / (0.53 * total * slope)
-        n = int(math.ceil(1.0 / math.sqrt(max(h2, 1e-14))))
+        n = math.ceil(1.0 / math.sqrt(max(h2, 1e-14)))
         return max(50, min(self.max_grid, n))
 
     def _next_grid(self, n: int, got: float, w: float) -> int:
         """The refined grid after a bracket of width ``got`` on grid ``n`` (a choice only):
         the error model's N, capped by ``max_grid`` and by the cost cap ``max_length``
         (composed arrays grow linearly in N)."""
-        nxt = min(self.max_grid, int(math.ceil(n * math.sqrt(got / (0.8 * w)))) + 1)
+        nxt = min(self.max_grid, math.ceil(n * math.sqrt(got / (0.8 * w))) + 1)
         if self._last_length > 0:
             cap = int(n * self.max_length / self._last_length)
             if cap < nxt:
@@ -445,7 +464,7 @@ class PldAccountant:
                 nxt = cap if cap >= n * 5 // 4 else n
         return nxt
 
-    def _coarse(self, prof: Profile) -> Tuple[DiscretePld, DiscretePld]:
+    def _coarse(self, prof: Profile) -> tuple[DiscretePld, DiscretePld | None]:
         key = (prof.key, 100, 48, 1e-12, False)
         if key not in self._cache:
             self._cache[key] = discretize(prof, 100, 48, 1e-12, lower=False)
@@ -472,7 +491,7 @@ class PldAccountant:
             return PldEpsilonResult(z, delta, 1, 0, Fraction(0))
         tail_abs = float(delta) * 1e-9
         n = self._initial_grid(w, float(delta))
-        best: Optional[PldEpsilonResult] = None
+        best: PldEpsilonResult | None = None
         for _attempt in range(4):
             self._last_length = 0
             res = self._epsilon_at_grid(delta, n, tail_abs)
@@ -491,7 +510,7 @@ class PldAccountant:
     def _epsilon_at_grid(self, delta: Fraction, n: int, tail_abs: float) -> PldEpsilonResult:
         dirs = self._directions()
         n_coarse = max(50, n // 3)
-        coarse: Dict[str, Fraction] = {}
+        coarse: dict[str, Fraction] = {}
         if len(dirs) > 1:
             # coarse upper ends decide which direction dominates (a choice only)
             for d in dirs:
@@ -500,9 +519,9 @@ class PldAccountant:
             order = sorted(dirs, key=lambda d: coarse[d], reverse=True)
         else:
             order = list(dirs)
-        brackets: Dict[str, Tuple[Certified, int]] = {}
-        los: Dict[str, Fraction] = {}
-        ups: Dict[str, Fraction] = {}
+        brackets: dict[str, tuple[Certified, int]] = {}
+        los: dict[str, Fraction] = {}
+        ups: dict[str, Fraction] = {}
         scale_bits, tail = 0, Fraction(0)
         for d in order:
             if los and coarse[d] <= max(los.values()):
@@ -537,10 +556,10 @@ class PldAccountant:
             return PldDeltaResult(_bracket(Fraction(0), Fraction(0)), eps, 1, 0, Fraction(0))
         n = self._initial_grid(w, 1e-5)
         tail_abs = 1e-30
-        best: Optional[PldDeltaResult] = None
+        best: PldDeltaResult | None = None
         for _attempt in range(4):
             self._last_length = 0
-            dirs: Dict[str, Tuple[Certified, int]] = {}
+            dirs: dict[str, tuple[Certified, int]] = {}
             lo_all, up_all = Fraction(0), Fraction(0)
             scale_bits, tail = 0, Fraction(0)
             for d in self._directions():
@@ -571,20 +590,14 @@ class PldAccountant:
 # certified epsilon search on one composed array
 # ---------------------------------------------------------------------------
 
-def _arb_upper_frac(x: arb) -> Fraction:
-    u = x.upper()
-    man, exp = u.mid().man_exp()
-    man, exp = int(man), int(exp)
-    return Fraction(man * (1 << exp)) if exp >= 0 else Fraction(man, 1 << -exp)
-
 
 def _arb_lower_frac(x: arb) -> Fraction:
-    return -_arb_upper_frac(-x)
+    return -arb_upper_fraction(-x)
 
 
 def _delta_upper(U: DiscretePld, n: int, eps: Fraction) -> Fraction:
     """A rational upper bound on the true delta at ``eps`` (from the upper PLD)."""
-    return min(Fraction(1), max(Fraction(0), _arb_upper_frac(delta_at(U, n, eps))))
+    return min(Fraction(1), max(Fraction(0), arb_upper_fraction(delta_at(U, n, eps))))
 
 
 def _delta_lower(L: DiscretePld, n: int, eps: Fraction) -> Fraction:

@@ -17,9 +17,9 @@ look; the two decisions are made on certified brackets, refined until decided.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Optional
 
 from ..arith import parse_rational
 from ..errors import PrecisionExhausted
@@ -91,8 +91,10 @@ def calibrate_sigma_pld(
     if not PldAccountant().compose(make_event(Fraction(1)), steps)._tight():
         # FSwoR is accounted through pairs that only dominate it: their lower ends say
         # nothing about the mechanism, so "the next smaller sigma misses" is unprovable
-        raise ValueError("calibrate with --method pld supports events whose pairs are tight "
-                         "(not fswor: its Poisson pairs only dominate it); use --method rdp.")
+        raise ValueError(
+            "calibrate with --method pld supports events whose pairs are tight "
+            "(not fswor: its Poisson pairs only dominate it); use --method rdp."
+        )
 
     def bracket(sigma: Fraction, w: Fraction) -> PldEpsilonResult:
         acc = PldAccountant(width=w, max_grid=200000, max_length=4_000_000).compose(make_event(sigma), steps)
@@ -128,7 +130,7 @@ def calibrate_sigma_pld(
     s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
     w = _check_width(width) if width is not None else E * step / Fraction(hi) / 3
     # 2. certified decisions
-    at_hi: Optional[PldEpsilonResult] = None
+    at_hi: PldEpsilonResult | None = None
     for _ in range(4 * max_rounds):
         r = bracket(s_hi, w)
         if r.epsilon.upper() <= _q(E):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from fractions import Fraction
-from typing import Any, Dict
+from typing import Any
 
 import mpmath
 
@@ -37,7 +37,7 @@ from .accountant import DEFAULT_WIDTH, PldAccountant
 __all__ = ["make_pld_certificate", "verify_pld"]
 
 
-def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: object = None) -> Dict[str, Any]:
+def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: object = None) -> dict[str, Any]:
     """Certify the PLD bracket for ``steps`` applications of ``event`` at ``delta``."""
     from .. import certificate as C
     from ..arith import parse_rational
@@ -53,7 +53,7 @@ def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: ob
     method = {
         "kind": "pld",
         "description": "connect-the-dots dominating pair and tangent-chord dominated pair on the loss grid, "
-                       "integer masses rounded outward, exact fmpz_poly convolution (docs/pld.md)",
+        "integer masses rounded outward, exact fmpz_poly convolution (docs/pld.md)",
         "grid_width": pld["grid_width"],
         "scale_bits": res.scale_bits,
         "tail": C._rat(res.tail),
@@ -61,13 +61,18 @@ def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: ob
         "rounding": pld["rounding"],
         "directions": pld["directions"],
     }
-    cert: Dict[str, Any] = {
+    cert: dict[str, Any] = {
         "format": C.CERTIFICATE_FORMAT,
         "format_version": C.CERTIFICATE_VERSION,
         "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
         "claim": "steps adaptive applications of inputs.event satisfy (epsilon, delta)-DP for every "
-                 "epsilon >= epsilon.upper, and do not for epsilon < epsilon.lower (bracket of the optimal epsilon)",
-        "inputs": {"event": C.event_to_json(event), "summary": C.describe_event(event), "steps": steps, "delta": C._rat(d)},
+        "epsilon >= epsilon.upper, and do not for epsilon < epsilon.lower (bracket of the optimal epsilon)",
+        "inputs": {
+            "event": C.event_to_json(event),
+            "summary": C.describe_event(event),
+            "steps": steps,
+            "delta": C._rat(d),
+        },
         "method": method,
         "epsilon": res.epsilon.to_json(),
         "precision": {"bits": res.epsilon.prec},
@@ -77,7 +82,7 @@ def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: ob
     return cert
 
 
-def verify_pld(cert: Dict[str, Any], event: DpEvent, steps: int, delta: Fraction, dps: int | None):
+def verify_pld(cert: dict[str, Any], event: DpEvent, steps: int, delta: Fraction, dps: int | None):
     """Independent check of a PLD certificate (see module docstring)."""
     from .. import certificate as C
     from ..reference.pld import composed_upper_delta, reference_parts
@@ -100,7 +105,7 @@ def verify_pld(cert: Dict[str, Any], event: DpEvent, steps: int, delta: Fraction
     dps = 30 if dps is None else dps
     leaves = C._flatten(event, steps)
     worst = mpmath.mpf(0)
-    details: Dict[str, Any] = {"dps": dps, "method": "pld", "stated_epsilon": eps, "grid_width": grid}
+    details: dict[str, Any] = {"dps": dps, "method": "pld", "stated_epsilon": eps, "grid_width": grid}
     for direction in ("remove", "add"):
         parts = reference_parts(leaves, direction)
         if not parts:
@@ -114,15 +119,25 @@ def verify_pld(cert: Dict[str, Any], event: DpEvent, steps: int, delta: Fraction
         lower_ok = _recheck_lower(event, steps, delta, n, eps_lo)
         details["lower_end_rechecked"] = lower_ok
         if not lower_ok:
-            return C.VerificationResult(False, f"not confirmed: the lower delta at epsilon.lower = {eps['lower']} "
-                                               f"is not certainly above {C._rat(delta)} on grid {grid}", details)
+            return C.VerificationResult(
+                False,
+                f"not confirmed: the lower delta at epsilon.lower = {eps['lower']} "
+                f"is not certainly above {C._rat(delta)} on grid {grid}",
+                details,
+            )
     if ok:
-        return C.VerificationResult(True, f"confirmed: recomputed upper delta {mpmath.nstr(worst, 12)} <= "
-                                          f"{C._rat(delta)} at epsilon {eps['upper']} (independent mpmath / integer path)"
-                                          + ("; lower end rechecked" if eps_lo > 0 else ""),
-                                    details)
-    return C.VerificationResult(False, f"not confirmed: recomputed upper delta {mpmath.nstr(worst, 12)} > "
-                                       f"{C._rat(delta)} at epsilon {eps['upper']}", details)
+        return C.VerificationResult(
+            True,
+            f"confirmed: recomputed upper delta {mpmath.nstr(worst, 12)} <= "
+            f"{C._rat(delta)} at epsilon {eps['upper']} (independent mpmath / integer path)"
+            + ("; lower end rechecked" if eps_lo > 0 else ""),
+            details,
+        )
+    return C.VerificationResult(
+        False,
+        f"not confirmed: recomputed upper delta {mpmath.nstr(worst, 12)} > {C._rat(delta)} at epsilon {eps['upper']}",
+        details,
+    )
 
 
 def _recheck_lower(event: DpEvent, steps: int, delta: Fraction, n: int, eps_lo: Fraction) -> bool:

@@ -18,26 +18,35 @@ behaviour of every existing command.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable, Dict
+from typing import Any
 
 from ..arith import parse_rational
 from ..events import DpEvent
 from .accountant import DEFAULT_WIDTH, PldAccountant, _check_width
 
-__all__ = ["METHODS", "add_method_options", "method_of", "pld_epsilon", "pld_delta", "choose_best", "text_line"]
+__all__ = ["METHODS", "add_method_options", "choose_best", "method_of", "pld_delta", "pld_epsilon", "text_line"]
 
 METHODS = ("rdp", "pld", "best")
 
 
 def add_method_options(p: argparse.ArgumentParser) -> None:
     """``--method`` and ``--width`` (the latter only for pld / best)."""
-    p.add_argument("--method", default="rdp", choices=METHODS,
-                   help="rdp (default): certified RDP bound; pld: certified bracket of the true optimal value; "
-                        "best: the smaller certified upper end of the two")
-    p.add_argument("--width", metavar="W", default=None,
-                   help=f"pld: requested width of the epsilon bracket, 0 < W <= 10 (default {DEFAULT_WIDTH}); "
-                        "for delta, the relative width of the delta bracket")
+    p.add_argument(
+        "--method",
+        default="rdp",
+        choices=METHODS,
+        help="rdp (default): certified RDP bound; pld: certified bracket of the true optimal value; "
+        "best: the smaller certified upper end of the two",
+    )
+    p.add_argument(
+        "--width",
+        metavar="W",
+        default=None,
+        help=f"pld: requested width of the epsilon bracket, 0 < W <= 10 (default {DEFAULT_WIDTH}); "
+        "for delta, the relative width of the delta bracket",
+    )
 
 
 def method_of(args: argparse.Namespace) -> str:
@@ -55,7 +64,7 @@ def method_of(args: argparse.Namespace) -> str:
     return method
 
 
-def text_line(res: Dict[str, Any], key: str) -> str:
+def text_line(res: dict[str, Any], key: str) -> str:
     """One line for the text output of a pld / best result."""
     v = res[key]
     what = "bracket of the true optimal value" if res.get("chosen", "pld") == "pld" else "certified RDP bound"
@@ -73,25 +82,27 @@ def _accountant(event: DpEvent, steps: int, args: argparse.Namespace) -> PldAcco
     return acc.compose(event, steps)
 
 
-def pld_epsilon(event: DpEvent, steps: int, delta: Any, args: argparse.Namespace) -> Dict[str, Any]:
+def pld_epsilon(event: DpEvent, steps: int, delta: Any, args: argparse.Namespace) -> dict[str, Any]:
     """JSON of the certified PLD epsilon bracket."""
     return _accountant(event, steps, args).get_epsilon_result(delta).to_json()
 
 
-def pld_delta(event: DpEvent, steps: int, epsilon: Any, args: argparse.Namespace) -> Dict[str, Any]:
+def pld_delta(event: DpEvent, steps: int, epsilon: Any, args: argparse.Namespace) -> dict[str, Any]:
     """JSON of the certified PLD delta bracket."""
     return _accountant(event, steps, args).get_delta_result(epsilon).to_json()
 
 
-def _upper(res: Dict[str, Any], key: str) -> Fraction:
+def _upper(res: dict[str, Any], key: str) -> Fraction:
     return Fraction(res[key]["upper"])
 
 
-def choose_best(rdp_res: Callable[[], Dict[str, Any]], pld_res: Callable[[], Dict[str, Any]], key: str) -> Dict[str, Any]:
+def choose_best(
+    rdp_res: Callable[[], dict[str, Any]], pld_res: Callable[[], dict[str, Any]], key: str
+) -> dict[str, Any]:
     """``best``: run both (a method that refuses the event is skipped) and report the one
     with the smaller certified upper end of ``key``; both results are included."""
-    results: Dict[str, Dict[str, Any]] = {}
-    errors: Dict[str, str] = {}
+    results: dict[str, dict[str, Any]] = {}
+    errors: dict[str, str] = {}
     for name, fn in (("rdp", rdp_res), ("pld", pld_res)):
         try:
             results[name] = fn()
@@ -109,8 +120,14 @@ def choose_best(rdp_res: Callable[[], Dict[str, Any]], pld_res: Callable[[], Dic
     return out
 
 
-def pld_calibrate(make_event: Callable[[Any], DpEvent], steps: int, epsilon: Any, delta: Any,
-                  args: argparse.Namespace, sigma_digits: int) -> Dict[str, Any]:
+def pld_calibrate(
+    make_event: Callable[[Any], DpEvent],
+    steps: int,
+    epsilon: Any,
+    delta: Any,
+    args: argparse.Namespace,
+    sigma_digits: int,
+) -> dict[str, Any]:
     """JSON of :func:`rigorous_rdp.pld.calibrate.calibrate_sigma_pld`."""
     from .calibrate import calibrate_sigma_pld
 
@@ -118,7 +135,7 @@ def pld_calibrate(make_event: Callable[[Any], DpEvent], steps: int, epsilon: Any
     return calibrate_sigma_pld(make_event, steps, epsilon, delta, sigma_digits=sigma_digits, width=width).to_json()
 
 
-def choose_best_sigma(rdp_res: Callable[[], Dict[str, Any]], pld_res: Callable[[], Dict[str, Any]]) -> Dict[str, Any]:
+def choose_best_sigma(rdp_res: Callable[[], dict[str, Any]], pld_res: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """``best`` for calibrate: the smaller certified sigma (both meet the target)."""
     results = {"rdp": rdp_res(), "pld": pld_res()}
     chosen = min(results, key=lambda n: Fraction(results[n]["sigma"]["upper"]))

@@ -43,16 +43,15 @@ exchanged (:math:`\mu` is transported into a sub-measure of :math:`\nu`, downwar
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import List, Optional, Sequence, Tuple
 
 from flint import arb, fmpq, fmpz_poly
 
 from ..arith import workprec
 from .discretize import DiscretePld
 
-__all__ = ["multiply", "power", "compose_all", "delta_at", "delta_screen"]
+__all__ = ["compose_all", "delta_at", "delta_screen", "multiply", "power"]
 
 
 def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
@@ -64,7 +63,7 @@ def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
     return poly // (1 << bits)
 
 
-def _trim(pld_offset: int, coeffs: List[int], tail_units: int, up: bool) -> Tuple[int, List[int], int]:
+def _trim(pld_offset: int, coeffs: list[int], tail_units: int, up: bool) -> tuple[int, list[int], int]:
     """Remove end coefficients of total at most ``tail_units`` at each end.
 
     Returns ``(new_offset, new_coeffs, units moved to +infinity)``."""
@@ -112,7 +111,7 @@ def identity(scale_bits: int, upper: bool) -> DiscretePld:
 
 def power(a: DiscretePld, count: int, tail: Fraction) -> DiscretePld:
     """``count``-fold self-composition by repeated squaring (about 2 log2(count) products)."""
-    result: Optional[DiscretePld] = None
+    result: DiscretePld | None = None
     base = a
     k = count
     while k:
@@ -124,9 +123,9 @@ def power(a: DiscretePld, count: int, tail: Fraction) -> DiscretePld:
     return result if result is not None else identity(a.scale_bits, a.upper)
 
 
-def compose_all(parts: Sequence[Tuple[DiscretePld, int]], tail: Fraction) -> DiscretePld:
+def compose_all(parts: Sequence[tuple[DiscretePld, int]], tail: Fraction) -> DiscretePld:
     """Composition of ``count`` copies of each PLD in ``parts``."""
-    result: Optional[DiscretePld] = None
+    result: DiscretePld | None = None
     for pld, count in parts:
         if count == 0:
             continue

@@ -61,7 +61,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Optional, Tuple
 
 from flint import arb, fmpq, fmpz_poly
 
@@ -92,11 +91,17 @@ class DiscretePld:
 
 
 def _exact_int_up(x: arb) -> int:
-    return int(x.upper().ceil().unique_fmpz())
+    v = x.upper().ceil().unique_fmpz()
+    if v is None:  # an endpoint rounded to an integer is exact
+        raise ArithmeticError("no exact integer above the ball")
+    return int(v)
 
 
 def _exact_int_down(x: arb) -> int:
-    return int(x.lower().floor().unique_fmpz())
+    v = x.lower().floor().unique_fmpz()
+    if v is None:
+        raise ArithmeticError("no exact integer below the ball")
+    return int(v)
 
 
 def _dyadic_up(x: arb) -> arb:
@@ -138,7 +143,7 @@ def _find_bottom(profile: Profile, n: int, tail: float, start: int) -> int:
     return lo
 
 
-def grid_range(profile: Profile, n: int, tail: float) -> Tuple[int, int]:
+def grid_range(profile: Profile, n: int, tail: float) -> tuple[int, int]:
     r"""Grid indices ``(b, t)`` of the bottom and top vertices.
 
     With a known support the ends are the grid points just outside it (there the
@@ -155,11 +160,11 @@ def grid_range(profile: Profile, n: int, tail: float) -> Tuple[int, int]:
     return b, t
 
 
-def _points(profile: Profile, n: int, b: int, t: int) -> List[ProfilePoint]:
+def _points(profile: Profile, n: int, b: int, t: int) -> list[ProfilePoint]:
     return [profile.oracle(Fraction(i, n)) for i in range(b, t + 1)]
 
 
-def _masses_from_vertices(xs: List[arb], idx: List[int], vals: List[arb], v0_slope: arb, final_slope: arb) -> List[arb]:
+def _masses_from_vertices(xs: list[arb], idx: list[int], vals: list[arb], v0_slope: arb, final_slope: arb) -> list[arb]:
     """Masses :math:`p_k = x_k (s_k^+ - s_k^-)` of the piecewise-linear profile through
     ``(xs[idx[k]], vals[k])``; ``v0_slope`` is the slope left of the first vertex."""
     slopes = [v0_slope]
@@ -169,12 +174,13 @@ def _masses_from_vertices(xs: List[arb], idx: List[int], vals: List[arb], v0_slo
     return [xs[idx[k]] * (slopes[k + 1] - slopes[k]) for k in range(len(idx))]
 
 
-def vertex_indices(profile: Profile, n: int, b: int, t: int, thin: float) -> List[int]:
+def vertex_indices(profile: Profile, n: int, b: int, t: int, thin: float) -> list[int]:
     """Grid indices of the vertices: every grid point where the screened tails
     ``min(delta, dlow)`` exceed ``thin``, sparser (spacing up to 32) where they are
     smaller.  Any subset of the grid is a valid vertex set for both constructions
     (the upper one interpolates a convex function, the lower one checks every gap);
     the choice affects tightness and speed only."""
+
     def weight(j: int) -> float:
         e = j / n
         w = min(profile.screen_delta(e), profile.screen_dlow(e))
@@ -206,7 +212,7 @@ def discretize(
     prec: int = 160,
     thin: float = 1e-9,
     lower: bool = True,
-) -> Tuple[DiscretePld, Optional[DiscretePld]]:
+) -> tuple[DiscretePld, DiscretePld | None]:
     """The upper and the lower discrete PLD of ``profile`` on the grid of width 1/n.
 
     Returns:
@@ -221,7 +227,7 @@ def discretize(
         xs = [(arb(fmpq(i, n))).exp() for i in grid]
         scale = arb(2) ** scale_bits
         up_m, up_inf = _upper(pts, xs, scale)
-        lo_m: Optional[List[int]] = None
+        lo_m: list[int] | None = None
         if lower:
             try:
                 lo_m = _lower(pts, xs, scale)
@@ -240,7 +246,7 @@ def discretize(
     return upper_pld, DiscretePld(b, fmpz_poly(dense_l), scale_bits, Fraction(0), False)
 
 
-def _upper(pts, xs, scale) -> Tuple[List[int], Fraction]:
+def _upper(pts, xs, scale) -> tuple[list[int], Fraction]:
     r"""Integer masses (rounded up) of the connect-the-dots pair through the exact
     profile values, and an upper bound on its mass at :math:`+\infty`."""
     m = len(pts)
@@ -249,14 +255,15 @@ def _upper(pts, xs, scale) -> Tuple[List[int], Fraction]:
     v0 = (vals[0] - 1) / xs[0]
     masses = _masses_from_vertices(xs, idx, vals, v0, arb(0))
     coeffs = [max(0, _exact_int_up(p * scale)) for p in masses]
-    inf_q = _arb_upper_fraction(pts[-1].delta)
+    inf_q = arb_upper_fraction(pts[-1].delta)
     return coeffs, max(inf_q, Fraction(0))
 
 
-def _arb_upper_fraction(x: arb) -> Fraction:
+def arb_upper_fraction(x: arb) -> Fraction:
+    """The exact dyadic upper end of a ball, as a Fraction."""
     u = x.upper()
-    man, exp = u.mid().man_exp()
-    man, exp = int(man), int(exp)
+    m, e = u.mid().man_exp()
+    man, exp = int(m), int(e)
     return Fraction(man * (1 << exp)) if exp >= 0 else Fraction(man, 1 << -exp)
 
 
@@ -276,7 +283,7 @@ def _gap(pts, xs, a: int, c: int) -> arb:
     return g.upper()
 
 
-def _lower(pts, xs, scale) -> List[int]:
+def _lower(pts, xs, scale) -> list[int]:
     """The lower construction of the module docstring, with local repair.
 
     Vertices live in a doubly linked list over grid indices.  A vertex that fails a
@@ -341,11 +348,8 @@ def _lower(pts, xs, scale) -> List[int]:
         else:
             a, c = prv[i], nxt[i]
             nxt[a], prv[c] = c, a
-        touched = []
-        for j in (i,):
-            pass
         # neighbours within two positions on each side
-        left = [k for k in (prv.get(i), ) if k is not None]
+        left = [k for k in (prv.get(i),) if k is not None]
         return left
 
     work = list(range(m))

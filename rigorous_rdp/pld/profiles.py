@@ -41,18 +41,19 @@ Dominating pairs used (sensitivity 1, the conventions of
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, NamedTuple, Optional
+from typing import NamedTuple
 
 from flint import arb, fmpq
 
 __all__ = [
-    "ProfilePoint",
     "Profile",
+    "ProfilePoint",
     "gaussian_profile",
-    "poisson_gaussian_profile",
     "laplace_profile",
+    "poisson_gaussian_profile",
     "randomized_response_profile",
 ]
 
@@ -84,7 +85,7 @@ class Profile:
 
     name: str
     oracle: Callable[[Fraction], ProfilePoint]
-    support: tuple[Optional[Fraction], Optional[Fraction]]
+    support: tuple[Fraction | None, Fraction | None]
     screen_delta: Callable[[float], float]
     screen_dlow: Callable[[float], float]
     key: tuple
@@ -125,6 +126,7 @@ def _fsf(z: float) -> float:
 # ---------------------------------------------------------------------------
 # Poisson-subsampled Gaussian (q = 1: the Gaussian)
 # ---------------------------------------------------------------------------
+
 
 def _threshold(eps: arb, e_eps: arb, q: arb, sigma: arb, q_is_one: bool) -> arb:
     r"""The point :math:`x^*` with :math:`\ell(x^*) = \varepsilon` for the remove-pair loss
@@ -171,7 +173,7 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
         e = _q(eps).exp()
         one = arb(1)
         if direction == "remove":
-            if not q == 1 and not (e > 1 - qa):
+            if q != 1 and not (e > 1 - qa):
                 # e^eps <= 1 - q (certainly, eps is exact and log(1-q) irrational unless q=0):
                 # L > eps almost surely.
                 if not (e <= 1 - qa):
@@ -188,7 +190,7 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
             return ProfilePoint(pgt - e * qgt, e * qle - ple, qgt, qgt)
         # add direction
         einv = one / e
-        if not q == 1 and not (einv > 1 - qa):
+        if q != 1 and not (einv > 1 - qa):
             if not (einv <= 1 - qa):
                 raise ArithmeticError("undecided comparison e^-eps vs 1-q")
             zero = arb(0)
@@ -235,9 +237,9 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
         return _fexp(eps) * (fq * _fsf((y - 1) / fs) + (1 - fq) * _fsf(y / fs)) - _fsf(y / fs)
 
     if q == 1:
-        support: tuple[Optional[Fraction], Optional[Fraction]] = (None, None)
+        support: tuple[Fraction | None, Fraction | None] = (None, None)
         name = f"gaussian(sigma={sigma})"
-        key = ("gaussian", sigma)
+        key: tuple[object, ...] = ("gaussian", sigma)
     else:
         # log(1 - q) is irrational for rational 0 < q < 1; exact rational bounds are not
         # needed: the oracle decides e^eps vs 1 - q in ball arithmetic.
@@ -257,6 +259,7 @@ def gaussian_profile(sigma: Fraction) -> Profile:
 # ---------------------------------------------------------------------------
 # Laplace
 # ---------------------------------------------------------------------------
+
 
 def laplace_profile(scale: Fraction) -> Profile:
     r"""Laplace mechanism: :math:`P = \mathrm{Lap}(0, b)`, :math:`Q = \mathrm{Lap}(1, b)`.
@@ -309,6 +312,7 @@ def laplace_profile(scale: Fraction) -> Profile:
 # ---------------------------------------------------------------------------
 # randomized response
 # ---------------------------------------------------------------------------
+
 
 def randomized_response_profile(p: Fraction) -> Profile:
     r"""Binary randomized response, reporting the true bit with probability p.

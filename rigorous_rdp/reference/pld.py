@@ -21,15 +21,15 @@ Corollary 2.13).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable
+from typing import Any
 
 import mpmath
 
 __all__ = [
     "gaussian_delta",
-    "randomized_response_delta",
     "laplace_delta",
     "poisson_gaussian_delta",
+    "randomized_response_delta",
 ]
 
 
@@ -127,7 +127,7 @@ def poisson_gaussian_delta(q, sigma, steps: int, eps, direction: str = "remove",
 
         def p_density(x):
             if direction == "remove":
-                return (qq * mpmath.npdf(x, 1, s) + (1 - qq) * mpmath.npdf(x, 0, s))
+                return qq * mpmath.npdf(x, 1, s) + (1 - qq) * mpmath.npdf(x, 0, s)
             return mpmath.npdf(x, 0, s)
 
         def loss(x):
@@ -145,6 +145,7 @@ def poisson_gaussian_delta(q, sigma, steps: int, eps, direction: str = "remove",
 # ---------------------------------------------------------------------------
 # independent recomputation of a PLD certificate's upper delta
 # ---------------------------------------------------------------------------
+
 
 def single_delta(kind: str, params: tuple, direction: str, eps) -> mpmath.mpf:
     """delta_1(eps) of one dominating pair, in mpmath at the current precision.
@@ -263,7 +264,7 @@ def _pack(coeffs, width: int) -> int:
 def _unpack(value: int, width: int, count: int) -> list:
     nbytes = width // 8
     raw = value.to_bytes(nbytes * count, "little")
-    return [int.from_bytes(raw[i * nbytes:(i + 1) * nbytes], "little") for i in range(count)]
+    return [int.from_bytes(raw[i * nbytes : (i + 1) * nbytes], "little") for i in range(count)]
 
 
 def _multiply(a: tuple, b: tuple, scale_bits: int, tail_units: int) -> tuple:
@@ -288,7 +289,7 @@ def _multiply(a: tuple, b: tuple, scale_bits: int, tail_units: int) -> tuple:
     while hi > lo and acc + prod[hi] <= tail_units:
         acc += prod[hi]
         hi -= 1
-    kept = prod[lo:hi + 1]
+    kept = prod[lo : hi + 1]
     kept[0] += low
     return oa + ob + lo, kept, inf + acc
 
@@ -311,7 +312,11 @@ def composed_upper_delta(parts, n: int, scale_bits: int, tail_step, comp_tail, e
                 k >>= 1
                 if k:
                     base = _multiply(base, base, scale_bits, tail_units)
+            if acc is None:  # count >= 1: the loop multiplied at least once
+                raise ValueError("a composed part must have count >= 1.")
             result = acc if result is None else _multiply(result, acc, scale_bits, tail_units)
+        if result is None:
+            raise ValueError("nothing to compose.")
         off, coeffs, inf_units = result
         e = _mp(eps)
         total = mpmath.mpf(0)
@@ -325,9 +330,15 @@ def composed_upper_delta(parts, n: int, scale_bits: int, tail_step, comp_tail, e
 def reference_parts(leaves, direction: str) -> list:
     """[(kind, params, direction, count)] for leaf events with counts (the dominating
     pairs, written out independently of :mod:`rigorous_rdp.pld`)."""
-    from ..events import FixedSizeSampledEvent, GaussianEvent, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
+    from ..events import (
+        FixedSizeSampledEvent,
+        GaussianEvent,
+        LaplaceEvent,
+        PoissonSampledEvent,
+        RandomizedResponseEvent,
+    )
 
-    out = []
+    out: list[tuple[str, tuple[Fraction, ...], str, Any]] = []
     for ev, count in leaves:
         if isinstance(ev, GaussianEvent):
             out.append(("gaussian", (ev.noise_multiplier,), direction, count))
