@@ -294,10 +294,7 @@ TASKS: dict[str, tuple[Callable[[], str], Any, str | None, float, bool]] = {
     "cli-epsilon": (ours_cli, peer_cli, "one-shot dp-accounting script", 1.0, True),
     "events-100": (ours_events, peer_events, "dp-accounting", 0.5, False),
 }
-SLOW = {
-    "fswor-replace-one": ours_fswor_r1,
-    "poisson-replace-one": ours_poisson_r1,
-}
+SLOW = {"fswor-replace-one": ours_fswor_r1, "poisson-replace-one": ours_poisson_r1}
 
 
 def cpu_time(fn, child: bool):

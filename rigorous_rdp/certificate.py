@@ -59,12 +59,7 @@ from .accountant import RdpAccountant
 from .arith import DEFAULT_DIGITS, parse_rational
 from .curves import rdp_curve
 from .errors import UnsupportedEventError
-from .events import (
-    EVENT_TAGS,
-    ComposedEvent,
-    DpEvent,
-    SelfComposedEvent,
-)
+from .events import EVENT_TAGS, ComposedEvent, DpEvent, SelfComposedEvent
 from .registry import NOISES, event_key, reference_pure_dp_of_curve
 
 _TAG_OF: dict[type, str] = {cls: tag for tag, cls in EVENT_TAGS.items()}
@@ -323,12 +318,7 @@ def make_certificate(
         "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
         "claim": "steps adaptive applications of inputs.event satisfy (epsilon, delta)-DP "
         "for every epsilon >= epsilon.upper",
-        "inputs": {
-            "event": event_to_json(event),
-            "summary": describe_event(event),
-            "steps": steps,
-            "delta": _rat(d),
-        },
+        "inputs": {"event": event_to_json(event), "summary": describe_event(event), "steps": steps, "delta": _rat(d)},
         "method": method,
         "rdp": None if res.rdp is None else res.rdp.to_json(),
         "epsilon": res.epsilon.to_json(),

@@ -86,11 +86,7 @@ _EPS: dict[str, Callable[[arb, arb, arb], arb]] = {
     "cks": epsilon_cks,
     "balle": epsilon_balle,
 }
-_DELTA: dict[str, Callable[[arb, arb, arb], arb]] = {
-    "mironov": delta_mironov,
-    "cks": delta_cks,
-    "balle": delta_cks,
-}
+_DELTA: dict[str, Callable[[arb, arb, arb], arb]] = {"mironov": delta_mironov, "cks": delta_cks, "balle": delta_cks}
 
 
 def _check_conversion(conversion: str) -> None:

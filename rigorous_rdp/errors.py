@@ -11,12 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = [
-    "BudgetExceeded",
-    "PrecisionExhausted",
-    "UndecidedComparison",
-    "UnsupportedEventError",
-]
+__all__ = ["BudgetExceeded", "PrecisionExhausted", "UndecidedComparison", "UnsupportedEventError"]
 
 
 class PrecisionExhausted(ArithmeticError):

@@ -25,14 +25,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = [
-    "FigureRun",
-    "FigureScript",
-    "default_out_dir",
-    "discover",
-    "run_figures",
-    "select",
-]
+__all__ = ["FigureRun", "FigureScript", "default_out_dir", "discover", "run_figures", "select"]
 
 
 @dataclass(frozen=True)

@@ -37,15 +37,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "N_TRAIN",
-    "SEEDS",
-    "TrainConfig",
-    "load_digits_split",
-    "run_epsilons",
-    "run_seeds",
-    "train",
-]
+__all__ = ["N_TRAIN", "SEEDS", "TrainConfig", "load_digits_split", "run_epsilons", "run_seeds", "train"]
 
 #: The five sampling seeds of section 4.3 of the seed.
 SEEDS = (0, 1364, 2560, 3000, 4111)

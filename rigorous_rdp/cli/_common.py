@@ -345,11 +345,7 @@ OPTION_RANGES: dict[str, Callable[[Any], object]] = {
 #: the fixed-size bounds plan their precision with floats of 1/sigma^2
 def _FIXED_SIZE_SIGMA(v: object) -> Fraction:
     return real_in_range(
-        v,
-        "sigma",
-        Fraction(1, 10**100),
-        Fraction(10**100),
-        text="in [1e-100, 1e100] with --sampling fswor|fswr",
+        v, "sigma", Fraction(1, 10**100), Fraction(10**100), text="in [1e-100, 1e100] with --sampling fswor|fswr"
     )
 
 

@@ -59,21 +59,9 @@ from ..events import (
 )
 from .compose import compose_all, delta_at, delta_screen
 from .discretize import DiscretePld, arb_upper_fraction, discretize
-from .profiles import (
-    Profile,
-    gaussian_profile,
-    laplace_profile,
-    poisson_gaussian_profile,
-    randomized_response_profile,
-)
+from .profiles import Profile, gaussian_profile, laplace_profile, poisson_gaussian_profile, randomized_response_profile
 
-__all__ = [
-    "DEFAULT_WIDTH",
-    "FSWOR_REFUSAL",
-    "PldAccountant",
-    "PldDeltaResult",
-    "PldEpsilonResult",
-]
+__all__ = ["DEFAULT_WIDTH", "FSWOR_REFUSAL", "PldAccountant", "PldDeltaResult", "PldEpsilonResult"]
 
 #: default requested width of the epsilon bracket
 DEFAULT_WIDTH = Fraction(1, 100)

@@ -205,13 +205,7 @@ def vertex_indices(profile: Profile, n: int, b: int, t: int, thin: float) -> lis
 
 
 def discretize(
-    profile: Profile,
-    n: int,
-    scale_bits: int,
-    tail: float,
-    prec: int = 160,
-    thin: float = 1e-9,
-    lower: bool = True,
+    profile: Profile, n: int, scale_bits: int, tail: float, prec: int = 160, thin: float = 1e-9, lower: bool = True
 ) -> tuple[DiscretePld, DiscretePld | None]:
     """The upper and the lower discrete PLD of ``profile`` on the grid of width 1/n.
 

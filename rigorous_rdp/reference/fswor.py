@@ -16,13 +16,7 @@ from fractions import Fraction
 
 import mpmath
 
-__all__ = [
-    "mixture_rdp_quad",
-    "ref_add_remove_rdp",
-    "ref_b_tilde",
-    "ref_moment_m",
-    "ref_replace_one_rdp",
-]
+__all__ = ["mixture_rdp_quad", "ref_add_remove_rdp", "ref_b_tilde", "ref_moment_m", "ref_replace_one_rdp"]
 
 
 def _mpf(x: Fraction) -> mpmath.mpf:

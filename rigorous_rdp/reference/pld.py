@@ -25,12 +25,7 @@ from typing import Any
 
 import mpmath
 
-__all__ = [
-    "gaussian_delta",
-    "laplace_delta",
-    "poisson_gaussian_delta",
-    "randomized_response_delta",
-]
+__all__ = ["gaussian_delta", "laplace_delta", "poisson_gaussian_delta", "randomized_response_delta"]
 
 
 def _mp(x) -> mpmath.mpf:

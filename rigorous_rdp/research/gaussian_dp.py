@@ -39,13 +39,7 @@ from scipy import special
 from ..arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb, workprec
 from .composition import float_root, invert_decreasing, number_ball
 
-__all__ = [
-    "gaussian_delta",
-    "gaussian_delta_certified",
-    "gaussian_delta_float",
-    "gaussian_epsilon",
-    "gaussian_sigma",
-]
+__all__ = ["gaussian_delta", "gaussian_delta_certified", "gaussian_delta_float", "gaussian_epsilon", "gaussian_sigma"]
 
 Number = int | Fraction | str | float | arb
 
