@@ -60,7 +60,7 @@ def test_kl_leading_order_is_lambda_to_one_limit():
 def test_gaussian_cross_integral():
     y, a, b = sp.symbols("y a b", real=True)
     s = sp.symbols("sigma", positive=True)
-    phi = lambda z: sp.exp(-z**2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)  # noqa: E731
+    phi = lambda z: sp.exp(-(z**2) / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)  # noqa: E731
     val = sp.integrate(sp.simplify(phi(y - a) * phi(y - b) / phi(y)), (y, -sp.oo, sp.oo))
     assert sp.simplify(val - sp.exp(a * b / s**2)) == 0
 

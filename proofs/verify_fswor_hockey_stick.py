@@ -59,8 +59,8 @@ import sympy as sp
 
 from rigorous_rdp.reference.pld import single_delta
 
-
 # -- step 1: Lemma A.1 --------------------------------------------------------
+
 
 def _lemma_a1_law(n: int, b: int) -> dict:
     """Exact law of B defined by (23), for |D| = n, |B| = b."""
@@ -98,6 +98,7 @@ def test_lemma_a1_binomial_identities():
 
 # -- step 2: joint convexity of the hockey-stick divergence ---------------------
 
+
 def _hs(p, q, gamma):
     return sum(max(Fraction(0), a - gamma * b) for a, b in zip(p, q))
 
@@ -123,6 +124,7 @@ def test_hockey_stick_joint_convexity_exact():
 
 # -- step 3: the mean offset is a post-processing --------------------------------
 
+
 def test_scale_kernel_maps_gaussians():
     """x -> x/c + N(0, s^2 (1 - 1/c^2)) maps N(c mu, s^2) to N(mu, s^2) and N(0, s^2) to itself
     (means and variances of a Gaussian pushed through an affine map plus independent noise)."""
@@ -135,6 +137,7 @@ def test_scale_kernel_maps_gaussians():
 
 
 # -- the actual mechanism for small N ---------------------------------------------
+
 
 def _fswor_law(grads, b, sigma):
     """Output density of one DP-SGD step with FSwoR: mean of b clipped gradients plus N(0, (sigma/b)^2)."""

@@ -43,7 +43,10 @@ def test_integral_form_of_g():
             for xv in (mpmath.mpf("-0.999"), mpmath.mpf("-0.3"), mpmath.mpf("0.01"), mpmath.mpf("5")):
                 lhs = ((1 + xv) ** alpha - 1 - alpha * xv) / xv**2
                 rhs = alpha * (alpha - 1) * mpmath.quad(lambda tt: (1 - tt) * (1 + tt * xv) ** (alpha - 2), [0, 1])
-                assert abs(lhs - rhs) < mpmath.mpf(10) ** -20 * abs(lhs), (alpha, xv)  # lhs cancels ~5 digits at x = 0.01
+                assert abs(lhs - rhs) < mpmath.mpf(10) ** -20 * abs(lhs), (
+                    alpha,
+                    xv,
+                )  # lhs cancels ~5 digits at x = 0.01
 
 
 def test_g_is_nonincreasing():
@@ -70,7 +73,7 @@ def test_pointwise_inequality_and_expectation():
                 ga = alpha - 1 if a == -1 else ((1 + a) ** alpha - 1 - alpha * a) / a**2
                 for k in range(400):
                     xv = a + (mpmath.mpf(k) / 40) ** 2
-                    assert 1 + alpha * xv + ga * xv**2 - (1 + xv) ** alpha >= -mpmath.mpf(10) ** -25
+                    assert 1 + alpha * xv + ga * xv**2 - (1 + xv) ** alpha >= -(mpmath.mpf(10) ** -25)
 
 
 def test_reverse_direction_variable():
@@ -111,8 +114,12 @@ def test_bound_above_true_divergence():
     def lap(z, m, b):
         return mpmath.exp(-abs(z - m) / b) / (2 * b)
 
-    for b, q, a in ((1, Fraction(1, 10), Fraction(3, 2)), (10, Fraction(1, 1000), Fraction(101, 100)),
-                    (1, Fraction(1, 2), Fraction(3, 2)), (Fraction(1, 2), Fraction(1, 20), Fraction(19, 10))):
+    for b, q, a in (
+        (1, Fraction(1, 10), Fraction(3, 2)),
+        (10, Fraction(1, 1000), Fraction(101, 100)),
+        (1, Fraction(1, 2), Fraction(3, 2)),
+        (Fraction(1, 2), Fraction(1, 20), Fraction(19, 10)),
+    ):
         curve = SmallOrderChi2Curve(rdp_curve(LaplaceEvent(b)), q)
         with workprec(64):
             v = curve.certified(a)
@@ -122,8 +129,12 @@ def test_bound_above_true_divergence():
             def mix(z):
                 return (1 - qq) * lap(z, 0, bb) + qq * lap(z, 1, bb)
 
-            d1 = mpmath.log(mpmath.quad(lambda z: mix(z) ** aa * lap(z, 0, bb) ** (1 - aa), [-mpmath.inf, 0, 1, mpmath.inf])) / (aa - 1)
-            d2 = mpmath.log(mpmath.quad(lambda z: lap(z, 0, bb) ** aa * mix(z) ** (1 - aa), [-mpmath.inf, 0, 1, mpmath.inf])) / (aa - 1)
+            d1 = mpmath.log(
+                mpmath.quad(lambda z: mix(z) ** aa * lap(z, 0, bb) ** (1 - aa), [-mpmath.inf, 0, 1, mpmath.inf])
+            ) / (aa - 1)
+            d2 = mpmath.log(
+                mpmath.quad(lambda z: lap(z, 0, bb) ** aa * mix(z) ** (1 - aa), [-mpmath.inf, 0, 1, mpmath.inf])
+            ) / (aa - 1)
             assert mpmath.mpf(v.lower().str(30, radius=False)) >= max(d1, d2), (b, q, a)
 
 

@@ -48,8 +48,11 @@ def test_poisson_replace_one_curve_above_true_divergence():
     from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve
     from rigorous_rdp.subsampling.poisson_replace_one import WeakTriangleReplaceOneCurve
 
-    for q, s, al in ((Fraction(1, 10), Fraction(1, 2), Fraction(2)), (Fraction(1, 2), Fraction(1), Fraction(3, 2)),
-                     (Fraction(1, 100), Fraction(3, 10), Fraction(5))):
+    for q, s, al in (
+        (Fraction(1, 10), Fraction(1, 2), Fraction(2)),
+        (Fraction(1, 2), Fraction(1), Fraction(3, 2)),
+        (Fraction(1, 100), Fraction(3, 10), Fraction(5)),
+    ):
         c = WeakTriangleReplaceOneCurve(PoissonGaussianCurve(q, s))
         with workprec(64):
             v = c.certified(al)
@@ -62,7 +65,9 @@ def test_poisson_replace_one_curve_above_true_divergence():
             def Q(z):
                 return (1 - qq) * mpmath.npdf(z, 0, ss) + qq * mpmath.npdf(z, -1, ss)
 
-            true = mpmath.log(mpmath.quad(lambda z: P(z) ** aa * Q(z) ** (1 - aa), [-mpmath.inf, -2, 0, 2, mpmath.inf])) / (aa - 1)
+            true = mpmath.log(
+                mpmath.quad(lambda z: P(z) ** aa * Q(z) ** (1 - aa), [-mpmath.inf, -2, 0, 2, mpmath.inf])
+            ) / (aa - 1)
             assert mpmath.mpf(v.lower().str(25, radius=False)) >= true, (q, s, al)
 
 

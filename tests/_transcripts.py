@@ -113,7 +113,7 @@ def block_commands(block: Block, source: str = "") -> list[Command]:
         j = i + 1
         while j < len(lines) and not lines[j].startswith("$ "):
             j += 1
-        expected = lines[i + 1:j]
+        expected = lines[i + 1 : j]
         while expected and not expected[-1].strip():  # blank lines separating commands
             expected.pop()
         out.append(Command(cmd, tuple(expected), block.line + start, source))
@@ -243,8 +243,7 @@ def output_matches(expected, got) -> bool:
 
 def _mismatch(command: Command, got: list[str]) -> str:
     where = f"{command.source}:{command.line}: " if command.source else ""
-    return (f"{where}$ {command.cmd}\nexpected:\n" + "\n".join(command.expected)
-            + "\ngot:\n" + "\n".join(got))
+    return f"{where}$ {command.cmd}\nexpected:\n" + "\n".join(command.expected) + "\ngot:\n" + "\n".join(got)
 
 
 def check_command(command: Command, cwd: Path = ROOT) -> None:
@@ -256,14 +255,14 @@ def check_command(command: Command, cwd: Path = ROOT) -> None:
 def check_transcript(transcript: Transcript, cwd: Path) -> None:
     """Run the commands of a block in one shell and assert that every output is the transcript's."""
     results = run_block([c.cmd for c in transcript.commands], cwd)
-    bad = [_mismatch(c, got) for c, got in zip(transcript.commands, results)
-           if not output_matches(c.expected, got)]
+    bad = [_mismatch(c, got) for c, got in zip(transcript.commands, results) if not output_matches(c.expected, got)]
     assert not bad, "\n\n".join(bad)
 
 
 # ---------------------------------------------------------------------------
 # Python blocks
 # ---------------------------------------------------------------------------
+
 
 def python_blocks(text: str) -> list[Block]:
     return [b for b in blocks(text) if b.lang in ("python", "py", "pycon")]
@@ -306,8 +305,9 @@ def _printed_matches(printed: str, comment: str) -> bool:
 
 def _print_comments(stmt: ast.stmt, comments: dict[int, str]) -> list[str]:
     """Comments on the lines of the print() calls of a statement, in source order."""
-    calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-             and n.func.id == "print"]
+    calls = [
+        n for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+    ]
     return [comments[c.end_lineno] for c in sorted(calls, key=lambda c: c.lineno) if c.end_lineno in comments]
 
 
@@ -345,8 +345,9 @@ def run_python_block(block: Block, source: str = "") -> int:
         elif isinstance(stmt, ast.Expr) and stmt.end_lineno in comments:
             has, stated_value = _stated_value(comments[stmt.end_lineno], namespace)
             if has:
-                assert value == stated_value, f"{here}: {ast.unparse(stmt)} gives {value!r}, " \
-                                              f"the text says {comments[stmt.end_lineno]!r}"
+                assert value == stated_value, (
+                    f"{here}: {ast.unparse(stmt)} gives {value!r}, the text says {comments[stmt.end_lineno]!r}"
+                )
                 checked += 1
     return checked
 
@@ -354,6 +355,7 @@ def run_python_block(block: Block, source: str = "") -> int:
 # ---------------------------------------------------------------------------
 # regenerating drifted transcripts (run, never edit numbers by hand)
 # ---------------------------------------------------------------------------
+
 
 def update_file(path: Path, cwd: Path) -> int:
     """Rewrite the expected output of every command of ``path`` whose output differs from the

@@ -16,20 +16,17 @@ Lower checks on epsilon ("never below the mechanism's true privacy curve"):
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import arb
-
 from _refcheck import encloses, endpoints, rel_width
-from rigorous_rdp.accountant import DEFAULT_ORDERS, RdpAccountant
+
+from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import certainly_lt
 from rigorous_rdp.errors import UnsupportedEventError
 from rigorous_rdp.events import (
     ComposedEvent,
-    FixedSizeSampledEvent,
     GaussianEvent,
     LaplaceEvent,
     PoissonSampledEvent,
@@ -49,6 +46,7 @@ def _dpsgd():
 # ---------------------------------------------------------------------------
 # composition
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("alpha", ["2", "4.5", "32"])
 def test_composition_adds(alpha):
@@ -74,7 +72,9 @@ def test_composed_events_flatten_like_compose():
     a = Fraction(3)
     e1, e2 = _dpsgd(), LaplaceEvent("2")
     direct = RdpAccountant().compose(e1, 20).compose(e2, 3)
-    nested = RdpAccountant().compose(ComposedEvent((SelfComposedEvent(e1, 10), SelfComposedEvent(ComposedEvent((e1, e2)), 1))), 1)
+    nested = RdpAccountant().compose(
+        ComposedEvent((SelfComposedEvent(e1, 10), SelfComposedEvent(ComposedEvent((e1, e2)), 1))), 1
+    )
     nested.compose(SelfComposedEvent(SelfComposedEvent(e1, 3), 3), 1).compose(SelfComposedEvent(e2, 2), 1)
     assert direct.rdp(a).rdp.ball.overlaps(nested.rdp(a).rdp.ball)
     lo1, hi1 = endpoints(direct.rdp(a).rdp.ball)
@@ -94,6 +94,7 @@ def test_zero_count_and_empty_accountant():
 # ---------------------------------------------------------------------------
 
 # (1000 steps of Lap(10): about 20 by RDP, versus 100 by pure-DP composition)
+
 
 def test_laplace_pure_dp_route():
     res = RdpAccountant().compose(LaplaceEvent("1"), 3).get_epsilon_and_order("1e-5")
@@ -129,6 +130,7 @@ def test_mixed_pure_and_gaussian_has_no_pure_route():
 # ---------------------------------------------------------------------------
 # the acceptance check of the core
 # ---------------------------------------------------------------------------
+
 
 def _sum_statistic_lower_bound(T: int, q: str, sigma: str, delta: str) -> Fraction:
     """Valid lower bound on the true epsilon (module docstring), rounded down."""
@@ -169,8 +171,11 @@ def test_dpsgd_never_above_dp_accounting(dpsgd_results):
     from dp_accounting.rdp import rdp_privacy_accountant as r
 
     acc = r.RdpAccountant()
-    acc.compose(dpa.dp_event.SelfComposedDpEvent(
-        dpa.dp_event.PoissonSampledDpEvent(float(Q), dpa.dp_event.GaussianDpEvent(float(SIGMA))), STEPS))
+    acc.compose(
+        dpa.dp_event.SelfComposedDpEvent(
+            dpa.dp_event.PoissonSampledDpEvent(float(Q), dpa.dp_event.GaussianDpEvent(float(SIGMA))), STEPS
+        )
+    )
     theirs, order = acc.get_epsilon_and_optimal_order(float(DELTA))
     grid, cont = dpsgd_results
     assert float(order) == float(grid.order) == 4.7
@@ -236,6 +241,7 @@ def test_explicit_grid_and_conversion_names():
 # validation
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("delta", ["0", "1", "-1e-5", "2", "nan", "inf", "abc"])
 def test_bad_delta(delta):
     acc = RdpAccountant().compose(_dpsgd(), 10)
@@ -249,11 +255,18 @@ def test_bad_epsilon(eps):
         RdpAccountant().compose(_dpsgd(), 10).get_delta_and_order(eps)
 
 
-@pytest.mark.parametrize("kwargs,prefix", [
-    ({"orders": ["1"]}, "alpha"), ({"orders": ["0.5", "2"]}, "alpha"), ({"orders": []}, "alpha"),
-    ({"orders": ["nan"]}, "alpha"), ({"conversion": "renyi"}, "conversion"), ({"digits": 0}, "digits"),
-    ({"digits": 5000}, "digits"),
-])
+@pytest.mark.parametrize(
+    "kwargs,prefix",
+    [
+        ({"orders": ["1"]}, "alpha"),
+        ({"orders": ["0.5", "2"]}, "alpha"),
+        ({"orders": []}, "alpha"),
+        ({"orders": ["nan"]}, "alpha"),
+        ({"conversion": "renyi"}, "conversion"),
+        ({"digits": 0}, "digits"),
+        ({"digits": 5000}, "digits"),
+    ],
+)
 def test_bad_constructor_arguments(kwargs, prefix):
     with pytest.raises(ValueError) as info:
         RdpAccountant(**kwargs)

@@ -8,7 +8,7 @@ from pathlib import Path
 import mpmath
 import pytest
 
-from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec
+from rigorous_rdp.arith import decimal_lower, decimal_upper
 from rigorous_rdp.research.blog import part1 as P
 from rigorous_rdp.research.indistinguishability import optimal_delta_exact
 
@@ -17,8 +17,8 @@ mp = mpmath.mpf
 
 from _mpcheck import M, contains, lo, up  # noqa: E402
 
-
 # --- Laplace (1.5) ---------------------------------------------------------------
+
 
 def test_laplace_scale_exact():
     assert P.laplace_scale("0.5") == 2
@@ -35,6 +35,7 @@ def test_laplace_delta_zero_at_calibration_positive_below():
 
 
 # --- Claim 9, (6.8) ------------------------------------------------------------------
+
 
 def ref_68(eps, sigma, s=1):
     with mpmath.workdps(50):
@@ -65,6 +66,7 @@ def test_68_requires_positive_t():
 
 
 # --- calibrations (6.81)-(6.84), (6.91), Dwork-Roth ------------------------------------
+
 
 def refs_calibrations(eps, delta):
     with mpmath.workdps(50):
@@ -142,6 +144,7 @@ def test_documented_numbers_eps_half_delta_1e5():
 
 # --- composition ----------------------------------------------------------------------
 
+
 def ref_a(eps):
     with mpmath.workdps(50):
         e = M(eps)
@@ -182,7 +185,10 @@ def test_claims_11_12_on_random_pure_dp_pairs(seed):
 
 
 def test_claim10_basic_composition_exact():
-    assert P.basic_composition_claim10(["0.1", "1/3"], ["1e-5", 0]) == (Fraction(1, 10) + Fraction(1, 3), Fraction(1, 10**5))
+    assert P.basic_composition_claim10(["0.1", "1/3"], ["1e-5", 0]) == (
+        Fraction(1, 10) + Fraction(1, 3),
+        Fraction(1, 10**5),
+    )
 
 
 def refs_advanced(eps, k, beta):
@@ -224,6 +230,7 @@ def up_arb(b):
 
 
 # --- Claim 19 -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("eps,delta,r", [("1", "1e-5", "0.01"), ("0.1", "0", "0.5"), ("3", "1e-6", "1/7")])
 def test_claim19_values(eps, delta, r):
@@ -276,6 +283,7 @@ def test_claim19_exact_on_subsampled_randomized_response(m, n, e):
 
 # --- DP-SGD at the end of part 1 -----------------------------------------------------------
 
+
 def test_dpsgd_chain_versus_post_statement():
     eps, delta, r, k, beta = "0.5", "1e-6", "0.01", 10, "1e-5"
     chain = P.dpsgd_guarantee(eps, delta, r, k, beta)
@@ -303,6 +311,7 @@ def test_dpsgd_steps_must_be_integer():
 
 
 # --- bad input ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "call,prefix",
@@ -333,9 +342,10 @@ def test_bad_input(call, prefix):
 
 # --- figure scripts (fast mode) ---------------------------------------------------------------
 
-_FIGURE_NAMES = ['blog1_gaussian_calibrations', 'blog1_composition']
+_FIGURE_NAMES = ["blog1_gaussian_calibrations", "blog1_composition"]
 _FIGURE_CASES = [pytest.param(name, "committed", id=f"{name}-committed") for name in _FIGURE_NAMES] + [
-    pytest.param(name, "fast", id=f"{name}-fast", marks=pytest.mark.slow) for name in _FIGURE_NAMES]
+    pytest.param(name, "fast", id=f"{name}-fast", marks=pytest.mark.slow) for name in _FIGURE_NAMES
+]
 
 
 @pytest.mark.parametrize("name,source", _FIGURE_CASES)

@@ -1,14 +1,12 @@
 """Tests of the Conjecture 1 probe (rigorous_rdp.research.conjecture)."""
 
 import itertools
-import json
 import math
 import subprocess
 import sys
 from fractions import Fraction as F
 
 import mpmath
-import numpy as np
 import pytest
 from flint import arb
 
@@ -18,7 +16,9 @@ from rigorous_rdp.research.parallel import SerialExecutor
 
 
 def cfg_fixed(n, m, sigma, lam, values, counts, u, up):
-    return ProbeConfig("range", n, m, F(0), F(sigma), F(lam), tuple((F(v),) for v in values), tuple(counts), (F(u),), (F(up),))
+    return ProbeConfig(
+        "range", n, m, F(0), F(sigma), F(lam), tuple((F(v),) for v in values), tuple(counts), (F(u),), (F(up),)
+    )
 
 
 def brute_force_laws(n, m, rows, u, up):
@@ -52,8 +52,14 @@ def test_mixtures_match_subset_enumeration():
 
 def mp_renyi_g(p_atoms, q_atoms, lam, sigma):
     s = mpmath.mpf(sigma)
-    pd = lambda y: mpmath.fsum(mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s) for m, w in p_atoms.items())  # noqa: E731
-    qd = lambda y: mpmath.fsum(mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s) for m, w in q_atoms.items())  # noqa: E731
+    pd = lambda y: mpmath.fsum(
+        mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s)
+        for m, w in p_atoms.items()
+    )  # noqa: E731
+    qd = lambda y: mpmath.fsum(
+        mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s)
+        for m, w in q_atoms.items()
+    )  # noqa: E731
     lam = mpmath.mpf(lam.numerator) / lam.denominator
     return mpmath.quad(lambda y: pd(y) ** lam * qd(y) ** (1 - lam), [-mpmath.inf, -8, 0, 2, 4, 8, mpmath.inf])
 
@@ -65,8 +71,10 @@ def test_certified_lhs_matches_mpmath(lam):
     bp, bq = brute_force_laws(3, 1, [F(1, 2), F(0)], F(1), F(0))
     ref = mpmath.log(mp_renyi_g(bp, bq, lam, 1)) / (mpmath.mpf(lam.numerator) / lam.denominator - 1)
     res = certify_config(c, digits=8)
-    assert res["lhs"].lower_float() <= float(ref) <= res["lhs"].upper_float() or \
-        abs(float(ref) - res["lhs"].mid_float()) < 1e-12
+    assert (
+        res["lhs"].lower_float() <= float(ref) <= res["lhs"].upper_float()
+        or abs(float(ref) - res["lhs"].mid_float()) < 1e-12
+    )
     assert res["lhs"].relative_width() < 1e-7
     assert res["verdict"] == "holds"
 
@@ -142,8 +150,12 @@ def test_probe_deterministic_given_seed():
 
 
 def test_cli_bad_input_exit_2():
-    out = subprocess.run([sys.executable, "-m", "rigorous_rdp", "conjecture", "--trials", "-3", "--json"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "rigorous_rdp", "conjecture", "--trials", "-3", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2
     assert out.stderr.strip().startswith("rigorous-rdp: error: --trials must be")
     assert len(out.stderr.strip().splitlines()) == 1
@@ -183,11 +195,13 @@ def scipy_lhs_2d(cfg):
     s, lam = float(cfg.sigma), float(cfg.lam)
 
     def dens(atoms, x, y):
-        return sum(float(w) * math.exp(-((x - float(m[0])) ** 2 + (y - float(m[1])) ** 2) / (2 * s * s))
-                   for w, m in atoms) / (2 * math.pi * s * s)
+        return sum(
+            float(w) * math.exp(-((x - float(m[0])) ** 2 + (y - float(m[1])) ** 2) / (2 * s * s)) for w, m in atoms
+        ) / (2 * math.pi * s * s)
 
-    g, _ = integrate.dblquad(lambda y, x: dens(pa, x, y) ** lam * dens(qa, x, y) ** (1 - lam), -8, 9, -8, 9,
-                             epsabs=1e-13, epsrel=1e-11)
+    g, _ = integrate.dblquad(
+        lambda y, x: dens(pa, x, y) ** lam * dens(qa, x, y) ** (1 - lam), -8, 9, -8, 9, epsabs=1e-13, epsrel=1e-11
+    )
     return math.log(g) / (lam - 1)
 
 
@@ -226,8 +240,9 @@ def test_limit_r0_matches_screen_and_exceeds_one():
     assert abs(screen_ratio(tri_cfg(n=5000, lam=F(129, 128)))["ratio"] - lim) < 2e-3
 
 
-@pytest.mark.parametrize("model,dim", [("range", 1), ("clip", 2), pytest.param("poisson", 1, marks=pytest.mark.slow),
-                                       ("range", 2)])
+@pytest.mark.parametrize(
+    "model,dim", [("range", 1), ("clip", 2), pytest.param("poisson", 1, marks=pytest.mark.slow), ("range", 2)]
+)
 def test_probe_models_json_contract(model, dim):
     js = probe(2, 3, model=model, dim=dim, steps=2).to_json()
     assert set(js) >= {"model", "dim", "trials", "seed", "worst", "violations", "screened_max"}

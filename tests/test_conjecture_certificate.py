@@ -30,8 +30,9 @@ def test_violation_certificate_verifies_and_tampering_fails(tmp_path):
     assert not r2.ok and "below the stated lower bound" in r2.reason
     path = tmp_path / "v.json"
     path.write_text(json.dumps(cert))
-    out = subprocess.run([sys.executable, "-m", "rigorous_rdp", "verify", str(path)], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "rigorous_rdp", "verify", str(path)], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0 and out.stdout.startswith("OK: verified: Conjecture 1 is violated")
 
 

@@ -4,11 +4,10 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from _containment import contains
 from flint import arb
 
-from _containment import contains
 from rigorous_rdp.arith import rel_width_ok
-
 from rigorous_rdp.research.gaussian_dp import (
     gaussian_delta,
     gaussian_delta_certified,
@@ -90,14 +89,17 @@ def test_sigma_calibration():
     assert r.upper() < 4.84
 
 
-@pytest.mark.parametrize("call,msg", [
-    (lambda: gaussian_delta(1, 0), "sigma must be > 0"),
-    (lambda: gaussian_delta(-1, 1), "epsilon must be >= 0"),
-    (lambda: gaussian_delta("x", 1), "epsilon must be a number"),
-    (lambda: gaussian_epsilon("0", 1), "delta must be in"),
-    (lambda: gaussian_epsilon("1e-5", "-2"), "sigma must be > 0"),
-    (lambda: gaussian_sigma("1", "1.5"), "delta must be in"),
-])
+@pytest.mark.parametrize(
+    "call,msg",
+    [
+        (lambda: gaussian_delta(1, 0), "sigma must be > 0"),
+        (lambda: gaussian_delta(-1, 1), "epsilon must be >= 0"),
+        (lambda: gaussian_delta("x", 1), "epsilon must be a number"),
+        (lambda: gaussian_epsilon("0", 1), "delta must be in"),
+        (lambda: gaussian_epsilon("1e-5", "-2"), "sigma must be > 0"),
+        (lambda: gaussian_sigma("1", "1.5"), "delta must be in"),
+    ],
+)
 def test_bad_input(call, msg):
     with pytest.raises(ValueError, match=msg):
         call()

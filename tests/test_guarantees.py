@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-
 from _containment import contains, describe
+
 from rigorous_rdp import LaplaceEvent, RdpAccountant
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangSampledEvent
 
@@ -94,7 +94,21 @@ def test_fswor_replace_one_uses_minimum_and_certificate_verifies(tmp_path):
     # dp-accounting's like-for-like value (GaussianDpEvent(0.5), replace-one): 14.098400709691116
     assert 14.0984 < eps.upper_float() < 14.0985
     out = tmp_path / "c.json"
-    args = ["--sampling", "fswor", "--batch-size", "256", "--dataset-size", "60000", "--sigma", "1",
-            "--adjacency", "replace-one", "--steps", "2000", "--delta", "1e-5"]
+    args = [
+        "--sampling",
+        "fswor",
+        "--batch-size",
+        "256",
+        "--dataset-size",
+        "60000",
+        "--sigma",
+        "1",
+        "--adjacency",
+        "replace-one",
+        "--steps",
+        "2000",
+        "--delta",
+        "1e-5",
+    ]
     assert main(["certify", *args, "--out", str(out)]) == 0
     assert main(["verify", str(out)]) == 0

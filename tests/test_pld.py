@@ -8,9 +8,8 @@ installed.  Containment and width are asserted separately.
 
 from __future__ import annotations
 
-from fractions import Fraction as F
-
 import json
+from fractions import Fraction as F
 
 import mpmath
 import pytest
@@ -196,6 +195,7 @@ def test_unsupported_events_refused(event):
 # command line and certificates
 # ---------------------------------------------------------------------------
 
+
 def _cli_json(argv, capsys):
     from rigorous_rdp.cli import main
 
@@ -223,9 +223,11 @@ def test_cli_best_is_the_smaller_upper_end(capsys):
 
 @pytest.mark.parametrize(
     "extra, fragment",
-    [(["--width", "0.1"], "--width applies to --method pld|best"),
-     (["--method", "pld", "--width", "0"], "--width must be in (0, 10]"),
-     (["--method", "pld", "--sampling", "fswr", "--batch-size", "10", "--dataset-size", "100"], "pld")],
+    [
+        (["--width", "0.1"], "--width applies to --method pld|best"),
+        (["--method", "pld", "--width", "0"], "--width must be in (0, 10]"),
+        (["--method", "pld", "--sampling", "fswr", "--batch-size", "10", "--dataset-size", "100"], "pld"),
+    ],
     ids=["width_with_rdp", "width_zero", "fswr_refused"],
 )
 def test_cli_bad_input(extra, fragment, capsys):
@@ -249,4 +251,3 @@ def test_pld_certificate_verifies_and_detects_a_false_claim():
     bad["sha256"] = content_hash(bad)
     res = verify_certificate(bad)
     assert not res.ok and "not confirmed" in res.reason
-

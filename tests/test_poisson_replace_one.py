@@ -32,13 +32,20 @@ from rigorous_rdp.subsampling.poisson_replace_one import (
 Q = Fraction(120, 50000)
 
 
-from _mpcheck import ball_contains as _contains, below_upper as _le  # noqa: E402
+from _mpcheck import ball_contains as _contains  # noqa: E402
+from _mpcheck import below_upper as _le
 
 
-@pytest.mark.parametrize("alpha,q,sigma,m", [
-    (2, Q, 6, 5), (Fraction(5, 2), Q, 6, 4), (8, Fraction(1, 100), 2, 3), (Fraction(37, 4), Fraction(1, 20), 3, 6),
-    (32, Q, 6, 5),
-])
+@pytest.mark.parametrize(
+    "alpha,q,sigma,m",
+    [
+        (2, Q, 6, 5),
+        (Fraction(5, 2), Q, 6, 4),
+        (8, Fraction(1, 100), 2, 3),
+        (Fraction(37, 4), Fraction(1, 20), 3, 6),
+        (32, Q, 6, 5),
+    ],
+)
 def test_matches_literal_mpmath(alpha, q, sigma, m):
     with workprec(128):
         ball = poisson_replace_one_rdp(alpha, q, sigma, m)
@@ -46,10 +53,16 @@ def test_matches_literal_mpmath(alpha, q, sigma, m):
     assert ball.rad() < abs(ball) * arb("1e-20")
 
 
-@pytest.mark.parametrize("alpha,q,sigma", [
-    (2, Q, 6), (Fraction(3, 2), Q, 6), (8, Fraction(1, 100), 2), (Fraction(37, 4), Fraction(1, 20), 3),
-    (3, Fraction(1, 2), 1),
-])
+@pytest.mark.parametrize(
+    "alpha,q,sigma",
+    [
+        (2, Q, 6),
+        (Fraction(3, 2), Q, 6),
+        (8, Fraction(1, 100), 2),
+        (Fraction(37, 4), Fraction(1, 20), 3),
+        (3, Fraction(1, 2), 1),
+    ],
+)
 def test_upper_bounds_the_antiparallel_pair(alpha, q, sigma):
     true = R.poisson_replace_one_true_mp(Fraction(alpha), q, Fraction(sigma))
     with workprec(96):
@@ -123,9 +136,14 @@ def test_certified_digits():
     assert c.relative_width() < 1e-24
 
 
-@pytest.mark.parametrize("alpha,q,sigma", [
-    (1000, Fraction(1, 10**9), "0.3"), (1000, Fraction(1, 10**9), 1000), (Fraction(2001, 2), Fraction(1, 2), "0.3"),
-])
+@pytest.mark.parametrize(
+    "alpha,q,sigma",
+    [
+        (1000, Fraction(1, 10**9), "0.3"),
+        (1000, Fraction(1, 10**9), 1000),
+        (Fraction(2001, 2), Fraction(1, 2), "0.3"),
+    ],
+)
 def test_extremes_are_finite(alpha, q, sigma):
     with workprec(64):
         v = poisson_replace_one_rdp(alpha, q, sigma)
@@ -140,9 +158,16 @@ def test_extreme_order_ten_thousand():
             assert v.is_finite() and v > 0
 
 
-@pytest.mark.parametrize("args,start", [
-    ((2, 1, 6), "q"), ((2, "-0.1", 6), "q"), ((2, Q, 0), "sigma"), ((1, Q, 6), "alpha"), ((2, Q, 6, 2), "taylor-order"),
-])
+@pytest.mark.parametrize(
+    "args,start",
+    [
+        ((2, 1, 6), "q"),
+        ((2, "-0.1", 6), "q"),
+        ((2, Q, 0), "sigma"),
+        ((1, Q, 6), "alpha"),
+        ((2, Q, 6, 2), "taylor-order"),
+    ],
+)
 def test_bad_input(args, start):
     with pytest.raises(ValueError) as e:
         poisson_replace_one_rdp(*args)
@@ -150,13 +175,44 @@ def test_bad_input(args, start):
 
 
 def test_cli(capsys):
-    rc = main(["epsilon", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.0024", "--sigma", "6",
-               "--steps", "1000", "--delta", "1e-5", "--json"])
+    rc = main(
+        [
+            "epsilon",
+            "--sampling",
+            "poisson",
+            "--adjacency",
+            "replace-one",
+            "--q",
+            "0.0024",
+            "--sigma",
+            "6",
+            "--steps",
+            "1000",
+            "--delta",
+            "1e-5",
+            "--json",
+        ]
+    )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert float(out["epsilon"]["lower"]) <= float(out["epsilon"]["upper"]) < 2
-    rc = main(["epsilon", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.0024", "--sigma", "-6",
-               "--steps", "10", "--delta", "1e-5"])
+    rc = main(
+        [
+            "epsilon",
+            "--sampling",
+            "poisson",
+            "--adjacency",
+            "replace-one",
+            "--q",
+            "0.0024",
+            "--sigma",
+            "-6",
+            "--steps",
+            "10",
+            "--delta",
+            "1e-5",
+        ]
+    )
     assert rc == 2
     assert "--sigma must be a number in [1e-100000, 1e100000). Found -6." in capsys.readouterr().err
 
@@ -169,14 +225,20 @@ from rigorous_rdp.curves import bound_name  # noqa: E402
 from rigorous_rdp.reference import sharp as sharp_ref  # noqa: E402
 from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve  # noqa: E402
 from rigorous_rdp.subsampling.poisson_replace_one import (  # noqa: E402
-    WeakTriangleReplaceOneCurve, poisson_replace_one_default_curve, weak_triangle_value)
+    WeakTriangleReplaceOneCurve,
+    poisson_replace_one_default_curve,
+    weak_triangle_value,
+)
 
 
-@pytest.mark.parametrize("q,sigma,alpha,c9,p2,best", [
-    (Fraction(1, 10), Fraction(1, 2), Fraction(2), 67.4695, 9.9485, 8.31497),
-    (Fraction(1, 10**5), Fraction(2, 5), Fraction(2), 50.7401, 9.7179e-5, 1.55075e-6),
-    (Fraction(1, 2), Fraction(1), Fraction(3, 2), 32.0483, 1.75115, 1.20467),
-])
+@pytest.mark.parametrize(
+    "q,sigma,alpha,c9,p2,best",
+    [
+        (Fraction(1, 10), Fraction(1, 2), Fraction(2), 67.4695, 9.9485, 8.31497),
+        (Fraction(1, 10**5), Fraction(2, 5), Fraction(2), 50.7401, 9.7179e-5, 1.55075e-6),
+        (Fraction(1, 2), Fraction(1), Fraction(3, 2), 32.0483, 1.75115, 1.20467),
+    ],
+)
 def test_small_sigma_examples(q, sigma, alpha, c9, p2, best):
     """Thm C.9 alone vs the weak triangle inequality with p = 2 and with the optimal p."""
     ev = PoissonSampledEvent(GaussianEvent(sigma), q, Adjacency.REPLACE_ONE)
@@ -195,8 +257,9 @@ def test_small_sigma_examples(q, sigma, alpha, c9, p2, best):
 
     with mpmath.workdps(30):
         a = mpmath.mpf(alpha.numerator) / alpha.denominator
-        r2 = ((a - mpmath.mpf(1) / 2) / (a - 1) * poisson_gaussian_rdp_mp(2 * alpha, q, sigma, 30)
-              + poisson_gaussian_rdp_mp(2 * alpha - 1, q, sigma, 30))
+        r2 = (a - mpmath.mpf(1) / 2) / (a - 1) * poisson_gaussian_rdp_mp(
+            2 * alpha, q, sigma, 30
+        ) + poisson_gaussian_rdp_mp(2 * alpha - 1, q, sigma, 30)
     assert abs(float(at2.mid()) / float(r2) - 1) < 1e-12
     # never below the exact divergence of the anti-parallel pair (a lower bound on the RDP)
     assert float(v.upper()) >= float(R.poisson_replace_one_true_mp(alpha, q, sigma))
@@ -229,8 +292,23 @@ def test_weak_triangle_reference_and_validation():
 
 
 def test_cli_names_the_winning_bound_per_order(capsys):
-    rc = main(["rdp", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.1", "--sigma", "0.5",
-               "--alpha", "2", "64", "--json"])
+    rc = main(
+        [
+            "rdp",
+            "--sampling",
+            "poisson",
+            "--adjacency",
+            "replace-one",
+            "--q",
+            "0.1",
+            "--sigma",
+            "0.5",
+            "--alpha",
+            "2",
+            "64",
+            "--json",
+        ]
+    )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert [r["bound"] for r in out["results"]] == ["weak-triangle(poisson-gaussian)", "poisson-gaussian-replace-one"]

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from flint import arb
 
-from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import rel_width_ok, workprec
 from rigorous_rdp.events import LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
 from rigorous_rdp.reference import reference_rdp
 from rigorous_rdp.reference.zhu_wang import base_rdp_mp, theorem11_mp, zhu_wang_rdp_mp
+from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
 from rigorous_rdp.subsampling.poisson_gaussian import poisson_gaussian_rdp
 from rigorous_rdp.subsampling.zhu_wang import (
     Bound,
@@ -50,8 +50,15 @@ def _contains(ball, ref):
     return lo <= ref <= hi
 
 
-@pytest.mark.parametrize("q,sigma", [(Fraction(1, 1000), Fraction(5)), (Fraction(1, 100), Fraction(1)),
-                                     (Fraction(1, 2), Fraction(2)), (Fraction(1, 10**6), Fraction(1, 2))])
+@pytest.mark.parametrize(
+    "q,sigma",
+    [
+        (Fraction(1, 1000), Fraction(5)),
+        (Fraction(1, 100), Fraction(1)),
+        (Fraction(1, 2), Fraction(2)),
+        (Fraction(1, 10**6), Fraction(1, 2)),
+    ],
+)
 @pytest.mark.parametrize("alpha", [2, 3, 7, 32, 256])
 def test_theorem8_equals_exact_poisson_gaussian(q, sigma, alpha):
     curve = ZhuWangCurve(GaussianCurve(sigma), q, "tight")
@@ -243,9 +250,11 @@ def test_autodp_cross_check():
     autodp = pytest.importorskip("autodp")
     from autodp import rdp_acct, rdp_bank
 
-    cases = [("laplace", lambda x: rdp_bank.RDP_laplace({"b": 2}, x), LaplaceCurve(Fraction(2))),
-             ("rr", lambda x: rdp_bank.RDP_randresponse({"p": 0.6}, x), RandomizedResponseCurve(Fraction(3, 5))),
-             ("gauss", lambda x: rdp_bank.RDP_gaussian({"sigma": 5}, x), GaussianCurve(Fraction(5)))]
+    cases = [
+        ("laplace", lambda x: rdp_bank.RDP_laplace({"b": 2}, x), LaplaceCurve(Fraction(2))),
+        ("rr", lambda x: rdp_bank.RDP_randresponse({"p": 0.6}, x), RandomizedResponseCurve(Fraction(3, 5))),
+        ("gauss", lambda x: rdp_bank.RDP_gaussian({"sigma": 5}, x), GaussianCurve(Fraction(5))),
+    ]
     for name, f, curve in cases:
         acc = rdp_acct.anaRDPacct(m=100)
         acc.compose_poisson_subsampled_mechanisms(f, 0.001)  # autodp: Thm 6/8 of the seed
@@ -290,18 +299,41 @@ def test_cli_bounds(capsys):
     assert code == 2 and "--tau must be an integer >= 1" in err
     code, out, err = _cli(["rdp", "--noise", "gaussian", "--sigma", "1", "--alpha", "3", "--bound", "general"], capsys)
     assert code == 2 and "--bound applies to a sampled mechanism" in err
-    code, out, _ = _cli(["epsilon", "--noise", "randomized-response", "--p", "0.6", "--sampling", "poisson",
-                         "--q", "0.001", "--steps", "1000", "--delta", "1e-8", "--bound", "tau", "--tau", "20",
-                         "--json"], capsys)
+    code, out, _ = _cli(
+        [
+            "epsilon",
+            "--noise",
+            "randomized-response",
+            "--p",
+            "0.6",
+            "--sampling",
+            "poisson",
+            "--q",
+            "0.001",
+            "--steps",
+            "1000",
+            "--delta",
+            "1e-8",
+            "--bound",
+            "tau",
+            "--tau",
+            "20",
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0 and mpmath.mpf(json.loads(out)["epsilon"]["upper"]) > 0
 
 
-@pytest.mark.parametrize("kw,msg", [
-    (dict(q="1.5"), "q must be in"),
-    (dict(q="0.1", bound="loose"), "bound must be one of"),
-    (dict(q="0.1", bound="tau"), "tau must be an integer"),
-    (dict(q="0.1", bound="tau", tau=0), "tau must be an integer"),
-])
+@pytest.mark.parametrize(
+    "kw,msg",
+    [
+        (dict(q="1.5"), "q must be in"),
+        (dict(q="0.1", bound="loose"), "bound must be one of"),
+        (dict(q="0.1", bound="tau"), "tau must be an integer"),
+        (dict(q="0.1", bound="tau", tau=0), "tau must be an integer"),
+    ],
+)
 def test_bad_input(kw, msg):
     with pytest.raises(ValueError, match=msg):
         ZhuWangCurve(LaplaceCurve(Fraction(1)), **kw)
@@ -322,7 +354,14 @@ from rigorous_rdp.subsampling.zhu_wang import SmallOrderChi2Curve, small_order_c
 def test_taylor_quotient_against_mpmath():
     with workprec(128), mpmath.workdps(60):
         for a in (Fraction(101, 100), Fraction(3, 2), Fraction(2)):
-            for x in (Fraction(-1, 1), Fraction(-1, 2), Fraction(-1, 10**9), Fraction(1, 10**6), Fraction(1, 5), Fraction(7)):
+            for x in (
+                Fraction(-1, 1),
+                Fraction(-1, 2),
+                Fraction(-1, 10**9),
+                Fraction(1, 10**6),
+                Fraction(1, 5),
+                Fraction(7),
+            ):
                 g = taylor_quotient(arb(a.numerator) / a.denominator, arb(x.numerator) / x.denominator)
                 aa, xx = mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(x.numerator) / x.denominator
                 ref = aa - 1 if x == -1 else ((1 + xx) ** aa - 1 - aa * xx) / xx**2
@@ -330,19 +369,25 @@ def test_taylor_quotient_against_mpmath():
                 assert g.rad() < abs(g.mid()) * 1e-30
 
 
-@pytest.mark.parametrize("inner,q,alpha", [
-    (LaplaceEvent(1), Fraction(1, 10), Fraction(3, 2)),
-    (LaplaceEvent(10), Fraction(1, 1000), Fraction(101, 100)),
-    (RandomizedResponseEvent(Fraction(3, 5)), Fraction(1, 2), Fraction(19, 10)),
-    (RandomizedResponseEvent(Fraction(9, 10)), Fraction(1, 10**8), Fraction(2)),
-])
+@pytest.mark.parametrize(
+    "inner,q,alpha",
+    [
+        (LaplaceEvent(1), Fraction(1, 10), Fraction(3, 2)),
+        (LaplaceEvent(10), Fraction(1, 1000), Fraction(101, 100)),
+        (RandomizedResponseEvent(Fraction(3, 5)), Fraction(1, 2), Fraction(19, 10)),
+        (RandomizedResponseEvent(Fraction(9, 10)), Fraction(1, 10**8), Fraction(2)),
+    ],
+)
 def test_small_order_curve_against_reference(inner, q, alpha):
     base = rdp_curve(inner)
     c = SmallOrderChi2Curve(base, q)
     with workprec(128):
         v = c.certified(alpha)
     if isinstance(inner, LaplaceEvent):
-        e2, ei = laplace_rdp_mp(Fraction(2), inner.scale, 50), 1 / (mpmath.mpf(inner.scale.numerator) / inner.scale.denominator)
+        e2, ei = (
+            laplace_rdp_mp(Fraction(2), inner.scale, 50),
+            1 / (mpmath.mpf(inner.scale.numerator) / inner.scale.denominator),
+        )
     else:
         p = mpmath.mpf(inner.p.numerator) / inner.p.denominator
         e2, ei = mpmath.log(p**2 / (1 - p) + (1 - p) ** 2 / p), abs(mpmath.log(p / (1 - p)))
