@@ -106,7 +106,7 @@ def test_workprec_restores_on_exception():
 
 
 def test_workprec_rejects_nonsense():
-    with pytest.raises(ValueError, match="^prec must be"), workprec(1):
+    with pytest.raises(ValueError, match=r"^prec must be"), workprec(1):
         pass
 
 

@@ -306,7 +306,7 @@ def test_dpsgd_chain_versus_post_statement():
 
 
 def test_dpsgd_steps_must_be_integer():
-    with pytest.raises(ValueError, match="^epochs must make k / r an integer"):
+    with pytest.raises(ValueError, match=r"^epochs must make k / r an integer"):
         P.dpsgd_guarantee("0.5", "1e-6", "0.3", 1, "1e-5")
 
 

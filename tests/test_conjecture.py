@@ -123,13 +123,13 @@ def test_poisson_case_holds():
 
 
 def test_bad_config():
-    with pytest.raises(ValueError, match="^values must be within distance 1"):
+    with pytest.raises(ValueError, match=r"^values must be within distance 1"):
         cfg_fixed(4, 2, 1, 2, [F(0)], [3], F(3, 2), F(0))
-    with pytest.raises(ValueError, match="^m must be in"):
+    with pytest.raises(ValueError, match=r"^m must be in"):
         cfg_fixed(4, 4, 1, 2, [F(0)], [3], F(1), F(0))
-    with pytest.raises(ValueError, match="^lambda must be > 1"):
+    with pytest.raises(ValueError, match=r"^lambda must be > 1"):
         cfg_fixed(4, 2, 1, 1, [F(0)], [3], F(1), F(0))
-    with pytest.raises(ValueError, match="^trials must be"):
+    with pytest.raises(ValueError, match=r"^trials must be"):
         probe(0, 1)
 
 
@@ -175,13 +175,13 @@ def test_models_admit_exactly_their_sets():
     # diameter 1 but not inside any disc of radius 1/2: admitted by range only (the former probe
     # sampled d >= 2 values from the disc of radius 1/2 and so never reached it)
     tri_cfg("range")
-    with pytest.raises(ValueError, match="^values must have norm <= 1/2"):
+    with pytest.raises(ValueError, match=r"^values must have norm <= 1/2"):
         tri_cfg("clip")
-    with pytest.raises(ValueError, match="^values must be within distance 1"):
+    with pytest.raises(ValueError, match=r"^values must be within distance 1"):
         ProbeConfig("range", 3, 1, F(0), F(1), F(2), ((F(0), F(0)),), (2,), (F(1), F(0)), (F(1, 2), F(867, 1000)))
-    with pytest.raises(ValueError, match="^values must have norm <= 1 "):
+    with pytest.raises(ValueError, match=r"^values must have norm <= 1 "):
         ProbeConfig("poisson", 3, 0, F(1, 2), F(1), F(2), ((F(0), F(0)),), (2,), (F(1), F(1, 100)), (F(0), F(0)))
-    with pytest.raises(ValueError, match="^model must be one of"):
+    with pytest.raises(ValueError, match=r"^model must be one of"):
         ProbeConfig("fixed", 3, 1, F(0), F(1), F(2), ((F(0),),), (2,), (F(1),), (F(0),))
 
 

@@ -53,7 +53,7 @@ def test_holds_certificate_verifies():
     res = verify_certificate(cert)
     assert res.ok, res.reason
     assert float(res.details["ratio"]) < 0.43
-    with pytest.raises(ValueError, match="^d must be 1"):
+    with pytest.raises(ValueError, match=r"^d must be 1"):
         make_holds_certificate(TRI)
 
 

@@ -68,9 +68,9 @@ def test_constant_at_definition_and_bad_input():
     c = constant_at(1, 1, 4, integer=True)  # lambda = 16, r = 1/4
     ref = mp_g_int(16, Fraction(1, 4), 4)
     assert c.lower_float() <= float(ref) <= c.upper_float()
-    with pytest.raises(ValueError, match="^c1 must be > 0"):
+    with pytest.raises(ValueError, match=r"^c1 must be > 0"):
         constant_at(0, 1, 4)
-    with pytest.raises(ValueError, match="^sigma must be >= c1"):
+    with pytest.raises(ValueError, match=r"^sigma must be >= c1"):
         constant_at(2, 1, 1)
 
 
@@ -118,11 +118,11 @@ def test_dr_exponent_unbounded_below_one():
 
 
 def test_sup_bad_input():
-    with pytest.raises(ValueError, match="^sigma-max must be >"):
+    with pytest.raises(ValueError, match=r"^sigma-max must be >"):
         constant_sup(1, 1, sigma_max=1)
-    with pytest.raises(ValueError, match="^sigma-min must be >= c1"):
+    with pytest.raises(ValueError, match=r"^sigma-min must be >= c1"):
         constant_sup(2, 1, sigma_min=1)
-    with pytest.raises(ValueError, match="^c2 must be a number"):
+    with pytest.raises(ValueError, match=r"^c2 must be a number"):
         constant_sup(1, "abc")
 
 
@@ -153,7 +153,7 @@ def test_tail_majorant_dominates_g_beyond_the_cut(c1, c2):
         g = mp_g_real(Fraction(c2) * s * s, Fraction(c1) / s, s)
         assert float(g) <= float(m.upper())
     assert lim <= float(m_far.upper()) <= lim * (1 + 1e-4)
-    with pytest.raises(ValueError, match="^sigma must be larger"), workprec(64):
+    with pytest.raises(ValueError, match=r"^sigma must be larger"), workprec(64):
         tail_majorant(2, 2, Fraction(3))
 
 

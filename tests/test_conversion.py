@@ -135,7 +135,7 @@ def test_delta_clamped_at_one():
 
 @pytest.mark.parametrize("fn", [epsilon_from_rdp, delta_from_rdp])
 def test_unknown_conversion(fn):
-    with pytest.raises(ValueError, match="^conversion must be one of"):
+    with pytest.raises(ValueError, match=r"^conversion must be one of"):
         fn(arb(1), arb(2), arb("0.5"), "renyi")
     assert set(CONVERSIONS) == {"best", "mironov", "cks", "balle"}
 

@@ -243,9 +243,9 @@ def test_bad_input(args, start):
 
 
 def test_bad_input_lower():
-    with pytest.raises(ValueError, match="^alpha"):
+    with pytest.raises(ValueError, match=r"^alpha"):
         fswr_lower_rdp(Fraction(5, 2), 6, 2, 10)
-    with pytest.raises(ValueError, match="^t-sets"):
+    with pytest.raises(ValueError, match=r"^t-sets"):
         fswr_lower_rdp(3, 6, 2, 10, "nope")
 
 

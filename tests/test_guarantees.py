@@ -14,9 +14,9 @@ def test_lower_bound_curve_is_shown_but_not_converted():
     acc = RdpAccountant().compose(ZhuWangSampledEvent(LaplaceEvent(2), "0.001", bound="lower"), 10)
     shown = acc.rdp(3).rdp
     assert shown.ball > 0
-    with pytest.raises(ValueError, match="^bound .*lower bound"):
+    with pytest.raises(ValueError, match=r"^bound .*lower bound"):
         acc.get_epsilon_and_order("1e-5")
-    with pytest.raises(ValueError, match="^bound .*lower bound"):
+    with pytest.raises(ValueError, match=r"^bound .*lower bound"):
         acc.get_delta_and_order(1)
 
 

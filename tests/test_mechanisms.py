@@ -239,7 +239,7 @@ def test_bad_parameters_raise_named_value_error(make, bad, name):
 
 @pytest.mark.parametrize("alpha", [Fraction(1), Fraction(1, 2), Fraction(-3)])
 def test_order_at_most_one_rejected(alpha):
-    with pytest.raises(ValueError, match="^alpha must be > 1"):
+    with pytest.raises(ValueError, match=r"^alpha must be > 1"):
         rdp_curve(GaussianEvent(1)).certified(alpha)
 
 

@@ -272,7 +272,7 @@ def test_weak_triangle_reference_and_validation():
     ref = sharp_ref.weak_triangle_reference(2, Fraction(1, 10), Fraction(1, 2))
     assert float(v.upper()) <= float(ref) * (1 + 1e-9)
     assert c.optimal_p(Fraction(2)) > 1
-    with pytest.raises(ValueError, match="^p must be > 1"):
+    with pytest.raises(ValueError, match=r"^p must be > 1"):
         weak_triangle_value(Fraction(2), Fraction(1), lambda o: arb(0))
     from rigorous_rdp.curves import RdpCurve
 

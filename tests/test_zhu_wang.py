@@ -411,5 +411,5 @@ def test_small_order_default_beats_order_two_and_is_valid():
         assert not SmallOrderChi2Curve(rdp_curve(LaplaceEvent(1)), Fraction(1, 10)).certified(Fraction(3)).is_finite()
     with pytest.raises(ValueError, match=r"^alpha must be in \(1, 2\]"):
         small_order_chi2_rdp(Fraction(3), Fraction(1, 10), arb(1), None)
-    with pytest.raises(ValueError, match="^q must be < 1"):
+    with pytest.raises(ValueError, match=r"^q must be < 1"):
         SmallOrderChi2Curve(GaussianCurve(Fraction(1)), 1)
