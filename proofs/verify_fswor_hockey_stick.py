@@ -100,7 +100,7 @@ def test_lemma_a1_binomial_identities():
 
 
 def _hs(p, q, gamma):
-    return sum(max(Fraction(0), a - gamma * b) for a, b in zip(p, q))
+    return sum(max(Fraction(0), a - gamma * b) for a, b in zip(p, q, strict=False))
 
 
 def _rand_dist(rng, k):
@@ -117,8 +117,8 @@ def test_hockey_stick_joint_convexity_exact():
         p1, p2, q1, q2 = (_rand_dist(rng, k) for _ in range(4))
         lam = Fraction(rng.randint(0, 10), 10)
         gamma = Fraction(rng.randint(0, 40), 10)
-        mix_p = [lam * a + (1 - lam) * b for a, b in zip(p1, p2)]
-        mix_q = [lam * a + (1 - lam) * b for a, b in zip(q1, q2)]
+        mix_p = [lam * a + (1 - lam) * b for a, b in zip(p1, p2, strict=False)]
+        mix_q = [lam * a + (1 - lam) * b for a, b in zip(q1, q2, strict=False)]
         assert _hs(mix_p, mix_q, gamma) <= lam * _hs(p1, q1, gamma) + (1 - lam) * _hs(p2, q2, gamma)
 
 

@@ -42,7 +42,11 @@ def test_integral_form_of_g():
         for alpha in (mpmath.mpf("1.01"), mpmath.mpf("1.37"), mpmath.mpf("1.999")):
             for xv in (mpmath.mpf("-0.999"), mpmath.mpf("-0.3"), mpmath.mpf("0.01"), mpmath.mpf("5")):
                 lhs = ((1 + xv) ** alpha - 1 - alpha * xv) / xv**2
-                rhs = alpha * (alpha - 1) * mpmath.quad(lambda tt: (1 - tt) * (1 + tt * xv) ** (alpha - 2), [0, 1])
+                rhs = (
+                    alpha
+                    * (alpha - 1)
+                    * mpmath.quad(lambda tt, xv=xv, alpha=alpha: (1 - tt) * (1 + tt * xv) ** (alpha - 2), [0, 1])
+                )
                 assert abs(lhs - rhs) < mpmath.mpf(10) ** -20 * abs(lhs), (
                     alpha,
                     xv,
@@ -126,14 +130,20 @@ def test_bound_above_true_divergence():
         with mpmath.workdps(30):
             bb, qq, aa = (mpmath.mpf(Fraction(z).numerator) / Fraction(z).denominator for z in (b, q, a))
 
-            def mix(z):
+            def mix(z, qq=qq, bb=bb):
                 return (1 - qq) * lap(z, 0, bb) + qq * lap(z, 1, bb)
 
             d1 = mpmath.log(
-                mpmath.quad(lambda z: mix(z) ** aa * lap(z, 0, bb) ** (1 - aa), [-mpmath.inf, 0, 1, mpmath.inf])
+                mpmath.quad(
+                    lambda z, mix=mix, aa=aa, bb=bb: mix(z) ** aa * lap(z, 0, bb) ** (1 - aa),
+                    [-mpmath.inf, 0, 1, mpmath.inf],
+                )
             ) / (aa - 1)
             d2 = mpmath.log(
-                mpmath.quad(lambda z: lap(z, 0, bb) ** aa * mix(z) ** (1 - aa), [-mpmath.inf, 0, 1, mpmath.inf])
+                mpmath.quad(
+                    lambda z, mix=mix, aa=aa, bb=bb: lap(z, 0, bb) ** aa * mix(z) ** (1 - aa),
+                    [-mpmath.inf, 0, 1, mpmath.inf],
+                )
             ) / (aa - 1)
             assert mpmath.mpf(v.lower().str(30, radius=False)) >= max(d1, d2), (b, q, a)
 

@@ -59,14 +59,16 @@ def test_poisson_replace_one_curve_above_true_divergence():
         with mpmath.workdps(25):
             qq, ss, aa = (mpmath.mpf(z.numerator) / z.denominator for z in (q, s, al))
 
-            def P(z):
+            def P(z, qq=qq, ss=ss):
                 return (1 - qq) * mpmath.npdf(z, 0, ss) + qq * mpmath.npdf(z, 1, ss)
 
-            def Q(z):
+            def Q(z, qq=qq, ss=ss):
                 return (1 - qq) * mpmath.npdf(z, 0, ss) + qq * mpmath.npdf(z, -1, ss)
 
             true = mpmath.log(
-                mpmath.quad(lambda z: P(z) ** aa * Q(z) ** (1 - aa), [-mpmath.inf, -2, 0, 2, mpmath.inf])
+                mpmath.quad(
+                    lambda z, P=P, Q=Q, aa=aa: P(z) ** aa * Q(z) ** (1 - aa), [-mpmath.inf, -2, 0, 2, mpmath.inf]
+                )
             ) / (aa - 1)
             assert mpmath.mpf(v.lower().str(25, radius=False)) >= true, (q, s, al)
 

@@ -202,11 +202,12 @@ def run_in_process(argv: list[str], cwd: Path) -> list[str]:
     here = os.getcwd()
     os.chdir(cwd)
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main(argv)
-            except SystemExit:  # argparse errors and --help
-                pass
+        with (
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            contextlib.suppress(SystemExit),
+        ):  # argparse errors and --help
+            main(argv)
     finally:
         os.chdir(here)
     stdout = out.getvalue()
@@ -238,7 +239,7 @@ def line_matches(expected: str, got: str) -> bool:
 
 def output_matches(expected, got) -> bool:
     expected, got = list(expected), list(got)
-    return len(expected) == len(got) and all(line_matches(e, g) for e, g in zip(expected, got))
+    return len(expected) == len(got) and all(line_matches(e, g) for e, g in zip(expected, got, strict=False))
 
 
 def _mismatch(command: Command, got: list[str]) -> str:
@@ -255,7 +256,11 @@ def check_command(command: Command, cwd: Path = ROOT) -> None:
 def check_transcript(transcript: Transcript, cwd: Path) -> None:
     """Run the commands of a block in one shell and assert that every output is the transcript's."""
     results = run_block([c.cmd for c in transcript.commands], cwd)
-    bad = [_mismatch(c, got) for c, got in zip(transcript.commands, results) if not output_matches(c.expected, got)]
+    bad = [
+        _mismatch(c, got)
+        for c, got in zip(transcript.commands, results, strict=False)
+        if not output_matches(c.expected, got)
+    ]
     assert not bad, "\n\n".join(bad)
 
 
@@ -339,7 +344,7 @@ def run_python_block(block: Block, source: str = "") -> int:
         if stated:
             # one printed line per commented print() call: compare them in order
             assert len(printed) == len(stated), f"{here}: printed {printed!r}, the text says {stated!r}"
-            for got, text in zip(printed, stated):
+            for got, text in zip(printed, stated, strict=False):
                 assert _printed_matches(got, text), f"{here}: printed {got!r}, the text says {text!r}"
                 checked += 1
         elif isinstance(stmt, ast.Expr) and stmt.end_lineno in comments:
@@ -365,7 +370,7 @@ def update_file(path: Path, cwd: Path) -> int:
     edits = []
     for t in transcripts(text, str(path)):
         results = run_all([c.cmd for c in t.commands], cwd)
-        for c, got in zip(t.commands, results):
+        for c, got in zip(t.commands, results, strict=False):
             if not output_matches(c.expected, got):
                 first = c.line + c.cmd.count("\n")  # 0-based index of the first output line
                 edits.append((first, first + len(c.expected), got))

@@ -96,7 +96,7 @@ def test_calibration_values(eps, delta):
             assert c.relative_width() < 1e-19
 
 
-@pytest.mark.parametrize("eps,delta", GRID + [("3", "1e-6"), ("10", "1e-3")])
+@pytest.mark.parametrize("eps,delta", [*GRID, ("3", "1e-6"), ("10", "1e-3")])
 def test_calibrations_are_sufficient_and_exact_is_smallest(eps, delta):
     """Each calibration achieves (eps, delta) for the exact mechanism, and the exact sigma is below all."""
     exact = P.sigma_exact(eps, delta, digits=10)
@@ -175,9 +175,9 @@ def test_claims_11_12_on_random_pure_dp_pairs(seed):
         q = [mp(rng.randint(5, 20)) for _ in range(n)]
         p = [x / sum(p) for x in p]
         q = [x / sum(q) for x in q]
-        eps = max(abs(mpmath.log(a / b)) for a, b in zip(p, q))
-        kl = sum(a * mpmath.log(a / b) for a, b in zip(p, q))
-        rkl = sum(b * mpmath.log(b / a) for a, b in zip(p, q))
+        eps = max(abs(mpmath.log(a / b)) for a, b in zip(p, q, strict=False))
+        kl = sum(a * mpmath.log(a / b) for a, b in zip(p, q, strict=False))
+        rkl = sum(b * mpmath.log(b / a) for a, b in zip(p, q, strict=False))
         assert kl + rkl <= eps * (mpmath.exp(eps) - 1)
         e_up = Fraction(mpmath.nstr(eps * (1 + mpmath.mpf(10) ** -30), 35))
         a = up(P.a_epsilon(e_up, digits=20))
@@ -258,7 +258,7 @@ def _subsampled_parity_law(x, n, e):
     out = [Fraction(0), Fraction(0)]
     for s in subsets:
         law = _rr(sum(x[i] for i in s) % 2, e)
-        out = [o + l / len(subsets) for o, l in zip(out, law)]
+        out = [o + pr / len(subsets) for o, pr in zip(out, law, strict=False)]
     return out
 
 
@@ -277,7 +277,7 @@ def test_claim19_exact_on_subsampled_randomized_response(m, n, e):
             q = _subsampled_parity_law(y, n, e)
             assert optimal_delta_exact(p, q, c) == 0
             # and the ratio is attained: no smaller e^eps' works
-            worst = max(worst, max(a / b for a, b in zip(p, q)))
+            worst = max(worst, max(a / b for a, b in zip(p, q, strict=False)))
     assert worst == c
 
 

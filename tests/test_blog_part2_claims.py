@@ -49,12 +49,17 @@ def test_legendre_discrete_cumulant_matches_mpmath(seed):
     with mpmath.workdps(40):
         pm = [M(x) for x in p]
         qm = [M(x) for x in q]
-        kl = sum(a * mpmath.log(a / b) for a, b in zip(pm, qm))
+        kl = sum(a * mpmath.log(a / b) for a, b in zip(pm, qm, strict=False))
         eps = kl + Fraction(rng.randint(1, 20), 40)  # above kappa'(0) = KL so the sup is interior
         eps = Fraction(mpmath.nstr(eps, 20))
-        kappa = lambda t: mpmath.log(sum(a ** (t + 1) * b ** (-t) for a, b in zip(pm, qm)))
-        dkap = lambda t: mpmath.diff(kappa, t)
-        lmax = max(mpmath.log(a / b) for a, b in zip(pm, qm))
+
+        def kappa(t):
+            return mpmath.log(sum(a ** (t + 1) * b ** (-t) for a, b in zip(pm, qm, strict=False)))
+
+        def dkap(t):
+            return mpmath.diff(kappa, t)
+
+        lmax = max(mpmath.log(a / b) for a, b in zip(pm, qm, strict=False))
         if M(eps) >= lmax:
             pytest.skip("epsilon beyond the max loss: sup at infinity")
         tstar = mpmath.findroot(lambda t: dkap(t) - M(eps), (mpmath.mpf("1e-6"), mpmath.mpf(200)), solver="bisect")
@@ -117,7 +122,10 @@ def test_example2_equals_68(eps, sigma):
     c9 = P1.gaussian_delta_claim9(eps, sigma, digits=15)
     assert abs(e2.mid_float() / c9.mid_float() - 1) < 1e-13
     with mpmath.workdps(40):
-        f = lambda lam: mpmath.exp((lam - 1) * (lam / (2 * M(sigma) ** 2) - M(eps)))
+
+        def f(lam):
+            return mpmath.exp((lam - 1) * (lam / (2 * M(sigma) ** 2) - M(eps)))
+
         lstar = C.example2_optimal_order(eps, sigma)
         assert contains(e2, f(M(lstar)))
         # lambda* is a minimiser (derivative zero), the printed order is not
@@ -195,7 +203,7 @@ def _rr_law(bit, e):
 
 
 def _g(p, q, lam):
-    return sum((a**lam / b ** (lam - 1) for a, b in zip(p, q)), Fraction(0))
+    return sum((a**lam / b ** (lam - 1) for a, b in zip(p, q, strict=False)), Fraction(0))
 
 
 @pytest.mark.parametrize("m,n,e,lam", [(3, 1, 3, 2), (4, 2, 2, 3), (5, 2, 4, 4)])
@@ -248,9 +256,9 @@ def test_claim25_exact_integer_orders(seed):
 def test_claim25_fractional_order():
     lhs, rhs = C.claim25_sides([1, 2, "0.5"], [3, 1, "0.25"], "2.5", digits=20)
     with mpmath.workdps(50):
-        l = mpmath.mpf("3.5") ** 2.5 / mpmath.mpf("4.25") ** 1.5
+        left = mpmath.mpf("3.5") ** 2.5 / mpmath.mpf("4.25") ** 1.5
         r = 1 / mpmath.mpf(3) ** 1.5 + mpmath.mpf(2) ** 2.5 + mpmath.mpf("0.5") ** 2.5 / mpmath.mpf("0.25") ** 1.5
-        assert contains(lhs, l) and contains(rhs, r)
+        assert contains(lhs, left) and contains(rhs, r)
     assert up(lhs) < lo(rhs)
 
 
@@ -258,8 +266,8 @@ def test_claim25_fractional_order():
 def test_example4_dominates_exact_mixture(lam, r, sigma):
     e4 = C.example4_rdp(lam, r, sigma, digits=15)
     with mpmath.workdps(50):
-        l = M(lam)
-        ref = mpmath.log(1 + M(r) * (mpmath.exp((l - 1) * l / (2 * M(sigma) ** 2)) - 1)) / (l - 1)
+        ell = M(lam)
+        ref = mpmath.log(1 + M(r) * (mpmath.exp((ell - 1) * ell / (2 * M(sigma) ** 2)) - 1)) / (ell - 1)
         assert contains(e4, ref)
     exact = C.eq95_rdp(lam, r, sigma, digits=8)
     # joint convexity applied to (r mu1 + (1-r) mu0, mu0) gives exactly Example 4's bound
@@ -294,7 +302,7 @@ def test_claim27_identity_exact(seed):
     q = [Fraction(x, sum(v)) for x in v]
     r = Fraction(rng.randint(1, 9), 10)
     lam = rng.randint(1, 6)
-    mix = [r * a + (1 - r) * b for a, b in zip(p, q)]
+    mix = [r * a + (1 - r) * b for a, b in zip(p, q, strict=False)]
     lhs = _g(mix, q, lam)
     moments = [_g(p, q, k) for k in range(lam + 1)]
     assert moments[0] == 1 and moments[1] == 1
@@ -324,9 +332,12 @@ def test_eq95_rdp_fractional_order_against_quadrature():
     lam, r, sigma = Fraction(7, 2), Fraction(1, 20), Fraction(2)
     d = C.eq95_rdp(lam, r, sigma, digits=12)
     with mpmath.workdps(30):
-        l, rr, s = M(lam), M(r), M(sigma)
-        f = lambda z: mpmath.npdf(z, 0, s) * ((1 - rr) + rr * mpmath.exp((2 * z - 1) / (2 * s * s))) ** l
-        ref = mpmath.log(mpmath.quad(f, [-mpmath.inf, 0, 10, mpmath.inf])) / (l - 1)
+        ell, rr, s = M(lam), M(r), M(sigma)
+
+        def f(z):
+            return mpmath.npdf(z, 0, s) * ((1 - rr) + rr * mpmath.exp((2 * z - 1) / (2 * s * s))) ** ell
+
+        ref = mpmath.log(mpmath.quad(f, [-mpmath.inf, 0, 10, mpmath.inf])) / (ell - 1)
         assert contains(d, ref)
 
 
@@ -384,13 +395,13 @@ def test_figure_data_properties(name, source, tmp_path):
         assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
     if name == "blog2_claim24":
         left = data["left"]["rdp"]
-        for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"]):
+        for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"], strict=False):
             assert a <= b
     else:
-        for lg, ex in zip(data["delta_legendre"], data["delta_exact"]):
+        for lg, ex in zip(data["delta_legendre"], data["delta_exact"], strict=False):
             assert ex <= lg
         for vals in data["delta_fixed_order"].values():
-            for v, lg in zip(vals, data["delta_legendre"]):
+            for v, lg in zip(vals, data["delta_legendre"], strict=False):
                 assert lg <= v * (1 + 1e-6)
 
 

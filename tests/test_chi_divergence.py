@@ -168,8 +168,12 @@ def test_density_integration_matches_closed_form():
 
 def test_density_beta_pair_compact_support():
     # Beta(2,1) (density 2x) vs uniform on [0,1]: chi^3 = int (2x - 1)^3 dx = 0 exactly
-    p = lambda z, analytic: 2 * z
-    q = lambda z, analytic: acb(1)
+    def p(z, analytic):
+        return 2 * z
+
+    def q(z, analytic):
+        return acb(1)
+
     v = chi_divergence_density(p, q, 3, 0, 1, prec=64)
     assert v.contains(0) and v.rad() < 1e-15
 

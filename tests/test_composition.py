@@ -84,12 +84,12 @@ def _pure_composition_delta_mp(eps, k: int, eps_g, dps: int = 40):
         p = mpmath.exp(e) / (1 + mpmath.exp(e))
         r = (1 - p) / p
         w, total = p**k, mpmath.mpf(0)
-        for l in range(k + 1):
-            gap = e * (k - 2 * l) - g
+        for ell in range(k + 1):
+            gap = e * (k - 2 * ell) - g
             if gap <= 0:
                 break
             total += w * -mpmath.expm1(-gap)
-            w = w * (k - l) / (l + 1) * r
+            w = w * (k - ell) / (ell + 1) * r
         return total
 
 

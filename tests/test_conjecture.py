@@ -25,9 +25,9 @@ def brute_force_laws(n, m, rows, u, up):
     """Output laws by enumerating every size-m subset of the n rows (row n-1 differs)."""
     p, q = {}, {}
     subsets = list(itertools.combinations(range(n), m))
-    for I in subsets:
-        sp = sum(rows[i] if i < n - 1 else u for i in I)
-        sq = sum(rows[i] if i < n - 1 else up for i in I)
+    for idx in subsets:
+        sp = sum(rows[i] if i < n - 1 else u for i in idx)
+        sq = sum(rows[i] if i < n - 1 else up for i in idx)
         p[sp] = p.get(sp, 0) + F(1, len(subsets))
         q[sq] = q.get(sq, 0) + F(1, len(subsets))
     return p, q
@@ -52,14 +52,19 @@ def test_mixtures_match_subset_enumeration():
 
 def mp_renyi_g(p_atoms, q_atoms, lam, sigma):
     s = mpmath.mpf(sigma)
-    pd = lambda y: mpmath.fsum(
-        mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s)
-        for m, w in p_atoms.items()
-    )  # noqa: E731
-    qd = lambda y: mpmath.fsum(
-        mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s)
-        for m, w in q_atoms.items()
-    )  # noqa: E731
+
+    def pd(y):
+        return mpmath.fsum(
+            mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s)
+            for m, w in p_atoms.items()
+        )
+
+    def qd(y):
+        return mpmath.fsum(
+            mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s)
+            for m, w in q_atoms.items()
+        )
+
     lam = mpmath.mpf(lam.numerator) / lam.denominator
     return mpmath.quad(lambda y: pd(y) ** lam * qd(y) ** (1 - lam), [-mpmath.inf, -8, 0, 2, 4, 8, mpmath.inf])
 

@@ -114,7 +114,7 @@ def test_dr_exponent_unbounded_below_one():
     out = dr_curve(1.0, 1.0, 0.5, 2.0, [4, 16, 64])
     assert out["log_jensen"][0] < out["log_jensen"][1] < out["log_jensen"][2]
     assert out["log_jensen"][2] > 20
-    assert all(g >= j - 1e-9 for g, j in zip(out["log_G"], out["log_jensen"]))
+    assert all(g >= j - 1e-9 for g, j in zip(out["log_G"], out["log_jensen"], strict=False))
 
 
 def test_sup_bad_input():

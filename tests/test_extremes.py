@@ -61,7 +61,7 @@ def _interval(d):
 
 
 def answered(argv):
-    status, out, err = run(list(argv) + ["--json"])
+    status, out, err = run([*list(argv), "--json"])
     assert status == 0, err
     return json.loads(out)
 
@@ -468,7 +468,7 @@ def _log_a_mp(alpha: Fraction, q: Fraction, sigma: Fraction, dps: int = 80):
             return mpmath.npdf(z, 0, s) * ((1 + x) ** a - 1 - a * x)
 
         pts = sorted({-40 * s, -10 * s, mpmath.mpf(0), mpmath.mpf(1) / 2, a, a + 10 * s, a + 40 * s})
-        i = mpmath.quad(g, [-mpmath.inf] + pts + [mpmath.inf])
+        i = mpmath.quad(g, [-mpmath.inf, *pts, mpmath.inf])
         return mpmath.log1p(i)
 
 
@@ -483,7 +483,10 @@ def _log_a_int_mp(alpha: int, q: Fraction, sigma: Fraction, dps: int = 80):
         )
 
 
-def _contains(ball: arb, ref, rel=mpmath.mpf("1e-40"), dps: int = 90) -> bool:
+_REL_1E40 = mpmath.mpf("1e-40")
+
+
+def _contains(ball: arb, ref, rel=_REL_1E40, dps: int = 90) -> bool:
     lo, up = endpoints(ball)
     with mpmath.workdps(dps):
         return _mp(lo) <= ref + abs(ref) * rel and _mp(up) >= ref - abs(ref) * rel
@@ -535,10 +538,7 @@ def test_series_path_is_taken_for_small_q():
     ],
 )
 def test_sandwich_encloses_mpmath(alpha, q, sigma):
-    if alpha.denominator == 1:
-        ref = _log_a_int_mp(int(alpha), q, sigma)
-    else:
-        ref = _log_a_mp(alpha, q, sigma)
+    ref = _log_a_int_mp(int(alpha), q, sigma) if alpha.denominator == 1 else _log_a_mp(alpha, q, sigma)
     with workprec(128):
         ball = log_a_sandwich(
             arb(alpha.numerator) / alpha.denominator,

@@ -61,7 +61,7 @@ def test_float_alternating_sum_fails_where_ours_does_not():
     value (as the issue reports for the seed's code); the certified moment contains the truth."""
     sigma, k = F(20), 16
     v = 4.0 / 400.0
-    flt = sum((-1) ** (k - l) * math.comb(k, l) * math.exp(l * (l - 1) * v / 2) for l in range(k + 1))
+    flt = sum((-1) ** (k - ell) * math.comb(k, ell) * math.exp(ell * (ell - 1) * v / 2) for ell in range(k + 1))
     with workprec(128), mpmath.workdps(120):
         truth = ref.ref_moment_m(k, sigma)
         ours = fw.gaussian_moment_m(k, sigma)
@@ -99,7 +99,7 @@ def test_b_upper_against_quadrature():
         v = mpmath.mpf(4) / 4
         for j in (3, 5, 9):
             b = mpmath.quad(
-                lambda x: abs(mpmath.expm1(x)) ** j * mpmath.npdf(x, -v / 2, mpmath.sqrt(v)), [-20, -v / 2, 0, 20]
+                lambda x, j=j: abs(mpmath.expm1(x)) ** j * mpmath.npdf(x, -v / 2, mpmath.sqrt(v)), [-20, -v / 2, 0, 20]
             )
             assert _upper(fw.b_upper(j, sigma)) >= b
             assert _upper(fw.b_tilde(j, sigma)) >= b
@@ -269,14 +269,14 @@ def test_bruteforce_tiny_dataset(alpha):
             # remove the last record, and add a record with gradient +-1
             small = _mixture_means(g[:-1], b)
             for x in (1.0, -1.0):
-                big = _mixture_means(g + [x], b)
+                big = _mixture_means([*g, x], b)
                 # add/remove with |D| = 4 (D' smaller) and with |D| = 4 as the smaller set (q~ <= q)
                 assert _rdp_mixtures(alpha, full, small, sigma) <= ar
                 assert _rdp_mixtures(alpha, small, full, sigma) <= ar
                 assert _rdp_mixtures(alpha, big, full, sigma) <= ar
                 assert _rdp_mixtures(alpha, full, big, sigma) <= ar
             for x in (1.0, -1.0, 0.3):
-                g2 = g[:-1] + [x]
+                g2 = [*g[:-1], x]
                 rep = _mixture_means(g2, b)
                 assert _rdp_mixtures(alpha, full, rep, sigma) <= ro
                 assert _rdp_mixtures(alpha, rep, full, sigma) <= ro
@@ -292,7 +292,7 @@ def test_bruteforce_tiny_dataset(alpha):
 def test_extremes_finite(sigma, q):
     for alpha in (F(10001, 10), F(10**4)):
         for fn, m in ((fw.fswor_add_remove_rdp, 3), (fw.fswor_replace_one_rdp, 4)):
-            c = refine(lambda p: fn(alpha, q, sigma, m), 6)
+            c = refine(lambda p, fn=fn, alpha=alpha, m=m: fn(alpha, q, sigma, m), 6)
             assert c.ball.is_finite() and c.ball.lower() >= 0
 
 
@@ -333,7 +333,7 @@ def test_registry_and_accountant():
     # screen is a float estimate of the certified value
     s = c.screen(np.array([2.0, 10.5, 64.0]))
     with workprec(64):
-        for a, x in zip((F(2), F(21, 2), F(64)), s):
+        for a, x in zip((F(2), F(21, 2), F(64)), s, strict=False):
             v = c.certified(a)
             assert abs(x - float(v.mid())) <= 1e-6 * abs(x)
 

@@ -11,6 +11,8 @@ import mpmath
 import numpy as np
 import pytest
 from flint import arb
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rigorous_rdp import FixedSizeSampledEvent, GaussianEvent, RdpAccountant, UnsupportedEventError
 from rigorous_rdp.arith import workprec
@@ -36,7 +38,10 @@ def _contains(ball: arb, x: mpmath.mpf, digits: int = 20) -> bool:
         return bool((ball - ref).overlaps(arb(0, slack.upper())))
 
 
-def _le(x: mpmath.mpf, ball: arb, rel=mpmath.mpf("1e-12")) -> bool:
+_REL_1E12 = mpmath.mpf("1e-12")
+
+
+def _le(x: mpmath.mpf, ball: arb, rel=_REL_1E12) -> bool:
     """x <= upper end of ball (allowing the estimated quadrature error ``rel``)."""
     return x * (1 - rel) - mpmath.mpf("1e-40") <= mpmath.mpf(ball.upper().str(30, radius=False))
 
@@ -247,10 +252,6 @@ def test_bad_input_lower():
         fswr_lower_rdp(Fraction(5, 2), 6, 2, 10)
     with pytest.raises(ValueError, match=r"^t-sets"):
         fswr_lower_rdp(3, 6, 2, 10, "nope")
-
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
 
 
 @settings(max_examples=20, deadline=None)

@@ -70,14 +70,14 @@ HOSTILE_NUMBERS = [
     " ",
     "½",
     "١٢",
-    "٣.٥",
+    "٣.٥",  # noqa: RUF001 -- deliberately non-ASCII digits, the parser must reject them
     "1e",
     "e5",
     "--",
     "1/",
     "/2",
     "1//2",
-    "１２",
+    "１２",  # noqa: RUF001 -- deliberately non-ASCII digits, the parser must reject them
     "2.5e-3",
     "999999999999999999999",
     "0." + "0" * 500 + "1",
@@ -211,7 +211,7 @@ def argvs(draw) -> list:
             opt = draw(st.sampled_from(sorted(CHOICES)))
             argv += [opt, draw(st.sampled_from(CHOICES[opt]))]
         elif kind == 7:
-            argv += ["--alpha"] + draw(st.lists(_numbers(), min_size=0, max_size=3))
+            argv += ["--alpha", *draw(st.lists(_numbers(), min_size=0, max_size=3))]
         else:
             argv.append(draw(st.sampled_from(FLAGS)))
     if draw(st.booleans()):
@@ -317,10 +317,10 @@ def _paths(obj, prefix=()):
     yield prefix
     if isinstance(obj, dict):
         for k, v in obj.items():
-            yield from _paths(v, prefix + (k,))
+            yield from _paths(v, (*prefix, k))
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
-            yield from _paths(v, prefix + (i,))
+            yield from _paths(v, (*prefix, i))
 
 
 @st.composite

@@ -29,7 +29,10 @@ def ref_delta_hockey_stick(eps, sigma, dps=30):
     with mpmath.workdps(dps):
         e, s = mpmath.mpf(eps), mpmath.mpf(sigma)
         x0 = mpmath.mpf(1) / 2 + e * s * s
-        f = lambda x: mpmath.npdf(x, 1, s) - mpmath.exp(e) * mpmath.npdf(x, 0, s)
+
+        def f(x):
+            return mpmath.npdf(x, 1, s) - mpmath.exp(e) * mpmath.npdf(x, 0, s)
+
         return mpmath.quad(f, [x0, x0 + 5 * s, x0 + 20 * s, mpmath.inf])
 
 

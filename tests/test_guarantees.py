@@ -60,7 +60,7 @@ def test_poisson_gaussian_far_below_float_range():
 
     q = Fraction(1, 10**200)
     for alpha in (Fraction(3), Fraction(5, 2)):
-        ball = refine(lambda p: poisson_gaussian_rdp(alpha, q, Fraction(1), p), 8).ball
+        ball = refine(lambda p, alpha=alpha: poisson_gaussian_rdp(alpha, q, Fraction(1), p), 8).ball
         # leading order: log A ~ q^2 alpha (alpha - 1) / 2 (e - 1), exact up to O(q^3)
         with mpmath.workdps(40):
             a = mpmath.mpf(alpha.numerator) / alpha.denominator

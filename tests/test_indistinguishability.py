@@ -122,11 +122,11 @@ def test_certified_hockey_stick_contains_mpmath(eps):
         c = mpmath.exp(mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator)
         ref1 = sum(
             max(mpmath.mpf(a.numerator) / a.denominator - c * mpmath.mpf(b.numerator) / b.denominator, 0)
-            for a, b in zip(p, q)
+            for a, b in zip(p, q, strict=False)
         )
         ref2 = sum(
             max(mpmath.mpf(b.numerator) / b.denominator - c * mpmath.mpf(a.numerator) / a.denominator, 0)
-            for a, b in zip(p, q)
+            for a, b in zip(p, q, strict=False)
         )
         h = hockey_stick(p, q, eps, digits=20)
         o = optimal_delta(p, q, eps, digits=20)
@@ -171,7 +171,7 @@ def test_claim3_holds_on_random_distributions(seed):
         thr = mpmath.exp(alpha.numerator * mpmath.mpf(eps.numerator) / (alpha.denominator * eps.denominator))
         tail = sum(
             mpmath.mpf(a.numerator) / a.denominator
-            for a, b in zip(p, q)
+            for a, b in zip(p, q, strict=False)
             if mpmath.mpf(a.numerator) / a.denominator > thr * mpmath.mpf(b.numerator) / b.denominator
         )
     bound = claim3_tail_bound(eps, Fraction(delta), alpha)

@@ -117,7 +117,7 @@ def test_randomized_response_near_half_is_tiny_not_zero():
     # p = 1/2 + 1e-9: RDP ~ 2 alpha (2e-9)^2 ... tiny, but certified positive
     p = Fraction(1, 2) + Fraction(1, 10**9)
     ball = _certified(RandomizedResponseEvent(p), Fraction(3, 2))
-    lo, hi = endpoints(ball)
+    lo, _hi = endpoints(ball)
     assert lo > 0
     assert contains(ball, randomized_response_rdp_mp(Fraction(3, 2), p), rel=REF_REL)
 

@@ -94,7 +94,7 @@ def test_truncated_integer_sum_contains_full_sum(alpha, q, sigma):
 def test_tail_bound_is_an_upper_bound_of_the_omitted_terms():
     alpha, q, sigma = 6000, Fraction(1, 10**4), Fraction(20)
     # a deliberately short head: the omitted terms are not negligible, the bound must still hold
-    K, T = 40, alpha + 1
+    K = 40
     blocks = [(m, min(m + 99, alpha)) for m in range(K + 1, alpha + 1, 100)]
     with workprec(80):
         bound = pg.integer_tail_bound(alpha, to_arb(q), to_arb(sigma), blocks)

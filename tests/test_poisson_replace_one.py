@@ -12,6 +12,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from _mpcheck import ball_contains as _contains
+from _mpcheck import below_upper as _le
 from flint import arb
 
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
@@ -30,10 +32,6 @@ from rigorous_rdp.subsampling.poisson_replace_one import (
 )
 
 Q = Fraction(120, 50000)
-
-
-from _mpcheck import ball_contains as _contains  # noqa: E402
-from _mpcheck import below_upper as _le
 
 
 @pytest.mark.parametrize(
@@ -80,7 +78,7 @@ def _poisson_divergence(gx, gy, q, sigma, alpha):
 def test_upper_bounds_enumerated_minibatches(alpha):
     sigma, q = Fraction(3, 2), Fraction(3, 10)
     x = [Fraction(1, 2), Fraction(-1, 4), Fraction(1)]
-    y = x[:-1] + [Fraction(-1)]
+    y = [*x[:-1], Fraction(-1)]
     with workprec(96):
         ball = poisson_replace_one_rdp(alpha, q, sigma)
     assert _le(_poisson_divergence(x, y, q, sigma, alpha), ball)
@@ -96,7 +94,7 @@ def test_upper_bounds_random_enumerated_minibatches(alpha):
         ball = poisson_replace_one_rdp(alpha, q, sigma)
     for _ in range(3):
         x = [Fraction(int(v), 8) for v in rng.integers(-8, 9, size=4)]
-        y = x[:-1] + [Fraction(int(rng.integers(-8, 9)), 8)]
+        y = [*x[:-1], Fraction(int(rng.integers(-8, 9)), 8)]
         assert _le(_poisson_divergence(x, y, q, sigma, alpha), ball)
         assert _le(_poisson_divergence(y, x, q, sigma, alpha), ball)
 

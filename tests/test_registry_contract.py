@@ -98,7 +98,7 @@ def test_row_certify_verify_tamper(row, tmp_path, capsys):
 )
 def test_exact_epsilon_certificates_verify(argv, epsilon, tmp_path, capsys):
     path = tmp_path / "cert.json"
-    code, out, err = _run(["certify", *argv, "--out", str(path)], capsys)
+    code, _out, err = _run(["certify", *argv, "--out", str(path)], capsys)
     assert code == 0, err
     cert = json.loads(path.read_text())
     assert cert["epsilon"]["upper"] == epsilon
@@ -115,7 +115,7 @@ def test_fswr_and_poisson_replace_one_q1_certificates_verify(tmp_path, capsys):
         ]
     ):
         path = tmp_path / f"cert{i}.json"
-        code, out, err = _run(["certify", *argv, "--steps", "100", "--delta", "1e-5", "--out", str(path)], capsys)
+        code, _out, err = _run(["certify", *argv, "--steps", "100", "--delta", "1e-5", "--out", str(path)], capsys)
         assert code == 0, err
         res = verify_file(str(path))
         assert res.ok, res.reason

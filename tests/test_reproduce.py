@@ -51,7 +51,7 @@ def _run(capsys, *argv):
 
 
 def test_list_json(capsys):
-    code, out, err = _run(capsys, "--list", "--json")
+    code, out, _err = _run(capsys, "--list", "--json")
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"figures"}
@@ -116,7 +116,7 @@ def _assert_close(new, old, path="", rtol=1e-6):
             _assert_close(new[k], old[k], f"{path}.{k}", rtol)
     elif isinstance(old, list):
         assert isinstance(new, list) and len(new) == len(old), f"{path}: lengths differ"
-        for i, (a, b) in enumerate(zip(new, old)):
+        for i, (a, b) in enumerate(zip(new, old, strict=False)):
             _assert_close(a, b, f"{path}[{i}]", rtol)
     elif isinstance(old, bool) or old is None or isinstance(old, str):
         assert new == old, f"{path}: {new!r} != {old!r}"
@@ -151,11 +151,14 @@ def test_committed_bounds_are_consistent():
     """Certified upper bounds never fall below the certified lower bound (133) of Wang et al."""
     d = json.loads((REPO / "figures" / "birrell2024-fig7.json").read_text())
     r = d["rdp"]
-    assert all(u >= lo for u, lo in zip(r["fswor_thm3.4"], r["wang_lower"]))
-    assert all(u >= lo for u, lo in zip(r["wang_upper"], r["wang_lower"]))
+    assert all(u >= lo for u, lo in zip(r["fswor_thm3.4"], r["wang_lower"], strict=False))
+    assert all(u >= lo for u, lo in zip(r["wang_upper"], r["wang_lower"], strict=False))
     d3 = json.loads((REPO / "figures" / "birrell2024-fig3.json").read_text())["results"]
     for m in (3, 4, 5):
-        assert all(u >= lo for u, lo in zip(d3[f"thm3.4_m{m}"]["epsilon_upper"], d3["wang_lower_reference"]["epsilon"]))
+        assert all(
+            u >= lo
+            for u, lo in zip(d3[f"thm3.4_m{m}"]["epsilon_upper"], d3["wang_lower_reference"]["epsilon"], strict=False)
+        )
 
 
 def test_unknown_figure_id(capsys):

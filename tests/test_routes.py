@@ -8,10 +8,10 @@ from _containment import contains, describe
 from flint import arb
 
 from rigorous_rdp.arith import workprec
+from rigorous_rdp.research.routes import claim28, route1_delta, route2_delta, route3_delta, theorem1_from_claim28
 
 # the mpmath references below are evaluated at 40 digits
 REF_REL = F(1, 10**30)
-from rigorous_rdp.research.routes import claim28, route1_delta, route2_delta, route3_delta, theorem1_from_claim28
 
 
 def mpf(x):

@@ -90,7 +90,7 @@ def _rr_pair(p, q, alpha):
 
 
 def _zw_thm6(kind, param, q, alpha):
-    return theorem8_mp(int(alpha), F(q), lambda l: base_rdp_mp(kind, param, l, 40), 40)
+    return theorem8_mp(int(alpha), F(q), lambda ell: base_rdp_mp(kind, param, ell, 40), 40)
 
 
 # -- the smallest valid bounds -------------------------------------------------------------
@@ -401,7 +401,7 @@ def test_default_is_the_smallest_valid_bound(case, cached_moments):
     with workprec(128):
         ball = curve.certified(case.alpha)
         won = bound_name(curve, case.alpha)
-    lo, hi = endpoints(ball)
+    _lo, hi = endpoints(ball)
     smallest = mp_fraction(case.smallest())
     assert hi <= smallest * (1 + TOL), (case.id, float(hi), float(smallest), won)
     if case.lower is not None:
@@ -452,9 +452,9 @@ EPS_CASES = [
 def test_epsilon_at_chosen_order(cid, event, T, delta, ref, expected, slow, cached_moments):
     res = RdpAccountant().compose(event, T).get_epsilon_and_order(delta)
     alpha = F(res.order) if not isinstance(res.order, F) else res.order
-    lo, hi = endpoints(res.rdp.ball)
+    _lo, hi = endpoints(res.rdp.ball)
     smallest = mp_fraction(ref(alpha)) * T
     assert hi <= smallest * (1 + TOL), (cid, float(hi), float(smallest))
     if expected is not None:
-        e_lo, e_hi = endpoints(res.epsilon.ball)
+        _e_lo, e_hi = endpoints(res.epsilon.ball)
         assert abs(float(e_hi) / float(expected) - 1) < 1e-3, (cid, float(e_hi))

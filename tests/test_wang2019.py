@@ -10,7 +10,11 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from _mpcheck import ball_contains as _contains
+from _mpcheck import below_upper as _le
 from flint import arb
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rigorous_rdp import GaussianEvent, LaplaceEvent, RdpAccountant, UnsupportedEventError
 from rigorous_rdp.arith import workprec
@@ -31,10 +35,6 @@ from rigorous_rdp.subsampling.wang2019 import (
 )
 
 Q = Fraction(120, 50000)
-
-
-from _mpcheck import ball_contains as _contains  # noqa: E402
-from _mpcheck import below_upper as _le
 
 
 @pytest.mark.parametrize(
@@ -123,7 +123,7 @@ def test_upper_against_random_minibatch_configurations(alpha):
         up = wang2019_gaussian_upper(alpha, sigma, q)
     for _ in range(3):
         x = [Fraction(int(v), 8) for v in rng.integers(-8, 9, size=5)]
-        y = x[:-1] + [Fraction(int(rng.integers(-8, 9)), 8)]
+        y = [*x[:-1], Fraction(int(rng.integers(-8, 9)), 8)]
         assert _le(_fswor_divergence(x, y, b, sigma, alpha), up)
         assert _le(_fswor_divergence(y, x, b, sigma, alpha), up)
 
@@ -137,13 +137,13 @@ def test_general_form_with_pure_dp_base():
     with workprec(128):
         val = wang2019_upper(alpha, base, q)
     with mpmath.workdps(40):
-        eps = lambda j: (
-            mpmath.log(
+
+        def eps(j):
+            return mpmath.log(
                 mpmath.mpf(j) / (2 * j - 1) * mpmath.exp((j - 1) / mpmath.mpf(2))
                 + mpmath.mpf(j - 1) / (2 * j - 1) * mpmath.exp(-j / mpmath.mpf(2))
-            )
-            / (j - 1)
-        )
+            ) / (j - 1)
+
         einf = mpmath.mpf(1) / 2
         qq = mpmath.mpf(1) / 50
         c2 = min(4 * mpmath.expm1(eps(2)), mpmath.exp(eps(2)) * min(2, mpmath.expm1(einf) ** 2))
@@ -202,10 +202,6 @@ def test_bad_input(call, start):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value).startswith(start)
-
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
 
 
 @settings(max_examples=25, deadline=None)

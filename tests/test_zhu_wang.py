@@ -139,10 +139,13 @@ def test_tau_term_upper_and_decreasing(name):
 
 def test_tau_term_matches_literal_theorem11():
     base = LaplaceCurve(Fraction(1, 2))
-    eps_mp = lambda l: base_rdp_mp("laplace", Fraction(1, 2), l, 50)
+
+    def eps_mp(ell):
+        return base_rdp_mp("laplace", Fraction(1, 2), ell, 50)
+
     for alpha, tau in ((30, 3), (101, 10), (12, 5)):
         with workprec(200):
-            la = tau_term_log_moment(alpha, arb("0.001"), lambda l: base.certified(Fraction(l)), tau)
+            la = tau_term_log_moment(alpha, arb("0.001"), lambda ell: base.certified(Fraction(ell)), tau)
         ref = theorem11_mp(alpha, Fraction(1, 1000), eps_mp, tau, dps=50)
         assert _contains(la / (alpha - 1), ref)
 
@@ -205,7 +208,9 @@ def test_registry_uses_tight_bound_with_lemma4_cap_and_reference():
 
 
 def test_condition4_gate():
-    user = lambda a: arb(a.numerator) / (2 * arb(a.denominator))  # a Gaussian-like curve as a callable
+    def user(a):
+        return arb(a.numerator) / (2 * arb(a.denominator))  # a Gaussian-like curve as a callable
+
     c = poisson_subsampled_curve(user, "0.01")
     assert c.bound is Bound.GENERAL  # condition (4) not established for a bare callable
     with pytest.raises(ValueError, match="bound tight needs condition"):
@@ -247,7 +252,7 @@ def test_abadi_lemma3_dominates_exact_and_range():
 
 
 def test_autodp_cross_check():
-    autodp = pytest.importorskip("autodp")
+    pytest.importorskip("autodp")
     from autodp import rdp_acct, rdp_bank
 
     cases = [
