@@ -90,7 +90,10 @@ def test_lemma_a1_by_enumeration():
 def test_lemma_a1_binomial_identities():
     """(25) and (26): (1-q)/C(N-1,B) = 1/C(N,B) and (1/N)(N-B)/C(N-1,B) = 1/C(N,B), q = B/N."""
     N, B = sp.symbols("N B", positive=True, integer=True)
-    c = lambda n, k: sp.gamma(n + 1) / (sp.gamma(k + 1) * sp.gamma(n - k + 1))  # noqa: E731
+
+    def c(n, k):
+        return sp.gamma(n + 1) / (sp.gamma(k + 1) * sp.gamma(n - k + 1))
+
     q = B / N
     assert sp.simplify(sp.gammasimp((1 - q) / c(N - 1, B) - 1 / c(N, B))) == 0
     assert sp.simplify(sp.gammasimp((N - B) / N / c(N - 1, B) - 1 / c(N, B))) == 0

@@ -108,8 +108,6 @@ def test_orderings():
 def test_bound_above_true_divergence():
     """The certified curve is above the exact divergences of Poisson-subsampled Laplace
     (both directions, quadrature) on a few configurations."""
-    from flint import ctx  # noqa: F401
-
     from rigorous_rdp.arith import workprec
     from rigorous_rdp.curves import rdp_curve
     from rigorous_rdp.events import LaplaceEvent

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import mpmath
 import pytest
+from _mpcheck import M, contains, lo, up
 
 from rigorous_rdp.arith import decimal_lower, decimal_upper
 from rigorous_rdp.research.blog import part1 as P
@@ -14,8 +15,6 @@ from rigorous_rdp.research.indistinguishability import optimal_delta_exact
 
 mp = mpmath.mpf
 
-
-from _mpcheck import M, contains, lo, up  # noqa: E402
 
 # --- Laplace (1.5) ---------------------------------------------------------------
 

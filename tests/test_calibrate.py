@@ -58,7 +58,10 @@ def test_calibrate_gaussian_closed_form():
     res = calibrate_sigma(GaussianEvent, 1, 1, "1e-5", sigma_digits=3, digits=8)
     s = mpmath.mpf(res.sigma.numerator) / res.sigma.denominator
     mpmath.mp.dps = 30
-    f = lambda a: a / (2 * s * s) + mpmath.log1p(-1 / a) - (mpmath.log(mpmath.mpf("1e-5")) + mpmath.log(a)) / (a - 1)  # noqa: E731
+
+    def f(a):
+        return a / (2 * s * s) + mpmath.log1p(-1 / a) - (mpmath.log(mpmath.mpf("1e-5")) + mpmath.log(a)) / (a - 1)
+
     best = min(f(mpmath.mpf(1) + mpmath.mpf(k) / 100) for k in range(1, 3000))
     assert best <= 1
     assert _up(res.epsilon) <= 1

@@ -46,7 +46,10 @@ def test_mixtures_match_subset_enumeration():
         q[mu + F(1, 4)] = q.get(mu + F(1, 4), 0) + r * w
     rows = [F(0)] * 3 + [F(1, 2)] * 2
     bp, bq = brute_force_laws(6, 3, rows, F(1), F(1, 4))
-    clean = lambda d: {k: v for k, v in d.items() if v != 0}  # noqa: E731
+
+    def clean(d):
+        return {k: v for k, v in d.items() if v != 0}
+
     assert clean(p) == bp and clean(q) == bq
 
 
@@ -106,9 +109,16 @@ def test_tail_bound_dominates_tail_integral():
     mpmath.mp.dps = 30
     # p = N(1/2)/2 + N(1)/2, q = N(1/2)/2 + N(0)/2, sigma = 1, lambda = 3
     lam = 3
-    pd = lambda y: (mpmath.npdf(y, 0.5) + mpmath.npdf(y, 1)) / 2  # noqa: E731
-    qd = lambda y: (mpmath.npdf(y, 0.5) + mpmath.npdf(y, 0)) / 2  # noqa: E731
-    f = lambda y: qd(y) * ((pd(y) / qd(y)) ** lam - 1 - lam * (pd(y) / qd(y) - 1))  # noqa: E731
+
+    def pd(y):
+        return (mpmath.npdf(y, 0.5) + mpmath.npdf(y, 1)) / 2
+
+    def qd(y):
+        return (mpmath.npdf(y, 0.5) + mpmath.npdf(y, 0)) / 2
+
+    def f(y):
+        return qd(y) * ((pd(y) / qd(y)) ** lam - 1 - lam * (pd(y) / qd(y) - 1))
+
     L, U = -6, 9
     tail = mpmath.quad(f, [-mpmath.inf, L]) + mpmath.quad(f, [U, mpmath.inf])
     with workprec(64):

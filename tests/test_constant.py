@@ -35,8 +35,13 @@ def mp_g_int(lam, r, sigma):
 def mp_g_real(lam, r, sigma):
     """G_lambda by quadrature of the definition."""
     lam, r, s = mpf(lam), mpf(r), mpf(sigma)
-    phi = lambda y, m: mpmath.npdf(y, m, s)  # noqa: E731
-    f = lambda y: ((1 - r) * phi(y, 0) + r * phi(y, 1)) ** lam * phi(y, 0) ** (1 - lam)  # noqa: E731
+
+    def phi(y, m):
+        return mpmath.npdf(y, m, s)
+
+    def f(y):
+        return ((1 - r) * phi(y, 0) + r * phi(y, 1)) ** lam * phi(y, 0) ** (1 - lam)
+
     return mpmath.quad(f, [-mpmath.inf, -10 * s, 0, 1, lam, lam + 10 * s, mpmath.inf])
 
 

@@ -9,15 +9,17 @@ from fractions import Fraction as F
 import mpmath
 import numpy as np
 import pytest
+from _refcheck import encloses
 from flint import arb
 
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import refine, workprec
-from rigorous_rdp.curves import MinCurve, rdp_curve
+from rigorous_rdp.curves import MinCurve, bound_name, rdp_curve
 from rigorous_rdp.errors import UnsupportedEventError
 from rigorous_rdp.events import FixedSizeSampledEvent, GaussianEvent
 from rigorous_rdp.reference import fswor as ref
 from rigorous_rdp.reference import reference_rdp
+from rigorous_rdp.reference import sharp as sharp_ref
 from rigorous_rdp.subsampling import fswor as fw
 
 Q_PAPER = F(120, 50000)
@@ -367,11 +369,6 @@ def test_bad_input():
 # ---------------------------------------------------------------------------
 # sharp defaults: Thm 3.1 (6) exactly, Taylor order chosen per order
 # ---------------------------------------------------------------------------
-
-from _refcheck import encloses  # noqa: E402
-
-from rigorous_rdp.curves import bound_name  # noqa: E402
-from rigorous_rdp.reference import sharp as sharp_ref  # noqa: E402
 
 
 @pytest.mark.parametrize(

@@ -15,11 +15,11 @@ import pytest
 
 dp_accounting = pytest.importorskip("dp_accounting")
 
-from _mpcheck import M, ball_contains  # noqa: E402
+from _mpcheck import M, ball_contains  # noqa: E402 -- after importorskip
 
-from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent, RandomizedResponseEvent  # noqa: E402
-from rigorous_rdp.integrations.dp_accounting import CertifiedRdpAccountant, to_rigorous_event  # noqa: E402
-from rigorous_rdp.reference import reference_rdp  # noqa: E402
+from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent, RandomizedResponseEvent  # noqa: E402 -- after importorskip
+from rigorous_rdp.integrations.dp_accounting import CertifiedRdpAccountant, to_rigorous_event  # noqa: E402 -- after importorskip
+from rigorous_rdp.reference import reference_rdp  # noqa: E402 -- after importorskip
 
 pytestmark = pytest.mark.peers
 
@@ -241,7 +241,10 @@ def test_gaussian_epsilon_closed_form_minimum():
     with mpmath.workdps(40):
         rdp = mpmath.mpf(T) / (2 * s**2)
         log_delta = -7 * mpmath.log(10)
-        f = lambda a: rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)  # noqa: E731
+
+        def f(a):
+            return rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)
+
         a_star = mpmath.findroot(lambda a: mpmath.diff(f, a), 3)
         eps_star = Fraction(mpmath.nstr(f(a_star), 35))
     for ev, count in [(G(2.0), T), (dp_accounting.SelfComposedDpEvent(G(2.0), T), 1), (PS(1.0, G(2.0)), T)]:

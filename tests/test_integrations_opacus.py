@@ -98,7 +98,10 @@ def _gaussian_cks_minimum(s, T, delta_exp):
     with mpmath.workdps(40):
         rdp = mpmath.mpf(T) / (2 * mpmath.mpf(s) ** 2)
         log_delta = -delta_exp * mpmath.log(10)
-        f = lambda a: rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)  # noqa: E731
+
+        def f(a):
+            return rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)
+
         a_star = mpmath.findroot(lambda a: mpmath.diff(f, a), 4)
         return Fraction(mpmath.nstr(f(a_star), 35)), a_star
 

@@ -19,16 +19,21 @@ from flint import arb
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.cli import main
-from rigorous_rdp.curves import MinCurve, rdp_curve
+from rigorous_rdp.curves import MinCurve, bound_name, rdp_curve
 from rigorous_rdp.events import Adjacency
 from rigorous_rdp.mechanisms import GaussianCurve
 from rigorous_rdp.reference import fixed_size_misc as R
 from rigorous_rdp.reference import reference_rdp
+from rigorous_rdp.reference import sharp as sharp_ref
 from rigorous_rdp.subsampling.fswor import fswor_replace_one_rdp
+from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve
 from rigorous_rdp.subsampling.poisson_replace_one import (
     PoissonReplaceOneGaussianCurve,
+    WeakTriangleReplaceOneCurve,
     poisson_replace_one,
+    poisson_replace_one_default_curve,
     poisson_replace_one_rdp,
+    weak_triangle_value,
 )
 
 Q = Fraction(120, 50000)
@@ -218,15 +223,6 @@ def test_cli(capsys):
 # ---------------------------------------------------------------------------
 # default: minimum with the weak triangle inequality and 2 alpha / sigma^2
 # ---------------------------------------------------------------------------
-
-from rigorous_rdp.curves import bound_name  # noqa: E402
-from rigorous_rdp.reference import sharp as sharp_ref  # noqa: E402
-from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve  # noqa: E402
-from rigorous_rdp.subsampling.poisson_replace_one import (  # noqa: E402
-    WeakTriangleReplaceOneCurve,
-    poisson_replace_one_default_curve,
-    weak_triangle_value,
-)
 
 
 @pytest.mark.parametrize(
