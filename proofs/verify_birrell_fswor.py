@@ -25,13 +25,15 @@ def _lognormal_moment(ell):
 
 def closed_form_m(k):
     """(44): sum_{l=2}^k (-1)^{k-l} C(k,l) e^{2 l(l-1)/sigma^2} + (-1)^{k-1}(k-1)."""
-    return sum((-1) ** (k - l) * sp.binomial(k, l) * sp.exp(2 * l * (l - 1) / sig**2) for l in range(2, k + 1)) + (-1) ** (k - 1) * (k - 1)
+    return sum(
+        (-1) ** (k - ell) * sp.binomial(k, ell) * sp.exp(2 * ell * (ell - 1) / sig**2) for ell in range(2, k + 1)
+    ) + (-1) ** (k - 1) * (k - 1)
 
 
 def test_moments_from_mgf_equal_44():
     """M_k = E[(L-1)^k] expanded binomially with E[L^l] from the Gaussian MGF equals (44), k <= 10."""
     for k in range(0, 9):
-        m = sp.expand(sum(sp.binomial(k, l) * (-1) ** (k - l) * _lognormal_moment(l) for l in range(k + 1)))
+        m = sp.expand(sum(sp.binomial(k, ell) * (-1) ** (k - ell) * _lognormal_moment(ell) for ell in range(k + 1)))
         if k >= 1:
             assert sp.simplify(m - closed_form_m(k)) == 0, k
         else:
@@ -64,7 +66,9 @@ def test_m_graph_expansion_nonnegative():
     """(44) as a polynomial in w = e^{4/sigma^2} - 1 has non-negative integer coefficients
     (graphs without isolated vertices): M_k >= 0, used to clip enclosures at 0 (k <= 8)."""
     for k in range(2, 9):
-        poly = sp.expand(sum((-1) ** (k - l) * sp.binomial(k, l) * (1 + w) ** sp.binomial(l, 2) for l in range(k + 1)))
+        poly = sp.expand(
+            sum((-1) ** (k - ell) * sp.binomial(k, ell) * (1 + w) ** sp.binomial(ell, 2) for ell in range(k + 1))
+        )
         coeffs = sp.Poly(poly, w).all_coeffs()
         assert all(c >= 0 for c in coeffs), k
         # and it is (44): substitute w = e^v - 1
@@ -137,7 +141,8 @@ def test_f_derivatives_65_66():
     for k in range(0, 5):
         d = sp.expand(sp.simplify(sp.diff(g, q, k).subs(q, 0)))
         expected = sum(
-            (-1) ** (k - j) * sp.binomial(k, j) * sp.ff(a, j) * sp.rf(a - 1, k - j) * u**j * up ** (k - j) for j in range(k + 1)
+            (-1) ** (k - j) * sp.binomial(k, j) * sp.ff(a, j) * sp.rf(a - 1, k - j) * u**j * up ** (k - j)
+            for j in range(k + 1)
         )
         assert sp.simplify(d - sp.expand(expected)) == 0, k
     d1 = sp.expand(sp.diff(g, q).subs(q, 0))
@@ -203,14 +208,26 @@ def test_code_coefficients_match_sympy():
         for alpha in (Fraction(3, 2), Fraction(5), Fraction(23, 3)):
             for k in (3, 4, 5):
                 sg = Fraction(6)
-                bk = sp.N(closed_form_m(k).subs(sig, 6), 60) if k % 2 == 0 else sp.sqrt(
-                    sp.N(closed_form_m(k - 1).subs(sig, 6), 60) * sp.N(closed_form_m(k + 1).subs(sig, 6), 60))
+                bk = (
+                    sp.N(closed_form_m(k).subs(sig, 6), 60)
+                    if k % 2 == 0
+                    else sp.sqrt(
+                        sp.N(closed_form_m(k - 1).subs(sig, 6), 60) * sp.N(closed_form_m(k + 1).subs(sig, 6), 60)
+                    )
+                )
                 al = sp.Rational(alpha.numerator, alpha.denominator)
                 lead = (al - 1) * al ** (k - 1)
                 second = lead * sum(
-                    sp.binomial(k, j) * sp.Abs(al / (al - 1) * sp.prod([1 - sp.Rational(l) / al for l in range(j)])
-                                               * sp.prod([1 + (sp.Rational(l) - 1) / al for l in range(k - j)]) - 1)
-                    for j in range(k + 1))
+                    sp.binomial(k, j)
+                    * sp.Abs(
+                        al
+                        / (al - 1)
+                        * sp.prod([1 - sp.Rational(ell) / al for ell in range(j)])
+                        * sp.prod([1 + (sp.Rational(ell) - 1) / al for ell in range(k - j)])
+                        - 1
+                    )
+                    for j in range(k + 1)
+                )
                 ref = sp.N(lead * (4 if k % 2 == 0 else 3) * bk + second * bk, 50)
                 ball = fswor.f_tilde(alpha, sg, k)
                 assert ball.overlaps(arb(str(ref)) + arb(0, abs(float(ref)) * 1e-40))

@@ -60,14 +60,20 @@ def test_kl_leading_order_is_lambda_to_one_limit():
 def test_gaussian_cross_integral():
     y, a, b = sp.symbols("y a b", real=True)
     s = sp.symbols("sigma", positive=True)
-    phi = lambda z: sp.exp(-z**2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)  # noqa: E731
+
+    def phi(z):
+        return sp.exp(-(z**2) / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)
+
     val = sp.integrate(sp.simplify(phi(y - a) * phi(y - b) / phi(y)), (y, -sp.oo, sp.oo))
     assert sp.simplify(val - sp.exp(a * b / s**2)) == 0
 
 
 def test_limit_ratios():
     x = sp.symbols("x", positive=True)
-    m2 = lambda aa, bb, ab: sp.exp(aa * x) + sp.exp(bb * x) - 2 * sp.exp(ab * x)  # noqa: E731
+
+    def m2(aa, bb, ab):
+        return sp.exp(aa * x) + sp.exp(bb * x) - 2 * sp.exp(ab * x)
+
     rhs = sp.exp(x) - 1
     assert sp.simplify(m2(1, 0, 0) - rhs) == 0  # 1-d extremal pair: ratio 1
     tri = sp.simplify(m2(1, 1, sp.Rational(1, 2)) / rhs)

@@ -59,8 +59,8 @@ import sympy as sp
 
 from rigorous_rdp.reference.pld import single_delta
 
-
 # -- step 1: Lemma A.1 --------------------------------------------------------
+
 
 def _lemma_a1_law(n: int, b: int) -> dict:
     """Exact law of B defined by (23), for |D| = n, |B| = b."""
@@ -90,7 +90,10 @@ def test_lemma_a1_by_enumeration():
 def test_lemma_a1_binomial_identities():
     """(25) and (26): (1-q)/C(N-1,B) = 1/C(N,B) and (1/N)(N-B)/C(N-1,B) = 1/C(N,B), q = B/N."""
     N, B = sp.symbols("N B", positive=True, integer=True)
-    c = lambda n, k: sp.gamma(n + 1) / (sp.gamma(k + 1) * sp.gamma(n - k + 1))  # noqa: E731
+
+    def c(n, k):
+        return sp.gamma(n + 1) / (sp.gamma(k + 1) * sp.gamma(n - k + 1))
+
     q = B / N
     assert sp.simplify(sp.gammasimp((1 - q) / c(N - 1, B) - 1 / c(N, B))) == 0
     assert sp.simplify(sp.gammasimp((N - B) / N / c(N - 1, B) - 1 / c(N, B))) == 0
@@ -98,8 +101,9 @@ def test_lemma_a1_binomial_identities():
 
 # -- step 2: joint convexity of the hockey-stick divergence ---------------------
 
+
 def _hs(p, q, gamma):
-    return sum(max(Fraction(0), a - gamma * b) for a, b in zip(p, q))
+    return sum(max(Fraction(0), a - gamma * b) for a, b in zip(p, q, strict=False))
 
 
 def _rand_dist(rng, k):
@@ -116,12 +120,13 @@ def test_hockey_stick_joint_convexity_exact():
         p1, p2, q1, q2 = (_rand_dist(rng, k) for _ in range(4))
         lam = Fraction(rng.randint(0, 10), 10)
         gamma = Fraction(rng.randint(0, 40), 10)
-        mix_p = [lam * a + (1 - lam) * b for a, b in zip(p1, p2)]
-        mix_q = [lam * a + (1 - lam) * b for a, b in zip(q1, q2)]
+        mix_p = [lam * a + (1 - lam) * b for a, b in zip(p1, p2, strict=False)]
+        mix_q = [lam * a + (1 - lam) * b for a, b in zip(q1, q2, strict=False)]
         assert _hs(mix_p, mix_q, gamma) <= lam * _hs(p1, q1, gamma) + (1 - lam) * _hs(p2, q2, gamma)
 
 
 # -- step 3: the mean offset is a post-processing --------------------------------
+
 
 def test_scale_kernel_maps_gaussians():
     """x -> x/c + N(0, s^2 (1 - 1/c^2)) maps N(c mu, s^2) to N(mu, s^2) and N(0, s^2) to itself
@@ -135,6 +140,7 @@ def test_scale_kernel_maps_gaussians():
 
 
 # -- the actual mechanism for small N ---------------------------------------------
+
 
 def _fswor_law(grads, b, sigma):
     """Output density of one DP-SGD step with FSwoR: mean of b clipped gradients plus N(0, (sigma/b)^2)."""

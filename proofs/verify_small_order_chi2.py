@@ -42,8 +42,15 @@ def test_integral_form_of_g():
         for alpha in (mpmath.mpf("1.01"), mpmath.mpf("1.37"), mpmath.mpf("1.999")):
             for xv in (mpmath.mpf("-0.999"), mpmath.mpf("-0.3"), mpmath.mpf("0.01"), mpmath.mpf("5")):
                 lhs = ((1 + xv) ** alpha - 1 - alpha * xv) / xv**2
-                rhs = alpha * (alpha - 1) * mpmath.quad(lambda tt: (1 - tt) * (1 + tt * xv) ** (alpha - 2), [0, 1])
-                assert abs(lhs - rhs) < mpmath.mpf(10) ** -20 * abs(lhs), (alpha, xv)  # lhs cancels ~5 digits at x = 0.01
+                rhs = (
+                    alpha
+                    * (alpha - 1)
+                    * mpmath.quad(lambda tt, xv=xv, alpha=alpha: (1 - tt) * (1 + tt * xv) ** (alpha - 2), [0, 1])
+                )
+                assert abs(lhs - rhs) < mpmath.mpf(10) ** -20 * abs(lhs), (
+                    alpha,
+                    xv,
+                )  # lhs cancels ~5 digits at x = 0.01
 
 
 def test_g_is_nonincreasing():
@@ -70,7 +77,7 @@ def test_pointwise_inequality_and_expectation():
                 ga = alpha - 1 if a == -1 else ((1 + a) ** alpha - 1 - alpha * a) / a**2
                 for k in range(400):
                     xv = a + (mpmath.mpf(k) / 40) ** 2
-                    assert 1 + alpha * xv + ga * xv**2 - (1 + xv) ** alpha >= -mpmath.mpf(10) ** -25
+                    assert 1 + alpha * xv + ga * xv**2 - (1 + xv) ** alpha >= -(mpmath.mpf(10) ** -25)
 
 
 def test_reverse_direction_variable():
@@ -101,8 +108,6 @@ def test_orderings():
 def test_bound_above_true_divergence():
     """The certified curve is above the exact divergences of Poisson-subsampled Laplace
     (both directions, quadrature) on a few configurations."""
-    from flint import ctx  # noqa: F401
-
     from rigorous_rdp.arith import workprec
     from rigorous_rdp.curves import rdp_curve
     from rigorous_rdp.events import LaplaceEvent
@@ -111,19 +116,33 @@ def test_bound_above_true_divergence():
     def lap(z, m, b):
         return mpmath.exp(-abs(z - m) / b) / (2 * b)
 
-    for b, q, a in ((1, Fraction(1, 10), Fraction(3, 2)), (10, Fraction(1, 1000), Fraction(101, 100)),
-                    (1, Fraction(1, 2), Fraction(3, 2)), (Fraction(1, 2), Fraction(1, 20), Fraction(19, 10))):
+    for b, q, a in (
+        (1, Fraction(1, 10), Fraction(3, 2)),
+        (10, Fraction(1, 1000), Fraction(101, 100)),
+        (1, Fraction(1, 2), Fraction(3, 2)),
+        (Fraction(1, 2), Fraction(1, 20), Fraction(19, 10)),
+    ):
         curve = SmallOrderChi2Curve(rdp_curve(LaplaceEvent(b)), q)
         with workprec(64):
             v = curve.certified(a)
         with mpmath.workdps(30):
             bb, qq, aa = (mpmath.mpf(Fraction(z).numerator) / Fraction(z).denominator for z in (b, q, a))
 
-            def mix(z):
+            def mix(z, qq=qq, bb=bb):
                 return (1 - qq) * lap(z, 0, bb) + qq * lap(z, 1, bb)
 
-            d1 = mpmath.log(mpmath.quad(lambda z: mix(z) ** aa * lap(z, 0, bb) ** (1 - aa), [-mpmath.inf, 0, 1, mpmath.inf])) / (aa - 1)
-            d2 = mpmath.log(mpmath.quad(lambda z: lap(z, 0, bb) ** aa * mix(z) ** (1 - aa), [-mpmath.inf, 0, 1, mpmath.inf])) / (aa - 1)
+            d1 = mpmath.log(
+                mpmath.quad(
+                    lambda z, mix=mix, aa=aa, bb=bb: mix(z) ** aa * lap(z, 0, bb) ** (1 - aa),
+                    [-mpmath.inf, 0, 1, mpmath.inf],
+                )
+            ) / (aa - 1)
+            d2 = mpmath.log(
+                mpmath.quad(
+                    lambda z, mix=mix, aa=aa, bb=bb: lap(z, 0, bb) ** aa * mix(z) ** (1 - aa),
+                    [-mpmath.inf, 0, 1, mpmath.inf],
+                )
+            ) / (aa - 1)
             assert mpmath.mpf(v.lower().str(30, radius=False)) >= max(d1, d2), (b, q, a)
 
 

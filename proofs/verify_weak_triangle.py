@@ -48,21 +48,28 @@ def test_poisson_replace_one_curve_above_true_divergence():
     from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve
     from rigorous_rdp.subsampling.poisson_replace_one import WeakTriangleReplaceOneCurve
 
-    for q, s, al in ((Fraction(1, 10), Fraction(1, 2), Fraction(2)), (Fraction(1, 2), Fraction(1), Fraction(3, 2)),
-                     (Fraction(1, 100), Fraction(3, 10), Fraction(5))):
+    for q, s, al in (
+        (Fraction(1, 10), Fraction(1, 2), Fraction(2)),
+        (Fraction(1, 2), Fraction(1), Fraction(3, 2)),
+        (Fraction(1, 100), Fraction(3, 10), Fraction(5)),
+    ):
         c = WeakTriangleReplaceOneCurve(PoissonGaussianCurve(q, s))
         with workprec(64):
             v = c.certified(al)
         with mpmath.workdps(25):
             qq, ss, aa = (mpmath.mpf(z.numerator) / z.denominator for z in (q, s, al))
 
-            def P(z):
+            def P(z, qq=qq, ss=ss):
                 return (1 - qq) * mpmath.npdf(z, 0, ss) + qq * mpmath.npdf(z, 1, ss)
 
-            def Q(z):
+            def Q(z, qq=qq, ss=ss):
                 return (1 - qq) * mpmath.npdf(z, 0, ss) + qq * mpmath.npdf(z, -1, ss)
 
-            true = mpmath.log(mpmath.quad(lambda z: P(z) ** aa * Q(z) ** (1 - aa), [-mpmath.inf, -2, 0, 2, mpmath.inf])) / (aa - 1)
+            true = mpmath.log(
+                mpmath.quad(
+                    lambda z, P=P, Q=Q, aa=aa: P(z) ** aa * Q(z) ** (1 - aa), [-mpmath.inf, -2, 0, 2, mpmath.inf]
+                )
+            ) / (aa - 1)
             assert mpmath.mpf(v.lower().str(25, radius=False)) >= true, (q, s, al)
 
 

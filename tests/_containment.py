@@ -26,25 +26,25 @@ this module.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Optional, Union
+from typing import Union
 
 import mpmath
 from flint import arb
 
 __all__ = [
-    "to_fraction",
-    "mp_fraction",
     "arb_fraction",
+    "contains",
+    "describe",
     "endpoints",
     "lower",
-    "upper",
-    "contains",
+    "mp_down",
+    "mp_fraction",
+    "mp_up",
     "not_above_upper",
     "rel_width",
+    "to_fraction",
+    "upper",
     "width_ok",
-    "mp_up",
-    "mp_down",
-    "describe",
 ]
 
 Number = Union[int, Fraction, str, float, "mpmath.mpf"]
@@ -130,7 +130,7 @@ def _error(ref: Fraction, ref_value, rel, abs_err) -> Fraction:
     return e
 
 
-def contains(ball, ref: Number, *, rel: Optional[Number] = None, abs_err: Optional[Number] = None) -> bool:
+def contains(ball, ref: Number, *, rel: Number | None = None, abs_err: Number | None = None) -> bool:
     """True iff the certified enclosure meets ``[ref - e, ref + e]`` (the module's rule).
 
     ``e = |ref| * rel + abs_err``; both default to 0, which is allowed only for an exact
@@ -142,7 +142,7 @@ def contains(ball, ref: Number, *, rel: Optional[Number] = None, abs_err: Option
     return lo <= r + e and r - e <= hi
 
 
-def not_above_upper(ref: Number, ball, *, rel: Optional[Number] = None, abs_err: Optional[Number] = None) -> bool:
+def not_above_upper(ref: Number, ball, *, rel: Number | None = None, abs_err: Number | None = None) -> bool:
     """The one-sided rule for an upper bound: ``ref - e`` is at most the certified upper end
     (the bound holds against the reference, up to the reference's stated error ``e``)."""
     r = to_fraction(ref)
@@ -163,18 +163,18 @@ def width_ok(ball, digits: int) -> bool:
     return rel_width(ball) <= Fraction(1, 10**digits)
 
 
-def _mp_round(x: Fraction, rounding: str) -> "mpmath.mpf":
+def _mp_round(x: Fraction, rounding: str) -> mpmath.mpf:
     prec = max(mpmath.mp.prec, 200)
     return mpmath.mpf(mpmath.libmp.from_rational(x.numerator, x.denominator, prec, rounding))
 
 
-def mp_up(ball) -> "mpmath.mpf":
+def mp_up(ball) -> mpmath.mpf:
     """Upper end of a certified enclosure as an mpmath number, rounded up (for arithmetic with
     mpmath references)."""
     return _mp_round(upper(ball), "u")
 
 
-def mp_down(ball) -> "mpmath.mpf":
+def mp_down(ball) -> mpmath.mpf:
     """Lower end of a certified enclosure as an mpmath number, rounded down."""
     return _mp_round(lower(ball), "d")
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath
-
 from _containment import contains as _contains
 from _containment import mp_down, mp_up, not_above_upper
 

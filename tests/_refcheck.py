@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from _containment import arb_fraction, contains, endpoints, mp_fraction, rel_width  # noqa: F401
+from _containment import arb_fraction, contains, endpoints, mp_fraction, rel_width
+
+__all__ = ["arb_fraction", "contains", "encloses", "endpoints", "mp_fraction", "rel_width"]
 
 
 def encloses(ball, ref, rel: Fraction = Fraction(1, 10**40)) -> bool:

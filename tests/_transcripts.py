@@ -113,7 +113,7 @@ def block_commands(block: Block, source: str = "") -> list[Command]:
         j = i + 1
         while j < len(lines) and not lines[j].startswith("$ "):
             j += 1
-        expected = lines[i + 1:j]
+        expected = lines[i + 1 : j]
         while expected and not expected[-1].strip():  # blank lines separating commands
             expected.pop()
         out.append(Command(cmd, tuple(expected), block.line + start, source))
@@ -202,11 +202,12 @@ def run_in_process(argv: list[str], cwd: Path) -> list[str]:
     here = os.getcwd()
     os.chdir(cwd)
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main(argv)
-            except SystemExit:  # argparse errors and --help
-                pass
+        with (
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            contextlib.suppress(SystemExit),
+        ):  # argparse errors and --help
+            main(argv)
     finally:
         os.chdir(here)
     stdout = out.getvalue()
@@ -238,13 +239,12 @@ def line_matches(expected: str, got: str) -> bool:
 
 def output_matches(expected, got) -> bool:
     expected, got = list(expected), list(got)
-    return len(expected) == len(got) and all(line_matches(e, g) for e, g in zip(expected, got))
+    return len(expected) == len(got) and all(line_matches(e, g) for e, g in zip(expected, got, strict=False))
 
 
 def _mismatch(command: Command, got: list[str]) -> str:
     where = f"{command.source}:{command.line}: " if command.source else ""
-    return (f"{where}$ {command.cmd}\nexpected:\n" + "\n".join(command.expected)
-            + "\ngot:\n" + "\n".join(got))
+    return f"{where}$ {command.cmd}\nexpected:\n" + "\n".join(command.expected) + "\ngot:\n" + "\n".join(got)
 
 
 def check_command(command: Command, cwd: Path = ROOT) -> None:
@@ -256,14 +256,18 @@ def check_command(command: Command, cwd: Path = ROOT) -> None:
 def check_transcript(transcript: Transcript, cwd: Path) -> None:
     """Run the commands of a block in one shell and assert that every output is the transcript's."""
     results = run_block([c.cmd for c in transcript.commands], cwd)
-    bad = [_mismatch(c, got) for c, got in zip(transcript.commands, results)
-           if not output_matches(c.expected, got)]
+    bad = [
+        _mismatch(c, got)
+        for c, got in zip(transcript.commands, results, strict=False)
+        if not output_matches(c.expected, got)
+    ]
     assert not bad, "\n\n".join(bad)
 
 
 # ---------------------------------------------------------------------------
 # Python blocks
 # ---------------------------------------------------------------------------
+
 
 def python_blocks(text: str) -> list[Block]:
     return [b for b in blocks(text) if b.lang in ("python", "py", "pycon")]
@@ -306,8 +310,9 @@ def _printed_matches(printed: str, comment: str) -> bool:
 
 def _print_comments(stmt: ast.stmt, comments: dict[int, str]) -> list[str]:
     """Comments on the lines of the print() calls of a statement, in source order."""
-    calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-             and n.func.id == "print"]
+    calls = [
+        n for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+    ]
     return [comments[c.end_lineno] for c in sorted(calls, key=lambda c: c.lineno) if c.end_lineno in comments]
 
 
@@ -339,14 +344,15 @@ def run_python_block(block: Block, source: str = "") -> int:
         if stated:
             # one printed line per commented print() call: compare them in order
             assert len(printed) == len(stated), f"{here}: printed {printed!r}, the text says {stated!r}"
-            for got, text in zip(printed, stated):
+            for got, text in zip(printed, stated, strict=False):
                 assert _printed_matches(got, text), f"{here}: printed {got!r}, the text says {text!r}"
                 checked += 1
         elif isinstance(stmt, ast.Expr) and stmt.end_lineno in comments:
             has, stated_value = _stated_value(comments[stmt.end_lineno], namespace)
             if has:
-                assert value == stated_value, f"{here}: {ast.unparse(stmt)} gives {value!r}, " \
-                                              f"the text says {comments[stmt.end_lineno]!r}"
+                assert value == stated_value, (
+                    f"{here}: {ast.unparse(stmt)} gives {value!r}, the text says {comments[stmt.end_lineno]!r}"
+                )
                 checked += 1
     return checked
 
@@ -354,6 +360,7 @@ def run_python_block(block: Block, source: str = "") -> int:
 # ---------------------------------------------------------------------------
 # regenerating drifted transcripts (run, never edit numbers by hand)
 # ---------------------------------------------------------------------------
+
 
 def update_file(path: Path, cwd: Path) -> int:
     """Rewrite the expected output of every command of ``path`` whose output differs from the
@@ -363,7 +370,7 @@ def update_file(path: Path, cwd: Path) -> int:
     edits = []
     for t in transcripts(text, str(path)):
         results = run_all([c.cmd for c in t.commands], cwd)
-        for c, got in zip(t.commands, results):
+        for c, got in zip(t.commands, results, strict=False):
             if not output_matches(c.expected, got):
                 first = c.line + c.cmd.count("\n")  # 0-based index of the first output line
                 edits.append((first, first + len(c.expected), got))

@@ -8,8 +8,8 @@ import sys
 import mpmath
 import pytest
 
-from rigorous_rdp.research.audit import _PEER_MODULES, run_audit
 from rigorous_rdp.cli import main
+from rigorous_rdp.research.audit import _PEER_MODULES, run_audit
 
 
 @pytest.fixture(scope="module")
@@ -40,14 +40,18 @@ def test_audit_with_dp_accounting(quick_report):
 
 def test_flagged_shortfall_is_real(quick_report):
     """The under-report flagged at alpha = 10.5 is confirmed by the mpmath reference (independent)."""
+    from fractions import Fraction
+
     from rigorous_rdp import GaussianEvent, PoissonSampledEvent
     from rigorous_rdp.reference import reference_rdp
-    from fractions import Fraction
 
     frac = _row(quick_report, "frac-order-precision")["peers"]["dp-accounting"]
     worst = frac["rdp_below"][0]
-    ref = reference_rdp(PoissonSampledEvent(GaussianEvent(Fraction(4, 5)), Fraction(1, 10**4)),
-                        Fraction(worst["alpha"]).limit_denominator(100), 40)
+    ref = reference_rdp(
+        PoissonSampledEvent(GaussianEvent(Fraction(4, 5)), Fraction(1, 10**4)),
+        Fraction(worst["alpha"]).limit_denominator(100),
+        40,
+    )
     assert worst["peer"] < ref * (1 - mpmath.mpf(10) ** -12)
 
 

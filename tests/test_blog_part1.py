@@ -7,18 +7,17 @@ from pathlib import Path
 
 import mpmath
 import pytest
+from _mpcheck import M, contains, lo, up
 
-from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec
+from rigorous_rdp.arith import decimal_lower, decimal_upper
 from rigorous_rdp.research.blog import part1 as P
 from rigorous_rdp.research.indistinguishability import optimal_delta_exact
 
 mp = mpmath.mpf
 
 
-from _mpcheck import M, contains, lo, up  # noqa: E402
-
-
 # --- Laplace (1.5) ---------------------------------------------------------------
+
 
 def test_laplace_scale_exact():
     assert P.laplace_scale("0.5") == 2
@@ -35,6 +34,7 @@ def test_laplace_delta_zero_at_calibration_positive_below():
 
 
 # --- Claim 9, (6.8) ------------------------------------------------------------------
+
 
 def ref_68(eps, sigma, s=1):
     with mpmath.workdps(50):
@@ -66,6 +66,7 @@ def test_68_requires_positive_t():
 
 # --- calibrations (6.81)-(6.84), (6.91), Dwork-Roth ------------------------------------
 
+
 def refs_calibrations(eps, delta):
     with mpmath.workdps(50):
         e, d = M(eps), M(delta)
@@ -94,7 +95,7 @@ def test_calibration_values(eps, delta):
             assert c.relative_width() < 1e-19
 
 
-@pytest.mark.parametrize("eps,delta", GRID + [("3", "1e-6"), ("10", "1e-3")])
+@pytest.mark.parametrize("eps,delta", [*GRID, ("3", "1e-6"), ("10", "1e-3")])
 def test_calibrations_are_sufficient_and_exact_is_smallest(eps, delta):
     """Each calibration achieves (eps, delta) for the exact mechanism, and the exact sigma is below all."""
     exact = P.sigma_exact(eps, delta, digits=10)
@@ -142,6 +143,7 @@ def test_documented_numbers_eps_half_delta_1e5():
 
 # --- composition ----------------------------------------------------------------------
 
+
 def ref_a(eps):
     with mpmath.workdps(50):
         e = M(eps)
@@ -172,9 +174,9 @@ def test_claims_11_12_on_random_pure_dp_pairs(seed):
         q = [mp(rng.randint(5, 20)) for _ in range(n)]
         p = [x / sum(p) for x in p]
         q = [x / sum(q) for x in q]
-        eps = max(abs(mpmath.log(a / b)) for a, b in zip(p, q))
-        kl = sum(a * mpmath.log(a / b) for a, b in zip(p, q))
-        rkl = sum(b * mpmath.log(b / a) for a, b in zip(p, q))
+        eps = max(abs(mpmath.log(a / b)) for a, b in zip(p, q, strict=False))
+        kl = sum(a * mpmath.log(a / b) for a, b in zip(p, q, strict=False))
+        rkl = sum(b * mpmath.log(b / a) for a, b in zip(p, q, strict=False))
         assert kl + rkl <= eps * (mpmath.exp(eps) - 1)
         e_up = Fraction(mpmath.nstr(eps * (1 + mpmath.mpf(10) ** -30), 35))
         a = up(P.a_epsilon(e_up, digits=20))
@@ -182,7 +184,10 @@ def test_claims_11_12_on_random_pure_dp_pairs(seed):
 
 
 def test_claim10_basic_composition_exact():
-    assert P.basic_composition_claim10(["0.1", "1/3"], ["1e-5", 0]) == (Fraction(1, 10) + Fraction(1, 3), Fraction(1, 10**5))
+    assert P.basic_composition_claim10(["0.1", "1/3"], ["1e-5", 0]) == (
+        Fraction(1, 10) + Fraction(1, 3),
+        Fraction(1, 10**5),
+    )
 
 
 def refs_advanced(eps, k, beta):
@@ -225,6 +230,7 @@ def up_arb(b):
 
 # --- Claim 19 -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("eps,delta,r", [("1", "1e-5", "0.01"), ("0.1", "0", "0.5"), ("3", "1e-6", "1/7")])
 def test_claim19_values(eps, delta, r):
     with mpmath.workdps(50):
@@ -251,7 +257,7 @@ def _subsampled_parity_law(x, n, e):
     out = [Fraction(0), Fraction(0)]
     for s in subsets:
         law = _rr(sum(x[i] for i in s) % 2, e)
-        out = [o + l / len(subsets) for o, l in zip(out, law)]
+        out = [o + pr / len(subsets) for o, pr in zip(out, law, strict=False)]
     return out
 
 
@@ -270,11 +276,12 @@ def test_claim19_exact_on_subsampled_randomized_response(m, n, e):
             q = _subsampled_parity_law(y, n, e)
             assert optimal_delta_exact(p, q, c) == 0
             # and the ratio is attained: no smaller e^eps' works
-            worst = max(worst, max(a / b for a, b in zip(p, q)))
+            worst = max(worst, max(a / b for a, b in zip(p, q, strict=False)))
     assert worst == c
 
 
 # --- DP-SGD at the end of part 1 -----------------------------------------------------------
+
 
 def test_dpsgd_chain_versus_post_statement():
     eps, delta, r, k, beta = "0.5", "1e-6", "0.01", 10, "1e-5"
@@ -298,11 +305,12 @@ def test_dpsgd_chain_versus_post_statement():
 
 
 def test_dpsgd_steps_must_be_integer():
-    with pytest.raises(ValueError, match="^epochs must make k / r an integer"):
+    with pytest.raises(ValueError, match=r"^epochs must make k / r an integer"):
         P.dpsgd_guarantee("0.5", "1e-6", "0.3", 1, "1e-5")
 
 
 # --- bad input ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "call,prefix",
@@ -333,9 +341,10 @@ def test_bad_input(call, prefix):
 
 # --- figure scripts (fast mode) ---------------------------------------------------------------
 
-_FIGURE_NAMES = ['blog1_gaussian_calibrations', 'blog1_composition']
+_FIGURE_NAMES = ["blog1_gaussian_calibrations", "blog1_composition"]
 _FIGURE_CASES = [pytest.param(name, "committed", id=f"{name}-committed") for name in _FIGURE_NAMES] + [
-    pytest.param(name, "fast", id=f"{name}-fast", marks=pytest.mark.slow) for name in _FIGURE_NAMES]
+    pytest.param(name, "fast", id=f"{name}-fast", marks=pytest.mark.slow) for name in _FIGURE_NAMES
+]
 
 
 @pytest.mark.parametrize("name,source", _FIGURE_CASES)

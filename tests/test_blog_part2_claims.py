@@ -8,14 +8,12 @@ from pathlib import Path
 
 import mpmath
 import pytest
+from _mpcheck import M, contains, lo, up
 
-from rigorous_rdp.arith import decimal_lower, decimal_upper, rel_width_ok, workprec, to_arb
+from rigorous_rdp.arith import decimal_upper, rel_width_ok, to_arb
 from rigorous_rdp.research.blog import part1 as P1
 from rigorous_rdp.research.blog import part2_claims as C
 from rigorous_rdp.research.indistinguishability import hockey_stick
-
-
-from _mpcheck import M, contains, lo, up  # noqa: E402
 
 
 def gauss_kappa(sigma, k=1):
@@ -24,6 +22,7 @@ def gauss_kappa(sigma, k=1):
 
 
 # --- Legendre transform ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("eps,sigma", [("1", "2"), ("1.1", "2"), ("0.3", "5"), ("7", "0.5"), ("0.01", "1")])
 def test_legendre_gaussian_matches_closed_form(eps, sigma):
@@ -50,12 +49,17 @@ def test_legendre_discrete_cumulant_matches_mpmath(seed):
     with mpmath.workdps(40):
         pm = [M(x) for x in p]
         qm = [M(x) for x in q]
-        kl = sum(a * mpmath.log(a / b) for a, b in zip(pm, qm))
+        kl = sum(a * mpmath.log(a / b) for a, b in zip(pm, qm, strict=False))
         eps = kl + Fraction(rng.randint(1, 20), 40)  # above kappa'(0) = KL so the sup is interior
         eps = Fraction(mpmath.nstr(eps, 20))
-        kappa = lambda t: mpmath.log(sum(a ** (t + 1) * b ** (-t) for a, b in zip(pm, qm)))
-        dkap = lambda t: mpmath.diff(kappa, t)
-        lmax = max(mpmath.log(a / b) for a, b in zip(pm, qm))
+
+        def kappa(t):
+            return mpmath.log(sum(a ** (t + 1) * b ** (-t) for a, b in zip(pm, qm, strict=False)))
+
+        def dkap(t):
+            return mpmath.diff(kappa, t)
+
+        lmax = max(mpmath.log(a / b) for a, b in zip(pm, qm, strict=False))
         if M(eps) >= lmax:
             pytest.skip("epsilon beyond the max loss: sup at infinity")
         tstar = mpmath.findroot(lambda t: dkap(t) - M(eps), (mpmath.mpf("1e-6"), mpmath.mpf(200)), solver="bisect")
@@ -75,6 +79,7 @@ def test_legendre_zero_below_kl():
 
 # --- Claims 20, 21 -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("eps", ["0.1", "0.2", "0.35"])
 def test_claim20_delta_dominates_optimal_delta(eps):
     p, q = [Fraction(1, 10), Fraction(3, 10), Fraction(6, 10)], [Fraction(3, 10), Fraction(3, 10), Fraction(4, 10)]
@@ -90,7 +95,7 @@ def test_claim21_items_1_and_3(rho, lam, eps):
         ref = mpmath.exp((M(lam) - 1) * (M(rho) - M(eps)))
         assert contains(d, ref)
         e3 = C.claim21_epsilon(rho, lam, "1e-5", digits=20)
-        assert contains(e3, M(rho) + mpmath.log(10 ** 5) / (M(lam) - 1))
+        assert contains(e3, M(rho) + mpmath.log(10**5) / (M(lam) - 1))
         # items 1 and 3 are inverse to each other
         back = C.claim21_delta(rho, lam, Fraction(decimal_upper(e3.ball, 40)), digits=10)
         assert abs(back.mid_float() - 1e-5) < 1e-14
@@ -110,13 +115,17 @@ def test_claim21_item2_is_item1_minimised_over_orders():
 
 # --- Example 2 ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("eps,sigma", [("1", "4"), ("0.5", "10"), ("0.1", "30")])
 def test_example2_equals_68(eps, sigma):
     e2 = C.example2_delta(eps, sigma, digits=15)
     c9 = P1.gaussian_delta_claim9(eps, sigma, digits=15)
     assert abs(e2.mid_float() / c9.mid_float() - 1) < 1e-13
     with mpmath.workdps(40):
-        f = lambda lam: mpmath.exp((lam - 1) * (lam / (2 * M(sigma) ** 2) - M(eps)))
+
+        def f(lam):
+            return mpmath.exp((lam - 1) * (lam / (2 * M(sigma) ** 2) - M(eps)))
+
         lstar = C.example2_optimal_order(eps, sigma)
         assert contains(e2, f(M(lstar)))
         # lambda* is a minimiser (derivative zero), the printed order is not
@@ -130,6 +139,7 @@ def test_example2_without_sigma_condition_is_trivial():
 
 
 # --- Claims 22, 23 and Example 3 -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("eps,sigma,k", [("5", "2", 10), ("1", "10", 50), ("2", "3", 1)])
 def test_example3_equals_claim23_and_68_with_scaled_sigma(eps, sigma, k):
@@ -169,6 +179,7 @@ def test_claim22_exact():
 
 # --- Claim 24, 25, Example 4 --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("rho,lam,r", [("0.5", 4, "0.01"), ("0.001", "1.5", "1e-6"), ("3", 20, "0.9"), ("1", 2, "1")])
 def test_claim24_values_and_relaxations(rho, lam, r):
     with mpmath.workdps(60):
@@ -192,7 +203,7 @@ def _rr_law(bit, e):
 
 
 def _g(p, q, lam):
-    return sum((a ** lam / b ** (lam - 1) for a, b in zip(p, q)), Fraction(0))
+    return sum((a**lam / b ** (lam - 1) for a, b in zip(p, q, strict=False)), Fraction(0))
 
 
 @pytest.mark.parametrize("m,n,e,lam", [(3, 1, 3, 2), (4, 2, 2, 3), (5, 2, 4, 4)])
@@ -209,8 +220,14 @@ def test_claim24_exact_on_subsampled_randomized_response(m, n, e, lam):
             y = list(x)
             y[i] = 1 - y[i]
             subsets = list(itertools.combinations(range(m), n))
-            p = [sum((_rr_law(sum(x[j] for j in s) % 2, e)[o] for s in subsets), Fraction(0)) / len(subsets) for o in (0, 1)]
-            q = [sum((_rr_law(sum(y[j] for j in s) % 2, e)[o] for s in subsets), Fraction(0)) / len(subsets) for o in (0, 1)]
+            p = [
+                sum((_rr_law(sum(x[j] for j in s) % 2, e)[o] for s in subsets), Fraction(0)) / len(subsets)
+                for o in (0, 1)
+            ]
+            q = [
+                sum((_rr_law(sum(y[j] for j in s) % 2, e)[o] for s in subsets), Fraction(0)) / len(subsets)
+                for o in (0, 1)
+            ]
             gv = _g(p, q, lam)
             assert gv <= bound
             worst = max(worst, gv)
@@ -239,9 +256,9 @@ def test_claim25_exact_integer_orders(seed):
 def test_claim25_fractional_order():
     lhs, rhs = C.claim25_sides([1, 2, "0.5"], [3, 1, "0.25"], "2.5", digits=20)
     with mpmath.workdps(50):
-        l = mpmath.mpf("3.5") ** 2.5 / mpmath.mpf("4.25") ** 1.5
+        left = mpmath.mpf("3.5") ** 2.5 / mpmath.mpf("4.25") ** 1.5
         r = 1 / mpmath.mpf(3) ** 1.5 + mpmath.mpf(2) ** 2.5 + mpmath.mpf("0.5") ** 2.5 / mpmath.mpf("0.25") ** 1.5
-        assert contains(lhs, l) and contains(rhs, r)
+        assert contains(lhs, left) and contains(rhs, r)
     assert up(lhs) < lo(rhs)
 
 
@@ -249,8 +266,8 @@ def test_claim25_fractional_order():
 def test_example4_dominates_exact_mixture(lam, r, sigma):
     e4 = C.example4_rdp(lam, r, sigma, digits=15)
     with mpmath.workdps(50):
-        l = M(lam)
-        ref = mpmath.log(1 + M(r) * (mpmath.exp((l - 1) * l / (2 * M(sigma) ** 2)) - 1)) / (l - 1)
+        ell = M(lam)
+        ref = mpmath.log(1 + M(r) * (mpmath.exp((ell - 1) * ell / (2 * M(sigma) ** 2)) - 1)) / (ell - 1)
         assert contains(e4, ref)
     exact = C.eq95_rdp(lam, r, sigma, digits=8)
     # joint convexity applied to (r mu1 + (1-r) mu0, mu0) gives exactly Example 4's bound
@@ -274,6 +291,7 @@ def test_claim24_curve_wraps_an_rdp_curve():
 
 # --- Claim 27 and (9.5) --------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("seed", range(4))
 def test_claim27_identity_exact(seed):
     rng = random.Random(seed)
@@ -284,13 +302,13 @@ def test_claim27_identity_exact(seed):
     q = [Fraction(x, sum(v)) for x in v]
     r = Fraction(rng.randint(1, 9), 10)
     lam = rng.randint(1, 6)
-    mix = [r * a + (1 - r) * b for a, b in zip(p, q)]
+    mix = [r * a + (1 - r) * b for a, b in zip(p, q, strict=False)]
     lhs = _g(mix, q, lam)
     moments = [_g(p, q, k) for k in range(lam + 1)]
     assert moments[0] == 1 and moments[1] == 1
     assert C.claim27_mixture_moment(r, lam, moments) == lhs
     # the post's sum from k = 1 misses (1 - r)^lambda
-    as_stated = sum(math.comb(lam, k) * r ** k * (1 - r) ** (lam - k) * moments[k] for k in range(1, lam + 1))
+    as_stated = sum(math.comb(lam, k) * r**k * (1 - r) ** (lam - k) * moments[k] for k in range(1, lam + 1))
     assert lhs - as_stated == (1 - r) ** lam
 
 
@@ -299,7 +317,10 @@ def test_eq95_moment_against_direct_sum(lam, r, sigma):
     g = C.eq95_moment(lam, r, sigma, digits=25)
     with mpmath.workdps(80):
         rr, s = M(r), M(sigma)
-        ref = mpmath.fsum(mpmath.binomial(lam, j) * rr ** j * (1 - rr) ** (lam - j) * mpmath.exp(j * (j - 1) / (2 * s * s)) for j in range(lam + 1))
+        ref = mpmath.fsum(
+            mpmath.binomial(lam, j) * rr**j * (1 - rr) ** (lam - j) * mpmath.exp(j * (j - 1) / (2 * s * s))
+            for j in range(lam + 1)
+        )
         assert contains(g, ref)
     assert rel_width_ok(g.ball, 24)
     d = C.eq95_rdp(lam, r, sigma, digits=20)
@@ -311,13 +332,17 @@ def test_eq95_rdp_fractional_order_against_quadrature():
     lam, r, sigma = Fraction(7, 2), Fraction(1, 20), Fraction(2)
     d = C.eq95_rdp(lam, r, sigma, digits=12)
     with mpmath.workdps(30):
-        l, rr, s = M(lam), M(r), M(sigma)
-        f = lambda z: mpmath.npdf(z, 0, s) * ((1 - rr) + rr * mpmath.exp((2 * z - 1) / (2 * s * s))) ** l
-        ref = mpmath.log(mpmath.quad(f, [-mpmath.inf, 0, 10, mpmath.inf])) / (l - 1)
+        ell, rr, s = M(lam), M(r), M(sigma)
+
+        def f(z):
+            return mpmath.npdf(z, 0, s) * ((1 - rr) + rr * mpmath.exp((2 * z - 1) / (2 * s * s))) ** ell
+
+        ref = mpmath.log(mpmath.quad(f, [-mpmath.inf, 0, 10, mpmath.inf])) / (ell - 1)
         assert contains(d, ref)
 
 
 # --- bad input ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "call,prefix",
@@ -347,9 +372,10 @@ def test_bad_input(call, prefix):
 
 # --- figure scripts (fast mode) ------------------------------------------------------------------
 
-_FIGURE_NAMES = ['blog2_claim24', 'blog2_claim21']
+_FIGURE_NAMES = ["blog2_claim24", "blog2_claim21"]
 _FIGURE_CASES = [pytest.param(name, "committed", id=f"{name}-committed") for name in _FIGURE_NAMES] + [
-    pytest.param(name, "fast", id=f"{name}-fast", marks=pytest.mark.slow) for name in _FIGURE_NAMES]
+    pytest.param(name, "fast", id=f"{name}-fast", marks=pytest.mark.slow) for name in _FIGURE_NAMES
+]
 
 
 @pytest.mark.parametrize("name,source", _FIGURE_CASES)
@@ -369,13 +395,13 @@ def test_figure_data_properties(name, source, tmp_path):
         assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
     if name == "blog2_claim24":
         left = data["left"]["rdp"]
-        for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"]):
+        for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"], strict=False):
             assert a <= b
     else:
-        for lg, ex in zip(data["delta_legendre"], data["delta_exact"]):
+        for lg, ex in zip(data["delta_legendre"], data["delta_exact"], strict=False):
             assert ex <= lg
         for vals in data["delta_fixed_order"].values():
-            for v, lg in zip(vals, data["delta_legendre"]):
+            for v, lg in zip(vals, data["delta_legendre"], strict=False):
                 assert lg <= v * (1 + 1e-6)
 
 

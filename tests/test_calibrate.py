@@ -38,8 +38,9 @@ def _reference_eps_poisson(q, sigma, steps, alpha, delta):
 
 def test_calibrate_poisson_meets_target_and_2pct_smaller_does_not():
     q, steps, target = Fraction(1, 100), 1000, Fraction(1)
-    res = calibrate_sigma(lambda s: PoissonSampledEvent(GaussianEvent(s), q), steps, target, "1e-5",
-                          sigma_digits=3, digits=8)
+    res = calibrate_sigma(
+        lambda s: PoissonSampledEvent(GaussianEvent(s), q), steps, target, "1e-5", sigma_digits=3, digits=8
+    )
     s = res.sigma
     assert res.sigma_lower < s and (s - res.sigma_lower) / s <= Fraction(1, 100)
     assert _up(res.epsilon) <= target
@@ -57,7 +58,10 @@ def test_calibrate_gaussian_closed_form():
     res = calibrate_sigma(GaussianEvent, 1, 1, "1e-5", sigma_digits=3, digits=8)
     s = mpmath.mpf(res.sigma.numerator) / res.sigma.denominator
     mpmath.mp.dps = 30
-    f = lambda a: a / (2 * s * s) + mpmath.log1p(-1 / a) - (mpmath.log(mpmath.mpf("1e-5")) + mpmath.log(a)) / (a - 1)  # noqa: E731
+
+    def f(a):
+        return a / (2 * s * s) + mpmath.log1p(-1 / a) - (mpmath.log(mpmath.mpf("1e-5")) + mpmath.log(a)) / (a - 1)
+
     best = min(f(mpmath.mpf(1) + mpmath.mpf(k) / 100) for k in range(1, 3000))
     assert best <= 1
     assert _up(res.epsilon) <= 1
@@ -69,8 +73,9 @@ def test_calibrate_fixed_size_when_supported():
     ev = FixedSizeSampledEvent(GaussianEvent(1), 100, 10000)
     if not acc.supports(ev):
         pytest.skip("no certified fixed-size bound registered")
-    res = calibrate_sigma(lambda s: FixedSizeSampledEvent(GaussianEvent(s), 100, 10000), 100, 2, "1e-5",
-                          sigma_digits=2, digits=6)
+    res = calibrate_sigma(
+        lambda s: FixedSizeSampledEvent(GaussianEvent(s), 100, 10000), 100, 2, "1e-5", sigma_digits=2, digits=6
+    )
     assert _up(res.epsilon) <= 2
 
 
@@ -91,28 +96,60 @@ def test_dec_exact():
 
 
 def test_cli_calibrate_json(capsys):
-    rc = main(["calibrate", "--sampling", "poisson", "--q", "0.01", "--steps", "1000", "--epsilon", "1",
-               "--delta", "1e-5", "--sigma-digits", "3", "--digits", "8", "--json"])
+    rc = main(
+        [
+            "calibrate",
+            "--sampling",
+            "poisson",
+            "--q",
+            "0.01",
+            "--steps",
+            "1000",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-5",
+            "--sigma-digits",
+            "3",
+            "--digits",
+            "8",
+            "--json",
+        ]
+    )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
-    api = calibrate_sigma(lambda s: PoissonSampledEvent(GaussianEvent(s), "0.01"), 1000, 1, "1e-5",
-                          sigma_digits=3, digits=8)
+    api = calibrate_sigma(
+        lambda s: PoissonSampledEvent(GaussianEvent(s), "0.01"), 1000, 1, "1e-5", sigma_digits=3, digits=8
+    )
     assert out["sigma"]["upper"] == _dec(api.sigma)
     assert out["sigma"]["lower"] == _dec(api.sigma_lower)
 
 
-@pytest.mark.parametrize("extra", [
-    ["--steps", "10", "--epsilon", "0", "--delta", "1e-5"],
-    ["--steps", "10", "--epsilon", "1", "--delta", "1.5"],
-    ["--steps", "10", "--epsilon", "1", "--delta", "1e-5", "--sigma", "1"],
-    ["--steps", "10", "--epsilon", "1", "--delta", "1e-5", "--sigma-digits", "0"],
-    ["--epsilon", "1", "--delta", "1e-5"],
-    ["--max-steps", "--epsilon", "1", "--delta", "1e-5"],
-    ["--max-steps", "--sigma", "1", "--steps", "3", "--epsilon", "1", "--delta", "1e-5"],
-    ["--steps", "-3", "--epsilon", "1", "--delta", "1e-5"],
-    ["--steps", "10", "--epsilon", "nan", "--delta", "1e-5"],
-], ids=["eps0", "delta", "sigma-given", "sigma-digits", "no-steps", "max-steps-no-sigma",
-        "max-steps-with-steps", "steps-neg", "eps-nan"])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--steps", "10", "--epsilon", "0", "--delta", "1e-5"],
+        ["--steps", "10", "--epsilon", "1", "--delta", "1.5"],
+        ["--steps", "10", "--epsilon", "1", "--delta", "1e-5", "--sigma", "1"],
+        ["--steps", "10", "--epsilon", "1", "--delta", "1e-5", "--sigma-digits", "0"],
+        ["--epsilon", "1", "--delta", "1e-5"],
+        ["--max-steps", "--epsilon", "1", "--delta", "1e-5"],
+        ["--max-steps", "--sigma", "1", "--steps", "3", "--epsilon", "1", "--delta", "1e-5"],
+        ["--steps", "-3", "--epsilon", "1", "--delta", "1e-5"],
+        ["--steps", "10", "--epsilon", "nan", "--delta", "1e-5"],
+    ],
+    ids=[
+        "eps0",
+        "delta",
+        "sigma-given",
+        "sigma-digits",
+        "no-steps",
+        "max-steps-no-sigma",
+        "max-steps-with-steps",
+        "steps-neg",
+        "eps-nan",
+    ],
+)
 def test_cli_bad_input(extra, capsys):
     assert main(["calibrate", "--sampling", "poisson", "--q", "0.01", *extra]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -122,6 +159,7 @@ def test_cli_bad_input(extra, capsys):
 # ---------------------------------------------------------------------------
 # the two search helpers (exact answers known)
 # ---------------------------------------------------------------------------
+
 
 def test_first_true_finds_the_transition_from_either_side():
     from rigorous_rdp.calibrate import _first_true

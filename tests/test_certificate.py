@@ -10,8 +10,15 @@ import mpmath
 import pytest
 
 from rigorous_rdp import GaussianEvent, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
-from rigorous_rdp.certificate import (content_hash, event_from_json, event_to_json, make_certificate,
-                                      verify_certificate, verify_file, write_certificate)
+from rigorous_rdp.certificate import (
+    content_hash,
+    event_from_json,
+    event_to_json,
+    make_certificate,
+    verify_certificate,
+    verify_file,
+    write_certificate,
+)
 from rigorous_rdp.cli import main
 from rigorous_rdp.errors import UnsupportedEventError
 from rigorous_rdp.events import ComposedEvent, FixedSizeSampledEvent, SelfComposedEvent
@@ -32,9 +39,13 @@ def _rehash(c):
 
 def test_event_json_round_trip():
     events = [
-        GaussianEvent("0.7"), LaplaceEvent(Fraction(1, 3)), RandomizedResponseEvent("0.75"), POISSON,
+        GaussianEvent("0.7"),
+        LaplaceEvent(Fraction(1, 3)),
+        RandomizedResponseEvent("0.75"),
+        POISSON,
         FixedSizeSampledEvent(GaussianEvent(2), 10, 100, replacement=True, adjacency="replace-one", taylor_order=4),
-        SelfComposedEvent(POISSON, 7), ComposedEvent((POISSON, GaussianEvent(3))),
+        SelfComposedEvent(POISSON, 7),
+        ComposedEvent((POISSON, GaussianEvent(3))),
     ]
     for e in events:
         assert event_from_json(json.loads(json.dumps(event_to_json(e)))) == e
@@ -127,8 +138,24 @@ def test_atomic_write_leaves_nothing_on_error(tmp_path, cert):
 
 def test_cli_certify_verify(tmp_path, capsys):
     out = tmp_path / "cert.json"
-    rc = main(["certify", "--sampling", "poisson", "--q", "0.01", "--sigma", "1.1", "--steps", "100",
-               "--delta", "1e-5", "--out", str(out), "--json"])
+    rc = main(
+        [
+            "certify",
+            "--sampling",
+            "poisson",
+            "--q",
+            "0.01",
+            "--sigma",
+            "1.1",
+            "--steps",
+            "100",
+            "--delta",
+            "1e-5",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
     assert rc == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["epsilon"] == json.loads(out.read_text())["epsilon"]
@@ -142,14 +169,18 @@ def test_cli_certify_verify(tmp_path, capsys):
     assert res["verified"] is False and "hash" in res["reason"]
 
 
-@pytest.mark.parametrize("argv", [
-    ["certify", "--sigma", "1", "--steps", "10", "--delta", "2", "--out", "X"],
-    ["certify", "--sigma", "-1", "--steps", "10", "--delta", "1e-5", "--out", "X"],
-    ["certify", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--out", "/nonexistent-dir/c.json"],
-    ["certify", "--sigma", "1", "--steps", "10", "--delta", "1e-5"],
-    ["verify", "/nonexistent-dir/c.json"],
-    ["verify", "x.json", "--dps", "5"],
-], ids=["delta", "sigma", "out-dir", "no-out", "missing-file", "dps"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["certify", "--sigma", "1", "--steps", "10", "--delta", "2", "--out", "X"],
+        ["certify", "--sigma", "-1", "--steps", "10", "--delta", "1e-5", "--out", "X"],
+        ["certify", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--out", "/nonexistent-dir/c.json"],
+        ["certify", "--sigma", "1", "--steps", "10", "--delta", "1e-5"],
+        ["verify", "/nonexistent-dir/c.json"],
+        ["verify", "x.json", "--dps", "5"],
+    ],
+    ids=["delta", "sigma", "out-dir", "no-out", "missing-file", "dps"],
+)
 def test_cli_bad_input(argv, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2

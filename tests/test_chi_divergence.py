@@ -5,9 +5,10 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import acb, arb
-
 from _containment import contains, width_ok
+from flint import acb
+
+from rigorous_rdp.reference.zhu_wang import gaussian_chi_mp, laplace_chi_mp, poisson_chi_mp
 from rigorous_rdp.research.chi_divergence import (
     certify_nonnegative_expsum,
     check_condition4_density,
@@ -24,7 +25,6 @@ from rigorous_rdp.research.chi_divergence import (
     verify_condition4_laplace,
     verify_condition4_randomized_response,
 )
-from rigorous_rdp.reference.zhu_wang import gaussian_chi_mp, laplace_chi_mp, poisson_chi_mp
 
 
 @pytest.fixture(autouse=True)
@@ -120,10 +120,14 @@ def test_prop10_certified_checks():
 
 def test_expsum_checker_detects_negativity():
     # f(s) = e^{2s} - 3 e^{s} + 2 = (e^s - 1)(e^s - 2): zero at 0, negative on (0, log 2)
-    ok, why = certify_nonnegative_expsum({Fraction(2): Fraction(1), Fraction(1): Fraction(-3), Fraction(0): Fraction(2)}, 2)
+    ok, why = certify_nonnegative_expsum(
+        {Fraction(2): Fraction(1), Fraction(1): Fraction(-3), Fraction(0): Fraction(2)}, 2
+    )
     assert ok is False and "negative" in why
     # f(s) = e^{2s} - 2 e^{s} + 1 = (e^s - 1)^2 >= 0
-    ok, _ = certify_nonnegative_expsum({Fraction(2): Fraction(1), Fraction(1): Fraction(-2), Fraction(0): Fraction(1)}, 3)
+    ok, _ = certify_nonnegative_expsum(
+        {Fraction(2): Fraction(1), Fraction(1): Fraction(-2), Fraction(0): Fraction(1)}, 3
+    )
     assert ok is True
     # f(s) = 3 - e^{s}: positive on [0, 1], negative past log 3
     assert certify_nonnegative_expsum({Fraction(0): Fraction(3), Fraction(1): Fraction(-1)}, 1)[0] is True
@@ -147,13 +151,15 @@ def test_density_integration_matches_closed_form():
     # N(1, 1) vs N(0, 1) on [-30, 31]; the mass outside is below 1e-150 for these orders
     def norm(mu):
         # the constant is evaluated at the working precision of the integration
-        return lambda z, analytic: (2 * acb.pi()).rsqrt() * (-(z - mu) ** 2 / 2).exp()
+        return lambda z, analytic: (2 * acb.pi()).rsqrt() * (-((z - mu) ** 2) / 2).exp()
 
     for ell in (3, 5):
         v = chi_divergence_density(norm(1), norm(0), ell, -30, 31, outside="1e-100", prec=96)
         # closed form, independent of the code: E_q[(p/q)^j] = e^{j(j-1) mu^2/2} for unit variances
-        closed = mpmath.fsum(mpmath.binomial(ell, j) * (-1) ** (ell - j) * mpmath.exp(mpmath.mpf(j * (j - 1)) / 2)
-                             for j in range(ell + 1))
+        closed = mpmath.fsum(
+            mpmath.binomial(ell, j) * (-1) ** (ell - j) * mpmath.exp(mpmath.mpf(j * (j - 1)) / 2)
+            for j in range(ell + 1)
+        )
         assert _contains(v, closed)
         assert v.rad() < 1e-20
     cert = check_condition4_density([(norm(1), norm(0))], 5, -30, 31, outside=lambda ell: "1e-100", prec=96)
@@ -162,22 +168,29 @@ def test_density_integration_matches_closed_form():
 
 def test_density_beta_pair_compact_support():
     # Beta(2,1) (density 2x) vs uniform on [0,1]: chi^3 = int (2x - 1)^3 dx = 0 exactly
-    p = lambda z, analytic: 2 * z
-    q = lambda z, analytic: acb(1)
+    def p(z, analytic):
+        return 2 * z
+
+    def q(z, analytic):
+        return acb(1)
+
     v = chi_divergence_density(p, q, 3, 0, 1, prec=64)
     assert v.contains(0) and v.rad() < 1e-15
 
 
-@pytest.mark.parametrize("call,msg", [
-    (lambda: chi_divergence_discrete(["1/2", "1/3"], ["1/2", "1/2"], 3), "p must sum to 1"),
-    (lambda: chi_divergence_discrete(["1/2", "1/2"], ["1/2", "1/2"], 0), "order must be an integer"),
-    (lambda: chi_divergence_discrete(["-1/2", "3/2"], ["1/2", "1/2"], 3), "p must have non-negative"),
-    (lambda: verify_condition4_gaussian(5, 0), "sigma must be > 0"),
-    (lambda: verify_condition4_laplace(5, -1), "scale must be > 0"),
-    (lambda: randomized_response_chi(3, 1), "p must be in"),
-    (lambda: poisson_chi(3, 0, 1), "lambda1 and lambda2 must be > 0"),
-    (lambda: chi_divergence_density(lambda z, a: z, lambda z, a: z, 3, 1, 0), "a must be < b"),
-])
+@pytest.mark.parametrize(
+    "call,msg",
+    [
+        (lambda: chi_divergence_discrete(["1/2", "1/3"], ["1/2", "1/2"], 3), "p must sum to 1"),
+        (lambda: chi_divergence_discrete(["1/2", "1/2"], ["1/2", "1/2"], 0), "order must be an integer"),
+        (lambda: chi_divergence_discrete(["-1/2", "3/2"], ["1/2", "1/2"], 3), "p must have non-negative"),
+        (lambda: verify_condition4_gaussian(5, 0), "sigma must be > 0"),
+        (lambda: verify_condition4_laplace(5, -1), "scale must be > 0"),
+        (lambda: randomized_response_chi(3, 1), "p must be in"),
+        (lambda: poisson_chi(3, 0, 1), "lambda1 and lambda2 must be > 0"),
+        (lambda: chi_divergence_density(lambda z, a: z, lambda z, a: z, 3, 1, 0), "a must be < b"),
+    ],
+)
 def test_bad_input(call, msg):
     with pytest.raises(ValueError, match=msg):
         call()

@@ -18,7 +18,6 @@ from pathlib import Path
 import mpmath
 import pytest
 
-from _refcheck import encloses
 from rigorous_rdp.cli import main
 from rigorous_rdp.reference.gaussian import poisson_gaussian_log_a_binomial_mp, poisson_gaussian_rdp_mp
 
@@ -125,8 +124,9 @@ def test_bad_input_in_process(argv, option, capsys):
 
 def _run(argv):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "rigorous_rdp", *argv], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "rigorous_rdp", *argv], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
+    )
 
 
 SUBPROCESS_DEFAULT = [0, 23, 55]  # sigma, delta, a contradiction; the rest under -m slow
@@ -156,6 +156,7 @@ def test_no_command(capsys):
 # ---------------------------------------------------------------------------
 # JSON contract
 # ---------------------------------------------------------------------------
+
 
 def _json(argv, capsys):
     code = main([*argv, "--json"])
@@ -191,7 +192,9 @@ def test_rdp_json_laplace_steps(capsys):
     res = _json(["rdp", "--noise", "laplace", "--scale", "2", "--alpha", "3", "--steps", "7"], capsys)
     lo, hi = _interval(res["results"][0]["rdp"])
     with mpmath.workdps(60):  # alpha = 3, b = 2: log(3/5 e + 2/5 e^{-3/2}) / 2 by hand
-        f = Fraction(mpmath.nstr(7 * mpmath.log(mpmath.mpf(3) / 5 * mpmath.e + mpmath.mpf(2) / 5 * mpmath.exp(-1.5)) / 2, 50))
+        f = Fraction(
+            mpmath.nstr(7 * mpmath.log(mpmath.mpf(3) / 5 * mpmath.e + mpmath.mpf(2) / 5 * mpmath.exp(-1.5)) / 2, 50)
+        )
     assert lo <= f <= hi
 
 
@@ -215,7 +218,7 @@ def test_epsilon_grid_only_uses_grid_order(capsys):
 def test_delta_json(capsys):
     res = _json(["delta", *PG, "--steps", "10000", "--epsilon", "5.64"], capsys)
     lo, hi = _interval(res["delta"])
-    assert 0 < lo and hi < Fraction(1, 10**5)
+    assert lo > 0 and hi < Fraction(1, 10**5)
 
 
 def test_pure_dp_json(capsys):

@@ -1,14 +1,12 @@
 """Tests of rigorous_rdp.research.composition against brute force and closed forms (mpmath)."""
 
 import itertools
-import math
 from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import arb
-
 from _containment import contains, describe
+from flint import arb
 
 from rigorous_rdp.research.composition import (
     advanced_composition,
@@ -43,13 +41,17 @@ def brute_force_delta(eps, delta, k, eps_g):
         return total
 
 
-@pytest.mark.parametrize("eps,delta,k,eps_g", [
-    (Fraction(1, 2), Fraction(0), 3, Fraction(1, 2)),
-    (Fraction(1, 2), Fraction(1, 100), 4, Fraction(0)),
-    (Fraction(3, 10), Fraction(1, 1000), 5, Fraction(3, 5)),
-    (Fraction(1), Fraction(1, 50), 4, Fraction(7, 5)),   # eps_g not of the form (k-2i) eps
-    (Fraction(1, 10), Fraction(1, 10**6), 6, Fraction(1, 100)),
-], ids=["k3", "k4_eg0", "k5", "k4_offgrid", "k6"])
+@pytest.mark.parametrize(
+    "eps,delta,k,eps_g",
+    [
+        (Fraction(1, 2), Fraction(0), 3, Fraction(1, 2)),
+        (Fraction(1, 2), Fraction(1, 100), 4, Fraction(0)),
+        (Fraction(3, 10), Fraction(1, 1000), 5, Fraction(3, 5)),
+        (Fraction(1), Fraction(1, 50), 4, Fraction(7, 5)),  # eps_g not of the form (k-2i) eps
+        (Fraction(1, 10), Fraction(1, 10**6), 6, Fraction(1, 100)),
+    ],
+    ids=["k3", "k4_eg0", "k5", "k4_offgrid", "k6"],
+)
 def test_optimal_delta_matches_brute_force(eps, delta, k, eps_g):
     ref = brute_force_delta(eps, delta, k, eps_g)
     ball = optimal_composition_delta(eps, delta, k, eps_g, prec=120)
@@ -82,12 +84,12 @@ def _pure_composition_delta_mp(eps, k: int, eps_g, dps: int = 40):
         p = mpmath.exp(e) / (1 + mpmath.exp(e))
         r = (1 - p) / p
         w, total = p**k, mpmath.mpf(0)
-        for l in range(k + 1):
-            gap = e * (k - 2 * l) - g
+        for ell in range(k + 1):
+            gap = e * (k - 2 * ell) - g
             if gap <= 0:
                 break
             total += w * -mpmath.expm1(-gap)
-            w = w * (k - l) / (l + 1) * r
+            w = w * (k - ell) / (ell + 1) * r
         return total
 
 
@@ -122,7 +124,9 @@ def test_closed_forms():
     assert e.overlaps(arb(5)) and d.overlaps(arb("1e-5"))
     a = advanced_composition_epsilon("0.1", 100, "1e-5", prec=100)
     with mpmath.workdps(40):
-        ref = mpmath.sqrt(200 * mpmath.log(mpmath.mpf(10) ** 5)) * mpmath.mpf("0.1") + 100 * mpmath.mpf("0.1") * mpmath.expm1(mpmath.mpf("0.1"))
+        ref = mpmath.sqrt(200 * mpmath.log(mpmath.mpf(10) ** 5)) * mpmath.mpf("0.1") + 100 * mpmath.mpf(
+            "0.1"
+        ) * mpmath.expm1(mpmath.mpf("0.1"))
     assert a.overlaps(arb(mpmath.nstr(ref, 40))) and a.rad() < 1e-25
     e2, d2 = amplify_poisson("1", "1e-5", "0.01", prec=100)
     with mpmath.workdps(40):
@@ -136,17 +140,21 @@ def test_amplification_accepts_balls():
     assert e > 0 and d == 0
 
 
-@pytest.mark.parametrize("call,msg", [
-    (lambda: amplify_poisson(-1, 0, "0.1"), "epsilon must be >= 0"),
-    (lambda: amplify_poisson(1, 0, "1.5"), "q must be in [0, 1]"),
-    (lambda: basic_composition(1, "2", 3), "delta must be in [0, 1]"),
-    (lambda: basic_composition(1, 0, 0), "steps must be an integer >= 1"),
-    (lambda: basic_composition(1, 0, "2.5"), "steps must be an integer >= 1"),
-    (lambda: advanced_composition("0.1", "1e-3", 100, "1e-2"), "delta must exceed"),
-    (lambda: optimal_composition_epsilon("0.1", "1e-3", 100, "1e-2"), "delta must exceed"),
-    (lambda: optimal_composition_epsilon("0.1", 0, 100, "nan"), "delta must be"),
-    (lambda: kov_composition_theorem33("0.1", 0, 4, 3), "i must be an integer"),
-], ids=["eps_neg", "q_big", "delta_big", "steps0", "steps_frac", "adv_budget", "opt_budget", "nan", "i_range"])
+@pytest.mark.parametrize(
+    "call,msg",
+    [
+        (lambda: amplify_poisson(-1, 0, "0.1"), "epsilon must be >= 0"),
+        (lambda: amplify_poisson(1, 0, "1.5"), "q must be in [0, 1]"),
+        (lambda: basic_composition(1, "2", 3), "delta must be in [0, 1]"),
+        (lambda: basic_composition(1, 0, 0), "steps must be an integer >= 1"),
+        (lambda: basic_composition(1, 0, "2.5"), "steps must be an integer >= 1"),
+        (lambda: advanced_composition("0.1", "1e-3", 100, "1e-2"), "delta must exceed"),
+        (lambda: optimal_composition_epsilon("0.1", "1e-3", 100, "1e-2"), "delta must exceed"),
+        (lambda: optimal_composition_epsilon("0.1", 0, 100, "nan"), "delta must be"),
+        (lambda: kov_composition_theorem33("0.1", 0, 4, 3), "i must be an integer"),
+    ],
+    ids=["eps_neg", "q_big", "delta_big", "steps0", "steps_frac", "adv_budget", "opt_budget", "nan", "i_range"],
+)
 def test_bad_input(call, msg):
     with pytest.raises(ValueError, match=msg.replace("[", r"\[").replace("]", r"\]")):
         call()

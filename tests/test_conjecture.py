@@ -1,14 +1,12 @@
 """Tests of the Conjecture 1 probe (rigorous_rdp.research.conjecture)."""
 
 import itertools
-import json
 import math
 import subprocess
 import sys
 from fractions import Fraction as F
 
 import mpmath
-import numpy as np
 import pytest
 from flint import arb
 
@@ -18,16 +16,18 @@ from rigorous_rdp.research.parallel import SerialExecutor
 
 
 def cfg_fixed(n, m, sigma, lam, values, counts, u, up):
-    return ProbeConfig("range", n, m, F(0), F(sigma), F(lam), tuple((F(v),) for v in values), tuple(counts), (F(u),), (F(up),))
+    return ProbeConfig(
+        "range", n, m, F(0), F(sigma), F(lam), tuple((F(v),) for v in values), tuple(counts), (F(u),), (F(up),)
+    )
 
 
 def brute_force_laws(n, m, rows, u, up):
     """Output laws by enumerating every size-m subset of the n rows (row n-1 differs)."""
     p, q = {}, {}
     subsets = list(itertools.combinations(range(n), m))
-    for I in subsets:
-        sp = sum(rows[i] if i < n - 1 else u for i in I)
-        sq = sum(rows[i] if i < n - 1 else up for i in I)
+    for idx in subsets:
+        sp = sum(rows[i] if i < n - 1 else u for i in idx)
+        sq = sum(rows[i] if i < n - 1 else up for i in idx)
         p[sp] = p.get(sp, 0) + F(1, len(subsets))
         q[sq] = q.get(sq, 0) + F(1, len(subsets))
     return p, q
@@ -46,14 +46,28 @@ def test_mixtures_match_subset_enumeration():
         q[mu + F(1, 4)] = q.get(mu + F(1, 4), 0) + r * w
     rows = [F(0)] * 3 + [F(1, 2)] * 2
     bp, bq = brute_force_laws(6, 3, rows, F(1), F(1, 4))
-    clean = lambda d: {k: v for k, v in d.items() if v != 0}  # noqa: E731
+
+    def clean(d):
+        return {k: v for k, v in d.items() if v != 0}
+
     assert clean(p) == bp and clean(q) == bq
 
 
 def mp_renyi_g(p_atoms, q_atoms, lam, sigma):
     s = mpmath.mpf(sigma)
-    pd = lambda y: mpmath.fsum(mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s) for m, w in p_atoms.items())  # noqa: E731
-    qd = lambda y: mpmath.fsum(mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s) for m, w in q_atoms.items())  # noqa: E731
+
+    def pd(y):
+        return mpmath.fsum(
+            mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s)
+            for m, w in p_atoms.items()
+        )
+
+    def qd(y):
+        return mpmath.fsum(
+            mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(y, mpmath.mpf(m.numerator) / m.denominator, s)
+            for m, w in q_atoms.items()
+        )
+
     lam = mpmath.mpf(lam.numerator) / lam.denominator
     return mpmath.quad(lambda y: pd(y) ** lam * qd(y) ** (1 - lam), [-mpmath.inf, -8, 0, 2, 4, 8, mpmath.inf])
 
@@ -65,8 +79,10 @@ def test_certified_lhs_matches_mpmath(lam):
     bp, bq = brute_force_laws(3, 1, [F(1, 2), F(0)], F(1), F(0))
     ref = mpmath.log(mp_renyi_g(bp, bq, lam, 1)) / (mpmath.mpf(lam.numerator) / lam.denominator - 1)
     res = certify_config(c, digits=8)
-    assert res["lhs"].lower_float() <= float(ref) <= res["lhs"].upper_float() or \
-        abs(float(ref) - res["lhs"].mid_float()) < 1e-12
+    assert (
+        res["lhs"].lower_float() <= float(ref) <= res["lhs"].upper_float()
+        or abs(float(ref) - res["lhs"].mid_float()) < 1e-12
+    )
     assert res["lhs"].relative_width() < 1e-7
     assert res["verdict"] == "holds"
 
@@ -93,9 +109,16 @@ def test_tail_bound_dominates_tail_integral():
     mpmath.mp.dps = 30
     # p = N(1/2)/2 + N(1)/2, q = N(1/2)/2 + N(0)/2, sigma = 1, lambda = 3
     lam = 3
-    pd = lambda y: (mpmath.npdf(y, 0.5) + mpmath.npdf(y, 1)) / 2  # noqa: E731
-    qd = lambda y: (mpmath.npdf(y, 0.5) + mpmath.npdf(y, 0)) / 2  # noqa: E731
-    f = lambda y: qd(y) * ((pd(y) / qd(y)) ** lam - 1 - lam * (pd(y) / qd(y) - 1))  # noqa: E731
+
+    def pd(y):
+        return (mpmath.npdf(y, 0.5) + mpmath.npdf(y, 1)) / 2
+
+    def qd(y):
+        return (mpmath.npdf(y, 0.5) + mpmath.npdf(y, 0)) / 2
+
+    def f(y):
+        return qd(y) * ((pd(y) / qd(y)) ** lam - 1 - lam * (pd(y) / qd(y) - 1))
+
     L, U = -6, 9
     tail = mpmath.quad(f, [-mpmath.inf, L]) + mpmath.quad(f, [U, mpmath.inf])
     with workprec(64):
@@ -115,13 +138,13 @@ def test_poisson_case_holds():
 
 
 def test_bad_config():
-    with pytest.raises(ValueError, match="^values must be within distance 1"):
+    with pytest.raises(ValueError, match=r"^values must be within distance 1"):
         cfg_fixed(4, 2, 1, 2, [F(0)], [3], F(3, 2), F(0))
-    with pytest.raises(ValueError, match="^m must be in"):
+    with pytest.raises(ValueError, match=r"^m must be in"):
         cfg_fixed(4, 4, 1, 2, [F(0)], [3], F(1), F(0))
-    with pytest.raises(ValueError, match="^lambda must be > 1"):
+    with pytest.raises(ValueError, match=r"^lambda must be > 1"):
         cfg_fixed(4, 2, 1, 1, [F(0)], [3], F(1), F(0))
-    with pytest.raises(ValueError, match="^trials must be"):
+    with pytest.raises(ValueError, match=r"^trials must be"):
         probe(0, 1)
 
 
@@ -142,8 +165,12 @@ def test_probe_deterministic_given_seed():
 
 
 def test_cli_bad_input_exit_2():
-    out = subprocess.run([sys.executable, "-m", "rigorous_rdp", "conjecture", "--trials", "-3", "--json"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "rigorous_rdp", "conjecture", "--trials", "-3", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2
     assert out.stderr.strip().startswith("rigorous-rdp: error: --trials must be")
     assert len(out.stderr.strip().splitlines()) == 1
@@ -163,13 +190,13 @@ def test_models_admit_exactly_their_sets():
     # diameter 1 but not inside any disc of radius 1/2: admitted by range only (the former probe
     # sampled d >= 2 values from the disc of radius 1/2 and so never reached it)
     tri_cfg("range")
-    with pytest.raises(ValueError, match="^values must have norm <= 1/2"):
+    with pytest.raises(ValueError, match=r"^values must have norm <= 1/2"):
         tri_cfg("clip")
-    with pytest.raises(ValueError, match="^values must be within distance 1"):
+    with pytest.raises(ValueError, match=r"^values must be within distance 1"):
         ProbeConfig("range", 3, 1, F(0), F(1), F(2), ((F(0), F(0)),), (2,), (F(1), F(0)), (F(1, 2), F(867, 1000)))
-    with pytest.raises(ValueError, match="^values must have norm <= 1 "):
+    with pytest.raises(ValueError, match=r"^values must have norm <= 1 "):
         ProbeConfig("poisson", 3, 0, F(1, 2), F(1), F(2), ((F(0), F(0)),), (2,), (F(1), F(1, 100)), (F(0), F(0)))
-    with pytest.raises(ValueError, match="^model must be one of"):
+    with pytest.raises(ValueError, match=r"^model must be one of"):
         ProbeConfig("fixed", 3, 1, F(0), F(1), F(2), ((F(0),),), (2,), (F(1),), (F(0),))
 
 
@@ -183,11 +210,13 @@ def scipy_lhs_2d(cfg):
     s, lam = float(cfg.sigma), float(cfg.lam)
 
     def dens(atoms, x, y):
-        return sum(float(w) * math.exp(-((x - float(m[0])) ** 2 + (y - float(m[1])) ** 2) / (2 * s * s))
-                   for w, m in atoms) / (2 * math.pi * s * s)
+        return sum(
+            float(w) * math.exp(-((x - float(m[0])) ** 2 + (y - float(m[1])) ** 2) / (2 * s * s)) for w, m in atoms
+        ) / (2 * math.pi * s * s)
 
-    g, _ = integrate.dblquad(lambda y, x: dens(pa, x, y) ** lam * dens(qa, x, y) ** (1 - lam), -8, 9, -8, 9,
-                             epsabs=1e-13, epsrel=1e-11)
+    g, _ = integrate.dblquad(
+        lambda y, x: dens(pa, x, y) ** lam * dens(qa, x, y) ** (1 - lam), -8, 9, -8, 9, epsabs=1e-13, epsrel=1e-11
+    )
     return math.log(g) / (lam - 1)
 
 
@@ -226,8 +255,9 @@ def test_limit_r0_matches_screen_and_exceeds_one():
     assert abs(screen_ratio(tri_cfg(n=5000, lam=F(129, 128)))["ratio"] - lim) < 2e-3
 
 
-@pytest.mark.parametrize("model,dim", [("range", 1), ("clip", 2), pytest.param("poisson", 1, marks=pytest.mark.slow),
-                                       ("range", 2)])
+@pytest.mark.parametrize(
+    "model,dim", [("range", 1), ("clip", 2), pytest.param("poisson", 1, marks=pytest.mark.slow), ("range", 2)]
+)
 def test_probe_models_json_contract(model, dim):
     js = probe(2, 3, model=model, dim=dim, steps=2).to_json()
     assert set(js) >= {"model", "dim", "trials", "seed", "worst", "violations", "screened_max"}

@@ -30,8 +30,9 @@ def test_violation_certificate_verifies_and_tampering_fails(tmp_path):
     assert not r2.ok and "below the stated lower bound" in r2.reason
     path = tmp_path / "v.json"
     path.write_text(json.dumps(cert))
-    out = subprocess.run([sys.executable, "-m", "rigorous_rdp", "verify", str(path)], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "rigorous_rdp", "verify", str(path)], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0 and out.stdout.startswith("OK: verified: Conjecture 1 is violated")
 
 
@@ -52,7 +53,7 @@ def test_holds_certificate_verifies():
     res = verify_certificate(cert)
     assert res.ok, res.reason
     assert float(res.details["ratio"]) < 0.43
-    with pytest.raises(ValueError, match="^d must be 1"):
+    with pytest.raises(ValueError, match=r"^d must be 1"):
         make_holds_certificate(TRI)
 
 

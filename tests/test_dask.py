@@ -24,5 +24,5 @@ def test_validate_dask():
     assert validate_dask("local:2") == "local:2"
     assert validate_dask("tcp://10.0.0.1:8786") == "tcp://10.0.0.1:8786"
     for bad in ("local:0", "local:x", "nonsense", "tcp://host"):
-        with pytest.raises(ValueError, match="^dask must be local:N"):
+        with pytest.raises(ValueError, match=r"^dask must be local:N"):
             validate_dask(bad)

@@ -14,7 +14,6 @@ in ``SLOW`` by a fragment of one of their commands, with the measured time).
 from __future__ import annotations
 
 import pytest
-
 from _transcripts import ROOT, check_transcript, python_blocks, run_python_block, transcripts
 
 DOCS = sorted((ROOT / "docs").glob("*.md"))
@@ -22,32 +21,58 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 # Blocks whose commands take more than a few seconds of CPU time: (file name, fragment of a
 # command of the block), with the CPU time measured and where the default run checks the same.
 SLOW = {
-    ("fixed_size_wR_and_wang.md", "--adjacency replace-one --q 0.0024"): "8.9 s; Thm C.9 values: test_poisson_replace_one.py",
-    ("fixed_size_wR_and_wang.md", "--sampling fswr --batch-size 120 --dataset-size 50000 --sigma 6 --steps 104167"):
-        "5.1 s; FSwR values: test_fswr.py",
+    (
+        "fixed_size_wR_and_wang.md",
+        "--adjacency replace-one --q 0.0024",
+    ): "8.9 s; Thm C.9 values: test_poisson_replace_one.py",
+    (
+        "fixed_size_wR_and_wang.md",
+        "--sampling fswr --batch-size 120 --dataset-size 50000 --sigma 6 --steps 104167",
+    ): "5.1 s; FSwR values: test_fswr.py",
     ("reproduce.md", "reproduce birrell2024-fig7 birrell2024-fig5 --fast"): "5.1 s; the same run: test_reproduce.py",
-    ("certificates_and_audit.md", "calibrate --sampling poisson --q 0.01 --steps 10000"): "5.1 s; the first command: test_readme.py",
+    (
+        "certificates_and_audit.md",
+        "calibrate --sampling poisson --q 0.01 --steps 10000",
+    ): "5.1 s; the first command: test_readme.py",
 }
 
 # Blocks that cannot run here, with the reason.
 SKIP = {
     ("blog_part2_conjecture.md", 'Client("tcp://scheduler:8786")'): "needs a running Dask scheduler",
-    ("blog_part2_conjecture.md", "conjecture --trials 300 "): "abridged output, not a verbatim transcript (and minutes of CPU)",
-    ("blog_part2_conjecture.md", "conjecture --trials 2000 "): "abridged output, not a verbatim transcript (and minutes of CPU)",
+    (
+        "blog_part2_conjecture.md",
+        "conjecture --trials 300 ",
+    ): "abridged output, not a verbatim transcript (and minutes of CPU)",
+    (
+        "blog_part2_conjecture.md",
+        "conjecture --trials 2000 ",
+    ): "abridged output, not a verbatim transcript (and minutes of CPU)",
     ("blog_part2_conjecture.md", "constant --c1 1 --c2 1 --json"): "abridged output and a comment on the command line",
-    ("blog_part2_conjecture.md", "conjecture --model range --dim 2 --trials 16 --seed 2019"):
-        "abridged output; the same certificate is checked by tests/test_conjecture_certificate.py",
-    ("blog_part2_conjecture.md", "rigorous-rdp verify triangle.json"):
-        "abridged output; the witness bounds are checked against mpmath in tests/test_conjecture_certificate.py",
-    ("blog_part2_conjecture.md", "constant --c1 1 --c2 1 --max-cells 800 --json"):
-        "abridged output with timings; C(1, 1) is checked in tests/test_constant.py",
+    (
+        "blog_part2_conjecture.md",
+        "conjecture --model range --dim 2 --trials 16 --seed 2019",
+    ): "abridged output; the same certificate is checked by tests/test_conjecture_certificate.py",
+    (
+        "blog_part2_conjecture.md",
+        "rigorous-rdp verify triangle.json",
+    ): "abridged output; the witness bounds are checked against mpmath in tests/test_conjecture_certificate.py",
+    (
+        "blog_part2_conjecture.md",
+        "constant --c1 1 --c2 1 --max-cells 800 --json",
+    ): "abridged output with timings; C(1, 1) is checked in tests/test_constant.py",
     ("blog_part2_conjecture.md", 'dask_executor("tcp://scheduler:8786")'): "needs a running Dask scheduler",
-    ("migrating.md", "theirs = dp_accounting.rdp.RdpAccountant().compose(event)"):
-        "its output is the block below it; the same numbers are asserted in tests/test_integrations_dp_accounting.py",
-    ("migrating.md", "from opacus import PrivacyEngine"):
-        "needs opacus (the optional [opacus] extra); tests/test_integrations_opacus.py runs this usage when installed",
-    ("pld.md", "from rigorous_rdp.pld.calibrate import calibrate_sigma_pld"):
-        "usage only (the calibration takes minutes); its numbers are asserted in tests/test_pld.py",
+    (
+        "migrating.md",
+        "theirs = dp_accounting.rdp.RdpAccountant().compose(event)",
+    ): "its output is the block below it; the same numbers are asserted in tests/test_integrations_dp_accounting.py",
+    (
+        "migrating.md",
+        "from opacus import PrivacyEngine",
+    ): "needs opacus (the optional [opacus] extra); tests/test_integrations_opacus.py runs this usage when installed",
+    (
+        "pld.md",
+        "from rigorous_rdp.pld.calibrate import calibrate_sigma_pld",
+    ): "usage only (the calibration takes minutes); its numbers are asserted in tests/test_pld.py",
 }
 
 

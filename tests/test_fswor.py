@@ -9,15 +9,17 @@ from fractions import Fraction as F
 import mpmath
 import numpy as np
 import pytest
-from flint import arb, ctx
+from _refcheck import encloses
+from flint import arb
 
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import refine, workprec
-from rigorous_rdp.curves import MinCurve, rdp_curve
+from rigorous_rdp.curves import MinCurve, bound_name, rdp_curve
 from rigorous_rdp.errors import UnsupportedEventError
 from rigorous_rdp.events import FixedSizeSampledEvent, GaussianEvent
 from rigorous_rdp.reference import fswor as ref
 from rigorous_rdp.reference import reference_rdp
+from rigorous_rdp.reference import sharp as sharp_ref
 from rigorous_rdp.subsampling import fswor as fw
 
 Q_PAPER = F(120, 50000)
@@ -45,6 +47,7 @@ def _upper(ball: arb) -> mpmath.mpf:
 # moments (44)
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("sigma", [F(3, 10), F(6), F(20), F(50), F(1000)])
 @pytest.mark.parametrize("k", [2, 3, 8, 16, 31])
 def test_moment_contains_mpmath(sigma, k):
@@ -60,7 +63,7 @@ def test_float_alternating_sum_fails_where_ours_does_not():
     value (as the issue reports for the seed's code); the certified moment contains the truth."""
     sigma, k = F(20), 16
     v = 4.0 / 400.0
-    flt = sum((-1) ** (k - l) * math.comb(k, l) * math.exp(l * (l - 1) * v / 2) for l in range(k + 1))
+    flt = sum((-1) ** (k - ell) * math.comb(k, ell) * math.exp(ell * (ell - 1) * v / 2) for ell in range(k + 1))
     with workprec(128), mpmath.workdps(120):
         truth = ref.ref_moment_m(k, sigma)
         ours = fw.gaussian_moment_m(k, sigma)
@@ -97,7 +100,9 @@ def test_b_upper_against_quadrature():
     with mpmath.workdps(30), workprec(64):
         v = mpmath.mpf(4) / 4
         for j in (3, 5, 9):
-            b = mpmath.quad(lambda x: abs(mpmath.expm1(x)) ** j * mpmath.npdf(x, -v / 2, mpmath.sqrt(v)), [-20, -v / 2, 0, 20])
+            b = mpmath.quad(
+                lambda x, j=j: abs(mpmath.expm1(x)) ** j * mpmath.npdf(x, -v / 2, mpmath.sqrt(v)), [-20, -v / 2, 0, 20]
+            )
             assert _upper(fw.b_upper(j, sigma)) >= b
             assert _upper(fw.b_tilde(j, sigma)) >= b
 
@@ -105,6 +110,7 @@ def test_b_upper_against_quadrature():
 # ---------------------------------------------------------------------------
 # add/remove: bound >= exact divergence, references, m=3 vs m=4
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("alpha", [F(11, 10), F(3, 2), F(2), F(5, 2), F(3), F(7, 2), F(10), F(101, 10), F(40)])
 @pytest.mark.parametrize("q,sigma", [(Q_PAPER, F(6)), (F(1, 10), F(2)), (F(1, 2), F(1))])
@@ -165,8 +171,14 @@ def test_fig6_m3_vs_m4():
 # replace-one
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("alpha", [F(3, 2), F(3), pytest.param(F(13, 2), marks=pytest.mark.slow), pytest.param(F(20), marks=pytest.mark.slow)])
-@pytest.mark.parametrize("q,sigma", [(F(1, 10), F(2)), (F(1, 2), F(3, 2)), pytest.param(F(1, 20), F(1), marks=pytest.mark.slow)])
+
+@pytest.mark.parametrize(
+    "alpha",
+    [F(3, 2), F(3), pytest.param(F(13, 2), marks=pytest.mark.slow), pytest.param(F(20), marks=pytest.mark.slow)],
+)
+@pytest.mark.parametrize(
+    "q,sigma", [(F(1, 10), F(2)), (F(1, 2), F(3, 2)), pytest.param(F(1, 20), F(1), marks=pytest.mark.slow)]
+)
 def test_replace_one_bound_above_worst_configurations(alpha, q, sigma):
     """The bound dominates D_alpha of (59) at admissible means (60): |dmu|,|dmu'|,|dmu-dmu'| <= r
     (units r = 1, noise sigma/2), computed by quadrature."""
@@ -183,7 +195,14 @@ def test_replace_one_bound_above_worst_configurations(alpha, q, sigma):
 def test_replace_one_k2_term_exact_expm1():
     with workprec(128), mpmath.workdps(40):
         c = fw.replace_one_k2_coefficient(F(7, 2), F(5))
-        r = 2 * mpmath.mpf(7) / 2 * mpmath.mpf(5) / 2 * (mpmath.exp(mpmath.mpf(4) / 25) - mpmath.exp(mpmath.mpf(2) / 25))
+        r = (
+            2
+            * mpmath.mpf(7)
+            / 2
+            * mpmath.mpf(5)
+            / 2
+            * (mpmath.exp(mpmath.mpf(4) / 25) - mpmath.exp(mpmath.mpf(2) / 25))
+        )
         assert _contains(c, r)
 
 
@@ -213,6 +232,7 @@ def test_replace_one_leading_order_vs_add_remove():
 # brute force over all minibatches of a tiny dataset
 # ---------------------------------------------------------------------------
 
+
 def _mixture_means(grads, batch):
     return [sum(grads[i] for i in b) for b in itertools.combinations(range(len(grads)), batch)]
 
@@ -239,7 +259,9 @@ def test_bruteforce_tiny_dataset(alpha):
     sigma, n, b = F(3, 2), 4, 2
     q = F(b, n)
     rng = np.random.default_rng(7)
-    grad_sets = [[0.0, 0.0, 0.0, 1.0], [1.0, 1.0, -1.0, -1.0]] + [list(rng.uniform(-1, 1, n).round(3)) for _ in range(2)]
+    grad_sets = [[0.0, 0.0, 0.0, 1.0], [1.0, 1.0, -1.0, -1.0]] + [
+        list(rng.uniform(-1, 1, n).round(3)) for _ in range(2)
+    ]
     with workprec(64):
         ar = _upper(fw.fswor_add_remove_rdp(alpha, q, sigma, 4))
         ro = _upper(fw.fswor_replace_one_rdp(alpha, q, sigma, 4))
@@ -249,14 +271,14 @@ def test_bruteforce_tiny_dataset(alpha):
             # remove the last record, and add a record with gradient +-1
             small = _mixture_means(g[:-1], b)
             for x in (1.0, -1.0):
-                big = _mixture_means(g + [x], b)
+                big = _mixture_means([*g, x], b)
                 # add/remove with |D| = 4 (D' smaller) and with |D| = 4 as the smaller set (q~ <= q)
                 assert _rdp_mixtures(alpha, full, small, sigma) <= ar
                 assert _rdp_mixtures(alpha, small, full, sigma) <= ar
                 assert _rdp_mixtures(alpha, big, full, sigma) <= ar
                 assert _rdp_mixtures(alpha, full, big, sigma) <= ar
             for x in (1.0, -1.0, 0.3):
-                g2 = g[:-1] + [x]
+                g2 = [*g[:-1], x]
                 rep = _mixture_means(g2, b)
                 assert _rdp_mixtures(alpha, full, rep, sigma) <= ro
                 assert _rdp_mixtures(alpha, rep, full, sigma) <= ro
@@ -266,12 +288,13 @@ def test_bruteforce_tiny_dataset(alpha):
 # extremes, curves, registry, bad input
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("sigma", [F(3, 10), pytest.param(F(1000), marks=pytest.mark.slow)])
 @pytest.mark.parametrize("q", [F(1, 10**9), F(1, 2)])
 def test_extremes_finite(sigma, q):
     for alpha in (F(10001, 10), F(10**4)):
         for fn, m in ((fw.fswor_add_remove_rdp, 3), (fw.fswor_replace_one_rdp, 4)):
-            c = refine(lambda p: fn(alpha, q, sigma, m), 6)
+            c = refine(lambda p, fn=fn, alpha=alpha, m=m: fn(alpha, q, sigma, m), 6)
             assert c.ball.is_finite() and c.ball.lower() >= 0
 
 
@@ -312,7 +335,7 @@ def test_registry_and_accountant():
     # screen is a float estimate of the certified value
     s = c.screen(np.array([2.0, 10.5, 64.0]))
     with workprec(64):
-        for a, x in zip((F(2), F(21, 2), F(64)), s):
+        for a, x in zip((F(2), F(21, 2), F(64)), s, strict=False):
             v = c.certified(a)
             assert abs(x - float(v.mid())) <= 1e-6 * abs(x)
 
@@ -347,18 +370,17 @@ def test_bad_input():
 # sharp defaults: Thm 3.1 (6) exactly, Taylor order chosen per order
 # ---------------------------------------------------------------------------
 
-from _refcheck import encloses  # noqa: E402
-from rigorous_rdp.curves import bound_name  # noqa: E402
-from rigorous_rdp.reference import sharp as sharp_ref  # noqa: E402
 
-
-@pytest.mark.parametrize("alpha,q,sigma", [
-    (F(101, 100), F(999, 1000), F(20)),  # near alpha = 1 with |B|/|D| close to 1
-    (F(1687, 1000), Q_PAPER, F(1)),
-    (F(7, 2), F(1, 100), F(1)),
-    (F(3), F(1, 2), F(2)),
-    (F(64), Q_PAPER, F(6)),
-])
+@pytest.mark.parametrize(
+    "alpha,q,sigma",
+    [
+        (F(101, 100), F(999, 1000), F(20)),  # near alpha = 1 with |B|/|D| close to 1
+        (F(1687, 1000), Q_PAPER, F(1)),
+        (F(7, 2), F(1, 100), F(1)),
+        (F(3), F(1, 2), F(2)),
+        (F(64), Q_PAPER, F(6)),
+    ],
+)
 def test_exact_add_remove_curve_against_direct_quadrature(alpha, q, sigma):
     """FsworAddRemoveExactCurve (Poisson mixture with sigma/2) against the mixture density of (6)
     integrated directly in mpmath (binomial sum at integer orders)."""

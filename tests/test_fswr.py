@@ -11,6 +11,8 @@ import mpmath
 import numpy as np
 import pytest
 from flint import arb
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rigorous_rdp import FixedSizeSampledEvent, GaussianEvent, RdpAccountant, UnsupportedEventError
 from rigorous_rdp.arith import workprec
@@ -36,17 +38,28 @@ def _contains(ball: arb, x: mpmath.mpf, digits: int = 20) -> bool:
         return bool((ball - ref).overlaps(arb(0, slack.upper())))
 
 
-def _le(x: mpmath.mpf, ball: arb, rel=mpmath.mpf("1e-12")) -> bool:
+_REL_1E12 = mpmath.mpf("1e-12")
+
+
+def _le(x: mpmath.mpf, ball: arb, rel=_REL_1E12) -> bool:
     """x <= upper end of ball (allowing the estimated quadrature error ``rel``)."""
     return x * (1 - rel) - mpmath.mpf("1e-40") <= mpmath.mpf(ball.upper().str(30, radius=False))
 
 
 # --- containment against mpmath ------------------------------------------------
 
-@pytest.mark.parametrize("alpha,sigma,b,n", [
-    (2, 6, 120, 50000), (3, 6, 120, 50000), (Fraction(5, 2), 6, 5, 1000),
-    (Fraction(3, 2), 2, 3, 50), (7, "0.8", 4, 40), (Fraction(101, 10), 3, 2, 10**6),
-])
+
+@pytest.mark.parametrize(
+    "alpha,sigma,b,n",
+    [
+        (2, 6, 120, 50000),
+        (3, 6, 120, 50000),
+        (Fraction(5, 2), 6, 5, 1000),
+        (Fraction(3, 2), 2, 3, 50),
+        (7, "0.8", 4, 40),
+        (Fraction(101, 10), 3, 2, 10**6),
+    ],
+)
 def test_upper_matches_mpmath(alpha, sigma, b, n):
     with workprec(128):
         ball = fswr_upper_rdp(alpha, sigma, b, n, exact_real_orders=False)
@@ -55,9 +68,15 @@ def test_upper_matches_mpmath(alpha, sigma, b, n):
     assert ball.rad() < abs(ball) * arb("1e-25")
 
 
-@pytest.mark.parametrize("alpha,sigma,b,n", [
-    (Fraction(5, 2), 6, 5, 1000), (Fraction(3, 2), 2, 3, 50), (Fraction(101, 10), 3, 2, 10**6), (Fraction(37, 20), 6, 4, 2000),
-])
+@pytest.mark.parametrize(
+    "alpha,sigma,b,n",
+    [
+        (Fraction(5, 2), 6, 5, 1000),
+        (Fraction(3, 2), 2, 3, 50),
+        (Fraction(101, 10), 3, 2, 10**6),
+        (Fraction(37, 20), 6, 4, 2000),
+    ],
+)
 def test_upper_with_exact_h_matches_mpmath(alpha, sigma, b, n):
     # default path: per-n minimum of the extension and the exact H (certified integral)
     with workprec(128):
@@ -85,6 +104,7 @@ def test_fractional_extension_is_above_exact_value_of_16():
 
 
 # --- the recursion of App. D.2.1 against enumeration of alpha-tuples -------------
+
 
 @pytest.mark.parametrize("alpha,sigma,b,n", [(2, 1, 3, 7), (3, 1, 3, 7), (4, 2, 2, 5), (3, "0.7", 4, 9)])
 def test_lower_recursion_equals_enumeration(alpha, sigma, b, n):
@@ -114,6 +134,7 @@ def test_lower_equals_quadrature_of_116():
 
 
 # --- upper >= lower, and upper >= the true divergence of enumerated minibatches ---
+
 
 def test_upper_above_lower_paper_setting():
     for alpha in (2, 3, 4, 5):
@@ -167,9 +188,11 @@ def test_lower_bound_is_attained_by_the_d2_construction():
 
 # --- extremes, accountant, bad input ---------------------------------------------
 
-@pytest.mark.parametrize("alpha,sigma,b,n", [
-    (10000, "0.3", 1, 10**9), (10000, 1000, 2, 2 * 10**9), (Fraction(10001, 2), 1000, 1, 10**9), (2, "0.3", 1, 10**9),
-])
+
+@pytest.mark.parametrize(
+    "alpha,sigma,b,n",
+    [(10000, "0.3", 1, 10**9), (10000, 1000, 2, 2 * 10**9), (Fraction(10001, 2), 1000, 1, 10**9), (2, "0.3", 1, 10**9)],
+)
 def test_extremes_are_finite(alpha, sigma, b, n):
     with workprec(64):
         v = fswr_upper_rdp(alpha, sigma, b, n)
@@ -202,10 +225,17 @@ def test_accountant_and_registry():
         rdp_curve(ro)
 
 
-@pytest.mark.parametrize("args,start", [
-    ((2, 6, 120, 120), "batch-size"), ((2, 6, 0, 10), "batch-size"), ((2, -1, 2, 10), "sigma"),
-    ((1, 6, 2, 10), "alpha"), ((2, 6, "2.5", 10), "batch-size"), ((2, 6, 2, 1), "dataset-size"),
-])
+@pytest.mark.parametrize(
+    "args,start",
+    [
+        ((2, 6, 120, 120), "batch-size"),
+        ((2, 6, 0, 10), "batch-size"),
+        ((2, -1, 2, 10), "sigma"),
+        ((1, 6, 2, 10), "alpha"),
+        ((2, 6, "2.5", 10), "batch-size"),
+        ((2, 6, 2, 1), "dataset-size"),
+    ],
+)
 def test_bad_input(args, start):
     with pytest.raises(ValueError) as e:
         fswr_upper_rdp(*args)
@@ -213,21 +243,22 @@ def test_bad_input(args, start):
 
 
 def test_bad_input_lower():
-    with pytest.raises(ValueError, match="^alpha"):
+    with pytest.raises(ValueError, match=r"^alpha"):
         fswr_lower_rdp(Fraction(5, 2), 6, 2, 10)
-    with pytest.raises(ValueError, match="^t-sets"):
+    with pytest.raises(ValueError, match=r"^t-sets"):
         fswr_lower_rdp(3, 6, 2, 10, "nope")
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-
 @settings(max_examples=20, deadline=None)
-@given(log_sigma=st.floats(min_value=-0.5, max_value=3.0), b=st.integers(min_value=1, max_value=8),
-       log_n=st.floats(min_value=1.0, max_value=9.0), alpha=st.integers(min_value=2, max_value=12))
+@given(
+    log_sigma=st.floats(min_value=-0.5, max_value=3.0),
+    b=st.integers(min_value=1, max_value=8),
+    log_n=st.floats(min_value=1.0, max_value=9.0),
+    alpha=st.integers(min_value=2, max_value=12),
+)
 def test_property_upper_above_lower(log_sigma, b, log_n, alpha):
-    sigma = Fraction(10 ** log_sigma).limit_denominator(10**6)
-    n = max(b + 1, int(10 ** log_n))
+    sigma = Fraction(10**log_sigma).limit_denominator(10**6)
+    n = max(b + 1, int(10**log_n))
     with workprec(96):
         up = fswr_upper_rdp(alpha, sigma, b, n)
         lo = fswr_lower_rdp(alpha, sigma, b, n, "fig1")

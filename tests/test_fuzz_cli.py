@@ -33,11 +33,56 @@ BUDGET = "0.4"
 COMMANDS = ["rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd", "constant", "routes"]
 
 HOSTILE_NUMBERS = [
-    "0", "-0", "1", "-1", "2", "0.5", "1/2", "3/7", "1/0", "0/0", "1e-5", "1e-400", "1e-100000", "1e-100001",
-    "1e99999", "1e100000", "1e999999", "1e99999999999", "1e-99999999999", "-1e-400", "nan", "NaN", "inf",
-    "-inf", "Infinity", "1e12", "1e18", "1e19", "1.0000000001", "0.9999999999", "1e9", "0x10", "1_000",
-    "", " ", "½", "١٢", "٣.٥", "1e", "e5", "--", "1/", "/2", "1//2", "１２", "2.5e-3", "999999999999999999999",
-    "0." + "0" * 500 + "1", "9" * 1200, "1e-5/1e5",
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "2",
+    "0.5",
+    "1/2",
+    "3/7",
+    "1/0",
+    "0/0",
+    "1e-5",
+    "1e-400",
+    "1e-100000",
+    "1e-100001",
+    "1e99999",
+    "1e100000",
+    "1e999999",
+    "1e99999999999",
+    "1e-99999999999",
+    "-1e-400",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "Infinity",
+    "1e12",
+    "1e18",
+    "1e19",
+    "1.0000000001",
+    "0.9999999999",
+    "1e9",
+    "0x10",
+    "1_000",
+    "",
+    " ",
+    "½",
+    "١٢",
+    "٣.٥",  # noqa: RUF001 -- deliberately non-ASCII digits, the parser must reject them
+    "1e",
+    "e5",
+    "--",
+    "1/",
+    "/2",
+    "1//2",
+    "１２",  # noqa: RUF001 -- deliberately non-ASCII digits, the parser must reject them
+    "2.5e-3",
+    "999999999999999999999",
+    "0." + "0" * 500 + "1",
+    "9" * 1200,
+    "1e-5/1e5",
 ]
 
 
@@ -46,7 +91,8 @@ def _numbers() -> st.SearchStrategy[str]:
     ints = st.integers(min_value=-(10**30), max_value=10**30).map(str)
     exps = st.tuples(st.integers(-9, 9), st.integers(-200000, 200000)).map(lambda t: f"{t[0]}e{t[1]}")
     text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6).filter(
-        lambda s: not s.lstrip().startswith("-") or _is_number(s))
+        lambda s: not s.lstrip().startswith("-") or _is_number(s)
+    )
     return st.one_of(st.sampled_from(HOSTILE_NUMBERS), finite, ints, exps, text)
 
 
@@ -59,11 +105,24 @@ def _is_number(s: str) -> bool:
 
 
 OPTIONS = {
-    "--sigma": _numbers, "--scale": _numbers, "--p": _numbers, "--q": _numbers,
-    "--batch-size": _numbers, "--dataset-size": _numbers, "--taylor-order": _numbers,
-    "--steps": _numbers, "--delta": _numbers, "--epsilon": _numbers, "--digits": _numbers,
-    "--tau": _numbers, "--epochs": _numbers, "--sigma-digits": _numbers, "--c1": _numbers,
-    "--c2": _numbers, "--sigma-max": _numbers, "--sigma-min": _numbers,
+    "--sigma": _numbers,
+    "--scale": _numbers,
+    "--p": _numbers,
+    "--q": _numbers,
+    "--batch-size": _numbers,
+    "--dataset-size": _numbers,
+    "--taylor-order": _numbers,
+    "--steps": _numbers,
+    "--delta": _numbers,
+    "--epsilon": _numbers,
+    "--digits": _numbers,
+    "--tau": _numbers,
+    "--epochs": _numbers,
+    "--sigma-digits": _numbers,
+    "--c1": _numbers,
+    "--c2": _numbers,
+    "--sigma-max": _numbers,
+    "--sigma-min": _numbers,
 }
 CHOICES = {
     "--noise": ["gaussian", "laplace", "randomized-response", "", "gauss", "Gaussian"],
@@ -76,18 +135,38 @@ FLAGS = ["--json", "--no-continuous", "--integer", "--max-steps"]
 
 
 VALID = {
-    "sigma": ["1.1", "0.5", "3", "1e-9", "1e-400", "1e6"], "scale": ["1", "0.3", "20"], "p": ["0.5", "0.7", "0.99"],
-    "q": ["0.01", "0.5", "1", "0", "1e-300", "1e-100000"], "alpha": ["2", "2.5", "1.1", "32", "1e12", "1.0001"],
-    "steps": ["1", "100", "1e9"], "delta": ["1e-5", "0.5", "1e-400"], "epsilon": ["1", "0.1", "10", "1e-300"],
-    "batch-size": ["1", "10", "600"], "dataset-size": ["10", "60000", "1000000"], "taylor-order": ["3", "4", "10"],
-    "epochs": ["1", "0.5", "100"], "digits": ["5", "10", "30"], "c1": ["1", "0.5"], "c2": ["1", "2"],
+    "sigma": ["1.1", "0.5", "3", "1e-9", "1e-400", "1e6"],
+    "scale": ["1", "0.3", "20"],
+    "p": ["0.5", "0.7", "0.99"],
+    "q": ["0.01", "0.5", "1", "0", "1e-300", "1e-100000"],
+    "alpha": ["2", "2.5", "1.1", "32", "1e12", "1.0001"],
+    "steps": ["1", "100", "1e9"],
+    "delta": ["1e-5", "0.5", "1e-400"],
+    "epsilon": ["1", "0.1", "10", "1e-300"],
+    "batch-size": ["1", "10", "600"],
+    "dataset-size": ["10", "60000", "1000000"],
+    "taylor-order": ["3", "4", "10"],
+    "epochs": ["1", "0.5", "100"],
+    "digits": ["5", "10", "30"],
+    "c1": ["1", "0.5"],
+    "c2": ["1", "2"],
 }
 MECHANISMS = [
     ["--sigma", "sigma"],
     ["--sampling", "poisson", "--q", "q", "--sigma", "sigma"],
     ["--sampling", "fswor", "--batch-size", "batch-size", "--dataset-size", "dataset-size", "--sigma", "sigma"],
-    ["--sampling", "fswr", "--batch-size", "batch-size", "--dataset-size", "dataset-size", "--sigma", "sigma",
-     "--adjacency", "replace-one"],
+    [
+        "--sampling",
+        "fswr",
+        "--batch-size",
+        "batch-size",
+        "--dataset-size",
+        "dataset-size",
+        "--sigma",
+        "sigma",
+        "--adjacency",
+        "replace-one",
+    ],
     ["--noise", "laplace", "--scale", "scale", "--sampling", "poisson", "--q", "q"],
     ["--noise", "randomized-response", "--p", "p", "--sampling", "poisson", "--q", "q"],
 ]
@@ -132,7 +211,7 @@ def argvs(draw) -> list:
             opt = draw(st.sampled_from(sorted(CHOICES)))
             argv += [opt, draw(st.sampled_from(CHOICES[opt]))]
         elif kind == 7:
-            argv += ["--alpha"] + draw(st.lists(_numbers(), min_size=0, max_size=3))
+            argv += ["--alpha", *draw(st.lists(_numbers(), min_size=0, max_size=3))]
         else:
             argv.append(draw(st.sampled_from(FLAGS)))
     if draw(st.booleans()):
@@ -167,9 +246,12 @@ def check_outcome(argv: list, status, out: str, err: str, allowed=(0, 2)) -> Non
 
 
 def _settings(n: int):
-    return settings(max_examples=n, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                           HealthCheck.data_too_large])
+    return settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+    )
 
 
 @_settings(200)
@@ -191,31 +273,54 @@ def test_cli_never_crashes_slow(argv, tmp_path):
 # verify on malformed files
 # ---------------------------------------------------------------------------
 
+
 def _valid_certificate(tmp: Path) -> dict:
     path = tmp / "valid.json"
     if not path.exists():
-        status = main(["certify", "--sampling", "poisson", "--q", "0.01", "--sigma", "1.1", "--steps", "100",
-                       "--delta", "1e-5", "--out", str(path)])
+        status = main(
+            [
+                "certify",
+                "--sampling",
+                "poisson",
+                "--q",
+                "0.01",
+                "--sigma",
+                "1.1",
+                "--steps",
+                "100",
+                "--delta",
+                "1e-5",
+                "--out",
+                str(path),
+            ]
+        )
         assert status == 0
     return json.loads(path.read_text())
 
 
 json_leaves = st.one_of(
-    st.none(), st.booleans(), st.integers(-(10**40), 10**40), st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(HOSTILE_NUMBERS), st.text(max_size=8),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**40), 10**40),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(HOSTILE_NUMBERS),
+    st.text(max_size=8),
 )
-json_values = st.recursive(json_leaves, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)), max_leaves=8)
+json_values = st.recursive(
+    json_leaves,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+    max_leaves=8,
+)
 
 
 def _paths(obj, prefix=()):
     yield prefix
     if isinstance(obj, dict):
         for k, v in obj.items():
-            yield from _paths(v, prefix + (k,))
+            yield from _paths(v, (*prefix, k))
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
-            yield from _paths(v, prefix + (i,))
+            yield from _paths(v, (*prefix, i))
 
 
 @st.composite
@@ -225,7 +330,7 @@ def malformed_files(draw, base: dict) -> bytes:
         return draw(st.binary(max_size=200))
     if kind == 1:
         depth = draw(st.integers(60, 5000))
-        return (draw(st.sampled_from(["[", '{"a":', "[[{\"b\":"])) * depth).encode()
+        return (draw(st.sampled_from(["[", '{"a":', '[[{"b":'])) * depth).encode()
     if kind == 2:
         return json.dumps(draw(json_values)).encode()
     cert = json.loads(json.dumps(base))
@@ -243,8 +348,14 @@ def malformed_files(draw, base: dict) -> bytes:
         except (KeyError, IndexError, TypeError):
             pass
     if kind == 5:  # hostile exact inputs, in a file whose content hash is consistent
-        text = json.dumps(cert).replace("1/100", draw(st.sampled_from(
-            ["1/0", "1e-999999", "nan", "-1", "1e99999999999", "1/" + "9" * 5000, "0", "1", "1e-400"])))
+        text = json.dumps(cert).replace(
+            "1/100",
+            draw(
+                st.sampled_from(
+                    ["1/0", "1e-999999", "nan", "-1", "1e99999999999", "1/" + "9" * 5000, "0", "1", "1e-400"]
+                )
+            ),
+        )
         try:
             cert = json.loads(text)
         except ValueError:

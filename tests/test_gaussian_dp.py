@@ -4,11 +4,10 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from _containment import contains
 from flint import arb
 
-from _containment import contains
 from rigorous_rdp.arith import rel_width_ok
-
 from rigorous_rdp.research.gaussian_dp import (
     gaussian_delta,
     gaussian_delta_certified,
@@ -30,7 +29,10 @@ def ref_delta_hockey_stick(eps, sigma, dps=30):
     with mpmath.workdps(dps):
         e, s = mpmath.mpf(eps), mpmath.mpf(sigma)
         x0 = mpmath.mpf(1) / 2 + e * s * s
-        f = lambda x: mpmath.npdf(x, 1, s) - mpmath.exp(e) * mpmath.npdf(x, 0, s)
+
+        def f(x):
+            return mpmath.npdf(x, 1, s) - mpmath.exp(e) * mpmath.npdf(x, 0, s)
+
         return mpmath.quad(f, [x0, x0 + 5 * s, x0 + 20 * s, mpmath.inf])
 
 
@@ -90,14 +92,17 @@ def test_sigma_calibration():
     assert r.upper() < 4.84
 
 
-@pytest.mark.parametrize("call,msg", [
-    (lambda: gaussian_delta(1, 0), "sigma must be > 0"),
-    (lambda: gaussian_delta(-1, 1), "epsilon must be >= 0"),
-    (lambda: gaussian_delta("x", 1), "epsilon must be a number"),
-    (lambda: gaussian_epsilon("0", 1), "delta must be in"),
-    (lambda: gaussian_epsilon("1e-5", "-2"), "sigma must be > 0"),
-    (lambda: gaussian_sigma("1", "1.5"), "delta must be in"),
-])
+@pytest.mark.parametrize(
+    "call,msg",
+    [
+        (lambda: gaussian_delta(1, 0), "sigma must be > 0"),
+        (lambda: gaussian_delta(-1, 1), "epsilon must be >= 0"),
+        (lambda: gaussian_delta("x", 1), "epsilon must be a number"),
+        (lambda: gaussian_epsilon("0", 1), "delta must be in"),
+        (lambda: gaussian_epsilon("1e-5", "-2"), "sigma must be > 0"),
+        (lambda: gaussian_sigma("1", "1.5"), "delta must be in"),
+    ],
+)
 def test_bad_input(call, msg):
     with pytest.raises(ValueError, match=msg):
         call()

@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-
 from _containment import contains, describe
+
 from rigorous_rdp import LaplaceEvent, RdpAccountant
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangSampledEvent
 
@@ -14,9 +14,9 @@ def test_lower_bound_curve_is_shown_but_not_converted():
     acc = RdpAccountant().compose(ZhuWangSampledEvent(LaplaceEvent(2), "0.001", bound="lower"), 10)
     shown = acc.rdp(3).rdp
     assert shown.ball > 0
-    with pytest.raises(ValueError, match="^bound .*lower bound"):
+    with pytest.raises(ValueError, match=r"^bound .*lower bound"):
         acc.get_epsilon_and_order("1e-5")
-    with pytest.raises(ValueError, match="^bound .*lower bound"):
+    with pytest.raises(ValueError, match=r"^bound .*lower bound"):
         acc.get_delta_and_order(1)
 
 
@@ -60,7 +60,7 @@ def test_poisson_gaussian_far_below_float_range():
 
     q = Fraction(1, 10**200)
     for alpha in (Fraction(3), Fraction(5, 2)):
-        ball = refine(lambda p: poisson_gaussian_rdp(alpha, q, Fraction(1), p), 8).ball
+        ball = refine(lambda p, alpha=alpha: poisson_gaussian_rdp(alpha, q, Fraction(1), p), 8).ball
         # leading order: log A ~ q^2 alpha (alpha - 1) / 2 (e - 1), exact up to O(q^3)
         with mpmath.workdps(40):
             a = mpmath.mpf(alpha.numerator) / alpha.denominator
@@ -94,7 +94,21 @@ def test_fswor_replace_one_uses_minimum_and_certificate_verifies(tmp_path):
     # dp-accounting's like-for-like value (GaussianDpEvent(0.5), replace-one): 14.098400709691116
     assert 14.0984 < eps.upper_float() < 14.0985
     out = tmp_path / "c.json"
-    args = ["--sampling", "fswor", "--batch-size", "256", "--dataset-size", "60000", "--sigma", "1",
-            "--adjacency", "replace-one", "--steps", "2000", "--delta", "1e-5"]
+    args = [
+        "--sampling",
+        "fswor",
+        "--batch-size",
+        "256",
+        "--dataset-size",
+        "60000",
+        "--sigma",
+        "1",
+        "--adjacency",
+        "replace-one",
+        "--steps",
+        "2000",
+        "--delta",
+        "1e-5",
+    ]
     assert main(["certify", *args, "--out", str(out)]) == 0
     assert main(["verify", str(out)]) == 0

@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-
 from _containment import contains as _contains
 from _containment import not_above_upper
+
 from rigorous_rdp.research.indistinguishability import (
     check_all_subsets_exact,
     claim1_delta_exact,
@@ -44,6 +44,7 @@ def random_dist(rng, n, den=97):
 
 # --- Claim 2 -----------------------------------------------------------------
 
+
 def test_claim2_example_is_log43_one_third_ind():
     # the post: "just check (3) for all four possible S"
     assert check_all_subsets_exact(P2, Q2, Fraction(4, 3), Fraction(1, 3))
@@ -66,6 +67,7 @@ def test_claim2_tail_condition_fails():
 
 
 # --- exact hockey stick against brute force -----------------------------------
+
 
 def brute_force_delta(p, q, c):
     best = Fraction(0)
@@ -111,14 +113,21 @@ def test_support_mismatch_counts_infinite_loss():
 
 # --- certified (irrational e^epsilon) ------------------------------------------
 
+
 @pytest.mark.parametrize("eps", ["0", "0.1", "0.2", "1/3", "2"])
 def test_certified_hockey_stick_contains_mpmath(eps):
     rng = random.Random(7)
     p, q = random_dist(rng, 6), random_dist(rng, 6)
     with mpmath.workdps(50):
         c = mpmath.exp(mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator)
-        ref1 = sum(max(mpmath.mpf(a.numerator) / a.denominator - c * mpmath.mpf(b.numerator) / b.denominator, 0) for a, b in zip(p, q))
-        ref2 = sum(max(mpmath.mpf(b.numerator) / b.denominator - c * mpmath.mpf(a.numerator) / a.denominator, 0) for a, b in zip(p, q))
+        ref1 = sum(
+            max(mpmath.mpf(a.numerator) / a.denominator - c * mpmath.mpf(b.numerator) / b.denominator, 0)
+            for a, b in zip(p, q, strict=False)
+        )
+        ref2 = sum(
+            max(mpmath.mpf(b.numerator) / b.denominator - c * mpmath.mpf(a.numerator) / a.denominator, 0)
+            for a, b in zip(p, q, strict=False)
+        )
         h = hockey_stick(p, q, eps, digits=20)
         o = optimal_delta(p, q, eps, digits=20)
         assert contains(h, ref1)
@@ -142,6 +151,7 @@ def test_total_variation_at_epsilon_zero():
 
 # --- Claim 3 -------------------------------------------------------------------
 
+
 def test_claim3_bound_value():
     with mpmath.workdps(50):
         ref = mpmath.mpf("1e-5") / (1 - mpmath.exp((1 - 2) * mpmath.mpf("0.1")))
@@ -159,7 +169,11 @@ def test_claim3_holds_on_random_distributions(seed):
     delta = optimal_delta(p, q, eps, digits=15).upper_float()
     with mpmath.workdps(40):
         thr = mpmath.exp(alpha.numerator * mpmath.mpf(eps.numerator) / (alpha.denominator * eps.denominator))
-        tail = sum(mpmath.mpf(a.numerator) / a.denominator for a, b in zip(p, q) if mpmath.mpf(a.numerator) / a.denominator > thr * mpmath.mpf(b.numerator) / b.denominator)
+        tail = sum(
+            mpmath.mpf(a.numerator) / a.denominator
+            for a, b in zip(p, q, strict=False)
+            if mpmath.mpf(a.numerator) / a.denominator > thr * mpmath.mpf(b.numerator) / b.denominator
+        )
     bound = claim3_tail_bound(eps, Fraction(delta), alpha)
     assert not_above_upper(tail, bound, rel=Fraction(1, 10**35))
 
@@ -171,6 +185,7 @@ def test_claim3_strict_inequality_fails_for_equal_laws():
 
 
 # --- densities -------------------------------------------------------------------
+
 
 def gauss_ref(eps, sigma):
     with mpmath.workdps(50):
@@ -201,6 +216,7 @@ def test_laplace_pair_is_pure_dp_at_one_over_b():
 
 
 # --- bad input ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "call,prefix",

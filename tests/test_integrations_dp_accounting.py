@@ -15,10 +15,11 @@ import pytest
 
 dp_accounting = pytest.importorskip("dp_accounting")
 
-from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent, RandomizedResponseEvent  # noqa: E402
-from rigorous_rdp.integrations.dp_accounting import CertifiedRdpAccountant, to_rigorous_event  # noqa: E402
-from rigorous_rdp.reference import reference_rdp  # noqa: E402
-from _mpcheck import M, ball_contains  # noqa: E402
+from _mpcheck import M, ball_contains  # noqa: E402 -- after importorskip
+
+from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent, RandomizedResponseEvent  # noqa: E402 -- after importorskip
+from rigorous_rdp.integrations.dp_accounting import CertifiedRdpAccountant, to_rigorous_event  # noqa: E402 -- after importorskip
+from rigorous_rdp.reference import reference_rdp  # noqa: E402 -- after importorskip
 
 pytestmark = pytest.mark.peers
 
@@ -44,6 +45,7 @@ def _mp_epsilon_cks(rdp, alpha, delta):
 # ---------------------------------------------------------------------------
 # dp-accounting's documented usage, with the accountant swapped in
 # ---------------------------------------------------------------------------
+
 
 def test_documented_usage_with_our_accountant():
     # dp-accounting's README / tutorial: DP-SGD as a self-composed Poisson-sampled Gaussian
@@ -90,14 +92,26 @@ def test_epsilon_and_delta_pair_like_dp_accounting():
 
 CASES = [
     pytest.param(PS(q, G(s)), t, NR.ADD_OR_REMOVE_ONE, 1e-5, id=f"poisson-q{q}-s{s}-T{t}")
-    for q, s, t in [(1e-4, 20.0, 1), (0.001, 20.0, 10000), (0.01, 1.1, 10000), (0.01, 5.0, 10000),
-                    (0.1, 0.8, 100), (0.5, 2.0, 10), (1.0, 1.1, 100)]
+    for q, s, t in [
+        (1e-4, 20.0, 1),
+        (0.001, 20.0, 10000),
+        (0.01, 1.1, 10000),
+        (0.01, 5.0, 10000),
+        (0.1, 0.8, 100),
+        (0.5, 2.0, 10),
+        (1.0, 1.1, 100),
+    ]
 ] + [
     pytest.param(G(2.0), 10, NR.ADD_OR_REMOVE_ONE, 1e-6, id="gaussian"),
     pytest.param(dp_accounting.LaplaceDpEvent(1.0), 10, NR.ADD_OR_REMOVE_ONE, 1e-6, id="laplace"),
     pytest.param(dp_accounting.RandomizedResponseDpEvent(0.5, 2), 10, NR.REPLACE_ONE, 1e-6, id="rr-k2"),
-    pytest.param(dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(1.0)), 1000, NR.REPLACE_ONE, 1e-5,
-                 id="wor-replace-one"),
+    pytest.param(
+        dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(1.0)),
+        1000,
+        NR.REPLACE_ONE,
+        1e-5,
+        id="wor-replace-one",
+    ),
     pytest.param(PS(0.01, G(1.0)), 1000, NR.REPLACE_SPECIAL, 1e-5, id="poisson-replace-special"),
 ]
 
@@ -109,8 +123,9 @@ def test_never_larger_than_dp_accounting(event, count, rel, delta):
     # same orders, same conversion, dp-accounting's noise unit: the same formula; ours is its
     # certified upper end (the unit matters under REPLACE_ONE only, see test_noise_units_*)
     unit = "sensitivity"
-    grid = CertifiedRdpAccountant(ref.orders, neighboring_relation=rel, continuous=False,
-                                  noise_unit=unit).compose(event, count)
+    grid = CertifiedRdpAccountant(ref.orders, neighboring_relation=rel, continuous=False, noise_unit=unit).compose(
+        event, count
+    )
     res = grid.certified_epsilon(delta)
     up, lo = Fraction(res.epsilon.to_json()["upper"]), Fraction(res.epsilon.to_json()["lower"])
 
@@ -154,12 +169,23 @@ def test_total_variation_route_gives_zero_like_dp_accounting():
 # composition, translation, neighbouring relations
 # ---------------------------------------------------------------------------
 
+
 def test_composition_forms_agree():
     ev = PS(0.01, G(1.1))
     a = CertifiedRdpAccountant().compose(ev, 300).get_epsilon(1e-5)
-    b = CertifiedRdpAccountant().compose(dp_accounting.ComposedDpEvent(
-        [dp_accounting.SelfComposedDpEvent(ev, 100), dp_accounting.SelfComposedDpEvent(ev, 200),
-         dp_accounting.NoOpDpEvent()])).get_epsilon(1e-5)
+    b = (
+        CertifiedRdpAccountant()
+        .compose(
+            dp_accounting.ComposedDpEvent(
+                [
+                    dp_accounting.SelfComposedDpEvent(ev, 100),
+                    dp_accounting.SelfComposedDpEvent(ev, 200),
+                    dp_accounting.NoOpDpEvent(),
+                ]
+            )
+        )
+        .get_epsilon(1e-5)
+    )
     c = CertifiedRdpAccountant()
     for _ in range(3):
         c.compose(dp_accounting.SelfComposedDpEvent(ev, 100))
@@ -203,7 +229,8 @@ def test_randomized_response_replace_one_closed_form():
     with pytest.raises(dp_accounting.UnsupportedEventError, match="REPLACE_ONE"):
         acc.compose(ev)
     assert not CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_ONE).supports(
-        dp_accounting.RandomizedResponseDpEvent(0.5, 3))
+        dp_accounting.RandomizedResponseDpEvent(0.5, 3)
+    )
 
 
 def test_gaussian_epsilon_closed_form_minimum():
@@ -214,7 +241,10 @@ def test_gaussian_epsilon_closed_form_minimum():
     with mpmath.workdps(40):
         rdp = mpmath.mpf(T) / (2 * s**2)
         log_delta = -7 * mpmath.log(10)
-        f = lambda a: rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)  # noqa: E731
+
+        def f(a):
+            return rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)
+
         a_star = mpmath.findroot(lambda a: mpmath.diff(f, a), 3)
         eps_star = Fraction(mpmath.nstr(f(a_star), 35))
     for ev, count in [(G(2.0), T), (dp_accounting.SelfComposedDpEvent(G(2.0), T), 1), (PS(1.0, G(2.0)), T)]:
@@ -235,14 +265,16 @@ def test_noise_units_unsampled_gaussian_closed_form():
     # dp-accounting's accountant computes alpha / (2 s^2) ("sensitivity").
     s, alpha = Fraction(4, 5), Fraction(3)
     for unit, exact in [("norm_bound", 2 * alpha / s**2), ("sensitivity", alpha / (2 * s**2))]:
-        acc = CertifiedRdpAccountant([alpha], neighboring_relation=NR.REPLACE_ONE, continuous=False,
-                                     noise_unit=unit).compose(G(0.8), 5)
+        acc = CertifiedRdpAccountant(
+            [alpha], neighboring_relation=NR.REPLACE_ONE, continuous=False, noise_unit=unit
+        ).compose(G(0.8), 5)
         assert ball_contains(acc.accountant.rdp(alpha).rdp.ball, M(5 * exact), 25)
     # the other relations move the sum by C: alpha / (2 s^2) under both units
     for rel in (NR.ADD_OR_REMOVE_ONE, NR.REPLACE_SPECIAL):
         for unit in ("norm_bound", "sensitivity"):
-            acc = CertifiedRdpAccountant([alpha], neighboring_relation=rel, continuous=False,
-                                         noise_unit=unit).compose(G(0.8), 5)
+            acc = CertifiedRdpAccountant([alpha], neighboring_relation=rel, continuous=False, noise_unit=unit).compose(
+                G(0.8), 5
+            )
             assert ball_contains(acc.accountant.rdp(alpha).rdp.ball, M(5 * alpha / (2 * s**2)), 25)
     # Laplace, scale b per unit L1 norm: replace-one sensitivity 2C, pure DP 2/b (norm_bound)
     lap = CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_ONE).compose(dp_accounting.LaplaceDpEvent(2.0))
@@ -273,7 +305,8 @@ def test_noise_units_sampled_events():
     for unit in ("norm_bound", "sensitivity"):
         g = CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_ONE, noise_unit=unit).compose(G(s), 5)
         full = CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_ONE, noise_unit=unit).compose(
-            dp_accounting.SampledWithoutReplacementDpEvent(100, 100, G(s)), 5)
+            dp_accounting.SampledWithoutReplacementDpEvent(100, 100, G(s)), 5
+        )
         assert full.get_epsilon(1e-5) == g.get_epsilon(1e-5)
     # replace-one Poisson sampling is no more private than add/remove with the same noise (default unit)
     ps = PS(0.01, G(1.0))
@@ -297,8 +330,12 @@ def test_more_than_dp_accounting_supports():
     assert not dp_accounting.rdp.RdpAccountant().supports(wr)
     assert not dp_accounting.rdp.RdpAccountant().supports(wor)
     assert not dp_accounting.rdp.RdpAccountant(neighboring_relation=NR.REPLACE_ONE).supports(PS(0.01, G(1.0)))
-    for ev, rel in [(wr, NR.ADD_OR_REMOVE_ONE), (wor, NR.ADD_OR_REMOVE_ONE), (PS(0.01, G(1.0)), NR.REPLACE_ONE),
-                    (PS(0.01, dp_accounting.LaplaceDpEvent(2.0)), NR.ADD_OR_REMOVE_ONE)]:
+    for ev, rel in [
+        (wr, NR.ADD_OR_REMOVE_ONE),
+        (wor, NR.ADD_OR_REMOVE_ONE),
+        (PS(0.01, G(1.0)), NR.REPLACE_ONE),
+        (PS(0.01, dp_accounting.LaplaceDpEvent(2.0)), NR.ADD_OR_REMOVE_ONE),
+    ]:
         acc = CertifiedRdpAccountant(neighboring_relation=rel)
         assert acc.supports(ev)
         assert math.isfinite(acc.compose(ev, 100).get_epsilon(1e-5))
@@ -320,16 +357,22 @@ def test_non_private_and_degenerate_events():
     assert CertifiedRdpAccountant().get_epsilon(0.0) == 0.0
 
 
-@pytest.mark.parametrize("event", [
-    dp_accounting.UnsupportedDpEvent(),
-    dp_accounting.ZCDpEvent(0.1, 0.0),
-    dp_accounting.SingleEpochTreeAggregationDpEvent(1.0, 10),
-    PS(0.1, dp_accounting.ComposedDpEvent([G(1.0), dp_accounting.LaplaceDpEvent(1.0)])),
-], ids=["unsupported", "zcdp", "tree", "poisson-mixed"])
+@pytest.mark.parametrize(
+    "event",
+    [
+        dp_accounting.UnsupportedDpEvent(),
+        dp_accounting.ZCDpEvent(0.1, 0.0),
+        dp_accounting.SingleEpochTreeAggregationDpEvent(1.0, 10),
+        PS(0.1, dp_accounting.ComposedDpEvent([G(1.0), dp_accounting.LaplaceDpEvent(1.0)])),
+    ],
+    ids=["unsupported", "zcdp", "tree", "poisson-mixed"],
+)
 def test_refusals(event):
-    acc = CertifiedRdpAccountant(neighboring_relation=NR.REPLACE_SPECIAL
-                                 if isinstance(event, dp_accounting.SingleEpochTreeAggregationDpEvent)
-                                 else NR.ADD_OR_REMOVE_ONE)
+    acc = CertifiedRdpAccountant(
+        neighboring_relation=NR.REPLACE_SPECIAL
+        if isinstance(event, dp_accounting.SingleEpochTreeAggregationDpEvent)
+        else NR.ADD_OR_REMOVE_ONE
+    )
     assert not acc.supports(event)
     with pytest.raises(dp_accounting.UnsupportedEventError):
         acc.compose(event)
@@ -376,6 +419,7 @@ def test_extreme_noise_gives_numbers_not_overflow():
 # calibration through dp-accounting's calibrate_dp_mechanism
 # ---------------------------------------------------------------------------
 
+
 def test_calibrate_dp_mechanism_with_our_accountant():
     def make_event(sigma):
         return dp_accounting.SelfComposedDpEvent(PS(0.01, G(sigma)), 1000)
@@ -391,8 +435,13 @@ def test_calibrate_dp_mechanism_with_our_accountant():
     assert sigma <= sigma_ref + 1e-6
     # the discrete parameter form: the largest number of steps within the budget
     steps = dp_accounting.calibrate_dp_mechanism(
-        CertifiedRdpAccountant, lambda n: dp_accounting.SelfComposedDpEvent(PS(0.01, G(1.0)), n), 2.0, 1e-5,
-        dp_accounting.LowerEndpointAndGuess(1, 100), discrete=True)
+        CertifiedRdpAccountant,
+        lambda n: dp_accounting.SelfComposedDpEvent(PS(0.01, G(1.0)), n),
+        2.0,
+        1e-5,
+        dp_accounting.LowerEndpointAndGuess(1, 100),
+        discrete=True,
+    )
     acc = CertifiedRdpAccountant()
     assert acc.compose(dp_accounting.SelfComposedDpEvent(PS(0.01, G(1.0)), steps)).get_epsilon(1e-5) <= 2.0
 
@@ -404,7 +453,8 @@ def test_calibrate_dp_mechanism_replace_one_with_partial():
 
     def make_event(sigma):
         return dp_accounting.SelfComposedDpEvent(
-            dp_accounting.SampledWithoutReplacementDpEvent(10000, 100, G(sigma)), 300)
+            dp_accounting.SampledWithoutReplacementDpEvent(10000, 100, G(sigma)), 300
+        )
 
     bracket = dp_accounting.LowerEndpointAndGuess(0.3, 1.0)
     sig = {}
@@ -418,13 +468,17 @@ def test_calibrate_dp_mechanism_replace_one_with_partial():
     assert abs(sig["sensitivity"] - 1.0056885833) < 1e-6
 
 
-@pytest.mark.parametrize("event,rel", [
-    (PS(0.01, G(1.1)), NR.REPLACE_ONE),
-    (dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(1.0)), NR.REPLACE_ONE),
-    (dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(1.0)), NR.ADD_OR_REMOVE_ONE),
-    (PS(0.01, dp_accounting.LaplaceDpEvent(1.0)), NR.ADD_OR_REMOVE_ONE),
-    (dp_accounting.LaplaceDpEvent(1.0), NR.REPLACE_ONE),
-], ids=["poisson-replace-one", "wor-replace-one", "wor-add-remove", "poisson-laplace", "laplace-replace-one"])
+@pytest.mark.parametrize(
+    "event,rel",
+    [
+        (PS(0.01, G(1.1)), NR.REPLACE_ONE),
+        (dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(1.0)), NR.REPLACE_ONE),
+        (dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, G(1.0)), NR.ADD_OR_REMOVE_ONE),
+        (PS(0.01, dp_accounting.LaplaceDpEvent(1.0)), NR.ADD_OR_REMOVE_ONE),
+        (dp_accounting.LaplaceDpEvent(1.0), NR.REPLACE_ONE),
+    ],
+    ids=["poisson-replace-one", "wor-replace-one", "wor-add-remove", "poisson-laplace", "laplace-replace-one"],
+)
 def test_enclosure_contains_mpmath_reference(event, rel):
     # the total RDP at the order the accountant picked contains 100 x the mpmath reference
     # (an independent plain-mpmath evaluation of the same bound) of the translated event

@@ -43,13 +43,15 @@ def test_get_noise_multiplier_bad_input():
     with pytest.raises(ValueError, match=r"^epochs must give at least one step"):
         certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, epochs=0.001)
     with pytest.raises(ValueError, match=r"^orders must be a list of finite numbers > 1\. Found inf\.$"):
-        certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=10,
-                                       orders=[2.0, math.inf])
+        certified.get_noise_multiplier(
+            target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=10, orders=[2.0, math.inf]
+        )
 
 
 # ---------------------------------------------------------------------------
 # with opacus
 # ---------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def opacus():
@@ -96,7 +98,10 @@ def _gaussian_cks_minimum(s, T, delta_exp):
     with mpmath.workdps(40):
         rdp = mpmath.mpf(T) / (2 * mpmath.mpf(s) ** 2)
         log_delta = -delta_exp * mpmath.log(10)
-        f = lambda a: rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)  # noqa: E731
+
+        def f(a):
+            return rdp * a + mpmath.log1p(-1 / a) - (log_delta + mpmath.log(a)) / (a - 1)
+
         a_star = mpmath.findroot(lambda a: mpmath.diff(f, a), 4)
         return Fraction(mpmath.nstr(f(a_star), 35)), a_star
 
@@ -167,14 +172,16 @@ def test_registered_name_resolves_in_opacus(opacus):
     assert certified.register() == certified.MECHANISM  # idempotent
     assert isinstance(create_accountant(certified.MECHANISM), certified.CertifiedRDPAccountant)
     # Opacus's own bisection, driven by the certified epsilon, meets the target (certified) ...
-    sigma_opacus = opacus_get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01,
-                                               steps=1000, accountant=certified.MECHANISM)
+    sigma_opacus = opacus_get_noise_multiplier(
+        target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=1000, accountant=certified.MECHANISM
+    )
     acc = certified.CertifiedRDPAccountant()
     acc.history = [(sigma_opacus, 0.01, 1000)]
     assert acc.get_epsilon(1e-5) <= 2.0
     # ... and the certified replacement does not overshoot it: its proven miss is below it
-    cal = certified.calibrate_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01,
-                                               steps=1000, sigma_digits=6)
+    cal = certified.calibrate_noise_multiplier(
+        target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=1000, sigma_digits=6
+    )
     assert cal.sigma_lower < sigma_opacus
 
 
@@ -196,8 +203,9 @@ def test_privacy_engine_trains_with_certified_accountant(opacus):
     model = torch.nn.Linear(4, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     engine = PrivacyEngine(accountant=certified.MECHANISM)
-    model, optimizer, loader = engine.make_private(module=model, optimizer=optimizer, data_loader=loader,
-                                                   noise_multiplier=1.1, max_grad_norm=1.0)
+    model, optimizer, loader = engine.make_private(
+        module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=1.1, max_grad_norm=1.0
+    )
     assert isinstance(engine.accountant, certified.CertifiedRDPAccountant)
     for _ in range(2):
         for xb, yb in loader:
@@ -231,8 +239,14 @@ def test_make_private_with_epsilon(opacus):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     engine = PrivacyEngine(accountant=certified.MECHANISM)
     model, optimizer, loader = engine.make_private_with_epsilon(
-        module=model, optimizer=optimizer, data_loader=loader, target_epsilon=8.0, target_delta=1e-5,
-        epochs=2, max_grad_norm=1.0)
+        module=model,
+        optimizer=optimizer,
+        data_loader=loader,
+        target_epsilon=8.0,
+        target_delta=1e-5,
+        epochs=2,
+        max_grad_norm=1.0,
+    )
     for _ in range(2):
         for xb, yb in loader:
             optimizer.zero_grad()

@@ -15,9 +15,9 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from _containment import contains, describe, endpoints, rel_width, width_ok
 from flint import arb
 
-from _containment import contains, describe, endpoints, rel_width, width_ok
 from rigorous_rdp.arith import refine, to_arb, workprec
 from rigorous_rdp.curves import rdp_curve
 from rigorous_rdp.events import GaussianEvent, LaplaceEvent, RandomizedResponseEvent
@@ -55,9 +55,17 @@ def _certified(event, alpha: Fraction):
 # Gaussian: exact rationals
 # ---------------------------------------------------------------------------
 
-GAUSS_POINTS = [(Fraction(a), Fraction(s)) for a, s in [
-    ("1.0001", "0.05"), ("2", "1"), ("10.5", "1.1"), ("100000", "0.05"), ("1.5", "10000"), ("99999.5", "3"),
-]]
+GAUSS_POINTS = [
+    (Fraction(a), Fraction(s))
+    for a, s in [
+        ("1.0001", "0.05"),
+        ("2", "1"),
+        ("10.5", "1.1"),
+        ("100000", "0.05"),
+        ("1.5", "10000"),
+        ("99999.5", "3"),
+    ]
+]
 
 
 @pytest.mark.parametrize("alpha,sigma", GAUSS_POINTS, ids=[f"a{float(a)}-s{float(s)}" for a, s in GAUSS_POINTS])
@@ -80,6 +88,7 @@ def test_gaussian_definition_quadrature(alpha, sigma):
 # ---------------------------------------------------------------------------
 # randomized response: the two-outcome sum, many points (cheap)
 # ---------------------------------------------------------------------------
+
 
 def _rr_points(n: int, seed: int) -> list[tuple[Fraction, Fraction]]:
     rng = random.Random(seed)
@@ -108,7 +117,7 @@ def test_randomized_response_near_half_is_tiny_not_zero():
     # p = 1/2 + 1e-9: RDP ~ 2 alpha (2e-9)^2 ... tiny, but certified positive
     p = Fraction(1, 2) + Fraction(1, 10**9)
     ball = _certified(RandomizedResponseEvent(p), Fraction(3, 2))
-    lo, hi = endpoints(ball)
+    lo, _hi = endpoints(ball)
     assert lo > 0
     assert contains(ball, randomized_response_rdp_mp(Fraction(3, 2), p), rel=REF_REL)
 
@@ -117,15 +126,17 @@ def test_randomized_response_near_half_is_tiny_not_zero():
 # Laplace: quadrature of the definition (about 0.5 s per point)
 # ---------------------------------------------------------------------------
 
+
 def _laplace_points(n: int, seed: int) -> list[tuple[Fraction, Fraction]]:
     rng = random.Random(seed)
     orders = _orders(rng, n, 1e5)
     return [(a, Fraction(f"{10 ** rng.uniform(math.log10(0.05), 3):.3g}")) for a in orders]
 
 
-LAPLACE_EXTREMES = [(Fraction(a), Fraction(b)) for a, b in [
-    ("1.0001", "0.05"), ("100000", "0.05"), ("1.0001", "1000"), ("100000", "1000"), ("1.5", "1"),
-]]
+LAPLACE_EXTREMES = [
+    (Fraction(a), Fraction(b))
+    for a, b in [("1.0001", "0.05"), ("100000", "0.05"), ("1.0001", "1000"), ("100000", "1000"), ("1.5", "1")]
+]
 
 
 @pytest.mark.parametrize("alpha,b", LAPLACE_EXTREMES + _laplace_points(4, 11))
@@ -153,6 +164,7 @@ def test_laplace_integer_order_closed_form_rational_exponentials():
 # ---------------------------------------------------------------------------
 # pure DP and limits
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("b", ["0.05", "1", "1000"])
 def test_laplace_pure_dp_is_limit_and_upper_bound(b):
@@ -184,21 +196,35 @@ def test_randomized_response_pure_dp(p):
 # dispatch and validation
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("event", [GaussianEvent("1.1"), LaplaceEvent("0.5"), RandomizedResponseEvent("0.7")],
-                         ids=["gaussian", "laplace", "rr"])
+
+@pytest.mark.parametrize(
+    "event",
+    [GaussianEvent("1.1"), LaplaceEvent("0.5"), RandomizedResponseEvent("0.7")],
+    ids=["gaussian", "laplace", "rr"],
+)
 def test_reference_dispatch(event):
     a = Fraction(7, 2)
     ref = reference_rdp(event, a)
     assert contains(_certified(event, a), ref, rel=REF_REL)
 
 
-@pytest.mark.parametrize("make,bad,name", [
-    (GaussianEvent, 0, "noise_multiplier"), (GaussianEvent, -1, "noise_multiplier"), (GaussianEvent, float("nan"), "noise_multiplier"),
-    (GaussianEvent, float("inf"), "noise_multiplier"), (GaussianEvent, "abc", "noise_multiplier"), (GaussianEvent, True, "noise_multiplier"),
-    (LaplaceEvent, 0, "scale"), (LaplaceEvent, "-2", "scale"),
-    (RandomizedResponseEvent, 0, "p"), (RandomizedResponseEvent, 1, "p"), (RandomizedResponseEvent, "1.5", "p"),
-    (RandomizedResponseEvent, "nan", "p"),
-])
+@pytest.mark.parametrize(
+    "make,bad,name",
+    [
+        (GaussianEvent, 0, "noise_multiplier"),
+        (GaussianEvent, -1, "noise_multiplier"),
+        (GaussianEvent, float("nan"), "noise_multiplier"),
+        (GaussianEvent, float("inf"), "noise_multiplier"),
+        (GaussianEvent, "abc", "noise_multiplier"),
+        (GaussianEvent, True, "noise_multiplier"),
+        (LaplaceEvent, 0, "scale"),
+        (LaplaceEvent, "-2", "scale"),
+        (RandomizedResponseEvent, 0, "p"),
+        (RandomizedResponseEvent, 1, "p"),
+        (RandomizedResponseEvent, "1.5", "p"),
+        (RandomizedResponseEvent, "nan", "p"),
+    ],
+)
 def test_bad_parameters_raise_named_value_error(make, bad, name):
     with pytest.raises(ValueError) as info:
         make(bad)
@@ -207,7 +233,7 @@ def test_bad_parameters_raise_named_value_error(make, bad, name):
 
 @pytest.mark.parametrize("alpha", [Fraction(1), Fraction(1, 2), Fraction(-3)])
 def test_order_at_most_one_rejected(alpha):
-    with pytest.raises(ValueError, match="^alpha must be > 1"):
+    with pytest.raises(ValueError, match=r"^alpha must be > 1"):
         rdp_curve(GaussianEvent(1)).certified(alpha)
 
 
@@ -215,9 +241,11 @@ def _mp_rational(x: Fraction):
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-HELPER_POINTS = [(Fraction(5, 2), Fraction(3, 2), Fraction(1, 3), Fraction(1, 5)),
-                 (Fraction(3), Fraction(1, 10), Fraction(7), Fraction(99, 100)),
-                 (Fraction(1001, 1000), Fraction(20), Fraction(1, 20), Fraction(1, 2) + Fraction(1, 10**6))]
+HELPER_POINTS = [
+    (Fraction(5, 2), Fraction(3, 2), Fraction(1, 3), Fraction(1, 5)),
+    (Fraction(3), Fraction(1, 10), Fraction(7), Fraction(99, 100)),
+    (Fraction(1001, 1000), Fraction(20), Fraction(1, 20), Fraction(1, 2) + Fraction(1, 10**6)),
+]
 
 
 @pytest.mark.parametrize("alpha,sigma,b,p", HELPER_POINTS, ids=["a2.5", "a3", "a1.001"])
@@ -228,8 +256,9 @@ def test_helpers_against_textbook_closed_forms(alpha, sigma, b, p):
     response as the two-outcome sum, which the helper evaluates in log space)."""
     with mpmath.workdps(60):
         a, bb, pp = _mp_rational(alpha), _mp_rational(b), _mp_rational(p)
-        lap = mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) / bb)
-                         + (a - 1) / (2 * a - 1) * mpmath.exp(-a / bb)) / (a - 1)
+        lap = mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) / bb) + (a - 1) / (2 * a - 1) * mpmath.exp(-a / bb)) / (
+            a - 1
+        )
         rr = mpmath.log(pp**a * (1 - pp) ** (1 - a) + (1 - pp) ** a * pp ** (1 - a)) / (a - 1)
         rr_pure = abs(mpmath.log(pp / (1 - pp)))
     ref_rel = Fraction(1, 10**50)

@@ -12,8 +12,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-
 from _mpcheck import contains
+
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.arith import refine, to_arb, workprec
 from rigorous_rdp.subsampling import poisson_gaussian as pg
@@ -80,7 +80,9 @@ def _mp_log_a_int(alpha: int, q: Fraction, sigma: Fraction, dps: int = 40):
     ],
 )
 def test_truncated_integer_sum_contains_full_sum(alpha, q, sigma):
-    plan = pg.integer_tail_plan(alpha, float(q), float(sigma), pg._screen_log_i(alpha, float(q), float(sigma)) - 100 * math.log(2))
+    plan = pg.integer_tail_plan(
+        alpha, float(q), float(sigma), pg._screen_log_i(alpha, float(q), float(sigma)) - 100 * math.log(2)
+    )
     assert plan is not None  # the truncation is used here (not the loop over all terms)
     cert = refine(lambda prec: pg.poisson_gaussian_rdp(Fraction(alpha), q, sigma, prec), 12)
     with mpmath.workdps(40):
@@ -92,15 +94,17 @@ def test_truncated_integer_sum_contains_full_sum(alpha, q, sigma):
 def test_tail_bound_is_an_upper_bound_of_the_omitted_terms():
     alpha, q, sigma = 6000, Fraction(1, 10**4), Fraction(20)
     # a deliberately short head: the omitted terms are not negligible, the bound must still hold
-    K, T = 40, alpha + 1
+    K = 40
     blocks = [(m, min(m + 99, alpha)) for m in range(K + 1, alpha + 1, 100)]
     with workprec(80):
         bound = pg.integer_tail_bound(alpha, to_arb(q), to_arb(sigma), blocks)
     with mpmath.workdps(40):
         qm = mpmath.mpf(1) / 10**4
         s2 = 2 * mpmath.mpf(20) ** 2
-        omitted = mpmath.fsum(mpmath.binomial(alpha, k) * qm**k * (1 - qm) ** (alpha - k) * mpmath.expm1(k * (k - 1) / s2)
-                              for k in range(K + 1, 400))
+        omitted = mpmath.fsum(
+            mpmath.binomial(alpha, k) * qm**k * (1 - qm) ** (alpha - k) * mpmath.expm1(k * (k - 1) / s2)
+            for k in range(K + 1, 400)
+        )
     # terms beyond 400 are below 1e-600 and only make the omitted sum larger
     with workprec(80):
         assert bound > to_arb(Fraction(str(mpmath.nstr(omitted, 30, min_fixed=-1000, max_fixed=1000))))
@@ -128,5 +132,7 @@ def test_tiny_q_optimum_beyond_a_million():
     floor = math.log1p(-1 / a) - (math.log(1e-12) + math.log(a)) / (a - 1)
     assert res.epsilon.upper_float() >= floor
     # and the search did not stop early: the orders 2^20 and 2^22 give more
-    grid = RdpAccountant([2**20, 2**22], continuous=False).compose(PoissonSampledEvent(GaussianEvent("300"), "1e-9"), 100)
+    grid = RdpAccountant([2**20, 2**22], continuous=False).compose(
+        PoissonSampledEvent(GaussianEvent("300"), "1e-9"), 100
+    )
     assert res.epsilon.upper() < grid.get_epsilon_and_order("1e-12").epsilon.lower()

@@ -8,9 +8,8 @@ installed.  Containment and width are asserted separately.
 
 from __future__ import annotations
 
-from fractions import Fraction as F
-
 import json
+from fractions import Fraction as F
 
 import mpmath
 import pytest
@@ -28,12 +27,7 @@ from rigorous_rdp import (
 )
 from rigorous_rdp.arith import exact_endpoints
 from rigorous_rdp.pld import PldAccountant
-from rigorous_rdp.reference.pld import (
-    gaussian_delta,
-    laplace_delta,
-    poisson_gaussian_delta,
-    randomized_response_delta,
-)
+from rigorous_rdp.reference.pld import gaussian_delta, laplace_delta, poisson_gaussian_delta, randomized_response_delta
 
 
 def _contains(cert, ref, slack=F(0)) -> bool:
@@ -231,6 +225,7 @@ def test_unsupported_events_refused(event):
 # command line and certificates
 # ---------------------------------------------------------------------------
 
+
 def _cli_json(argv, capsys):
     from rigorous_rdp.cli import main
 
@@ -258,10 +253,12 @@ def test_cli_best_is_the_smaller_upper_end(capsys):
 
 @pytest.mark.parametrize(
     "extra, fragment",
-    [(["--width", "0.1"], "--width applies to --method pld|best"),
-     (["--method", "pld", "--width", "0"], "--width must be in (0, 10]"),
-     (["--method", "pld", "--delta", "1e-300"], "--delta must be in [1e-100, 1)"),
-     (["--method", "pld", "--sampling", "fswr", "--batch-size", "10", "--dataset-size", "100"], "pld")],
+    [
+        (["--width", "0.1"], "--width applies to --method pld|best"),
+        (["--method", "pld", "--width", "0"], "--width must be in (0, 10]"),
+        (["--method", "pld", "--delta", "1e-300"], "--delta must be in [1e-100, 1)"),
+        (["--method", "pld", "--sampling", "fswr", "--batch-size", "10", "--dataset-size", "100"], "pld"),
+    ],
     ids=["width_with_rdp", "width_zero", "delta_tiny", "fswr_refused"],
 )
 def test_cli_bad_input(extra, fragment, capsys):

@@ -26,17 +26,16 @@ from pathlib import Path
 import mpmath
 import numpy as np
 import pytest
-from flint import arb
+from _refcheck import encloses, endpoints, rel_width
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from _refcheck import encloses, endpoints, rel_width
 from rigorous_rdp.arith import certainly_lt, refine, to_arb, workprec
 from rigorous_rdp.curves import rdp_curve
 from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent
 from rigorous_rdp.reference import reference_rdp
 from rigorous_rdp.reference.gaussian import poisson_gaussian_log_a_binomial_mp, poisson_gaussian_rdp_mp
-from rigorous_rdp.subsampling.poisson_gaussian import log_a_fractional, log_a_integer, poisson_gaussian_rdp
+from rigorous_rdp.subsampling.poisson_gaussian import log_a_fractional
 
 DATA = Path(__file__).parent / "data" / "poisson_gaussian_reference.json"
 SEED = 20261122
@@ -48,6 +47,7 @@ REF_REL = Fraction(1, 10**40)
 # ---------------------------------------------------------------------------
 # the point set
 # ---------------------------------------------------------------------------
+
 
 def _dec(x: float, sig: int) -> str:
     return f"{x:.{sig}g}"
@@ -89,7 +89,14 @@ def _regenerate() -> None:
     mpmath.mp.dps = REF_DPS + 10
     for i, (a, q, s) in enumerate(reference_points()):
         v = poisson_gaussian_rdp_mp(Fraction(a), Fraction(q), Fraction(s), REF_DPS)
-        out.append({"alpha": a, "q": q, "sigma": s, "rdp": mpmath.nstr(v, REF_DPS, min_fixed=-1, max_fixed=-1) if v != 0 else "0"})
+        out.append(
+            {
+                "alpha": a,
+                "q": q,
+                "sigma": s,
+                "rdp": mpmath.nstr(v, REF_DPS, min_fixed=-1, max_fixed=-1) if v != 0 else "0",
+            }
+        )
         print(i, a, q, s, out[-1]["rdp"][:20], round(time.time() - t0, 1), flush=True)
     meta = {
         "what": "RDP of the Poisson-subsampled Gaussian (add/remove), log(A_alpha)/(alpha-1)",
@@ -101,7 +108,6 @@ def _regenerate() -> None:
     }
     DATA.parent.mkdir(exist_ok=True)
     DATA.write_text(json.dumps({"meta": meta, "points": out}, indent=1) + "\n")
-
 
 
 # ---------------------------------------------------------------------------
@@ -130,6 +136,8 @@ def _file_points():
 
 
 FILE_POINTS = _file_points()
+
+
 def _cheap(p) -> bool:
     # integer orders cost O(alpha) terms; keep the largest ones (alpha ~ 1e5) for -m slow, except two
     a = Fraction(p[0])
@@ -147,6 +155,7 @@ def _ids(points):
 # ---------------------------------------------------------------------------
 # containment at the stored reference points
 # ---------------------------------------------------------------------------
+
 
 def test_reference_file_covers_the_ranges():
     data = _load()
@@ -173,16 +182,21 @@ def test_enclosure_contains_reference(alpha, q, sigma, ref):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("alpha,q,sigma,ref", [p for p in FILE_POINTS if p not in DEFAULT_POINTS],
-                         ids=_ids([p for p in FILE_POINTS if p not in DEFAULT_POINTS]))
+@pytest.mark.parametrize(
+    "alpha,q,sigma,ref",
+    [p for p in FILE_POINTS if p not in DEFAULT_POINTS],
+    ids=_ids([p for p in FILE_POINTS if p not in DEFAULT_POINTS]),
+)
 def test_enclosure_contains_reference_all(alpha, q, sigma, ref):
     _check_point(alpha, q, sigma, ref)
 
 
-LIVE = [("10.5", "0.0001", "0.8"),
-        pytest.param("1.25", "0.1", "0.5", marks=pytest.mark.slow),
-        pytest.param("58.75", "0.4", "12", marks=pytest.mark.slow),
-        pytest.param("2", "0.01", "1.1", marks=pytest.mark.slow)]
+LIVE = [
+    ("10.5", "0.0001", "0.8"),
+    pytest.param("1.25", "0.1", "0.5", marks=pytest.mark.slow),
+    pytest.param("58.75", "0.4", "12", marks=pytest.mark.slow),
+    pytest.param("2", "0.01", "1.1", marks=pytest.mark.slow),
+]
 
 
 @pytest.mark.parametrize("alpha,q,sigma", LIVE)
@@ -199,6 +213,7 @@ def test_stored_file_matches_reference_code():
         v = poisson_gaussian_rdp_mp(Fraction(a), Fraction(q), Fraction(s), 50)
         r = Fraction(ref) if ref != "0" else Fraction(0)
         from _refcheck import mp_fraction
+
         assert abs(mp_fraction(v) - r) <= abs(r) * REF_REL, (a, q, s)
 
 
@@ -221,6 +236,7 @@ def test_reference_dispatch_poisson():
 # ---------------------------------------------------------------------------
 # closed forms
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("q,sigma", [("1e-12", "0.05"), ("1e-6", "10000"), ("0.01", "1.1"), ("0.5", "0.7"), ("1", "2")])
 def test_order_two_closed_form(q, sigma):
@@ -258,14 +274,17 @@ def test_exact_rationals_at_q_zero_and_one(alpha, sigma):
 def test_issue_numbers():
     # true log A at q=1e-4, sigma=0.8, alpha=10.5 is 1.9018621208913389e-06
     with workprec(200):
-        la = log_a_fractional(to_arb(Fraction(21, 2)), to_arb(Fraction(1, 10**4)), to_arb(Fraction(4, 5)), 200,
-                              math.log(1.9e-6))
+        la = log_a_fractional(
+            to_arb(Fraction(21, 2)), to_arb(Fraction(1, 10**4)), to_arb(Fraction(4, 5)), 200, math.log(1.9e-6)
+        )
     # (the issue's 17-digit value is a rounded double: the exact value is 1.90186212089133922e-6)
     assert encloses(la, Fraction("1.9018621208913389e-06"), Fraction(1, 10**15))
     assert encloses(la, Fraction("1.90186212089133922e-06"), Fraction(1, 10**17))
     # q = 0.4, sigma = 12, alpha = 58.75: log A = +2.0907 (Opacus returns -30.01)
     with workprec(200):
-        la = log_a_fractional(to_arb(Fraction(235, 4)), to_arb(Fraction(2, 5)), to_arb(Fraction(12)), 200, math.log(7.1))
+        la = log_a_fractional(
+            to_arb(Fraction(235, 4)), to_arb(Fraction(2, 5)), to_arb(Fraction(12)), 200, math.log(7.1)
+        )
     lo, hi = endpoints(la)
     assert Fraction("2.09065") < lo <= hi < Fraction("2.09075")
 
@@ -274,8 +293,16 @@ def test_issue_numbers():
 # widths (separately from containment)
 # ---------------------------------------------------------------------------
 
-WIDTH_POINTS = [("1.0001", "1e-12", "0.05"), ("1.5", "0.01", "1.1"), ("10.5", "0.1", "0.5"), ("99999.5", "0.5", "0.05"),
-                ("4.669", "0.01", "1.1"), ("1000", "1e-6", "10000"), ("2.5", "0.999999999999", "3"), ("58.75", "0.4", "12")]
+WIDTH_POINTS = [
+    ("1.0001", "1e-12", "0.05"),
+    ("1.5", "0.01", "1.1"),
+    ("10.5", "0.1", "0.5"),
+    ("99999.5", "0.5", "0.05"),
+    ("4.669", "0.01", "1.1"),
+    ("1000", "1e-6", "10000"),
+    ("2.5", "0.999999999999", "3"),
+    ("58.75", "0.4", "12"),
+]
 
 
 @pytest.mark.parametrize("alpha,q,sigma", WIDTH_POINTS)
@@ -291,6 +318,7 @@ def test_relative_width_at_30_digits(alpha, q, sigma):
 # ---------------------------------------------------------------------------
 # dp-accounting (optional peer)
 # ---------------------------------------------------------------------------
+
 
 def _dp():
     return pytest.importorskip("dp_accounting.rdp.rdp_privacy_accountant")
@@ -333,12 +361,15 @@ def test_agrees_with_dp_accounting_at_larger_fractional_orders(q, sigma, alpha):
 
 
 @pytest.mark.peers
-@pytest.mark.parametrize("q,sigma,alpha,low,high", [
-    ("0.01", "1.1", "1.5", "0.031", "0.033"),
-    pytest.param("0.1", "4", "1.5", "0.73", "0.74", marks=pytest.mark.slow),
-    pytest.param("0.01", "0.7", "1.5", "0.11", "0.12", marks=pytest.mark.slow),
-    pytest.param("0.1", "1.1", "3.25", "0.0016", "0.0017", marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "q,sigma,alpha,low,high",
+    [
+        ("0.01", "1.1", "1.5", "0.031", "0.033"),
+        pytest.param("0.1", "4", "1.5", "0.73", "0.74", marks=pytest.mark.slow),
+        pytest.param("0.01", "0.7", "1.5", "0.11", "0.12", marks=pytest.mark.slow),
+        pytest.param("0.1", "1.1", "3.25", "0.0016", "0.0017", marks=pytest.mark.slow),
+    ],
+)
 def test_dp_accounting_over_reports_near_order_one(q, sigma, alpha, low, high):
     # documents peer behaviour: at fractional orders close to 1 dp-accounting's
     # finite value is too large by percents (the safe direction, but not the RDP);
@@ -352,9 +383,14 @@ def test_dp_accounting_over_reports_near_order_one(q, sigma, alpha, low, high):
 
 
 @pytest.mark.peers
-@pytest.mark.parametrize("q,sigma,alpha", [("0.1", "0.5", "1.25"), ("0.5", "5", "1.5")] + [
-    pytest.param(*p, marks=pytest.mark.slow)
-    for p in [("0.1", "0.75", "1.25"), ("0.1", "1", "1.5"), ("0.1", "0.5", "1.5"), ("0.5", "2", "1.25")]])
+@pytest.mark.parametrize(
+    "q,sigma,alpha",
+    [("0.1", "0.5", "1.25"), ("0.5", "5", "1.5")]
+    + [
+        pytest.param(*p, marks=pytest.mark.slow)
+        for p in [("0.1", "0.75", "1.25"), ("0.1", "1", "1.5"), ("0.1", "0.5", "1.5"), ("0.5", "2", "1.25")]
+    ],
+)
 def test_dp_accounting_returns_inf_where_ours_is_finite(q, sigma, alpha):
     theirs = _theirs(q, sigma, alpha)
     assert theirs == math.inf  # documents the peer's behaviour (it then drops the order)
@@ -368,9 +404,10 @@ def test_dp_accounting_under_reports_at_fractional_order():
     r = _dp()
     theirs = Fraction(float(r._compute_log_a(1e-4, 0.8, 10.5)))
     with workprec(200):
-        la = log_a_fractional(to_arb(Fraction(21, 2)), to_arb(Fraction(1, 10**4)), to_arb(Fraction(4, 5)), 200,
-                              math.log(1.9e-6))
-    lo, hi = endpoints(la)
+        la = log_a_fractional(
+            to_arb(Fraction(21, 2)), to_arb(Fraction(1, 10**4)), to_arb(Fraction(4, 5)), 200, math.log(1.9e-6)
+        )
+    lo, _hi = endpoints(la)
     assert theirs < lo  # below the certified lower end: an under-report
     shortfall = (lo - theirs) / lo
     assert Fraction("3.6e-9") < shortfall < Fraction("3.8e-9")
@@ -380,9 +417,9 @@ def test_dp_accounting_under_reports_at_fractional_order():
 # monotonicity (hypothesis): compare certified balls where decidable
 # ---------------------------------------------------------------------------
 
-_q = st.floats(min_value=-8, max_value=0).map(lambda u: Fraction(f"{10 ** u:.3g}"))
-_sigma = st.floats(min_value=-1, max_value=2).map(lambda u: Fraction(f"{10 ** u:.3g}"))
-_alpha = st.floats(min_value=-2, max_value=2.3).map(lambda u: Fraction(f"{1 + 10 ** u:.4g}"))
+_q = st.floats(min_value=-8, max_value=0).map(lambda u: Fraction(f"{10**u:.3g}"))
+_sigma = st.floats(min_value=-1, max_value=2).map(lambda u: Fraction(f"{10**u:.3g}"))
+_alpha = st.floats(min_value=-2, max_value=2.3).map(lambda u: Fraction(f"{1 + 10**u:.4g}"))
 
 
 @settings(max_examples=12, deadline=None)
@@ -401,7 +438,9 @@ def test_increasing_in_sampling_probability(q1, q2, sigma, a):
         return
     lo_q, hi_q = min(q1, q2), max(q1, q2)
     assert not certainly_lt(certified(a, hi_q, sigma, 10), certified(a, lo_q, sigma, 10))
-    assert certainly_lt(certified(a, lo_q, sigma, 10), certified(a, hi_q, sigma, 10)) or hi_q / lo_q < Fraction(101, 100)
+    assert certainly_lt(certified(a, lo_q, sigma, 10), certified(a, hi_q, sigma, 10)) or hi_q / lo_q < Fraction(
+        101, 100
+    )
 
 
 @settings(max_examples=12, deadline=None)

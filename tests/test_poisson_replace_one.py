@@ -12,33 +12,43 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from _mpcheck import ball_contains as _contains
+from _mpcheck import below_upper as _le
 from flint import arb
 
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.cli import main
-from rigorous_rdp.curves import MinCurve, rdp_curve
+from rigorous_rdp.curves import MinCurve, bound_name, rdp_curve
 from rigorous_rdp.events import Adjacency
 from rigorous_rdp.mechanisms import GaussianCurve
 from rigorous_rdp.reference import fixed_size_misc as R
 from rigorous_rdp.reference import reference_rdp
+from rigorous_rdp.reference import sharp as sharp_ref
 from rigorous_rdp.subsampling.fswor import fswor_replace_one_rdp
+from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve
 from rigorous_rdp.subsampling.poisson_replace_one import (
     PoissonReplaceOneGaussianCurve,
+    WeakTriangleReplaceOneCurve,
     poisson_replace_one,
+    poisson_replace_one_default_curve,
     poisson_replace_one_rdp,
+    weak_triangle_value,
 )
 
 Q = Fraction(120, 50000)
 
 
-from _mpcheck import ball_contains as _contains, below_upper as _le  # noqa: E402
-
-
-@pytest.mark.parametrize("alpha,q,sigma,m", [
-    (2, Q, 6, 5), (Fraction(5, 2), Q, 6, 4), (8, Fraction(1, 100), 2, 3), (Fraction(37, 4), Fraction(1, 20), 3, 6),
-    (32, Q, 6, 5),
-])
+@pytest.mark.parametrize(
+    "alpha,q,sigma,m",
+    [
+        (2, Q, 6, 5),
+        (Fraction(5, 2), Q, 6, 4),
+        (8, Fraction(1, 100), 2, 3),
+        (Fraction(37, 4), Fraction(1, 20), 3, 6),
+        (32, Q, 6, 5),
+    ],
+)
 def test_matches_literal_mpmath(alpha, q, sigma, m):
     with workprec(128):
         ball = poisson_replace_one_rdp(alpha, q, sigma, m)
@@ -46,10 +56,16 @@ def test_matches_literal_mpmath(alpha, q, sigma, m):
     assert ball.rad() < abs(ball) * arb("1e-20")
 
 
-@pytest.mark.parametrize("alpha,q,sigma", [
-    (2, Q, 6), (Fraction(3, 2), Q, 6), (8, Fraction(1, 100), 2), (Fraction(37, 4), Fraction(1, 20), 3),
-    (3, Fraction(1, 2), 1),
-])
+@pytest.mark.parametrize(
+    "alpha,q,sigma",
+    [
+        (2, Q, 6),
+        (Fraction(3, 2), Q, 6),
+        (8, Fraction(1, 100), 2),
+        (Fraction(37, 4), Fraction(1, 20), 3),
+        (3, Fraction(1, 2), 1),
+    ],
+)
 def test_upper_bounds_the_antiparallel_pair(alpha, q, sigma):
     true = R.poisson_replace_one_true_mp(Fraction(alpha), q, Fraction(sigma))
     with workprec(96):
@@ -67,7 +83,7 @@ def _poisson_divergence(gx, gy, q, sigma, alpha):
 def test_upper_bounds_enumerated_minibatches(alpha):
     sigma, q = Fraction(3, 2), Fraction(3, 10)
     x = [Fraction(1, 2), Fraction(-1, 4), Fraction(1)]
-    y = x[:-1] + [Fraction(-1)]
+    y = [*x[:-1], Fraction(-1)]
     with workprec(96):
         ball = poisson_replace_one_rdp(alpha, q, sigma)
     assert _le(_poisson_divergence(x, y, q, sigma, alpha), ball)
@@ -83,7 +99,7 @@ def test_upper_bounds_random_enumerated_minibatches(alpha):
         ball = poisson_replace_one_rdp(alpha, q, sigma)
     for _ in range(3):
         x = [Fraction(int(v), 8) for v in rng.integers(-8, 9, size=4)]
-        y = x[:-1] + [Fraction(int(rng.integers(-8, 9)), 8)]
+        y = [*x[:-1], Fraction(int(rng.integers(-8, 9)), 8)]
         assert _le(_poisson_divergence(x, y, q, sigma, alpha), ball)
         assert _le(_poisson_divergence(y, x, q, sigma, alpha), ball)
 
@@ -123,9 +139,10 @@ def test_certified_digits():
     assert c.relative_width() < 1e-24
 
 
-@pytest.mark.parametrize("alpha,q,sigma", [
-    (1000, Fraction(1, 10**9), "0.3"), (1000, Fraction(1, 10**9), 1000), (Fraction(2001, 2), Fraction(1, 2), "0.3"),
-])
+@pytest.mark.parametrize(
+    "alpha,q,sigma",
+    [(1000, Fraction(1, 10**9), "0.3"), (1000, Fraction(1, 10**9), 1000), (Fraction(2001, 2), Fraction(1, 2), "0.3")],
+)
 def test_extremes_are_finite(alpha, q, sigma):
     with workprec(64):
         v = poisson_replace_one_rdp(alpha, q, sigma)
@@ -140,9 +157,16 @@ def test_extreme_order_ten_thousand():
             assert v.is_finite() and v > 0
 
 
-@pytest.mark.parametrize("args,start", [
-    ((2, 1, 6), "q"), ((2, "-0.1", 6), "q"), ((2, Q, 0), "sigma"), ((1, Q, 6), "alpha"), ((2, Q, 6, 2), "taylor-order"),
-])
+@pytest.mark.parametrize(
+    "args,start",
+    [
+        ((2, 1, 6), "q"),
+        ((2, "-0.1", 6), "q"),
+        ((2, Q, 0), "sigma"),
+        ((1, Q, 6), "alpha"),
+        ((2, Q, 6, 2), "taylor-order"),
+    ],
+)
 def test_bad_input(args, start):
     with pytest.raises(ValueError) as e:
         poisson_replace_one_rdp(*args)
@@ -150,13 +174,44 @@ def test_bad_input(args, start):
 
 
 def test_cli(capsys):
-    rc = main(["epsilon", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.0024", "--sigma", "6",
-               "--steps", "1000", "--delta", "1e-5", "--json"])
+    rc = main(
+        [
+            "epsilon",
+            "--sampling",
+            "poisson",
+            "--adjacency",
+            "replace-one",
+            "--q",
+            "0.0024",
+            "--sigma",
+            "6",
+            "--steps",
+            "1000",
+            "--delta",
+            "1e-5",
+            "--json",
+        ]
+    )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert float(out["epsilon"]["lower"]) <= float(out["epsilon"]["upper"]) < 2
-    rc = main(["epsilon", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.0024", "--sigma", "-6",
-               "--steps", "10", "--delta", "1e-5"])
+    rc = main(
+        [
+            "epsilon",
+            "--sampling",
+            "poisson",
+            "--adjacency",
+            "replace-one",
+            "--q",
+            "0.0024",
+            "--sigma",
+            "-6",
+            "--steps",
+            "10",
+            "--delta",
+            "1e-5",
+        ]
+    )
     assert rc == 2
     assert "--sigma must be a number in [1e-100000, 1e100000). Found -6." in capsys.readouterr().err
 
@@ -165,18 +220,15 @@ def test_cli(capsys):
 # default: minimum with the weak triangle inequality and 2 alpha / sigma^2
 # ---------------------------------------------------------------------------
 
-from rigorous_rdp.curves import bound_name  # noqa: E402
-from rigorous_rdp.reference import sharp as sharp_ref  # noqa: E402
-from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve  # noqa: E402
-from rigorous_rdp.subsampling.poisson_replace_one import (  # noqa: E402
-    WeakTriangleReplaceOneCurve, poisson_replace_one_default_curve, weak_triangle_value)
 
-
-@pytest.mark.parametrize("q,sigma,alpha,c9,p2,best", [
-    (Fraction(1, 10), Fraction(1, 2), Fraction(2), 67.4695, 9.9485, 8.31497),
-    (Fraction(1, 10**5), Fraction(2, 5), Fraction(2), 50.7401, 9.7179e-5, 1.55075e-6),
-    (Fraction(1, 2), Fraction(1), Fraction(3, 2), 32.0483, 1.75115, 1.20467),
-])
+@pytest.mark.parametrize(
+    "q,sigma,alpha,c9,p2,best",
+    [
+        (Fraction(1, 10), Fraction(1, 2), Fraction(2), 67.4695, 9.9485, 8.31497),
+        (Fraction(1, 10**5), Fraction(2, 5), Fraction(2), 50.7401, 9.7179e-5, 1.55075e-6),
+        (Fraction(1, 2), Fraction(1), Fraction(3, 2), 32.0483, 1.75115, 1.20467),
+    ],
+)
 def test_small_sigma_examples(q, sigma, alpha, c9, p2, best):
     """Thm C.9 alone vs the weak triangle inequality with p = 2 and with the optimal p."""
     ev = PoissonSampledEvent(GaussianEvent(sigma), q, Adjacency.REPLACE_ONE)
@@ -195,8 +247,9 @@ def test_small_sigma_examples(q, sigma, alpha, c9, p2, best):
 
     with mpmath.workdps(30):
         a = mpmath.mpf(alpha.numerator) / alpha.denominator
-        r2 = ((a - mpmath.mpf(1) / 2) / (a - 1) * poisson_gaussian_rdp_mp(2 * alpha, q, sigma, 30)
-              + poisson_gaussian_rdp_mp(2 * alpha - 1, q, sigma, 30))
+        r2 = (a - mpmath.mpf(1) / 2) / (a - 1) * poisson_gaussian_rdp_mp(
+            2 * alpha, q, sigma, 30
+        ) + poisson_gaussian_rdp_mp(2 * alpha - 1, q, sigma, 30)
     assert abs(float(at2.mid()) / float(r2) - 1) < 1e-12
     # never below the exact divergence of the anti-parallel pair (a lower bound on the RDP)
     assert float(v.upper()) >= float(R.poisson_replace_one_true_mp(alpha, q, sigma))
@@ -209,7 +262,7 @@ def test_weak_triangle_reference_and_validation():
     ref = sharp_ref.weak_triangle_reference(2, Fraction(1, 10), Fraction(1, 2))
     assert float(v.upper()) <= float(ref) * (1 + 1e-9)
     assert c.optimal_p(Fraction(2)) > 1
-    with pytest.raises(ValueError, match="^p must be > 1"):
+    with pytest.raises(ValueError, match=r"^p must be > 1"):
         weak_triangle_value(Fraction(2), Fraction(1), lambda o: arb(0))
     from rigorous_rdp.curves import RdpCurve
 
@@ -229,8 +282,23 @@ def test_weak_triangle_reference_and_validation():
 
 
 def test_cli_names_the_winning_bound_per_order(capsys):
-    rc = main(["rdp", "--sampling", "poisson", "--adjacency", "replace-one", "--q", "0.1", "--sigma", "0.5",
-               "--alpha", "2", "64", "--json"])
+    rc = main(
+        [
+            "rdp",
+            "--sampling",
+            "poisson",
+            "--adjacency",
+            "replace-one",
+            "--q",
+            "0.1",
+            "--sigma",
+            "0.5",
+            "--alpha",
+            "2",
+            "64",
+            "--json",
+        ]
+    )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert [r["bound"] for r in out["results"]] == ["weak-triangle(poisson-gaussian)", "poisson-gaussian-replace-one"]

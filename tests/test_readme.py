@@ -9,7 +9,6 @@ comments state are compared (rules in ``tests/_transcripts.py``).
 from __future__ import annotations
 
 import pytest
-
 from _transcripts import ROOT, Command, blocks, check_command, commands, python_blocks, run_python_block
 
 README = (ROOT / "README.md").read_text()

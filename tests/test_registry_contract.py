@@ -28,9 +28,20 @@ def _run(argv, capsys):
 
 def _namespace(cli):
     """Mechanism options of a row's example as the parser would give them."""
-    ns = argparse.Namespace(noise="gaussian", sigma=None, scale=None, p=None, sampling="none", q=None,
-                            batch_size=None, dataset_size=None, adjacency="add-remove", taylor_order=None,
-                            bound=None, tau=None)
+    ns = argparse.Namespace(
+        noise="gaussian",
+        sigma=None,
+        scale=None,
+        p=None,
+        sampling="none",
+        q=None,
+        batch_size=None,
+        dataset_size=None,
+        adjacency="add-remove",
+        taylor_order=None,
+        bound=None,
+        tau=None,
+    )
     it = iter(cli)
     for opt in it:
         setattr(ns, opt[2:].replace("-", "_"), next(it))
@@ -53,8 +64,9 @@ def test_row_lookup_round_trip(row):
 @pytest.mark.parametrize("row", registry.ROWS, ids=lambda r: r.label)
 def test_row_certify_verify_tamper(row, tmp_path, capsys):
     path = tmp_path / "cert.json"
-    code, out, err = _run(["certify", *row.cli, "--steps", "10", "--delta", "1e-5", "--out", str(path),
-                           "--json"], capsys)
+    code, out, err = _run(
+        ["certify", *row.cli, "--steps", "10", "--delta", "1e-5", "--out", str(path), "--json"], capsys
+    )
     if not row.guarantee:
         assert code == 2 and "not a privacy guarantee" in err and not path.exists()
         return
@@ -75,15 +87,18 @@ def test_row_certify_verify_tamper(row, tmp_path, capsys):
     assert code == 1
 
 
-@pytest.mark.parametrize("argv, epsilon", [
-    # pure DP: 3 steps of Laplace with scale 1 give exactly epsilon = 3
-    (["--noise", "laplace", "--scale", "1", "--steps", "3", "--delta", "1e-5"], "3"),
-    # the total-variation conversion clamps epsilon at 0 exactly
-    (["--noise", "laplace", "--scale", "2", "--steps", "2", "--delta", "0.5"], "0"),
-])
+@pytest.mark.parametrize(
+    "argv, epsilon",
+    [
+        # pure DP: 3 steps of Laplace with scale 1 give exactly epsilon = 3
+        (["--noise", "laplace", "--scale", "1", "--steps", "3", "--delta", "1e-5"], "3"),
+        # the total-variation conversion clamps epsilon at 0 exactly
+        (["--noise", "laplace", "--scale", "2", "--steps", "2", "--delta", "0.5"], "0"),
+    ],
+)
 def test_exact_epsilon_certificates_verify(argv, epsilon, tmp_path, capsys):
     path = tmp_path / "cert.json"
-    code, out, err = _run(["certify", *argv, "--out", str(path)], capsys)
+    code, _out, err = _run(["certify", *argv, "--out", str(path)], capsys)
     assert code == 0, err
     cert = json.loads(path.read_text())
     assert cert["epsilon"]["upper"] == epsilon
@@ -93,12 +108,14 @@ def test_exact_epsilon_certificates_verify(argv, epsilon, tmp_path, capsys):
 
 def test_fswr_and_poisson_replace_one_q1_certificates_verify(tmp_path, capsys):
     """Two certificates that an earlier reference chain rejected."""
-    for i, argv in enumerate([
-        ["--sigma", "2", "--sampling", "fswr", "--batch-size", "5", "--dataset-size", "1000"],
-        ["--sigma", "3", "--sampling", "poisson", "--q", "1", "--adjacency", "replace-one"],
-    ]):
+    for i, argv in enumerate(
+        [
+            ["--sigma", "2", "--sampling", "fswr", "--batch-size", "5", "--dataset-size", "1000"],
+            ["--sigma", "3", "--sampling", "poisson", "--q", "1", "--adjacency", "replace-one"],
+        ]
+    ):
         path = tmp_path / f"cert{i}.json"
-        code, out, err = _run(["certify", *argv, "--steps", "100", "--delta", "1e-5", "--out", str(path)], capsys)
+        code, _out, err = _run(["certify", *argv, "--steps", "100", "--delta", "1e-5", "--out", str(path)], capsys)
         assert code == 0, err
         res = verify_file(str(path))
         assert res.ok, res.reason

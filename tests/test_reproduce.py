@@ -16,16 +16,32 @@ from rigorous_rdp.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 BIRRELL_SEED = "004_85a5147f28f95754.txt"
-OWN_IDS = ["birrell2024-fig2", "birrell2024-fig3", "birrell2024-fig4a", "birrell2024-fig4b", "birrell2024-fig5",
-           "birrell2024-fig7", "birrell2024-fig10", "birrell2024-variance"]
+OWN_IDS = [
+    "birrell2024-fig2",
+    "birrell2024-fig3",
+    "birrell2024-fig4a",
+    "birrell2024-fig4b",
+    "birrell2024-fig5",
+    "birrell2024-fig7",
+    "birrell2024-fig10",
+    "birrell2024-variance",
+]
 
 #: Deterministic figures whose full version is cheap enough to recompute in a test
 #: (certified arithmetic only); their committed JSON must match the script's output.
 CHEAP_DETERMINISTIC = ["birrell2024-fig2", "birrell2024-fig7"]
 #: The same check for cheap deterministic figures written by other scripts (skipped
 #: while their JSON is not committed yet).
-CHEAP_DETERMINISTIC_OTHERS = ["birrell2024-fig6", "birrell2024-fig8", "zhuwang2019-fig2", "blog1-composition",
-                              "blog1-gaussian-calibrations", "blog2-claim21", "blog2-claim24", "blog2-dr"]
+CHEAP_DETERMINISTIC_OTHERS = [
+    "birrell2024-fig6",
+    "birrell2024-fig8",
+    "zhuwang2019-fig2",
+    "blog1-composition",
+    "blog1-gaussian-calibrations",
+    "blog2-claim21",
+    "blog2-claim24",
+    "blog2-dr",
+]
 
 
 def _run(capsys, *argv):
@@ -35,7 +51,7 @@ def _run(capsys, *argv):
 
 
 def test_list_json(capsys):
-    code, out, err = _run(capsys, "--list", "--json")
+    code, out, _err = _run(capsys, "--list", "--json")
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"figures"}
@@ -66,7 +82,7 @@ def test_fast_subset_writes_png_and_json(tmp_path, capsys):
     res = json.loads(out)
     assert res["failed"] == [] and res["fast"] is True
     assert [f["id"] for f in res["figures"]] == ids
-    assert "figures" in err or "birrell2024" in err          # the progress bar is on stderr
+    assert "figures" in err or "birrell2024" in err  # the progress bar is on stderr
     for fid in ids:
         png = (tmp_path / f"{fid}.png").read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
@@ -100,7 +116,7 @@ def _assert_close(new, old, path="", rtol=1e-6):
             _assert_close(new[k], old[k], f"{path}.{k}", rtol)
     elif isinstance(old, list):
         assert isinstance(new, list) and len(new) == len(old), f"{path}: lengths differ"
-        for i, (a, b) in enumerate(zip(new, old)):
+        for i, (a, b) in enumerate(zip(new, old, strict=False)):
             _assert_close(a, b, f"{path}[{i}]", rtol)
     elif isinstance(old, bool) or old is None or isinstance(old, str):
         assert new == old, f"{path}: {new!r} != {old!r}"
@@ -135,11 +151,14 @@ def test_committed_bounds_are_consistent():
     """Certified upper bounds never fall below the certified lower bound (133) of Wang et al."""
     d = json.loads((REPO / "figures" / "birrell2024-fig7.json").read_text())
     r = d["rdp"]
-    assert all(u >= lo for u, lo in zip(r["fswor_thm3.4"], r["wang_lower"]))
-    assert all(u >= lo for u, lo in zip(r["wang_upper"], r["wang_lower"]))
+    assert all(u >= lo for u, lo in zip(r["fswor_thm3.4"], r["wang_lower"], strict=False))
+    assert all(u >= lo for u, lo in zip(r["wang_upper"], r["wang_lower"], strict=False))
     d3 = json.loads((REPO / "figures" / "birrell2024-fig3.json").read_text())["results"]
     for m in (3, 4, 5):
-        assert all(u >= lo for u, lo in zip(d3[f"thm3.4_m{m}"]["epsilon_upper"], d3["wang_lower_reference"]["epsilon"]))
+        assert all(
+            u >= lo
+            for u, lo in zip(d3[f"thm3.4_m{m}"]["epsilon_upper"], d3["wang_lower_reference"]["epsilon"], strict=False)
+        )
 
 
 def test_unknown_figure_id(capsys):
@@ -163,8 +182,10 @@ def test_run_figures_validates_jobs(tmp_path):
 def test_failing_figure_is_reported_and_exit_1(tmp_path, capsys, monkeypatch):
     mod = tmp_path / "mods" / "broken_fig_for_test.py"
     mod.parent.mkdir()
-    mod.write_text("ID = 'x-broken'\nTITLE = 't'\nSOURCE = 's'\n"
-                   "def main(out_dir, fast=False):\n    raise RuntimeError('deliberately broken')\n")
+    mod.write_text(
+        "ID = 'x-broken'\nTITLE = 't'\nSOURCE = 's'\n"
+        "def main(out_dir, fast=False):\n    raise RuntimeError('deliberately broken')\n"
+    )
     monkeypatch.syspath_prepend(str(mod.parent))
     good = rep.discover()["birrell2024-fig7"]
     bad = rep.FigureScript("x-broken", "t", "s", "broken_fig_for_test")
@@ -175,7 +196,7 @@ def test_failing_figure_is_reported_and_exit_1(tmp_path, capsys, monkeypatch):
     assert res["failed"] == ["x-broken"]
     st = {f["id"]: f for f in res["figures"]}
     assert st["x-broken"]["status"] == "failed" and "deliberately broken" in st["x-broken"]["error"]
-    assert st["birrell2024-fig7"]["status"] == "ok"          # the others still run
+    assert st["birrell2024-fig7"]["status"] == "ok"  # the others still run
     assert "figure x-broken failed" in err
 
 
@@ -185,11 +206,13 @@ def test_discover_keeps_broken_modules(tmp_path, monkeypatch):
     (pkg / "__init__.py").write_text("")
     (pkg / "srcA" / "__init__.py").write_text("")
     (pkg / "srcA" / "good.py").write_text(
-        "ID = 'srcA-fig10'\nTITLE = 'good'\nSOURCE = 'x.txt'\ndef main(out_dir, fast=False):\n    pass\n")
+        "ID = 'srcA-fig10'\nTITLE = 'good'\nSOURCE = 'x.txt'\ndef main(out_dir, fast=False):\n    pass\n"
+    )
     (pkg / "srcA" / "fig2.py").write_text(
-        "ID = 'srcA-fig2'\nTITLE = 'two'\nSOURCE = 'x.txt'\ndef main(out_dir, fast=False):\n    pass\n")
+        "ID = 'srcA-fig2'\nTITLE = 'two'\nSOURCE = 'x.txt'\ndef main(out_dir, fast=False):\n    pass\n"
+    )
     (pkg / "srcA" / "broken.py").write_text("import does_not_exist_anywhere\n")
-    (pkg / "srcA" / "helper.py").write_text("X = 1\n")           # not a figure script
+    (pkg / "srcA" / "helper.py").write_text("X = 1\n")  # not a figure script
     (pkg / "srcA" / "_private.py").write_text("raise RuntimeError('never imported')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     found = rep.discover("figpkg_for_test")
@@ -205,6 +228,7 @@ def test_default_out_dir_is_the_checkout():
 
 
 # --- the numerical pieces of the training / variance figures --------------------------
+
 
 def test_clipped_sum_equals_materialised_per_example_clipping():
     from paper_repro.birrell2024 import _dpsgd as D
@@ -223,7 +247,7 @@ def test_clipped_sum_equals_materialised_per_example_clipping():
 
     def loss(vec):
         ps = D._unflatten(vec, params)
-        _, p = D._forward(ps, x[i:i + 1])
+        _, p = D._forward(ps, x[i : i + 1])
         return -np.log(p[0, y[i]])
 
     for j in (0, 100, 2100, 2405):

@@ -4,14 +4,14 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
+from _containment import contains, describe
 from flint import arb
 
-from _containment import contains, describe
 from rigorous_rdp.arith import workprec
+from rigorous_rdp.research.routes import claim28, route1_delta, route2_delta, route3_delta, theorem1_from_claim28
 
 # the mpmath references below are evaluated at 40 digits
 REF_REL = F(1, 10**30)
-from rigorous_rdp.research.routes import claim28, route1_delta, route2_delta, route3_delta, theorem1_from_claim28
 
 
 def mpf(x):
@@ -34,8 +34,8 @@ def test_route1_recomputed_in_mpmath():
     r, s, e, T, k = mpf(F(1, 100)), mpf(5), mpf(F(1, 2)), out["steps"], 1
     et = mpmath.log(1 + r * (mpmath.exp(e1) - 1))
     a = et * min(mpmath.exp(et) - 1, 1)
-    beta = mpmath.exp(-(e - T * a) ** 2 / (2 * T * (et + a) ** 2))
-    dsub = mpmath.exp(-(e1 * s - 1 / (2 * s)) ** 2 / 2)
+    beta = mpmath.exp(-((e - T * a) ** 2) / (2 * T * (et + a) ** 2))
+    dsub = mpmath.exp(-((e1 * s - 1 / (2 * s)) ** 2) / 2)
     ref = beta + k * dsub
     d = out["delta"]
     assert contains(d, ref, rel=REF_REL), describe(d, ref)
@@ -45,7 +45,9 @@ def test_route1_recomputed_in_mpmath():
         e2 = e1 * f
         et2 = mpmath.log(1 + r * (mpmath.exp(e2) - 1))
         a2 = et2 * min(mpmath.exp(et2) - 1, 1)
-        v = mpmath.exp(-(e - T * a2) ** 2 / (2 * T * (et2 + a2) ** 2)) + mpmath.exp(-(e2 * s - 1 / (2 * s)) ** 2 / 2)
+        v = mpmath.exp(-((e - T * a2) ** 2) / (2 * T * (et2 + a2) ** 2)) + mpmath.exp(
+            -((e2 * s - 1 / (2 * s)) ** 2) / 2
+        )
         assert v >= ref * (1 - 1e-6)
 
 
@@ -57,13 +59,17 @@ def test_route3_values():
     assert contains(out["delta_post"], ref_post, rel=REF_REL)
     # feasibility T <= lambda eps / (2 G_lambda), checked against (9.5) in mpmath
     r, s = mpf(F(1, 20)), mpf(20)
-    G = mpmath.fsum(mpmath.binomial(lam, j) * r ** j * (1 - r) ** (lam - j) * mpmath.exp(j * (j - 1) / (2 * s * s))
-                    for j in range(lam + 1))
+    G = mpmath.fsum(
+        mpmath.binomial(lam, j) * r**j * (1 - r) ** (lam - j) * mpmath.exp(j * (j - 1) / (2 * s * s))
+        for j in range(lam + 1)
+    )
     assert 2 * out["steps"] * G <= lam
     # the corrected Chernoff bound at its order
     lc = out["lambda_chernoff"]
-    Gc = mpmath.fsum(mpmath.binomial(lc, j) * r ** j * (1 - r) ** (lc - j) * mpmath.exp(j * (j - 1) / (2 * s * s))
-                     for j in range(lc + 1))
+    Gc = mpmath.fsum(
+        mpmath.binomial(lc, j) * r**j * (1 - r) ** (lc - j) * mpmath.exp(j * (j - 1) / (2 * s * s))
+        for j in range(lc + 1)
+    )
     ref = mpmath.exp(out["steps"] * mpmath.log(Gc) - (lc - 1))
     d = out["delta_chernoff"]
     assert contains(d, ref, rel=REF_REL), describe(d, ref)
@@ -87,10 +93,15 @@ def test_claim28_and_theorem1_identities():
         assert abs(float((t1["rhs_10"] - 30).mid())) < 1e-20
 
 
-@pytest.mark.parametrize("args,msg", [((0, F(1, 10), 1, 2), "^epsilon must be > 0"),
-                                      ((1, 2, 1, 2), "^r must be in"),
-                                      ((1, F(1, 10), F(3, 2), 2), "^k must be an integer"),
-                                      ((1, F(1, 10), 1, -1), "^sigma must be > 0")])
+@pytest.mark.parametrize(
+    "args,msg",
+    [
+        ((0, F(1, 10), 1, 2), "^epsilon must be > 0"),
+        ((1, 2, 1, 2), "^r must be in"),
+        ((1, F(1, 10), F(3, 2), 2), "^k must be an integer"),
+        ((1, F(1, 10), 1, -1), "^sigma must be > 0"),
+    ],
+)
 def test_bad_input(args, msg):
     with pytest.raises(ValueError, match=msg):
         route2_delta(*args)

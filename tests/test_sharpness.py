@@ -11,24 +11,28 @@ Heavy configurations are marked ``slow``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction as F
-from typing import Callable, Optional
 
 import mpmath
 import pytest
+from _refcheck import endpoints, mp_fraction
 
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.curves import bound_name, rdp_curve
-from rigorous_rdp.events import (FixedSizeSampledEvent, GaussianEvent, LaplaceEvent, PoissonSampledEvent,
-                                 RandomizedResponseEvent)
+from rigorous_rdp.events import (
+    FixedSizeSampledEvent,
+    GaussianEvent,
+    LaplaceEvent,
+    PoissonSampledEvent,
+    RandomizedResponseEvent,
+)
 from rigorous_rdp.reference import sharp as S
-from rigorous_rdp.reference.fixed_size_misc import fswr_lower_exact_mp, fswr_upper_mp, mixture_renyi_mp, wang_lower_mp
-from rigorous_rdp.reference.gaussian import (gaussian_rdp_mp, poisson_gaussian_rdp_mp)
+from rigorous_rdp.reference.fixed_size_misc import fswr_lower_exact_mp, fswr_upper_mp, wang_lower_mp
+from rigorous_rdp.reference.gaussian import gaussian_rdp_mp, poisson_gaussian_rdp_mp
 from rigorous_rdp.reference.zhu_wang import base_rdp_mp, theorem8_mp
-
-from _refcheck import endpoints, mp_fraction
 
 TOL = F(1, 10**6)
 
@@ -44,12 +48,13 @@ class Case:
     event: object
     alpha: F
     smallest: Callable[[], mpmath.mpf]  # smallest valid bound, one step (mpmath)
-    lower: Optional[Callable[[], mpmath.mpf]] = None  # exact value or a lower bound, one step
-    expect: Optional[str] = None  # substring of the winning bound's name
+    lower: Callable[[], mpmath.mpf] | None = None  # exact value or a lower bound, one step
+    expect: str | None = None  # substring of the winning bound's name
     slow: bool = False
 
 
 # -- lower bounds (one explicit neighbouring pair, or a theorem) ---------------------------
+
 
 def _pg_lower(q, sigma, alpha, dps=30):
     """D_alpha(qN(1,s^2)+(1-q)N(0,s^2) || N(0,s^2)): the pair "one record with gradient 1 added"
@@ -85,10 +90,11 @@ def _rr_pair(p, q, alpha):
 
 
 def _zw_thm6(kind, param, q, alpha):
-    return theorem8_mp(int(alpha), F(q), lambda l: base_rdp_mp(kind, param, l, 40), 40)
+    return theorem8_mp(int(alpha), F(q), lambda ell: base_rdp_mp(kind, param, ell, 40), 40)
 
 
 # -- the smallest valid bounds -------------------------------------------------------------
+
 
 def _fswor_ro_smallest(sigma, b, n, alpha):
     """min(Thm 3.4 over all m = 3..12, Wang et al. Thm 9)."""
@@ -110,95 +116,251 @@ RO = "replace-one"
 
 CASES = [
     # Poisson, add/remove: exact (the certified value is the divergence itself)
-    Case("pois-ar-q1e-8-s0.3-a1.01", P(G(F(3, 10)), F(1, 10**8)), F(101, 100),
-         lambda: poisson_gaussian_rdp_mp(F(101, 100), F(1, 10**8), F(3, 10), 30),
-         lambda: _pg_lower(F(1, 10**8), F(3, 10), F(101, 100))),
-    Case("pois-ar-q0.01-s1-a1.5", P(G(1), F(1, 100)), F(3, 2),
-         lambda: poisson_gaussian_rdp_mp(F(3, 2), F(1, 100), F(1), 30), lambda: _pg_lower(F(1, 100), 1, F(3, 2))),
+    Case(
+        "pois-ar-q1e-8-s0.3-a1.01",
+        P(G(F(3, 10)), F(1, 10**8)),
+        F(101, 100),
+        lambda: poisson_gaussian_rdp_mp(F(101, 100), F(1, 10**8), F(3, 10), 30),
+        lambda: _pg_lower(F(1, 10**8), F(3, 10), F(101, 100)),
+    ),
+    Case(
+        "pois-ar-q0.01-s1-a1.5",
+        P(G(1), F(1, 100)),
+        F(3, 2),
+        lambda: poisson_gaussian_rdp_mp(F(3, 2), F(1, 100), F(1), 30),
+        lambda: _pg_lower(F(1, 100), 1, F(3, 2)),
+    ),
     # (at large integer orders: the binomial sum of the mixture with noise 2 sigma / 2 = sigma)
-    Case("pois-ar-q1e-3-s20-a1e4", P(G(20), F(1, 1000)), F(10**4),
-         lambda: S.fswor_add_remove_exact_reference(10**4, F(1, 1000), 40), slow=True),
-    Case("pois-ar-q0.99-s100-a1e5", P(G(100), F(99, 100)), F(10**5),
-         lambda: S.fswor_add_remove_exact_reference(10**5, F(99, 100), 200), slow=True),
+    Case(
+        "pois-ar-q1e-3-s20-a1e4",
+        P(G(20), F(1, 1000)),
+        F(10**4),
+        lambda: S.fswor_add_remove_exact_reference(10**4, F(1, 1000), 40),
+        slow=True,
+    ),
+    Case(
+        "pois-ar-q0.99-s100-a1e5",
+        P(G(100), F(99, 100)),
+        F(10**5),
+        lambda: S.fswor_add_remove_exact_reference(10**5, F(99, 100), 200),
+        slow=True,
+    ),
     # Poisson, replace-one: min(Thm C.9, weak triangle, 2 alpha / sigma^2)
-    Case("pois-ro-q0.1-s0.5-a2", P(G(F(1, 2)), F(1, 10), RO), F(2),
-         lambda: S.poisson_replace_one_default_reference(2, F(1, 10), F(1, 2)),
-         lambda: _pg_lower(F(1, 10), F(1, 2), 2), "weak-triangle"),
-    Case("pois-ro-q1e-5-s0.4-a2", P(G(F(2, 5)), F(1, 10**5), RO), F(2),
-         lambda: S.poisson_replace_one_default_reference(2, F(1, 10**5), F(2, 5)),
-         lambda: _pg_lower(F(1, 10**5), F(2, 5), 2), "weak-triangle"),
-    Case("pois-ro-q0.5-s1-a1.5", P(G(1), F(1, 2), RO), F(3, 2),
-         lambda: S.poisson_replace_one_default_reference(F(3, 2), F(1, 2), 1),
-         lambda: _pg_lower(F(1, 2), 1, F(3, 2)), "weak-triangle"),
-    Case("pois-ro-q0.0024-s6-a4", P(G(6), F(3, 1250), RO), F(4),
-         lambda: S.poisson_replace_one_default_reference(4, F(3, 1250), 6),
-         lambda: _pg_lower(F(3, 1250), 6, 4), "poisson-gaussian-replace-one"),
-    Case("pois-ro-q1e-8-s0.3-a1.01", P(G(F(3, 10)), F(1, 10**8), RO), F(101, 100),
-         lambda: S.poisson_replace_one_default_reference(F(101, 100), F(1, 10**8), F(3, 10)),
-         lambda: _pg_lower(F(1, 10**8), F(3, 10), F(101, 100)), slow=True),
-    Case("pois-ro-q0.99-s2-a3", P(G(2), F(99, 100), RO), F(3),
-         lambda: S.poisson_replace_one_default_reference(3, F(99, 100), 2),
-         lambda: _pg_lower(F(99, 100), 2, 3)),
+    Case(
+        "pois-ro-q0.1-s0.5-a2",
+        P(G(F(1, 2)), F(1, 10), RO),
+        F(2),
+        lambda: S.poisson_replace_one_default_reference(2, F(1, 10), F(1, 2)),
+        lambda: _pg_lower(F(1, 10), F(1, 2), 2),
+        "weak-triangle",
+    ),
+    Case(
+        "pois-ro-q1e-5-s0.4-a2",
+        P(G(F(2, 5)), F(1, 10**5), RO),
+        F(2),
+        lambda: S.poisson_replace_one_default_reference(2, F(1, 10**5), F(2, 5)),
+        lambda: _pg_lower(F(1, 10**5), F(2, 5), 2),
+        "weak-triangle",
+    ),
+    Case(
+        "pois-ro-q0.5-s1-a1.5",
+        P(G(1), F(1, 2), RO),
+        F(3, 2),
+        lambda: S.poisson_replace_one_default_reference(F(3, 2), F(1, 2), 1),
+        lambda: _pg_lower(F(1, 2), 1, F(3, 2)),
+        "weak-triangle",
+    ),
+    Case(
+        "pois-ro-q0.0024-s6-a4",
+        P(G(6), F(3, 1250), RO),
+        F(4),
+        lambda: S.poisson_replace_one_default_reference(4, F(3, 1250), 6),
+        lambda: _pg_lower(F(3, 1250), 6, 4),
+        "poisson-gaussian-replace-one",
+    ),
+    Case(
+        "pois-ro-q1e-8-s0.3-a1.01",
+        P(G(F(3, 10)), F(1, 10**8), RO),
+        F(101, 100),
+        lambda: S.poisson_replace_one_default_reference(F(101, 100), F(1, 10**8), F(3, 10)),
+        lambda: _pg_lower(F(1, 10**8), F(3, 10), F(101, 100)),
+        slow=True,
+    ),
+    Case(
+        "pois-ro-q0.99-s2-a3",
+        P(G(2), F(99, 100), RO),
+        F(3),
+        lambda: S.poisson_replace_one_default_reference(3, F(99, 100), 2),
+        lambda: _pg_lower(F(99, 100), 2, 3),
+    ),
     # FSwoR, add/remove: Thm 3.1 (6) exactly
-    Case("fswor-ar-s1-120-50000-a1.687", FS(G(1), 120, 50000), F(1687, 1000),
-         lambda: S.fswor_add_remove_exact_reference(F(1687, 1000), F(120, 50000), 1),
-         lambda: _pg_lower(F(120, 50000), 1, F(1687, 1000)), "fswor-add-remove-exact"),
-    Case("fswor-ar-s20-999-1000-a1.01", FS(G(20), 999, 1000), F(101, 100),
-         lambda: S.fswor_add_remove_exact_reference(F(101, 100), F(999, 1000), 20),
-         lambda: _pg_lower(F(999, 1000), 20, F(101, 100)), "fswor-add-remove-exact"),
-    Case("fswor-ar-s6-120-50000-a64", FS(G(6), 120, 50000), F(64),
-         lambda: S.fswor_add_remove_exact_reference(64, F(120, 50000), 6), lambda: _pg_lower(F(120, 50000), 6, 64)),
-    Case("fswor-ar-s0.3-q1e-8-a2", FS(G(F(3, 10)), 1, 10**8), F(2),
-         lambda: S.fswor_add_remove_exact_reference(2, F(1, 10**8), F(3, 10)),
-         lambda: _pg_lower(F(1, 10**8), F(3, 10), 2)),
-    Case("fswor-ar-s100-99-100-a1e5", FS(G(100), 99, 100), F(10**5),
-         lambda: S.fswor_add_remove_exact_reference(10**5, F(99, 100), 100), slow=True),
+    Case(
+        "fswor-ar-s1-120-50000-a1.687",
+        FS(G(1), 120, 50000),
+        F(1687, 1000),
+        lambda: S.fswor_add_remove_exact_reference(F(1687, 1000), F(120, 50000), 1),
+        lambda: _pg_lower(F(120, 50000), 1, F(1687, 1000)),
+        "fswor-add-remove-exact",
+    ),
+    Case(
+        "fswor-ar-s20-999-1000-a1.01",
+        FS(G(20), 999, 1000),
+        F(101, 100),
+        lambda: S.fswor_add_remove_exact_reference(F(101, 100), F(999, 1000), 20),
+        lambda: _pg_lower(F(999, 1000), 20, F(101, 100)),
+        "fswor-add-remove-exact",
+    ),
+    Case(
+        "fswor-ar-s6-120-50000-a64",
+        FS(G(6), 120, 50000),
+        F(64),
+        lambda: S.fswor_add_remove_exact_reference(64, F(120, 50000), 6),
+        lambda: _pg_lower(F(120, 50000), 6, 64),
+    ),
+    Case(
+        "fswor-ar-s0.3-q1e-8-a2",
+        FS(G(F(3, 10)), 1, 10**8),
+        F(2),
+        lambda: S.fswor_add_remove_exact_reference(2, F(1, 10**8), F(3, 10)),
+        lambda: _pg_lower(F(1, 10**8), F(3, 10), 2),
+    ),
+    Case(
+        "fswor-ar-s100-99-100-a1e5",
+        FS(G(100), 99, 100),
+        F(10**5),
+        lambda: S.fswor_add_remove_exact_reference(10**5, F(99, 100), 100),
+        slow=True,
+    ),
     # FSwoR, replace-one: min(Thm 3.4 over m, Wang et al. Thm 9); lower bound Wang et al. (133)
-    Case("fswor-ro-s6-120-50000-a16", FS(G(6), 120, 50000, adjacency=RO), F(16),
-         lambda: _fswor_ro_smallest(6, 120, 50000, 16), lambda: wang_lower_mp(16, 6, F(120, 50000)), "fswor-replace-one"),
-    Case("fswor-ro-s2-10-1000-a2.5", FS(G(2), 10, 1000, adjacency=RO), F(5, 2),
-         lambda: _fswor_ro_smallest(2, 10, 1000, F(5, 2)), lambda: _pg_lower(F(10, 1000), 2, F(5, 2))),
-    Case("fswor-ro-s0.3-1-1000-a2", FS(G(F(3, 10)), 1, 1000, adjacency=RO), F(2),
-         lambda: _fswor_ro_smallest(F(3, 10), 1, 1000, 2), lambda: wang_lower_mp(2, F(3, 10), F(1, 1000))),
-    Case("fswor-ro-s6-120-50000-a200", FS(G(6), 120, 50000, adjacency=RO), F(200),
-         lambda: _fswor_ro_smallest(6, 120, 50000, 200), lambda: wang_lower_mp(200, 6, F(120, 50000)), "wang2019",
-         slow=True),
-    Case("fswor-ro-s50-1-1e6-a1.01", FS(G(50), 1, 10**6, adjacency=RO), F(101, 100),
-         lambda: _fswor_ro_smallest(50, 1, 10**6, F(101, 100)), lambda: _pg_lower(F(1, 10**6), 50, F(101, 100))),
+    Case(
+        "fswor-ro-s6-120-50000-a16",
+        FS(G(6), 120, 50000, adjacency=RO),
+        F(16),
+        lambda: _fswor_ro_smallest(6, 120, 50000, 16),
+        lambda: wang_lower_mp(16, 6, F(120, 50000)),
+        "fswor-replace-one",
+    ),
+    Case(
+        "fswor-ro-s2-10-1000-a2.5",
+        FS(G(2), 10, 1000, adjacency=RO),
+        F(5, 2),
+        lambda: _fswor_ro_smallest(2, 10, 1000, F(5, 2)),
+        lambda: _pg_lower(F(10, 1000), 2, F(5, 2)),
+    ),
+    Case(
+        "fswor-ro-s0.3-1-1000-a2",
+        FS(G(F(3, 10)), 1, 1000, adjacency=RO),
+        F(2),
+        lambda: _fswor_ro_smallest(F(3, 10), 1, 1000, 2),
+        lambda: wang_lower_mp(2, F(3, 10), F(1, 1000)),
+    ),
+    Case(
+        "fswor-ro-s6-120-50000-a200",
+        FS(G(6), 120, 50000, adjacency=RO),
+        F(200),
+        lambda: _fswor_ro_smallest(6, 120, 50000, 200),
+        lambda: wang_lower_mp(200, 6, F(120, 50000)),
+        "wang2019",
+        slow=True,
+    ),
+    Case(
+        "fswor-ro-s50-1-1e6-a1.01",
+        FS(G(50), 1, 10**6, adjacency=RO),
+        F(101, 100),
+        lambda: _fswor_ro_smallest(50, 1, 10**6, F(101, 100)),
+        lambda: _pg_lower(F(1, 10**6), 50, F(101, 100)),
+    ),
     # FSwR, add/remove: Thm 3.6; lower bound Thm 3.7
-    Case("fswr-s6-120-50000-a2", FS(G(6), 120, 50000, replacement=True), F(2),
-         lambda: fswr_upper_mp(F(2), F(6), 120, 50000, 40), lambda: _pg_lower(F(120, 50000), 6, 2)),
-    Case("fswr-s6-120-50000-a1.5", FS(G(6), 120, 50000, replacement=True), F(3, 2),
-         lambda: fswr_upper_mp(F(3, 2), F(6), 120, 50000, 40), lambda: _pg_lower(F(120, 50000), 6, F(3, 2)), slow=True),
-    Case("fswr-s2-3-1000-a3", FS(G(2), 3, 1000, replacement=True), F(3),
-         lambda: fswr_upper_mp(F(3), F(2), 3, 1000, 40), lambda: fswr_lower_exact_mp(3, F(2), 3, 1000)),
+    Case(
+        "fswr-s6-120-50000-a2",
+        FS(G(6), 120, 50000, replacement=True),
+        F(2),
+        lambda: fswr_upper_mp(F(2), F(6), 120, 50000, 40),
+        lambda: _pg_lower(F(120, 50000), 6, 2),
+    ),
+    Case(
+        "fswr-s6-120-50000-a1.5",
+        FS(G(6), 120, 50000, replacement=True),
+        F(3, 2),
+        lambda: fswr_upper_mp(F(3, 2), F(6), 120, 50000, 40),
+        lambda: _pg_lower(F(120, 50000), 6, F(3, 2)),
+        slow=True,
+    ),
+    Case(
+        "fswr-s2-3-1000-a3",
+        FS(G(2), 3, 1000, replacement=True),
+        F(3),
+        lambda: fswr_upper_mp(F(3), F(2), 3, 1000, 40),
+        lambda: fswr_lower_exact_mp(3, F(2), 3, 1000),
+    ),
     # Poisson-subsampled Laplace / randomized response: min(Zhu-Wang Thm 8 + Lemma 4 cap, second-moment bound)
-    Case("lap-b1-q0.1-a1.5", P(LaplaceEvent(1), F(1, 10)), F(3, 2),
-         lambda: _pure_dp_smallest(LaplaceEvent(1), F(1, 10), F(3, 2)), lambda: _laplace_pair(1, F(1, 10), F(3, 2)),
-         "small-order-chi2"),
-    Case("lap-b10-q1e-3-a1.01", P(LaplaceEvent(10), F(1, 1000)), F(101, 100),
-         lambda: _pure_dp_smallest(LaplaceEvent(10), F(1, 1000), F(101, 100)),
-         lambda: _laplace_pair(10, F(1, 1000), F(101, 100)), "small-order-chi2"),
-    Case("lap-b2-q1e-3-a10", P(LaplaceEvent(2), F(1, 1000)), F(10),
-         lambda: _pure_dp_smallest(LaplaceEvent(2), F(1, 1000), 10), lambda: _zw_thm6("laplace", 2, F(1, 1000), 10),
-         "zhu-wang-tight"),
-    Case("rr-p0.6-q1e-3-a1.01", P(RandomizedResponseEvent(F(3, 5)), F(1, 1000)), F(101, 100),
-         lambda: _pure_dp_smallest(RandomizedResponseEvent(F(3, 5)), F(1, 1000), F(101, 100)),
-         lambda: _rr_pair(F(3, 5), F(1, 1000), F(101, 100))),
-    Case("rr-p0.9-q0.5-a1.5", P(RandomizedResponseEvent(F(9, 10)), F(1, 2)), F(3, 2),
-         lambda: _pure_dp_smallest(RandomizedResponseEvent(F(9, 10)), F(1, 2), F(3, 2)),
-         lambda: _rr_pair(F(9, 10), F(1, 2), F(3, 2))),
-    Case("rr-p0.75-q0.99-a100", P(RandomizedResponseEvent(F(3, 4)), F(99, 100)), F(100),
-         lambda: _pure_dp_smallest(RandomizedResponseEvent(F(3, 4)), F(99, 100), 100),
-         lambda: _rr_pair(F(3, 4), F(99, 100), 100)),
-    Case("rr-p0.6-q1e-8-a2", P(RandomizedResponseEvent(F(3, 5)), F(1, 10**8)), F(2),
-         lambda: _pure_dp_smallest(RandomizedResponseEvent(F(3, 5)), F(1, 10**8), 2),
-         lambda: _rr_pair(F(3, 5), F(1, 10**8), 2)),
+    Case(
+        "lap-b1-q0.1-a1.5",
+        P(LaplaceEvent(1), F(1, 10)),
+        F(3, 2),
+        lambda: _pure_dp_smallest(LaplaceEvent(1), F(1, 10), F(3, 2)),
+        lambda: _laplace_pair(1, F(1, 10), F(3, 2)),
+        "small-order-chi2",
+    ),
+    Case(
+        "lap-b10-q1e-3-a1.01",
+        P(LaplaceEvent(10), F(1, 1000)),
+        F(101, 100),
+        lambda: _pure_dp_smallest(LaplaceEvent(10), F(1, 1000), F(101, 100)),
+        lambda: _laplace_pair(10, F(1, 1000), F(101, 100)),
+        "small-order-chi2",
+    ),
+    Case(
+        "lap-b2-q1e-3-a10",
+        P(LaplaceEvent(2), F(1, 1000)),
+        F(10),
+        lambda: _pure_dp_smallest(LaplaceEvent(2), F(1, 1000), 10),
+        lambda: _zw_thm6("laplace", 2, F(1, 1000), 10),
+        "zhu-wang-tight",
+    ),
+    Case(
+        "rr-p0.6-q1e-3-a1.01",
+        P(RandomizedResponseEvent(F(3, 5)), F(1, 1000)),
+        F(101, 100),
+        lambda: _pure_dp_smallest(RandomizedResponseEvent(F(3, 5)), F(1, 1000), F(101, 100)),
+        lambda: _rr_pair(F(3, 5), F(1, 1000), F(101, 100)),
+    ),
+    Case(
+        "rr-p0.9-q0.5-a1.5",
+        P(RandomizedResponseEvent(F(9, 10)), F(1, 2)),
+        F(3, 2),
+        lambda: _pure_dp_smallest(RandomizedResponseEvent(F(9, 10)), F(1, 2), F(3, 2)),
+        lambda: _rr_pair(F(9, 10), F(1, 2), F(3, 2)),
+    ),
+    Case(
+        "rr-p0.75-q0.99-a100",
+        P(RandomizedResponseEvent(F(3, 4)), F(99, 100)),
+        F(100),
+        lambda: _pure_dp_smallest(RandomizedResponseEvent(F(3, 4)), F(99, 100), 100),
+        lambda: _rr_pair(F(3, 4), F(99, 100), 100),
+    ),
+    Case(
+        "rr-p0.6-q1e-8-a2",
+        P(RandomizedResponseEvent(F(3, 5)), F(1, 10**8)),
+        F(2),
+        lambda: _pure_dp_smallest(RandomizedResponseEvent(F(3, 5)), F(1, 10**8), 2),
+        lambda: _rr_pair(F(3, 5), F(1, 10**8), 2),
+    ),
     # no sampling: the Gaussian mechanism
-    Case("gauss-s0.3-a1e5", G(F(3, 10)), F(10**5), lambda: gaussian_rdp_mp(F(10**5), F(3, 10), 30),
-         lambda: gaussian_rdp_mp(F(10**5), F(3, 10), 30)),
-    Case("gauss-s100-a1.01", G(100), F(101, 100), lambda: gaussian_rdp_mp(F(101, 100), F(100), 30),
-         lambda: gaussian_rdp_mp(F(101, 100), F(100), 30)),
+    Case(
+        "gauss-s0.3-a1e5",
+        G(F(3, 10)),
+        F(10**5),
+        lambda: gaussian_rdp_mp(F(10**5), F(3, 10), 30),
+        lambda: gaussian_rdp_mp(F(10**5), F(3, 10), 30),
+    ),
+    Case(
+        "gauss-s100-a1.01",
+        G(100),
+        F(101, 100),
+        lambda: gaussian_rdp_mp(F(101, 100), F(100), 30),
+        lambda: gaussian_rdp_mp(F(101, 100), F(100), 30),
+    ),
 ]
 
 
@@ -208,8 +370,10 @@ def _params():
 
 def test_at_least_thirty_configurations():
     assert len(CASES) >= 30
-    kinds = {(type(c.event).__name__, getattr(c.event, "replacement", None), str(getattr(c.event, "adjacency", "")))
-             for c in CASES}
+    kinds = {
+        (type(c.event).__name__, getattr(c.event, "replacement", None), str(getattr(c.event, "adjacency", "")))
+        for c in CASES
+    }
     assert len(kinds) >= 6
 
 
@@ -223,7 +387,7 @@ def cached_moments(monkeypatch):
 
     orig = rf.ref_moment_m
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def cached(k, sigma, prec):
         with mpmath.workprec(prec):
             return orig(k, sigma)
@@ -237,7 +401,7 @@ def test_default_is_the_smallest_valid_bound(case, cached_moments):
     with workprec(128):
         ball = curve.certified(case.alpha)
         won = bound_name(curve, case.alpha)
-    lo, hi = endpoints(ball)
+    _lo, hi = endpoints(ball)
     smallest = mp_fraction(case.smallest())
     assert hi <= smallest * (1 + TOL), (case.id, float(hi), float(smallest), won)
     if case.lower is not None:
@@ -251,23 +415,46 @@ def test_default_is_the_smallest_valid_bound(case, cached_moments):
 
 EPS_CASES = [
     # (id, event, T, delta, reference one-step RDP at an order, expected epsilon (if known), slow)
-    ("fswor-ar-issue", FS(G(1), 120, 50000), 104167, F(1, 10**5),
-     lambda a: S.fswor_add_remove_exact_reference(a, F(120, 50000), 1), "38.52", False),
-    ("fswor-ro-fig3", FS(G(6), 120, 50000, adjacency=RO), 104167, F(1, 10**5),
-     lambda a: _fswor_ro_smallest(6, 120, 50000, a), None, True),
-    ("pois-ar-T1e6", P(G(2), F(1, 10**4)), 10**6, F(1, 10**8),
-     lambda a: poisson_gaussian_rdp_mp(F(a), F(1, 10**4), F(2), 30), None, False),
+    (
+        "fswor-ar-issue",
+        FS(G(1), 120, 50000),
+        104167,
+        F(1, 10**5),
+        lambda a: S.fswor_add_remove_exact_reference(a, F(120, 50000), 1),
+        "38.52",
+        False,
+    ),
+    (
+        "fswor-ro-fig3",
+        FS(G(6), 120, 50000, adjacency=RO),
+        104167,
+        F(1, 10**5),
+        lambda a: _fswor_ro_smallest(6, 120, 50000, a),
+        None,
+        True,
+    ),
+    (
+        "pois-ar-T1e6",
+        P(G(2), F(1, 10**4)),
+        10**6,
+        F(1, 10**8),
+        lambda a: poisson_gaussian_rdp_mp(F(a), F(1, 10**4), F(2), 30),
+        None,
+        False,
+    ),
 ]
 
 
-@pytest.mark.parametrize("cid,event,T,delta,ref,expected,slow", [
-    pytest.param(*c, id=c[0], marks=[pytest.mark.slow] if c[-1] else []) for c in EPS_CASES])
+@pytest.mark.parametrize(
+    "cid,event,T,delta,ref,expected,slow",
+    [pytest.param(*c, id=c[0], marks=[pytest.mark.slow] if c[-1] else []) for c in EPS_CASES],
+)
 def test_epsilon_at_chosen_order(cid, event, T, delta, ref, expected, slow, cached_moments):
     res = RdpAccountant().compose(event, T).get_epsilon_and_order(delta)
     alpha = F(res.order) if not isinstance(res.order, F) else res.order
-    lo, hi = endpoints(res.rdp.ball)
+    _lo, hi = endpoints(res.rdp.ball)
     smallest = mp_fraction(ref(alpha)) * T
     assert hi <= smallest * (1 + TOL), (cid, float(hi), float(smallest))
     if expected is not None:
-        e_lo, e_hi = endpoints(res.epsilon.ball)
+        _e_lo, e_hi = endpoints(res.epsilon.ball)
         assert abs(float(e_hi) / float(expected) - 1) < 1e-3, (cid, float(e_hi))

@@ -10,7 +10,11 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from _mpcheck import ball_contains as _contains
+from _mpcheck import below_upper as _le
 from flint import arb
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rigorous_rdp import GaussianEvent, LaplaceEvent, RdpAccountant, UnsupportedEventError
 from rigorous_rdp.arith import workprec
@@ -33,13 +37,18 @@ from rigorous_rdp.subsampling.wang2019 import (
 Q = Fraction(120, 50000)
 
 
-from _mpcheck import ball_contains as _contains, below_upper as _le  # noqa: E402
-
-
-@pytest.mark.parametrize("alpha,sigma,q", [
-    (2, 6, Q), (5, 6, Q), (Fraction(5, 2), 6, Q), (Fraction(3, 2), 6, Q), (64, 6, Q),
-    (7, "0.5", Fraction(1, 100)), (Fraction(33, 4), 2, Fraction(1, 10**9)),
-])
+@pytest.mark.parametrize(
+    "alpha,sigma,q",
+    [
+        (2, 6, Q),
+        (5, 6, Q),
+        (Fraction(5, 2), 6, Q),
+        (Fraction(3, 2), 6, Q),
+        (64, 6, Q),
+        (7, "0.5", Fraction(1, 100)),
+        (Fraction(33, 4), 2, Fraction(1, 10**9)),
+    ],
+)
 def test_upper_matches_mpmath(alpha, sigma, q):
     with workprec(128):
         thm = wang2019_gaussian_upper(alpha, sigma, q)
@@ -114,7 +123,7 @@ def test_upper_against_random_minibatch_configurations(alpha):
         up = wang2019_gaussian_upper(alpha, sigma, q)
     for _ in range(3):
         x = [Fraction(int(v), 8) for v in rng.integers(-8, 9, size=5)]
-        y = x[:-1] + [Fraction(int(rng.integers(-8, 9)), 8)]
+        y = [*x[:-1], Fraction(int(rng.integers(-8, 9)), 8)]
         assert _le(_fswor_divergence(x, y, b, sigma, alpha), up)
         assert _le(_fswor_divergence(y, x, b, sigma, alpha), up)
 
@@ -128,14 +137,19 @@ def test_general_form_with_pure_dp_base():
     with workprec(128):
         val = wang2019_upper(alpha, base, q)
     with mpmath.workdps(40):
-        eps = lambda j: (mpmath.log(mpmath.mpf(j) / (2 * j - 1) * mpmath.exp((j - 1) / mpmath.mpf(2))
-                                    + mpmath.mpf(j - 1) / (2 * j - 1) * mpmath.exp(-j / mpmath.mpf(2))) / (j - 1))
+
+        def eps(j):
+            return mpmath.log(
+                mpmath.mpf(j) / (2 * j - 1) * mpmath.exp((j - 1) / mpmath.mpf(2))
+                + mpmath.mpf(j - 1) / (2 * j - 1) * mpmath.exp(-j / mpmath.mpf(2))
+            ) / (j - 1)
+
         einf = mpmath.mpf(1) / 2
         qq = mpmath.mpf(1) / 50
         c2 = min(4 * mpmath.expm1(eps(2)), mpmath.exp(eps(2)) * min(2, mpmath.expm1(einf) ** 2))
-        tot = 1 + qq ** 2 * mpmath.binomial(alpha, 2) * c2
+        tot = 1 + qq**2 * mpmath.binomial(alpha, 2) * c2
         for j in range(3, alpha + 1):
-            tot += qq ** j * mpmath.binomial(alpha, j) * mpmath.exp((j - 1) * eps(j)) * min(2, mpmath.expm1(einf) ** j)
+            tot += qq**j * mpmath.binomial(alpha, j) * mpmath.exp((j - 1) * eps(j)) * min(2, mpmath.expm1(einf) ** j)
         ref = mpmath.log(tot) / (alpha - 1)
     assert _contains(val, ref)
 
@@ -160,39 +174,45 @@ def test_curve_event_accountant_and_reference():
 
 def test_extremes_are_finite():
     with workprec(64):
-        for alpha, sigma, q in [(10000, "0.3", Fraction(1, 10**9)), (10000, 1000, Fraction(1, 10**9)),
-                                (Fraction(19999, 2), "0.3", Fraction(1, 2))]:
+        for alpha, sigma, q in [
+            (10000, "0.3", Fraction(1, 10**9)),
+            (10000, 1000, Fraction(1, 10**9)),
+            (Fraction(19999, 2), "0.3", Fraction(1, 2)),
+        ]:
             v = wang2019_gaussian_upper(alpha, sigma, q)
             assert v.is_finite() and v > 0
         lo = wang2019_gaussian_lower(3000, "0.3", Fraction(1, 10**9))
         assert lo.is_finite() and lo > 0
 
 
-@pytest.mark.parametrize("call,start", [
-    (lambda: wang2019_gaussian_upper(1, 6, Q), "alpha"),
-    (lambda: wang2019_gaussian_upper(2, 0, Q), "sigma"),
-    (lambda: wang2019_gaussian_upper(2, 6, Fraction(3, 2)), "q"),
-    (lambda: wang2019_gaussian_lower(Fraction(5, 2), 6, Q), "alpha"),
-    (lambda: wang2019_curve(GaussianCurve(Fraction(3)), 60, 50), "batch-size"),
-    (lambda: wang2019_curve(GaussianCurve(Fraction(3)), 0, 50), "batch-size"),
-    (lambda: Wang2019SampledEvent(GaussianEvent(6), 10, "x"), "dataset_size"),
-    (lambda: wang2019_curve("gauss", 1, 50), "base_curve"),
-])
+@pytest.mark.parametrize(
+    "call,start",
+    [
+        (lambda: wang2019_gaussian_upper(1, 6, Q), "alpha"),
+        (lambda: wang2019_gaussian_upper(2, 0, Q), "sigma"),
+        (lambda: wang2019_gaussian_upper(2, 6, Fraction(3, 2)), "q"),
+        (lambda: wang2019_gaussian_lower(Fraction(5, 2), 6, Q), "alpha"),
+        (lambda: wang2019_curve(GaussianCurve(Fraction(3)), 60, 50), "batch-size"),
+        (lambda: wang2019_curve(GaussianCurve(Fraction(3)), 0, 50), "batch-size"),
+        (lambda: Wang2019SampledEvent(GaussianEvent(6), 10, "x"), "dataset_size"),
+        (lambda: wang2019_curve("gauss", 1, 50), "base_curve"),
+    ],
+)
 def test_bad_input(call, start):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value).startswith(start)
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-
 @settings(max_examples=25, deadline=None)
-@given(log_sigma=st.floats(min_value=-1.2, max_value=3.0), log_q=st.floats(min_value=-9.0, max_value=-0.05),
-       alpha=st.integers(min_value=2, max_value=300))
+@given(
+    log_sigma=st.floats(min_value=-1.2, max_value=3.0),
+    log_q=st.floats(min_value=-9.0, max_value=-0.05),
+    alpha=st.integers(min_value=2, max_value=300),
+)
 def test_property_upper_above_lower(log_sigma, log_q, alpha):
-    sigma = Fraction(10 ** log_sigma).limit_denominator(10**6)
-    q = Fraction(10 ** log_q).limit_denominator(10**12)
+    sigma = Fraction(10**log_sigma).limit_denominator(10**6)
+    q = Fraction(10**log_q).limit_denominator(10**12)
     with workprec(96):
         up = wang2019_gaussian_upper(alpha, sigma, q)
         lo = wang2019_gaussian_lower(alpha, sigma, q)
