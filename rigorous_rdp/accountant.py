@@ -128,7 +128,7 @@ class ConversionResult:
             self.quantity: self.value.to_json(),
             "alpha": _order_json(self.order),
             "conversion": self.conversion,
-            self.target_name: _frac_json(self.target),
+            self.target_name: frac_json(self.target),
         }
         if self.rdp is not None:
             out["rdp"] = self.rdp.to_json()
@@ -182,7 +182,7 @@ def _order_json(order: Fraction | None) -> int | float | str:
     return str(order)
 
 
-def _frac_json(x: Fraction) -> float | str:
+def frac_json(x: Fraction) -> float | str:
     """JSON echo of an exact input: a float if exact, else "p/q"; for numbers beyond
     float range or with thousands of digits, a 17-digit decimal (display only)."""
     try:
@@ -193,9 +193,9 @@ def _frac_json(x: Fraction) -> float | str:
         return f
     if max(x.numerator.bit_length(), x.denominator.bit_length()) < 3000:
         return str(x)
-    from .arith import _round_decimal
+    from .arith import round_decimal
 
-    return "~" + _round_decimal(x, 17, up=True)
+    return "~" + round_decimal(x, 17, up=True)
 
 
 # ---------------------------------------------------------------------------

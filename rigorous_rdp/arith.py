@@ -263,7 +263,7 @@ def exact_endpoints(x: arb) -> tuple[Fraction, Fraction]:
     return m - r, m + r
 
 
-def _round_decimal(v: Fraction, sig: int, up: bool) -> str:
+def round_decimal(v: Fraction, sig: int, up: bool) -> str:
     if v == 0:
         return "0"
     neg = v < 0
@@ -358,7 +358,7 @@ def _decimal_endpoint(x: arb, sig: int, up: bool) -> str:
         end = _endpoint_arb(x, up)
         if _magnitude_bits(end) < _HUGE_BITS:
             lo, hi = exact_endpoints(x)
-            return _round_decimal(hi if up else lo, sig, up=up)
+            return round_decimal(hi if up else lo, sig, up=up)
     end = _endpoint_arb(x, up)
     if end == 0:
         return "0"

@@ -86,7 +86,7 @@ class SigmaCalibration:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "sigma": {"lower": _dec(self.sigma_lower), "upper": _dec(self.sigma)},
+            "sigma": {"lower": decimal_text(self.sigma_lower), "upper": decimal_text(self.sigma)},
             "epsilon_at_sigma": self.epsilon.to_json(),
             "epsilon_at_lower": None if self.epsilon_lower is None else self.epsilon_lower.to_json(),
             "sigma_digits": self.sigma_digits,
@@ -123,7 +123,7 @@ class StepsBudget:
         }
 
 
-def _dec(x: Fraction) -> str:
+def decimal_text(x: Fraction) -> str:
     """Exact decimal string of a rational whose denominator divides a power of ten."""
     if x == 0:
         return "0"
@@ -299,7 +299,7 @@ class _Evaluator:
         return 0, res
 
 
-def _check_common(target_epsilon: object, target_delta: object) -> tuple[Fraction, Fraction]:
+def check_calibration_inputs(target_epsilon: object, target_delta: object) -> tuple[Fraction, Fraction]:
     eps = parse_rational(target_epsilon, "epsilon")
     if eps <= 0:
         raise ValueError(f"epsilon must be > 0. Found {float(eps)!r}.")
@@ -340,7 +340,7 @@ def calibrate_sigma(
     Raises:
         ValueError: bad input, or the target is not met at sigma = 10**6.
     """
-    eps, delta = _check_common(target_epsilon, target_delta)
+    eps, delta = check_calibration_inputs(target_epsilon, target_delta)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be an integer >= 1. Found {steps!r}.")
     if isinstance(sigma_digits, bool) or not isinstance(sigma_digits, int) or not 1 <= sigma_digits <= 15:
@@ -365,7 +365,7 @@ def calibrate_sigma(
             return -1, None  # sigma <= 0 is no mechanism: never meets a finite target
         if n not in cache:
             s = n * h
-            cache[n] = ev.verdict(make_event(s), steps, _dec(s))
+            cache[n] = ev.verdict(make_event(s), steps, decimal_text(s))
         return cache[n]
 
     n0 = max(1, math.ceil(Fraction(guess) / h))
@@ -408,7 +408,7 @@ def max_steps(
     Raises:
         ValueError: bad input.
     """
-    eps, delta = _check_common(target_epsilon, target_delta)
+    eps, delta = check_calibration_inputs(target_epsilon, target_delta)
     ev = _Evaluator(eps, delta, orders, continuous, conversion, digits, progress)
     acc1 = ev.accountant()
     acc1.compose(event, 1)

@@ -139,7 +139,7 @@ def default_out_dir() -> Path:
     return Path.cwd() / "figures"
 
 
-def _run_one(module: str, fig_id: str, out_dir: str, fast: bool) -> FigureRun:
+def run_one(module: str, fig_id: str, out_dir: str, fast: bool) -> FigureRun:
     """Import ``module`` and run its ``main``; never raises (errors are returned)."""
     t0 = time.perf_counter()
     try:
@@ -195,7 +195,7 @@ def run_figures(
     if parallel:
         # workers are forked before the progress bar starts its monitor thread
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)))
-        futs = {pool.submit(_run_one, s.module, s.id, str(out), fast): s for s in scripts}
+        futs = {pool.submit(run_one, s.module, s.id, str(out), fast): s for s in scripts}
     bar = tqdm(
         total=len(scripts), desc="figures", unit="fig", file=sys.stderr, disable=not progress, dynamic_ncols=True
     )
@@ -213,7 +213,7 @@ def run_figures(
         if not parallel:
             for s in scripts:
                 bar.set_description(s.id)
-                done(_run_one(s.module, s.id, str(out), fast))
+                done(run_one(s.module, s.id, str(out), fast))
         else:
             for f in as_completed(futs):
                 s = futs[f]

@@ -9,7 +9,7 @@ import mpmath
 import pytest
 
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
-from rigorous_rdp.calibrate import _dec, calibrate_sigma, max_steps
+from rigorous_rdp.calibrate import calibrate_sigma, decimal_text, max_steps
 from rigorous_rdp.cli import main
 from rigorous_rdp.events import FixedSizeSampledEvent
 
@@ -90,9 +90,9 @@ def test_max_steps():
 
 
 def test_dec_exact():
-    assert _dec(Fraction(2279, 1000)) == "2.279"
-    assert _dec(Fraction(81, 20)) == "4.05"
-    assert _dec(Fraction(12000)) == "12000"
+    assert decimal_text(Fraction(2279, 1000)) == "2.279"
+    assert decimal_text(Fraction(81, 20)) == "4.05"
+    assert decimal_text(Fraction(12000)) == "12000"
 
 
 def test_cli_calibrate_json(capsys):
@@ -121,8 +121,8 @@ def test_cli_calibrate_json(capsys):
     api = calibrate_sigma(
         lambda s: PoissonSampledEvent(GaussianEvent(s), "0.01"), 1000, 1, "1e-5", sigma_digits=3, digits=8
     )
-    assert out["sigma"]["upper"] == _dec(api.sigma)
-    assert out["sigma"]["lower"] == _dec(api.sigma_lower)
+    assert out["sigma"]["upper"] == decimal_text(api.sigma)
+    assert out["sigma"]["lower"] == decimal_text(api.sigma_lower)
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,7 @@ REF_REL = Fraction(1, 10**40)
 # ---------------------------------------------------------------------------
 
 
-def _dec(x: float, sig: int) -> str:
+def decimal_text(x: float, sig: int) -> str:
     return f"{x:.{sig}g}"
 
 
@@ -65,12 +65,12 @@ def reference_points() -> list[tuple[str, str, str]]:
                 pts.append((a, q, s))
     rng = random.Random(SEED)
     while len(pts) < 625:
-        q = _dec(10 ** rng.uniform(-12, 0), 3)
-        s = _dec(10 ** rng.uniform(math.log10(0.05), 4), 3)
+        q = decimal_text(10 ** rng.uniform(-12, 0), 3)
+        s = decimal_text(10 ** rng.uniform(math.log10(0.05), 4), 3)
         if rng.random() < 0.5:
             a = str(min(100000, max(2, round(10 ** rng.uniform(0.3, 5)))))
         else:
-            a = _dec(1 + 10 ** rng.uniform(-4, 5), 5)
+            a = decimal_text(1 + 10 ** rng.uniform(-4, 5), 5)
             if Fraction(a).denominator == 1:
                 a = str(Fraction(a) + Fraction(1, 2))
             if Fraction(a) > 100000:

@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from ..arith import parse_rational
-from ..calibrate import DEFAULT_SIGMA_DIGITS, _check_common, calibrate_sigma, max_steps
+from ..calibrate import DEFAULT_SIGMA_DIGITS, calibrate_sigma, check_calibration_inputs, max_steps
 from ..conversion import CONVERSIONS
 from ..pld import cli_support as pld_cli
 from ._common import (
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(
             f"noise must be gaussian for calibrate (it calibrates the noise multiplier). Found {args.noise}."
         )
-    _check_common(args.epsilon, args.delta)
+    check_calibration_inputs(args.epsilon, args.delta)
     method = pld_cli.method_of(args)
     if method != "rdp" and args.max_steps:
         raise ValueError(f"max-steps supports --method rdp only. Found --method {method}.")

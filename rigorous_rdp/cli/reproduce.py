@@ -81,9 +81,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_figure(item: Any) -> Any:
-    from ..reproduce import _run_one
+    from ..reproduce import run_one
 
-    return _run_one(*item)
+    return run_one(*item)
 
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:

@@ -98,10 +98,10 @@ class Bracket(Certified):
         object.__setattr__(self, "up_exact", up)
 
     def to_json(self, sig: int = 17) -> dict:
-        from ..arith import _round_decimal
+        from ..arith import round_decimal
 
         def dec(x: Fraction, up: bool) -> str:
-            return "0" if x == 0 else _round_decimal(x, sig, up=up)
+            return "0" if x == 0 else round_decimal(x, sig, up=up)
 
         return {"lower": dec(self.lo_exact, False), "upper": dec(self.up_exact, True)}
 
@@ -123,10 +123,10 @@ def _bracket(lo: Fraction, up: Fraction) -> Certified:
     return Bracket(ball, bits, lo, up)
 
 
-def _dec(x: Fraction) -> str:
-    from ..accountant import _frac_json
+def decimal_text(x: Fraction) -> str:
+    from ..accountant import frac_json
 
-    v = _frac_json(x)
+    v = frac_json(x)
     return v if isinstance(v, str) else repr(v)
 
 
@@ -216,13 +216,13 @@ class PldEpsilonResult:
     def to_json(self) -> dict:
         return {
             "epsilon": self.epsilon.to_json(),
-            "delta": _dec(self.delta),
+            "delta": decimal_text(self.delta),
             "method": "pld",
             "pld": {
                 "grid_width": f"1/{self.grid}",
                 "scale_bits": self.scale_bits,
                 "rounding": "masses rounded outward to integer multiples of 2^-scale_bits; exact integer convolution",
-                "tail": _dec(self.tail),
+                "tail": decimal_text(self.tail),
                 "directions": {
                     k: {"epsilon": c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()
                 },
@@ -244,13 +244,13 @@ class PldDeltaResult:
     def to_json(self) -> dict:
         return {
             "delta": self.delta.to_json(),
-            "epsilon": _dec(self.epsilon),
+            "epsilon": decimal_text(self.epsilon),
             "method": "pld",
             "pld": {
                 "grid_width": f"1/{self.grid}",
                 "scale_bits": self.scale_bits,
                 "rounding": "masses rounded outward to integer multiples of 2^-scale_bits; exact integer convolution",
-                "tail": _dec(self.tail),
+                "tail": decimal_text(self.tail),
                 "directions": {
                     k: {"delta": c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()
                 },
@@ -258,7 +258,7 @@ class PldDeltaResult:
         }
 
 
-def _check_width(width: object) -> Fraction:
+def check_width(width: object) -> Fraction:
     w = parse_rational(width, "width")
     if not 0 < w <= 10:
         raise ValueError(f"width must be in (0, 10]. Found {float(w)!r}.")
@@ -296,7 +296,7 @@ class PldAccountant:
         max_grid: int = 20000,
         max_length: int = 1_000_000,
     ):
-        self.width = _check_width(width)
+        self.width = check_width(width)
         if grid is not None and (isinstance(grid, bool) or not isinstance(grid, int) or grid < 1):
             raise ValueError(f"grid must be an integer >= 1. Found {grid!r}.")
         self.grid = grid
@@ -473,7 +473,7 @@ class PldAccountant:
             # the tail budgets and the range screens are floats (choices only); below
             # this they underflow, so refuse rather than fail deep inside
             raise ValueError(f"delta must be in [1e-100, 1) for the pld method. Found {float(delta)!r}.")
-        w = self.width if width is None else _check_width(width)
+        w = self.width if width is None else check_width(width)
         if not self._active():
             z = _bracket(Fraction(0), Fraction(0))
             return PldEpsilonResult(z, delta, 1, 0, Fraction(0))
@@ -539,7 +539,7 @@ class PldAccountant:
         eps = parse_rational(target_epsilon, "epsilon")
         if eps < 0:
             raise ValueError(f"epsilon must be >= 0. Found {float(eps)!r}.")
-        w = self.width if width is None else _check_width(width)
+        w = self.width if width is None else check_width(width)
         if not self._active():
             return PldDeltaResult(_bracket(Fraction(0), Fraction(0)), eps, 1, 0, Fraction(0))
         n = self._initial_grid(w, 1e-5)
@@ -552,7 +552,7 @@ class PldAccountant:
             scale_bits, tail = 0, Fraction(0)
             for d in self._directions():
                 U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight())
-                lo = _delta_lower(L, n, eps) if L is not None else Fraction(0)
+                lo = delta_lower(L, n, eps) if L is not None else Fraction(0)
                 up = _delta_upper(U, n, eps)
                 dirs[d] = (_bracket(lo, up), n)
                 lo_all, up_all = max(lo_all, lo), max(up_all, up)
@@ -588,7 +588,7 @@ def _delta_upper(U: DiscretePld, n: int, eps: Fraction) -> Fraction:
     return min(Fraction(1), max(Fraction(0), arb_upper_fraction(delta_at(U, n, eps))))
 
 
-def _delta_lower(L: DiscretePld, n: int, eps: Fraction) -> Fraction:
+def delta_lower(L: DiscretePld, n: int, eps: Fraction) -> Fraction:
     """A rational lower bound on the true delta at ``eps`` (from the lower PLD)."""
     return max(Fraction(0), _arb_lower_frac(delta_at(L, n, eps)))
 
@@ -632,7 +632,7 @@ def _eps_lower(L: DiscretePld, n: int, delta: Fraction) -> Fraction:
         cand = Fraction(math.floor((guess - margin) * 1e9), 10**9)
         if cand <= 0:
             return Fraction(0)
-        if _delta_lower(L, n, cand) > delta:
+        if delta_lower(L, n, cand) > delta:
             return cand
         margin *= 4
     return Fraction(0)

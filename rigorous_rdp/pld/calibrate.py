@@ -24,7 +24,7 @@ from fractions import Fraction
 from ..arith import parse_rational
 from ..errors import PrecisionExhausted
 from ..events import DpEvent
-from .accountant import PldAccountant, PldEpsilonResult, _check_width
+from .accountant import PldAccountant, PldEpsilonResult, check_width
 
 __all__ = ["PldSigmaCalibration", "calibrate_sigma_pld"]
 
@@ -41,15 +41,15 @@ class PldSigmaCalibration:
 
     def to_json(self) -> dict:
         return {
-            "sigma": {"lower": _dec(self.sigma_lower), "upper": _dec(self.sigma_upper)},
+            "sigma": {"lower": decimal_text(self.sigma_lower), "upper": decimal_text(self.sigma_upper)},
             "method": "pld",
             "epsilon_at_sigma": self.at_upper.to_json(),
             "epsilon_at_lower": self.at_lower.to_json(),
         }
 
 
-def _dec(x: Fraction) -> str:
-    from ..calibrate import _dec as dec
+def decimal_text(x: Fraction) -> str:
+    from ..calibrate import decimal_text as dec
 
     return dec(x)
 
@@ -128,7 +128,7 @@ def calibrate_sigma_pld(
             hi = m
     step = _grid_step(hi, sigma_digits)
     s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
-    w = _check_width(width) if width is not None else E * step / Fraction(hi) / 3
+    w = check_width(width) if width is not None else E * step / Fraction(hi) / 3
     # 2. certified decisions
     at_hi: PldEpsilonResult | None = None
     for _ in range(4 * max_rounds):

@@ -142,11 +142,11 @@ def verify_pld(cert: dict[str, Any], event: DpEvent, steps: int, delta: Fraction
 
 def _recheck_lower(event: DpEvent, steps: int, delta: Fraction, n: int, eps_lo: Fraction) -> bool:
     """True if the dominated pairs on grid 1/n prove delta(eps_lo) > delta in some direction."""
-    from .accountant import _delta_lower
+    from .accountant import delta_lower
 
     acc = PldAccountant(grid=n).compose(event, steps)
     for direction in acc._directions():
         _, low, _, _ = acc._composed(direction, n, float(delta) * 1e-9)
-        if low is not None and _delta_lower(low, n, eps_lo) > delta:
+        if low is not None and delta_lower(low, n, eps_lo) > delta:
             return True
     return False

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..arith import parse_rational
 from ..events import DpEvent
-from .accountant import DEFAULT_WIDTH, PldAccountant, _check_width
+from .accountant import DEFAULT_WIDTH, PldAccountant, check_width
 
 __all__ = ["METHODS", "add_method_options", "choose_best", "method_of", "pld_delta", "pld_epsilon", "text_line"]
 
@@ -56,7 +56,7 @@ def method_of(args: argparse.Namespace) -> str:
     if width is not None:
         if method == "rdp":
             raise ValueError("width applies to --method pld|best, not --method rdp.")
-        _check_width(parse_rational(width, "width"))
+        check_width(parse_rational(width, "width"))
     if method == "pld":
         for opt in ("bound", "tau", "alpha"):
             if getattr(args, opt, None):

@@ -600,7 +600,7 @@ def _phi_cdf(x: arb) -> arb:
     return (-x / arb(2).sqrt()).erfc() / 2
 
 
-def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> tuple[list[Fraction | None], list[Fraction | None], Fraction]:
+def cell_plan(cfg: ProbeConfig, per_sigma: int) -> tuple[list[Fraction | None], list[Fraction | None], Fraction]:
     """Box [lo, hi] (per axis) and cell width h = sigma / per_sigma (exact rationals)."""
     pa, qa = exact_atoms(cfg)
     means = [m for _, m in pa] + [m for _, m in qa]
@@ -621,7 +621,7 @@ def _cell_plan(cfg: ProbeConfig, per_sigma: int) -> tuple[list[Fraction | None],
 
 def cell_count(cfg: ProbeConfig, per_sigma: int) -> int:
     """Number of cubes used by :func:`lhs_lower_cells` at ``per_sigma``."""
-    lo, hi, h = _cell_plan(cfg, per_sigma)
+    lo, hi, h = cell_plan(cfg, per_sigma)
     # lo[k] and hi[k] are None together (an axis without cuts)
     return math.prod(math.ceil((b - a) / h) for a, b in zip(lo, hi, strict=False) if a is not None and b is not None)
 
@@ -639,7 +639,7 @@ def lhs_lower_cells(cfg: ProbeConfig, per_sigma: int = 8, prec: int = 96, max_wo
     Returns ``arb`` with lower end the certified bound (0 if nothing better is proven).
     """
     pa, qa = exact_atoms(cfg)
-    lo, hi, h = _cell_plan(cfg, per_sigma)
+    lo, hi, h = cell_plan(cfg, per_sigma)
     if cell_count(cfg, per_sigma) * (len(pa) + len(qa)) > max_work:
         raise ValueError(f"per_sigma = {per_sigma} needs more than {max_work} cell-atom evaluations.")
     with workprec(prec):

@@ -35,7 +35,7 @@ from typing import Any
 import mpmath
 
 from ..arith import decimal_lower, decimal_upper
-from .conjecture import ProbeConfig, _cell_plan, admissible, certify_config, certify_violation
+from .conjecture import ProbeConfig, admissible, cell_plan, certify_config, certify_violation
 
 __all__ = ["FORMAT", "make_holds_certificate", "make_violation_certificate", "verify_conjecture_certificate"]
 
@@ -59,7 +59,7 @@ def make_violation_certificate(cfg: ProbeConfig, *, max_per_sigma: int = 32) -> 
     v = certify_violation(cfg, max_per_sigma=max_per_sigma)
     if not v["proven"]:
         raise ValueError("the violation could not be proven for this configuration (ratio lower bound <= 1).")
-    lo, hi, h = _cell_plan(cfg, v["per_sigma"])
+    lo, hi, h = cell_plan(cfg, v["per_sigma"])
     cert = {
         "format": FORMAT,
         "format_version": VERSION,

@@ -134,7 +134,7 @@ def route1_delta(
     ``delta`` is ``None`` when no :math:`\epsilon'` satisfies :math:`\epsilon > T a(\tilde\epsilon)` and
     :math:`\epsilon'\sigma > 1/(2\sigma)`.
     """
-    from .blog.part1 import _a_ball, claim19, gaussian_delta_claim9
+    from .blog.part1 import a_ball, claim19, gaussian_delta_claim9
 
     inp = RouteInputs.parse(epsilon, r, k, sigma)
     T = inp.steps
@@ -165,7 +165,7 @@ def route1_delta(
 
     def f(prec: int) -> arb:
         et = sub.epsilon.ball
-        a = _a_ball(et)
+        a = a_ball(et)
         rest = to_arb(inp.epsilon) - T * a
         if not rest > 0:
             return arb.nan()

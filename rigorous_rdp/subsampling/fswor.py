@@ -726,9 +726,7 @@ class FsworReplaceOneAutoCurve(RdpCurve):
         if got is not None:
             return got
         best_m, best_v = 3, math.inf
-        with_prec = ctx.prec
-        ctx.prec = 53
-        try:
+        with workprec(53):  # a screen: the choice of m only costs tightness
             for m in range(3, self.m_max + 1):
                 try:
                     v = fswor_replace_one_rdp(alpha, self.q, self.sigma, m)
@@ -742,8 +740,6 @@ class FsworReplaceOneAutoCurve(RdpCurve):
                         break  # the gains shrink geometrically: the rest is below the tolerance
                 elif math.isfinite(best_v):
                     break  # stopped improving
-        finally:
-            ctx.prec = with_prec
         if len(self._best) > 4096:
             self._best.clear()
         self._best[(alpha, rtol)] = (best_m, best_v)

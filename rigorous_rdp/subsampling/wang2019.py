@@ -86,14 +86,10 @@ __all__ = [
 
 
 def _q_from_sizes(batch_size: object, dataset_size: object) -> Fraction:
-    from .fswr import _int
+    from ..validation import integer_at_least
 
-    b = _int(batch_size, "batch-size")
-    n = _int(dataset_size, "dataset-size")
-    if b < 1:
-        raise ValueError(f"batch-size must be an integer >= 1. Found {b}.")
-    if n < 1:
-        raise ValueError(f"dataset-size must be an integer >= 1. Found {n}.")
+    b = integer_at_least(batch_size, "batch-size", 1)
+    n = integer_at_least(dataset_size, "dataset-size", 1)
     if b > n:
         raise ValueError(f"batch-size must be <= dataset-size ({n}). Found {b}.")
     return Fraction(b, n)

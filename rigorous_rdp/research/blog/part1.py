@@ -221,7 +221,7 @@ def gaussian_delta_claim9(
     return _cert(f, digits, "(6.8)")
 
 
-def _log_inv(d: Fraction) -> arb:
+def log_inv(d: Fraction) -> arb:
     return -A(d).log()
 
 
@@ -231,7 +231,7 @@ def sigma_6_81(epsilon: object, delta: object, sensitivity: object = 1, digits: 
     Returns the threshold (any larger sigma gives :math:`(\epsilon,\delta)`-DP by (6.8)).
     """
     e, d, sf = _pos(epsilon, "epsilon"), _open_unit(delta, "delta"), _pos(sensitivity, "sensitivity")
-    return _cert(lambda: ((2 * _log_inv(d)).sqrt() / A(e) + 1 / (2 * A(e)).sqrt()) * A(sf), digits, "(6.81)")
+    return _cert(lambda: ((2 * log_inv(d)).sqrt() / A(e) + 1 / (2 * A(e)).sqrt()) * A(sf), digits, "(6.81)")
 
 
 def sigma_6_91(epsilon: object, delta: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS) -> Certified:
@@ -244,7 +244,7 @@ def sigma_6_91(epsilon: object, delta: object, sensitivity: object = 1, digits: 
     e, d, sf = _pos(epsilon, "epsilon"), _open_unit(delta, "delta"), _pos(sensitivity, "sensitivity")
 
     def f() -> arb:
-        L = 2 * _log_inv(d)
+        L = 2 * log_inv(d)
         return (L.sqrt() + (L + 2 * A(e)).sqrt()) / (2 * A(e)) * A(sf)
 
     return _cert(f, digits, "(6.91)")
@@ -262,7 +262,7 @@ def sigma_6_82(epsilon: object, delta: object, sensitivity: object = 1, digits: 
     e, d, sf = _pos(epsilon, "epsilon"), _open_unit(delta, "delta"), _pos(sensitivity, "sensitivity")
 
     def f() -> arb:
-        ell = _pos_part(2 * _log_inv(d) - (2 * arb.pi()).log())
+        ell = _pos_part(2 * log_inv(d) - (2 * arb.pi()).log())
         return (ell.sqrt().max(arb(1)) / A(e) + 1 / (2 * A(e)).sqrt()) * A(sf)
 
     return _cert(f, digits, "(6.82)")
@@ -271,7 +271,7 @@ def sigma_6_82(epsilon: object, delta: object, sensitivity: object = 1, digits: 
 def sigma_6_83(epsilon: object, delta: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS) -> Certified:
     r"""(6.83): :math:`\sigma > \epsilon^{-1}\sqrt{\log e^\epsilon\delta^{-2}}\, S_f = \epsilon^{-1}\sqrt{\epsilon + 2\log\delta^{-1}}\,S_f`."""
     e, d, sf = _pos(epsilon, "epsilon"), _open_unit(delta, "delta"), _pos(sensitivity, "sensitivity")
-    return _cert(lambda: (A(e) + 2 * _log_inv(d)).sqrt() / A(e) * A(sf), digits, "(6.83)")
+    return _cert(lambda: (A(e) + 2 * log_inv(d)).sqrt() / A(e) * A(sf), digits, "(6.83)")
 
 
 def sigma_6_84(epsilon: object, delta: object, sensitivity: object = 1, digits: float = DEFAULT_DIGITS) -> Certified:
@@ -279,7 +279,7 @@ def sigma_6_84(epsilon: object, delta: object, sensitivity: object = 1, digits: 
     e, d, sf = _pos(epsilon, "epsilon"), _open_unit(delta, "delta"), _pos(sensitivity, "sensitivity")
 
     def f() -> arb:
-        ell = _pos_part(A(e) + 2 * _log_inv(d) - (2 * arb.pi()).log())
+        ell = _pos_part(A(e) + 2 * log_inv(d) - (2 * arb.pi()).log())
         return (1 + A(e)).sqrt().max(ell.sqrt()) / A(e) * A(sf)
 
     return _cert(f, digits, "(6.84)")
@@ -300,7 +300,7 @@ def sigma_6_83_bounded(
     r"""(6.83) for :math:`\epsilon \le \alpha`: :math:`\sigma > \epsilon^{-1}\sqrt{\log e^\alpha\delta^{-2}}\,S_f`."""
     e, d, sf = _pos(epsilon, "epsilon"), _open_unit(delta, "delta"), _pos(sensitivity, "sensitivity")
     a = _bounded_alpha(e, alpha)
-    return _cert(lambda: (A(a) + 2 * _log_inv(d)).sqrt() / A(e) * A(sf), digits, "(6.83), bounded epsilon")
+    return _cert(lambda: (A(a) + 2 * log_inv(d)).sqrt() / A(e) * A(sf), digits, "(6.83), bounded epsilon")
 
 
 def sigma_6_84_bounded(
@@ -318,7 +318,7 @@ def sigma_6_84_bounded(
     a = _bounded_alpha(e, alpha)
 
     def f() -> arb:
-        ell = _pos_part(A(a) + 2 * _log_inv(d) - (2 * arb.pi()).log())
+        ell = _pos_part(A(a) + 2 * log_inv(d) - (2 * arb.pi()).log())
         return (1 + A(a)).sqrt().max(ell.sqrt()) / A(e) * A(sf)
 
     return _cert(f, digits, "(6.84), bounded epsilon")
@@ -342,7 +342,7 @@ def sigma_dwork_roth(
     d, sf = _open_unit(delta, "delta"), _pos(sensitivity, "sensitivity")
 
     def f() -> arb:
-        c2 = _pos_part(2 * (A(Fraction(5, 4)).log() + _log_inv(d)))
+        c2 = _pos_part(2 * (A(Fraction(5, 4)).log() + log_inv(d)))
         return c2.sqrt().max(A(Fraction(3, 2))) / A(e) * A(sf)
 
     return _cert(f, digits, "Dwork-Roth Thm. A.1")
@@ -409,7 +409,7 @@ def basic_composition_claim10(epsilons: Sequence[object], deltas: Sequence[objec
     return sum(es, Fraction(0)), sum(ds, Fraction(0))
 
 
-def _a_ball(e: arb) -> arb:
+def a_ball(e: arb) -> arb:
     # a(eps) = eps (e^eps - 1) for eps <= log 2, eps otherwise  ==  eps * min(e^eps - 1, 1)
     return e * e.expm1().min(arb(1))
 
@@ -426,7 +426,7 @@ def a_epsilon(epsilon: object, digits: float = DEFAULT_DIGITS) -> Certified:
     e = _nonneg(epsilon, "epsilon")
     if e == 0:
         return Certified(arb(0), 64)
-    return _cert(lambda: _a_ball(A(e)), digits, "a(epsilon) (6.98)")
+    return _cert(lambda: a_ball(A(e)), digits, "a(epsilon) (6.98)")
 
 
 def a_epsilon_upper(epsilon: object, digits: float = DEFAULT_DIGITS) -> Certified:
@@ -450,7 +450,7 @@ def claim14(epsilon: object, steps: object, beta: object, digits: float = DEFAUL
     r"""Claim 14 (advanced independent composition, delta = 0): k epsilon-DP mechanisms compose to
     :math:`(k a(\epsilon) + \sqrt{2k\log\beta^{-1}}\,\epsilon,\ \beta)`-DP (Hoeffding)."""
     e, k, b = _nonneg(epsilon, "epsilon"), _steps(steps), _beta(beta)
-    eps = _cert(lambda: k * _a_ball(A(e)) + _sqrt_term(k, b) * A(e), digits, "Claim 14")
+    eps = _cert(lambda: k * a_ball(A(e)) + _sqrt_term(k, b) * A(e), digits, "Claim 14")
     return DpGuarantee(eps, _exact(b), "Claim 14")
 
 
@@ -458,7 +458,7 @@ def claim16(epsilon: object, steps: object, beta: object, digits: float = DEFAUL
     r"""Claim 16 (advanced adaptive composition, delta = 0): k adaptive epsilon-DP mechanisms compose to
     :math:`(k a(\epsilon) + \sqrt{2k\log\beta^{-1}}\,(\epsilon + a(\epsilon)),\ \beta)`-DP (Azuma, (6.99))."""
     e, k, b = _nonneg(epsilon, "epsilon"), _steps(steps), _beta(beta)
-    eps = _cert(lambda: k * _a_ball(A(e)) + _sqrt_term(k, b) * (A(e) + _a_ball(A(e))), digits, "Claim 16")
+    eps = _cert(lambda: k * a_ball(A(e)) + _sqrt_term(k, b) * (A(e) + a_ball(A(e))), digits, "Claim 16")
     return DpGuarantee(eps, _exact(b), "Claim 16")
 
 
@@ -580,7 +580,7 @@ def dpsgd_guarantee(
 
     def f() -> arb:
         et = step()
-        at = _a_ball(et)
+        at = a_ball(et)
         return T * at + _sqrt_term(T, b) * (et + at)
 
     eps = _cert(f, digits, "DP-SGD, Claims 19 and 18")

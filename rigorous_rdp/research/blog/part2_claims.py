@@ -431,13 +431,13 @@ def example3_sigma(epsilon: object, delta: object, steps: object, digits: float 
     :math:`\sigma > \sqrt k\,(\epsilon^{-1}\sqrt{2\log\delta^{-1}} + (2\epsilon)^{-1/2})`
     then the k-fold composition is :math:`(\epsilon,\delta)`-DP ((6.81) with :math:`\sigma \to \sigma/\sqrt k`).
     Returns the threshold; it is :math:`\sqrt k` times :func:`rigorous_rdp.research.blog.part1.sigma_6_81`."""
-    from .part1 import _log_inv
+    from .part1 import log_inv
 
     e = _pos(epsilon, "epsilon")
     d = _unit(delta, "delta", open_low=True, open_high=True)
     k = _steps(steps)
     return _cert(
-        lambda: arb(k).sqrt() * ((2 * _log_inv(d)).sqrt() / A(e) + 1 / (2 * A(e)).sqrt()), digits, "Example 3 sigma"
+        lambda: arb(k).sqrt() * ((2 * log_inv(d)).sqrt() / A(e) + 1 / (2 * A(e)).sqrt()), digits, "Example 3 sigma"
     )
 
 
