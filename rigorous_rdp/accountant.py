@@ -43,7 +43,6 @@ import numpy.typing as npt
 from flint import arb
 
 # registration of the bounds with rdp_curve
-from . import mechanisms as _mechanisms  # noqa: F401 -- imported for its side effect (registers the bounds)
 from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb
 from .conversion import CONVERSIONS, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
 from .curves import RdpCurve, rdp_curve
