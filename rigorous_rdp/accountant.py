@@ -47,7 +47,7 @@ from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, 
 from .conversion import CONVERSIONS, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
 from .curves import RdpCurve, rdp_curve
 from .errors import PrecisionExhausted, UnsupportedEventError
-from .events import ComposedEvent, DpEvent, SelfComposedEvent
+from .events import DpEvent, leaf_counts
 from .floatmath import log_fraction
 
 __all__ = [
@@ -381,17 +381,10 @@ class RdpAccountant:
         return self
 
     def _flatten(self, event: DpEvent, count: int, out: dict[DpEvent, tuple[RdpCurve, int]]) -> None:
-        if isinstance(event, SelfComposedEvent):
-            self._flatten(event.event, count * event.count, out)
-        elif isinstance(event, ComposedEvent):
-            for e in event.events:
-                self._flatten(e, count, out)
-        elif isinstance(event, DpEvent):
-            curve = self._curves.get(event) or (out[event][0] if event in out else _curve_of(event))
-            prev = out.get(event, (curve, 0))[1]
-            out[event] = (curve, prev + count)
-        else:
-            raise ValueError(f"event must be a DpEvent. Found {event!r}.")
+        for leaf, c in leaf_counts(event, count):
+            curve = self._curves.get(leaf) or (out[leaf][0] if leaf in out else _curve_of(leaf))
+            prev = out.get(leaf, (curve, 0))[1]
+            out[leaf] = (curve, prev + c)
 
     @property
     def integer_orders_only(self) -> bool:

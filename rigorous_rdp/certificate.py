@@ -59,7 +59,7 @@ from .accountant import RdpAccountant
 from .arith import DEFAULT_DIGITS, parse_rational
 from .curves import rdp_curve
 from .errors import UnsupportedEventError
-from .events import EVENT_TAGS, ComposedEvent, DpEvent, SelfComposedEvent
+from .events import EVENT_TAGS, ComposedEvent, DpEvent, SelfComposedEvent, leaf_counts
 from .registry import NOISES, event_key, reference_pure_dp_of_curve
 
 _TAG_OF: dict[type, str] = {cls: tag for tag, cls in EVENT_TAGS.items()}
@@ -220,15 +220,7 @@ def describe_event(event: Any) -> dict[str, Any]:
     return out
 
 
-def _flatten(event: DpEvent, count: int = 1) -> list[tuple[DpEvent, int]]:
-    if isinstance(event, SelfComposedEvent):
-        return _flatten(event.event, count * event.count)
-    if isinstance(event, ComposedEvent):
-        out: list[tuple[DpEvent, int]] = []
-        for e in event.events:
-            out.extend(_flatten(e, count))
-        return out
-    return [(event, count)]
+_flatten = leaf_counts
 
 
 # ---------------------------------------------------------------------------

@@ -51,6 +51,7 @@ __all__ = [
     "SelfComposedEvent",
     "Wang2019SampledEvent",
     "ZhuWangSampledEvent",
+    "leaf_counts",
 ]
 
 
@@ -323,6 +324,24 @@ def _sizes(batch_size: object, dataset_size: object) -> tuple[int, int]:
     if b > n:
         raise ValueError(f"batch_size must be <= dataset_size ({n}). Found {b}.")
     return b, n
+
+
+def leaf_counts(event: DpEvent, count: int = 1) -> list[tuple[DpEvent, int]]:
+    """The one-step events of a (possibly composed) event with their numbers of applications,
+    in order (repeated leaves appear once per occurrence).
+
+    Raises:
+        ValueError: if a part is not a :class:`DpEvent`.
+    """
+    if isinstance(event, SelfComposedEvent):
+        return leaf_counts(event.event, count * event.count)
+    if isinstance(event, ComposedEvent):
+        out: list[tuple[DpEvent, int]] = []
+        for e in event.events:
+            out.extend(leaf_counts(e, count))
+        return out
+    _check_event(event)
+    return [(event, count)]
 
 
 #: the ``type`` tag of each event class in JSON (certificates); fields serialise generically

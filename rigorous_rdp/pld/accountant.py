@@ -48,14 +48,13 @@ from ..arith import Certified, parse_rational, workprec
 from ..errors import UnsupportedEventError
 from ..events import (
     Adjacency,
-    ComposedEvent,
     DpEvent,
     FixedSizeSampledEvent,
     GaussianEvent,
     LaplaceEvent,
     PoissonSampledEvent,
     RandomizedResponseEvent,
-    SelfComposedEvent,
+    leaf_counts,
 )
 from .compose import compose_all, delta_at, delta_screen
 from .discretize import DiscretePld, arb_upper_fraction, discretize
@@ -333,19 +332,12 @@ class PldAccountant:
         return self
 
     def _flatten(self, event: DpEvent, count: int, out: dict[DpEvent, tuple[_Pair, int]]) -> None:
-        if isinstance(event, SelfComposedEvent):
-            self._flatten(event.event, count * event.count, out)
-        elif isinstance(event, ComposedEvent):
-            for e in event.events:
-                self._flatten(e, count, out)
-        elif isinstance(event, DpEvent):
-            pair = _pairs(event)
-            if pair is None or count == 0:
-                return
-            prev = out.get(event, (pair, 0))[1]
-            out[event] = (pair, prev + count)
-        else:
-            raise ValueError(f"event must be a DpEvent. Found {event!r}.")
+        for leaf, c in leaf_counts(event, count):
+            pair = _pairs(leaf)
+            if pair is None or c == 0:
+                continue
+            prev = out.get(leaf, (pair, 0))[1]
+            out[leaf] = (pair, prev + c)
 
     def _tight(self) -> bool:
         """True if every composed pair is attained by the mechanism (lower ends valid)."""
