@@ -1,4 +1,4 @@
-"""Helpers shared by the figure scripts."""
+"""Helpers shared by the figure scripts: the seed files, the house style of the axes, saving."""
 
 from __future__ import annotations
 
@@ -18,6 +18,45 @@ SEEDS = {
     "zhuwang2019": "002_8442ad9e6f211c1c.txt",
     "birrell2024": "004_85a5147f28f95754.txt",
 }
+
+
+def fast_tag(fast: bool) -> str:
+    """The suffix that marks a title of the smaller ``--fast`` version of a figure."""
+    return " [--fast]" if fast else ""
+
+
+def decorate(
+    ax: plt.Axes,
+    *,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    title_size: float | None = None,
+    xlog: bool = False,
+    ylog: bool = False,
+    grid_alpha: float = 0.3,
+    grid_which: str = "both",
+    legend_size: float | None = 8,
+    legend_loc: str | None = None,
+) -> None:
+    """Label, scale, grid and legend of one panel, in the house style of the figures.
+
+    Call it after the curves are drawn (the legend collects their labels);
+    ``legend_size=None`` leaves the panel without a legend.
+    """
+    if xlog:
+        ax.set_xscale("log")
+    if ylog:
+        ax.set_yscale("log")
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title, **({} if title_size is None else {"fontsize": title_size}))
+    ax.grid(True, which=grid_which, alpha=grid_alpha)
+    if legend_size is not None:
+        ax.legend(fontsize=legend_size, **({} if legend_loc is None else {"loc": legend_loc}))
 
 
 def _clean(obj: Any) -> Any:

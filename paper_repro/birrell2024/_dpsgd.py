@@ -33,14 +33,31 @@ import tracemalloc
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["N_TRAIN", "SEEDS", "TrainConfig", "load_digits_split", "run_epsilons", "run_seeds", "train"]
+from paper_repro._common import fast_tag, save_figure
+
+__all__ = [
+    "N_TRAIN",
+    "SAMPLERS",
+    "SEEDS",
+    "TrainConfig",
+    "load_digits_split",
+    "run_epsilons",
+    "run_samplers",
+    "run_seeds",
+    "save_scaled_down",
+    "train",
+]
 
 #: The five sampling seeds of section 4.3 of the seed.
 SEEDS = (0, 1364, 2560, 3000, 4111)
+#: The two samplers that the training figures compare, in plotting order.
+SAMPLERS = ("fswor", "poisson")
 N_TRAIN = 1440
 _SPLIT_SEED = 20240101
 
@@ -242,6 +259,11 @@ def run_seeds(cfg: TrainConfig, seeds: Sequence[int]) -> dict[str, Any]:
     }
 
 
+def run_samplers(seeds: Sequence[int], **settings: Any) -> dict[str, dict[str, Any]]:
+    """:func:`run_seeds` for each of :data:`SAMPLERS`, with the same :class:`TrainConfig` ``settings``."""
+    return {s: run_seeds(TrainConfig(sampler=s, **settings), seeds) for s in SAMPLERS}
+
+
 #: Taylor order m of the fixed-size bounds (Thms. 3.3 / 3.4 via App. B / C).  The seed
 #: finds m = 3 (add/remove) and m = 4 (replace-one) enough at q = 0.0024; at our
 #: q = 1/12 the bound still improves up to m ~ 6 (8.04 -> 6.31 -> 6.05 -> 5.98 for
@@ -327,7 +349,7 @@ def plot_accuracy(
     short: bool = False,
 ) -> None:
     """Mean test accuracy vs epoch per sampler with a shaded band of +-``nsd`` standard deviations."""
-    for s in ("fswor", "poisson"):
+    for s in SAMPLERS:
         r = results[s]
         m, sd = np.asarray(r["mean"]), np.asarray(r["std"])
         ep = np.arange(len(m))
@@ -343,6 +365,15 @@ def plot_accuracy(
     ax.set_xlabel("epoch")
     ax.set_ylabel("test accuracy (%)")
     ax.grid(alpha=0.3)
+
+
+def save_scaled_down(
+    fig: plt.Figure, heading: str, data: dict[str, Any], out_dir: Path, fig_id: str, fast: bool, fontsize: float = 10
+) -> dict[str, Any]:
+    """Title, layout and files of a scaled-down figure; its JSON records ``scaled_down`` and ``fast``."""
+    fig.suptitle(heading + fast_tag(fast), fontsize=fontsize)
+    fig.tight_layout()
+    return save_figure(fig, {"scaled_down": True, "fast": fast, **data}, out_dir, fig_id)
 
 
 def _final_eps_label(epsilons: dict[str, Any], sampler: str) -> str:

@@ -1,7 +1,8 @@
-r"""Helpers for the privacy figures of Birrell et al. (Figs. 2, 3, 4a, 7).
+r"""Helpers for the privacy figures of Birrell et al. (Figs. 1, 2, 3, 4a, 7, 8, 9).
 
 All upper bounds are certified enclosures from :class:`rigorous_rdp.RdpAccountant`
-(we plot and store the upper end).  The Wang et al. (2019) *lower* bound
+(we plot and store the upper end).  The FSwR lower bound (17) of Thm. 3.7 is
+stored as the certified lower end (:func:`fswr_lower`).  The Wang et al. (2019) *lower* bound
 (Prop. 11 / eq. (133) of the seed) is a certified enclosure of a lower bound on the
 RDP; the "epsilon" derived from it (:func:`epsilon_from_lower_rdp`) is the
 smallest epsilon that the RDP route with the Balle et al. (2020, Thm. 21)
@@ -15,12 +16,15 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+import matplotlib.pyplot as plt
 from flint import arb, ctx
 
+from paper_repro._common import decorate, fast_tag
 from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant
-from rigorous_rdp.arith import Certified, refine
+from rigorous_rdp.arith import Certified, decimal_lower, refine, workprec
 from rigorous_rdp.conversion import epsilon_balle
 from rigorous_rdp.curves import MinCurve, rdp_curve
+from rigorous_rdp.subsampling.fswr import fswr_lower_rdp
 from rigorous_rdp.subsampling.wang2019 import Wang2019SampledEvent, wang2019_gaussian_lower
 
 SIGMA = 6
@@ -28,6 +32,49 @@ BATCH = 120
 DATASET = 50000
 EPOCHS = 250
 DIGITS = 4
+#: the conversion of the epsilon figures (Figs. 3, 4a), as the JSON names it
+BALLE = "balle (Thm 21 of Balle et al. 2020)"
+#: working precision of the FSwR figures (Figs. 1, 8, 9)
+FSWR_PREC = 128
+
+
+def heading(figure: str, fast: bool, detail: str = "") -> str:
+    """Title of a figure in the setting of section 4: ``figure`` (e.g. ``"Fig. 2"``), sigma, |B|, |D|, ``detail``."""
+    return f"Birrell et al. {figure}: \u03c3 = {SIGMA}, |B| = {BATCH}, |D| = {DATASET:,}{detail}" + fast_tag(fast)
+
+
+def setting(**more: Any) -> dict[str, Any]:
+    """The ``params`` of a figure's JSON: sigma, |B|, |D| of section 4 and ``more``."""
+    return {"sigma": SIGMA, "batch_size": BATCH, "dataset_size": DATASET, **more}
+
+
+def plot_wang_lower(ax: plt.Axes, alphas: Sequence[int], values: Sequence[float], label: str) -> None:
+    """The Wang et al. lower bound (133) as open circles (at most about 40 of them)."""
+    ax.plot(alphas, values, "o", mfc="none", color="k", ms=4, markevery=max(1, len(alphas) // 40), label=label)
+
+
+def finish_one_step(ax: plt.Axes, figure: str, fast: bool) -> None:
+    """Axes of the one-step RDP figures (Figs. 2, 7): the largest default order of Opacus, log RDP, labels."""
+    ax.axvline(63, ls=":", color="0.5", lw=1, label="largest default order of Opacus (63)")
+    decorate(
+        ax,
+        xlabel="order \u03b1",
+        ylabel="RDP \u03b5(\u03b1) of one step (replace-one)",
+        title=heading(figure, fast),
+        title_size=10,
+        ylog=True,
+    )
+
+
+def fswr_lower(alpha: int, sigma: int, batch: int, dataset: int, t_sets: str) -> float:
+    """Lower end (17 digits) of the certified enclosure of the FSwR lower bound (17) of Thm. 3.7.
+
+    ``t_sets`` names the index sets of App. D.2.1 (see
+    :func:`rigorous_rdp.subsampling.fswr.fswr_lower_rdp`).  A lower bound is not a
+    privacy guarantee; the figures plot it for comparison.
+    """
+    with workprec(FSWR_PREC):
+        return float(decimal_lower(fswr_lower_rdp(alpha, sigma, batch, dataset, t_sets), 17))
 
 
 def steps_for(epochs: float, batch: int = BATCH, dataset: int = DATASET) -> int:

@@ -19,9 +19,9 @@ import matplotlib.pyplot as plt
 from flint import arb
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
-from rigorous_rdp.arith import decimal_lower, workprec
-from rigorous_rdp.subsampling.fswr import fswr_lower_rdp
+from paper_repro._common import decorate, save_figure
+from paper_repro.birrell2024._privacy_curves import FSWR_PREC, fswr_lower
+from rigorous_rdp.arith import workprec
 from rigorous_rdp.subsampling.poisson_gaussian import log_a_integer
 
 ID = "birrell2024-fig1"
@@ -33,35 +33,29 @@ Q_INV = 1000
 BATCHES = (10, 25, 50, 100, 200)
 ALPHAS = tuple(range(2, 41))
 FAST_ALPHAS = (2, 3, 4, 6, 8, 12, 16)
-PREC = 128
-
-
-def lower_bound(alpha: int, batch: int) -> float:
-    with workprec(PREC):
-        ball = fswr_lower_rdp(alpha, SIGMA, batch, Q_INV * batch, "fig1")
-    return float(decimal_lower(ball, 17))
 
 
 def fswor_reference(alpha: int) -> float:
-    with workprec(PREC):
+    with workprec(FSWR_PREC):
         v = log_a_integer(alpha, arb(1) / Q_INV, arb(SIGMA) / 2) / (alpha - 1)
     return float(v.mid())
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
     alphas = FAST_ALPHAS if fast else ALPHAS
-    series = {b: [lower_bound(a, b) for a in alphas] for b in BATCHES}
+    series = {b: [fswr_lower(a, SIGMA, b, Q_INV * b, "fig1") for a in alphas] for b in BATCHES}
     ref = [fswor_reference(a) for a in alphas]
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     for b, ys in series.items():
         ax.plot(alphas, ys, marker="o", ms=3, label=f"|B| = {b}")
     ax.plot(alphas, ref, color="0.6", ls="--", lw=1, label="FSwoR, Thm 3.1 (exact, any |B|)")
-    ax.set_yscale("log")
-    ax.set_xlabel(r"$\alpha$")
-    ax.set_ylabel(r"FS$_\mathrm{wR}$-RDP lower bound $\epsilon'(\alpha)$")
-    ax.set_title(r"Thm 3.7 lower bounds, $\sigma = 6$, $q = 0.001$")
-    ax.legend(fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
+    decorate(
+        ax,
+        xlabel=r"$\alpha$",
+        ylabel=r"FS$_\mathrm{wR}$-RDP lower bound $\epsilon'(\alpha)$",
+        title=r"Thm 3.7 lower bounds, $\sigma = 6$, $q = 0.001$",
+        ylog=True,
+    )
     data = {
         "title": TITLE,
         "source": SOURCE,

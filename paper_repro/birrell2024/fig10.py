@@ -18,7 +18,6 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-fig10"
@@ -49,11 +48,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     fig, axes = plt.subplots(2, ncol, figsize=(4.25 * ncol + 0.5, 8), sharey=True, squeeze=False)
     out = []
     for k, (panel, sigma, batch) in enumerate(configs):
-        results = {}
-        for s in ("fswor", "poisson"):
-            cfg = D.TrainConfig(sampler=s, sigma=sigma, clip=CLIP, batch_size=batch, epochs=epochs, lr=LR)
-            results[s] = D.run_seeds(cfg, seeds)
-        eps = D.run_epsilons(sigma, batch, [epochs * cfg.steps_per_epoch], DELTA)
+        results = D.run_samplers(seeds, sigma=sigma, clip=CLIP, batch_size=batch, epochs=epochs, lr=LR)
+        steps = epochs * D.TrainConfig(batch_size=batch).steps_per_epoch
+        eps = D.run_epsilons(sigma, batch, [steps], DELTA)
         ax = axes[k // ncol, k % ncol]
         D.plot_accuracy(ax, results, eps, short=True)
         ax.set_ylim(0, 100)
@@ -66,7 +63,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
                 "panel": panel,
                 "sigma": sigma,
                 "batch_size": batch,
-                "steps": epochs * cfg.steps_per_epoch,
+                "steps": steps,
                 "accuracy": {
                     s: {kk: results[s][kk] for kk in ("mean", "std", "final_mean", "final_std")} for s in results
                 },
@@ -74,17 +71,12 @@ def main(out_dir: Path, fast: bool = False) -> dict:
                 "train_seconds": sum(results[s]["seconds"] for s in results),
             }
         )
-    fig.suptitle(
+    heading = (
         f"Birrell et al. Fig. 10, {D.SCALED_NOTE}\n(a) varying \u03c3 at |B| = {BATCH_DEFAULT}; "
         f"(b) varying |B| at \u03c3 = {SIGMA_DEFAULT:g}; C = {CLIP:g}, lr = {LR:g}, {epochs} epochs, "
         f"mean \u00b1 3 sd over {len(seeds)} seeds; \u03b5 at \u03b4 = {DELTA} (certified upper)"
-        + (" [--fast]" if fast else ""),
-        fontsize=10,
     )
-    fig.tight_layout()
     data = {
-        "scaled_down": True,
-        "fast": fast,
         "params": {
             "clip": CLIP,
             "lr": LR,
@@ -96,7 +88,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         },
         "configs": out,
     }
-    return save_figure(fig, data, out_dir, ID)
+    return D.save_scaled_down(fig, heading, data, out_dir, ID, fast)
 
 
 if __name__ == "__main__":  # pragma: no cover

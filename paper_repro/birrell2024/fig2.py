@@ -38,31 +38,12 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     for m, c in zip(M_VALUES, ("tab:red", "tab:blue", "tab:green", "tab:purple"), strict=True):
         ax.plot(alphas, curves[f"thm3.4_m{m}"], color=c, lw=1.5, label=f"Thm 3.4, m = {m}")
     ax.plot(alphas, curves["wang_upper"], "k--", lw=1.5, label="Wang et al. (2019) upper bound")
-    ax.plot(
-        alphas,
-        curves["wang_lower"],
-        "o",
-        mfc="none",
-        color="k",
-        ms=4,
-        markevery=max(1, len(alphas) // 40),
-        label="Wang et al. (2019) lower bound",
-    )
-    ax.axvline(63, ls=":", color="0.5", lw=1, label="largest default order of Opacus (63)")
-    ax.set_yscale("log")
-    ax.set_xlabel("order \u03b1")
-    ax.set_ylabel("RDP \u03b5(\u03b1) of one step (replace-one)")
-    ax.set_title(
-        f"Birrell et al. Fig. 2: \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}"
-        + (" [--fast]" if fast else ""),
-        fontsize=10,
-    )
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    P.plot_wang_lower(ax, alphas, curves["wang_lower"], "Wang et al. (2019) lower bound")
+    P.finish_one_step(ax, "Fig. 2", fast)
     ratio = {a: u / lo for a, u, lo in zip(alphas, curves["wang_upper"], curves["thm3.4_m4"], strict=True)}
     gap = {a: u / lo - 1 for a, u, lo in zip(alphas, curves["thm3.4_m4"], curves["wang_lower"], strict=True)}
     data = {
-        "params": {"sigma": P.SIGMA, "batch_size": P.BATCH, "dataset_size": P.DATASET, "steps": 1, "m": list(M_VALUES)},
+        "params": P.setting(steps=1, m=list(M_VALUES)),
         "alpha": list(alphas),
         "rdp": curves,
         "wang_upper_over_thm34_m4": ratio,

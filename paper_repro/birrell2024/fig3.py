@@ -19,7 +19,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import decorate, save_figure
 from paper_repro.birrell2024 import _privacy_curves as P
 
 ID = "birrell2024-fig3"
@@ -53,26 +53,16 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         ms=6,
         label="Wang et al. (2019) lower bound (reference)",
     )
-    ax.set_xscale("log")
-    ax.set_xlabel("\u03b4")
-    ax.set_ylabel("\u03b5 (replace-one)")
-    ax.set_title(
-        f"Birrell et al. Fig. 3: \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}, "
-        f"{epochs} epochs = {steps:,} steps" + (" [--fast]" if fast else ""),
-        fontsize=10,
+    decorate(
+        ax,
+        xlabel="\u03b4",
+        ylabel="\u03b5 (replace-one)",
+        title=P.heading("Fig. 3", fast, f", {epochs} epochs = {steps:,} steps"),
+        title_size=10,
+        xlog=True,
     )
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
     data = {
-        "params": {
-            "sigma": P.SIGMA,
-            "batch_size": P.BATCH,
-            "dataset_size": P.DATASET,
-            "epochs": epochs,
-            "steps": steps,
-            "m": list(M_VALUES),
-            "conversion": "balle (Thm 21 of Balle et al. 2020)",
-        },
+        "params": P.setting(epochs=epochs, steps=steps, m=list(M_VALUES), conversion=P.BALLE),
         "delta": list(deltas),
         "results": res,
         "fast": fast,

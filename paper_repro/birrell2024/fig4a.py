@@ -18,7 +18,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import decorate, save_figure
 from paper_repro.birrell2024 import _privacy_curves as P
 
 ID = "birrell2024-fig4a"
@@ -47,24 +47,16 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     )
     ax.plot(epochs, res["wang_upper"]["epsilon_upper"], "-.s", ms=3, color="k", label="FSwoR, Wang et al. (2019)")
     ax.plot(epochs, res["poisson_thmC.9"]["epsilon_upper"], "--^", ms=3, color="tab:orange", label="Poisson, Thm C.9")
-    ax.set_xlabel("epoch")
-    ax.set_ylabel(f"certified \u03b5 at \u03b4 = {DELTA} (replace-one)")
-    ax.set_title(
-        f"Birrell et al. Fig. 4 (top): \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}"
-        + (" [--fast]" if fast else ""),
-        fontsize=10,
+    decorate(
+        ax,
+        xlabel="epoch",
+        ylabel=f"certified \u03b5 at \u03b4 = {DELTA} (replace-one)",
+        title=P.heading("Fig. 4 (top)", fast),
+        title_size=10,
+        grid_which="major",
     )
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
     data = {
-        "params": {
-            "sigma": P.SIGMA,
-            "batch_size": P.BATCH,
-            "dataset_size": P.DATASET,
-            "delta": DELTA,
-            "m": M,
-            "conversion": "balle (Thm 21 of Balle et al. 2020)",
-        },
+        "params": P.setting(delta=DELTA, m=M, conversion=P.BALLE),
         "epochs": list(epochs),
         "steps": steps,
         "results": res,

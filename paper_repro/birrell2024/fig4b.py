@@ -18,7 +18,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import decorate
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-fig4b"
@@ -39,11 +39,8 @@ FAST_SEEDS = 2
 def main(out_dir: Path, fast: bool = False) -> dict:
     epochs = FAST_EPOCHS if fast else EPOCHS
     seeds = D.SEEDS[:FAST_SEEDS] if fast else D.SEEDS
-    results = {}
-    for s in ("fswor", "poisson"):
-        cfg = D.TrainConfig(sampler=s, sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR)
-        results[s] = D.run_seeds(cfg, seeds)
-    spe = cfg.steps_per_epoch
+    results = D.run_samplers(seeds, sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR)
+    spe = D.TrainConfig(batch_size=BATCH).steps_per_epoch
     eps_epochs = sorted({*range(EPS_EVERY, epochs + 1, EPS_EVERY), epochs})
     eps = D.run_epsilons(SIGMA, BATCH, [e * spe for e in eps_epochs], DELTA)
     eps["epochs"] = eps_epochs
@@ -63,11 +60,15 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         if v:
             c, ls = styles[name]
             ax2.plot(eps_epochs, v, color=c, ls=ls, marker="o", ms=3, label=name)
-    ax2.set_xlabel("epoch")
-    ax2.set_ylabel(f"certified \u03b5 (upper), \u03b4 = {DELTA}")
-    ax2.set_title("privacy of these runs (rigorous_rdp accountant)", fontsize=10)
-    ax2.grid(alpha=0.3)
-    ax2.legend(fontsize=8, loc="upper left")
+    decorate(
+        ax2,
+        xlabel="epoch",
+        ylabel=f"certified \u03b5 (upper), \u03b4 = {DELTA}",
+        title="privacy of these runs (rigorous_rdp accountant)",
+        title_size=10,
+        grid_which="major",
+        legend_loc="upper left",
+    )
     if eps["unavailable"]:
         ax2.text(
             0.98,
@@ -79,16 +80,11 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             ha="right",
             color="0.4",
         )
-    fig.suptitle(
+    heading = (
         f"Birrell et al. Fig. 4 (bottom), {D.SCALED_NOTE}\n"
         f"\u03c3={SIGMA:g}, C={CLIP:g}, |B|={BATCH}, q=|B|/N={BATCH}/{D.N_TRAIN}, lr={LR:g}, SGD"
-        + (" [--fast]" if fast else ""),
-        fontsize=10,
     )
-    fig.tight_layout()
     data = {
-        "scaled_down": True,
-        "fast": fast,
         "params": {
             "sigma": SIGMA,
             "clip": CLIP,
@@ -109,7 +105,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "epsilon": eps,
         "train_seconds": {s: results[s]["seconds"] for s in results},
     }
-    return save_figure(fig, data, out_dir, ID)
+    return D.save_scaled_down(fig, heading, data, out_dir, ID, fast)
 
 
 if __name__ == "__main__":  # pragma: no cover

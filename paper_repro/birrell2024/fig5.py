@@ -21,7 +21,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-fig5"
@@ -39,16 +38,18 @@ FAST_EPOCHS = 2
 
 def main(out_dir: Path, fast: bool = False) -> dict:
     epochs = FAST_EPOCHS if fast else EPOCHS
-    runs = {}
-    for s in ("fswor", "poisson"):
-        cfg = D.TrainConfig(
-            sampler=s, sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR, seed=SEED, track_memory=True
+    runs = {
+        s: D.train(
+            D.TrainConfig(
+                sampler=s, sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR, seed=SEED, track_memory=True
+            )
         )
-        runs[s] = D.train(cfg)
+        for s in D.SAMPLERS
+    }
     q = BATCH / D.N_TRAIN
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     stats: dict[str, Any] = {}
-    for s in ("fswor", "poisson"):
+    for s in D.SAMPLERS:
         b = np.asarray(runs[s]["batch_sizes"])
         m = np.asarray(runs[s]["peak_bytes"]) / 2**20
         steps = np.arange(1, len(b) + 1)
@@ -100,15 +101,11 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(
+    heading = (
         f"Birrell et al. Fig. 5, {D.SCALED_NOTE}\n|B|={BATCH}, N={D.N_TRAIN}, {epochs} epochs, "
-        "memory measured with tracemalloc (per-example gradients materialised)" + (" [--fast]" if fast else ""),
-        fontsize=10,
+        "memory measured with tracemalloc (per-example gradients materialised)"
     )
-    fig.tight_layout()
     data = {
-        "scaled_down": True,
-        "fast": fast,
         "params": {
             "sigma": SIGMA,
             "clip": CLIP,
@@ -122,7 +119,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "peak_bytes": {s: runs[s]["peak_bytes"] for s in runs},
         "stats": stats,
     }
-    return save_figure(fig, data, out_dir, ID)
+    return D.save_scaled_down(fig, heading, data, out_dir, ID, fast)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -38,32 +38,13 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     fig, ax = plt.subplots(figsize=(7.5, 5))
     ax.plot(alphas, curves["fswor_thm3.4"], "-", color="tab:blue", lw=1.5, label=f"FSwoR, Thm 3.4 (m = {M})")
     ax.plot(alphas, curves["poisson_thmC.9"], "--", color="tab:orange", lw=1.5, label="Poisson, Thm C.9")
-    ax.plot(
-        alphas,
-        curves["wang_lower"],
-        "o",
-        mfc="none",
-        color="k",
-        ms=4,
-        markevery=max(1, len(alphas) // 40),
-        label="FSwoR lower bound, Wang et al. (2019)",
-    )
+    P.plot_wang_lower(ax, alphas, curves["wang_lower"], "FSwoR lower bound, Wang et al. (2019)")
     ax.plot(alphas, curves["wang_upper"], "-.", color="k", lw=1.2, label="FSwoR upper bound, Wang et al. (2019)")
-    ax.axvline(63, ls=":", color="0.5", lw=1, label="largest default order of Opacus (63)")
-    ax.set_yscale("log")
-    ax.set_xlabel("order \u03b1")
-    ax.set_ylabel("RDP \u03b5(\u03b1) of one step (replace-one)")
-    ax.set_title(
-        f"Birrell et al. Fig. 7: \u03c3 = {P.SIGMA}, |B| = {P.BATCH}, |D| = {P.DATASET:,}"
-        + (" [--fast]" if fast else ""),
-        fontsize=10,
-    )
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    P.finish_one_step(ax, "Fig. 7", fast)
     below = [a for a, p, lo in zip(alphas, curves["poisson_thmC.9"], curves["wang_lower"], strict=True) if p < lo]
     above = [a for a, f, lo in zip(alphas, curves["fswor_thm3.4"], curves["wang_lower"], strict=True) if f >= lo]
     data = {
-        "params": {"sigma": P.SIGMA, "batch_size": P.BATCH, "dataset_size": P.DATASET, "steps": 1, "m": M},
+        "params": P.setting(steps=1, m=M),
         "alpha": list(alphas),
         "rdp": curves,
         "orders_poisson_below_wang_lower": below,

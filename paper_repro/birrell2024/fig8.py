@@ -17,9 +17,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
-from rigorous_rdp.arith import decimal_lower, workprec
-from rigorous_rdp.subsampling.fswr import fswr_lower_rdp
+from paper_repro._common import decorate, save_figure
+from paper_repro.birrell2024._privacy_curves import fswr_lower
 
 ID = "birrell2024-fig8"
 TITLE = "Fig. 8: FSwR-RDP lower bounds vs |B|, alpha = 2, q = 0.001"
@@ -30,28 +29,22 @@ Q_INV = 1000
 SIGMAS = (1, 2, 4, 6, 8)
 BATCHES = tuple(sorted({round(x) for x in np.geomspace(1, 2000, 45)}))
 FAST_BATCHES = (1, 3, 10, 30, 100, 300, 1000)
-PREC = 128
-
-
-def lower_bound(sigma: int, batch: int) -> float:
-    with workprec(PREC):
-        ball = fswr_lower_rdp(ALPHA, sigma, batch, Q_INV * batch, "exact")
-    return float(decimal_lower(ball, 17))
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
     batches = FAST_BATCHES if fast else BATCHES
-    series = {s: [lower_bound(s, b) for b in batches] for s in SIGMAS}
+    series = {s: [fswr_lower(ALPHA, s, b, Q_INV * b, "exact") for b in batches] for s in SIGMAS}
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     for s, ys in series.items():
         ax.plot(batches, ys, marker="o", ms=2.5, label=f"$\\sigma$ = {s}")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("|B|  (|D| = 1000 |B|)")
-    ax.set_ylabel(r"FS$_\mathrm{wR}$-RDP lower bound $\epsilon'(2)$")
-    ax.set_title(r"Thm 3.7 at $\alpha = 2$ (exact), $q = 0.001$")
-    ax.legend(fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
+    decorate(
+        ax,
+        xlabel="|B|  (|D| = 1000 |B|)",
+        ylabel=r"FS$_\mathrm{wR}$-RDP lower bound $\epsilon'(2)$",
+        title=r"Thm 3.7 at $\alpha = 2$ (exact), $q = 0.001$",
+        xlog=True,
+        ylog=True,
+    )
     data = {
         "title": TITLE,
         "source": SOURCE,

@@ -9,8 +9,7 @@ sigma = 6, |B| = 120, |D| = 50000, with the FSwoR bound dashed for comparison.
   :math:`T_k = \{|B|\}` for k > 2 (the seed's choice for this figure), certified
   lower ends, integer orders.
 * FSwoR (dashed, add/remove, does not apply to FSwR): Thm 3.3 with m = 3 from
-  :mod:`rigorous_rdp.subsampling.fswor` when available, else the exact value of
-  Thm 3.1's right side.
+  :mod:`rigorous_rdp.subsampling.fswor`, certified upper ends.
 
 The seed does not state the alpha range; both FSwR bounds pass their "phase
 transition" below alpha = 3 for these parameters, so we show alpha in (1, 6].
@@ -25,9 +24,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
-from rigorous_rdp.arith import decimal_lower, decimal_upper, workprec
-from rigorous_rdp.subsampling.fswr import fswr_lower_rdp, fswr_upper_rdp
+from paper_repro._common import decorate, save_figure
+from paper_repro.birrell2024._privacy_curves import FSWR_PREC, fswr_lower
+from rigorous_rdp.arith import decimal_upper, workprec
+from rigorous_rdp.subsampling.fswor import fswor_add_remove_rdp
+from rigorous_rdp.subsampling.fswr import fswr_upper_rdp
 
 ID = "birrell2024-fig9"
 TITLE = "Fig. 9: FSwR-RDP upper (Thm 3.6) and lower (Thm 3.7) bounds, sigma = 6, |B| = 120, |D| = 50000"
@@ -39,39 +40,33 @@ N = 50000
 ALPHAS_UPPER = tuple(Fraction(x).limit_denominator(1000) for x in np.round(np.linspace(1.05, 6.0, 100), 3))
 FAST_ALPHAS_UPPER = tuple(Fraction(x, 4) for x in range(5, 25))
 ALPHAS_LOWER = (2, 3, 4, 5, 6)
-PREC = 128
+FSWOR_BOUND = "Thm 3.3, m = 3"
 
 
-def fswor_bound(alpha: Fraction) -> tuple:
-    q = Fraction(BATCH, N)
-    with workprec(PREC):
-        try:
-            from rigorous_rdp.subsampling.fswor import fswor_add_remove_rdp
-
-            return float(decimal_upper(fswor_add_remove_rdp(alpha, q, Fraction(SIGMA), 3), 17)), "Thm 3.3, m = 3"
-        except ImportError:  # pragma: no cover - fallback when the FSwoR module is absent
-            from rigorous_rdp.subsampling.poisson_gaussian import poisson_gaussian_rdp
-
-            return float(decimal_upper(poisson_gaussian_rdp(alpha, q, Fraction(SIGMA, 2), PREC), 17)), "Thm 3.1, exact"
+def fswor_bound(alpha: Fraction) -> float:
+    """Upper end (17 digits) of the certified FSwoR add/remove bound of Thm 3.3 with m = 3."""
+    with workprec(FSWR_PREC):
+        return float(decimal_upper(fswor_add_remove_rdp(alpha, Fraction(BATCH, N), Fraction(SIGMA), 3), 17))
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
     alphas_u = FAST_ALPHAS_UPPER if fast else ALPHAS_UPPER
-    with workprec(PREC):
+    with workprec(FSWR_PREC):
         upper = [float(decimal_upper(fswr_upper_rdp(a, SIGMA, BATCH, N), 17)) for a in alphas_u]
-        lower = [float(decimal_lower(fswr_lower_rdp(a, SIGMA, BATCH, N, "fig9"), 17)) for a in ALPHAS_LOWER]
+    lower = [fswr_lower(a, SIGMA, BATCH, N, "fig9") for a in ALPHAS_LOWER]
     fswor = [fswor_bound(a) for a in alphas_u]
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     xs = [float(a) for a in alphas_u]
     ax.plot(xs, upper, "-", color="C0", label="FS$_\\mathrm{wR}$ upper bound (Thm 3.6)")
     ax.plot(ALPHAS_LOWER, lower, "o", color="C3", label="FS$_\\mathrm{wR}$ lower bound (Thm 3.7)")
-    ax.plot(xs, [v for v, _ in fswor], "--", color="C2", label=f"FS$_\\mathrm{{woR}}$ ({fswor[0][1]}), comparison only")
-    ax.set_yscale("log")
-    ax.set_xlabel(r"$\alpha$")
-    ax.set_ylabel(r"one-step RDP $\epsilon(\alpha)$")
-    ax.set_title(r"$\sigma = 6$, $|B| = 120$, $|D| = 50000$")
-    ax.legend(fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
+    ax.plot(xs, fswor, "--", color="C2", label=f"FS$_\\mathrm{{woR}}$ ({FSWOR_BOUND}), comparison only")
+    decorate(
+        ax,
+        xlabel=r"$\alpha$",
+        ylabel=r"one-step RDP $\epsilon(\alpha)$",
+        title=r"$\sigma = 6$, $|B| = 120$, $|D| = 50000$",
+        ylog=True,
+    )
     data = {
         "title": TITLE,
         "source": SOURCE,
@@ -82,8 +77,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "upper": upper,
         "alphas_lower": list(ALPHAS_LOWER),
         "lower": lower,
-        "fswor": [v for v, _ in fswor],
-        "fswor_bound": fswor[0][1],
+        "fswor": fswor,
+        "fswor_bound": FSWOR_BOUND,
         "note": "upper: certified upper ends; lower: certified lower ends",
     }
     return save_figure(fig, data, out_dir, ID)

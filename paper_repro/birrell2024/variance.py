@@ -39,7 +39,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import decorate
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-variance"
@@ -162,12 +162,15 @@ def main(out_dir: Path, fast: bool = False) -> dict:
                 color=colors[k],
                 label=f"{names[k]}: measured (\u00b12 SE); line: (21)",
             )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(f"{case}\n$\\bar a^2/\\overline{{a^2}}$ = {abar**2 / a2bar:.3f}", fontsize=10)
-        ax.set_ylabel("variance of the minibatch mean")
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
+        decorate(
+            ax,
+            ylabel="variance of the minibatch mean",
+            title=f"{case}\n$\\bar a^2/\\overline{{a^2}}$ = {abar**2 / a2bar:.3f}",
+            title_size=10,
+            xlog=True,
+            ylog=True,
+            legend_size=7,
+        )
         axr.plot(
             bs,
             [r["ratio_B_over_P"]["measured"] for r in rows],
@@ -191,21 +194,14 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             ls="--",
             label="(147): (1-1/|D|)/(1-q)",
         )
-        axr.set_xscale("log")
-        axr.set_yscale("log")
-        axr.set_xlabel("batch size |B|  (|D| = 1440)")
-        axr.set_ylabel("variance ratio")
-        axr.grid(alpha=0.3, which="both")
-        axr.legend(fontsize=7)
-    fig.suptitle(
+        decorate(
+            axr, xlabel="batch size |B|  (|D| = 1440)", ylabel="variance ratio", xlog=True, ylog=True, legend_size=7
+        )
+    heading = (
         "Birrell et al. section 4.1 / App. F: gradient variance of Poisson vs fixed-size minibatches "
-        f"(scaled-down: digits MLP, {draws} draws per point)" + (" [--fast]" if fast else ""),
-        fontsize=11,
+        f"(scaled-down: digits MLP, {draws} draws per point)"
     )
-    fig.tight_layout()
     data = {
-        "scaled_down": True,
-        "fast": fast,
         "params": {
             "dataset_size": D.N_TRAIN,
             "batch_sizes": list(batches),
@@ -217,7 +213,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "cases": out_cases,
         "max_abs_z": max_abs_z,
     }
-    return save_figure(fig, data, out_dir, ID)
+    return D.save_scaled_down(fig, heading, data, out_dir, ID, fast, fontsize=11)
 
 
 if __name__ == "__main__":  # pragma: no cover
