@@ -233,16 +233,9 @@ def test_code_coefficients_match_sympy():
                 assert ball.overlaps(arb(str(ref)) + arb(0, abs(float(ref)) * 1e-40))
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # pragma: no cover
     import sys
 
-    failed = 0
-    for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            try:
-                fn()
-                print(f"ok   {name}")
-            except AssertionError as e:  # pragma: no cover
-                failed += 1
-                print(f"FAIL {name}: {e}")
-    sys.exit(1 if failed else 0)
+    from _runner import run_checks
+
+    sys.exit(run_checks(globals(), "the FSwoR derivations of Birrell et al. (App. B, C, Sec. 3.4)"))

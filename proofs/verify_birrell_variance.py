@@ -168,8 +168,8 @@ def test_cauchy_schwarz_ratio_in_unit_interval():
 
 
 if __name__ == "__main__":  # pragma: no cover
-    tests = [v for k, v in sorted(globals().items()) if k.startswith("test_") and callable(v)]
-    for t in tests:
-        t()
-        print(f"ok  {t.__name__}")
-    print(f"all {len(tests)} checks of Birrell et al. App. F hold")
+    import sys
+
+    from _runner import run_checks
+
+    sys.exit(run_checks(globals(), "Birrell et al. App. F"))

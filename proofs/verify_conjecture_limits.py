@@ -84,8 +84,8 @@ def test_limit_ratios():
 
 
 if __name__ == "__main__":  # pragma: no cover
-    tests = [v for k, v in sorted(globals().items()) if k.startswith("test_") and callable(v)]
-    for fn in tests:
-        fn()
-        print(f"ok  {fn.__name__}")
-    print(f"all {len(tests)} checks of the Conjecture 1 limits hold")
+    import sys
+
+    from _runner import run_checks
+
+    sys.exit(run_checks(globals(), "the Conjecture 1 limits"))

@@ -146,8 +146,9 @@ def test_bound_above_true_divergence():
             assert mpmath.mpf(v.lower().str(30, radius=False)) >= max(d1, d2), (b, q, a)
 
 
-if __name__ == "__main__":
-    for name, fn in list(globals().items()):
-        if name.startswith("test_"):
-            fn()
-            print("ok", name)
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    from _runner import run_checks
+
+    sys.exit(run_checks(globals(), "the second-moment bound for orders in (1, 2]"))

@@ -73,8 +73,9 @@ def test_poisson_replace_one_curve_above_true_divergence():
             assert mpmath.mpf(v.lower().str(25, radius=False)) >= true, (q, s, al)
 
 
-if __name__ == "__main__":
-    for name, fn in list(globals().items()):
-        if name.startswith("test_"):
-            fn()
-            print("ok", name)
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    from _runner import run_checks
+
+    sys.exit(run_checks(globals(), "the weak triangle inequality (Mironov 2017, Prop. 11)"))

@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import decorate, save_figure
 
 ID = "blog1-composition"
 TITLE = "Blog parts 1-2: basic vs advanced (Claim 18, Dwork-Roth 3.20) vs optimal vs RDP composition vs k (Gaussian)"
@@ -107,13 +107,15 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     for name, vals in out.items():
         v = np.array([np.nan if x is None else x for x in vals], dtype=float)
         ax.plot(ks, v, label=name, ms=4, **styles[name])
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("number of compositions k")
-    ax.set_ylabel(r"total $\epsilon$")
-    ax.set_title(rf"k Gaussian mechanisms, $\sigma = {float(SIGMA):g}$, total $\delta = {float(DELTA):g}$", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    decorate(
+        ax,
+        xlabel="number of compositions k",
+        ylabel=r"total $\epsilon$",
+        title=rf"k Gaussian mechanisms, $\sigma = {float(SIGMA):g}$, total $\delta = {float(DELTA):g}$",
+        title_size=10,
+        xlog=True,
+        ylog=True,
+    )
     data = {
         "title": TITLE,
         "sigma": float(SIGMA),

@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import decorate, save_figure
 
 ID = "blog1-gaussian-calibrations"
 TITLE = "Blog part 1, Claim 9: sigma calibrations (6.81)-(6.84), Dwork-Roth Thm A.1, exact Gaussian mechanism"
@@ -77,26 +77,27 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         v = np.array([np.nan if x is None else x for x in vals], dtype=float)
         axes[0].plot(ef, v, label=name, **STYLES[name])
         axes[1].plot(ef, v / exact, label=name, **STYLES[name])
-    axes[0].set_xscale("log")
-    axes[0].set_yscale("log")
-    axes[0].set_xlabel(r"$\epsilon$")
-    axes[0].set_ylabel(r"noise $\sigma$ (sensitivity 1)")
-    axes[0].set_title(rf"smallest certified $\sigma$ for $(\epsilon, \delta={float(DELTA):g})$-DP")
-    axes[0].legend(fontsize=8)
-    axes[0].grid(True, which="both", alpha=0.3)
-    axes[1].set_xscale("log")
-    axes[1].set_xlabel(r"$\epsilon$")
-    axes[1].set_ylabel(r"$\sigma$ / exact $\sigma$")
-    axes[1].set_title("ratio to the analytic Gaussian mechanism")
-    axes[1].grid(True, which="both", alpha=0.3)
+    decorate(
+        axes[0],
+        xlabel=r"$\epsilon$",
+        ylabel=r"noise $\sigma$ (sensitivity 1)",
+        title=rf"smallest certified $\sigma$ for $(\epsilon, \delta={float(DELTA):g})$-DP",
+        xlog=True,
+        ylog=True,
+    )
+    decorate(
+        axes[1],
+        xlabel=r"$\epsilon$",
+        ylabel=r"$\sigma$ / exact $\sigma$",
+        title="ratio to the analytic Gaussian mechanism",
+        xlog=True,
+        legend_size=None,
+    )
     axes[2].plot([float(e) for e in eps2], d68, color="C0", label="(6.8) (Chernoff bound (6.5))")
     axes[2].plot([float(e) for e in eps2], dex, color="k", lw=2.2, label="exact $\\delta(\\epsilon)$ (Balle-Wang)")
-    axes[2].set_yscale("log")
-    axes[2].set_xlabel(r"$\epsilon$")
-    axes[2].set_ylabel(r"$\delta$")
-    axes[2].set_title(rf"$\delta$ at $\sigma = {float(s):g}$")
-    axes[2].legend(fontsize=8)
-    axes[2].grid(True, which="both", alpha=0.3)
+    decorate(
+        axes[2], xlabel=r"$\epsilon$", ylabel=r"$\delta$", title=rf"$\delta$ at $\sigma = {float(s):g}$", ylog=True
+    )
     fig.suptitle(
         "Blog part 1, Claim 9: Gaussian mechanism calibrations (upper ends of certified enclosures)", fontsize=11
     )

@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import decorate, save_figure
 
 ID = "blog2-claim21"
 TITLE = (
@@ -77,13 +77,15 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         ax.plot(ef, fixed[lam], color=f"C{i}", ls="--", lw=1, label=rf"Claim 21 item 1, $\lambda = {lam}$")
     ax.plot(ef, legendre, color="C3", lw=2, label=r"Claim 21 item 2 / Claim 23: $\exp(-k\kappa^*(\epsilon/k))$")
     ax.plot(ef, exact, color="k", lw=2.2, label="exact (Gaussian with $\\sigma/\\sqrt{k}$)")
-    ax.set_yscale("log")
+    decorate(
+        ax,
+        xlabel=r"$\epsilon$",
+        ylabel=r"$\delta$",
+        title=rf"k = {K} Gaussian mechanisms, $\sigma = {float(s):g}$: RDP to DP",
+        title_size=10,
+        ylog=True,
+    )
     ax.set_ylim(min(exact) / 10, 2)
-    ax.set_xlabel(r"$\epsilon$")
-    ax.set_ylabel(r"$\delta$")
-    ax.set_title(rf"k = {K} Gaussian mechanisms, $\sigma = {float(s):g}$: RDP to DP", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
     data = {
         "title": TITLE,
         "sigma": float(s),

@@ -32,7 +32,7 @@ import matplotlib.ticker as mticker
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import decorate, save_figure
 
 ID = "blog2-claim24"
 TITLE = "Blog part 2: Claim 24 / Example 4 vs exact subsampled-Gaussian RDP (9.5) vs the O(r^2) of Claim 26"
@@ -99,35 +99,33 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     for name, v in left.items():
         axes[0].plot(rf, v, label=name, **st[name])
     axes[0].axhline(unsampled, color="0.5", ls="-.", label=r"no subsampling $\lambda/2\sigma^2$")
-    axes[0].set_xscale("log")
-    axes[0].set_yscale("log")
-    axes[0].set_xlabel("sampling rate r")
-    axes[0].set_ylabel(r"RDP at order $\lambda$")
-    axes[0].set_title(
-        rf"$\lambda = {lam}$, $\sigma = {float(s):g}$: Claim 24 is $O(r)$, the exact mixture RDP is $O(r^2)$",
-        fontsize=10,
+    decorate(
+        axes[0],
+        xlabel="sampling rate r",
+        ylabel=r"RDP at order $\lambda$",
+        title=rf"$\lambda = {lam}$, $\sigma = {float(s):g}$: Claim 24 is $O(r)$, the exact mixture RDP is $O(r^2)$",
+        title_size=10,
+        xlog=True,
+        ylog=True,
     )
-    axes[0].grid(True, which="both", alpha=0.3)
-    axes[0].legend(fontsize=8)
     axes[1].plot(sig, right["Claim 24 (Example 4)"], color="C0", marker="o", label="Claim 24 (Example 4)")
     axes[1].plot(sig, right["exact (9.5)"], color="k", lw=2.2, marker="s", ms=4, label="exact (9.5)")
     axes[1].plot(sig, right["unsampled"], color="0.5", ls="-.", label=r"no subsampling $\lambda/2\sigma^2$")
     axes[1].plot(
         sig, right["r^2 lambda / sigma^2"], color="C3", ls=":", label=r"$r^2\lambda/\sigma^2$ (Claim 26 order)"
     )
-    axes[1].set_xscale("log")
-    axes[1].set_yscale("log")
+    decorate(
+        axes[1],
+        xlabel=r"$\sigma$",
+        ylabel=r"RDP at order $\lambda$",
+        title=rf"Claim 26 regime: $r = {float(C1):g}/\sigma$, $\lambda = \lfloor {float(C2):g}\,\sigma^2 \rfloor$",
+        title_size=10,
+        xlog=True,
+        ylog=True,
+    )
     axes[1].set_xticks(sig)
     axes[1].xaxis.set_major_formatter(mticker.ScalarFormatter())
     axes[1].xaxis.set_minor_formatter(mticker.NullFormatter())
-    axes[1].set_xlabel(r"$\sigma$")
-    axes[1].set_ylabel(r"RDP at order $\lambda$")
-    axes[1].set_title(
-        rf"Claim 26 regime: $r = {float(C1):g}/\sigma$, $\lambda = \lfloor {float(C2):g}\,\sigma^2 \rfloor$",
-        fontsize=10,
-    )
-    axes[1].grid(True, which="both", alpha=0.3)
-    axes[1].legend(fontsize=8)
     data = {
         "title": TITLE,
         "left": {"order": lam, "sigma": float(s), "r": rf, "rdp": left, "unsampled": unsampled},

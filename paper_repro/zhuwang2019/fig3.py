@@ -21,43 +21,28 @@ The order grid (2 to 2048, log spaced) is our choice; the seed does not list it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import TypedDict
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
 from paper_repro._common import save_figure
+from paper_repro.zhuwang2019._common import DATASET_SIZE, GAMMA, SETTINGS, base_curve, finish_panel, panel_grid
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.curves import RdpCurve
-from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
 from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
+from rigorous_rdp.subsampling.wang2019 import wang2019_curve
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
 
 ID = "zhuwang2019-fig3"
 TITLE = "Fig. 3: RDP of Poisson-subsampled Gaussian / Laplace / randomized response vs alpha"
 SOURCE = SEED_FILES["zhuwang2019"]
 
-GAMMA = Fraction(1, 1000)
-DATASET_SIZE = 100000  # Wang et al. 2019 curve: m = gamma * n records without replacement
-SETTINGS = {
-    "high": {"gaussian": Fraction(5), "laplace": Fraction(2), "randomized-response": Fraction(3, 5)},
-    "low": {"gaussian": Fraction(1), "laplace": Fraction(1, 2), "randomized-response": Fraction(9, 10)},
-}
-MECHS = ("gaussian", "laplace", "randomized-response")
 ALPHAS = sorted({round(x) for x in np.logspace(np.log10(2), np.log10(2048), 34)})
 FAST_ALPHAS = [2, 4, 8, 16, 32, 64, 128, 256]
 PREC = 96
-
-
-BASE_CURVES: dict[str, Callable[[Fraction], RdpCurve]] = {
-    "gaussian": GaussianCurve,
-    "laplace": LaplaceCurve,
-    "randomized-response": RandomizedResponseCurve,
-}
 
 
 class AbadiData(TypedDict, total=False):
@@ -80,18 +65,6 @@ class PanelData(TypedDict, total=False):
     lemma4_pure_dp: float
     abadi_lemma3: AbadiData
     wang2019_without_replacement: list[float]
-
-
-def base_curve(mech: str, param: Fraction) -> RdpCurve:
-    return BASE_CURVES[mech](param)
-
-
-def wang2019_available() -> bool:
-    try:
-        from rigorous_rdp.subsampling import wang2019
-    except ImportError:
-        return False
-    return callable(getattr(wang2019, "wang2019_curve", None))
 
 
 def _vals(curve: RdpCurve, alphas: list[int]) -> list[float]:
@@ -126,68 +99,43 @@ def panel_data(mech: str, param: Fraction, alphas: list[int]) -> PanelData:
                 }
         except ValueError as exc:
             d["abadi_lemma3"] = {"alphas": [], "rdp": [], "not_applicable": str(exc)}
-    if wang2019_available():
-        from rigorous_rdp.subsampling.wang2019 import wang2019_curve
-
-        m = int(GAMMA * DATASET_SIZE)
-        d["wang2019_without_replacement"] = _vals(wang2019_curve(base, m, DATASET_SIZE), alphas)
+    m = int(GAMMA * DATASET_SIZE)
+    d["wang2019_without_replacement"] = _vals(wang2019_curve(base, m, DATASET_SIZE), alphas)
     return d
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
     alphas = FAST_ALPHAS if fast else ALPHAS
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    fig, cells = panel_grid()
     panels: dict[str, PanelData] = {}
     data: dict[str, object] = {
         "title": TITLE,
         "source": SOURCE,
         "gamma": str(GAMMA),
         "settings": {k: {m: str(v) for m, v in s.items()} for k, s in SETTINGS.items()},
-        "wang2019_included": wang2019_available(),
+        "wang2019_included": True,
         "panels": panels,
         "note": "certified enclosures at integer orders, plotted at midpoints",
     }
-    for row, regime in enumerate(("high", "low")):
-        for col, mech in enumerate(MECHS):
-            param = SETTINGS[regime][mech]
-            d = panel_data(mech, param, alphas)
-            panels[f"{regime}/{mech}"] = d
-            ax = axes[row, col]
-            ax.loglog(alphas, d["general_thm5"], "g-^", ms=3, lw=1.5, label="general upper bound (Thm 5)")
-            ax.loglog(alphas, d["tight_thm8"], "k-", lw=2.2, label="tight upper bound (Thm 8)")
-            ax.loglog(alphas, d["lower_thm6"], "--", color="orange", lw=1.2, label="lower bound (Thm 6)")
-            if "wang2019_without_replacement" in d:
-                ax.loglog(
-                    alphas,
-                    d["wang2019_without_replacement"],
-                    "b-s",
-                    ms=2.5,
-                    lw=1,
-                    label="Wang et al. 2019 (w/o replacement)",
-                )
-            if mech == "gaussian" and d["abadi_lemma3"]["alphas"]:
-                ax.loglog(
-                    d["abadi_lemma3"]["alphas"],
-                    d["abadi_lemma3"]["rdp"],
-                    "r-",
-                    lw=1.5,
-                    label="Abadi et al. 2016, Lemma 3",
-                )
-            ax.loglog(alphas, d["no_subsampling"], ":", color="0.5", lw=1, label="no subsampling")
-            if "lemma4_pure_dp" in d:
-                ax.axhline(d["lemma4_pure_dp"], color="0.6", ls="-.", lw=0.8, label="Lemma 4 (pure DP)")
-            name = {
-                "gaussian": rf"Gaussian, $\sigma={float(param):g}$",
-                "laplace": rf"Laplace, $b={float(param):g}$",
-                "randomized-response": rf"rand. response, $p={float(param):g}$",
-            }[mech]
-            ax.set_title(f"{name} ({regime} privacy), $\\gamma = 0.001$", fontsize=10)
-            ax.set_xlabel(r"order $\alpha$")
-            ax.set_ylabel(r"RDP $\epsilon(\alpha)$")
-            ax.grid(True, which="both", alpha=0.25)
-            lo = min(v for v in d["tight_thm8"] if v > 0)
-            ax.set_ylim(lo / 3, max(d["no_subsampling"]) * 3)
-            ax.legend(fontsize=6.5, loc="upper left")
+    for ax, regime, mech, param in cells:
+        d = panel_data(mech, param, alphas)
+        panels[f"{regime}/{mech}"] = d
+        ax.loglog(alphas, d["general_thm5"], "g-^", ms=3, lw=1.5, label="general upper bound (Thm 5)")
+        ax.loglog(alphas, d["tight_thm8"], "k-", lw=2.2, label="tight upper bound (Thm 8)")
+        ax.loglog(alphas, d["lower_thm6"], "--", color="orange", lw=1.2, label="lower bound (Thm 6)")
+        ax.loglog(
+            alphas, d["wang2019_without_replacement"], "b-s", ms=2.5, lw=1, label="Wang et al. 2019 (w/o replacement)"
+        )
+        if mech == "gaussian" and d["abadi_lemma3"]["alphas"]:
+            ax.loglog(
+                d["abadi_lemma3"]["alphas"], d["abadi_lemma3"]["rdp"], "r-", lw=1.5, label="Abadi et al. 2016, Lemma 3"
+            )
+        ax.loglog(alphas, d["no_subsampling"], ":", color="0.5", lw=1, label="no subsampling")
+        if "lemma4_pure_dp" in d:
+            ax.axhline(d["lemma4_pure_dp"], color="0.6", ls="-.", lw=0.8, label="Lemma 4 (pure DP)")
+        finish_panel(ax, mech, param, regime, r"$\gamma = 0.001$", r"order $\alpha$", r"RDP $\epsilon(\alpha)$")
+        lo = min(v for v in d["tight_thm8"] if v > 0)
+        ax.set_ylim(lo / 3, max(d["no_subsampling"]) * 3)
     fig.tight_layout()
     return save_figure(fig, data, out_dir, ID)
 

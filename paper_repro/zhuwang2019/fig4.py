@@ -12,7 +12,7 @@ valid), with the per-step RDP from
 
 * Theorem 8 (tight; condition (4) holds for all three mechanisms),
 * Theorem 5 (general upper bound),
-* Wang et al. 2019 (sampling without replacement, same base RDP; if the module is present),
+* Wang et al. 2019 (sampling without replacement, same base RDP),
 * Abadi et al. 2016 Lemma 3 (Gaussian; orders limited to its validity range).
 
 (epsilon, delta) baselines: one step is (eps0, delta0)-DP -- Gaussian: the exact
@@ -38,14 +38,13 @@ from fractions import Fraction
 from functools import partial
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 from flint import arb
 from scipy import special
 
 from paper_repro._common import SEEDS as SEED_FILES
 from paper_repro._common import save_figure
-from paper_repro.zhuwang2019.fig3 import DATASET_SIZE, GAMMA, MECHS, SETTINGS, base_curve, wang2019_available
+from paper_repro.zhuwang2019._common import DATASET_SIZE, GAMMA, base_curve, finish_panel, panel_grid
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
@@ -56,6 +55,7 @@ from rigorous_rdp.research.composition import (
     optimal_composition_epsilon,
 )
 from rigorous_rdp.research.gaussian_dp import gaussian_delta_float, gaussian_epsilon
+from rigorous_rdp.subsampling.wang2019 import wang2019_curve
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
 
 ID = "zhuwang2019-fig4"
@@ -238,11 +238,8 @@ def panel(mech: str, param: Fraction, ks: list[int], orders: list[int]) -> dict[
     curves: dict[str, RdpCurve] = {
         "ma_tight_thm8": ZhuWangCurve(base, GAMMA, "tight"),
         "ma_general_thm5": ZhuWangCurve(base, GAMMA, "general"),
+        "ma_wang2019": wang2019_curve(base, int(GAMMA * DATASET_SIZE), DATASET_SIZE),
     }
-    if wang2019_available():
-        from rigorous_rdp.subsampling.wang2019 import wang2019_curve
-
-        curves["ma_wang2019"] = wang2019_curve(base, int(GAMMA * DATASET_SIZE), DATASET_SIZE)
     for name, curve in curves.items():
         up = _rdp_uppers(curve, orders)
         res = [ma_epsilon(up, k) for k in ks]
@@ -276,7 +273,7 @@ STYLE = {
 def main(out_dir: Path, fast: bool = False) -> dict:
     ks = FAST_KS if fast else KS
     orders = FAST_ORDERS if fast else ORDERS
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    fig, cells = panel_grid()
     panels: dict[str, dict[str, object]] = {}
     data: dict[str, object] = {
         "title": TITLE,
@@ -284,29 +281,19 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "gamma": str(GAMMA),
         "delta": str(DELTA),
         "orders": orders,
-        "wang2019_included": wang2019_available(),
+        "wang2019_included": True,
         "conversion": "eq. (2) of the seed: min over orders of k eps(alpha) + log(1/delta)/(alpha-1)",
         "panels": panels,
     }
-    for row, regime in enumerate(("high", "low")):
-        for col, mech in enumerate(MECHS):
-            param = SETTINGS[regime][mech]
-            d = panel(mech, param, ks, orders)
-            panels[f"{regime}/{mech}"] = d
-            ax = axes[row, col]
-            for key, (fmt, label) in STYLE.items():
-                if key in d:
-                    ax.loglog(ks, d[key], fmt, ms=3, lw=1.5, label=label)
-            name = {
-                "gaussian": rf"Gaussian, $\sigma={float(param):g}$",
-                "laplace": rf"Laplace, $b={float(param):g}$",
-                "randomized-response": rf"rand. response, $p={float(param):g}$",
-            }[mech]
-            ax.set_title(f"{name} ({regime} privacy), $\\gamma=0.001$, $\\delta=10^{{-8}}$", fontsize=10)
-            ax.set_xlabel("number of compositions $k$")
-            ax.set_ylabel(r"$\epsilon$")
-            ax.grid(True, which="both", alpha=0.25)
-            ax.legend(fontsize=6.5, loc="upper left")
+    for ax, regime, mech, param in cells:
+        d = panel(mech, param, ks, orders)
+        panels[f"{regime}/{mech}"] = d
+        for key, (fmt, label) in STYLE.items():
+            if key in d:
+                ax.loglog(ks, d[key], fmt, ms=3, lw=1.5, label=label)
+        finish_panel(
+            ax, mech, param, regime, r"$\gamma=0.001$, $\delta=10^{-8}$", "number of compositions $k$", r"$\epsilon$"
+        )
     fig.tight_layout()
     return save_figure(fig, data, out_dir, ID)
 

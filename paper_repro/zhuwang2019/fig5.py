@@ -23,7 +23,7 @@ from flint import arb
 
 from paper_repro._common import SEEDS as SEED_FILES
 from paper_repro._common import save_figure
-from paper_repro.zhuwang2019.fig3 import GAMMA, MECHS, SETTINGS, base_curve
+from paper_repro.zhuwang2019._common import GAMMA, base_curve, finish_panel, panel_grid
 from rigorous_rdp.arith import refine
 from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
@@ -53,7 +53,7 @@ def _vals(curve: RdpCurve, alphas: list[int]) -> list[float]:
 
 def main(out_dir: Path, fast: bool = False) -> dict:
     alphas = FAST_ALPHAS if fast else ALPHAS
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    fig, cells = panel_grid()
     panels: dict[str, dict[str, object]] = {}
     data: dict[str, object] = {
         "title": TITLE,
@@ -65,41 +65,29 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "note": "certified upper ends; tau-term bounds in the sign/log-magnitude form (Remark 12)",
     }
     cmap = plt.get_cmap("viridis")
-    for row, regime in enumerate(("high", "low")):
-        for col, mech in enumerate(MECHS):
-            param = SETTINGS[regime][mech]
-            base = base_curve(mech, param)
-            tight = _vals(ZhuWangCurve(base, GAMMA, "tight"), alphas)
-            by_tau: dict[str, list[float]] = {}
-            excess: dict[str, float] = {}
-            d: dict[str, object] = {"tight_thm8": tight, "tau": by_tau, "max_relative_excess": excess}
-            ax = axes[row, col]
-            for i, tau in enumerate(TAUS):
-                v = _vals(ZhuWangCurve(base, GAMMA, "tau", tau=tau), alphas)
-                by_tau[str(tau)] = v
-                excess[str(tau)] = max((x - t) / t for x, t in zip(v, tight, strict=True))
-                ax.loglog(
-                    alphas,
-                    v,
-                    "-",
-                    color=cmap(i / (len(TAUS) - 1) * 0.9),
-                    lw=1.4,
-                    marker="o",
-                    ms=2.5,
-                    label=rf"$\tau = {tau}$ (Thm 11)",
-                )
-            ax.loglog(alphas, tight, "k--", lw=2, label="tight bound (Thm 8)")
-            panels[f"{regime}/{mech}"] = d
-            name = {
-                "gaussian": rf"Gaussian, $\sigma={float(param):g}$",
-                "laplace": rf"Laplace, $b={float(param):g}$",
-                "randomized-response": rf"rand. response, $p={float(param):g}$",
-            }[mech]
-            ax.set_title(f"{name} ({regime} privacy), $\\gamma = 0.001$", fontsize=10)
-            ax.set_xlabel(r"order $\alpha$")
-            ax.set_ylabel(r"RDP $\epsilon(\alpha)$")
-            ax.grid(True, which="both", alpha=0.25)
-            ax.legend(fontsize=6.5, loc="upper left")
+    for ax, regime, mech, param in cells:
+        base = base_curve(mech, param)
+        tight = _vals(ZhuWangCurve(base, GAMMA, "tight"), alphas)
+        by_tau: dict[str, list[float]] = {}
+        excess: dict[str, float] = {}
+        d: dict[str, object] = {"tight_thm8": tight, "tau": by_tau, "max_relative_excess": excess}
+        for i, tau in enumerate(TAUS):
+            v = _vals(ZhuWangCurve(base, GAMMA, "tau", tau=tau), alphas)
+            by_tau[str(tau)] = v
+            excess[str(tau)] = max((x - t) / t for x, t in zip(v, tight, strict=True))
+            ax.loglog(
+                alphas,
+                v,
+                "-",
+                color=cmap(i / (len(TAUS) - 1) * 0.9),
+                lw=1.4,
+                marker="o",
+                ms=2.5,
+                label=rf"$\tau = {tau}$ (Thm 11)",
+            )
+        ax.loglog(alphas, tight, "k--", lw=2, label="tight bound (Thm 8)")
+        panels[f"{regime}/{mech}"] = d
+        finish_panel(ax, mech, param, regime, r"$\gamma = 0.001$", r"order $\alpha$", r"RDP $\epsilon(\alpha)$")
     fig.tight_layout()
     return save_figure(fig, data, out_dir, ID)
 
