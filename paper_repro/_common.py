@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import matplotlib
 
@@ -35,9 +35,9 @@ def decorate(
     xlog: bool = False,
     ylog: bool = False,
     grid_alpha: float = 0.3,
-    grid_which: str = "both",
+    grid_which: Literal["major", "minor", "both"] = "both",
     legend_size: float | None = 8,
-    legend_loc: str | None = None,
+    legend_loc: Literal["upper left", "upper right", "lower left", "lower right"] | None = None,
 ) -> None:
     """Label, scale, grid and legend of one panel, in the house style of the figures.
 
@@ -52,11 +52,15 @@ def decorate(
         ax.set_xlabel(xlabel)
     if ylabel is not None:
         ax.set_ylabel(ylabel)
-    if title is not None:
-        ax.set_title(title, **({} if title_size is None else {"fontsize": title_size}))
+    if title is not None and title_size is None:
+        ax.set_title(title)  # matplotlib's default title size
+    elif title is not None:
+        ax.set_title(title, fontsize=title_size)
     ax.grid(True, which=grid_which, alpha=grid_alpha)
-    if legend_size is not None:
-        ax.legend(fontsize=legend_size, **({} if legend_loc is None else {"loc": legend_loc}))
+    if legend_size is not None and legend_loc is None:
+        ax.legend(fontsize=legend_size)  # matplotlib's default placement ("best")
+    elif legend_size is not None:
+        ax.legend(fontsize=legend_size, loc=legend_loc)
 
 
 def _clean(obj: Any) -> Any:
