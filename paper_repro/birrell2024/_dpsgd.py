@@ -108,6 +108,17 @@ class TrainConfig:
     def steps(self) -> int:
         return self.epochs * self.steps_per_epoch
 
+    def settings(self) -> dict[str, Any]:
+        """The settings that a figure's JSON records under ``params`` (sigma, C, |B|, |D|, lr, epochs)."""
+        return {
+            "sigma": self.sigma,
+            "clip": self.clip,
+            "batch_size": self.batch_size,
+            "dataset_size": N_TRAIN,
+            "lr": self.lr,
+            "epochs": self.epochs,
+        }
+
 
 def _init_params(rng: np.random.Generator, d: int, h: int, k: int) -> list[np.ndarray]:
     w1 = rng.normal(0.0, 1.0 / math.sqrt(d), size=(d, h))
@@ -259,9 +270,9 @@ def run_seeds(cfg: TrainConfig, seeds: Sequence[int]) -> dict[str, Any]:
     }
 
 
-def run_samplers(seeds: Sequence[int], **settings: Any) -> dict[str, dict[str, Any]]:
-    """:func:`run_seeds` for each of :data:`SAMPLERS`, with the same :class:`TrainConfig` ``settings``."""
-    return {s: run_seeds(TrainConfig(sampler=s, **settings), seeds) for s in SAMPLERS}
+def run_samplers(cfg: TrainConfig, seeds: Sequence[int]) -> dict[str, dict[str, Any]]:
+    """:func:`run_seeds` for each of :data:`SAMPLERS`, with the other settings of ``cfg``."""
+    return {s: run_seeds(replace(cfg, sampler=s), seeds) for s in SAMPLERS}
 
 
 #: Taylor order m of the fixed-size bounds (Thms. 3.3 / 3.4 via App. B / C).  The seed

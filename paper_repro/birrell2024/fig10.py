@@ -48,8 +48,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     fig, axes = plt.subplots(2, ncol, figsize=(4.25 * ncol + 0.5, 8), sharey=True, squeeze=False)
     out = []
     for k, (panel, sigma, batch) in enumerate(configs):
-        results = D.run_samplers(seeds, sigma=sigma, clip=CLIP, batch_size=batch, epochs=epochs, lr=LR)
-        steps = epochs * D.TrainConfig(batch_size=batch).steps_per_epoch
+        cfg = D.TrainConfig(sigma=sigma, clip=CLIP, batch_size=batch, epochs=epochs, lr=LR)
+        results = D.run_samplers(cfg, seeds)
+        steps = cfg.steps
         eps = D.run_epsilons(sigma, batch, [steps], DELTA)
         ax = axes[k // ncol, k % ncol]
         D.plot_accuracy(ax, results, eps, short=True)

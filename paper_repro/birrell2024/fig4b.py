@@ -39,8 +39,9 @@ FAST_SEEDS = 2
 def main(out_dir: Path, fast: bool = False) -> dict:
     epochs = FAST_EPOCHS if fast else EPOCHS
     seeds = D.SEEDS[:FAST_SEEDS] if fast else D.SEEDS
-    results = D.run_samplers(seeds, sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR)
-    spe = D.TrainConfig(batch_size=BATCH).steps_per_epoch
+    cfg = D.TrainConfig(sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR)
+    results = D.run_samplers(cfg, seeds)
+    spe = cfg.steps_per_epoch
     eps_epochs = sorted({*range(EPS_EVERY, epochs + 1, EPS_EVERY), epochs})
     eps = D.run_epsilons(SIGMA, BATCH, [e * spe for e in eps_epochs], DELTA)
     eps["epochs"] = eps_epochs
@@ -86,16 +87,11 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     )
     data = {
         "params": {
-            "sigma": SIGMA,
-            "clip": CLIP,
-            "batch_size": BATCH,
-            "dataset_size": D.N_TRAIN,
-            "lr": LR,
-            "epochs": epochs,
+            **cfg.settings(),
             "steps_per_epoch": spe,
             "seeds": list(seeds),
             "delta": DELTA,
-            "hidden": 32,
+            "hidden": cfg.hidden,
             "optimizer": "sgd",
             "band": "mean +- 3 sd",
         },

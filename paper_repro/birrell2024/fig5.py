@@ -14,6 +14,7 @@ mean qN = 120 and standard deviation sqrt(N q (1 - q)) = 10.49.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +39,8 @@ FAST_EPOCHS = 2
 
 def main(out_dir: Path, fast: bool = False) -> dict:
     epochs = FAST_EPOCHS if fast else EPOCHS
-    runs = {
-        s: D.train(
-            D.TrainConfig(
-                sampler=s, sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR, seed=SEED, track_memory=True
-            )
-        )
-        for s in D.SAMPLERS
-    }
+    cfg = D.TrainConfig(sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR, seed=SEED, track_memory=True)
+    runs = {s: D.train(replace(cfg, sampler=s)) for s in D.SAMPLERS}
     q = BATCH / D.N_TRAIN
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     stats: dict[str, Any] = {}
@@ -106,15 +101,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "memory measured with tracemalloc (per-example gradients materialised)"
     )
     data = {
-        "params": {
-            "sigma": SIGMA,
-            "clip": CLIP,
-            "batch_size": BATCH,
-            "dataset_size": D.N_TRAIN,
-            "lr": LR,
-            "epochs": epochs,
-            "seed": SEED,
-        },
+        "params": {**cfg.settings(), "seed": SEED},
         "batch_sizes": {s: runs[s]["batch_sizes"] for s in runs},
         "peak_bytes": {s: runs[s]["peak_bytes"] for s in runs},
         "stats": stats,
