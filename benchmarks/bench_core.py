@@ -20,14 +20,14 @@ Run:  ``python benchmarks/bench_core.py [--repeat 7]``
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _timing import timed
 
 from rigorous_rdp import __version__
 from rigorous_rdp.accountant import RdpAccountant, clear_caches
@@ -57,17 +57,6 @@ def theirs():
     return acc.get_epsilon_and_optimal_order(float(DELTA))
 
 
-def timed(fn, repeat: int):
-    fn()  # warm-up
-    times = []
-    out = None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), times, out
-
-
 def rel_width(ball) -> float:
     lo, hi = exact_endpoints(ball)
     return float((hi - lo) / ((hi + lo) / 2))
@@ -88,10 +77,10 @@ def main(argv=None) -> int:
         print("dp-accounting not installed: timing rigorous_rdp only")
 
     if have_peer:
-        t_dp, _, (eps_dp, order_dp) = timed(theirs, args.repeat)
+        t_dp, (eps_dp, order_dp) = timed(theirs, args.repeat)
         print(f"dp-accounting RdpAccountant   : {t_dp * 1e3:9.1f} ms   epsilon = {eps_dp!r} at alpha = {order_dp}")
     for label, cont in (("grid (continuous=False)", False), ("continuous orders", True)):
-        t, _, res = timed(partial(ours, cont), args.repeat)
+        t, res = timed(partial(ours, cont), args.repeat)
         e = res.epsilon.ball
         line = (
             f"rigorous_rdp {label:<24}: {t * 1e3:9.1f} ms   epsilon in [{decimal_lower(e)}, {decimal_upper(e)}]"

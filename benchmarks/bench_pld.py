@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import resource
-import statistics
 import sys
 import time
 from fractions import Fraction
@@ -33,21 +32,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import timed
+
 from rigorous_rdp import RdpAccountant
 from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent
 from rigorous_rdp.pld import PldAccountant
 
 Q, SIGMA, DELTA = "0.01", "1.1", "1e-5"
-
-
-def timed(fn, repeat):
-    fn()  # warm-up
-    times, res = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        res = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), res
 
 
 def ours_pld(steps, width="0.01"):
