@@ -9,12 +9,14 @@ per mechanism (:func:`panel_grid`, :func:`finish_panel`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 
-from paper_repro._common import decorate
+from paper_repro._common import decorate, save_figure
 from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
 
@@ -66,3 +68,11 @@ def finish_panel(ax: plt.Axes, mech: str, param: Fraction, regime: str, detail: 
         legend_size=6.5,
         legend_loc="upper left",
     )
+
+
+def save_panels(
+    fig: plt.Figure, panels: Mapping[str, object], header: dict[str, Any], out_dir: Path, fig_id: str
+) -> dict[str, Any]:
+    """Lay out and save a panel figure; its JSON holds ``header``, gamma and the data of each ``panels`` entry."""
+    fig.tight_layout()
+    return save_figure(fig, {**header, "gamma": str(GAMMA), "panels": panels}, out_dir, fig_id)

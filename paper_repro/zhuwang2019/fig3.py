@@ -28,8 +28,15 @@ from typing import TypedDict
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
-from paper_repro.zhuwang2019._common import DATASET_SIZE, GAMMA, SETTINGS, base_curve, finish_panel, panel_grid
+from paper_repro.zhuwang2019._common import (
+    DATASET_SIZE,
+    GAMMA,
+    SETTINGS,
+    base_curve,
+    finish_panel,
+    panel_grid,
+    save_panels,
+)
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
@@ -108,13 +115,11 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     alphas = FAST_ALPHAS if fast else ALPHAS
     fig, cells = panel_grid()
     panels: dict[str, PanelData] = {}
-    data: dict[str, object] = {
+    header: dict[str, object] = {
         "title": TITLE,
         "source": SOURCE,
-        "gamma": str(GAMMA),
         "settings": {k: {m: str(v) for m, v in s.items()} for k, s in SETTINGS.items()},
         "wang2019_included": True,
-        "panels": panels,
         "note": "certified enclosures at integer orders, plotted at midpoints",
     }
     for ax, regime, mech, param in cells:
@@ -136,8 +141,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         finish_panel(ax, mech, param, regime, r"$\gamma = 0.001$", r"order $\alpha$", r"RDP $\epsilon(\alpha)$")
         lo = min(v for v in d["tight_thm8"] if v > 0)
         ax.set_ylim(lo / 3, max(d["no_subsampling"]) * 3)
-    fig.tight_layout()
-    return save_figure(fig, data, out_dir, ID)
+    return save_panels(fig, panels, header, out_dir, ID)
 
 
 if __name__ == "__main__":

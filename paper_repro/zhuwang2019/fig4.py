@@ -43,8 +43,7 @@ from flint import arb
 from scipy import special
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
-from paper_repro.zhuwang2019._common import DATASET_SIZE, GAMMA, base_curve, finish_panel, panel_grid
+from paper_repro.zhuwang2019._common import DATASET_SIZE, GAMMA, base_curve, finish_panel, panel_grid, save_panels
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
@@ -275,15 +274,13 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     orders = FAST_ORDERS if fast else ORDERS
     fig, cells = panel_grid()
     panels: dict[str, dict[str, object]] = {}
-    data: dict[str, object] = {
+    header: dict[str, object] = {
         "title": TITLE,
         "source": SOURCE,
-        "gamma": str(GAMMA),
         "delta": str(DELTA),
         "orders": orders,
         "wang2019_included": True,
         "conversion": "eq. (2) of the seed: min over orders of k eps(alpha) + log(1/delta)/(alpha-1)",
-        "panels": panels,
     }
     for ax, regime, mech, param in cells:
         d = panel(mech, param, ks, orders)
@@ -294,8 +291,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         finish_panel(
             ax, mech, param, regime, r"$\gamma=0.001$, $\delta=10^{-8}$", "number of compositions $k$", r"$\epsilon$"
         )
-    fig.tight_layout()
-    return save_figure(fig, data, out_dir, ID)
+    return save_panels(fig, panels, header, out_dir, ID)
 
 
 if __name__ == "__main__":

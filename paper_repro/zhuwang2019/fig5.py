@@ -22,8 +22,7 @@ import numpy as np
 from flint import arb
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
-from paper_repro.zhuwang2019._common import GAMMA, base_curve, finish_panel, panel_grid
+from paper_repro.zhuwang2019._common import GAMMA, base_curve, finish_panel, panel_grid, save_panels
 from rigorous_rdp.arith import refine
 from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
@@ -55,13 +54,11 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     alphas = FAST_ALPHAS if fast else ALPHAS
     fig, cells = panel_grid()
     panels: dict[str, dict[str, object]] = {}
-    data: dict[str, object] = {
+    header: dict[str, object] = {
         "title": TITLE,
         "source": SOURCE,
-        "gamma": str(GAMMA),
         "taus": list(TAUS),
         "alphas": alphas,
-        "panels": panels,
         "note": "certified upper ends; tau-term bounds in the sign/log-magnitude form (Remark 12)",
     }
     cmap = plt.get_cmap("viridis")
@@ -88,8 +85,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         ax.loglog(alphas, tight, "k--", lw=2, label="tight bound (Thm 8)")
         panels[f"{regime}/{mech}"] = d
         finish_panel(ax, mech, param, regime, r"$\gamma = 0.001$", r"order $\alpha$", r"RDP $\epsilon(\alpha)$")
-    fig.tight_layout()
-    return save_figure(fig, data, out_dir, ID)
+    return save_panels(fig, panels, header, out_dir, ID)
 
 
 if __name__ == "__main__":
