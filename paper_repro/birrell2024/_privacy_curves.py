@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 import matplotlib.pyplot as plt
-from flint import arb, ctx
+from flint import arb
 
 from paper_repro._common import decorate, fast_tag
 from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant
@@ -36,6 +36,8 @@ DIGITS = 4
 BALLE = "balle (Thm 21 of Balle et al. 2020)"
 #: working precision of the FSwR figures (Figs. 1, 8, 9)
 FSWR_PREC = 128
+#: working precision of the Wang et al. lower bound (133)
+WANG_PREC = 128
 
 
 def heading(figure: str, fast: bool, detail: str = "") -> str:
@@ -119,15 +121,8 @@ def rdp_upper(event, alphas: Sequence[int], steps: int = 1) -> list[float]:
 def wang_lower_rdp(alphas: Sequence[int], sigma=SIGMA, batch=BATCH, dataset=DATASET) -> list[float]:
     """Lower ends of the enclosures of the Wang et al. lower bound (133), one step (rounded down)."""
     q = Fraction(batch, dataset)
-    out = []
-    old = ctx.prec
-    ctx.prec = 128
-    try:
-        for a in alphas:
-            out.append(Certified(wang2019_gaussian_lower(int(a), sigma, q), 128).lower_float())
-    finally:
-        ctx.prec = old
-    return out
+    with workprec(WANG_PREC):
+        return [Certified(wang2019_gaussian_lower(int(a), sigma, q), WANG_PREC).lower_float() for a in alphas]
 
 
 def epsilons(event, steps: int, deltas: Sequence[str], conversion: str = "balle") -> dict[str, Any]:
@@ -151,17 +146,13 @@ def epsilon_from_lower_rdp(
 ) -> dict[str, Any]:
     """min over integer orders of the Balle et al. conversion of ``steps`` x (133) (reference only)."""
     q = Fraction(batch, dataset)
-    old = ctx.prec
-    ctx.prec = 128
-    try:
+    eps, orders = [], []
+    with workprec(WANG_PREC):
         lows = [wang2019_gaussian_lower(int(a), sigma, q).lower() for a in alphas]
-        eps, orders = [], []
         for d in deltas:
             dd = arb(Fraction(d).numerator) / Fraction(d).denominator
             vals = [float(epsilon_balle(steps * lo, arb(a), dd).mid()) for a, lo in zip(alphas, lows, strict=True)]
             i = min(range(len(vals)), key=vals.__getitem__)
             eps.append(max(vals[i], 0.0))
             orders.append(int(alphas[i]))
-    finally:
-        ctx.prec = old
     return {"epsilon": eps, "alpha": orders}
