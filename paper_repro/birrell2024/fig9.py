@@ -26,7 +26,7 @@ import numpy as np
 from paper_repro._common import SEEDS as SEED_FILES
 from paper_repro._common import decorate, save_figure
 from paper_repro.birrell2024._privacy_curves import FSWR_PREC, fswr_lower
-from rigorous_rdp.arith import decimal_upper, workprec
+from rigorous_rdp.arith import Certified, workprec
 from rigorous_rdp.subsampling.fswor import fswor_add_remove_rdp
 from rigorous_rdp.subsampling.fswr import fswr_upper_rdp
 
@@ -44,15 +44,15 @@ FSWOR_BOUND = "Thm 3.3, m = 3"
 
 
 def fswor_bound(alpha: Fraction) -> float:
-    """Upper end (17 digits) of the certified FSwoR add/remove bound of Thm 3.3 with m = 3."""
+    """Upper end (rounded up to a float) of the certified FSwoR add/remove bound of Thm 3.3 with m = 3."""
     with workprec(FSWR_PREC):
-        return float(decimal_upper(fswor_add_remove_rdp(alpha, Fraction(BATCH, N), Fraction(SIGMA), 3), 17))
+        return Certified(fswor_add_remove_rdp(alpha, Fraction(BATCH, N), Fraction(SIGMA), 3), FSWR_PREC).upper_float()
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
     alphas_u = FAST_ALPHAS_UPPER if fast else ALPHAS_UPPER
     with workprec(FSWR_PREC):
-        upper = [float(decimal_upper(fswr_upper_rdp(a, SIGMA, BATCH, N), 17)) for a in alphas_u]
+        upper = [Certified(fswr_upper_rdp(a, SIGMA, BATCH, N), FSWR_PREC).upper_float() for a in alphas_u]
     lower = [fswr_lower(a, SIGMA, BATCH, N, "fig9") for a in ALPHAS_LOWER]
     fswor = [fswor_bound(a) for a in alphas_u]
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
