@@ -53,21 +53,24 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
 from flint import acb, arb
 
-from ..arith import log_sum_exp, to_arb
+from ..arith import log_sum_exp, to_arb, workprec
 from ..curves import RdpCurve
 from ..floatmath import gammaln, log1pexp, log_binom_real, log_expm1, log_factorials, log_fraction, log_ndtr, logsumexp
+from .gauss_legendre import ellipse_box, gauss_legendre_error_factor, gauss_legendre_rule
 
 __all__ = [
     "PoissonGaussianCurve",
     "integer_tail_bound",
     "integer_tail_plan",
     "log_a_fractional",
+    "log_a_fractional_many",
     "log_a_integer",
     "log_a_screen",
     "lower_tail_bound",
@@ -150,13 +153,22 @@ def log_a_integer(
     return i_ball.log1p()
 
 
-def lower_tail_bound(L: arb, alpha: arb, q: arb, sigma: arb) -> arb:
+def _gauss_sf_upper(x: arb) -> arb:
+    r"""Ball whose upper end bounds :math:`1 - \Phi(x)`: the Mills-ratio bound
+    :math:`\varphi(x)/x` for :math:`x \ge 1` (cheaper than erfc), else :func:`_gauss_sf`."""
+    if x >= 1:
+        return (-(x * x) / 2).exp() / (x * (2 * arb.pi()).sqrt())
+    return _gauss_sf(x)
+
+
+def lower_tail_bound(L: arb, alpha: arb, q: arb, sigma: arb, sf: Callable[[arb], arb] = _gauss_sf) -> arb:
     r"""Bound on :math:`\int_{-\infty}^{L} \varphi_\sigma f(x(z))\,dz` for :math:`L \le 1/2`:
-    :math:`(\alpha-1)\,q\,\Phi(L/\sigma)` (module docstring)."""
-    return (alpha - 1) * q * _gauss_sf(-L / sigma)
+    :math:`(\alpha-1)\,q\,\Phi(L/\sigma)` (module docstring); ``sf`` is the Gaussian tail used
+    (any function whose upper end bounds it)."""
+    return (alpha - 1) * q * sf(-L / sigma)
 
 
-def upper_tail_bound(U: arb, alpha: arb, q: arb, sigma: arb) -> arb:
+def upper_tail_bound(U: arb, alpha: arb, q: arb, sigma: arb, sf: Callable[[arb], arb] = _gauss_sf) -> arb:
     r"""Bound on :math:`\int_{U}^{\infty} \varphi_\sigma f(x(z))\,dz` for :math:`U \ge 1/2`.
 
     With :math:`P = q^\alpha e^{\alpha(\alpha-1)/(2\sigma^2)}\bar\Phi((U-\alpha)/\sigma)`:
@@ -165,14 +177,14 @@ def upper_tail_bound(U: arb, alpha: arb, q: arb, sigma: arb) -> arb:
     crossover :math:`z_0`, because there :math:`B = q e^w (1 + r e^{-w}) \le q e^w (1 + r e^{-w_U})`.
     """
     s2 = sigma * sigma
-    peak = (alpha * q.log() + alpha * (alpha - 1) / (2 * s2)).exp() * _gauss_sf((U - alpha) / sigma)
+    peak = (alpha * q.log() + alpha * (alpha - 1) / (2 * s2)).exp() * sf((U - alpha) / sigma)
     r = (1 - q) / q
     w_u = (2 * U - 1) / (2 * s2)
     if w_u >= r.log():
         # U >= z0: B = q e^w (1 + r e^-w) <= q e^w (1 + r e^-w_U) for z >= U
         return (alpha * (r * (-w_u).exp()).log1p()).exp() * peak
     two_pow = (arb(2).log() * (alpha - 1)).exp()
-    return two_pow * (_gauss_sf(U / sigma) + peak)
+    return two_pow * (sf(U / sigma) + peak)
 
 
 def _tail_point(log_target: float) -> float:
@@ -534,3 +546,350 @@ class PoissonGaussianCurve(RdpCurve):
             return np.full(len(a), np.inf)
         out: np.ndarray = vals / (a - 1)
         return out
+
+
+# ---------------------------------------------------------------------------
+# many real orders at once: one composite Gauss-Legendre rule shared by all orders
+# ---------------------------------------------------------------------------
+
+#: real orders above this are not batched (the per-order integration handles them)
+BATCH_MAX_ORDER = 2000
+
+
+def _log_i_rough(alphas: np.ndarray, log_q: float, log_1mq: float, sigma: float) -> np.ndarray:
+    """Float estimate of log(A_a - 1) at many real orders (planning only): log-sum-exp of
+    the terms of the binomial sum of :func:`log_a_integer` at k = 2, ..., floor(a), written
+    with real binomial coefficients, and of the term k = a."""
+    kmax = int(max(2.0, float(np.floor(alphas.max()))))
+    k = np.arange(2, kmax + 1, dtype=float)[None, :]
+    a = alphas[:, None]
+    with np.errstate(all="ignore"):
+        mask = k <= a
+        kk = np.where(mask, k, 2.0)
+        logc = gammaln(a + 1) - gammaln(kk + 1) - gammaln(np.maximum(a - kk, 0.0) + 1)
+        t = logc + kk * log_q + (a - kk) * log_1mq + log_expm1(kk * (kk - 1) / (2 * sigma * sigma))
+        t = np.where(mask, t, -np.inf)
+        last = alphas * log_q + log_expm1(alphas * (alphas - 1) / (2 * sigma**2))
+        both = np.concatenate([t, last[:, None]], axis=1)
+        out: np.ndarray = logsumexp(both, axis=1)
+    return out
+
+
+class _Grid:
+    r"""Composite Gauss-Legendre rule on the subintervals :math:`[1/2 + k\ell, 1/2 + (k+1)\ell]`,
+    with the node quantities (ball arithmetic, computed once per subinterval) and the
+    data of the error bound of :func:`log_a_fractional_many`."""
+
+    def __init__(self, q: Fraction, sigma: Fraction, target: int, prec: int):
+        self.qf = float(q)
+        self.sf = float(sigma)
+        sf = self.sf
+        # half-length of a subinterval (2 min(sigma, sigma^2): the scales of the Gaussian and of
+        # x(z); measured the fastest for a given accuracy), with 10 significant bits so that the breakpoints
+        # 1/2 + 2hk are exact floats (adjacent subintervals share their endpoints exactly)
+        mant, ex = math.frexp(2 * min(sf, sf * sf))
+        self.h = math.ldexp(round(mant * 1024), ex - 10)
+        self.ell = 2 * self.h
+        # ellipse height: |Im w| <= 0.45 pi < pi/2 (Re(1 + x) > 0), and the Gaussian grows
+        # by at most e^2 on it
+        self.y = min(0.45 * math.pi * sf * sf, 2 * sf)
+        t = self.y / self.h
+        self.rho = t + math.sqrt(t * t + 1)  # (rho - 1/rho) h / 2 = y
+        # rho^(-2m) below 2^-target with room for the bound M over the integral
+        m = max(4, math.ceil(((target + 12) * math.log(2.0) + 9.0) / (2 * math.log(self.rho))))
+        self.m = m
+        self.prec = prec
+        self.q = to_arb(q)
+        self.sigma = to_arb(sigma)
+        s2 = self.sigma * self.sigma
+        self.inv2s2 = 1 / (2 * s2)
+        self.log_norm = (2 * arb.pi() * s2).log() / 2  # log sqrt(2 pi sigma^2)
+        self.r = (1 - self.q) / self.q
+        self.err_factor = gauss_legendre_error_factor(m, arb(self.rho), arb(self.h))
+        self.nodes, self.weights = gauss_legendre_rule(m, prec)
+        self.cells: dict[int, tuple] = {}
+        self.sums: dict[tuple[int, int], tuple[arb, arb]] = {}
+
+    def left(self, k: int) -> float:
+        return 0.5 + k * self.ell
+
+    def cell(self, k: int) -> tuple:
+        """(wphi, log1p(x), sum wphi, sum wphi x, box bound data) of subinterval k."""
+        got = self.cells.get(k)
+        if got is not None:
+            return got
+        h = arb(self.h)
+        c = arb(self.left(k)) + h
+        wphi, xs, lgs = [], [], []
+        q, inv2s2 = self.q, self.inv2s2
+        for u, wt in zip(self.nodes, self.weights, strict=True):
+            z = c + h * u
+            wphi.append(h * wt * (-(z * z) * inv2s2 - self.log_norm).exp())
+            x = q * ((2 * z - 1) * inv2s2).expm1()
+            xs.append(x)
+            lgs.append(x.log1p())
+        sw = sum(wphi, arb(0))
+        swx = sum((a * b for a, b in zip(wphi, xs, strict=True)), arb(0))
+        got = (wphi, lgs, sw, swx, self._box(k))
+        self.cells[k] = got
+        return got
+
+    def window_sums(self, kl: int, ku: int) -> tuple[arb, arb]:
+        """Sums of wphi and of wphi x over the subintervals kl, ..., ku - 1 (cached per window)."""
+        got = self.sums.get((kl, ku))
+        if got is None:
+            prev = self.sums.get((kl, ku - 1))
+            if prev is None:
+                prev = (arb(0), arb(0))
+                for k in range(kl, ku - 1):
+                    c = self.cell(k)
+                    prev = (prev[0] + c[2], prev[1] + c[3])
+            c = self.cell(ku - 1)
+            got = self.sums[(kl, ku)] = (prev[0] + c[2], prev[1] + c[3])
+        return got
+
+    def _box(self, k: int) -> tuple:
+        r"""Bounds on the rectangle around the Bernstein ellipse of subinterval k:
+        log sup|phi|, log sup|x|, log max(1, sup|1+x|), log min(1, inf Re(1+x)) (None when
+        Re(1+x) > 0 is not proven), log sup|1 + r e^{-w}|, sup|phi| and sup|phi| sup|x|,
+        and the real range [xl, xu]."""
+        xl, xu, y = ellipse_box(self.left(k) + self.h, self.h, self.rho)
+        zr = arb(xl).union(arb(xu))
+        zb = acb(zr, arb(0, y))
+        w = (2 * zb - 1) * self.inv2s2
+        x = self.q * w.expm1()
+        one_x = 1 + x
+        X = abs(x).upper()
+        B = abs(one_x).upper()
+        D = one_x.real.lower()
+        T = abs(1 + self.r * (-w).exp()).upper()
+        mr = 0.0 if xl <= 0 <= xu else min(abs(xl), abs(xu))
+        lp = -(arb(mr) ** 2 - arb(y) ** 2) * self.inv2s2 - self.log_norm
+        P = lp.exp()
+        lx = X.log()
+        lb1 = B.log() if B > 1 else arb(0)
+        ld = None if not D > 0 else (D.log() if D < 1 else arb(0))
+        # psi(x) = log(1 + r e^{-w(x)}) >= log|1 + r e^{-w}| on Re z = x; convex, so below its chord
+        psl = (self.r * (-(2 * arb(xl) - 1) * self.inv2s2).exp()).log1p()
+        psu = (self.r * (-(2 * arb(xu) - 1) * self.inv2s2).exp()).log1p()
+        slope = (psu - psl) / (arb(xu) - arb(xl))
+        lt = T.log()
+        y2 = arb(y) ** 2 * self.inv2s2
+        return (lp + 2 * lx, lb1, ld, lt, P, P * X, xl, xu, y2, psl, slope, float(slope.mid()))
+
+
+def _log_phi_cdf(x: float) -> float:
+    """Float log of the standard normal CDF (planning only)."""
+    if x > -30.0:
+        return math.log(0.5 * math.erfc(-x / math.sqrt(2.0)))
+    return -x * x / 2 - math.log(-x) - 0.5 * math.log(2 * math.pi)
+
+
+def _gap_log_bound(a: float, lq: float, lr: float, s: float, L: float, z0: float) -> float:
+    """Float value of the bound of :func:`_gap_bound` (planning only)."""
+    la = a * lq + a * (a - 1) / (2 * s * s)
+    zc = s * s * (lr + math.log(a)) + 0.5
+    pieces = [(0.5, -a * lq), (z0, a * math.log(2.0)), (zc, 1.0)]
+    out = -math.inf
+    for i, (start, lf) in enumerate(pieces):
+        end = pieces[i + 1][0] if i + 1 < len(pieces) else math.inf
+        lo, hi = max(start, 0.5), min(end, L)
+        if hi <= lo:
+            continue
+        v = la + lf + _log_phi_cdf((hi - a) / s)
+        out = max(out, v) + math.log1p(math.exp(-abs(out - v))) if out > -math.inf else v
+    return out
+
+
+def _gap_bound(alpha: arb, fa: float, q: arb, sigma: arb, L: float, z0: float, zc: float) -> arb:
+    r"""Upper bound on :math:`\int_{1/2}^{L} \varphi_\sigma f(x(z))\,dz` for :math:`L > 1/2`.
+
+    There :math:`x \ge 0`, so :math:`f(x) \le (1+x)^\alpha` and, completing the square
+    (:func:`log_a_fractional`), :math:`\varphi_\sigma(z)(1+x)^\alpha = C_\alpha \varphi_\sigma(z-\alpha)
+    (1 + r e^{-w})^\alpha` with :math:`C_\alpha = q^\alpha e^{\alpha(\alpha-1)/(2\sigma^2)}`,
+    :math:`r = (1-q)/q`; :math:`1 + r e^{-w}` decreases in z.  On each piece :math:`[a, b]` of
+    :math:`[1/2, L]` (cut at the float points ``z0``, ``zc``) the integral is at most
+    :math:`C_\alpha (1 + r e^{-w(a)})^\alpha \Phi((b - \alpha)/\sigma)`.
+    """
+    s2 = sigma * sigma
+    inv2s2 = 1 / (2 * s2)
+    r = (1 - q) / q
+    lc = alpha * q.log() + alpha * (alpha - 1) * inv2s2
+    cuts = sorted({0.5, L} | {p for p in (z0, zc) if 0.5 < p < L})
+    total = arb(0)
+    for lo, hi in itertools.pairwise(cuts):
+        w = (2 * arb(lo) - 1) * inv2s2
+        lf = alpha * (r * (-w).exp()).log1p()
+        total += (lc + lf).exp() * _gauss_sf_upper((alpha - arb(hi)) / sigma)
+    return total
+
+
+def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, prec: int) -> list[arb | None]:
+    r"""Balls for :math:`\log A_\alpha` at many real orders, from ONE composite Gauss-Legendre rule.
+
+    Same integral as :func:`log_a_fractional`, :math:`A_\alpha - 1 = \int \varphi_\sigma(z)
+    f_\alpha(x(z))\,dz \ge 0`.  The nodes of the composite m-point rule on the subintervals
+    :math:`[1/2 + k\ell, 1/2 + (k+1)\ell]` are shared by all orders: :math:`x_j`,
+    :math:`\log(1+x_j)` and the weight times the Gaussian density, :math:`\omega_j`, are
+    computed once (balls); per order, :math:`\sum_j \omega_j (1+x_j)^\alpha` is accumulated
+    (for increasing orders by one multiplication per node with the cached
+    :math:`(1+x_j)^{\alpha - \alpha'}`), and :math:`\sum_j \omega_j (1 + \alpha x_j)` comes
+    from prefix sums.  The node balls contain the exact nodes, so the result contains the
+    exact Gauss sum; the working precision has guard bits for the cancellation
+    (:math:`A_\alpha - 1` can be of order :math:`q^2`).
+
+    Certified error per order and subinterval (:mod:`.gauss_legendre`,
+    Trefethen 2008, Thm. 4.5): :math:`h\,\frac{64}{15} M \rho^{-2m}/(1-\rho^{-2})`, with M a
+    bound of :math:`|\varphi_\sigma(z) f_\alpha(x(z))|` on a rectangle containing the
+    Bernstein ellipse; the rectangle keeps :math:`|\mathrm{Im}\,w| < \pi/2`, so
+    :math:`\mathrm{Re}(1 + x) > 0` (checked in ball arithmetic) and the integrand is
+    analytic there.  M is the smaller of
+
+    * :math:`\sup|\varphi| \cdot \frac{\alpha(\alpha-1)}{2} \sup|x|^2 \cdot \max(1, \sup|1+x|)^{\alpha-2}`
+      (:math:`\alpha \ge 2`), resp. :math:`\cdot \min(1, \inf \mathrm{Re}(1+x))^{\alpha-2}`
+      (:math:`\alpha < 2`), from :math:`f(x) = \alpha(\alpha-1)x^2 \int_0^1 (1-t)(1+tx)^{\alpha-2}dt`
+      and :math:`\min(1, \mathrm{Re}(1+x)) \le |1+tx| \le \max(1, |1+x|)`;
+    * :math:`C_\alpha \sup|\varphi_\sigma(z-\alpha)| \sup|1+re^{-w}|^\alpha + \sup|\varphi|(1 + \alpha\sup|x|)`,
+      from :math:`|\varphi_\sigma(z)(1+x)^\alpha| = C_\alpha |\varphi_\sigma(z-\alpha)| |1 + r e^{-w}|^\alpha`
+      (completing the square, :math:`C_\alpha = q^\alpha e^{\alpha(\alpha-1)/(2\sigma^2)}`), where
+      :math:`|\varphi_\sigma(z)| \le e^{-(\mathrm{Re}(z)^2 - \mathrm{Im}(z)^2)/(2\sigma^2)}/\sqrt{2\pi\sigma^2}`.
+
+    Outside the order's window :math:`[L, U]` (float planning): :func:`lower_tail_bound` and
+    :func:`upper_tail_bound`, and for large orders whose window starts right of 1/2 the
+    bound of :func:`_gap_bound` on :math:`[1/2, L]` after the lower tail at 1/2.  The
+    integrand is non-negative: the tails add an amount in :math:`[0, \text{bound}]`.
+
+    Args:
+        alphas: exact real orders > 1 (any order; sorted internally).
+        q, sigma: exact, ``0 < q < 1``, ``sigma > 0``.
+        prec: target precision in bits (the reported relative accuracy aimed at is
+            about ``2^-(prec - 20)``).
+
+    Returns:
+        per order, a ball for :math:`\log A_\alpha`, or ``None`` where the shared rule did
+        not reach relative accuracy ``2^-(prec - 22)`` (the caller then integrates that
+        order on its own with :func:`log_a_fractional`).
+    """
+    out: list[arb | None] = [None] * len(alphas)
+    if not alphas or not (0 < q < 1) or sigma <= 0:
+        return out
+    idx = sorted(range(len(alphas)), key=lambda i: alphas[i])
+    fa_all = np.array([float(alphas[i]) for i in idx])
+    if fa_all[0] <= 1:
+        raise ValueError(f"alpha must be > 1. Found {fa_all[0]!r}.")
+    sf = float(sigma)
+    lq = _log_fraction(q)
+    l1q = math.log1p(-float(q))
+    lr = l1q - lq
+    if not (1e-3 <= sf <= 1e3) or lq < -700:
+        return out  # extreme parameters: the per-order paths
+    est = _log_i_rough(fa_all, lq, l1q, sf)
+    target = prec - 20
+    # guard bits for the cancellation in sum w (1+x)^a - sum w (1 + a x), about log2(1 + 1/I)
+    guard = int(max(0.0, float(np.max(-np.minimum(est, 0.0))) / math.log(2.0))) + 16
+    wprec = prec + guard
+    with workprec(wprec):
+        grid = _Grid(q, sigma, target, wprec)
+        z0 = sf * sf * lr + 0.5
+        qa = grid.q
+        sa = grid.sigma
+        inv2s2 = grid.inv2s2
+        sigma_sq = sa * sa
+        ef = grid.err_factor
+        state: dict[int, tuple[int, list[arb]]] = {}  # subinterval -> (position of its order, values)
+        steps: dict[tuple[int, Fraction], list[arb]] = {}
+        seen_steps: set[Fraction] = set()
+        kg_prev = 0
+        for pos, i in enumerate(idx):
+            alpha = alphas[i]
+            fa = float(fa_all[pos])
+            if fa > BATCH_MAX_ORDER or not math.isfinite(est[pos]):
+                continue
+            log_tol = float(est[pos]) - (target + 6) * math.log(2.0)
+            L, U = _window(fa, lq, sf, log_tol)
+            # right of z0 the tail bound is about C_a (1 + r e^{-w_U})^a Phi(-(U - a)/s)
+            u_sharp = fa + sf * _tail_point(log_tol - 3.0 - fa * lq - fa * (fa - 1) / (2 * sf * sf))
+            if u_sharp < U and u_sharp > z0 + 2 * sf:
+                U = u_sharp
+            kl = math.floor((L - 0.5) / grid.ell)
+            ku = math.ceil((U - 0.5) / grid.ell)
+            # large orders: start the window right of 1/2 when the gap bound allows it
+            zc = sf * sf * (lr + math.log(fa)) + 0.5
+            if fa > z0 + 2 * sf:
+                lo_k, hi_k = min(kg_prev, ku - 1), min(math.floor((fa - 0.5) / grid.ell), ku - 1)
+                if lo_k > 0 and _gap_log_bound(fa, lq, lr, sf, grid.left(lo_k), z0) > log_tol - 2.0:
+                    lo_k = 0
+                while lo_k < hi_k:  # largest k with a small enough gap bound on [1/2, left(k)]
+                    mid = (lo_k + hi_k + 1) // 2
+                    if _gap_log_bound(fa, lq, lr, sf, grid.left(mid), z0) <= log_tol - 2.0:
+                        lo_k = mid
+                    else:
+                        hi_k = mid - 1
+                kg_prev = lo_k
+                if lo_k > 0:
+                    kl = lo_k
+            a = to_arb(alpha)
+            lc_base = a * qa.log() + a * (a - 1) * inv2s2 - grid.log_norm
+            la2 = (a * (a - 1) / 2).log()
+            am2 = a - 2
+            f_lo = math.nextafter(fa, -math.inf)
+            f_hi = math.nextafter(fa, math.inf)
+            step_of: dict[int, Fraction] = {}
+            s_total = arb(0)
+            err = arb(0)
+            for k in range(kl, ku):
+                wphi, lgs, _sw, _swx, box = grid.cell(k)
+                # sum over the nodes of w (1+x)^a, walking from an earlier order where cached
+                st = state.get(k)
+                vals = None
+                if st is not None:
+                    d = step_of.get(st[0])
+                    if d is None:
+                        d = step_of[st[0]] = alpha - alphas[idx[st[0]]]
+                    rp = steps.get((k, d))
+                    if rp is None and d in seen_steps:
+                        da = to_arb(d)
+                        rp = steps[(k, d)] = [(da * lg).exp() for lg in lgs]
+                    if rp is not None:
+                        vals = list(map(operator.mul, st[1], rp))
+                    else:
+                        seen_steps.add(d)
+                if vals is None:
+                    vals = [wp * (a * lg).exp() for wp, lg in zip(wphi, lgs, strict=True)]
+                state[k] = (pos, vals)
+                s_total += sum(vals, arb(0))
+                # error bound of the subinterval: the quadratic bound left of z0, the
+                # completed square right of it (either one is valid anywhere)
+                lpx2, lb1, ld, lt, P, PX, xl, xu, y2, psl, slope, fsl = box
+                lb = lb1 if fa >= 2 else ld
+                if xu <= z0 and lb is not None:
+                    err += (lpx2 + la2 + am2 * lb).exp()
+                    continue
+                if fsl < -0.5 / (fa * sf * sf):
+                    # sup over all real x of -(x - a)^2/(2 s^2) + a (psl + (x - xl) slope)
+                    ex = a * (psl + (a - xl) * slope) + sigma_sq * (a * slope) ** 2 / 2
+                else:
+                    d_lo = max(0.0, math.nextafter(xl - f_hi, -math.inf), math.nextafter(f_lo - xu, -math.inf))
+                    ex = a * lt - arb(d_lo) ** 2 * inv2s2
+                err += (lc_base + y2 + ex).exp() + P + a * PX
+            sw_tot, swx_tot = grid.window_sums(kl, ku)
+            quad = s_total - sw_tot - a * swx_tot
+            err = err * ef
+            with workprec(32):  # bounds on what is cut off: a few correct bits suffice
+                if kl <= 0:
+                    tails = lower_tail_bound(arb(grid.left(kl)), a, qa, sa, _gauss_sf_upper)
+                else:
+                    tails = lower_tail_bound(arb("0.5"), a, qa, sa, _gauss_sf_upper) + _gap_bound(
+                        a, fa, qa, sa, grid.left(kl), z0, zc
+                    )
+                tails += upper_tail_bound(arb(grid.left(ku)), a, qa, sa, _gauss_sf_upper)
+            lo = quad - err
+            hi_b = quad + err + tails
+            lo_end = lo.lower()
+            if lo_end < 0:
+                lo_end = arb(0)
+            i_ball = arb(lo_end).union(arb(hi_b.upper()))
+            log_a = i_ball.log1p()
+            if log_a.is_finite() and log_a.rel_accuracy_bits() >= prec - 22:
+                out[i] = log_a
+    return out
