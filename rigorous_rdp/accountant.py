@@ -433,6 +433,34 @@ class RdpAccountant:
         cert = refine(lambda prec: self.total_rdp_ball(a), d, max_prec=self.max_prec, what=f"RDP at alpha={float(a)}")
         return RdpResult(a, cert, all(c.is_upper_bound for c, _ in self.active_curves()))
 
+    def rdp_many(self, orders: Iterable[object], digits: float | None = None) -> list[RdpResult]:
+        """Certified total RDP at many orders (exact rationals > 1), as :meth:`rdp` gives them.
+
+        Each curve certifies all the orders at once at the first precision of the
+        :func:`.arith.refine` loop (:meth:`.curves.RdpCurve.certified_many`; the
+        Poisson-subsampled Gaussian shares one quadrature between its real orders), the
+        balls go into the cache of certified values, and then every order goes through
+        :meth:`rdp`: an order whose enclosure misses the digits is refined on its own.
+        """
+        from .arith import bits_for_digits, workprec
+
+        alphas = [parse_rational(a, "alpha") for a in orders]
+        for a in alphas:
+            if a <= 1:
+                raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
+            if self.integer_orders_only and a.denominator != 1:
+                raise ValueError(f"alpha must be an integer >= 2 for this bound. Found {float(a)!r}.")
+        d = self.digits if digits is None else digits
+        prec = max(64, bits_for_digits(d) + 24)  # the first precision of refine
+        if len(alphas) > 1 and prec <= self.max_prec:
+            with workprec(prec):
+                for e, curve, _ in self._active_events():
+                    todo = sorted({a for a in alphas if _CERTIFIED.get((e, a, prec)) is None})
+                    if len(todo) > 1:
+                        for a, v in zip(todo, curve.certified_many(todo), strict=True):
+                            _CERTIFIED.put((e, a, prec), v)
+        return [self.rdp(a, d) for a in alphas]
+
     def screen(self, alphas: Iterable[float]) -> np.ndarray:
         """Float estimate of the total RDP at ``alphas`` (order selection only).
 

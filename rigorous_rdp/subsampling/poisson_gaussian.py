@@ -92,6 +92,7 @@ def log_a_integer(
     head: int | None = None,
     blocks: Sequence[tuple[int, int]] = (),
     top: int | None = None,
+    cache: dict[int, arb] | None = None,
 ) -> arb:
     r"""Ball for :math:`\log A_\alpha` at an integer order :math:`\alpha \ge 2`.
 
@@ -103,7 +104,26 @@ def log_a_integer(
     :math:`k \ge T`) are summed; the others are enclosed in :math:`[0, B]` with ``B``
     the proven bound of :func:`integer_tail_bound` over ``blocks`` (which must
     cover :math:`[K+1, T-1]`; without ``top``, :math:`[K+1, \alpha]`).
+
+    ``cache`` (optional, for many orders of the same q and sigma at the same precision):
+    a dict that keeps :math:`\log n` (key n) and :math:`\log(e^{k(k-1)/(2\sigma^2)} - 1)`
+    (key -k) between calls; the balls are the ones computed without it.
     """
+    if cache is None:
+        cache = {}
+
+    def log_n(n: int) -> arb:
+        v = cache.get(n)
+        if v is None:
+            v = cache[n] = arb(n).log()
+        return v
+
+    def log_em1(k: int) -> arb:
+        v = cache.get(-k)
+        if v is None:
+            v = cache[-k] = (arb(k * (k - 1)) * inv2s2).expm1().log()
+        return v
+
     if alpha < 2:
         raise ValueError(f"alpha must be an integer >= 2. Found {alpha}.")
     one_m_q = 1 - q
@@ -121,9 +141,8 @@ def log_a_integer(
     kmax = alpha if head is None else min(alpha, int(head))
     for k in range(2, kmax + 1):
         if k > 2:
-            log_pmf = log_pmf + arb(alpha - k + 1).log() - arb(k).log() + log_ratio
-        t = log_pmf + (arb(k * (k - 1)) * inv2s2).expm1().log()
-        terms.append(t)
+            log_pmf = log_pmf + log_n(alpha - k + 1) - log_n(k) + log_ratio
+        terms.append(log_pmf + log_em1(k))
     t_top = alpha + 1 if top is None else int(top)
     if kmax < alpha and t_top <= alpha:
         # exact top terms k = T..alpha: first term from log-gamma, then the ratio recurrence
@@ -526,6 +545,45 @@ class PoissonGaussianCurve(RdpCurve):
 
         fast = fast_rdp(alpha, self.q, self.sigma, ctx.prec)
         return fast if fast is not None else poisson_gaussian_rdp(alpha, self.q, self.sigma, ctx.prec)
+
+    def certified_many(self, alphas: Sequence[Fraction]) -> list[arb]:
+        """:meth:`certified` at many orders: the real orders that the fast paths of
+        :func:`.poisson_gaussian_series.fast_rdp` do not settle share one quadrature
+        (:func:`log_a_fractional_many`); an order it leaves too wide is integrated on its
+        own (:func:`log_a_fractional`), integer orders use the exact finite sum."""
+        from flint import ctx
+
+        from .poisson_gaussian_series import fast_rdp
+
+        prec = ctx.prec
+        alphas = [Fraction(a) for a in alphas]
+        out: list[arb | None] = [None] * len(alphas)
+        batch: list[int] = []
+        cache: dict[int, arb] = {}  # logs shared by the exact sums at integer orders
+        qa, sa = to_arb(self.q), to_arb(self.sigma)
+        for i, a in enumerate(alphas):
+            self.check_order(a)
+            if a.denominator == 1 and 0 < self.q < 1 and a <= _FULL_SUM_MAX:
+                # what certified() computes (fast_rdp declines these orders), sharing the logs
+                out[i] = log_a_integer(int(a), qa, sa, cache=cache) / (to_arb(a) - 1)
+                continue
+            if a.denominator == 1 or not (0 < self.q < 1):
+                out[i] = self.certified(a)
+                continue
+            fast = fast_rdp(a, self.q, self.sigma, prec)
+            if fast is not None:
+                out[i] = fast
+            else:
+                batch.append(i)
+        if len(batch) > 1:
+            logs = log_a_fractional_many([alphas[i] for i in batch], self.q, self.sigma, prec)
+            for i, la in zip(batch, logs, strict=True):
+                if la is not None:
+                    out[i] = la / (to_arb(alphas[i]) - 1)
+        return [
+            v if v is not None else poisson_gaussian_rdp(a, self.q, self.sigma, prec)
+            for v, a in zip(out, alphas, strict=True)
+        ]
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         a = np.asarray(alphas, dtype=float)
