@@ -455,7 +455,7 @@ class RdpAccountant:
         if len(alphas) > 1 and prec <= self.max_prec:
             with workprec(prec):
                 for e, curve, _ in self._active_events():
-                    todo = sorted({a for a in alphas if _CERTIFIED.get((e, a, prec)) is None})
+                    todo = sorted(set(alphas))
                     if len(todo) > 1:
                         for a, v in zip(todo, curve.certified_many(todo), strict=True):
                             _CERTIFIED.put((e, a, prec), v)

@@ -174,10 +174,10 @@ def log_a_integer(
 
 def _gauss_sf_upper(x: arb) -> arb:
     r"""Ball whose upper end bounds :math:`1 - \Phi(x)`: the Mills-ratio bound
-    :math:`\varphi(x)/x` for :math:`x \ge 1` (cheaper than erfc), else :func:`_gauss_sf`."""
+    :math:`\varphi(x)/x` for :math:`x \ge 1` (cheaper than erfc), else 1."""
     if x >= 1:
         return (-(x * x) / 2).exp() / (x * (2 * arb.pi()).sqrt())
-    return _gauss_sf(x)
+    return arb(1)
 
 
 def lower_tail_bound(L: arb, alpha: arb, q: arb, sigma: arb, sf: Callable[[arb], arb] = _gauss_sf) -> arb:
@@ -855,8 +855,10 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
         sigma_sq = sa * sa
         ef = grid.err_factor
         state: dict[int, tuple[int, list[arb]]] = {}  # subinterval -> (position of its order, values)
-        steps: dict[tuple[int, Fraction], list[arb]] = {}
-        seen_steps: set[Fraction] = set()
+        steps: dict[tuple[int, int], list[arb]] = {}  # (subinterval, step id) -> (1 + x_j)^step
+        step_ids: dict[Fraction, int] = {}
+        step_vals: dict[int, Fraction] = {}
+        seen_steps: set[int] = set()
         kg_prev = 0
         for pos, i in enumerate(idx):
             alpha = alphas[i]
@@ -877,6 +879,8 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
                 lo_k, hi_k = min(kg_prev, ku - 1), min(math.floor((fa - 0.5) / grid.ell), ku - 1)
                 if lo_k > 0 and _gap_log_bound(fa, lq, lr, sf, grid.left(lo_k), z0) > log_tol - 2.0:
                     lo_k = 0
+                elif lo_k < hi_k and _gap_log_bound(fa, lq, lr, sf, grid.left(lo_k + 1), z0) > log_tol - 2.0:
+                    hi_k = lo_k  # the previous order's start is still the largest
                 while lo_k < hi_k:  # largest k with a small enough gap bound on [1/2, left(k)]
                     mid = (lo_k + hi_k + 1) // 2
                     if _gap_log_bound(fa, lq, lr, sf, grid.left(mid), z0) <= log_tol - 2.0:
@@ -892,7 +896,7 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
             am2 = a - 2
             f_lo = math.nextafter(fa, -math.inf)
             f_hi = math.nextafter(fa, math.inf)
-            step_of: dict[int, Fraction] = {}
+            step_of: dict[int, int] = {}
             s_total = arb(0)
             err = arb(0)
             for k in range(kl, ku):
@@ -901,17 +905,19 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
                 st = state.get(k)
                 vals = None
                 if st is not None:
-                    d = step_of.get(st[0])
-                    if d is None:
-                        d = step_of[st[0]] = alpha - alphas[idx[st[0]]]
-                    rp = steps.get((k, d))
-                    if rp is None and d in seen_steps:
-                        da = to_arb(d)
-                        rp = steps[(k, d)] = [(da * lg).exp() for lg in lgs]
+                    did = step_of.get(st[0])
+                    if did is None:  # number the step alpha - alpha' (one Fraction per step)
+                        d = alpha - alphas[idx[st[0]]]
+                        did = step_of[st[0]] = step_ids.setdefault(d, len(step_ids))
+                        step_vals[did] = d
+                    rp = steps.get((k, did))
+                    if rp is None and did in seen_steps:
+                        da = to_arb(step_vals[did])
+                        rp = steps[(k, did)] = [(da * lg).exp() for lg in lgs]
                     if rp is not None:
                         vals = list(map(operator.mul, st[1], rp))
                     else:
-                        seen_steps.add(d)
+                        seen_steps.add(did)
                 if vals is None:
                     vals = [wp * (a * lg).exp() for wp, lg in zip(wphi, lgs, strict=True)]
                 state[k] = (pos, vals)
