@@ -56,6 +56,8 @@ REFS = {
 }
 PARAMS = sorted({(q, s) for q, s, _ in REFS})
 ALPHAS = ["1.05", "1.5", "2.5", "10.3", "77.7"]
+#: more real orders, so that the accountant uses the shared rule (BATCH_MIN_ORDERS)
+FILLER = ["1.2", "3.3", "4.4", "5.6", "7.5", "12.25", "33.3"]
 
 
 def _event(q: str, s: str) -> PoissonSampledEvent:
@@ -132,8 +134,8 @@ def test_rdp_many_meets_digits_and_contains_references(q, s):
     clear_caches()
     acc = RdpAccountant().compose(_event(q, s))
     for digits in (10, 20):
-        res = acc.rdp_many(ALPHAS, digits=digits)
-        for a, r in zip(ALPHAS, res, strict=True):
+        res = acc.rdp_many(ALPHAS + FILLER, digits=digits)
+        for a, r in zip(ALPHAS, res[: len(ALPHAS)], strict=True):
             assert r.order == Fraction(a)
             ref = Fraction(REFS[(q, s, a)]) / (Fraction(a) - 1)
             assert contains(r.rdp.ball, ref, rel=Fraction(1, 10**30)), (q, s, a, r.rdp.ball)
@@ -141,7 +143,8 @@ def test_rdp_many_meets_digits_and_contains_references(q, s):
 
 
 def test_batched_overlaps_individual_and_is_never_wider_than_asked():
-    orders = [Fraction(a) for a in ("1.1", "1.25", "3.7", "10.5", "20.1", "63.9", "99.9")] + [Fraction(7)]
+    orders = [Fraction(a) for a in ("1.1", "1.25", "3.7", "10.5", "20.1", "63.9", "99.9", "5.5", "6.5")]
+    orders.append(Fraction(7))
     clear_caches()
     many = RdpAccountant().compose(_event("0.01", "1.1")).rdp_many(orders)
     clear_caches()
@@ -151,6 +154,17 @@ def test_batched_overlaps_individual_and_is_never_wider_than_asked():
         assert m.rdp.ball.overlaps(o.rdp.ball), (m.order, m.rdp.ball, o.rdp.ball)
         assert rel_width(m.rdp.ball) <= 1e-10
         assert m.to_json().keys() == o.to_json().keys()
+
+
+def test_few_real_orders_identical_to_certified():
+    """Below BATCH_MIN_ORDERS real orders, certified_many is certified order by order."""
+    curve = pg.PoissonGaussianCurve(Fraction("0.1"), Fraction("0.5"))
+    orders = [Fraction(a) for a in ("1.25", "1.5", "10.5")]
+    assert len(orders) < pg.BATCH_MIN_ORDERS
+    with workprec(64):
+        for a, v in zip(orders, curve.certified_many(orders), strict=True):
+            w = curve.certified(a)
+            assert v.mid() == w.mid() and v.rad() == w.rad()
 
 
 def test_integer_orders_identical_to_certified():
@@ -165,7 +179,7 @@ def test_integer_orders_identical_to_certified():
 
 def test_order_two_closed_form_among_real_orders():
     """Order 2 (exact: log(1 + q^2 (e^{1/sigma^2} - 1))) asked together with real orders."""
-    res = RdpAccountant().compose(_event("0.01", "1.1")).rdp_many(["1.5", 2, "2.5"])
+    res = RdpAccountant().compose(_event("0.01", "1.1")).rdp_many(["1.5", 2, "2.5", *FILLER])
     with mpmath.workdps(50):
         exact = mpmath.log1p(mpmath.mpf("0.0001") * mpmath.expm1(1 / mpmath.mpf("1.21")))
     assert contains(res[1].rdp.ball, exact, rel=Fraction(1, 10**45))
@@ -175,7 +189,7 @@ def test_fallback_when_the_shared_rule_declines(monkeypatch):
     """Orders the batch leaves out are integrated one by one (same enclosure as certified)."""
     monkeypatch.setattr(pg, "log_a_fractional_many", lambda alphas, *args: [None] * len(alphas))
     curve = pg.PoissonGaussianCurve(Fraction("0.01"), Fraction("1.1"))
-    orders = [Fraction("1.5"), Fraction("10.3")]
+    orders = [Fraction(a) for a in ["1.5", "10.3", *FILLER]]
     with workprec(64):
         many = curve.certified_many(orders)
         for a, v in zip(orders, many, strict=True):
@@ -195,17 +209,19 @@ def test_rdp_many_composes_counts():
     """T steps: T times the one-step ball, at every order."""
     acc1 = RdpAccountant().compose(_event("0.01", "1.1"))
     acc7 = RdpAccountant().compose(_event("0.01", "1.1"), 7)
-    for r1, r7 in zip(acc1.rdp_many(["1.5", "4.5"]), acc7.rdp_many(["1.5", "4.5"]), strict=True):
+    orders = ["1.5", "4.5", *FILLER]
+    for r1, r7 in zip(acc1.rdp_many(orders), acc7.rdp_many(orders), strict=True):
         assert (7 * r1.rdp.ball).overlaps(r7.rdp.ball)
 
 
 def test_cli_rdp_several_orders(capsys):
     from rigorous_rdp.cli import main
 
-    rc = main(["rdp", "--sampling", "poisson", "--q", "0.01", "--sigma", "1.1", "--alpha", "1.5", "10.3", "--json"])
+    argv = ["rdp", "--sampling", "poisson", "--q", "0.01", "--sigma", "1.1", "--alpha", "1.5", "10.3", *FILLER]
+    rc = main([*argv, "--json"])
     assert rc in (0, None)
     out = json.loads(capsys.readouterr().out)
-    assert [r["alpha"] for r in out["results"]] == [1.5, 10.3]
+    assert [r["alpha"] for r in out["results"]] == [1.5, 10.3] + [float(a) for a in FILLER]
     lo, up = (Fraction(out["results"][1]["rdp"][k]) for k in ("lower", "upper"))
     ref = Fraction(REFS[("0.01", "1.1", "10.3")]) / Fraction("9.3")
     slack = ref / 10**30
@@ -219,4 +235,5 @@ def test_stored_references():
 
     for (q, s, a), v in REFS.items():
         got = poisson_gaussian_log_a_mp(Fraction(a), Fraction(q), Fraction(s), 40)
-        assert abs(got - mpmath.mpf(v)) <= abs(got) * mpmath.mpf(10) ** -34, (q, s, a)
+        with mpmath.workdps(60):
+            assert abs(got - mpmath.mpf(v)) <= abs(got) * mpmath.mpf(10) ** -34, (q, s, a)
