@@ -456,7 +456,7 @@ class RdpAccountant:
         if len(alphas) < 2 or prec > self.max_prec:
             return [self.rdp(a, d) for a in alphas]
         budget.check("RDP at many orders")
-        todo = sorted(set(alphas))
+        todo = list(dict.fromkeys(alphas))
         totals = dict.fromkeys(todo, arb(0))
         with workprec(prec):
             for e, curve, c in self._active_events():

@@ -554,13 +554,20 @@ class PoissonGaussianCurve(RdpCurve):
         (:func:`log_a_fractional`); integer orders use the exact finite sum."""
         from flint import ctx
 
-        from .poisson_gaussian_series import fast_rdp
+        from .poisson_gaussian_series import SERIES_MAX_Q, fast_rdp
 
         prec = ctx.prec
         alphas = [Fraction(a) for a in alphas]
         out: list[arb | None] = [None] * len(alphas)
         batch: list[int] = []
         cache: dict[int, arb] = {}  # logs shared by the exact sums at integer orders
+        # fast_rdp at a real order (q > SERIES_MAX_Q) can only return the sandwich, whose relative
+        # width is at least about e^-u / (u + 1), u = log q + (alpha - 1)/(2 sigma^2) (see its
+        # module): below u = (prec - 20) log 2 - 10 it is declined (for q <= 1/2), so skip it there
+        skip_sandwich = SERIES_MAX_Q < self.q <= Fraction(1, 2)
+        log_q_f = _log_fraction(self.q) if self.q > 0 else 0.0
+        inv2s2_f = 1 / (2 * float(self.sigma) ** 2) if float(self.sigma) > 1e-150 else math.inf
+        skip_below = (prec - 20) * math.log(2.0) - 10
         qa, sa = to_arb(self.q), to_arb(self.sigma)
         for i, a in enumerate(alphas):
             self.check_order(a)
@@ -571,11 +578,12 @@ class PoissonGaussianCurve(RdpCurve):
             if a.denominator == 1 or not (0 < self.q < 1):
                 out[i] = self.certified(a)
                 continue
-            fast = fast_rdp(a, self.q, self.sigma, prec)
-            if fast is not None:
-                out[i] = fast
-            else:
-                batch.append(i)
+            if not (skip_sandwich and float(log_q_f + (a - 1) * inv2s2_f) < skip_below):
+                fast = fast_rdp(a, self.q, self.sigma, prec)
+                if fast is not None:
+                    out[i] = fast
+                    continue
+            batch.append(i)
         if len(batch) >= BATCH_MIN_ORDERS:
             logs = log_a_fractional_many([alphas[i] for i in batch], self.q, self.sigma, prec)
             for i, la in zip(batch, logs, strict=True):
@@ -835,10 +843,12 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
     out: list[arb | None] = [None] * len(alphas)
     if not alphas or not (0 < q < 1) or sigma <= 0:
         return out
-    idx = sorted(range(len(alphas)), key=lambda i: alphas[i])
+    # increasing orders (by their float values: any order of the walk is valid, this one is short)
+    idx = sorted(range(len(alphas)), key=lambda i: float(alphas[i]))
     fa_all = np.array([float(alphas[i]) for i in idx])
-    if fa_all[0] <= 1:
-        raise ValueError(f"alpha must be > 1. Found {fa_all[0]!r}.")
+    for a in alphas:
+        if a <= 1:
+            raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
     sf = float(sigma)
     lq = _log_fraction(q)
     l1q = math.log1p(-float(q))
@@ -846,9 +856,12 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
     if not (1e-3 <= sf <= 1e3) or lq < -700:
         return out  # extreme parameters: the per-order paths
     est = _log_i_rough(fa_all, lq, l1q, sf)
-    target = prec - 20
+    target = prec - 8
     # guard bits for the cancellation in sum w (1+x)^a - sum w (1 + a x), about log2(1 + 1/I)
-    guard = int(max(0.0, float(np.max(-np.minimum(est, 0.0))) / math.log(2.0))) + 16
+    usable = np.isfinite(est) & (fa_all >= 1 + 1e-6) & (fa_all <= BATCH_MAX_ORDER) & (est > -300 * math.log(2.0))
+    if not usable.any():
+        return out
+    guard = int(max(0.0, float(np.max(-np.minimum(est[usable], 0.0))) / math.log(2.0))) + 16
     wprec = prec + guard
     with workprec(wprec):
         grid = _Grid(q, sigma, target, wprec)
@@ -867,8 +880,8 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
         for pos, i in enumerate(idx):
             alpha = alphas[i]
             fa = float(fa_all[pos])
-            if fa > BATCH_MAX_ORDER or not math.isfinite(est[pos]):
-                continue
+            if not usable[pos]:
+                continue  # left to the per-order integration
             log_tol = float(est[pos]) - (target + 6) * math.log(2.0)
             L, U = _window(fa, lq, sf, log_tol)
             # right of z0 the tail bound is about C_a (1 + r e^{-w_U})^a Phi(-(U - a)/s)
@@ -958,6 +971,6 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
                 lo_end = arb(0)
             i_ball = arb(lo_end).union(arb(hi_b.upper()))
             log_a = i_ball.log1p()
-            if log_a.is_finite() and log_a.rel_accuracy_bits() >= prec - 22:
+            if log_a.is_finite() and log_a.rel_accuracy_bits() >= prec - 12:
                 out[i] = log_a
     return out
