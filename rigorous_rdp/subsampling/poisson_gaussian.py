@@ -813,31 +813,47 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
     bound of :math:`|\varphi_\sigma(z) f_\alpha(x(z))|` on a rectangle containing the
     Bernstein ellipse; the rectangle keeps :math:`|\mathrm{Im}\,w| < \pi/2`, so
     :math:`\mathrm{Re}(1 + x) > 0` (checked in ball arithmetic) and the integrand is
-    analytic there.  M is the smaller of
+    analytic there.  Two bounds M hold on any such rectangle; the first is used when the
+    rectangle lies left of the crossover :math:`z_0` (:func:`log_a_fractional`), the second
+    otherwise:
 
     * :math:`\sup|\varphi| \cdot \frac{\alpha(\alpha-1)}{2} \sup|x|^2 \cdot \max(1, \sup|1+x|)^{\alpha-2}`
       (:math:`\alpha \ge 2`), resp. :math:`\cdot \min(1, \inf \mathrm{Re}(1+x))^{\alpha-2}`
       (:math:`\alpha < 2`), from :math:`f(x) = \alpha(\alpha-1)x^2 \int_0^1 (1-t)(1+tx)^{\alpha-2}dt`
       and :math:`\min(1, \mathrm{Re}(1+x)) \le |1+tx| \le \max(1, |1+x|)`;
-    * :math:`C_\alpha \sup|\varphi_\sigma(z-\alpha)| \sup|1+re^{-w}|^\alpha + \sup|\varphi|(1 + \alpha\sup|x|)`,
-      from :math:`|\varphi_\sigma(z)(1+x)^\alpha| = C_\alpha |\varphi_\sigma(z-\alpha)| |1 + r e^{-w}|^\alpha`
-      (completing the square, :math:`C_\alpha = q^\alpha e^{\alpha(\alpha-1)/(2\sigma^2)}`), where
-      :math:`|\varphi_\sigma(z)| \le e^{-(\mathrm{Re}(z)^2 - \mathrm{Im}(z)^2)/(2\sigma^2)}/\sqrt{2\pi\sigma^2}`.
+    * :math:`\sup|\varphi_\sigma(z)(1+x)^\alpha| + \sup|\varphi|(1 + \alpha\sup|x|)`, where
+      :math:`|\varphi_\sigma(z)(1+x)^\alpha| = C_\alpha |\varphi_\sigma(z-\alpha)| |1 + r e^{-w}|^\alpha`
+      (completing the square, :math:`C_\alpha = q^\alpha e^{\alpha(\alpha-1)/(2\sigma^2)}`),
+      :math:`|\varphi_\sigma(z-\alpha)| \le e^{-((\mathrm{Re}\,z-\alpha)^2 - \mathrm{Im}(z)^2)/(2\sigma^2)}/\sqrt{2\pi\sigma^2}`
+      and :math:`\log|1 + r e^{-w}| \le \psi(\mathrm{Re}\,z)`, :math:`\psi(t) = \log(1 + r e^{-(2t-1)/(2\sigma^2)})`.
+      Either :math:`\psi \le \psi(x_l)` (its value at the left edge) with the distance from
+      :math:`\alpha` to :math:`[x_l, x_u]`, or, since :math:`\psi` is convex, :math:`\psi` below its
+      chord on :math:`[x_l, x_u]`, and then the exponent
+      :math:`-(t-\alpha)^2/(2\sigma^2) + \alpha\,\mathrm{chord}(t)` is a concave quadratic whose
+      maximum over all real t is closed-form (used where the chord is steep: near
+      :math:`z_0`, where a product of separate suprema would lose a factor :math:`e^{O(\alpha)}`).
 
     Outside the order's window :math:`[L, U]` (float planning): :func:`lower_tail_bound` and
     :func:`upper_tail_bound`, and for large orders whose window starts right of 1/2 the
-    bound of :func:`_gap_bound` on :math:`[1/2, L]` after the lower tail at 1/2.  The
-    integrand is non-negative: the tails add an amount in :math:`[0, \text{bound}]`.
+    bound of :func:`_gap_bound` on :math:`[1/2, L]` after the lower tail at 1/2 (Gaussian tails
+    by the Mills-ratio bound, :func:`_gauss_sf_upper`).  The integrand is non-negative: the
+    tails add an amount in :math:`[0, \text{bound}]`.
+
+    Parameters of the rule (measured): half-length :math:`h = 2\min(\sigma, \sigma^2)`
+    (10 significant bits, so breakpoints are exact), rectangle height
+    :math:`\min(0.45\pi\sigma^2, 2\sigma)` (:math:`|\mathrm{Im}\,w| \le 0.45\pi`, and the Gaussian
+    factor grows by at most :math:`e^2`), :math:`\rho` from it, and m with
+    :math:`\rho^{-2m} \approx 2^{-(prec + 4)} e^{-9}`.
 
     Args:
         alphas: exact real orders > 1 (any order; sorted internally).
         q, sigma: exact, ``0 < q < 1``, ``sigma > 0``.
-        prec: target precision in bits (the reported relative accuracy aimed at is
-            about ``2^-(prec - 20)``).
+        prec: target precision in bits (the relative accuracy aimed at is about
+            ``2^-(prec - 8)``, as narrow as the per-order integration's enclosures).
 
     Returns:
         per order, a ball for :math:`\log A_\alpha`, or ``None`` where the shared rule did
-        not reach relative accuracy ``2^-(prec - 22)`` (the caller then integrates that
+        not reach relative accuracy ``2^-(prec - 12)`` (the caller then integrates that
         order on its own with :func:`log_a_fractional`).
     """
     out: list[arb | None] = [None] * len(alphas)
@@ -942,6 +958,9 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
                 # error bound of the subinterval: the quadratic bound left of z0, the
                 # completed square right of it (either one is valid anywhere)
                 lpx2, lb1, ld, lt, P, PX, xl, xu, y2, psl, slope, fsl = box
+                if ld is None:  # Re(1 + x) > 0 not proven on the rectangle: no analyticity, no bound
+                    err = arb("inf")
+                    break
                 lb = lb1 if fa >= 2 else ld
                 if xu <= z0 and lb is not None:
                     err += (lpx2 + la2 + am2 * lb).exp()
