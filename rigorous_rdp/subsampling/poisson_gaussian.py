@@ -729,10 +729,18 @@ class _Grid:
         w = (2 * zb - 1) * self.inv2s2
         x = self.q * w.expm1()
         one_x = 1 + x
-        X = abs(x).upper()
-        B = abs(one_x).upper()
+        # with u = Re w in [u_l, u_u] and |Im w| <= v: |x| <= q (e^u + 1), |1 + x| <= 1 - q + q e^u,
+        # |1 + r e^{-w}| <= 1 + r e^{-u}, and Re(1 + x) = 1 - q + q e^u cos(Im w) >= 1 - q when
+        # v <= pi/2 (the ball versions are sharper on short rectangles, these on long ones)
+        u_l = (2 * arb(xl) - 1) * self.inv2s2
+        u_u = (2 * arb(xu) - 1) * self.inv2s2
+        v = 2 * arb(y) * self.inv2s2
+        X = abs(x).upper().min((self.q * (u_u.exp() + 1)).upper())
+        B = abs(one_x).upper().min((1 - self.q + self.q * u_u.exp()).upper())
         D = one_x.real.lower()
-        T = abs(1 + self.r * (-w).exp()).upper()
+        if 2 * v < arb.pi():
+            D = D.max((1 - self.q).lower())
+        T = abs(1 + self.r * (-w).exp()).upper().min((1 + self.r * (-u_l).exp()).upper())
         mr = 0.0 if xl <= 0 <= xu else min(abs(xl), abs(xu))
         lp = -(arb(mr) ** 2 - arb(y) ** 2) * self.inv2s2 - self.log_norm
         P = lp.exp()
