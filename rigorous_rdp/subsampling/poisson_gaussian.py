@@ -851,7 +851,7 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
     (10 significant bits, so breakpoints are exact), rectangle height
     :math:`\min(0.45\pi\sigma^2, 2\sigma)` (:math:`|\mathrm{Im}\,w| \le 0.45\pi`, and the Gaussian
     factor grows by at most :math:`e^2`), :math:`\rho` from it, and m with
-    :math:`\rho^{-2m} \approx 2^{-(prec + 4)} e^{-9}`.
+    :math:`\rho^{-2m} \approx 2^{-prec} e^{-9}`.
 
     Args:
         alphas: exact real orders > 1 (any order; sorted internally).
