@@ -56,6 +56,7 @@ import math
 import operator
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from flint import acb, arb, arb_poly
@@ -677,13 +678,13 @@ class _Grid:
         self.r = (1 - self.q) / self.q
         self.err_factor = gauss_legendre_error_factor(m, arb(self.rho), arb(self.h))
         self.nodes, self.weights = gauss_legendre_rule(m, prec)
-        self.cells: dict[int, tuple] = {}
+        self.cells: dict[int, tuple[Any, ...]] = {}
         self.sums: dict[tuple[int, int], tuple[arb, arb]] = {}
 
     def left(self, k: int) -> float:
         return 0.5 + k * self.ell
 
-    def cell(self, k: int) -> tuple:
+    def cell(self, k: int) -> tuple[Any, ...]:
         """(wphi, log1p(x), sum wphi, sum wphi x, box bound data) of subinterval k."""
         got = self.cells.get(k)
         if got is not None:
@@ -718,7 +719,7 @@ class _Grid:
             got = self.sums[(kl, ku)] = (prev[0] + c[2], prev[1] + c[3])
         return got
 
-    def _box(self, k: int) -> tuple:
+    def _box(self, k: int) -> tuple[Any, ...]:
         r"""Bounds on the rectangle around the Bernstein ellipse of subinterval k:
         log sup|phi|, log sup|x|, log max(1, sup|1+x|), log min(1, inf Re(1+x)) (None when
         Re(1+x) > 0 is not proven), log sup|1 + r e^{-w}|, sup|phi| and sup|phi| sup|x|,
@@ -870,9 +871,9 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
     # increasing orders (by their float values: any order of the walk is valid, this one is short)
     idx = sorted(range(len(alphas)), key=lambda i: float(alphas[i]))
     fa_all = np.array([float(alphas[i]) for i in idx])
-    for a in alphas:
-        if a <= 1:
-            raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
+    for order in alphas:
+        if order <= 1:
+            raise ValueError(f"alpha must be > 1. Found {float(order)!r}.")
     sf = float(sigma)
     lq = _log_fraction(q)
     l1q = math.log1p(-float(q))
