@@ -237,3 +237,19 @@ def test_stored_references():
         got = poisson_gaussian_log_a_mp(Fraction(a), Fraction(q), Fraction(s), 40)
         with mpmath.workdps(60):
             assert abs(got - mpmath.mpf(v)) <= abs(got) * mpmath.mpf(10) ** -34, (q, s, a)
+
+
+@pytest.mark.parametrize(
+    ("q", "s"), [("0.99", "2.5"), ("0.5", "0.7"), ("0.8", "50"), ("0.0001", "8"), ("0.001", "0.2"), ("0.2", "400")]
+)
+def test_batch_overlaps_per_order_integration_across_parameters(q, s):
+    """The shared rule and the per-order integration (two independent certified
+    computations) agree, and the shared one is never much wider."""
+    curve = pg.PoissonGaussianCurve(Fraction(q), Fraction(s))
+    orders = [Fraction(a) for a in ("1.01", "1.3", "2.7", "3.3", "4.9", "6.1", "8.8", "12.5", "17.25", "24.9")]
+    with workprec(64):
+        many = curve.certified_many(orders)
+        for a, m in zip(orders, many, strict=True):
+            o = curve.certified(a)
+            assert m.overlaps(o), (q, s, a, m, o)
+            assert m.rad() <= 2 * o.rad() or rel_width(m) <= 2.0**-56, (q, s, a, m, o)

@@ -632,7 +632,11 @@ def _log_i_rough(alphas: np.ndarray, log_q: float, log_1mq: float, sigma: float)
     the terms of the binomial sum of :func:`log_a_integer` at k = 2, ..., floor(a), written
     with real binomial coefficients, and of the term k = a."""
     kmax = int(max(2.0, float(np.floor(alphas.max()))))
-    k = np.arange(2, kmax + 1, dtype=float)[None, :]
+    # every k up to 256, then a coarse grid (an estimate: the terms vary slowly in k there)
+    ks = np.arange(2, min(kmax, 256) + 1, dtype=float)
+    if kmax > 256:
+        ks = np.concatenate([ks, np.arange(257, kmax + 1, max(1, (kmax - 256) // 256), dtype=float)])
+    k = ks[None, :]
     a = alphas[:, None]
     with np.errstate(all="ignore"):
         mask = k <= a
