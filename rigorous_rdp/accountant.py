@@ -433,6 +433,46 @@ class RdpAccountant:
         cert = refine(lambda prec: self.total_rdp_ball(a), d, max_prec=self.max_prec, what=f"RDP at alpha={float(a)}")
         return RdpResult(a, cert, all(c.is_upper_bound for c, _ in self.active_curves()))
 
+    def rdp_many(self, orders: Iterable[object], digits: float | None = None) -> list[RdpResult]:
+        """Certified total RDP at many orders (exact rationals > 1), as :meth:`rdp` gives them.
+
+        Each curve certifies all the orders at once at the first precision of the
+        :func:`.arith.refine` loop (:meth:`.curves.RdpCurve.certified_many`; the
+        Poisson-subsampled Gaussian shares one quadrature between its real orders).  An
+        order whose total meets the digits there is reported as :meth:`rdp` would report
+        it at that precision; any other order goes through :meth:`rdp` (refined on its own).
+        """
+        from . import budget
+        from .arith import bits_for_digits, rel_width_ok, workprec
+
+        alphas = [parse_rational(a, "alpha") for a in orders]
+        for a in alphas:
+            if a <= 1:
+                raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
+            if self.integer_orders_only and a.denominator != 1:
+                raise ValueError(f"alpha must be an integer >= 2 for this bound. Found {float(a)!r}.")
+        d = self.digits if digits is None else digits
+        prec = max(64, bits_for_digits(d) + 24)  # the first precision of refine
+        if len(alphas) < 2 or prec > self.max_prec:
+            return [self.rdp(a, d) for a in alphas]
+        budget.check("RDP at many orders")
+        todo = list(dict.fromkeys(alphas))
+        totals = dict.fromkeys(todo, arb(0))
+        with workprec(prec):
+            for e, curve, c in self._active_events():
+                for a, v in zip(todo, curve.certified_many(todo), strict=True):
+                    _CERTIFIED.put((e, a, prec), v)
+                    totals[a] += c * v
+        upper = all(c.is_upper_bound for c, _ in self.active_curves())
+        out = []
+        for a in alphas:
+            t = totals[a]
+            if t.is_finite() and rel_width_ok(t, d):
+                out.append(RdpResult(a, Certified(t, prec), upper))
+            else:
+                out.append(self.rdp(a, d))
+        return out
+
     def screen(self, alphas: Iterable[float]) -> np.ndarray:
         """Float estimate of the total RDP at ``alphas`` (order selection only).
 

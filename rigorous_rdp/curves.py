@@ -16,6 +16,7 @@ of one application of a mechanism.  It offers two evaluations:
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -52,6 +53,12 @@ class RdpCurve(abc.ABC):
     @abc.abstractmethod
     def certified(self, alpha: Fraction) -> arb:
         """Ball containing the exact bound at order ``alpha`` (current working precision)."""
+
+    def certified_many(self, alphas: Sequence[Fraction]) -> list[arb]:
+        """Balls containing the exact bound at each order of ``alphas`` (current working
+        precision), in the given order.  The default calls :meth:`certified` per order;
+        curves that share work between orders override it."""
+        return [self.certified(Fraction(a)) for a in alphas]
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         """Float estimates of the curve at ``alphas`` (for order selection only).

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     orders = orders_option(args.alpha)
     steps = parse_steps(args.steps)
     acc = RdpAccountant(orders, digits=digits).compose(build_event(args, guarantee=False), steps)
-    results = [acc.rdp(a).to_json() for a in orders or []]
+    results = [r.to_json() for r in acc.rdp_many(orders or [])]
     # which bound gave the value at each order (MinCurve components report the winner)
     from ..curves import bound_name
 

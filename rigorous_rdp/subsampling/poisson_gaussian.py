@@ -53,21 +53,25 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
-from flint import acb, arb
+from flint import acb, arb, arb_poly
 
-from ..arith import log_sum_exp, to_arb
+from ..arith import log_sum_exp, to_arb, workprec
 from ..curves import RdpCurve
 from ..floatmath import gammaln, log1pexp, log_binom_real, log_expm1, log_factorials, log_fraction, log_ndtr, logsumexp
+from .gauss_legendre import ellipse_box, gauss_legendre_error_factor, gauss_legendre_rule
 
 __all__ = [
     "PoissonGaussianCurve",
     "integer_tail_bound",
     "integer_tail_plan",
     "log_a_fractional",
+    "log_a_fractional_many",
     "log_a_integer",
     "log_a_screen",
     "lower_tail_bound",
@@ -89,6 +93,7 @@ def log_a_integer(
     head: int | None = None,
     blocks: Sequence[tuple[int, int]] = (),
     top: int | None = None,
+    cache: dict[int, arb] | None = None,
 ) -> arb:
     r"""Ball for :math:`\log A_\alpha` at an integer order :math:`\alpha \ge 2`.
 
@@ -100,7 +105,26 @@ def log_a_integer(
     :math:`k \ge T`) are summed; the others are enclosed in :math:`[0, B]` with ``B``
     the proven bound of :func:`integer_tail_bound` over ``blocks`` (which must
     cover :math:`[K+1, T-1]`; without ``top``, :math:`[K+1, \alpha]`).
+
+    ``cache`` (optional, for many orders of the same q and sigma at the same precision):
+    a dict that keeps :math:`\log n` (key n) and :math:`\log(e^{k(k-1)/(2\sigma^2)} - 1)`
+    (key -k) between calls; the balls are the ones computed without it.
     """
+    if cache is None:
+        cache = {}
+
+    def log_n(n: int) -> arb:
+        v = cache.get(n)
+        if v is None:
+            v = cache[n] = arb(n).log()
+        return v
+
+    def log_em1(k: int) -> arb:
+        v = cache.get(-k)
+        if v is None:
+            v = cache[-k] = (arb(k * (k - 1)) * inv2s2).expm1().log()
+        return v
+
     if alpha < 2:
         raise ValueError(f"alpha must be an integer >= 2. Found {alpha}.")
     one_m_q = 1 - q
@@ -118,9 +142,8 @@ def log_a_integer(
     kmax = alpha if head is None else min(alpha, int(head))
     for k in range(2, kmax + 1):
         if k > 2:
-            log_pmf = log_pmf + arb(alpha - k + 1).log() - arb(k).log() + log_ratio
-        t = log_pmf + (arb(k * (k - 1)) * inv2s2).expm1().log()
-        terms.append(t)
+            log_pmf = log_pmf + log_n(alpha - k + 1) - log_n(k) + log_ratio
+        terms.append(log_pmf + log_em1(k))
     t_top = alpha + 1 if top is None else int(top)
     if kmax < alpha and t_top <= alpha:
         # exact top terms k = T..alpha: first term from log-gamma, then the ratio recurrence
@@ -150,13 +173,22 @@ def log_a_integer(
     return i_ball.log1p()
 
 
-def lower_tail_bound(L: arb, alpha: arb, q: arb, sigma: arb) -> arb:
+def _gauss_sf_upper(x: arb) -> arb:
+    r"""Ball whose upper end bounds :math:`1 - \Phi(x)`: the Mills-ratio bound
+    :math:`\varphi(x)/x` for :math:`x \ge 1` (cheaper than erfc), else 1."""
+    if x >= 1:
+        return (-(x * x) / 2).exp() / (x * (2 * arb.pi()).sqrt())
+    return arb(1)
+
+
+def lower_tail_bound(L: arb, alpha: arb, q: arb, sigma: arb, sf: Callable[[arb], arb] = _gauss_sf) -> arb:
     r"""Bound on :math:`\int_{-\infty}^{L} \varphi_\sigma f(x(z))\,dz` for :math:`L \le 1/2`:
-    :math:`(\alpha-1)\,q\,\Phi(L/\sigma)` (module docstring)."""
-    return (alpha - 1) * q * _gauss_sf(-L / sigma)
+    :math:`(\alpha-1)\,q\,\Phi(L/\sigma)` (module docstring); ``sf`` is the Gaussian tail used
+    (any function whose upper end bounds it)."""
+    return (alpha - 1) * q * sf(-L / sigma)
 
 
-def upper_tail_bound(U: arb, alpha: arb, q: arb, sigma: arb) -> arb:
+def upper_tail_bound(U: arb, alpha: arb, q: arb, sigma: arb, sf: Callable[[arb], arb] = _gauss_sf) -> arb:
     r"""Bound on :math:`\int_{U}^{\infty} \varphi_\sigma f(x(z))\,dz` for :math:`U \ge 1/2`.
 
     With :math:`P = q^\alpha e^{\alpha(\alpha-1)/(2\sigma^2)}\bar\Phi((U-\alpha)/\sigma)`:
@@ -165,14 +197,14 @@ def upper_tail_bound(U: arb, alpha: arb, q: arb, sigma: arb) -> arb:
     crossover :math:`z_0`, because there :math:`B = q e^w (1 + r e^{-w}) \le q e^w (1 + r e^{-w_U})`.
     """
     s2 = sigma * sigma
-    peak = (alpha * q.log() + alpha * (alpha - 1) / (2 * s2)).exp() * _gauss_sf((U - alpha) / sigma)
+    peak = (alpha * q.log() + alpha * (alpha - 1) / (2 * s2)).exp() * sf((U - alpha) / sigma)
     r = (1 - q) / q
     w_u = (2 * U - 1) / (2 * s2)
     if w_u >= r.log():
         # U >= z0: B = q e^w (1 + r e^-w) <= q e^w (1 + r e^-w_U) for z >= U
         return (alpha * (r * (-w_u).exp()).log1p()).exp() * peak
     two_pow = (arb(2).log() * (alpha - 1)).exp()
-    return two_pow * (_gauss_sf(U / sigma) + peak)
+    return two_pow * (sf(U / sigma) + peak)
 
 
 def _tail_point(log_target: float) -> float:
@@ -515,6 +547,54 @@ class PoissonGaussianCurve(RdpCurve):
         fast = fast_rdp(alpha, self.q, self.sigma, ctx.prec)
         return fast if fast is not None else poisson_gaussian_rdp(alpha, self.q, self.sigma, ctx.prec)
 
+    def certified_many(self, alphas: Sequence[Fraction]) -> list[arb]:
+        """:meth:`certified` at many orders: the real orders that the fast paths of
+        :func:`.poisson_gaussian_series.fast_rdp` do not settle share one quadrature
+        (:func:`log_a_fractional_many`, when there are at least :data:`BATCH_MIN_ORDERS`
+        of them); an order it leaves too wide is integrated on its own
+        (:func:`log_a_fractional`); integer orders use the exact finite sum."""
+        from flint import ctx
+
+        from .poisson_gaussian_series import SERIES_MAX_Q, fast_rdp
+
+        prec = ctx.prec
+        alphas = [Fraction(a) for a in alphas]
+        out: list[arb | None] = [None] * len(alphas)
+        batch: list[int] = []
+        cache: dict[int, arb] = {}  # logs shared by the exact sums at integer orders
+        # fast_rdp at a real order (q > SERIES_MAX_Q) can only return the sandwich, whose relative
+        # width is at least about e^-u / (u + 1), u = log q + (alpha - 1)/(2 sigma^2) (see its
+        # module): below u = (prec - 20) log 2 - 10 it is declined (for q <= 1/2), so skip it there
+        skip_sandwich = SERIES_MAX_Q < self.q <= Fraction(1, 2)
+        log_q_f = _log_fraction(self.q) if self.q > 0 else 0.0
+        inv2s2_f = 1 / (2 * float(self.sigma) ** 2) if float(self.sigma) > 1e-150 else math.inf
+        skip_below = (prec - 20) * math.log(2.0) - 10
+        qa, sa = to_arb(self.q), to_arb(self.sigma)
+        for i, a in enumerate(alphas):
+            self.check_order(a)
+            if a.denominator == 1 and 0 < self.q < 1 and a <= _FULL_SUM_MAX:
+                # what certified() computes (fast_rdp declines these orders), sharing the logs
+                out[i] = log_a_integer(int(a), qa, sa, cache=cache) / (to_arb(a) - 1)
+                continue
+            if a.denominator == 1 or not (0 < self.q < 1):
+                out[i] = self.certified(a)
+                continue
+            if not (skip_sandwich and float(log_q_f + (a - 1) * inv2s2_f) < skip_below):
+                fast = fast_rdp(a, self.q, self.sigma, prec)
+                if fast is not None:
+                    out[i] = fast
+                    continue
+            batch.append(i)
+        if len(batch) >= BATCH_MIN_ORDERS:
+            logs = log_a_fractional_many([alphas[i] for i in batch], self.q, self.sigma, prec)
+            for i, la in zip(batch, logs, strict=True):
+                if la is not None:
+                    out[i] = la / (to_arb(alphas[i]) - 1)
+        return [
+            v if v is not None else poisson_gaussian_rdp(a, self.q, self.sigma, prec)
+            for v, a in zip(out, alphas, strict=True)
+        ]
+
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         a = np.asarray(alphas, dtype=float)
         if self.q == 0:
@@ -534,3 +614,397 @@ class PoissonGaussianCurve(RdpCurve):
             return np.full(len(a), np.inf)
         out: np.ndarray = vals / (a - 1)
         return out
+
+
+# ---------------------------------------------------------------------------
+# many real orders at once: one composite Gauss-Legendre rule shared by all orders
+# ---------------------------------------------------------------------------
+
+#: real orders above this are not batched (the per-order integration handles them)
+BATCH_MAX_ORDER = 2000
+#: fewer real orders than this are integrated one by one: the saving would be a few ms, and
+#: short requests keep the enclosures of the per-order integration (as in the documented outputs)
+BATCH_MIN_ORDERS = 8
+
+
+def _log_i_rough(alphas: np.ndarray, log_q: float, log_1mq: float, sigma: float) -> np.ndarray:
+    """Float estimate of log(A_a - 1) at many real orders (planning only): log-sum-exp of
+    the terms of the binomial sum of :func:`log_a_integer` at k = 2, ..., floor(a), written
+    with real binomial coefficients, and of the term k = a."""
+    kmax = int(max(2.0, float(np.floor(alphas.max()))))
+    # every k up to 256, then a coarse grid (an estimate: the terms vary slowly in k there)
+    ks = np.arange(2, min(kmax, 256) + 1, dtype=float)
+    if kmax > 256:
+        ks = np.concatenate([ks, np.arange(257, kmax + 1, max(1, (kmax - 256) // 256), dtype=float)])
+    k = ks[None, :]
+    a = alphas[:, None]
+    with np.errstate(all="ignore"):
+        mask = k <= a
+        kk = np.where(mask, k, 2.0)
+        logc = gammaln(a + 1) - gammaln(kk + 1) - gammaln(np.maximum(a - kk, 0.0) + 1)
+        t = logc + kk * log_q + (a - kk) * log_1mq + log_expm1(kk * (kk - 1) / (2 * sigma * sigma))
+        t = np.where(mask, t, -np.inf)
+        last = alphas * log_q + log_expm1(alphas * (alphas - 1) / (2 * sigma**2))
+        both = np.concatenate([t, last[:, None]], axis=1)
+        out: np.ndarray = logsumexp(both, axis=1)
+    return out
+
+
+class _Grid:
+    r"""Composite Gauss-Legendre rule on the subintervals :math:`[1/2 + k\ell, 1/2 + (k+1)\ell]`,
+    with the node quantities (ball arithmetic, computed once per subinterval) and the
+    data of the error bound of :func:`log_a_fractional_many`."""
+
+    def __init__(self, q: Fraction, sigma: Fraction, target: int, prec: int):
+        self.qf = float(q)
+        self.sf = float(sigma)
+        sf = self.sf
+        # half-length of a subinterval (2 min(sigma, sigma^2): the scales of the Gaussian and of
+        # x(z); measured the fastest for a given accuracy), with 10 significant bits so that the breakpoints
+        # 1/2 + 2hk are exact floats (adjacent subintervals share their endpoints exactly)
+        mant, ex = math.frexp(2 * min(sf, sf * sf))
+        self.h = math.ldexp(round(mant * 1024), ex - 10)
+        self.ell = 2 * self.h
+        # ellipse height: |Im w| <= 0.45 pi < pi/2 (Re(1 + x) > 0), and the Gaussian grows
+        # by at most e^2 on it
+        self.y = min(0.45 * math.pi * sf * sf, 2 * sf)
+        t = self.y / self.h
+        self.rho = t + math.sqrt(t * t + 1)  # (rho - 1/rho) h / 2 = y
+        # rho^(-2m) below 2^-target with room for the bound M over the integral
+        m = max(4, math.ceil(((target + 8) * math.log(2.0) + 9.0) / (2 * math.log(self.rho))))
+        self.m = m
+        self.prec = prec
+        self.q = to_arb(q)
+        self.sigma = to_arb(sigma)
+        s2 = self.sigma * self.sigma
+        self.inv2s2 = 1 / (2 * s2)
+        self.log_norm = (2 * arb.pi() * s2).log() / 2  # log sqrt(2 pi sigma^2)
+        self.r = (1 - self.q) / self.q
+        self.err_factor = gauss_legendre_error_factor(m, arb(self.rho), arb(self.h))
+        self.nodes, self.weights = gauss_legendre_rule(m, prec)
+        self.cells: dict[int, tuple[Any, ...]] = {}
+        self.sums: dict[tuple[int, int], tuple[arb, arb]] = {}
+
+    def left(self, k: int) -> float:
+        return 0.5 + k * self.ell
+
+    def cell(self, k: int) -> tuple[Any, ...]:
+        """(wphi, log1p(x), sum wphi, sum wphi x, box bound data) of subinterval k."""
+        got = self.cells.get(k)
+        if got is not None:
+            return got
+        h = arb(self.h)
+        c = arb(self.left(k)) + h
+        wphi, xs, lgs = [], [], []
+        q, inv2s2 = self.q, self.inv2s2
+        for u, wt in zip(self.nodes, self.weights, strict=True):
+            z = c + h * u
+            wphi.append(h * wt * (-(z * z) * inv2s2 - self.log_norm).exp())
+            x = q * ((2 * z - 1) * inv2s2).expm1()
+            xs.append(x)
+            lgs.append(x.log1p())
+        sw = sum(wphi, arb(0))
+        swx = sum((a * b for a, b in zip(wphi, xs, strict=True)), arb(0))
+        got = (wphi, lgs, sw, swx, self._box(k))
+        self.cells[k] = got
+        return got
+
+    def window_sums(self, kl: int, ku: int) -> tuple[arb, arb]:
+        """Sums of wphi and of wphi x over the subintervals kl, ..., ku - 1 (cached per window)."""
+        got = self.sums.get((kl, ku))
+        if got is None:
+            prev = self.sums.get((kl, ku - 1))
+            if prev is None:
+                prev = (arb(0), arb(0))
+                for k in range(kl, ku - 1):
+                    c = self.cell(k)
+                    prev = (prev[0] + c[2], prev[1] + c[3])
+            c = self.cell(ku - 1)
+            got = self.sums[(kl, ku)] = (prev[0] + c[2], prev[1] + c[3])
+        return got
+
+    def _box(self, k: int) -> tuple[Any, ...]:
+        r"""Bounds on the rectangle around the Bernstein ellipse of subinterval k:
+        log sup|phi|, log sup|x|, log max(1, sup|1+x|), log min(1, inf Re(1+x)) (None when
+        Re(1+x) > 0 is not proven), log sup|1 + r e^{-w}|, sup|phi| and sup|phi| sup|x|,
+        and the real range [xl, xu]."""
+        xl, xu, y = ellipse_box(self.left(k) + self.h, self.h, self.rho)
+        zr = arb(xl).union(arb(xu))
+        zb = acb(zr, arb(0, y))
+        w = (2 * zb - 1) * self.inv2s2
+        x = self.q * w.expm1()
+        one_x = 1 + x
+        # with u = Re w in [u_l, u_u] and |Im w| <= v: |x| <= q (e^u + 1), |1 + x| <= 1 - q + q e^u,
+        # |1 + r e^{-w}| <= 1 + r e^{-u}, and Re(1 + x) = 1 - q + q e^u cos(Im w) >= 1 - q when
+        # v <= pi/2 (the ball versions are sharper on short rectangles, these on long ones)
+        u_l = (2 * arb(xl) - 1) * self.inv2s2
+        u_u = (2 * arb(xu) - 1) * self.inv2s2
+        v = 2 * arb(y) * self.inv2s2
+        X = abs(x).upper().min((self.q * (u_u.exp() + 1)).upper())
+        B = abs(one_x).upper().min((1 - self.q + self.q * u_u.exp()).upper())
+        D = one_x.real.lower()
+        if 2 * v < arb.pi():
+            D = D.max((1 - self.q).lower())
+        T = abs(1 + self.r * (-w).exp()).upper().min((1 + self.r * (-u_l).exp()).upper())
+        mr = 0.0 if xl <= 0 <= xu else min(abs(xl), abs(xu))
+        lp = -(arb(mr) ** 2 - arb(y) ** 2) * self.inv2s2 - self.log_norm
+        P = lp.exp()
+        lx = X.log()
+        lb1 = B.log() if B > 1 else arb(0)
+        ld = None if not D > 0 else (D.log() if D < 1 else arb(0))
+        # psi(x) = log(1 + r e^{-w(x)}) >= log|1 + r e^{-w}| on Re z = x; convex, so below its chord
+        psl = (self.r * (-(2 * arb(xl) - 1) * self.inv2s2).exp()).log1p()
+        psu = (self.r * (-(2 * arb(xu) - 1) * self.inv2s2).exp()).log1p()
+        slope = (psu - psl) / (arb(xu) - arb(xl))
+        lt = T.log()
+        y2 = arb(y) ** 2 * self.inv2s2
+        return (lp + 2 * lx, lb1, ld, lt, P, P * X, xl, xu, y2, psl, slope, float(slope.mid()))
+
+
+def _log_phi_cdf(x: float) -> float:
+    """Float log of the standard normal CDF (planning only)."""
+    if x > -30.0:
+        return math.log(0.5 * math.erfc(-x / math.sqrt(2.0)))
+    return -x * x / 2 - math.log(-x) - 0.5 * math.log(2 * math.pi)
+
+
+def _gap_log_bound(a: float, lq: float, lr: float, s: float, L: float, z0: float) -> float:
+    """Float value of the bound of :func:`_gap_bound` (planning only)."""
+    la = a * lq + a * (a - 1) / (2 * s * s)
+    zc = s * s * (lr + math.log(a)) + 0.5
+    pieces = [(0.5, -a * lq), (z0, a * math.log(2.0)), (zc, 1.0)]
+    out = -math.inf
+    for i, (start, lf) in enumerate(pieces):
+        end = pieces[i + 1][0] if i + 1 < len(pieces) else math.inf
+        lo, hi = max(start, 0.5), min(end, L)
+        if hi <= lo:
+            continue
+        v = la + lf + _log_phi_cdf((hi - a) / s)
+        out = max(out, v) + math.log1p(math.exp(-abs(out - v))) if out > -math.inf else v
+    return out
+
+
+def _gap_bound(alpha: arb, fa: float, q: arb, sigma: arb, L: float, z0: float, zc: float) -> arb:
+    r"""Upper bound on :math:`\int_{1/2}^{L} \varphi_\sigma f(x(z))\,dz` for :math:`L > 1/2`.
+
+    There :math:`x \ge 0`, so :math:`f(x) \le (1+x)^\alpha` and, completing the square
+    (:func:`log_a_fractional`), :math:`\varphi_\sigma(z)(1+x)^\alpha = C_\alpha \varphi_\sigma(z-\alpha)
+    (1 + r e^{-w})^\alpha` with :math:`C_\alpha = q^\alpha e^{\alpha(\alpha-1)/(2\sigma^2)}`,
+    :math:`r = (1-q)/q`; :math:`1 + r e^{-w}` decreases in z.  On each piece :math:`[a, b]` of
+    :math:`[1/2, L]` (cut at the float points ``z0``, ``zc``) the integral is at most
+    :math:`C_\alpha (1 + r e^{-w(a)})^\alpha \Phi((b - \alpha)/\sigma)`.
+    """
+    s2 = sigma * sigma
+    inv2s2 = 1 / (2 * s2)
+    r = (1 - q) / q
+    lc = alpha * q.log() + alpha * (alpha - 1) * inv2s2
+    cuts = sorted({0.5, L} | {p for p in (z0, zc) if 0.5 < p < L})
+    total = arb(0)
+    for lo, hi in itertools.pairwise(cuts):
+        w = (2 * arb(lo) - 1) * inv2s2
+        lf = alpha * (r * (-w).exp()).log1p()
+        total += (lc + lf).exp() * _gauss_sf_upper((alpha - arb(hi)) / sigma)
+    return total
+
+
+def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, prec: int) -> list[arb | None]:
+    r"""Balls for :math:`\log A_\alpha` at many real orders, from ONE composite Gauss-Legendre rule.
+
+    Same integral as :func:`log_a_fractional`, :math:`A_\alpha - 1 = \int \varphi_\sigma(z)
+    f_\alpha(x(z))\,dz \ge 0`.  The nodes of the composite m-point rule on the subintervals
+    :math:`[1/2 + k\ell, 1/2 + (k+1)\ell]` are shared by all orders: :math:`x_j`,
+    :math:`\log(1+x_j)` and the weight times the Gaussian density, :math:`\omega_j`, are
+    computed once (balls); per order, :math:`\sum_j \omega_j (1+x_j)^\alpha` is accumulated
+    (for increasing orders by one multiplication per node with the cached
+    :math:`(1+x_j)^{\alpha - \alpha'}`), and :math:`\sum_j \omega_j (1 + \alpha x_j)` comes
+    from prefix sums.  The node balls contain the exact nodes, so the result contains the
+    exact Gauss sum; the working precision has guard bits for the cancellation
+    (:math:`A_\alpha - 1` can be of order :math:`q^2`).
+
+    Certified error per order and subinterval (:mod:`.gauss_legendre`,
+    Trefethen 2008, Thm. 4.5): :math:`h\,\frac{64}{15} M \rho^{-2m}/(1-\rho^{-2})`, with M a
+    bound of :math:`|\varphi_\sigma(z) f_\alpha(x(z))|` on a rectangle containing the
+    Bernstein ellipse; the rectangle keeps :math:`|\mathrm{Im}\,w| < \pi/2`, so
+    :math:`\mathrm{Re}(1 + x) > 0` (checked in ball arithmetic) and the integrand is
+    analytic there.  Two bounds M hold on any such rectangle; the first is used when the
+    rectangle lies left of the crossover :math:`z_0` (:func:`log_a_fractional`), the second
+    otherwise:
+
+    * :math:`\sup|\varphi| \cdot \frac{\alpha(\alpha-1)}{2} \sup|x|^2 \cdot \max(1, \sup|1+x|)^{\alpha-2}`
+      (:math:`\alpha \ge 2`), resp. :math:`\cdot \min(1, \inf \mathrm{Re}(1+x))^{\alpha-2}`
+      (:math:`\alpha < 2`), from :math:`f(x) = \alpha(\alpha-1)x^2 \int_0^1 (1-t)(1+tx)^{\alpha-2}dt`
+      and :math:`\min(1, \mathrm{Re}(1+x)) \le |1+tx| \le \max(1, |1+x|)`;
+    * :math:`\sup|\varphi_\sigma(z)(1+x)^\alpha| + \sup|\varphi|(1 + \alpha\sup|x|)`, where
+      :math:`|\varphi_\sigma(z)(1+x)^\alpha| = C_\alpha |\varphi_\sigma(z-\alpha)| |1 + r e^{-w}|^\alpha`
+      (completing the square, :math:`C_\alpha = q^\alpha e^{\alpha(\alpha-1)/(2\sigma^2)}`),
+      :math:`|\varphi_\sigma(z-\alpha)| \le e^{-((\mathrm{Re}\,z-\alpha)^2 - \mathrm{Im}(z)^2)/(2\sigma^2)}/\sqrt{2\pi\sigma^2}`
+      and :math:`\log|1 + r e^{-w}| \le \psi(\mathrm{Re}\,z)`, :math:`\psi(t) = \log(1 + r e^{-(2t-1)/(2\sigma^2)})`.
+      Either :math:`\psi \le \psi(x_l)` (its value at the left edge) with the distance from
+      :math:`\alpha` to :math:`[x_l, x_u]`, or, since :math:`\psi` is convex, :math:`\psi` below its
+      chord on :math:`[x_l, x_u]`, and then the exponent
+      :math:`-(t-\alpha)^2/(2\sigma^2) + \alpha\,\mathrm{chord}(t)` is a concave quadratic whose
+      maximum over all real t is closed-form (used where the chord is steep: near
+      :math:`z_0`, where a product of separate suprema would lose a factor :math:`e^{O(\alpha)}`).
+
+    Outside the order's window :math:`[L, U]` (float planning): :func:`lower_tail_bound` and
+    :func:`upper_tail_bound`, and for large orders whose window starts right of 1/2 the
+    bound of :func:`_gap_bound` on :math:`[1/2, L]` after the lower tail at 1/2 (Gaussian tails
+    by the Mills-ratio bound, :func:`_gauss_sf_upper`).  The integrand is non-negative: the
+    tails add an amount in :math:`[0, \text{bound}]`.
+
+    Parameters of the rule (measured): half-length :math:`h = 2\min(\sigma, \sigma^2)`
+    (10 significant bits, so breakpoints are exact), rectangle height
+    :math:`\min(0.45\pi\sigma^2, 2\sigma)` (:math:`|\mathrm{Im}\,w| \le 0.45\pi`, and the Gaussian
+    factor grows by at most :math:`e^2`), :math:`\rho` from it, and m with
+    :math:`\rho^{-2m} \approx 2^{-prec} e^{-9}`.
+
+    Args:
+        alphas: exact real orders > 1 (any order; sorted internally).
+        q, sigma: exact, ``0 < q < 1``, ``sigma > 0``.
+        prec: target precision in bits (the relative accuracy aimed at is about
+            ``2^-(prec - 8)``, as narrow as the per-order integration's enclosures).
+
+    Returns:
+        per order, a ball for :math:`\log A_\alpha`, or ``None`` where the shared rule did
+        not reach relative accuracy ``2^-(prec - 12)`` (the caller then integrates that
+        order on its own with :func:`log_a_fractional`).
+    """
+    out: list[arb | None] = [None] * len(alphas)
+    if not alphas or not (0 < q < 1) or sigma <= 0:
+        return out
+    # increasing orders (by their float values: any order of the walk is valid, this one is short)
+    idx = sorted(range(len(alphas)), key=lambda i: float(alphas[i]))
+    fa_all = np.array([float(alphas[i]) for i in idx])
+    for order in alphas:
+        if order <= 1:
+            raise ValueError(f"alpha must be > 1. Found {float(order)!r}.")
+    sf = float(sigma)
+    lq = _log_fraction(q)
+    l1q = math.log1p(-float(q))
+    lr = l1q - lq
+    if not (1e-3 <= sf <= 1e3) or lq < -700:
+        return out  # extreme parameters: the per-order paths
+    est = _log_i_rough(fa_all, lq, l1q, sf)
+    target = prec - 8
+    # guard bits for the cancellation in sum w (1+x)^a - sum w (1 + a x), about log2(1 + 1/I)
+    usable = np.isfinite(est) & (fa_all >= 1 + 1e-6) & (fa_all <= BATCH_MAX_ORDER) & (est > -300 * math.log(2.0))
+    if not usable.any():
+        return out
+    guard = int(max(0.0, float(np.max(-np.minimum(est[usable], 0.0))) / math.log(2.0))) + 16
+    wprec = prec + guard
+    with workprec(wprec):
+        grid = _Grid(q, sigma, target, wprec)
+        z0 = sf * sf * lr + 0.5
+        qa = grid.q
+        sa = grid.sigma
+        inv2s2 = grid.inv2s2
+        sigma_sq = sa * sa
+        log_qa = qa.log()
+        one = arb(1)
+        ef = grid.err_factor
+        state: dict[int, tuple[int, list[arb]]] = {}  # subinterval -> (position of its order, values)
+        steps: dict[tuple[int, int], list[arb]] = {}  # (subinterval, step id) -> (1 + x_j)^step
+        step_ids: dict[Fraction, int] = {}
+        step_vals: dict[int, Fraction] = {}
+        seen_steps: set[int] = set()
+        kg_prev = 0
+        for pos, i in enumerate(idx):
+            alpha = alphas[i]
+            fa = float(fa_all[pos])
+            if not usable[pos]:
+                continue  # left to the per-order integration
+            log_tol = float(est[pos]) - (target + 3) * math.log(2.0)
+            L, U = _window(fa, lq, sf, log_tol)
+            # right of z0 the tail bound is about C_a (1 + r e^{-w_U})^a Phi(-(U - a)/s)
+            u_sharp = fa + sf * _tail_point(log_tol - 3.0 - fa * lq - fa * (fa - 1) / (2 * sf * sf))
+            if u_sharp < U and u_sharp > z0 + 2 * sf:
+                U = u_sharp
+            kl = math.floor((L - 0.5) / grid.ell)
+            ku = math.ceil((U - 0.5) / grid.ell)
+            # large orders: start the window right of 1/2 when the gap bound allows it
+            zc = sf * sf * (lr + math.log(fa)) + 0.5
+            if fa > z0 + 2 * sf:
+                lo_k, hi_k = min(kg_prev, ku - 1), min(math.floor((fa - 0.5) / grid.ell), ku - 1)
+                if lo_k > 0 and _gap_log_bound(fa, lq, lr, sf, grid.left(lo_k), z0) > log_tol - 2.0:
+                    lo_k = 0
+                elif lo_k < hi_k and _gap_log_bound(fa, lq, lr, sf, grid.left(lo_k + 1), z0) > log_tol - 2.0:
+                    hi_k = lo_k  # the previous order's start is still the largest
+                while lo_k < hi_k:  # largest k with a small enough gap bound on [1/2, left(k)]
+                    mid = (lo_k + hi_k + 1) // 2
+                    if _gap_log_bound(fa, lq, lr, sf, grid.left(mid), z0) <= log_tol - 2.0:
+                        lo_k = mid
+                    else:
+                        hi_k = mid - 1
+                kg_prev = lo_k
+                if lo_k > 0:
+                    kl = lo_k
+            a = to_arb(alpha)
+            lc_base = a * log_qa + a * (a - 1) * inv2s2 - grid.log_norm
+            la2 = (a * (a - 1) / 2).log()
+            am2 = a - 2
+            f_lo = math.nextafter(fa, -math.inf)
+            f_hi = math.nextafter(fa, math.inf)
+            step_of: dict[int, int] = {}
+            s_total = arb(0)
+            err = arb(0)
+            for k in range(kl, ku):
+                wphi, lgs, _sw, _swx, box = grid.cell(k)
+                # sum over the nodes of w (1+x)^a, walking from an earlier order where cached
+                st = state.get(k)
+                vals = None
+                if st is not None:
+                    did = step_of.get(st[0])
+                    if did is None:  # number the step alpha - alpha' (one Fraction per step)
+                        d = alpha - alphas[idx[st[0]]]
+                        did = step_of[st[0]] = step_ids.setdefault(d, len(step_ids))
+                        step_vals[did] = d
+                    rp = steps.get((k, did))
+                    if rp is None and did in seen_steps:
+                        da = to_arb(step_vals[did])
+                        rp = steps[(k, did)] = [(da * lg).exp() for lg in lgs]
+                    if rp is not None:
+                        vals = list(map(operator.mul, st[1], rp))
+                    else:
+                        seen_steps.add(did)
+                if vals is None:
+                    vals = [wp * (a * lg).exp() for wp, lg in zip(wphi, lgs, strict=True)]
+                state[k] = (pos, vals)
+                s_total += arb_poly(vals)(one)  # the sum of vals, in one C call
+                # error bound of the subinterval: the quadratic bound left of z0, the
+                # completed square right of it (either one is valid anywhere)
+                lpx2, lb1, ld, lt, P, PX, xl, xu, y2, psl, slope, fsl = box
+                if ld is None:  # Re(1 + x) > 0 not proven on the rectangle: no analyticity, no bound
+                    err = arb("inf")
+                    break
+                lb = lb1 if fa >= 2 else ld
+                if xu <= z0 and lb is not None:
+                    err += (lpx2 + la2 + am2 * lb).exp()
+                    continue
+                if fsl < -0.5 / (fa * sf * sf):
+                    # sup over all real x of -(x - a)^2/(2 s^2) + a (psl + (x - xl) slope)
+                    ex = a * (psl + (a - xl) * slope) + sigma_sq * (a * slope) ** 2 / 2
+                else:
+                    d_lo = max(0.0, math.nextafter(xl - f_hi, -math.inf), math.nextafter(f_lo - xu, -math.inf))
+                    ex = a * lt - arb(d_lo) ** 2 * inv2s2
+                err += (lc_base + y2 + ex).exp() + P + a * PX
+            sw_tot, swx_tot = grid.window_sums(kl, ku)
+            quad = s_total - sw_tot - a * swx_tot
+            err = err * ef
+            with workprec(32):  # bounds on what is cut off: a few correct bits suffice
+                if kl <= 0:
+                    tails = lower_tail_bound(arb(grid.left(kl)), a, qa, sa, _gauss_sf_upper)
+                else:
+                    tails = lower_tail_bound(arb("0.5"), a, qa, sa, _gauss_sf_upper) + _gap_bound(
+                        a, fa, qa, sa, grid.left(kl), z0, zc
+                    )
+                tails += upper_tail_bound(arb(grid.left(ku)), a, qa, sa, _gauss_sf_upper)
+            lo = quad - err
+            hi_b = quad + err + tails
+            lo_end = lo.lower()
+            if lo_end < 0:
+                lo_end = arb(0)
+            i_ball = arb(lo_end).union(arb(hi_b.upper()))
+            log_a = i_ball.log1p()
+            if log_a.is_finite() and log_a.rel_accuracy_bits() >= prec - 12:
+                out[i] = log_a
+    return out
