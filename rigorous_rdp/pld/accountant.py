@@ -44,18 +44,10 @@ from fractions import Fraction
 import numpy as np
 from flint import arb, fmpq
 
+from .. import events as ev
+from ..accountant import ComposingAccountant
 from ..arith import Certified, parse_rational, workprec
 from ..errors import UnsupportedEventError
-from ..events import (
-    Adjacency,
-    DpEvent,
-    FixedSizeSampledEvent,
-    GaussianEvent,
-    LaplaceEvent,
-    PoissonSampledEvent,
-    RandomizedResponseEvent,
-    leaf_counts,
-)
 from .compose import compose_all, delta_at, delta_screen
 from .discretize import DiscretePld, arb_upper_fraction, discretize
 from .profiles import Profile, gaussian_profile, laplace_profile, poisson_gaussian_profile, randomized_response_profile
@@ -140,24 +132,24 @@ class _Pair:
     tight: bool = True
 
 
-def _pairs(event: DpEvent) -> _Pair | None:
+def _pairs(event: ev.DpEvent) -> _Pair | None:
     """The dominating pairs of a leaf event, ``None`` for a no-op, or raise."""
-    if isinstance(event, GaussianEvent):
+    if isinstance(event, ev.GaussianEvent):
         p = gaussian_profile(event.noise_multiplier)
         return _Pair(p, p)
-    if isinstance(event, LaplaceEvent):
+    if isinstance(event, ev.LaplaceEvent):
         p = laplace_profile(event.scale)
         return _Pair(p, p)
-    if isinstance(event, RandomizedResponseEvent):
+    if isinstance(event, ev.RandomizedResponseEvent):
         p = randomized_response_profile(event.p)
         return _Pair(p, p)
-    if isinstance(event, PoissonSampledEvent):
-        if event.adjacency is not Adjacency.ADD_REMOVE:
+    if isinstance(event, ev.PoissonSampledEvent):
+        if event.adjacency is not ev.Adjacency.ADD_REMOVE:
             raise UnsupportedEventError(
                 "pld supports Poisson sampling under add-remove adjacency only (replace-one has no "
                 "certified dominating pair here); use --method rdp."
             )
-        if not isinstance(event.event, GaussianEvent):
+        if not isinstance(event.event, ev.GaussianEvent):
             raise UnsupportedEventError(
                 "pld supports Poisson sampling of the Gaussian mechanism only; use --method rdp."
             )
@@ -168,12 +160,12 @@ def _pairs(event: DpEvent) -> _Pair | None:
             p = gaussian_profile(s)
             return _Pair(p, p)
         return _Pair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"))
-    if isinstance(event, FixedSizeSampledEvent):
+    if isinstance(event, ev.FixedSizeSampledEvent):
         if event.replacement:
             raise UnsupportedEventError(FSWOR_REFUSAL.format(what="sampling with replacement (fswr)"))
-        if event.adjacency is not Adjacency.ADD_REMOVE:
+        if event.adjacency is not ev.Adjacency.ADD_REMOVE:
             raise UnsupportedEventError(FSWOR_REFUSAL.format(what="replace-one adjacency"))
-        if not isinstance(event.event, GaussianEvent):
+        if not isinstance(event.event, ev.GaussianEvent):
             raise UnsupportedEventError(FSWOR_REFUSAL.format(what="a non-Gaussian inner mechanism"))
         # Birrell et al. Thm 3.1 argument for hockey-stick divergences (docs/pld.md,
         # proofs/verify_fswor_hockey_stick.py): remove direction dominated by the Poisson
@@ -264,7 +256,7 @@ def check_width(width: object) -> Fraction:
     return w
 
 
-class PldAccountant:
+class PldAccountant(ComposingAccountant[_Pair]):
     r"""Certified PLD accountant (two-sided bracket of the optimal epsilon / delta).
 
     Args:
@@ -302,42 +294,18 @@ class PldAccountant:
         self.max_grid = int(max_grid)
         self.max_length = int(max_length)
         self._last_length = 0
-        self._events: dict[DpEvent, tuple[_Pair, int]] = {}
+        self._events: dict[ev.DpEvent, tuple[_Pair, int]] = {}
         self._cache: dict[tuple, tuple[DiscretePld, DiscretePld | None]] = {}
         self.last_tail_step = 0.0
 
     # -- composition ---------------------------------------------------------
 
-    def supports(self, event: DpEvent) -> bool:
-        """True if ``event`` can be composed (never raises)."""
-        try:
-            self._flatten(event, 1, {})
-        except (UnsupportedEventError, ValueError):
-            return False
-        return True
+    def _leaf(self, event: ev.DpEvent) -> _Pair | None:
+        return _pairs(event)
 
-    def compose(self, event: DpEvent, count: int = 1) -> PldAccountant:
-        """Add ``count`` adaptive applications of ``event``.
-
-        Raises:
-            UnsupportedEventError: if a component has no certified PLD here.
-        """
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"steps must be an integer >= 0. Found {count!r}.")
-        new: dict[DpEvent, tuple[_Pair, int]] = {}
-        self._flatten(event, count, new)
-        for ev, (pair, c) in new.items():
-            prev = self._events.get(ev, (pair, 0))[1]
-            self._events[ev] = (pair, prev + c)
-        return self
-
-    def _flatten(self, event: DpEvent, count: int, out: dict[DpEvent, tuple[_Pair, int]]) -> None:
-        for leaf, c in leaf_counts(event, count):
-            pair = _pairs(leaf)
-            if pair is None or c == 0:
-                continue
-            prev = out.get(leaf, (pair, 0))[1]
-            out[leaf] = (pair, prev + c)
+    def _add(self, new: dict[ev.DpEvent, tuple[_Pair, int]]) -> None:
+        for leaf, (pair, c) in new.items():
+            self._events[leaf] = (pair, self._events.get(leaf, (pair, 0))[1] + c)
 
     def _tight(self) -> bool:
         """True if every composed pair is attained by the mechanism (lower ends valid)."""
