@@ -137,12 +137,14 @@ class ConversionResult:
         return out
 
 
-class EpsilonResult(ConversionResult):
-    """Certified epsilon for a target delta: ``epsilon`` (enclosure), ``order``,
-    ``conversion``, ``rdp``, ``delta`` (see :class:`ConversionResult`)."""
+class EpsilonQuantity:
+    """Names the fields of a result whose certified ``value`` is epsilon at the target delta
+    (:class:`EpsilonResult`, :class:`rigorous_rdp.pld.PldEpsilonResult`)."""
 
-    quantity = "epsilon"
-    target_name = "delta"
+    quantity: ClassVar[str] = "epsilon"
+    target_name: ClassVar[str] = "delta"
+    value: Certified
+    target: Fraction
 
     @property
     def epsilon(self) -> Certified:
@@ -153,12 +155,14 @@ class EpsilonResult(ConversionResult):
         return self.target
 
 
-class DeltaResult(ConversionResult):
-    """Certified delta for a target epsilon: ``delta`` (enclosure), ``order``,
-    ``conversion``, ``rdp``, ``epsilon`` (see :class:`ConversionResult`)."""
+class DeltaQuantity:
+    """Names the fields of a result whose certified ``value`` is delta at the target epsilon
+    (:class:`DeltaResult`, :class:`rigorous_rdp.pld.PldDeltaResult`)."""
 
-    quantity = "delta"
-    target_name = "epsilon"
+    quantity: ClassVar[str] = "delta"
+    target_name: ClassVar[str] = "epsilon"
+    value: Certified
+    target: Fraction
 
     @property
     def delta(self) -> Certified:
@@ -167,6 +171,16 @@ class DeltaResult(ConversionResult):
     @property
     def epsilon(self) -> Fraction:
         return self.target
+
+
+class EpsilonResult(EpsilonQuantity, ConversionResult):
+    """Certified epsilon for a target delta: ``epsilon`` (enclosure), ``order``,
+    ``conversion``, ``rdp``, ``delta`` (see :class:`ConversionResult`)."""
+
+
+class DeltaResult(DeltaQuantity, ConversionResult):
+    """Certified delta for a target epsilon: ``delta`` (enclosure), ``order``,
+    ``conversion``, ``rdp``, ``epsilon`` (see :class:`ConversionResult`)."""
 
 
 def _order_json(order: Fraction | None) -> int | float | str:

@@ -45,6 +45,7 @@ __all__ = [
     "MAX_PREC",
     "Certified",
     "Rational",
+    "bisect_first",
     "bits_for_digits",
     "certainly_le",
     "certainly_lt",
@@ -544,3 +545,20 @@ def arb_min(values: Sequence[arb]) -> arb:
     for v in values[1:]:
         out = out.min(v)
     return out
+
+
+def bisect_first(pred: Callable[[int], bool], lo: int, hi: int) -> int:
+    """Smallest integer n in ``(lo, hi]`` with ``pred(n)``, for a predicate that is False at
+    ``lo``, True at ``hi`` and switches once between them (neither end is evaluated).
+
+    The predicate is evaluated only at midpoints; the returned n was found True (or is
+    ``hi``) and ``n - 1`` False (or is ``lo``).  ``bisect_first(lambda k: not pred(k),
+    lo, hi) - 1`` is the largest n in ``[lo, hi)`` where a predicate true up to a point holds.
+    """
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -40,12 +40,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 from flint import arb, fmpq
 
 from .. import events as ev
-from ..accountant import ComposingAccountant
+from ..accountant import ComposingAccountant, DeltaQuantity, EpsilonQuantity
 from ..arith import Certified, parse_rational, workprec
 from ..errors import UnsupportedEventError
 from .compose import compose_all, delta_at, delta_screen
@@ -181,72 +182,55 @@ def _pairs(event: ev.DpEvent) -> _Pair | None:
 
 
 @dataclass(frozen=True)
-class PldEpsilonResult:
-    r"""Certified bracket of the optimal epsilon.
+class PldResult:
+    r"""Certified bracket of the optimal epsilon or delta (see the two subclasses).
 
     Attributes:
-        epsilon: ``[lower, upper]``: the true optimal epsilon lies in it.
-        delta: the target delta (exact).
+        value: ``[lower, upper]``: the true optimal value lies in it.
+        target: the target of the other quantity (exact).
         grid: N; the loss grid is :math:`\{k/N\}`.
         scale_bits: S; masses are integers times :math:`2^{-S}`.
         tail: the tail mass budget (exact) used for truncation and range selection.
         directions: per direction, its bracket and the grid it was computed on.
     """
 
-    epsilon: Certified
-    delta: Fraction
+    quantity: ClassVar[str]
+    target_name: ClassVar[str]
+
+    value: Certified
+    target: Fraction
     grid: int
     scale_bits: int
     tail: Fraction
     directions: dict[str, tuple[Certified, int]] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            self.quantity: self.value.to_json(),
+            self.target_name: decimal_text(self.target),
+            "method": "pld",
+            "pld": {
+                "grid_width": f"1/{self.grid}",
+                "scale_bits": self.scale_bits,
+                "rounding": "masses rounded outward to integer multiples of 2^-scale_bits; exact integer convolution",
+                "tail": decimal_text(self.tail),
+                "directions": {
+                    k: {self.quantity: c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()
+                },
+            },
+        }
+
+
+class PldEpsilonResult(EpsilonQuantity, PldResult):
+    """Certified bracket of the optimal ``epsilon`` at the target ``delta`` (fields of :class:`PldResult`)."""
 
     def width(self) -> float:
         lo, up = self.epsilon.lower_float(), self.epsilon.upper_float()
         return up - lo
 
-    def to_json(self) -> dict:
-        return {
-            "epsilon": self.epsilon.to_json(),
-            "delta": decimal_text(self.delta),
-            "method": "pld",
-            "pld": {
-                "grid_width": f"1/{self.grid}",
-                "scale_bits": self.scale_bits,
-                "rounding": "masses rounded outward to integer multiples of 2^-scale_bits; exact integer convolution",
-                "tail": decimal_text(self.tail),
-                "directions": {
-                    k: {"epsilon": c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()
-                },
-            },
-        }
 
-
-@dataclass(frozen=True)
-class PldDeltaResult:
-    """Certified bracket of the optimal delta at ``epsilon`` (fields as above)."""
-
-    delta: Certified
-    epsilon: Fraction
-    grid: int
-    scale_bits: int
-    tail: Fraction
-    directions: dict[str, tuple[Certified, int]] = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        return {
-            "delta": self.delta.to_json(),
-            "epsilon": decimal_text(self.epsilon),
-            "method": "pld",
-            "pld": {
-                "grid_width": f"1/{self.grid}",
-                "scale_bits": self.scale_bits,
-                "rounding": "masses rounded outward to integer multiples of 2^-scale_bits; exact integer convolution",
-                "tail": decimal_text(self.tail),
-                "directions": {
-                    k: {"delta": c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()
-                },
-            },
-        }
+class PldDeltaResult(DeltaQuantity, PldResult):
+    """Certified bracket of the optimal ``delta`` at the target ``epsilon`` (fields of :class:`PldResult`)."""
 
 
 def check_width(width: object) -> Fraction:

@@ -577,7 +577,15 @@ def fswor_replace_one_excess(alpha: Fraction, q: Fraction, sigma: Fraction, m: i
     _check_m(m)
     _check_q(q)
     qa = to_arb(q)
-    total = qa * qa / 2 * replace_one_k2_coefficient(alpha, sigma)
+    return add_replace_one_taylor_terms(qa * qa / 2 * replace_one_k2_coefficient(alpha, sigma), alpha, q, sigma, m)
+
+
+def add_replace_one_taylor_terms(total: arb, alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
+    r"""``total`` plus the terms of order >= 3 of the replace-one Taylor bounds,
+    :math:`\sum_{k=3}^{m-1}\frac{q^k}{k!}\widetilde F_{\alpha,\sigma,k} + \widetilde E_{\alpha,\sigma,m}(q)`
+    (Thm 3.4 (14); Thm C.9 (98) with :math:`\sigma` replaced by :math:`2\sigma`), added
+    one by one to ``total`` in increasing k."""
+    qa = to_arb(q)
     qk = qa * qa
     fact = arb(2)
     for k in range(3, m):
