@@ -45,6 +45,7 @@ __all__ = [
     "MAX_PREC",
     "Certified",
     "Rational",
+    "accurate_bits",
     "bisect_first",
     "bits_for_digits",
     "certainly_le",
@@ -468,6 +469,15 @@ def rel_width_ok(x: arb, digits: float) -> bool:
     lhs = 2 * arb(x.rad())
     rhs = abs(arb(x.mid())) * arb(10) ** (-arb(str(digits)))
     return bool(lhs <= rhs)
+
+
+def accurate_bits(x: arb, bits: int) -> bool:
+    """True when ``x`` is finite and exact or has a relative accuracy of at least ``bits`` bits."""
+    if not x.is_finite():
+        return False
+    if x.rad() == 0:
+        return True
+    return x.rel_accuracy_bits() >= bits
 
 
 def refine(

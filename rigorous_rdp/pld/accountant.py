@@ -38,9 +38,10 @@ depends on the choice, never its validity.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import numpy as np
 from flint import arb, fmpq
@@ -219,6 +220,9 @@ class PldResult:
                 },
             },
         }
+
+
+_P = TypeVar("_P", bound=PldResult)
 
 
 class PldEpsilonResult(EpsilonQuantity, PldResult):
@@ -423,21 +427,32 @@ class PldAccountant(ComposingAccountant[_Pair]):
             return PldEpsilonResult(z, delta, 1, 0, Fraction(0))
         tail_abs = float(delta) * 1e-9
         n = self._initial_grid(w, float(delta))
-        best: PldEpsilonResult | None = None
+
+        def at_grid(n: int) -> tuple[PldEpsilonResult, float, float]:
+            res = self._epsilon_at_grid(delta, n, tail_abs)
+            return res, res.width(), res.width()
+
+        return self._best_over_grids(n, float(w), at_grid)
+
+    def _best_over_grids(self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]]) -> _P:
+        """The best result over up to four grids, from 1/n on: ``at_grid(n)`` gives a result, the
+        width it reached (compared with the requested ``w``) and its width for ranking.  The grid
+        is refined only while the requested width is not met, the grid is free and every pair
+        is attained (lower ends valid)."""
+        best: tuple[_P, float] | None = None
         for _attempt in range(4):
             self._last_length = 0
-            res = self._epsilon_at_grid(delta, n, tail_abs)
-            if best is None or res.width() < best.width():
-                best = res
-            got = res.width()
-            if got <= float(w) or self.grid is not None or n >= self.max_grid or not self._tight():
+            res, got, rank = at_grid(n)
+            if best is None or rank < best[1]:
+                best = (res, rank)
+            if got <= w or self.grid is not None or n >= self.max_grid or not self._tight():
                 break
-            nxt = self._next_grid(n, got, float(w))
+            nxt = self._next_grid(n, got, w)
             if nxt <= n:
                 break
             n = nxt
         assert best is not None
-        return best
+        return best[0]
 
     def _epsilon_at_grid(self, delta: Fraction, n: int, tail_abs: float) -> PldEpsilonResult:
         dirs = self._directions()
@@ -488,9 +503,8 @@ class PldAccountant(ComposingAccountant[_Pair]):
             return PldDeltaResult(_bracket(Fraction(0), Fraction(0)), eps, 1, 0, Fraction(0))
         n = self._initial_grid(w, 1e-5)
         tail_abs = 1e-30
-        best: PldDeltaResult | None = None
-        for _attempt in range(4):
-            self._last_length = 0
+
+        def at_grid(n: int) -> tuple[PldDeltaResult, float, float]:
             dirs: dict[str, tuple[Certified, int]] = {}
             lo_all, up_all = Fraction(0), Fraction(0)
             scale_bits, tail = 0, Fraction(0)
@@ -502,16 +516,9 @@ class PldAccountant(ComposingAccountant[_Pair]):
                 lo_all, up_all = max(lo_all, lo), max(up_all, up)
             res = PldDeltaResult(_bracket(lo_all, up_all), eps, n, scale_bits, tail, dirs)
             rel = float(up_all - lo_all) / float(up_all) if up_all > 0 else 0.0
-            if best is None or float(res.delta.rad()) < float(best.delta.rad()):
-                best = res
-            if rel <= float(w) or self.grid is not None or n >= self.max_grid or not self._tight():
-                break
-            nxt = self._next_grid(n, rel, float(w))
-            if nxt <= n:
-                break
-            n = nxt
-        assert best is not None
-        return best
+            return res, rel, float(res.delta.rad())
+
+        return self._best_over_grids(n, float(w), at_grid)
 
     def get_delta(self, target_epsilon: object, width: object = None) -> Certified:
         """Certified bracket ``[lower, upper]`` of the optimal delta at ``target_epsilon``."""
