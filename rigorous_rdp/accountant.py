@@ -137,12 +137,14 @@ class ConversionResult:
         return out
 
 
-class EpsilonResult(ConversionResult):
-    """Certified epsilon for a target delta: ``epsilon`` (enclosure), ``order``,
-    ``conversion``, ``rdp``, ``delta`` (see :class:`ConversionResult`)."""
+class EpsilonQuantity:
+    """Names the fields of a result whose certified ``value`` is epsilon at the target delta
+    (:class:`EpsilonResult`, :class:`rigorous_rdp.pld.PldEpsilonResult`)."""
 
-    quantity = "epsilon"
-    target_name = "delta"
+    quantity: ClassVar[str] = "epsilon"
+    target_name: ClassVar[str] = "delta"
+    value: Certified
+    target: Fraction
 
     @property
     def epsilon(self) -> Certified:
@@ -153,12 +155,14 @@ class EpsilonResult(ConversionResult):
         return self.target
 
 
-class DeltaResult(ConversionResult):
-    """Certified delta for a target epsilon: ``delta`` (enclosure), ``order``,
-    ``conversion``, ``rdp``, ``epsilon`` (see :class:`ConversionResult`)."""
+class DeltaQuantity:
+    """Names the fields of a result whose certified ``value`` is delta at the target epsilon
+    (:class:`DeltaResult`, :class:`rigorous_rdp.pld.PldDeltaResult`)."""
 
-    quantity = "delta"
-    target_name = "epsilon"
+    quantity: ClassVar[str] = "delta"
+    target_name: ClassVar[str] = "epsilon"
+    value: Certified
+    target: Fraction
 
     @property
     def delta(self) -> Certified:
@@ -167,6 +171,16 @@ class DeltaResult(ConversionResult):
     @property
     def epsilon(self) -> Fraction:
         return self.target
+
+
+class EpsilonResult(EpsilonQuantity, ConversionResult):
+    """Certified epsilon for a target delta: ``epsilon`` (enclosure), ``order``,
+    ``conversion``, ``rdp``, ``delta`` (see :class:`ConversionResult`)."""
+
+
+class DeltaResult(DeltaQuantity, ConversionResult):
+    """Certified delta for a target epsilon: ``delta`` (enclosure), ``order``,
+    ``conversion``, ``rdp``, ``epsilon`` (see :class:`ConversionResult`)."""
 
 
 def _order_json(order: Fraction | None) -> int | float | str:
@@ -206,6 +220,8 @@ def frac_json(x: Fraction) -> float | str:
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 _R = TypeVar("_R", bound="ConversionResult")
+_L = TypeVar("_L")
+_A = TypeVar("_A", bound="ComposingAccountant[Any]")
 
 
 class _Lru(Generic[_K, _V]):
@@ -303,7 +319,51 @@ def _brent_min(
     return x, fx
 
 
-class RdpAccountant:
+class ComposingAccountant(Generic[_L]):
+    """The composition bookkeeping shared by :class:`RdpAccountant` and
+    :class:`rigorous_rdp.pld.PldAccountant`.
+
+    Each one-step event of a composed event (:func:`~rigorous_rdp.events.leaf_counts`)
+    is mapped once by :meth:`_leaf` to what the accountant composes (its RDP curve,
+    its dominating pairs; ``None`` for a no-op) and counted; :meth:`_add` stores the
+    counts of one :meth:`compose`, which is all or nothing.
+    """
+
+    def supports(self, event: DpEvent) -> bool:
+        """True if ``event`` can be composed (never raises)."""
+        try:
+            self._tally(event, 1)
+        except (UnsupportedEventError, ValueError):
+            return False
+        return True
+
+    def compose(self: _A, event: DpEvent, count: int = 1) -> _A:
+        """Add ``count`` adaptive applications of ``event``.
+
+        Raises:
+            UnsupportedEventError: if a component has no certified bound here.
+        """
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"steps must be an integer >= 0. Found {count!r}.")
+        self._add(self._tally(event, count))
+        return self
+
+    def _tally(self, event: DpEvent, count: int) -> dict[DpEvent, tuple[_L, int]]:
+        out: dict[DpEvent, tuple[_L, int]] = {}
+        for leaf, c in leaf_counts(event, count):
+            item = out[leaf][0] if leaf in out else self._leaf(leaf)
+            if item is not None:
+                out[leaf] = (item, out.get(leaf, (item, 0))[1] + c)
+        return out
+
+    def _leaf(self, event: DpEvent) -> _L | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _add(self, new: dict[DpEvent, tuple[_L, int]]) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class RdpAccountant(ComposingAccountant[RdpCurve]):
     r"""Certified RDP accountant.
 
     Args:
@@ -357,34 +417,13 @@ class RdpAccountant:
 
     # -- composition ---------------------------------------------------------
 
-    def supports(self, event: DpEvent) -> bool:
-        """True if ``event`` can be composed (never raises)."""
-        try:
-            self._flatten(event, 1, {})
-        except (UnsupportedEventError, ValueError):
-            return False
-        return True
+    def _leaf(self, event: DpEvent) -> RdpCurve:
+        return self._curves.get(event) or _curve_of(event)
 
-    def compose(self, event: DpEvent, count: int = 1) -> RdpAccountant:
-        """Add ``count`` adaptive applications of ``event``.
-
-        Raises:
-            UnsupportedEventError: if a component has no certified bound.
-        """
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"steps must be an integer >= 0. Found {count!r}.")
-        new: dict[DpEvent, tuple[RdpCurve, int]] = {}
-        self._flatten(event, count, new)
+    def _add(self, new: dict[DpEvent, tuple[RdpCurve, int]]) -> None:
         for ev, (curve, c) in new.items():
             self._curves[ev] = curve
             self._counts[ev] = self._counts.get(ev, 0) + c
-        return self
-
-    def _flatten(self, event: DpEvent, count: int, out: dict[DpEvent, tuple[RdpCurve, int]]) -> None:
-        for leaf, c in leaf_counts(event, count):
-            curve = self._curves.get(leaf) or (out[leaf][0] if leaf in out else _curve_of(leaf))
-            prev = out.get(leaf, (curve, 0))[1]
-            out[leaf] = (curve, prev + c)
 
     @property
     def integer_orders_only(self) -> bool:
@@ -396,8 +435,6 @@ class RdpAccountant:
 
     def _active_events(self) -> list[tuple[DpEvent, RdpCurve, int]]:
         return [(e, self._curves[e], c) for e, c in self._counts.items() if c > 0]
-
-    _active = active_curves  # former private name
 
     # -- totals --------------------------------------------------------------
 

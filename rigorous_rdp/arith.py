@@ -45,6 +45,8 @@ __all__ = [
     "MAX_PREC",
     "Certified",
     "Rational",
+    "accurate_bits",
+    "bisect_first",
     "bits_for_digits",
     "certainly_le",
     "certainly_lt",
@@ -469,6 +471,15 @@ def rel_width_ok(x: arb, digits: float) -> bool:
     return bool(lhs <= rhs)
 
 
+def accurate_bits(x: arb, bits: int) -> bool:
+    """True when ``x`` is finite and exact or has a relative accuracy of at least ``bits`` bits."""
+    if not x.is_finite():
+        return False
+    if x.rad() == 0:
+        return True
+    return x.rel_accuracy_bits() >= bits
+
+
 def refine(
     func: Callable[[int], arb],
     digits: float = DEFAULT_DIGITS,
@@ -544,3 +555,20 @@ def arb_min(values: Sequence[arb]) -> arb:
     for v in values[1:]:
         out = out.min(v)
     return out
+
+
+def bisect_first(pred: Callable[[int], bool], lo: int, hi: int) -> int:
+    """Smallest integer n in ``(lo, hi]`` with ``pred(n)``, for a predicate that is False at
+    ``lo``, True at ``hi`` and switches once between them (neither end is evaluated).
+
+    The predicate is evaluated only at midpoints; the returned n was found True (or is
+    ``hi``) and ``n - 1`` False (or is ``lo``).  ``bisect_first(lambda k: not pred(k),
+    lo, hi) - 1`` is the largest n in ``[lo, hi)`` where a predicate true up to a point holds.
+    """
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi

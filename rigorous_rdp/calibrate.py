@@ -42,7 +42,7 @@ from fractions import Fraction
 from typing import Any
 
 from .accountant import EpsilonResult, RdpAccountant
-from .arith import DEFAULT_DIGITS, parse_rational, to_arb, workprec
+from .arith import DEFAULT_DIGITS, bisect_first, parse_rational, to_arb, workprec
 from .events import DpEvent
 
 __all__ = [
@@ -237,13 +237,7 @@ def _first_true(pred: Callable[[int], bool], start: int, lo_limit: int, hi_limit
             if hi == hi_limit:
                 return None
             lo, g = hi, 2 * g
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if pred(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return bisect_first(pred, lo, hi)
 
 
 # ---------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TypeVar
 
 from .validation import integer_at_least, positive, unit_interval
 
@@ -55,32 +55,35 @@ __all__ = [
 ]
 
 
-class Adjacency(enum.Enum):
+_E = TypeVar("_E", bound="_Choice")
+
+
+class _Choice(enum.Enum):
+    """An enum whose members are also named by their values (the option texts)."""
+
+    @classmethod
+    def parse(cls: type[_E], value: object) -> _E:
+        """The member given as itself or by its value; else ``ValueError`` naming the parameter
+        (the class name in lower case)."""
+        if isinstance(value, cls):
+            return value
+        for member in cls:
+            if member.value == value:
+                return member
+        names = ", ".join(m.value for m in cls)
+        raise ValueError(f"{cls.__name__.lower()} must be one of {names}. Found {value!r}.")
+
+
+class Adjacency(_Choice):
     """Neighbouring relation between datasets."""
 
     ADD_REMOVE = "add-remove"
     REPLACE_ONE = "replace-one"
 
-    @classmethod
-    def parse(cls, value: Adjacency | str) -> Adjacency:
-        member: Adjacency = _parse_enum(cls, value, "adjacency")
-        return member
-
 
 def _check_event(value: object, name: str = "event") -> None:
     if not isinstance(value, DpEvent):
         raise ValueError(f"{name} must be a DpEvent. Found {value!r}.")
-
-
-def _parse_enum(cls: Any, value: object, name: str) -> Any:
-    """The member of the enum ``cls`` given as itself or by its value; else ``ValueError``."""
-    if isinstance(value, cls):
-        return value
-    for member in cls:
-        if member.value == value:
-            return member
-    names = ", ".join(m.value for m in cls)
-    raise ValueError(f"{name} must be one of {names}. Found {value!r}.")
 
 
 class Sampling(enum.Enum):
@@ -92,7 +95,7 @@ class Sampling(enum.Enum):
     FSWR = "fswr"
 
 
-class Bound(enum.Enum):
+class Bound(_Choice):
     """An explicitly chosen bound (the ``--bound`` option); ``None`` on an event means
     the default, i.e. the tightest valid upper bound the toolkit has.
 
@@ -106,11 +109,6 @@ class Bound(enum.Enum):
     LOWER = "lower"
     TAU = "tau"
     WANG2019 = "wang2019"
-
-    @classmethod
-    def parse(cls, value: Bound | str) -> Bound:
-        member: Bound = _parse_enum(cls, value, "bound")
-        return member
 
 
 def _set(obj: object, name: str, value: object) -> None:

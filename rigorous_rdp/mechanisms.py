@@ -16,6 +16,7 @@ Laplace and randomized response are also pure DP, with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
@@ -25,6 +26,7 @@ from .arith import to_arb
 from .curves import RdpCurve
 
 __all__ = [
+    "BaseMechanismCurve",
     "GaussianCurve",
     "LaplaceCurve",
     "RandomizedResponseCurve",
@@ -90,18 +92,39 @@ def _float(x: Fraction) -> float:
         return float("inf")
 
 
-class GaussianCurve(RdpCurve):
+class BaseMechanismCurve(RdpCurve):
+    """A base mechanism (sensitivity 1) with one exact parameter: its RDP at an order is
+    the closed form :attr:`formula` of the order and the parameter, evaluated on balls;
+    :attr:`pure_formula` gives its pure-DP epsilon (``None``: not pure DP).
+
+    Subclasses name the parameter by a read-only property (``sigma``, ``scale``, ``p``).
+    """
+
+    formula: Callable[[arb, arb], arb]
+    pure_formula: Callable[[arb], arb] | None = None
+
+    def __init__(self, parameter: Fraction):
+        self.parameter = parameter
+
+    def certified(self, alpha: Fraction) -> arb:
+        self.check_order(alpha)
+        return self.formula(to_arb(alpha), to_arb(self.parameter))
+
+    def pure_dp_epsilon(self) -> arb | None:
+        pure = self.pure_formula
+        return None if pure is None else pure(to_arb(self.parameter))
+
+
+class GaussianCurve(BaseMechanismCurve):
     """Gaussian mechanism, sensitivity 1 (Mironov 2017, Prop. 7)."""
 
     name = "gaussian"
     citation = "Mironov 2017, Prop. 7: alpha / (2 sigma^2)"
+    formula = staticmethod(gaussian_rdp)
 
-    def __init__(self, sigma: Fraction):
-        self.sigma = sigma
-
-    def certified(self, alpha: Fraction) -> arb:
-        self.check_order(alpha)
-        return gaussian_rdp(to_arb(alpha), to_arb(self.sigma))
+    @property
+    def sigma(self) -> Fraction:
+        return self.parameter
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         s = _float(self.sigma)
@@ -110,18 +133,17 @@ class GaussianCurve(RdpCurve):
         return out
 
 
-class LaplaceCurve(RdpCurve):
+class LaplaceCurve(BaseMechanismCurve):
     """Laplace mechanism, sensitivity 1 (Mironov 2017, Prop. 6; Zhu & Wang 2019, Sec. 4)."""
 
     name = "laplace"
     citation = "Zhu & Wang 2019, Sec. 4 (Mironov 2017, Prop. 6)"
+    formula = staticmethod(laplace_rdp)
+    pure_formula = staticmethod(laplace_pure_epsilon)
 
-    def __init__(self, scale: Fraction):
-        self.scale = scale
-
-    def certified(self, alpha: Fraction) -> arb:
-        self.check_order(alpha)
-        return laplace_rdp(to_arb(alpha), to_arb(self.scale))
+    @property
+    def scale(self) -> Fraction:
+        return self.parameter
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         a = np.asarray(alphas, dtype=float)
@@ -130,22 +152,18 @@ class LaplaceCurve(RdpCurve):
         out: np.ndarray = ((a - 1) / b + np.log(inner)) / (a - 1)
         return out
 
-    def pure_dp_epsilon(self) -> arb | None:
-        return laplace_pure_epsilon(to_arb(self.scale))
 
-
-class RandomizedResponseCurve(RdpCurve):
+class RandomizedResponseCurve(BaseMechanismCurve):
     """Binary randomized response (Mironov 2017, Prop. 5; Zhu & Wang 2019, Sec. 4)."""
 
     name = "randomized-response"
     citation = "Zhu & Wang 2019, Sec. 4 (Mironov 2017, Prop. 5)"
+    formula = staticmethod(randomized_response_rdp)
+    pure_formula = staticmethod(randomized_response_pure_epsilon)
 
-    def __init__(self, p: Fraction):
-        self.p = p
-
-    def certified(self, alpha: Fraction) -> arb:
-        self.check_order(alpha)
-        return randomized_response_rdp(to_arb(alpha), to_arb(self.p))
+    @property
+    def p(self) -> Fraction:
+        return self.parameter
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         a = np.asarray(alphas, dtype=float)
@@ -154,6 +172,3 @@ class RandomizedResponseCurve(RdpCurve):
         t2 = a * np.log1p(-p) + (1 - a) * np.log(p)
         out: np.ndarray = np.logaddexp(t1, t2) / (a - 1)
         return out
-
-    def pure_dp_epsilon(self) -> arb | None:
-        return randomized_response_pure_epsilon(to_arb(self.p))

@@ -30,21 +30,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from . import events as ev
 from .curves import MinCurve, RdpCurve
 from .errors import UnsupportedEventError
-from .events import (
-    Adjacency,
-    Bound,
-    DpEvent,
-    FixedSizeSampledEvent,
-    GaussianEvent,
-    LaplaceEvent,
-    PoissonSampledEvent,
-    RandomizedResponseEvent,
-    Sampling,
-    Wang2019SampledEvent,
-    ZhuWangSampledEvent,
-)
+from .events import Adjacency, Bound, Sampling
 
 __all__ = [
     "NOISES",
@@ -90,12 +79,17 @@ class Noise:
 
 NOISES: tuple[Noise, ...] = (
     Noise(
-        "gaussian", GaussianEvent, "sigma", "noise_multiplier", "S", "Gaussian noise multiplier (sensitivity 1), S > 0"
+        "gaussian",
+        ev.GaussianEvent,
+        "sigma",
+        "noise_multiplier",
+        "S",
+        "Gaussian noise multiplier (sensitivity 1), S > 0",
     ),
-    Noise("laplace", LaplaceEvent, "scale", "scale", "B", "Laplace scale b > 0 (sensitivity 1)"),
+    Noise("laplace", ev.LaplaceEvent, "scale", "scale", "B", "Laplace scale b > 0 (sensitivity 1)"),
     Noise(
         "randomized-response",
-        RandomizedResponseEvent,
+        ev.RandomizedResponseEvent,
         "p",
         "p",
         "P",
@@ -110,7 +104,7 @@ class Row:
     """One supported event shape and the bound it gets.
 
     Attributes:
-        mechanism: the base mechanism class (:class:`GaussianEvent`, ...).
+        mechanism: the base mechanism class (:class:`~rigorous_rdp.events.GaussianEvent`, ...).
         sampling: how the minibatch is drawn.
         adjacency: the neighbouring relation.
         bound: ``None`` for the default (the tightest valid bound the toolkit
@@ -145,50 +139,50 @@ class Row:
 # ---------------------------------------------------------------------------
 
 
-def _gaussian(event: GaussianEvent) -> RdpCurve:
+def _gaussian(event: ev.GaussianEvent) -> RdpCurve:
     from .mechanisms import GaussianCurve
 
     return GaussianCurve(event.noise_multiplier)
 
 
-def _laplace(event: LaplaceEvent) -> RdpCurve:
+def _laplace(event: ev.LaplaceEvent) -> RdpCurve:
     from .mechanisms import LaplaceCurve
 
     return LaplaceCurve(event.scale)
 
 
-def _randomized_response(event: RandomizedResponseEvent) -> RdpCurve:
+def _randomized_response(event: ev.RandomizedResponseEvent) -> RdpCurve:
     from .mechanisms import RandomizedResponseCurve
 
     return RandomizedResponseCurve(event.p)
 
 
-def _base_curve(event: DpEvent) -> RdpCurve:
+def _base_curve(event: ev.DpEvent) -> RdpCurve:
     return _BASE_FACTORIES[type(event)](event)
 
 
 _BASE_FACTORIES: dict[type, Callable[[Any], RdpCurve]] = {
-    GaussianEvent: _gaussian,
-    LaplaceEvent: _laplace,
-    RandomizedResponseEvent: _randomized_response,
+    ev.GaussianEvent: _gaussian,
+    ev.LaplaceEvent: _laplace,
+    ev.RandomizedResponseEvent: _randomized_response,
 }
 
 
 def _sigma(event: Any) -> Fraction:
     """The noise multiplier of the Gaussian mechanism inside a sampled event."""
     inner = event.event
-    if not isinstance(inner, GaussianEvent):  # pragma: no cover - the table routes only Gaussians here
+    if not isinstance(inner, ev.GaussianEvent):  # pragma: no cover - the table routes only Gaussians here
         raise UnsupportedEventError(f"expected a GaussianEvent inside {type(event).__name__}")
     return inner.noise_multiplier
 
 
-def _poisson_gaussian(event: PoissonSampledEvent) -> RdpCurve:
+def _poisson_gaussian(event: ev.PoissonSampledEvent) -> RdpCurve:
     from .subsampling.poisson_gaussian import PoissonGaussianCurve
 
     return PoissonGaussianCurve(event.sampling_probability, _sigma(event))
 
 
-def _poisson_gaussian_replace_one(event: PoissonSampledEvent) -> RdpCurve:
+def _poisson_gaussian_replace_one(event: ev.PoissonSampledEvent) -> RdpCurve:
     # per order the minimum of Birrell et al. Thm C.9, the weak triangle inequality on the exact
     # add/remove curve and 2 alpha / sigma^2 (q = 1: the Gaussian mechanism with sensitivity 2)
     from .subsampling.poisson_replace_one import poisson_replace_one_default_curve
@@ -196,7 +190,7 @@ def _poisson_gaussian_replace_one(event: PoissonSampledEvent) -> RdpCurve:
     return poisson_replace_one_default_curve(event.sampling_probability, _sigma(event))
 
 
-def _poisson_zhu_wang_default(event: PoissonSampledEvent) -> RdpCurve:
+def _poisson_zhu_wang_default(event: ev.PoissonSampledEvent) -> RdpCurve:
     # Zhu & Wang 2019 Thm 8 (condition (4) holds for Laplace, Prop. 10, and binary randomized
     # response), capped by Lemma 4; on (1, 2] the minimum with the second-moment bound
     from .subsampling.zhu_wang import poisson_pure_dp_default_curve
@@ -204,7 +198,7 @@ def _poisson_zhu_wang_default(event: PoissonSampledEvent) -> RdpCurve:
     return poisson_pure_dp_default_curve(_base_curve(event.event), event.sampling_probability, condition4=event.event)
 
 
-def _poisson_zhu_wang_chosen(event: ZhuWangSampledEvent) -> RdpCurve:
+def _poisson_zhu_wang_chosen(event: ev.ZhuWangSampledEvent) -> RdpCurve:
     from .subsampling.zhu_wang import poisson_subsampled_curve
 
     return poisson_subsampled_curve(
@@ -212,7 +206,7 @@ def _poisson_zhu_wang_chosen(event: ZhuWangSampledEvent) -> RdpCurve:
     )
 
 
-def _fswor_add_remove(event: FixedSizeSampledEvent) -> RdpCurve:
+def _fswor_add_remove(event: ev.FixedSizeSampledEvent) -> RdpCurve:
     # Thm 3.1 (6) exactly at every real order; an explicit taylor_order gives the Thm 3.3 bound
     from .subsampling.fswor import fswor_add_remove_default_curve
 
@@ -225,7 +219,7 @@ def _wang2019(sigma: Fraction, batch_size: int, dataset_size: int) -> RdpCurve:
     return wang2019_curve(replace_one_gaussian_curve(sigma), batch_size, dataset_size)
 
 
-def _fswor_replace_one(event: FixedSizeSampledEvent) -> RdpCurve:
+def _fswor_replace_one(event: ev.FixedSizeSampledEvent) -> RdpCurve:
     # per order the minimum of Birrell et al. Thm 3.5 (Taylor order chosen per order, or the
     # explicit taylor_order) and Wang et al. 2019 Thm 9
     from .subsampling.fswor import fswor_replace_one_default_curve
@@ -233,11 +227,11 @@ def _fswor_replace_one(event: FixedSizeSampledEvent) -> RdpCurve:
     return fswor_replace_one_default_curve(_sigma(event), event.batch_size, event.dataset_size, event.taylor_order)
 
 
-def _fswor_wang2019(event: Wang2019SampledEvent) -> RdpCurve:
+def _fswor_wang2019(event: ev.Wang2019SampledEvent) -> RdpCurve:
     return _wang2019(_sigma(event), event.batch_size, event.dataset_size)
 
 
-def _fswr_add_remove(event: FixedSizeSampledEvent) -> RdpCurve:
+def _fswr_add_remove(event: ev.FixedSizeSampledEvent) -> RdpCurve:
     from .subsampling.fswr import FswrGaussianCurve
 
     return FswrGaussianCurve(_sigma(event), event.batch_size, event.dataset_size)
@@ -249,9 +243,9 @@ def _fswr_add_remove(event: FixedSizeSampledEvent) -> RdpCurve:
 
 _AR, _R1 = Adjacency.ADD_REMOVE, Adjacency.REPLACE_ONE
 _CLI_NOISE: dict[type, tuple[str, ...]] = {
-    GaussianEvent: ("--sigma", "2"),
-    LaplaceEvent: ("--noise", "laplace", "--scale", "2"),
-    RandomizedResponseEvent: ("--noise", "randomized-response", "--p", "3/5"),
+    ev.GaussianEvent: ("--sigma", "2"),
+    ev.LaplaceEvent: ("--noise", "laplace", "--scale", "2"),
+    ev.RandomizedResponseEvent: ("--noise", "randomized-response", "--p", "3/5"),
 }
 _POISSON_CLI = ("--sampling", "poisson", "--q", "1/100")
 _ZW_CITATION = {
@@ -264,63 +258,65 @@ _ZW_CITATION = {
 
 def _rows() -> tuple[Row, ...]:
     rows = [
-        Row(GaussianEvent, Sampling.NONE, _AR, None, _gaussian, "Mironov 2017, Prop. 7", _CLI_NOISE[GaussianEvent]),
-        Row(LaplaceEvent, Sampling.NONE, _AR, None, _laplace, "Mironov 2017, Prop. 6", _CLI_NOISE[LaplaceEvent]),
         Row(
-            RandomizedResponseEvent,
+            ev.GaussianEvent, Sampling.NONE, _AR, None, _gaussian, "Mironov 2017, Prop. 7", _CLI_NOISE[ev.GaussianEvent]
+        ),
+        Row(ev.LaplaceEvent, Sampling.NONE, _AR, None, _laplace, "Mironov 2017, Prop. 6", _CLI_NOISE[ev.LaplaceEvent]),
+        Row(
+            ev.RandomizedResponseEvent,
             Sampling.NONE,
             _AR,
             None,
             _randomized_response,
             "Mironov 2017, Prop. 5",
-            _CLI_NOISE[RandomizedResponseEvent],
+            _CLI_NOISE[ev.RandomizedResponseEvent],
         ),
         Row(
-            GaussianEvent,
+            ev.GaussianEvent,
             Sampling.POISSON,
             _AR,
             None,
             _poisson_gaussian,
             "exact: Mironov, Talwar, Zhang 2019; blog part 2, Claim 27 / (9.5)",
-            _CLI_NOISE[GaussianEvent] + _POISSON_CLI,
+            _CLI_NOISE[ev.GaussianEvent] + _POISSON_CLI,
         ),
         Row(
-            GaussianEvent,
+            ev.GaussianEvent,
             Sampling.POISSON,
             _R1,
             None,
             _poisson_gaussian_replace_one,
             "min of Birrell et al. 2024, Thm C.9, the weak triangle inequality (Mironov 2017, Prop. 11) and "
             "2 alpha / sigma^2",
-            _CLI_NOISE[GaussianEvent] + _POISSON_CLI + ("--adjacency", "replace-one"),
+            _CLI_NOISE[ev.GaussianEvent] + _POISSON_CLI + ("--adjacency", "replace-one"),
         ),
         Row(
-            GaussianEvent,
+            ev.GaussianEvent,
             Sampling.FSWOR,
             _AR,
             None,
             _fswor_add_remove,
             "Birrell et al. 2024, Thm 3.1 (6) exactly (Thm 3.3 with --taylor-order)",
-            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000"),
+            _CLI_NOISE[ev.GaussianEvent] + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000"),
         ),
         Row(
-            GaussianEvent,
+            ev.GaussianEvent,
             Sampling.FSWOR,
             _R1,
             None,
             _fswor_replace_one,
             "min of Birrell et al. 2024, Thm 3.4-3.5 and Wang et al. 2019, Thm 9",
-            _CLI_NOISE[GaussianEvent]
+            _CLI_NOISE[ev.GaussianEvent]
             + ("--sampling", "fswor", "--batch-size", "10", "--dataset-size", "1000", "--adjacency", "replace-one"),
         ),
         Row(
-            GaussianEvent,
+            ev.GaussianEvent,
             Sampling.FSWOR,
             _R1,
             Bound.WANG2019,
             _fswor_wang2019,
             "Wang, Balle, Kasiviswanathan 2019, Thm 9",
-            _CLI_NOISE[GaussianEvent]
+            _CLI_NOISE[ev.GaussianEvent]
             + (
                 "--sampling",
                 "fswor",
@@ -335,17 +331,17 @@ def _rows() -> tuple[Row, ...]:
             ),
         ),
         Row(
-            GaussianEvent,
+            ev.GaussianEvent,
             Sampling.FSWR,
             _AR,
             None,
             _fswr_add_remove,
             "Birrell et al. 2024, Thm 3.6, eq. (16)",
-            _CLI_NOISE[GaussianEvent] + ("--sampling", "fswr", "--batch-size", "3", "--dataset-size", "100"),
+            _CLI_NOISE[ev.GaussianEvent] + ("--sampling", "fswr", "--batch-size", "3", "--dataset-size", "100"),
         ),
     ]
     mech: type
-    for mech in (LaplaceEvent, RandomizedResponseEvent):
+    for mech in (ev.LaplaceEvent, ev.RandomizedResponseEvent):
         rows.append(
             Row(
                 mech,
@@ -382,7 +378,7 @@ if len(_BY_KEY) != len(ROWS):  # pragma: no cover - a table error, caught at imp
     raise RuntimeError("registry: two rows share a key")
 
 
-def event_key(event: DpEvent) -> Key:
+def event_key(event: ev.DpEvent) -> Key:
     """The table key of a one-step event.
 
     Raises:
@@ -391,14 +387,14 @@ def event_key(event: DpEvent) -> Key:
     """
     if isinstance(event, BASE_MECHANISMS):
         return (type(event), Sampling.NONE, Adjacency.ADD_REMOVE, None)
-    if isinstance(event, PoissonSampledEvent):
+    if isinstance(event, ev.PoissonSampledEvent):
         return (type(event.event), Sampling.POISSON, event.adjacency, None)
-    if isinstance(event, ZhuWangSampledEvent):
+    if isinstance(event, ev.ZhuWangSampledEvent):
         return (type(event.event), Sampling.POISSON, Adjacency.ADD_REMOVE, event.bound or Bound.TIGHT)
-    if isinstance(event, FixedSizeSampledEvent):
+    if isinstance(event, ev.FixedSizeSampledEvent):
         sampling = Sampling.FSWR if event.replacement else Sampling.FSWOR
         return (type(event.event), sampling, event.adjacency, None)
-    if isinstance(event, Wang2019SampledEvent):
+    if isinstance(event, ev.Wang2019SampledEvent):
         return (type(event.event), Sampling.FSWOR, Adjacency.REPLACE_ONE, Bound.WANG2019)
     raise UnsupportedEventError(f"no certified RDP bound for {type(event).__name__}")
 
@@ -415,7 +411,7 @@ def _describe_key(key: Key) -> str:
     return f"{what}{mech.__name__} with {adjacency.value} adjacency{tail}"
 
 
-def lookup(event: DpEvent) -> Row:
+def lookup(event: ev.DpEvent) -> Row:
     """The row of ``event``.
 
     Raises:
@@ -430,7 +426,7 @@ def lookup(event: DpEvent) -> Row:
     return row
 
 
-def curve_for_event(event: DpEvent) -> RdpCurve:
+def curve_for_event(event: ev.DpEvent) -> RdpCurve:
     """The certified RDP curve of one application of ``event`` (the row's factory)."""
     return lookup(event).build(event)
 
@@ -441,7 +437,7 @@ def supported_keys() -> list[Key]:
 
 
 def sampled_event(
-    base: DpEvent,
+    base: ev.DpEvent,
     sampling: Sampling | str = Sampling.NONE,
     *,
     adjacency: Adjacency | str = Adjacency.ADD_REMOVE,
@@ -451,7 +447,7 @@ def sampled_event(
     batch_size: Any = None,
     dataset_size: Any = None,
     taylor_order: Any = None,
-) -> DpEvent:
+) -> ev.DpEvent:
     """Build the one-step event from its description (the command line's options).
 
     Parameters that do not apply to ``sampling`` raise ``ValueError`` naming them;
@@ -474,18 +470,18 @@ def sampled_event(
             raise ValueError("adjacency replace-one needs a sampling scheme (sampling poisson|fswor|fswr).")
         if b is not None:
             raise ValueError("bound applies to a sampled mechanism (sampling poisson|fswor), not sampling none.")
-        event: DpEvent = base
+        event: ev.DpEvent = base
     elif s is Sampling.POISSON:
         if sampling_probability is None:
             raise ValueError("sampling_probability is required with sampling poisson (a number in [0, 1]).")
         if b is None:
-            event = PoissonSampledEvent(base, sampling_probability, adj)
+            event = ev.PoissonSampledEvent(base, sampling_probability, adj)
         else:
             if b is Bound.WANG2019:
                 raise ValueError("bound wang2019 applies to sampling fswor with adjacency replace-one.")
             if adj is not Adjacency.ADD_REMOVE:
                 raise ValueError("bound: the Zhu & Wang 2019 bounds are for add-remove adjacency only.")
-            event = ZhuWangSampledEvent(base, sampling_probability, b, tau)
+            event = ev.ZhuWangSampledEvent(base, sampling_probability, b, tau)
     else:
         if batch_size is None or dataset_size is None:
             raise ValueError(f"batch_size and dataset_size are required with sampling {s.value}.")
@@ -494,12 +490,12 @@ def sampled_event(
                 raise ValueError("bound wang2019 applies to sampling fswor with adjacency replace-one.")
             if taylor_order is not None:
                 raise ValueError("taylor_order does not apply to bound wang2019.")
-            event = Wang2019SampledEvent(base, batch_size, dataset_size)
+            event = ev.Wang2019SampledEvent(base, batch_size, dataset_size)
         elif b is not None:
             raise ValueError(f"bound {b.value} applies to sampling poisson (Zhu & Wang 2019), not sampling {s.value}.")
         else:
             kw: dict[str, Any] = {} if taylor_order is None else {"taylor_order": taylor_order}
-            event = FixedSizeSampledEvent(
+            event = ev.FixedSizeSampledEvent(
                 base, batch_size, dataset_size, replacement=s is Sampling.FSWR, adjacency=adj, **kw
             )
     lookup(event)  # refuse unsupported combinations here, with the table's message
@@ -646,7 +642,7 @@ def reference_rdp_of_curve(curve: RdpCurve, alpha: Fraction, dps: int = 50) -> A
     return fn(curve, Fraction(alpha), dps)
 
 
-def reference_rdp(event: DpEvent, alpha: Fraction, dps: int = 50) -> Any:
+def reference_rdp(event: ev.DpEvent, alpha: Fraction, dps: int = 50) -> Any:
     """Reference value of the RDP bound that the certified code computes for one
     application of ``event`` at order ``alpha`` (its row's curve, then the curve's reference)."""
     return reference_rdp_of_curve(curve_for_event(event), alpha, dps)

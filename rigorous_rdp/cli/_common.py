@@ -74,8 +74,80 @@ class Parser(argparse.ArgumentParser):
         raise CliError(" ".join(str(message).split()))
 
 
-def add_output_options(p: argparse.ArgumentParser) -> None:
+def add_command(
+    sub: Any,
+    name: str,
+    run: Callable[[argparse.Namespace], dict[str, Any]],
+    text: Callable[[argparse.Namespace, dict[str, Any]], str] | None,
+    **parser_options: Any,
+) -> argparse.ArgumentParser:
+    """The parser of one subcommand (``parser_options``: ``help``, ``description``, ...) with its
+    ``run`` (``args -> dict``, the JSON object) and ``text`` (the human-readable rendering)."""
+    p = sub.add_parser(name, **parser_options)
+    p.set_defaults(func=run, text=text)
+    return p
+
+
+def add_event_command(
+    sub: Any,
+    name: str,
+    run: Callable[[argparse.Namespace], dict[str, Any]],
+    text: Callable[[argparse.Namespace, dict[str, Any]], str],
+    **parser_options: Any,
+) -> argparse.ArgumentParser:
+    """:func:`add_command` with the options that describe one step of the mechanism:
+    the mechanism options and the explicitly chosen bound (read by :func:`build_event`)."""
+    p = add_command(sub, name, run, text, **parser_options)
+    add_mechanism_options(p)
+    add_bound_options(p)
+    return p
+
+
+def add_order_options(p: argparse.ArgumentParser) -> None:
+    """The order grid, the real-order search and the RDP -> (epsilon, delta) conversion."""
+    from ..conversion import CONVERSIONS
+
+    p.add_argument("--alpha", nargs="+", metavar="A", help="order grid (default: dp-accounting's grid)")
+    p.add_argument("--no-continuous", action="store_true", help="optimise over the grid only (no real-order search)")
+    p.add_argument(
+        "--conversion", default="best", choices=CONVERSIONS, help="RDP to (epsilon, delta) conversion (default best)"
+    )
+
+
+def add_accounting_options(p: argparse.ArgumentParser) -> None:
+    """``--steps`` (required) and :func:`add_order_options`."""
+    p.add_argument("--steps", required=True, metavar="T", help="number of composed steps, T >= 1")
+    add_order_options(p)
+
+
+def add_target_delta(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
+
+
+def add_result_options(p: argparse.ArgumentParser) -> None:
+    """``--method`` / ``--width`` (RDP, PLD or the better of the two), then the output options."""
+    from ..pld import cli_support as pld_cli
+
+    pld_cli.add_method_options(p)
+    add_output_options(p)
+
+
+def add_json_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+
+
+def add_dask_option(p: argparse.ArgumentParser, what: str) -> None:
+    """``--dask SPEC`` (read by :func:`rigorous_rdp.research.parallel.validate_dask`); ``what``: what it does."""
+    p.add_argument(
+        "--dask",
+        default=None,
+        metavar="SPEC",
+        help=f"{what}: local:N (a LocalCluster with N workers) or a scheduler address",
+    )
+
+
+def add_output_options(p: argparse.ArgumentParser) -> None:
+    add_json_option(p)
     p.add_argument(
         "--digits",
         default=str(DEFAULT_DIGITS),
@@ -279,55 +351,47 @@ _POSITIVE: dict[str, Any] = dict(
 )
 _MODERATE: dict[str, Any] = dict(lo=Fraction(1, 10**100), hi=Fraction(10**100), text="a number in [1e-100, 1e100]")
 
+_OPEN_UNIT: dict[str, Any] = dict(
+    lo=Fraction(0), hi=_ONE, lo_open=True, hi_open=True, text="in (0, 1)", floor=_TINY_F, floor_text=f"at least {_TINY}"
+)
+
+
+def _real(name: str, **limits: Any) -> Callable[[Any], Fraction]:
+    """The range check of a real option (see :func:`real_in_range`)."""
+    return lambda v: real_in_range(v, name, **limits)
+
+
+def _integer(name: str, lo: int, hi: int | None) -> Callable[[Any], int]:
+    """The range check of an integer option (see :func:`int_in_range`)."""
+    return lambda v: int_in_range(v, name, lo, hi)
+
+
 #: accepted ranges of the numeric options of the accounting commands (checked before any work)
 OPTION_RANGES: dict[str, Callable[[Any], object]] = {
-    "sigma": lambda v: real_in_range(v, "sigma", **_POSITIVE),
-    "scale": lambda v: real_in_range(
-        v, "scale", Fraction(1, 10**1000), Fraction(10**1000), text="a number in [1e-1000, 1e1000]"
-    ),
-    "epsilon": lambda v: real_in_range(v, "epsilon", **_POSITIVE),
-    "p": lambda v: real_in_range(
-        v,
-        "p",
-        Fraction(0),
-        _ONE,
-        lo_open=True,
-        hi_open=True,
-        text="in (0, 1)",
-        floor=_TINY_F,
-        floor_text=f"at least {_TINY}",
-    ),
-    "q": lambda v: real_in_range(
-        v,
+    "sigma": _real("sigma", **_POSITIVE),
+    "scale": _real("scale", lo=Fraction(1, 10**1000), hi=Fraction(10**1000), text="a number in [1e-1000, 1e1000]"),
+    "epsilon": _real("epsilon", **_POSITIVE),
+    "p": _real("p", **_OPEN_UNIT),
+    "q": _real(
         "q",
-        Fraction(0),
-        _ONE,
+        lo=Fraction(0),
+        hi=_ONE,
         text="in [0, 1]",
         floor=_TINY_F,
         floor_text=f"0 or at least {_TINY} (the smallest q handled)",
     ),
-    "delta": lambda v: real_in_range(
-        v,
-        "delta",
-        Fraction(0),
-        _ONE,
-        lo_open=True,
-        hi_open=True,
-        text="in (0, 1)",
-        floor=_TINY_F,
-        floor_text=f"at least {_TINY}",
-    ),
-    "epochs": lambda v: real_in_range(v, "epochs", _TINY_F, Fraction(10**12), text=f"a number in [{_TINY}, 1e12]"),
-    "steps": lambda v: int_in_range(v, "steps", 1, MAX_COUNT),
-    "batch_size": lambda v: int_in_range(v, "batch-size", 1, MAX_COUNT),
-    "dataset_size": lambda v: int_in_range(v, "dataset-size", 1, MAX_COUNT),
-    "taylor_order": lambda v: int_in_range(v, "taylor-order", 3, MAX_TAYLOR_ORDER),
-    "tau": lambda v: int_in_range(v, "tau", 1, None),
+    "delta": _real("delta", **_OPEN_UNIT),
+    "epochs": _real("epochs", lo=_TINY_F, hi=Fraction(10**12), text=f"a number in [{_TINY}, 1e12]"),
+    "steps": _integer("steps", 1, MAX_COUNT),
+    "batch_size": _integer("batch-size", 1, MAX_COUNT),
+    "dataset_size": _integer("dataset-size", 1, MAX_COUNT),
+    "taylor_order": _integer("taylor-order", 3, MAX_TAYLOR_ORDER),
+    "tau": _integer("tau", 1, None),
     # constant (research): C(c1, c2) of Claim 26, computed with floats in its planning
-    "c1": lambda v: real_in_range(v, "c1", **_MODERATE),
-    "c2": lambda v: real_in_range(v, "c2", **_MODERATE),
-    "sigma_max": lambda v: real_in_range(v, "sigma-max", **_MODERATE),
-    "sigma_min": lambda v: real_in_range(v, "sigma-min", **_MODERATE),
+    "c1": _real("c1", **_MODERATE),
+    "c2": _real("c2", **_MODERATE),
+    "sigma_max": _real("sigma-max", **_MODERATE),
+    "sigma_min": _real("sigma-min", **_MODERATE),
     "alpha": lambda v: [
         real_in_range(
             a,
@@ -419,6 +483,12 @@ def _render(args: argparse.Namespace, result: Any) -> str:
     return (text(args, result) if text else json.dumps(result, indent=2)) + "\n"
 
 
+def _fail(message: str, *, status: int = 2, kind: str = "error") -> int:
+    """Print one line ``rigorous-rdp: <kind>: <message>`` on stderr; return the exit status."""
+    print(f"rigorous-rdp: {kind}: {message}", file=sys.stderr)
+    return status
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run ``args.func`` within its time budget and print its result; map every failure
     to one line on stderr and an exit status (2: bad input, a limit hit, or precision
@@ -448,40 +518,30 @@ def run_command(args: argparse.Namespace) -> int:
                     ) from exc
                 raise
     except BudgetExceeded as exc:
-        print(f"rigorous-rdp: error: {_one_line(str(exc))}", file=sys.stderr)
-        return 2
+        return _fail(_one_line(str(exc)))
     except (ValueError, UnsupportedEventError) as exc:
-        print(f"rigorous-rdp: error: {_name_option(_one_line(str(exc)), names)}", file=sys.stderr)
-        return 2
+        return _fail(_name_option(_one_line(str(exc)), names))
     except PrecisionExhausted as exc:
-        print(
-            f"rigorous-rdp: error: precision exhausted: {_one_line(str(exc), 500)}; ask for fewer digits"
-            " (--digits D, 1 <= D <= 1000)",
-            file=sys.stderr,
+        return _fail(
+            f"precision exhausted: {_one_line(str(exc), 500)}; ask for fewer digits (--digits D, 1 <= D <= 1000)"
         )
-        return 2
     except KeyboardInterrupt:
         print("rigorous-rdp: interrupted", file=sys.stderr)
         return 130
     except MemoryError as exc:
-        print(
-            f"rigorous-rdp: error: out of memory ({_one_line(str(exc), 200)}); ask for less (a smaller range,"
-            " fewer orders or steps)",
-            file=sys.stderr,
+        return _fail(
+            f"out of memory ({_one_line(str(exc), 200)}); ask for less (a smaller range, fewer orders or steps)"
         )
-        return 2
     except RecursionError:
-        print("rigorous-rdp: error: input nested too deeply (recursion limit reached)", file=sys.stderr)
-        return 2
+        return _fail("input nested too deeply (recursion limit reached)")
     except Exception as exc:
         if os.environ.get("RIGOROUS_RDP_TRACEBACK"):
             raise
-        print(
-            f"rigorous-rdp: internal error: {type(exc).__name__}: {_one_line(str(exc), 300)}"
-            " (set RIGOROUS_RDP_TRACEBACK=1 to see the traceback)",
-            file=sys.stderr,
+        return _fail(
+            f"{type(exc).__name__}: {_one_line(str(exc), 300)} (set RIGOROUS_RDP_TRACEBACK=1 to see the traceback)",
+            status=1,
+            kind="internal error",
         )
-        return 1
     sys.stdout.write(out)
     return status
 

@@ -13,11 +13,15 @@ import sys
 from typing import Any
 
 from ..research.audit import PEERS, run_audit
+from ._common import add_command, add_dask_option, add_json_option
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "audit",
+        run,
+        text,
         help="audit installed peer accountants against certified values",
         description="Compute epsilon with each installed peer accountant on a grid of DP-SGD "
         "configurations and flag failures and under-reports.",
@@ -26,14 +30,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--peer", nargs="+", choices=PEERS, metavar="PEER", help=f"restrict to these peers ({', '.join(PEERS)})"
     )
-    p.add_argument(
-        "--dask",
-        default=None,
-        metavar="SPEC",
-        help="one Dask task per peer: local:N (a LocalCluster with N workers) or a scheduler address",
-    )
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.set_defaults(func=run, text=text)
+    add_dask_option(p, "one Dask task per peer")
+    add_json_option(p)
 
 
 def _audit_peer(item: Any) -> dict[str, Any]:

@@ -18,34 +18,24 @@ from typing import Any
 
 from ..arith import parse_rational
 from ..calibrate import DEFAULT_SIGMA_DIGITS, calibrate_sigma, check_calibration_inputs, max_steps
-from ..conversion import CONVERSIONS
 from ..pld import cli_support as pld_cli
-from ._common import (
-    add_bound_options,
-    add_mechanism_options,
-    add_output_options,
-    build_event,
-    fmt_interval,
-    mechanism_json,
-    orders_option,
-    parse_digits,
-    parse_steps,
-)
+from . import _common as common
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
+    p = common.add_event_command(
+        sub,
         "calibrate",
+        run,
+        text,
         help="smallest certified noise multiplier (or largest step count) for a target",
         description="Smallest noise multiplier sigma whose certified epsilon after T steps is <= E "
         "at delta D (bisection on certified enclosures); with --max-steps and --sigma, "
         "the largest number of steps instead.",
     )
-    add_mechanism_options(p)
-    add_bound_options(p)
     p.add_argument("--steps", metavar="T", help="number of composed steps, T >= 1 (not with --max-steps)")
     p.add_argument("--epsilon", required=True, metavar="E", help="target epsilon, E > 0")
-    p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
+    common.add_target_delta(p)
     p.add_argument(
         "--sigma-digits",
         default=str(DEFAULT_SIGMA_DIGITS),
@@ -55,14 +45,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--max-steps", action="store_true", help="find the largest number of steps for the given --sigma instead"
     )
-    p.add_argument("--alpha", nargs="+", metavar="A", help="order grid (default: dp-accounting's grid)")
-    p.add_argument("--no-continuous", action="store_true", help="optimise over the grid only (no real-order search)")
-    p.add_argument(
-        "--conversion", default="best", choices=CONVERSIONS, help="RDP to (epsilon, delta) conversion (default best)"
-    )
-    pld_cli.add_method_options(p)
-    add_output_options(p)
-    p.set_defaults(func=run, text=text)
+    common.add_order_options(p)
+    common.add_result_options(p)
 
 
 def _progress(args: argparse.Namespace):
@@ -82,7 +66,7 @@ def _progress(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    digits = parse_digits(args)
+    digits = common.parse_digits(args)
     sd = parse_rational(args.sigma_digits, "sigma-digits")
     if sd.denominator != 1 or not 1 <= sd <= 15:
         raise ValueError(f"--sigma-digits must be an integer in [1, 15]. Found {args.sigma_digits}.")
@@ -95,14 +79,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if method != "rdp" and args.max_steps:
         raise ValueError(f"max-steps supports --method rdp only. Found --method {method}.")
     opts = dict(
-        orders=orders_option(args.alpha), continuous=not args.no_continuous, conversion=args.conversion, digits=digits
+        orders=common.orders_option(args.alpha),
+        continuous=not args.no_continuous,
+        conversion=args.conversion,
+        digits=digits,
     )
     if args.max_steps:
         if args.steps is not None:
             raise ValueError("steps does not apply with --max-steps (the number of steps is the output).")
         if args.sigma is None:
             raise ValueError("sigma is required with --max-steps (a number > 0).")
-        event = build_event(args)
+        event = common.build_event(args)
         bar, update = _progress(args)
         try:
             res = max_steps(event, args.epsilon, args.delta, progress=update, **opts)
@@ -115,7 +102,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "mode": "max-steps",
                 "epsilon": str(args.epsilon),
                 "delta": str(args.delta),
-                "mechanism": mechanism_json(args),
+                "mechanism": common.mechanism_json(args),
                 "digits": digits,
             }
         )
@@ -124,14 +111,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError("sigma is the output of calibrate; omit it (or use --max-steps to find the number of steps).")
     if args.steps is None:
         raise ValueError("steps is required (an integer >= 1), unless --max-steps is given.")
-    steps = parse_steps(args.steps)
-    build_event(args, sigma="1")  # validate the other mechanism options before searching
+    steps = common.parse_steps(args.steps)
+    common.build_event(args, sigma="1")  # validate the other mechanism options before searching
 
     def rdp() -> dict[str, Any]:
         bar, update = _progress(args)
         try:
             return calibrate_sigma(
-                lambda s: build_event(args, sigma=s),
+                lambda s: common.build_event(args, sigma=s),
                 steps,
                 args.epsilon,
                 args.delta,
@@ -145,17 +132,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     def pld() -> dict[str, Any]:
         return pld_cli.pld_calibrate(
-            lambda s: build_event(args, sigma=s), steps, args.epsilon, args.delta, args, int(sd)
+            lambda s: common.build_event(args, sigma=s), steps, args.epsilon, args.delta, args, int(sd)
         )
 
-    out = {"rdp": rdp, "pld": pld}[method]() if method != "best" else pld_cli.choose_best_sigma(rdp, pld)
+    out = pld_cli.run_method(method, rdp, pld, "sigma")
     out.update(
         {
             "mode": "sigma",
             "steps": steps,
             "epsilon": str(args.epsilon),
             "delta": str(args.delta),
-            "mechanism": mechanism_json(args, sigma=out["sigma"]["upper"]),
+            "mechanism": common.mechanism_json(args, sigma=out["sigma"]["upper"]),
             "digits": digits,
         }
     )
@@ -166,26 +153,24 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     if res["mode"] == "max-steps":
         line = (
             f"max steps = {res['max_steps']}  (certified epsilon "
-            f"{fmt_interval(res['epsilon_at_max_steps']['epsilon']) if res['epsilon_at_max_steps'] else '0'}"
+            f"{common.fmt_interval(res['epsilon_at_max_steps']['epsilon']) if res['epsilon_at_max_steps'] else '0'}"
             f" <= {res['epsilon']} at delta = {res['delta']})"
         )
         if res["epsilon_at_next_step"]:
-            line += (
-                f"\n  one more step: epsilon {fmt_interval(res['epsilon_at_next_step']['epsilon'])} > {res['epsilon']}"
-            )
+            line += f"\n  one more step: epsilon {common.fmt_interval(res['epsilon_at_next_step']['epsilon'])} > {res['epsilon']}"
         return line
     s = res["sigma"]
     if res.get("method") in ("pld", "best") and "epsilon_at_lower" in res and "pld" in res["epsilon_at_sigma"]:
         return (
             f"sigma = {s['upper']}  ({res['method']}: certified epsilon bracket "
-            f"{fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= {res['epsilon']} at delta = {res['delta']} "
+            f"{common.fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= {res['epsilon']} at delta = {res['delta']} "
             f"after {res['steps']} steps)\n  sigma = {s['lower']} does not meet it: the true optimal epsilon is in "
-            f"{fmt_interval(res['epsilon_at_lower']['epsilon'])}"
+            f"{common.fmt_interval(res['epsilon_at_lower']['epsilon'])}"
         )
     line = (
-        f"sigma = {s['upper']}  (certified epsilon {fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= "
+        f"sigma = {s['upper']}  (certified epsilon {common.fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= "
         f"{res['epsilon']} at delta = {res['delta']} after {res['steps']} steps)"
     )
     if res["epsilon_at_lower"]:
-        line += f"\n  sigma = {s['lower']} does not meet it: epsilon {fmt_interval(res['epsilon_at_lower']['epsilon'])}"
+        line += f"\n  sigma = {s['lower']} does not meet it: epsilon {common.fmt_interval(res['epsilon_at_lower']['epsilon'])}"
     return line

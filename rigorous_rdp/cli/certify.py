@@ -15,40 +15,29 @@ from typing import Any
 from ..certificate import make_certificate, write_certificate
 from ..pld import cli_support as pld_cli
 from ..pld.certificate_support import make_pld_certificate
-from ._common import (
-    add_bound_options,
-    add_mechanism_options,
-    add_output_options,
-    build_event,
-    fmt_interval,
-    orders_option,
-    parse_digits,
-    parse_steps,
-)
-from .epsilon import add_accounting_options
+from . import _common as common
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
+    p = common.add_event_command(
+        sub,
         "certify",
+        run,
+        text,
         help="write a JSON certificate of a certified epsilon",
         description="Certify epsilon of T composed steps at a target delta and write a JSON "
         "certificate (checked independently by 'rigorous-rdp verify').",
     )
-    add_mechanism_options(p)
-    add_bound_options(p)
-    add_accounting_options(p)
-    p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
+    common.add_accounting_options(p)
+    common.add_target_delta(p)
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the certificate (JSON)")
-    pld_cli.add_method_options(p)
-    add_output_options(p)
-    p.set_defaults(func=run, text=text)
+    common.add_result_options(p)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    digits = parse_digits(args)
-    steps = parse_steps(args.steps)
-    event = build_event(args)
+    digits = common.parse_digits(args)
+    steps = common.parse_steps(args.steps)
+    event = common.build_event(args)
     if not str(args.out).strip():
         raise ValueError("--out must be a file name. Found ''.")
     method = pld_cli.method_of(args)
@@ -58,7 +47,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             event,
             steps,
             args.delta,
-            orders=orders_option(args.alpha),
+            orders=common.orders_option(args.alpha),
             continuous=not args.no_continuous,
             conversion=args.conversion,
             digits=digits,
@@ -103,10 +92,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     if res.get("method") == "pld":
         return (
-            f"wrote {res['certificate']}: epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta} "
+            f"wrote {res['certificate']}: epsilon = {common.fmt_interval(res['epsilon'])} at delta = {args.delta} "
             f"after {res['steps']} steps (pld bracket, grid {res['pld']['grid_width']}); sha256 {res['sha256'][:16]}..."
         )
     return (
-        f"wrote {res['certificate']}: epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta} "
+        f"wrote {res['certificate']}: epsilon = {common.fmt_interval(res['epsilon'])} at delta = {args.delta} "
         f"after {res['steps']} steps (order {res['alpha']}, {res['conversion']}); sha256 {res['sha256'][:16]}..."
     )

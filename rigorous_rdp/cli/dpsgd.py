@@ -18,14 +18,17 @@ from ..events import GaussianEvent
 from ..pld import cli_support as pld_cli
 from ..registry import sampled_event
 from ..validation import integer_at_least
-from ._common import ADJACENCIES, add_output_options, fmt_interval, parse_digits
+from ._common import ADJACENCIES, add_command, add_result_options, fmt_interval, parse_digits
 
 DEFAULTS = {"dataset_size": "60000", "batch_size": "600", "sigma": "1.1", "epochs": "100", "delta": "1e-5"}
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "dpsgd",
+        run,
+        text,
         help="certified epsilon of a DP-SGD run (default: MNIST-scale setting)",
         description="Certified epsilon of DP-SGD. Defaults: 60000 examples, batch 600 (q = 0.01), "
         "noise multiplier 1.1, 100 epochs, delta 1e-5, Poisson sampling.",
@@ -50,9 +53,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)"
     )
-    pld_cli.add_method_options(p)
-    add_output_options(p)
-    p.set_defaults(func=run, text=text)
+    add_result_options(p)
 
 
 def _positive_int(value: str, name: str) -> int:
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     def pld() -> dict[str, Any]:
         return pld_cli.pld_epsilon(event, steps, args.delta, args)
 
-    res = {"rdp": rdp, "pld": pld}[method]() if method != "best" else pld_cli.choose_best(rdp, pld, "epsilon")
+    res = pld_cli.run_method(method, rdp, pld, "epsilon")
     res.update(
         {
             "steps": steps,

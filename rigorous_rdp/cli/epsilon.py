@@ -1,4 +1,8 @@
-"""``rigorous-rdp epsilon``: certified epsilon after T steps at a target delta."""
+"""``rigorous-rdp epsilon``: certified epsilon after T steps at a target delta.
+
+:func:`run_query` and :func:`query_text` serve ``delta`` too (the same query
+with the roles of epsilon and delta exchanged).
+"""
 
 from __future__ import annotations
 
@@ -6,67 +10,76 @@ import argparse
 from typing import Any
 
 from ..accountant import RdpAccountant
-from ..conversion import CONVERSIONS
 from ..pld import cli_support as pld_cli
-from ._common import (
-    add_bound_options,
-    add_mechanism_options,
-    add_output_options,
-    build_event,
-    fmt_interval,
-    mechanism_json,
-    orders_option,
-    parse_digits,
-    parse_steps,
-)
+from . import _common as common
 
-
-def add_accounting_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--steps", required=True, metavar="T", help="number of composed steps, T >= 1")
-    p.add_argument("--alpha", nargs="+", metavar="A", help="order grid (default: dp-accounting's grid)")
-    p.add_argument("--no-continuous", action="store_true", help="optimise over the grid only (no real-order search)")
-    p.add_argument(
-        "--conversion", default="best", choices=CONVERSIONS, help="RDP to (epsilon, delta) conversion (default best)"
-    )
+#: the certified quantity -> the option holding its target
+TARGETS = {"epsilon": "delta", "delta": "epsilon"}
 
 
 def accountant_from_args(args: argparse.Namespace, sigma: Any = None) -> RdpAccountant:
-    digits = parse_digits(args)
-    steps = parse_steps(args.steps)
+    digits = common.parse_digits(args)
+    steps = common.parse_steps(args.steps)
     acc = RdpAccountant(
-        orders_option(args.alpha), continuous=not args.no_continuous, conversion=args.conversion, digits=digits
+        common.orders_option(args.alpha), continuous=not args.no_continuous, conversion=args.conversion, digits=digits
     )
-    return acc.compose(build_event(args, sigma), steps)
+    return acc.compose(common.build_event(args, sigma), steps)
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
+    p = common.add_event_command(
+        sub,
         "epsilon",
+        run,
+        text,
         help="certified epsilon after T steps at a target delta",
         description="Certified epsilon of T composed steps for a target delta, optimised over orders.",
     )
-    add_mechanism_options(p)
-    add_bound_options(p)
-    add_accounting_options(p)
-    p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
-    pld_cli.add_method_options(p)
-    add_output_options(p)
-    p.set_defaults(func=run, text=text)
+    common.add_accounting_options(p)
+    common.add_target_delta(p)
+    common.add_result_options(p)
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def run_query(args: argparse.Namespace, quantity: str) -> dict[str, Any]:
+    """The certified ``quantity`` ("epsilon" or "delta") at the target given by the other option."""
     method = pld_cli.method_of(args)
-    rdp = lambda: accountant_from_args(args).get_epsilon_and_order(args.delta).to_json()  # noqa: E731
-    pld = lambda: pld_cli.pld_epsilon(build_event(args), parse_steps(args.steps), args.delta, args)  # noqa: E731
-    res = {"rdp": rdp, "pld": pld}[method]() if method != "best" else pld_cli.choose_best(rdp, pld, "epsilon")
-    res.update({"steps": parse_steps(args.steps), "mechanism": mechanism_json(args), "digits": parse_digits(args)})
+    target = getattr(args, TARGETS[quantity])
+
+    def rdp() -> dict[str, Any]:
+        acc = accountant_from_args(args)
+        res = acc.get_epsilon_and_order(target) if quantity == "epsilon" else acc.get_delta_and_order(target)
+        return res.to_json()
+
+    def pld() -> dict[str, Any]:
+        route = pld_cli.pld_epsilon if quantity == "epsilon" else pld_cli.pld_delta
+        return route(common.build_event(args), common.parse_steps(args.steps), target, args)
+
+    res = pld_cli.run_method(method, rdp, pld, quantity)
+    res.update(
+        {
+            "steps": common.parse_steps(args.steps),
+            "mechanism": common.mechanism_json(args),
+            "digits": common.parse_digits(args),
+        }
+    )
     return res
 
 
-def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
+def query_text(args: argparse.Namespace, res: dict[str, Any], quantity: str) -> str:
+    target = TARGETS[quantity]
+    given = f"{target} = {getattr(args, target)}, steps = {res['steps']}"
     if res.get("method") in ("pld", "best"):
-        return pld_cli.text_line(res, "epsilon") + f"\n  delta = {args.delta}, steps = {res['steps']}"
+        return pld_cli.text_line(res, quantity) + f"\n  {given}"
+    value = res[quantity]
     return (
-        f"epsilon = {fmt_interval(res['epsilon'])}  (certified; rely on the upper end {res['epsilon']['upper']})\n"
-        f"  delta = {args.delta}, steps = {res['steps']}, order alpha = {res['alpha']}, conversion = {res['conversion']}"
+        f"{quantity} = {common.fmt_interval(value)}  (certified; rely on the upper end {value['upper']})\n"
+        f"  {given}, order alpha = {res['alpha']}, conversion = {res['conversion']}"
     )
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    return run_query(args, "epsilon")
+
+
+def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
+    return query_text(args, res, "epsilon")

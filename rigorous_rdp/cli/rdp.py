@@ -6,50 +6,39 @@ import argparse
 from typing import Any
 
 from ..accountant import RdpAccountant
-from ._common import (
-    add_bound_options,
-    add_mechanism_options,
-    add_output_options,
-    build_event,
-    fmt_interval,
-    mechanism_json,
-    orders_option,
-    parse_digits,
-)
+from . import _common as common
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
+    p = common.add_event_command(
+        sub,
         "rdp",
+        run,
+        text,
         help="certified RDP of one step at orders alpha",
         description="Certified enclosure of the RDP epsilon(alpha) of one step of the mechanism.",
     )
-    add_mechanism_options(p)
-    add_bound_options(p)
     p.add_argument("--alpha", nargs="+", required=True, metavar="A", help="orders alpha > 1 (exact decimals or ratios)")
     p.add_argument("--steps", default="1", metavar="T", help="number of composed steps (default 1)")
-    add_output_options(p)
-    p.set_defaults(func=run, text=text)
+    common.add_output_options(p)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from ._common import parse_steps
-
-    digits = parse_digits(args)
-    orders = orders_option(args.alpha)
-    steps = parse_steps(args.steps)
-    acc = RdpAccountant(orders, digits=digits).compose(build_event(args, guarantee=False), steps)
+    digits = common.parse_digits(args)
+    orders = common.orders_option(args.alpha)
+    steps = common.parse_steps(args.steps)
+    acc = RdpAccountant(orders, digits=digits).compose(common.build_event(args, guarantee=False), steps)
     results = [r.to_json() for r in acc.rdp_many(orders or [])]
     # which bound gave the value at each order (MinCurve components report the winner)
     from ..curves import bound_name
 
     for r, a in zip(results, orders or [], strict=True):
-        names = [bound_name(c, a) for c, _ in acc._active()]
+        names = [bound_name(c, a) for c, _ in acc.active_curves()]
         r["bound"] = names[0] if len(names) == 1 else names
     return {
         "results": results,
         "steps": steps,
-        "mechanism": mechanism_json(args),
+        "mechanism": common.mechanism_json(args),
         "digits": digits,
         "bound": next(c.name for c, _ in acc.active_curves()) if acc.active_curves() else None,
         "guarantee": getattr(args, "bound", None) != "lower",
@@ -63,5 +52,5 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     ]
     for r in res["results"]:
         won = f"  [{r['bound']}]" if r.get("bound") and r["bound"] != res["bound"] else ""
-        lines.append(f"  alpha = {r['alpha']}: {fmt_interval(r['rdp'])}{won}")
+        lines.append(f"  alpha = {r['alpha']}: {common.fmt_interval(r['rdp'])}{won}")
     return "\n".join(lines)

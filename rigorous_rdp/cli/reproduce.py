@@ -8,11 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from ..arith import parse_rational
+from ._common import add_command, add_dask_option, add_json_option
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "reproduce",
+        run,
+        text,
         help="regenerate the figures of the source documents into figures/",
         description=(
             "Run the figure scripts of paper_repro/: each writes <ID>.png and <ID>.json "
@@ -27,17 +31,11 @@ def register(sub: Any) -> None:
         help="output directory (default: figures/ of the repository checkout, else ./figures)",
     )
     p.add_argument("--jobs", default="1", metavar="N", help="number of worker processes (default 1)")
-    p.add_argument(
-        "--dask",
-        default=None,
-        metavar="SPEC",
-        help="run the figures on Dask: local:N (a LocalCluster with N workers) or a scheduler address",
-    )
+    add_dask_option(p, "run the figures on Dask")
     p.add_argument("--fast", action="store_true", help="smaller smoke versions of the figures")
     p.add_argument("--list", action="store_true", help="list the figure IDs and exit")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    add_json_option(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.set_defaults(func=run, text=text)
 
 
 def _jobs(value: str) -> int:

@@ -114,27 +114,17 @@ from dp_accounting import dp_event as _dpe
 from dp_accounting.privacy_accountant import NeighboringRelation
 from flint import arb
 
+from .. import events as ev
 from ..accountant import DeltaResult, EpsilonResult, RdpAccountant
 from ..arith import DEFAULT_DIGITS, Certified
 from ..curves import rdp_curve
 from ..errors import UnsupportedEventError as _OurUnsupported
-from ..events import (
-    Adjacency,
-    ComposedEvent,
-    DpEvent,
-    FixedSizeSampledEvent,
-    GaussianEvent,
-    LaplaceEvent,
-    PoissonSampledEvent,
-    RandomizedResponseEvent,
-    SelfComposedEvent,
-)
 from ..validation import integer_at_least
 from ._inputs import read_orders, weaker_reading
 
 __all__ = ["NORM_BOUND", "SENSITIVITY", "CertifiedRdpAccountant", "NeighboringRelation", "to_rigorous_event"]
 
-_NOOP: DpEvent = ComposedEvent(())
+_NOOP: ev.DpEvent = ev.ComposedEvent(())
 _SIG_DIGITS = 30  # significant digits of the rational lower bound of an effective sigma
 
 
@@ -249,7 +239,7 @@ def _check_unit(noise_unit: object) -> str:
     return str(noise_unit)
 
 
-def _check_curve(ours: DpEvent, event: object) -> DpEvent:
+def _check_curve(ours: ev.DpEvent, event: object) -> ev.DpEvent:
     try:
         rdp_curve(ours)
     except ValueError as exc:  # includes rigorous_rdp.UnsupportedEventError: no bound for valid input
@@ -261,7 +251,7 @@ def to_rigorous_event(
     event: dp_accounting.DpEvent,
     neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
     noise_unit: str = NORM_BOUND,
-) -> tuple[DpEvent, bool]:
+) -> tuple[ev.DpEvent, bool]:
     """Translate a dp-accounting event into a frozen :mod:`rigorous_rdp.events` event.
 
     Args:
@@ -286,7 +276,7 @@ def to_rigorous_event(
         raise _OurUnsupported(f"{r.message} (event {r.event})") from None
 
 
-def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) -> tuple[DpEvent, bool]:
+def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) -> tuple[ev.DpEvent, bool]:
     if isinstance(event, _dpe.NoOpDpEvent):
         return _NOOP, False
     if isinstance(event, _dpe.NonPrivateDpEvent):
@@ -294,20 +284,20 @@ def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) 
     if isinstance(event, _dpe.SelfComposedDpEvent):
         n = integer_at_least(event.count, "count", 0)
         inner, non_private = _translate(event.event, rel, unit)
-        return SelfComposedEvent(inner, n), non_private and n > 0
+        return ev.SelfComposedEvent(inner, n), non_private and n > 0
     if isinstance(event, _dpe.ComposedDpEvent):
         parts = [_translate(e, rel, unit) for e in event.events]
-        return ComposedEvent(tuple(p for p, _ in parts)), any(np_ for _, np_ in parts)
+        return ev.ComposedEvent(tuple(p for p, _ in parts)), any(np_ for _, np_ in parts)
     if isinstance(event, _dpe.GaussianDpEvent):
         s = weaker_reading(event.noise_multiplier, "noise_multiplier", smaller=True)
         if s < 0:
             raise ValueError(f"noise_multiplier must be >= 0. Found {event.noise_multiplier!r}.")
-        return (_NOOP, True) if s == 0 else (GaussianEvent(_unsampled_scale(s, rel, unit)), False)
+        return (_NOOP, True) if s == 0 else (ev.GaussianEvent(_unsampled_scale(s, rel, unit)), False)
     if isinstance(event, _dpe.LaplaceDpEvent):
         b = weaker_reading(event.noise_multiplier, "noise_multiplier", smaller=True)
         if b < 0:
             raise ValueError(f"noise_multiplier must be >= 0. Found {event.noise_multiplier!r}.")
-        return (_NOOP, True) if b == 0 else (LaplaceEvent(_unsampled_scale(b, rel, unit)), False)
+        return (_NOOP, True) if b == 0 else (ev.LaplaceEvent(_unsampled_scale(b, rel, unit)), False)
     if isinstance(event, _dpe.RandomizedResponseDpEvent):
         return _randomized_response(event, rel)
     if isinstance(event, _dpe.PoissonSampledDpEvent):
@@ -319,7 +309,7 @@ def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) 
     raise _Refused(event, f"`event` must be a dp_accounting `DpEvent`. Found {type(event)}.")
 
 
-def _randomized_response(event: _dpe.RandomizedResponseDpEvent, rel: NeighboringRelation) -> tuple[DpEvent, bool]:
+def _randomized_response(event: _dpe.RandomizedResponseDpEvent, rel: NeighboringRelation) -> tuple[ev.DpEvent, bool]:
     # dp-accounting: with probability 1 - p output the input bucket, else a uniform one of k.
     p = weaker_reading(event.noise_parameter, "noise_parameter", smaller=True)
     if not 0 <= p <= 1:
@@ -339,10 +329,10 @@ def _randomized_response(event: _dpe.RandomizedResponseDpEvent, rel: Neighboring
         return _NOOP, True  # the input is published
     # k = 2: the two output laws are (1 - p/2, p/2) and (p/2, 1 - p/2): binary
     # randomized response keeping the bit with probability 1 - p/2.
-    return RandomizedResponseEvent(1 - p / 2), False
+    return ev.RandomizedResponseEvent(1 - p / 2), False
 
 
-def _poisson(event: _dpe.PoissonSampledDpEvent, rel: NeighboringRelation, unit: str) -> tuple[DpEvent, bool]:
+def _poisson(event: _dpe.PoissonSampledDpEvent, rel: NeighboringRelation, unit: str) -> tuple[ev.DpEvent, bool]:
     q = weaker_reading(event.sampling_probability, "sampling_probability", smaller=False)
     if not 0 <= q <= 1:
         raise ValueError(f"sampling_probability must be in [0, 1]. Found {event.sampling_probability!r}.")
@@ -357,22 +347,22 @@ def _poisson(event: _dpe.PoissonSampledDpEvent, rel: NeighboringRelation, unit: 
             return _NOOP, False
         if b == 0:
             return _NOOP, True
-        return _check_curve(PoissonSampledEvent(LaplaceEvent(b), q, Adjacency.ADD_REMOVE), event), False
+        return _check_curve(ev.PoissonSampledEvent(ev.LaplaceEvent(b), q, ev.Adjacency.ADD_REMOVE), event), False
     inv_sq = _gaussian_inverse_square(inner_ev, event)
-    adjacency = Adjacency.REPLACE_ONE if rel is NeighboringRelation.REPLACE_ONE else Adjacency.ADD_REMOVE
+    adjacency = ev.Adjacency.REPLACE_ONE if rel is NeighboringRelation.REPLACE_ONE else ev.Adjacency.ADD_REMOVE
     if q == 0 or inv_sq == 0:
         return _NOOP, False
     if inv_sq is None:
         return _NOOP, True
     sigma = _sampled_sigma(inv_sq, rel, unit)
-    return _check_curve(PoissonSampledEvent(GaussianEvent(sigma), q, adjacency), event), False
+    return _check_curve(ev.PoissonSampledEvent(ev.GaussianEvent(sigma), q, adjacency), event), False
 
 
 def _fixed_size(
     event: _dpe.SampledWithoutReplacementDpEvent | _dpe.SampledWithReplacementDpEvent,
     rel: NeighboringRelation,
     unit: str,
-) -> tuple[DpEvent, bool]:
+) -> tuple[ev.DpEvent, bool]:
     replacement = isinstance(event, _dpe.SampledWithReplacementDpEvent)
     n = integer_at_least(event.source_dataset_size, "source_dataset_size", 1)
     b = integer_at_least(event.sample_size, "sample_size", 0)
@@ -391,11 +381,11 @@ def _fixed_size(
         )
     if b == n and rel is not NeighboringRelation.ADD_OR_REMOVE_ONE:
         # every record is in the batch: the Gaussian mechanism, noise relative to the sensitivity
-        return GaussianEvent(_unsampled_scale(_sqrt_inverse_lower(inv_sq), rel, unit)), False
+        return ev.GaussianEvent(_unsampled_scale(_sqrt_inverse_lower(inv_sq), rel, unit)), False
     # REPLACE_SPECIAL pairs are replace-one pairs (see the module docstring)
-    adjacency = Adjacency.ADD_REMOVE if rel is NeighboringRelation.ADD_OR_REMOVE_ONE else Adjacency.REPLACE_ONE
-    ours = FixedSizeSampledEvent(
-        GaussianEvent(_sampled_sigma(inv_sq, rel, unit)), b, n, replacement=replacement, adjacency=adjacency
+    adjacency = ev.Adjacency.ADD_REMOVE if rel is NeighboringRelation.ADD_OR_REMOVE_ONE else ev.Adjacency.REPLACE_ONE
+    ours = ev.FixedSizeSampledEvent(
+        ev.GaussianEvent(_sampled_sigma(inv_sq, rel, unit)), b, n, replacement=replacement, adjacency=adjacency
     )
     return _check_curve(ours, event), False
 
@@ -512,7 +502,7 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
         if delta == 1:
             return EpsilonResult(Certified(arb(0), 0), None, "trivial", None, delta)
         if delta == 0:
-            if not self._acc._active():
+            if not self._acc.active_curves():
                 return EpsilonResult(Certified(arb(0), 0), None, "none", None, delta)
             return EpsilonResult(Certified(arb("inf"), 0), None, "delta-zero", None, delta)
         return self._acc.get_epsilon_and_order(delta)

@@ -38,24 +38,18 @@ depends on the choice, never its validity.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import ClassVar, TypeVar
 
 import numpy as np
 from flint import arb, fmpq
 
+from .. import events as ev
+from ..accountant import ComposingAccountant, DeltaQuantity, EpsilonQuantity
 from ..arith import Certified, parse_rational, workprec
 from ..errors import UnsupportedEventError
-from ..events import (
-    Adjacency,
-    DpEvent,
-    FixedSizeSampledEvent,
-    GaussianEvent,
-    LaplaceEvent,
-    PoissonSampledEvent,
-    RandomizedResponseEvent,
-    leaf_counts,
-)
 from .compose import compose_all, delta_at, delta_screen
 from .discretize import DiscretePld, arb_upper_fraction, discretize
 from .profiles import Profile, gaussian_profile, laplace_profile, poisson_gaussian_profile, randomized_response_profile
@@ -140,24 +134,24 @@ class _Pair:
     tight: bool = True
 
 
-def _pairs(event: DpEvent) -> _Pair | None:
+def _pairs(event: ev.DpEvent) -> _Pair | None:
     """The dominating pairs of a leaf event, ``None`` for a no-op, or raise."""
-    if isinstance(event, GaussianEvent):
+    if isinstance(event, ev.GaussianEvent):
         p = gaussian_profile(event.noise_multiplier)
         return _Pair(p, p)
-    if isinstance(event, LaplaceEvent):
+    if isinstance(event, ev.LaplaceEvent):
         p = laplace_profile(event.scale)
         return _Pair(p, p)
-    if isinstance(event, RandomizedResponseEvent):
+    if isinstance(event, ev.RandomizedResponseEvent):
         p = randomized_response_profile(event.p)
         return _Pair(p, p)
-    if isinstance(event, PoissonSampledEvent):
-        if event.adjacency is not Adjacency.ADD_REMOVE:
+    if isinstance(event, ev.PoissonSampledEvent):
+        if event.adjacency is not ev.Adjacency.ADD_REMOVE:
             raise UnsupportedEventError(
                 "pld supports Poisson sampling under add-remove adjacency only (replace-one has no "
                 "certified dominating pair here); use --method rdp."
             )
-        if not isinstance(event.event, GaussianEvent):
+        if not isinstance(event.event, ev.GaussianEvent):
             raise UnsupportedEventError(
                 "pld supports Poisson sampling of the Gaussian mechanism only; use --method rdp."
             )
@@ -168,12 +162,12 @@ def _pairs(event: DpEvent) -> _Pair | None:
             p = gaussian_profile(s)
             return _Pair(p, p)
         return _Pair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"))
-    if isinstance(event, FixedSizeSampledEvent):
+    if isinstance(event, ev.FixedSizeSampledEvent):
         if event.replacement:
             raise UnsupportedEventError(FSWOR_REFUSAL.format(what="sampling with replacement (fswr)"))
-        if event.adjacency is not Adjacency.ADD_REMOVE:
+        if event.adjacency is not ev.Adjacency.ADD_REMOVE:
             raise UnsupportedEventError(FSWOR_REFUSAL.format(what="replace-one adjacency"))
-        if not isinstance(event.event, GaussianEvent):
+        if not isinstance(event.event, ev.GaussianEvent):
             raise UnsupportedEventError(FSWOR_REFUSAL.format(what="a non-Gaussian inner mechanism"))
         # Birrell et al. Thm 3.1 argument for hockey-stick divergences (docs/pld.md,
         # proofs/verify_fswor_hockey_stick.py): remove direction dominated by the Poisson
@@ -189,72 +183,58 @@ def _pairs(event: DpEvent) -> _Pair | None:
 
 
 @dataclass(frozen=True)
-class PldEpsilonResult:
-    r"""Certified bracket of the optimal epsilon.
+class PldResult:
+    r"""Certified bracket of the optimal epsilon or delta (see the two subclasses).
 
     Attributes:
-        epsilon: ``[lower, upper]``: the true optimal epsilon lies in it.
-        delta: the target delta (exact).
+        value: ``[lower, upper]``: the true optimal value lies in it.
+        target: the target of the other quantity (exact).
         grid: N; the loss grid is :math:`\{k/N\}`.
         scale_bits: S; masses are integers times :math:`2^{-S}`.
         tail: the tail mass budget (exact) used for truncation and range selection.
         directions: per direction, its bracket and the grid it was computed on.
     """
 
-    epsilon: Certified
-    delta: Fraction
+    quantity: ClassVar[str]
+    target_name: ClassVar[str]
+
+    value: Certified
+    target: Fraction
     grid: int
     scale_bits: int
     tail: Fraction
     directions: dict[str, tuple[Certified, int]] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            self.quantity: self.value.to_json(),
+            self.target_name: decimal_text(self.target),
+            "method": "pld",
+            "pld": {
+                "grid_width": f"1/{self.grid}",
+                "scale_bits": self.scale_bits,
+                "rounding": "masses rounded outward to integer multiples of 2^-scale_bits; exact integer convolution",
+                "tail": decimal_text(self.tail),
+                "directions": {
+                    k: {self.quantity: c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()
+                },
+            },
+        }
+
+
+_P = TypeVar("_P", bound=PldResult)
+
+
+class PldEpsilonResult(EpsilonQuantity, PldResult):
+    """Certified bracket of the optimal ``epsilon`` at the target ``delta`` (fields of :class:`PldResult`)."""
 
     def width(self) -> float:
         lo, up = self.epsilon.lower_float(), self.epsilon.upper_float()
         return up - lo
 
-    def to_json(self) -> dict:
-        return {
-            "epsilon": self.epsilon.to_json(),
-            "delta": decimal_text(self.delta),
-            "method": "pld",
-            "pld": {
-                "grid_width": f"1/{self.grid}",
-                "scale_bits": self.scale_bits,
-                "rounding": "masses rounded outward to integer multiples of 2^-scale_bits; exact integer convolution",
-                "tail": decimal_text(self.tail),
-                "directions": {
-                    k: {"epsilon": c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()
-                },
-            },
-        }
 
-
-@dataclass(frozen=True)
-class PldDeltaResult:
-    """Certified bracket of the optimal delta at ``epsilon`` (fields as above)."""
-
-    delta: Certified
-    epsilon: Fraction
-    grid: int
-    scale_bits: int
-    tail: Fraction
-    directions: dict[str, tuple[Certified, int]] = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        return {
-            "delta": self.delta.to_json(),
-            "epsilon": decimal_text(self.epsilon),
-            "method": "pld",
-            "pld": {
-                "grid_width": f"1/{self.grid}",
-                "scale_bits": self.scale_bits,
-                "rounding": "masses rounded outward to integer multiples of 2^-scale_bits; exact integer convolution",
-                "tail": decimal_text(self.tail),
-                "directions": {
-                    k: {"delta": c.to_json(), "grid_width": f"1/{n}"} for k, (c, n) in self.directions.items()
-                },
-            },
-        }
+class PldDeltaResult(DeltaQuantity, PldResult):
+    """Certified bracket of the optimal ``delta`` at the target ``epsilon`` (fields of :class:`PldResult`)."""
 
 
 def check_width(width: object) -> Fraction:
@@ -264,7 +244,7 @@ def check_width(width: object) -> Fraction:
     return w
 
 
-class PldAccountant:
+class PldAccountant(ComposingAccountant[_Pair]):
     r"""Certified PLD accountant (two-sided bracket of the optimal epsilon / delta).
 
     Args:
@@ -302,42 +282,18 @@ class PldAccountant:
         self.max_grid = int(max_grid)
         self.max_length = int(max_length)
         self._last_length = 0
-        self._events: dict[DpEvent, tuple[_Pair, int]] = {}
+        self._events: dict[ev.DpEvent, tuple[_Pair, int]] = {}
         self._cache: dict[tuple, tuple[DiscretePld, DiscretePld | None]] = {}
         self.last_tail_step = 0.0
 
     # -- composition ---------------------------------------------------------
 
-    def supports(self, event: DpEvent) -> bool:
-        """True if ``event`` can be composed (never raises)."""
-        try:
-            self._flatten(event, 1, {})
-        except (UnsupportedEventError, ValueError):
-            return False
-        return True
+    def _leaf(self, event: ev.DpEvent) -> _Pair | None:
+        return _pairs(event)
 
-    def compose(self, event: DpEvent, count: int = 1) -> PldAccountant:
-        """Add ``count`` adaptive applications of ``event``.
-
-        Raises:
-            UnsupportedEventError: if a component has no certified PLD here.
-        """
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"steps must be an integer >= 0. Found {count!r}.")
-        new: dict[DpEvent, tuple[_Pair, int]] = {}
-        self._flatten(event, count, new)
-        for ev, (pair, c) in new.items():
-            prev = self._events.get(ev, (pair, 0))[1]
-            self._events[ev] = (pair, prev + c)
-        return self
-
-    def _flatten(self, event: DpEvent, count: int, out: dict[DpEvent, tuple[_Pair, int]]) -> None:
-        for leaf, c in leaf_counts(event, count):
-            pair = _pairs(leaf)
-            if pair is None or c == 0:
-                continue
-            prev = out.get(leaf, (pair, 0))[1]
-            out[leaf] = (pair, prev + c)
+    def _add(self, new: dict[ev.DpEvent, tuple[_Pair, int]]) -> None:
+        for leaf, (pair, c) in new.items():
+            self._events[leaf] = (pair, self._events.get(leaf, (pair, 0))[1] + c)
 
     def _tight(self) -> bool:
         """True if every composed pair is attained by the mechanism (lower ends valid)."""
@@ -471,21 +427,32 @@ class PldAccountant:
             return PldEpsilonResult(z, delta, 1, 0, Fraction(0))
         tail_abs = float(delta) * 1e-9
         n = self._initial_grid(w, float(delta))
-        best: PldEpsilonResult | None = None
+
+        def at_grid(n: int) -> tuple[PldEpsilonResult, float, float]:
+            res = self._epsilon_at_grid(delta, n, tail_abs)
+            return res, res.width(), res.width()
+
+        return self._best_over_grids(n, float(w), at_grid)
+
+    def _best_over_grids(self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]]) -> _P:
+        """The best result over up to four grids, from 1/n on: ``at_grid(n)`` gives a result, the
+        width it reached (compared with the requested ``w``) and its width for ranking.  The grid
+        is refined only while the requested width is not met, the grid is free and every pair
+        is attained (lower ends valid)."""
+        best: tuple[_P, float] | None = None
         for _attempt in range(4):
             self._last_length = 0
-            res = self._epsilon_at_grid(delta, n, tail_abs)
-            if best is None or res.width() < best.width():
-                best = res
-            got = res.width()
-            if got <= float(w) or self.grid is not None or n >= self.max_grid or not self._tight():
+            res, got, rank = at_grid(n)
+            if best is None or rank < best[1]:
+                best = (res, rank)
+            if got <= w or self.grid is not None or n >= self.max_grid or not self._tight():
                 break
-            nxt = self._next_grid(n, got, float(w))
+            nxt = self._next_grid(n, got, w)
             if nxt <= n:
                 break
             n = nxt
         assert best is not None
-        return best
+        return best[0]
 
     def _epsilon_at_grid(self, delta: Fraction, n: int, tail_abs: float) -> PldEpsilonResult:
         dirs = self._directions()
@@ -536,9 +503,8 @@ class PldAccountant:
             return PldDeltaResult(_bracket(Fraction(0), Fraction(0)), eps, 1, 0, Fraction(0))
         n = self._initial_grid(w, 1e-5)
         tail_abs = 1e-30
-        best: PldDeltaResult | None = None
-        for _attempt in range(4):
-            self._last_length = 0
+
+        def at_grid(n: int) -> tuple[PldDeltaResult, float, float]:
             dirs: dict[str, tuple[Certified, int]] = {}
             lo_all, up_all = Fraction(0), Fraction(0)
             scale_bits, tail = 0, Fraction(0)
@@ -550,16 +516,9 @@ class PldAccountant:
                 lo_all, up_all = max(lo_all, lo), max(up_all, up)
             res = PldDeltaResult(_bracket(lo_all, up_all), eps, n, scale_bits, tail, dirs)
             rel = float(up_all - lo_all) / float(up_all) if up_all > 0 else 0.0
-            if best is None or float(res.delta.rad()) < float(best.delta.rad()):
-                best = res
-            if rel <= float(w) or self.grid is not None or n >= self.max_grid or not self._tight():
-                break
-            nxt = self._next_grid(n, rel, float(w))
-            if nxt <= n:
-                break
-            n = nxt
-        assert best is not None
-        return best
+            return res, rel, float(res.delta.rad())
+
+        return self._best_over_grids(n, float(w), at_grid)
 
     def get_delta(self, target_epsilon: object, width: object = None) -> Certified:
         """Certified bracket ``[lower, upper]`` of the optimal delta at ``target_epsilon``."""

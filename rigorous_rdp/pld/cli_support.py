@@ -26,7 +26,16 @@ from ..arith import parse_rational
 from ..events import DpEvent
 from .accountant import DEFAULT_WIDTH, PldAccountant, check_width
 
-__all__ = ["METHODS", "add_method_options", "choose_best", "method_of", "pld_delta", "pld_epsilon", "text_line"]
+__all__ = [
+    "METHODS",
+    "add_method_options",
+    "choose_best",
+    "method_of",
+    "pld_delta",
+    "pld_epsilon",
+    "run_method",
+    "text_line",
+]
 
 METHODS = ("rdp", "pld", "best")
 
@@ -118,6 +127,16 @@ def choose_best(
     if errors:
         out["refused"] = errors
     return out
+
+
+def run_method(
+    method: str, rdp_res: Callable[[], dict[str, Any]], pld_res: Callable[[], dict[str, Any]], key: str
+) -> dict[str, Any]:
+    """The result of ``method`` (``rdp`` or ``pld``: that one; ``best``: :func:`choose_best`,
+    or :func:`choose_best_sigma` for ``key`` "sigma")."""
+    if method == "best":
+        return choose_best_sigma(rdp_res, pld_res) if key == "sigma" else choose_best(rdp_res, pld_res, key)
+    return {"rdp": rdp_res, "pld": pld_res}[method]()
 
 
 def pld_calibrate(

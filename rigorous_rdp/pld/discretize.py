@@ -64,7 +64,7 @@ from fractions import Fraction
 
 from flint import arb, fmpq, fmpz_poly
 
-from ..arith import workprec
+from ..arith import bisect_first, workprec
 from .profiles import Profile, ProfilePoint
 
 __all__ = ["DiscretePld", "discretize", "grid_range", "vertex_indices"]
@@ -116,14 +116,7 @@ def _find_top(profile: Profile, n: int, tail: float, start: int) -> int:
         hi = hi * 2 if hi > 0 else 1
         if hi > 10**9:
             raise ValueError("pld: the privacy profile does not decay; no finite grid range.")
-    lo = start
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if profile.screen_delta(mid / n) > tail:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    return bisect_first(lambda k: not profile.screen_delta(k / n) > tail, start, hi)
 
 
 def _find_bottom(profile: Profile, n: int, tail: float, start: int) -> int:
@@ -133,14 +126,7 @@ def _find_bottom(profile: Profile, n: int, tail: float, start: int) -> int:
         lo = lo * 2
         if lo < -(10**9):
             raise ValueError("pld: the privacy profile does not reach 1 - e^eps; no finite grid range.")
-    hi = start
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if profile.screen_dlow(mid / n) > tail:
-            hi = mid
-        else:
-            lo = mid
-    return lo
+    return bisect_first(lambda k: profile.screen_dlow(k / n) > tail, lo, start) - 1
 
 
 def grid_range(profile: Profile, n: int, tail: float) -> tuple[int, int]:

@@ -25,6 +25,8 @@ from typing import Any
 
 import mpmath
 
+from ..arith import bisect_first
+
 __all__ = ["gaussian_delta", "laplace_delta", "poisson_gaussian_delta", "randomized_response_delta"]
 
 
@@ -192,34 +194,12 @@ def _first_up(pred, start: int) -> int:
         step *= 2
         if step > 2**40:
             raise ArithmeticError("reference: no finite grid range")
-    hi = start + step
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if pred(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return bisect_first(pred, lo, start + step)
 
 
 def _last_down(pred, start: int) -> int:
-    """Largest k <= start with pred(k), for pred true below some point."""
-    if pred(start):
-        return start
-    hi, step = start, 1
-    while not pred(start - step):
-        hi = start - step
-        step *= 2
-        if step > 2**40:
-            raise ArithmeticError("reference: no finite grid range")
-    lo = start - step
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if pred(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    """Largest k <= start with pred(k), for pred true below some point (:func:`_first_up` mirrored)."""
+    return start - _first_up(lambda j: pred(start - j), 0)
 
 
 def connect_the_dots_upper(kind: str, params: tuple, direction: str, n: int, scale_bits: int, tail) -> tuple:

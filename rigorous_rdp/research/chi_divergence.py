@@ -466,11 +466,22 @@ def gaussian_chi_expsum(ell: int) -> ExpSum:
 
 def gaussian_chi(ell: int, mu: object, sigma: object, *, prec: int | None = None) -> arb:
     r"""Ball for :math:`D_{\chi^\ell}(N(\mu,\sigma^2)\|N(0,\sigma^2))` (exact rational inputs)."""
-    mu_q, s_q = parse_rational(mu, "mu"), parse_rational(sigma, "sigma")
+    mu_q, s_q = _location_scale(mu, sigma, "sigma")
+    return _expsum_ball(gaussian_chi_expsum(ell), mu_q * mu_q / (2 * s_q * s_q), prec)
+
+
+def _location_scale(mu: object, scale: object, name: str) -> tuple[Fraction, Fraction]:
+    """The exact location ``mu`` and the exact scale (> 0) called ``name``."""
+    mu_q, s_q = parse_rational(mu, "mu"), parse_rational(scale, name)
     if s_q <= 0:
-        raise ValueError(f"sigma must be > 0. Found {sigma}.")
+        raise ValueError(f"{name} must be > 0. Found {scale}.")
+    return mu_q, s_q
+
+
+def _expsum_ball(expsum: ExpSum, x: Fraction, prec: int | None) -> arb:
+    """:func:`_expsum_eval` at the exact ``x``, at ``prec`` bits (default: the context's)."""
     with workprec(prec if prec is not None else ctx.prec):
-        return _expsum_eval(gaussian_chi_expsum(ell), to_arb(mu_q * mu_q / (2 * s_q * s_q)))
+        return _expsum_eval(expsum, to_arb(x))
 
 
 def gaussian_chi_taylor_coefficients(ell: int, n_max: int) -> list[int]:
@@ -531,11 +542,8 @@ def laplace_chi_expsum(ell: int) -> ExpSum:
 
 def laplace_chi(ell: int, mu: object, b: object, *, prec: int | None = None) -> arb:
     r"""Ball for :math:`D_{\chi^\ell}(\mathrm{Lap}(\mu,b)\|\mathrm{Lap}(0,b))` (exact rational inputs)."""
-    mu_q, b_q = parse_rational(mu, "mu"), parse_rational(b, "scale")
-    if b_q <= 0:
-        raise ValueError(f"scale must be > 0. Found {b}.")
-    with workprec(prec if prec is not None else ctx.prec):
-        return _expsum_eval(laplace_chi_expsum(ell), to_arb(abs(mu_q) / b_q))
+    mu_q, b_q = _location_scale(mu, b, "scale")
+    return _expsum_ball(laplace_chi_expsum(ell), abs(mu_q) / b_q, prec)
 
 
 def verify_condition4_laplace(max_order: int, scale: object, sensitivity: object = 1) -> Condition4Certificate:

@@ -56,12 +56,13 @@ theorem's formula).  This happens only for terms weighted by :math:`q^\ell` with
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
 from flint import arb, arb_poly, ctx
 
-from ..arith import to_arb, workprec
+from ..arith import accurate_bits, to_arb, workprec
 from ..curves import RdpCurve
 from ..floatmath import log_expm1
 from .poisson_gaussian import poisson_gaussian_rdp
@@ -203,7 +204,7 @@ class MomentTable:
             wp = self.prec + guard
             with workprec(wp):
                 vals = _binomial_transform(self.sigma, target)
-            bad = [k for k, x in enumerate(vals) if k >= 2 and not _accurate(x, self.prec - 8)]
+            bad = [k for k, x in enumerate(vals) if k >= 2 and not accurate_bits(x, self.prec - 8)]
             if not bad or wp > (1 << 18) or tries >= 3:
                 break
             tries += 1
@@ -215,14 +216,6 @@ class MomentTable:
         r"""Enclosure of :math:`M_{\sigma,k}` (44)."""
         self.ensure(k)
         return self.values[k]
-
-
-def _accurate(x: arb, bits: int) -> bool:
-    if not x.is_finite():
-        return False
-    if x.rad() == 0:
-        return True
-    return x.rel_accuracy_bits() >= bits
 
 
 def _top_terms(k: int, v: float, bits: int) -> int | None:
@@ -464,9 +457,15 @@ def fswor_add_remove_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, m: int =
     r"""Ball for the one-step FSwoR RDP bound under add/remove adjacency, Thm 3.3 (13)
     with general Taylor order m (App. B): :math:`\frac{1}{\alpha-1}\log(1 + I)`,
     ``I`` = :func:`taylor_h_excess`.  Valid at every real order :math:`\alpha > 1`."""
+    return _rdp_of_excess(alpha, lambda: taylor_h_excess(alpha, q, sigma, m))
+
+
+def _rdp_of_excess(alpha: Fraction, excess: Callable[[], arb]) -> arb:
+    r""":math:`\log(1 + I)/(\alpha-1)` for the excess ``I = excess()`` of a Taylor bound (the
+    argument of its logarithm minus 1); NaN when :math:`I > -1` is not proven."""
     if alpha <= 1:
         raise ValueError(f"alpha must be > 1. Found {float(alpha)!r}.")
-    i = taylor_h_excess(alpha, q, sigma, m)
+    i = excess()
     if not (i > -1):
         return arb.nan()
     return i.log1p() / (to_arb(alpha) - 1)
@@ -577,7 +576,15 @@ def fswor_replace_one_excess(alpha: Fraction, q: Fraction, sigma: Fraction, m: i
     _check_m(m)
     _check_q(q)
     qa = to_arb(q)
-    total = qa * qa / 2 * replace_one_k2_coefficient(alpha, sigma)
+    return add_replace_one_taylor_terms(qa * qa / 2 * replace_one_k2_coefficient(alpha, sigma), alpha, q, sigma, m)
+
+
+def add_replace_one_taylor_terms(total: arb, alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
+    r"""``total`` plus the terms of order >= 3 of the replace-one Taylor bounds,
+    :math:`\sum_{k=3}^{m-1}\frac{q^k}{k!}\widetilde F_{\alpha,\sigma,k} + \widetilde E_{\alpha,\sigma,m}(q)`
+    (Thm 3.4 (14); Thm C.9 (98) with :math:`\sigma` replaced by :math:`2\sigma`), added
+    one by one to ``total`` in increasing k."""
+    qa = to_arb(q)
     qk = qa * qa
     fact = arb(2)
     for k in range(3, m):
@@ -590,12 +597,7 @@ def fswor_replace_one_excess(alpha: Fraction, q: Fraction, sigma: Fraction, m: i
 def fswor_replace_one_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, m: int = 4) -> arb:
     r"""Ball for the one-step FSwoR RDP bound under replace-one adjacency, Thm 3.4 (14) /
     Thm 3.5 (15), any integer m >= 3, every real order :math:`\alpha > 1`."""
-    if alpha <= 1:
-        raise ValueError(f"alpha must be > 1. Found {float(alpha)!r}.")
-    i = fswor_replace_one_excess(alpha, q, sigma, m)
-    if not (i > -1):
-        return arb.nan()
-    return i.log1p() / (to_arb(alpha) - 1)
+    return _rdp_of_excess(alpha, lambda: fswor_replace_one_excess(alpha, q, sigma, m))
 
 
 # ---------------------------------------------------------------------------

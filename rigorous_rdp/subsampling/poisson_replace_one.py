@@ -79,21 +79,12 @@ def poisson_replace_one_k2_term(alpha: Fraction, q: Fraction, sigma: Fraction) -
 
 def poisson_replace_one_excess(alpha: object, q: object, sigma: object, m: int = DEFAULT_TAYLOR_ORDER) -> arb:
     r"""Ball for the bracket of (98) minus one (a sum of non-negative bounds)."""
-    from .fswor import e_tilde, f_tilde
+    from .fswor import add_replace_one_taylor_terms
 
     a, qq, s, m = _validate(alpha, q, sigma, m)
     if qq == 0:
         return arb(0)
-    qa = to_arb(qq)
-    s2 = 2 * s
-    total = poisson_replace_one_k2_term(a, qq, s)
-    qk = qa * qa
-    fact = arb(2)
-    for k in range(3, m):
-        qk = qk * qa
-        fact = fact * k
-        total += qk / fact * f_tilde(a, s2, k)
-    return total + e_tilde(a, qq, s2, m)
+    return add_replace_one_taylor_terms(poisson_replace_one_k2_term(a, qq, s), a, qq, 2 * s, m)
 
 
 def poisson_replace_one_rdp(alpha: object, q: object, sigma: object, m: int = DEFAULT_TAYLOR_ORDER) -> arb:
