@@ -42,6 +42,8 @@ import numpy as np
 import numpy.typing as npt
 from flint import arb
 
+from . import validation
+
 # registration of the bounds with rdp_curve
 from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb
 from .conversion import CONVERSIONS, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
@@ -398,12 +400,9 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         if orders is None:
             self.orders: tuple[Fraction, ...] = DEFAULT_ORDERS
         else:
-            self.orders = tuple(sorted({parse_rational(a, "alpha") for a in orders}))
+            self.orders = tuple(sorted({validation.order(a) for a in orders}))
             if not self.orders:
                 raise ValueError("alpha must be a non-empty list of orders > 1. Found [].")
-            for a in self.orders:
-                if a <= 1:
-                    raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
         if conversion not in CONVERSIONS:
             raise ValueError(f"conversion must be one of {', '.join(CONVERSIONS)}. Found {conversion!r}.")
         if not (isinstance(digits, (int, float)) and 1 <= digits <= 1000):
@@ -461,11 +460,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
 
     def rdp(self, alpha: object, digits: float | None = None) -> RdpResult:
         """Certified total RDP at order ``alpha`` (exact rational > 1)."""
-        a = parse_rational(alpha, "alpha")
-        if a <= 1:
-            raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
-        if self.integer_orders_only and a.denominator != 1:
-            raise ValueError(f"alpha must be an integer >= 2 for this bound. Found {float(a)!r}.")
+        a = validation.order(alpha, integer=self.integer_orders_only)
         d = self.digits if digits is None else digits
         cert = refine(lambda prec: self.total_rdp_ball(a), d, max_prec=self.max_prec, what=f"RDP at alpha={float(a)}")
         return RdpResult(a, cert, all(c.is_upper_bound for c, _ in self.active_curves()))
@@ -482,12 +477,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         from . import budget
         from .arith import bits_for_digits, rel_width_ok, workprec
 
-        alphas = [parse_rational(a, "alpha") for a in orders]
-        for a in alphas:
-            if a <= 1:
-                raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
-            if self.integer_orders_only and a.denominator != 1:
-                raise ValueError(f"alpha must be an integer >= 2 for this bound. Found {float(a)!r}.")
+        alphas = [validation.order(a, integer=self.integer_orders_only) for a in orders]
         d = self.digits if digits is None else digits
         prec = max(64, bits_for_digits(d) + 24)  # the first precision of refine
         if len(alphas) < 2 or prec > self.max_prec:

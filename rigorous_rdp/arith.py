@@ -471,6 +471,12 @@ def rel_width_ok(x: arb, digits: float) -> bool:
     return bool(lhs <= rhs)
 
 
+def log_binomial_pmf(n: int, k: int, log_p: arb, log_1mp: arb) -> arb:
+    r"""Ball for :math:`\log\big(\binom{n}{k} p^k (1-p)^{n-k}\big)` from log-gamma, given the
+    balls :math:`\log p` and :math:`\log(1-p)` (no overflow for huge ``n``)."""
+    return arb(n + 1).lgamma() - arb(k + 1).lgamma() - arb(n - k + 1).lgamma() + k * log_p + (n - k) * log_1mp
+
+
 def accurate_bits(x: arb, bits: int) -> bool:
     """True when ``x`` is finite and exact or has a relative accuracy of at least ``bits`` bits."""
     if not x.is_finite():

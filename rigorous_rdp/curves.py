@@ -16,12 +16,14 @@ of one application of a mechanism.  It offers two evaluations:
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
 from flint import arb
 
+from . import validation
 from .arith import arb_min, workprec
 from .errors import UnsupportedEventError
 from .events import DpEvent
@@ -66,12 +68,23 @@ class RdpCurve(abc.ABC):
         The default evaluates :meth:`certified` at 64 bits and takes midpoints;
         subclasses override it with vectorised float code.
         """
+        return self.screen_by_evaluation(alphas, self.certified, 64, upper=False)
+
+    @staticmethod
+    def screen_by_evaluation(
+        alphas: np.ndarray, evaluate: Callable[[Fraction], arb], prec: int, *, upper: bool
+    ) -> np.ndarray:
+        """Float estimates from ball evaluations at ``prec`` bits: midpoints, or upper ends with
+        ``upper``; ``inf`` where the order is not > 1, not finite, or the evaluation fails."""
         out = np.empty(len(alphas))
-        with workprec(64):
-            for i, a in enumerate(alphas):
+        with workprec(prec):
+            for i, a in enumerate(np.asarray(alphas, dtype=float)):
+                if not a > 1 or not math.isfinite(a):
+                    out[i] = np.inf
+                    continue
                 try:
-                    v = self.certified(Fraction(float(a)))
-                    out[i] = float(v.mid()) if v.is_finite() else np.inf
+                    v = evaluate(Fraction(float(a)))
+                    out[i] = float(v.upper() if upper else v.mid()) if v.is_finite() else np.inf
                 except (ValueError, ArithmeticError):
                     out[i] = np.inf
         return out
@@ -81,10 +94,7 @@ class RdpCurve(abc.ABC):
         return None
 
     def check_order(self, alpha: Fraction) -> None:
-        if alpha <= 1:
-            raise ValueError(f"alpha must be > 1. Found {float(alpha)!r}.")
-        if self.integer_orders_only and alpha.denominator != 1:
-            raise ValueError(f"alpha must be an integer >= 2 for the {self.name} bound. Found {float(alpha)!r}.")
+        validation.order(alpha, integer=self.integer_orders_only, bound=f"the {self.name} bound")
 
 
 class MinCurve(RdpCurve):

@@ -48,6 +48,16 @@ def integer_at_least(value: object, name: str, minimum: int) -> int:
     return v
 
 
+def order(value: object, name: str = "alpha", *, integer: bool = False, bound: str = "this bound") -> Fraction:
+    """A Renyi order: a rational > 1; with ``integer``, an integer >= 2 (``bound`` names what needs it)."""
+    v = parse_rational(value, name)
+    if v <= 1:
+        raise ValueError(f"{name} must be > 1. Found {float(v)!r}.")
+    if integer and v.denominator != 1:
+        raise ValueError(f"{name} must be an integer >= 2 for {bound}. Found {float(v)!r}.")
+    return v
+
+
 def unit_interval(value: object, name: str, open_low: bool = False, open_high: bool = False) -> Fraction:
     """A rational in [0, 1], with either end open on request."""
     v = parse_rational(value, name)

@@ -21,18 +21,16 @@ from ..calibrate import DEFAULT_SIGMA_DIGITS, calibrate_sigma, check_calibration
 from ..pld import cli_support as pld_cli
 from . import _common as common
 
+HELP = "smallest certified noise multiplier (or largest step count) for a target"
+DESCRIPTION = (
+    "Smallest noise multiplier sigma whose certified epsilon after T steps is <= E "
+    "at delta D (bisection on certified enclosures); with --max-steps and --sigma, "
+    "the largest number of steps instead."
+)
+
 
 def register(sub: Any) -> None:
-    p = common.add_event_command(
-        sub,
-        "calibrate",
-        run,
-        text,
-        help="smallest certified noise multiplier (or largest step count) for a target",
-        description="Smallest noise multiplier sigma whose certified epsilon after T steps is <= E "
-        "at delta D (bisection on certified enclosures); with --max-steps and --sigma, "
-        "the largest number of steps instead.",
-    )
+    p = common.add_event_command(sub, "calibrate", run, text, help=HELP, description=DESCRIPTION)
     p.add_argument("--steps", metavar="T", help="number of composed steps, T >= 1 (not with --max-steps)")
     p.add_argument("--epsilon", required=True, metavar="E", help="target epsilon, E > 0")
     common.add_target_delta(p)

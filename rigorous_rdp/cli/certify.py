@@ -17,17 +17,15 @@ from ..pld import cli_support as pld_cli
 from ..pld.certificate_support import make_pld_certificate
 from . import _common as common
 
+HELP = "write a JSON certificate of a certified epsilon"
+DESCRIPTION = (
+    "Certify epsilon of T composed steps at a target delta and write a JSON "
+    "certificate (checked independently by 'rigorous-rdp verify')."
+)
+
 
 def register(sub: Any) -> None:
-    p = common.add_event_command(
-        sub,
-        "certify",
-        run,
-        text,
-        help="write a JSON certificate of a certified epsilon",
-        description="Certify epsilon of T composed steps at a target delta and write a JSON "
-        "certificate (checked independently by 'rigorous-rdp verify').",
-    )
+    p = common.add_event_command(sub, "certify", run, text, help=HELP, description=DESCRIPTION)
     common.add_accounting_options(p)
     common.add_target_delta(p)
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the certificate (JSON)")

@@ -8,16 +8,12 @@ from typing import Any
 from ._common import add_accounting_options, add_event_command, add_result_options
 from .epsilon import query_text, run_query
 
+HELP = "certified delta after T steps at a target epsilon"
+DESCRIPTION = "Certified delta of T composed steps for a target epsilon, optimised over orders."
+
 
 def register(sub: Any) -> None:
-    p = add_event_command(
-        sub,
-        "delta",
-        run,
-        text,
-        help="certified delta after T steps at a target epsilon",
-        description="Certified delta of T composed steps for a target epsilon, optimised over orders.",
-    )
+    p = add_event_command(sub, "delta", run, text, help=HELP, description=DESCRIPTION)
     add_accounting_options(p)
     p.add_argument("--epsilon", required=True, metavar="E", help="target epsilon >= 0")
     add_result_options(p)

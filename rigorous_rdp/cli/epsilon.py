@@ -26,15 +26,12 @@ def accountant_from_args(args: argparse.Namespace, sigma: Any = None) -> RdpAcco
     return acc.compose(common.build_event(args, sigma), steps)
 
 
+HELP = "certified epsilon after T steps at a target delta"
+DESCRIPTION = "Certified epsilon of T composed steps for a target delta, optimised over orders."
+
+
 def register(sub: Any) -> None:
-    p = common.add_event_command(
-        sub,
-        "epsilon",
-        run,
-        text,
-        help="certified epsilon after T steps at a target delta",
-        description="Certified epsilon of T composed steps for a target delta, optimised over orders.",
-    )
+    p = common.add_event_command(sub, "epsilon", run, text, help=HELP, description=DESCRIPTION)
     common.add_accounting_options(p)
     common.add_target_delta(p)
     common.add_result_options(p)

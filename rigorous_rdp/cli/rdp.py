@@ -8,16 +8,12 @@ from typing import Any
 from ..accountant import RdpAccountant
 from . import _common as common
 
+HELP = "certified RDP of one step at orders alpha"
+DESCRIPTION = "Certified enclosure of the RDP epsilon(alpha) of one step of the mechanism."
+
 
 def register(sub: Any) -> None:
-    p = common.add_event_command(
-        sub,
-        "rdp",
-        run,
-        text,
-        help="certified RDP of one step at orders alpha",
-        description="Certified enclosure of the RDP epsilon(alpha) of one step of the mechanism.",
-    )
+    p = common.add_event_command(sub, "rdp", run, text, help=HELP, description=DESCRIPTION)
     p.add_argument("--alpha", nargs="+", required=True, metavar="A", help="orders alpha > 1 (exact decimals or ratios)")
     p.add_argument("--steps", default="1", metavar="T", help="number of composed steps (default 1)")
     common.add_output_options(p)

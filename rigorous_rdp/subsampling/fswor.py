@@ -623,18 +623,7 @@ class _FsworCurve(RdpCurve):
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         """Float estimates: the same formula at 53 bits, upper endpoints (order selection only)."""
-        out = np.empty(len(alphas))
-        with workprec(53):
-            for i, a in enumerate(np.asarray(alphas, dtype=float)):
-                if not a > 1 or not math.isfinite(a):
-                    out[i] = np.inf
-                    continue
-                try:
-                    v = self._value(Fraction(float(a)))
-                    out[i] = float(v.upper()) if v.is_finite() else np.inf
-                except (ValueError, ArithmeticError):
-                    out[i] = np.inf
-        return out
+        return self.screen_by_evaluation(alphas, self._value, 53, upper=True)
 
 
 class FsworAddRemoveCurve(_FsworCurve):

@@ -146,12 +146,9 @@ def _int(value: object, name: str) -> int:
 
 
 def _order(alpha: object) -> Fraction:
-    from ..arith import parse_rational
+    from ..validation import order
 
-    a = parse_rational(alpha, "alpha")
-    if a <= 1:
-        raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
-    return a
+    return order(alpha)
 
 
 # ---------------------------------------------------------------------------

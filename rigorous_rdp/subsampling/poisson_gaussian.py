@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 from flint import acb, arb, arb_poly
 
-from ..arith import log_sum_exp, to_arb, workprec
+from ..arith import log_binomial_pmf, log_sum_exp, to_arb, workprec
 from ..curves import RdpCurve
 from ..floatmath import gammaln, log1pexp, log_binom_real, log_expm1, log_factorials, log_fraction, log_ndtr, logsumexp
 from .gauss_legendre import ellipse_box, gauss_legendre_error_factor, gauss_legendre_rule
@@ -147,13 +147,7 @@ def log_a_integer(
     t_top = alpha + 1 if top is None else int(top)
     if kmax < alpha and t_top <= alpha:
         # exact top terms k = T..alpha: first term from log-gamma, then the ratio recurrence
-        log_pmf = (
-            arb(alpha + 1).lgamma()
-            - arb(t_top + 1).lgamma()
-            - arb(alpha - t_top + 1).lgamma()
-            + t_top * log_q
-            + (alpha - t_top) * log_1mq
-        )
+        log_pmf = log_binomial_pmf(alpha, t_top, log_q, log_1mq)
         for k in range(t_top, alpha + 1):
             if k > t_top:
                 log_pmf = log_pmf + arb(alpha - k + 1).log() - arb(k).log() + log_ratio

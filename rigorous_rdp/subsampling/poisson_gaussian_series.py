@@ -87,7 +87,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from ..arith import to_arb, workprec
+from ..arith import accurate_bits, to_arb, workprec
 
 __all__ = [
     "MAX_BINOMIAL_ORDER",
@@ -110,14 +110,6 @@ MAX_BINOMIAL_ORDER = 10**10
 SERIES_MAX_Q = Fraction(1, 10**12)
 #: integer orders from which the sandwich replaces the exact binomial sum (when narrow)
 SANDWICH_MIN_INTEGER_ORDER = 10**4
-
-
-def _accurate(x: arb, bits: int) -> bool:
-    if not x.is_finite():
-        return False
-    if x.rad() == 0:
-        return True
-    return x.rel_accuracy_bits() >= bits
 
 
 def log_a_sandwich(alpha: arb, q: arb, sigma: arb) -> arb:
@@ -270,7 +262,7 @@ def fast_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: int) -> arb | 
     bits = max(8, prec - 20)
     if alpha.denominator != 1 or alpha > SANDWICH_MIN_INTEGER_ORDER:
         log_a = log_a_sandwich(a, qa, sa)
-        if _accurate(log_a, bits):
+        if accurate_bits(log_a, bits):
             return log_a / (a - 1)
     if alpha.denominator == 1:
         if alpha > MAX_BINOMIAL_ORDER:
@@ -284,6 +276,6 @@ def fast_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: int) -> arb | 
         return None
     fa = float(alpha)
     out = _series_fast(a, qa, sigma, fa, bits + 4)
-    if out is not None and _accurate(out, bits):
+    if out is not None and accurate_bits(out, bits):
         return out / (a - 1)
     return None

@@ -35,6 +35,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
+from .. import validation
 from ..arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb, workprec
 from ..curves import RdpCurve
 
@@ -54,9 +55,7 @@ DEFAULT_TAYLOR_ORDER = 5
 
 
 def _validate(alpha: object, q: object, sigma: object, m: object) -> tuple[Fraction, Fraction, Fraction, int]:
-    a = parse_rational(alpha, "alpha")
-    if a <= 1:
-        raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
+    a = validation.order(alpha)
     qq = parse_rational(q, "q")
     if not 0 <= qq < 1:
         raise ValueError(f"q must be in [0, 1) for Thm C.9 (replace-one Poisson sampling). Found {float(qq)!r}.")

@@ -65,7 +65,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
-from .. import floatmath
+from .. import floatmath, validation
 from ..arith import parse_rational, to_arb
 from ..curves import RdpCurve
 from ..events import Wang2019SampledEvent
@@ -96,17 +96,11 @@ def _q_from_sizes(batch_size: object, dataset_size: object) -> Fraction:
 
 
 def _check_q(q: object) -> Fraction:
-    qq = parse_rational(q, "q")
-    if not 0 <= qq <= 1:
-        raise ValueError(f"q must be in [0, 1]. Found {float(qq)!r}.")
-    return qq
+    return validation.unit_interval(q, "q")
 
 
 def _check_int_order(alpha: object) -> int:
-    a = parse_rational(alpha, "alpha")
-    if a.denominator != 1 or a < 2:
-        raise ValueError(f"alpha must be an integer >= 2 for this bound. Found {float(a)!r}.")
-    return int(a)
+    return int(validation.order(alpha, integer=True))
 
 
 def replace_one_gaussian_curve(sigma: object) -> RdpCurve:
@@ -166,9 +160,7 @@ def wang2019_upper(alpha: object, base: RdpCurve, q: object, literal_127: bool =
         base: replace-one RDP curve of the base mechanism.
         q: sampling ratio |B|/|D| in [0, 1].
     """
-    a = parse_rational(alpha, "alpha")
-    if a <= 1:
-        raise ValueError(f"alpha must be > 1. Found {float(a)!r}.")
+    a = validation.order(alpha)
     qq = _check_q(q)
     if qq == 0:
         return arb(0)

@@ -62,7 +62,7 @@ import numpy as np
 from flint import arb, ctx
 
 from .. import floatmath
-from ..arith import parse_rational, to_arb, workprec
+from ..arith import log_binomial_pmf, parse_rational, to_arb, workprec
 from ..curves import RdpCurve
 from ..events import Bound, ZhuWangSampledEvent
 from ..floatmath import log1pexp, log_expm1
@@ -114,13 +114,7 @@ def _log_weights_all(alpha: int, gamma: arb, start: int = 2) -> list[arb]:
     lg = gamma.log()
     l1g = (1 - gamma).log()
     ratio = lg - l1g
-    lw = (
-        arb(alpha + 1).lgamma()
-        - arb(start + 1).lgamma()
-        - arb(alpha - start + 1).lgamma()
-        + start * lg
-        + (alpha - start) * l1g
-    )
+    lw = log_binomial_pmf(alpha, start, lg, l1g)
     out = [lw]
     for l in range(start + 1, alpha + 1):
         lw = lw + arb(alpha - l + 1).log() - arb(l).log() + ratio

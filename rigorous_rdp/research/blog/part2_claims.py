@@ -59,6 +59,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
+from ... import validation
 from ...arith import DEFAULT_DIGITS, Certified, parse_rational, refine, to_arb, workprec
 from ...curves import RdpCurve
 from ...validation import certify, integer_at_least, nonnegative, positive, unit_interval
@@ -100,18 +101,11 @@ _pos = positive
 _nonneg = nonnegative
 
 
-def _order(x: object) -> Fraction:
-    v = parse_rational(x, "alpha")
-    if v <= 1:
-        raise ValueError(f"alpha must be > 1. Found {x!r}.")
-    return v
+_order = validation.order
 
 
 def _int_order(x: object) -> int:
-    v = parse_rational(x, "alpha")
-    if v.denominator != 1 or v < 1:
-        raise ValueError(f"alpha must be an integer >= 1. Found {x!r}.")
-    return int(v)
+    return validation.integer_at_least(x, "alpha", 1)
 
 
 _unit = unit_interval
