@@ -9,8 +9,6 @@ high precision, and the time budget of :mod:`rigorous_rdp.budget`.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import threading
 import time
@@ -19,12 +17,12 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from _cli import assert_one_line_error, cmd, run_cli
 from _refcheck import endpoints
 from flint import arb
 
 from rigorous_rdp import budget
 from rigorous_rdp.arith import refine, workprec
-from rigorous_rdp.cli import main
 from rigorous_rdp.errors import BudgetExceeded
 from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve
 from rigorous_rdp.subsampling.poisson_gaussian_series import fast_rdp, gaussian_exp_moment, log_a_sandwich, log_a_series
@@ -34,21 +32,17 @@ PG = ["--sampling", "poisson", "--q", "0.01", "--sigma", "1.1"]
 
 def run(argv, limit=10.0):
     """Run the CLI in-process; return (status, stdout, stderr) and check the time limit."""
-    out, err = io.StringIO(), io.StringIO()
     t0 = time.monotonic()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(list(argv) + ([] if "--max-seconds" in argv else ["--max-seconds", "30"]))
+    status, out, err = run_cli(list(argv) + ([] if "--max-seconds" in argv else ["--max-seconds", "30"]))
     elapsed = time.monotonic() - t0
     assert elapsed < limit, f"{argv} took {elapsed:.1f} s"
-    assert "Traceback" not in err.getvalue()
-    return status, out.getvalue(), err.getvalue()
+    assert "Traceback" not in err
+    return status, out, err
 
 
 def refused(argv, option, *fragments):
     status, out, err = run(argv)
-    assert status == 2, err
-    assert out == "" and len(err.splitlines()) == 1, err
-    assert err.startswith(f"rigorous-rdp: error: {option} "), err
+    assert_one_line_error(status, out, err, f"{option} ")
     for f in fragments:
         assert f in err, err
     return err
@@ -82,56 +76,18 @@ def answered(argv):
         (["epsilon", *PG, "--steps", "1e999999", "--delta", "1e-5"], "--steps", "[1, 1e18]"),
         (["delta", *PG, "--steps", "1e999999", "--epsilon", "1"], "--steps", "[1, 1e18]"),
         (
-            [
-                "epsilon",
-                "--sampling",
-                "poisson",
-                "--q",
-                "0.01",
-                "--sigma",
-                "1e999999",
-                "--steps",
-                "100",
-                "--delta",
-                "1e-5",
-            ],
+            cmd("epsilon --sampling poisson --q 0.01 --sigma 1e999999 --steps 100 --delta 1e-5"),
             "--sigma",
             "[1e-100000, 1e100000)",
         ),
         (
-            [
-                "epsilon",
-                "--sampling",
-                "poisson",
-                "--q",
-                "0.01",
-                "--sigma",
-                "1e-999999",
-                "--steps",
-                "100",
-                "--delta",
-                "1e-5",
-            ],
+            cmd("epsilon --sampling poisson --q 0.01 --sigma 1e-999999 --steps 100 --delta 1e-5"),
             "--sigma",
             "[1e-100000, 1e100000)",
         ),
         (["rdp", *PG, "--alpha", "2", "--steps", "1e999999"], "--steps", "[1, 1e18]"),
         (
-            [
-                "rdp",
-                "--sampling",
-                "fswor",
-                "--batch-size",
-                "1",
-                "--dataset-size",
-                "10",
-                "--sigma",
-                "1",
-                "--alpha",
-                "2",
-                "--taylor-order",
-                "1e9",
-            ],
+            cmd("rdp --sampling fswor --batch-size 1 --dataset-size 10 --sigma 1 --alpha 2 --taylor-order 1e9"),
             "--taylor-order",
             "[3, 1000]",
         ),
@@ -150,19 +106,7 @@ def answered(argv):
         ),
         # fixed-size sampling: sigma in [1e-100, 1e100]; Laplace scale in [1e-1000, 1e1000]
         (
-            [
-                "rdp",
-                "--sampling",
-                "fswor",
-                "--batch-size",
-                "1",
-                "--dataset-size",
-                "10",
-                "--sigma",
-                "1e-400",
-                "--alpha",
-                "2",
-            ],
+            cmd("rdp --sampling fswor --batch-size 1 --dataset-size 10 --sigma 1e-400 --alpha 2"),
             "--sigma",
             "[1e-100, 1e100] with --sampling fswor|fswr",
         ),
@@ -222,21 +166,7 @@ def test_delta_tiny_sigma_1e_400():
 def test_certify_tiny_sigma_1e_400(tmp_path):
     out = tmp_path / "c.json"
     status, _, err = run(
-        [
-            "certify",
-            "--sampling",
-            "poisson",
-            "--q",
-            "0.01",
-            "--sigma",
-            "1e-400",
-            "--steps",
-            "100",
-            "--delta",
-            "1e-5",
-            "--out",
-            str(out),
-        ]
+        [*cmd("certify --sampling poisson --q 0.01 --sigma 1e-400 --steps 100 --delta 1e-5 --out"), str(out)]
     )
     assert status == 0, err
     cert = json.loads(out.read_text())
@@ -298,34 +228,8 @@ def test_rdp_huge_integer_order():
     "argv",
     [
         ["rdp", "--noise", "randomized-response", "--p", "0.5", "--alpha", "2"],
-        [
-            "rdp",
-            "--noise",
-            "randomized-response",
-            "--p",
-            "0.5",
-            "--sampling",
-            "poisson",
-            "--q",
-            "0.5",
-            "--alpha",
-            "2.5",
-        ],
-        [
-            "rdp",
-            "--noise",
-            "randomized-response",
-            "--p",
-            "1/2",
-            "--sampling",
-            "poisson",
-            "--q",
-            "0.5",
-            "--alpha",
-            "2",
-            "--bound",
-            "general",
-        ],
+        cmd("rdp --noise randomized-response --p 0.5 --sampling poisson --q 0.5 --alpha 2.5"),
+        cmd("rdp --noise randomized-response --p 1/2 --sampling poisson --q 0.5 --alpha 2 --bound general"),
     ],
 )
 def test_randomized_response_half_is_exactly_zero(argv):
@@ -427,23 +331,7 @@ def test_cli_budget_exceeded_is_one_line_exit_2():
     # fractional orders with moderate q need the certified integration (about 4 s of CPU at
     # 500 digits); a 0.05 s budget stops it with a message saying how to raise the limit
     status, out, err = run(
-        [
-            "rdp",
-            "--sampling",
-            "poisson",
-            "--q",
-            "0.3",
-            "--sigma",
-            "0.7",
-            "--alpha",
-            "7.5",
-            "8.5",
-            "9.5",
-            "--digits",
-            "500",
-            "--max-seconds",
-            "0.05",
-        ]
+        cmd("rdp --sampling poisson --q 0.3 --sigma 0.7 --alpha 7.5 8.5 9.5 --digits 500 --max-seconds 0.05")
     )
     assert status == 2 and out == "" and len(err.splitlines()) == 1
     assert "time budget of 0.05 s exceeded" in err and "--max-seconds" in err

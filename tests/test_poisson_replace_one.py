@@ -12,6 +12,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from _cli import cmd
 from _mpcheck import ball_contains as _contains
 from _mpcheck import below_upper as _le
 from flint import arb
@@ -175,43 +176,12 @@ def test_bad_input(args, start):
 
 def test_cli(capsys):
     rc = main(
-        [
-            "epsilon",
-            "--sampling",
-            "poisson",
-            "--adjacency",
-            "replace-one",
-            "--q",
-            "0.0024",
-            "--sigma",
-            "6",
-            "--steps",
-            "1000",
-            "--delta",
-            "1e-5",
-            "--json",
-        ]
+        cmd("epsilon --sampling poisson --adjacency replace-one --q 0.0024 --sigma 6 --steps 1000 --delta 1e-5 --json")
     )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert float(out["epsilon"]["lower"]) <= float(out["epsilon"]["upper"]) < 2
-    rc = main(
-        [
-            "epsilon",
-            "--sampling",
-            "poisson",
-            "--adjacency",
-            "replace-one",
-            "--q",
-            "0.0024",
-            "--sigma",
-            "-6",
-            "--steps",
-            "10",
-            "--delta",
-            "1e-5",
-        ]
-    )
+    rc = main(cmd("epsilon --sampling poisson --adjacency replace-one --q 0.0024 --sigma -6 --steps 10 --delta 1e-5"))
     assert rc == 2
     assert "--sigma must be a number in [1e-100000, 1e100000). Found -6." in capsys.readouterr().err
 
@@ -282,23 +252,7 @@ def test_weak_triangle_reference_and_validation():
 
 
 def test_cli_names_the_winning_bound_per_order(capsys):
-    rc = main(
-        [
-            "rdp",
-            "--sampling",
-            "poisson",
-            "--adjacency",
-            "replace-one",
-            "--q",
-            "0.1",
-            "--sigma",
-            "0.5",
-            "--alpha",
-            "2",
-            "64",
-            "--json",
-        ]
-    )
+    rc = main(cmd("rdp --sampling poisson --adjacency replace-one --q 0.1 --sigma 0.5 --alpha 2 64 --json"))
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert [r["bound"] for r in out["results"]] == ["weak-triangle(poisson-gaussian)", "poisson-gaussian-replace-one"]
