@@ -172,13 +172,17 @@ def test_fig6_m3_vs_m4():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "alpha",
-    [F(3, 2), F(3), pytest.param(F(13, 2), marks=pytest.mark.slow), pytest.param(F(20), marks=pytest.mark.slow)],
-)
-@pytest.mark.parametrize(
-    "q,sigma", [(F(1, 10), F(2)), (F(1, 2), F(3, 2)), pytest.param(F(1, 20), F(1), marks=pytest.mark.slow)]
-)
+def _worst_configuration_cases():
+    """Every (alpha, q, sigma) of the grid; the default run keeps one fractional and one integer
+    order, each with its own (q, sigma) (four quadratures per case), the rest run under ``-m slow``."""
+    fast = {(F(3, 2), F(1, 10)), (F(3), F(1, 2))}
+    for q, sigma in [(F(1, 10), F(2)), (F(1, 2), F(3, 2)), (F(1, 20), F(1))]:
+        for alpha in [F(3, 2), F(3), F(13, 2), F(20)]:
+            marks = [] if (alpha, q) in fast else [pytest.mark.slow]
+            yield pytest.param(alpha, q, sigma, marks=marks, id=f"a{alpha}-q{q}-s{sigma}")
+
+
+@pytest.mark.parametrize("alpha,q,sigma", list(_worst_configuration_cases()))
 def test_replace_one_bound_above_worst_configurations(alpha, q, sigma):
     """The bound dominates D_alpha of (59) at admissible means (60): |dmu|,|dmu'|,|dmu-dmu'| <= r
     (units r = 1, noise sigma/2), computed by quadrature."""
