@@ -11,6 +11,7 @@ Heavy configurations are marked ``slow``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction as F
@@ -19,6 +20,7 @@ import mpmath
 import pytest
 from _refcheck import endpoints, mp_fraction
 
+import rigorous_rdp.reference.fswor as rf
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.curves import bound_name, rdp_curve
@@ -277,22 +279,21 @@ def test_at_least_thirty_configurations():
     assert len(kinds) >= 6
 
 
+_REF_MOMENT = rf.ref_moment_m  # the reference's own function (the fixture below patches the module)
+
+
+@functools.cache
+def _moment(k, sigma, prec):
+    with mpmath.workprec(prec):
+        return _REF_MOMENT(k, sigma)
+
+
 @pytest.fixture
 def cached_moments(monkeypatch):
     """Memoise the mpmath moments M_{sigma,k} of the FSwoR reference (they are recomputed for
-    every term of the transcribed sums otherwise); same values, keyed on the precision."""
-    import functools
-
-    import rigorous_rdp.reference.fswor as rf
-
-    orig = rf.ref_moment_m
-
-    @functools.cache
-    def cached(k, sigma, prec):
-        with mpmath.workprec(prec):
-            return orig(k, sigma)
-
-    monkeypatch.setattr(rf, "ref_moment_m", lambda k, sigma: cached(k, F(sigma), mpmath.mp.prec))
+    every term of the transcribed sums otherwise); same values, keyed on the precision, shared by
+    all the cases of this module."""
+    monkeypatch.setattr(rf, "ref_moment_m", lambda k, sigma: _moment(k, F(sigma), mpmath.mp.prec))
 
 
 @pytest.mark.parametrize("case", _params())
