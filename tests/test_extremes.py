@@ -27,7 +27,7 @@ from rigorous_rdp.errors import BudgetExceeded
 from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve
 from rigorous_rdp.subsampling.poisson_gaussian_series import fast_rdp, gaussian_exp_moment, log_a_sandwich, log_a_series
 
-PG = ["--sampling", "poisson", "--q", "0.01", "--sigma", "1.1"]
+PG = cmd("--sampling poisson --q 0.01 --sigma 1.1")
 
 
 def run(argv, limit=10.0):
@@ -68,7 +68,7 @@ def answered(argv):
 @pytest.mark.parametrize(
     "argv, option, fragment",
     [
-        (["rdp", "--sampling", "poisson", "--q", "1e999999", "--sigma", "1.1", "--alpha", "2"], "--q", "[0, 1]"),
+        (cmd("rdp --sampling poisson --q 1e999999 --sigma 1.1 --alpha 2"), "--q", "[0, 1]"),
         (["rdp", *PG, "--alpha", "1e999999"], "--alpha", "(1, 1e100]"),
         (["rdp", "--sigma", "1.1", "--alpha", "1E309"], "--alpha", "(1, 1e100]"),
         (["epsilon", *PG, "--steps", "100", "--delta", "1e999999"], "--delta", "in (0, 1)"),
@@ -92,35 +92,19 @@ def answered(argv):
             "[3, 1000]",
         ),
         # the audit's hangs from exact conversion of 10**(10**11)
-        (["rdp", "--sampling", "poisson", "--q", "1e99999999999", "--sigma", "1.1", "--alpha", "2"], "--q", "[0, 1]"),
-        (
-            ["rdp", "--sampling", "poisson", "--q", "0.01", "--sigma", "1e-99999999999", "--alpha", "2"],
-            "--sigma",
-            "[1e-100000, 1e100000)",
-        ),
+        (cmd("rdp --sampling poisson --q 1e99999999999 --sigma 1.1 --alpha 2"), "--q", "[0, 1]"),
+        (cmd("rdp --sampling poisson --q 0.01 --sigma 1e-99999999999 --alpha 2"), "--sigma", "[1e-100000, 1e100000)"),
         # below the documented floor of q
-        (
-            ["rdp", "--sampling", "poisson", "--q", "1e-999999", "--sigma", "1.1", "--alpha", "2.5"],
-            "--q",
-            "0 or at least 1e-100000",
-        ),
+        (cmd("rdp --sampling poisson --q 1e-999999 --sigma 1.1 --alpha 2.5"), "--q", "0 or at least 1e-100000"),
         # fixed-size sampling: sigma in [1e-100, 1e100]; Laplace scale in [1e-1000, 1e1000]
         (
             cmd("rdp --sampling fswor --batch-size 1 --dataset-size 10 --sigma 1e-400 --alpha 2"),
             "--sigma",
             "[1e-100, 1e100] with --sampling fswor|fswr",
         ),
-        (
-            ["epsilon", "--noise", "laplace", "--scale", "1e-100000", "--steps", "10", "--delta", "1e-5"],
-            "--scale",
-            "[1e-1000, 1e1000]",
-        ),
+        (cmd("epsilon --noise laplace --scale 1e-100000 --steps 10 --delta 1e-5"), "--scale", "[1e-1000, 1e1000]"),
         # integer orders beyond the binomial sum where the sandwich is wide
-        (
-            ["rdp", "--sampling", "poisson", "--q", "0.1", "--sigma", "1e6", "--alpha", "1e12"],
-            "--alpha",
-            "<= 10000000000",
-        ),
+        (cmd("rdp --sampling poisson --q 0.1 --sigma 1e6 --alpha 1e12"), "--alpha", "<= 10000000000"),
     ],
 )
 def test_refused_in_one_line(argv, option, fragment):
@@ -148,15 +132,11 @@ def _eps_tiny_sigma(argv):
 
 
 def test_epsilon_tiny_sigma_1e_400():
-    _eps_tiny_sigma(
-        ["epsilon", "--sampling", "poisson", "--q", "0.01", "--sigma", "1e-400", "--steps", "100", "--delta", "1e-5"]
-    )
+    _eps_tiny_sigma(cmd("epsilon --sampling poisson --q 0.01 --sigma 1e-400 --steps 100 --delta 1e-5"))
 
 
 def test_delta_tiny_sigma_1e_400():
-    res = answered(
-        ["delta", "--sampling", "poisson", "--q", "0.01", "--sigma", "1e-400", "--steps", "100", "--epsilon", "1"]
-    )
+    res = answered(cmd("delta --sampling poisson --q 0.01 --sigma 1e-400 --steps 100 --epsilon 1"))
     # almost no noise: delta at epsilon = 1 is close to P(some step samples the record) = 1 - 0.99^100
     # or more; any certified upper bound is at least that and at most 1 (up to outward rounding)
     up = Decimal(res["delta"]["upper"])
@@ -205,7 +185,7 @@ def test_rdp_tiny_q_within_two_seconds_api():
 
 
 def test_rdp_tiny_sigma_fractional_order():
-    res = answered(["rdp", "--sampling", "poisson", "--q", "0.1", "--sigma", "1e-9", "--alpha", "2.5"])
+    res = answered(cmd("rdp --sampling poisson --q 0.1 --sigma 1e-9 --alpha 2.5"))
     lo, up = _interval(res["results"][0]["rdp"])
     with mpmath.workdps(40):
         # alpha/(alpha-1) (log q + (alpha-1)/(2 sigma^2)) up to a relative e^-(7.5e17)
@@ -215,7 +195,7 @@ def test_rdp_tiny_sigma_fractional_order():
 
 
 def test_rdp_huge_integer_order():
-    res = answered(["rdp", "--sampling", "poisson", "--q", "0.1", "--sigma", "1", "--alpha", "1e12"])
+    res = answered(cmd("rdp --sampling poisson --q 0.1 --sigma 1 --alpha 1e12"))
     lo, up = _interval(res["results"][0]["rdp"])
     with mpmath.workdps(40):
         a = mpmath.mpf(10) ** 12
@@ -227,7 +207,7 @@ def test_rdp_huge_integer_order():
 @pytest.mark.parametrize(
     "argv",
     [
-        ["rdp", "--noise", "randomized-response", "--p", "0.5", "--alpha", "2"],
+        cmd("rdp --noise randomized-response --p 0.5 --alpha 2"),
         cmd("rdp --noise randomized-response --p 0.5 --sampling poisson --q 0.5 --alpha 2.5"),
         cmd("rdp --noise randomized-response --p 1/2 --sampling poisson --q 0.5 --alpha 2 --bound general"),
     ],
@@ -238,7 +218,7 @@ def test_randomized_response_half_is_exactly_zero(argv):
 
 
 def test_epsilon_randomized_response_half():
-    res = answered(["epsilon", "--noise", "randomized-response", "--p", "0.5", "--steps", "1000", "--delta", "1e-5"])
+    res = answered(cmd("epsilon --noise randomized-response --p 0.5 --steps 1000 --delta 1e-5"))
     assert Decimal(res["epsilon"]["upper"]) == 0
 
 

@@ -133,7 +133,7 @@ def _pois_ar(cid, q, sigma, alpha, slow=False):
         P(G(sigma), q),
         F(alpha),
         lambda: poisson_gaussian_rdp_mp(F(alpha), F(q), F(sigma), 30),
-        lambda: _pg_lower(q, sigma, alpha),
+        _pair(q, sigma, alpha),
     )
 
 
@@ -144,7 +144,7 @@ def _pois_ro(cid, q, sigma, alpha, expect=None, slow=False):
         P(G(sigma), q, RO),
         F(alpha),
         lambda: S.poisson_replace_one_default_reference(alpha, q, sigma),
-        lambda: _pg_lower(q, sigma, alpha),
+        _pair(q, sigma, alpha),
         expect,
         slow,
     )
@@ -152,7 +152,7 @@ def _pois_ro(cid, q, sigma, alpha, expect=None, slow=False):
 
 def _fswor_ar(cid, sigma, b, n, alpha, expect=None, slow=False):
     """FSwoR, add/remove: Thm 3.1 (6) exactly."""
-    lower = None if slow else (lambda: _pg_lower(F(b, n), sigma, alpha))
+    lower = None if slow else _pair(F(b, n), sigma, alpha)
     return Case(
         cid,
         FS(G(sigma), b, n),
@@ -164,40 +164,28 @@ def _fswor_ar(cid, sigma, b, n, alpha, expect=None, slow=False):
     )
 
 
-def _fswor_ro(cid, sigma, b, n, alpha, lower, expect=None, slow=False):
-    """FSwoR, replace-one: min(Thm 3.4 over m, Wang et al. Thm 9); ``lower``: "wang" for Wang et al.
-    (133), else the Poisson pair."""
-    low = (
-        (lambda: wang_lower_mp(alpha, sigma, F(b, n)))
-        if lower == "wang"
-        else (lambda: _pg_lower(F(b, n), sigma, alpha))
-    )
-    return Case(
-        cid,
-        FS(G(sigma), b, n, adjacency=RO),
-        F(alpha),
-        lambda: _fswor_ro_smallest(sigma, b, n, alpha),
-        low,
-        expect,
-        slow,
-    )
+def _pair(q, sigma, alpha):
+    """The lower bound of one explicit neighbouring pair (:func:`_pg_lower`), evaluated when the case runs."""
+    return lambda: _pg_lower(q, sigma, alpha)
 
 
-def _fswr(cid, sigma, b, n, alpha, lower="pair", slow=False):
-    """FSwR, add/remove: Thm 3.6; lower bound Thm 3.7 (``lower="exact"``) or the Poisson pair."""
-    low = (
-        (lambda: fswr_lower_exact_mp(alpha, F(sigma), b, n))
-        if lower == "exact"
-        else (lambda: _pg_lower(F(b, n), sigma, alpha))
-    )
-    return Case(
-        cid,
-        FS(G(sigma), b, n, replacement=True),
-        F(alpha),
-        lambda: fswr_upper_mp(F(alpha), F(sigma), b, n, 40),
-        low,
-        slow=slow,
-    )
+def _fswor_ro(cid, sigma, b, n, alpha, lower=None, expect=None, slow=False):
+    """FSwoR, replace-one: min(Thm 3.4 over m, Wang et al. Thm 9); lower bound ``lower`` (default: the
+    Poisson pair; ``_wang(...)``: Wang et al. (133))."""
+    low = lower or _pair(F(b, n), sigma, alpha)
+    event = FS(G(sigma), b, n, adjacency=RO)
+    return Case(cid, event, F(alpha), lambda: _fswor_ro_smallest(sigma, b, n, alpha), low, expect, slow)
+
+
+def _wang(alpha, sigma, q):
+    return lambda: wang_lower_mp(alpha, sigma, q)
+
+
+def _fswr(cid, sigma, b, n, alpha, exact_lower=False, slow=False):
+    """FSwR, add/remove: Thm 3.6; lower bound Thm 3.7 by enumeration (``exact_lower``) or the Poisson pair."""
+    low = (lambda: fswr_lower_exact_mp(alpha, F(sigma), b, n)) if exact_lower else _pair(F(b, n), sigma, alpha)
+    event = FS(G(sigma), b, n, replacement=True)
+    return Case(cid, event, F(alpha), lambda: fswr_upper_mp(F(alpha), F(sigma), b, n, 40), low, slow=slow)
 
 
 def _pure(cid, inner, q, alpha, lower, expect=None):
@@ -235,14 +223,14 @@ CASES = [
     _fswor_ar("fswor-ar-s6-120-50000-a64", 6, 120, 50000, 64),
     _fswor_ar("fswor-ar-s0.3-q1e-8-a2", F(3, 10), 1, 10**8, 2),
     _fswor_ar("fswor-ar-s100-99-100-a1e5", 100, 99, 100, 10**5, slow=True),
-    _fswor_ro("fswor-ro-s6-120-50000-a16", 6, 120, 50000, 16, "wang", "fswor-replace-one"),
-    _fswor_ro("fswor-ro-s2-10-1000-a2.5", 2, 10, 1000, F(5, 2), "pair"),
-    _fswor_ro("fswor-ro-s0.3-1-1000-a2", F(3, 10), 1, 1000, 2, "wang"),
-    _fswor_ro("fswor-ro-s6-120-50000-a200", 6, 120, 50000, 200, "wang", "wang2019", slow=True),
-    _fswor_ro("fswor-ro-s50-1-1e6-a1.01", 50, 1, 10**6, F(101, 100), "pair"),
+    _fswor_ro("fswor-ro-s6-120-50000-a16", 6, 120, 50000, 16, _wang(16, 6, F(120, 50000)), "fswor-replace-one"),
+    _fswor_ro("fswor-ro-s2-10-1000-a2.5", 2, 10, 1000, F(5, 2)),
+    _fswor_ro("fswor-ro-s0.3-1-1000-a2", F(3, 10), 1, 1000, 2, _wang(2, F(3, 10), F(1, 1000))),
+    _fswor_ro("fswor-ro-s6-120-50000-a200", 6, 120, 50000, 200, _wang(200, 6, F(120, 50000)), "wang2019", slow=True),
+    _fswor_ro("fswor-ro-s50-1-1e6-a1.01", 50, 1, 10**6, F(101, 100)),
     _fswr("fswr-s6-120-50000-a2", 6, 120, 50000, 2),
     _fswr("fswr-s6-120-50000-a1.5", 6, 120, 50000, F(3, 2), slow=True),
-    _fswr("fswr-s2-3-1000-a3", 2, 3, 1000, 3, lower="exact"),
+    _fswr("fswr-s2-3-1000-a3", 2, 3, 1000, 3, exact_lower=True),
     _pure(
         "lap-b1-q0.1-a1.5", LAP(1), F(1, 10), F(3, 2), lambda: _laplace_pair(1, F(1, 10), F(3, 2)), "small-order-chi2"
     ),
