@@ -13,6 +13,7 @@ import mpmath
 import numpy as np
 import pytest
 from _cli import cmd
+from _datasets import random_replace_one_pairs
 from _mpcheck import ball_contains as _contains
 from _mpcheck import below_upper as _le
 from flint import arb
@@ -98,9 +99,7 @@ def test_upper_bounds_random_enumerated_minibatches(alpha):
     sigma, q = Fraction(1), Fraction(1, 4)
     with workprec(96):
         ball = poisson_replace_one_rdp(alpha, q, sigma)
-    for _ in range(3):
-        x = [Fraction(int(v), 8) for v in rng.integers(-8, 9, size=4)]
-        y = [*x[:-1], Fraction(int(rng.integers(-8, 9)), 8)]
+    for x, y in random_replace_one_pairs(rng, 4):
         assert _le(_poisson_divergence(x, y, q, sigma, alpha), ball)
         assert _le(_poisson_divergence(y, x, q, sigma, alpha), ball)
 
