@@ -62,7 +62,8 @@ def _pg_lower(q, sigma, alpha, dps=30):
     """D_alpha(qN(1,s^2)+(1-q)N(0,s^2) || N(0,s^2)): the pair "one record with gradient 1 added"
     (add/remove) or "gradient 0 replaced by 1" (replace-one), every other gradient 0; for
     fixed-size sampling the record is in the batch with probability q = |B|/|D|."""
-    return poisson_gaussian_rdp_mp(F(alpha), F(q), F(sigma), dps)
+    method = "binomial" if F(alpha).denominator == 1 else "quad"  # integer orders: the exact binomial sum
+    return poisson_gaussian_rdp_mp(F(alpha), F(q), F(sigma), dps, method=method)
 
 
 def _laplace_pair(b, q, alpha):
