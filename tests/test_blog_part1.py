@@ -2,11 +2,12 @@
 
 import itertools
 import random
+import re
 from fractions import Fraction
-from pathlib import Path
 
 import mpmath
 import pytest
+from _figures import figure_cases, figure_data
 from _mpcheck import M, contains, lo, up
 
 from rigorous_rdp.arith import decimal_lower, decimal_upper
@@ -334,35 +335,17 @@ def test_dpsgd_steps_must_be_integer():
     ],
 )
 def test_bad_input(call, prefix):
-    with pytest.raises(ValueError) as exc:
+    with pytest.raises(ValueError, match="^" + re.escape(prefix)):
         call()
-    assert str(exc.value).startswith(prefix)
 
 
 # --- figure scripts (fast mode) ---------------------------------------------------------------
 
-_FIGURE_NAMES = ["blog1_gaussian_calibrations", "blog1_composition"]
-_FIGURE_CASES = [pytest.param(name, "committed", id=f"{name}-committed") for name in _FIGURE_NAMES] + [
-    pytest.param(name, "fast", id=f"{name}-fast", marks=pytest.mark.slow) for name in _FIGURE_NAMES
-]
 
-
-@pytest.mark.parametrize("name,source", _FIGURE_CASES)
+@pytest.mark.parametrize("name,source", figure_cases(["blog1_gaussian_calibrations", "blog1_composition"]))
 def test_figure_data_properties(name, source, tmp_path):
-    """The properties of the plotted numbers: on the committed full version (figures/ID.json; the
-    default run of tests/test_reproduce.py recomputes it and compares), and on a fresh --fast run
-    (slow: it repeats that computation)."""
-    import importlib
-    import json
-
-    mod = importlib.import_module(f"paper_repro.blog.{name}")
-    if source == "committed":
-        data = json.loads((Path(__file__).resolve().parents[1] / "figures" / f"{mod.ID}.json").read_text())
-        assert data.get("fast") is not True
-    else:
-        data = mod.main(tmp_path, fast=True)
-        assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
-    assert data["id"] == mod.ID
+    """The properties of the plotted numbers (committed full data, and a fresh fast run under ``-m slow``)."""
+    data = figure_data(name, source, tmp_path)
     if name == "blog1_composition":
         eps = data["epsilon"]
         for i, k in enumerate(data["k"]):

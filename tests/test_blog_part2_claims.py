@@ -3,11 +3,12 @@
 import itertools
 import math
 import random
+import re
 from fractions import Fraction
-from pathlib import Path
 
 import mpmath
 import pytest
+from _figures import figure_cases, figure_data
 from _mpcheck import M, contains, lo, up
 
 from rigorous_rdp.arith import decimal_upper, rel_width_ok, to_arb
@@ -19,6 +20,14 @@ from rigorous_rdp.research.indistinguishability import hockey_stick
 def gauss_kappa(sigma, k=1):
     s = to_arb(Fraction(sigma))
     return (lambda t: k * t * (t + 1) / (2 * s * s)), (lambda t: k * (2 * t + 1) / (2 * s * s))
+
+
+def _random_pair(rng, n_min, n_max, weight_max):
+    """Two random distributions with positive rational masses on the same n points."""
+    n = rng.randint(n_min, n_max)
+    w = [rng.randint(1, weight_max) for _ in range(n)]
+    v = [rng.randint(1, weight_max) for _ in range(n)]
+    return [Fraction(x, sum(w)) for x in w], [Fraction(x, sum(v)) for x in v]
 
 
 # --- Legendre transform ------------------------------------------------------------------
@@ -40,11 +49,7 @@ def test_legendre_gaussian_matches_closed_form(eps, sigma):
 @pytest.mark.parametrize("seed", range(4))
 def test_legendre_discrete_cumulant_matches_mpmath(seed):
     rng = random.Random(seed)
-    n = rng.randint(2, 6)
-    w = [rng.randint(1, 30) for _ in range(n)]
-    v = [rng.randint(1, 30) for _ in range(n)]
-    p = [Fraction(x, sum(w)) for x in w]
-    q = [Fraction(x, sum(v)) for x in v]
+    p, q = _random_pair(rng, 2, 6, 30)
     kap, dk = C.discrete_cumulant(p, q)
     with mpmath.workdps(40):
         pm = [M(x) for x in p]
@@ -295,11 +300,7 @@ def test_claim24_curve_wraps_an_rdp_curve():
 @pytest.mark.parametrize("seed", range(4))
 def test_claim27_identity_exact(seed):
     rng = random.Random(seed)
-    n = rng.randint(2, 5)
-    w = [rng.randint(1, 9) for _ in range(n)]
-    v = [rng.randint(1, 9) for _ in range(n)]
-    p = [Fraction(x, sum(w)) for x in w]
-    q = [Fraction(x, sum(v)) for x in v]
+    p, q = _random_pair(rng, 2, 5, 9)
     r = Fraction(rng.randint(1, 9), 10)
     lam = rng.randint(1, 6)
     mix = [r * a + (1 - r) * b for a, b in zip(p, q, strict=False)]
@@ -365,34 +366,17 @@ def test_eq95_rdp_fractional_order_against_quadrature():
     ],
 )
 def test_bad_input(call, prefix):
-    with pytest.raises(ValueError) as exc:
+    with pytest.raises(ValueError, match="^" + re.escape(prefix)):
         call()
-    assert str(exc.value).startswith(prefix)
 
 
 # --- figure scripts (fast mode) ------------------------------------------------------------------
 
-_FIGURE_NAMES = ["blog2_claim24", "blog2_claim21"]
-_FIGURE_CASES = [pytest.param(name, "committed", id=f"{name}-committed") for name in _FIGURE_NAMES] + [
-    pytest.param(name, "fast", id=f"{name}-fast", marks=pytest.mark.slow) for name in _FIGURE_NAMES
-]
 
-
-@pytest.mark.parametrize("name,source", _FIGURE_CASES)
+@pytest.mark.parametrize("name,source", figure_cases(["blog2_claim24", "blog2_claim21"]))
 def test_figure_data_properties(name, source, tmp_path):
-    """The properties of the plotted numbers: on the committed full version (figures/ID.json; the
-    default run of tests/test_reproduce.py recomputes it and compares), and on a fresh --fast run
-    (slow: it repeats that computation)."""
-    import importlib
-    import json
-
-    mod = importlib.import_module(f"paper_repro.blog.{name}")
-    if source == "committed":
-        data = json.loads((Path(__file__).resolve().parents[1] / "figures" / f"{mod.ID}.json").read_text())
-        assert data.get("fast") is not True
-    else:
-        data = mod.main(tmp_path, fast=True)
-        assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
+    """The properties of the plotted numbers (committed full data, and a fresh fast run under ``-m slow``)."""
+    data = figure_data(name, source, tmp_path)
     if name == "blog2_claim24":
         left = data["left"]["rdp"]
         for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"], strict=False):

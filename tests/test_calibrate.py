@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from _cli import cmd
 
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.calibrate import calibrate_sigma, decimal_text, max_steps
@@ -97,24 +98,9 @@ def test_dec_exact():
 
 def test_cli_calibrate_json(capsys):
     rc = main(
-        [
-            "calibrate",
-            "--sampling",
-            "poisson",
-            "--q",
-            "0.01",
-            "--steps",
-            "1000",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-5",
-            "--sigma-digits",
-            "3",
-            "--digits",
-            "8",
-            "--json",
-        ]
+        cmd(
+            "calibrate --sampling poisson --q 0.01 --steps 1000 --epsilon 1 --delta 1e-5 --sigma-digits 3 --digits 8 --json"
+        )
     )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)

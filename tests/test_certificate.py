@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from _cli import CERTIFY_POISSON
 
 from rigorous_rdp import GaussianEvent, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
 from rigorous_rdp.certificate import (
@@ -138,24 +139,7 @@ def test_atomic_write_leaves_nothing_on_error(tmp_path, cert):
 
 def test_cli_certify_verify(tmp_path, capsys):
     out = tmp_path / "cert.json"
-    rc = main(
-        [
-            "certify",
-            "--sampling",
-            "poisson",
-            "--q",
-            "0.01",
-            "--sigma",
-            "1.1",
-            "--steps",
-            "100",
-            "--delta",
-            "1e-5",
-            "--out",
-            str(out),
-            "--json",
-        ]
-    )
+    rc = main([*CERTIFY_POISSON, "--out", str(out), "--json"])
     assert rc == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["epsilon"] == json.loads(out.read_text())["epsilon"]

@@ -132,17 +132,14 @@ def _run(argv):
 SUBPROCESS_DEFAULT = [0, 23, 55]  # sigma, delta, a contradiction; the rest under -m slow
 
 
-@pytest.mark.parametrize("i", SUBPROCESS_DEFAULT, ids=[_ids()[i] for i in SUBPROCESS_DEFAULT])
-def test_bad_input_subprocess(i):
-    argv, option = BAD[i]
-    p = _run(argv)
-    _check_error(p.returncode, p.stdout, p.stderr, option)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("i", [i for i in range(len(BAD)) if i not in SUBPROCESS_DEFAULT])
-def test_bad_input_subprocess_all(i):
-    argv, option = BAD[i]
+@pytest.mark.parametrize(
+    "argv,option",
+    [
+        pytest.param(*bad, id=name, marks=[] if i in SUBPROCESS_DEFAULT else [pytest.mark.slow])
+        for i, (bad, name) in enumerate(zip(BAD, _ids(), strict=True))
+    ],
+)
+def test_bad_input_subprocess(argv, option):
     p = _run(argv)
     _check_error(p.returncode, p.stdout, p.stderr, option)
 

@@ -9,8 +9,6 @@ high precision, and the time budget of :mod:`rigorous_rdp.budget`.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import threading
 import time
@@ -19,36 +17,32 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from _cli import assert_one_line_error, cmd, run_cli
 from _refcheck import endpoints
 from flint import arb
 
 from rigorous_rdp import budget
 from rigorous_rdp.arith import refine, workprec
-from rigorous_rdp.cli import main
 from rigorous_rdp.errors import BudgetExceeded
 from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve
 from rigorous_rdp.subsampling.poisson_gaussian_series import fast_rdp, gaussian_exp_moment, log_a_sandwich, log_a_series
 
-PG = ["--sampling", "poisson", "--q", "0.01", "--sigma", "1.1"]
+PG = cmd("--sampling poisson --q 0.01 --sigma 1.1")
 
 
 def run(argv, limit=10.0):
     """Run the CLI in-process; return (status, stdout, stderr) and check the time limit."""
-    out, err = io.StringIO(), io.StringIO()
     t0 = time.monotonic()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(list(argv) + ([] if "--max-seconds" in argv else ["--max-seconds", "30"]))
+    status, out, err = run_cli(list(argv) + ([] if "--max-seconds" in argv else ["--max-seconds", "30"]))
     elapsed = time.monotonic() - t0
     assert elapsed < limit, f"{argv} took {elapsed:.1f} s"
-    assert "Traceback" not in err.getvalue()
-    return status, out.getvalue(), err.getvalue()
+    assert "Traceback" not in err
+    return status, out, err
 
 
 def refused(argv, option, *fragments):
     status, out, err = run(argv)
-    assert status == 2, err
-    assert out == "" and len(err.splitlines()) == 1, err
-    assert err.startswith(f"rigorous-rdp: error: {option} "), err
+    assert_one_line_error(status, out, err, f"{option} ")
     for f in fragments:
         assert f in err, err
     return err
@@ -74,7 +68,7 @@ def answered(argv):
 @pytest.mark.parametrize(
     "argv, option, fragment",
     [
-        (["rdp", "--sampling", "poisson", "--q", "1e999999", "--sigma", "1.1", "--alpha", "2"], "--q", "[0, 1]"),
+        (cmd("rdp --sampling poisson --q 1e999999 --sigma 1.1 --alpha 2"), "--q", "[0, 1]"),
         (["rdp", *PG, "--alpha", "1e999999"], "--alpha", "(1, 1e100]"),
         (["rdp", "--sigma", "1.1", "--alpha", "1E309"], "--alpha", "(1, 1e100]"),
         (["epsilon", *PG, "--steps", "100", "--delta", "1e999999"], "--delta", "in (0, 1)"),
@@ -82,101 +76,35 @@ def answered(argv):
         (["epsilon", *PG, "--steps", "1e999999", "--delta", "1e-5"], "--steps", "[1, 1e18]"),
         (["delta", *PG, "--steps", "1e999999", "--epsilon", "1"], "--steps", "[1, 1e18]"),
         (
-            [
-                "epsilon",
-                "--sampling",
-                "poisson",
-                "--q",
-                "0.01",
-                "--sigma",
-                "1e999999",
-                "--steps",
-                "100",
-                "--delta",
-                "1e-5",
-            ],
+            cmd("epsilon --sampling poisson --q 0.01 --sigma 1e999999 --steps 100 --delta 1e-5"),
             "--sigma",
             "[1e-100000, 1e100000)",
         ),
         (
-            [
-                "epsilon",
-                "--sampling",
-                "poisson",
-                "--q",
-                "0.01",
-                "--sigma",
-                "1e-999999",
-                "--steps",
-                "100",
-                "--delta",
-                "1e-5",
-            ],
+            cmd("epsilon --sampling poisson --q 0.01 --sigma 1e-999999 --steps 100 --delta 1e-5"),
             "--sigma",
             "[1e-100000, 1e100000)",
         ),
         (["rdp", *PG, "--alpha", "2", "--steps", "1e999999"], "--steps", "[1, 1e18]"),
         (
-            [
-                "rdp",
-                "--sampling",
-                "fswor",
-                "--batch-size",
-                "1",
-                "--dataset-size",
-                "10",
-                "--sigma",
-                "1",
-                "--alpha",
-                "2",
-                "--taylor-order",
-                "1e9",
-            ],
+            cmd("rdp --sampling fswor --batch-size 1 --dataset-size 10 --sigma 1 --alpha 2 --taylor-order 1e9"),
             "--taylor-order",
             "[3, 1000]",
         ),
         # the audit's hangs from exact conversion of 10**(10**11)
-        (["rdp", "--sampling", "poisson", "--q", "1e99999999999", "--sigma", "1.1", "--alpha", "2"], "--q", "[0, 1]"),
-        (
-            ["rdp", "--sampling", "poisson", "--q", "0.01", "--sigma", "1e-99999999999", "--alpha", "2"],
-            "--sigma",
-            "[1e-100000, 1e100000)",
-        ),
+        (cmd("rdp --sampling poisson --q 1e99999999999 --sigma 1.1 --alpha 2"), "--q", "[0, 1]"),
+        (cmd("rdp --sampling poisson --q 0.01 --sigma 1e-99999999999 --alpha 2"), "--sigma", "[1e-100000, 1e100000)"),
         # below the documented floor of q
-        (
-            ["rdp", "--sampling", "poisson", "--q", "1e-999999", "--sigma", "1.1", "--alpha", "2.5"],
-            "--q",
-            "0 or at least 1e-100000",
-        ),
+        (cmd("rdp --sampling poisson --q 1e-999999 --sigma 1.1 --alpha 2.5"), "--q", "0 or at least 1e-100000"),
         # fixed-size sampling: sigma in [1e-100, 1e100]; Laplace scale in [1e-1000, 1e1000]
         (
-            [
-                "rdp",
-                "--sampling",
-                "fswor",
-                "--batch-size",
-                "1",
-                "--dataset-size",
-                "10",
-                "--sigma",
-                "1e-400",
-                "--alpha",
-                "2",
-            ],
+            cmd("rdp --sampling fswor --batch-size 1 --dataset-size 10 --sigma 1e-400 --alpha 2"),
             "--sigma",
             "[1e-100, 1e100] with --sampling fswor|fswr",
         ),
-        (
-            ["epsilon", "--noise", "laplace", "--scale", "1e-100000", "--steps", "10", "--delta", "1e-5"],
-            "--scale",
-            "[1e-1000, 1e1000]",
-        ),
+        (cmd("epsilon --noise laplace --scale 1e-100000 --steps 10 --delta 1e-5"), "--scale", "[1e-1000, 1e1000]"),
         # integer orders beyond the binomial sum where the sandwich is wide
-        (
-            ["rdp", "--sampling", "poisson", "--q", "0.1", "--sigma", "1e6", "--alpha", "1e12"],
-            "--alpha",
-            "<= 10000000000",
-        ),
+        (cmd("rdp --sampling poisson --q 0.1 --sigma 1e6 --alpha 1e12"), "--alpha", "<= 10000000000"),
     ],
 )
 def test_refused_in_one_line(argv, option, fragment):
@@ -204,15 +132,11 @@ def _eps_tiny_sigma(argv):
 
 
 def test_epsilon_tiny_sigma_1e_400():
-    _eps_tiny_sigma(
-        ["epsilon", "--sampling", "poisson", "--q", "0.01", "--sigma", "1e-400", "--steps", "100", "--delta", "1e-5"]
-    )
+    _eps_tiny_sigma(cmd("epsilon --sampling poisson --q 0.01 --sigma 1e-400 --steps 100 --delta 1e-5"))
 
 
 def test_delta_tiny_sigma_1e_400():
-    res = answered(
-        ["delta", "--sampling", "poisson", "--q", "0.01", "--sigma", "1e-400", "--steps", "100", "--epsilon", "1"]
-    )
+    res = answered(cmd("delta --sampling poisson --q 0.01 --sigma 1e-400 --steps 100 --epsilon 1"))
     # almost no noise: delta at epsilon = 1 is close to P(some step samples the record) = 1 - 0.99^100
     # or more; any certified upper bound is at least that and at most 1 (up to outward rounding)
     up = Decimal(res["delta"]["upper"])
@@ -222,21 +146,7 @@ def test_delta_tiny_sigma_1e_400():
 def test_certify_tiny_sigma_1e_400(tmp_path):
     out = tmp_path / "c.json"
     status, _, err = run(
-        [
-            "certify",
-            "--sampling",
-            "poisson",
-            "--q",
-            "0.01",
-            "--sigma",
-            "1e-400",
-            "--steps",
-            "100",
-            "--delta",
-            "1e-5",
-            "--out",
-            str(out),
-        ]
+        [*cmd("certify --sampling poisson --q 0.01 --sigma 1e-400 --steps 100 --delta 1e-5 --out"), str(out)]
     )
     assert status == 0, err
     cert = json.loads(out.read_text())
@@ -275,7 +185,7 @@ def test_rdp_tiny_q_within_two_seconds_api():
 
 
 def test_rdp_tiny_sigma_fractional_order():
-    res = answered(["rdp", "--sampling", "poisson", "--q", "0.1", "--sigma", "1e-9", "--alpha", "2.5"])
+    res = answered(cmd("rdp --sampling poisson --q 0.1 --sigma 1e-9 --alpha 2.5"))
     lo, up = _interval(res["results"][0]["rdp"])
     with mpmath.workdps(40):
         # alpha/(alpha-1) (log q + (alpha-1)/(2 sigma^2)) up to a relative e^-(7.5e17)
@@ -285,7 +195,7 @@ def test_rdp_tiny_sigma_fractional_order():
 
 
 def test_rdp_huge_integer_order():
-    res = answered(["rdp", "--sampling", "poisson", "--q", "0.1", "--sigma", "1", "--alpha", "1e12"])
+    res = answered(cmd("rdp --sampling poisson --q 0.1 --sigma 1 --alpha 1e12"))
     lo, up = _interval(res["results"][0]["rdp"])
     with mpmath.workdps(40):
         a = mpmath.mpf(10) ** 12
@@ -297,35 +207,9 @@ def test_rdp_huge_integer_order():
 @pytest.mark.parametrize(
     "argv",
     [
-        ["rdp", "--noise", "randomized-response", "--p", "0.5", "--alpha", "2"],
-        [
-            "rdp",
-            "--noise",
-            "randomized-response",
-            "--p",
-            "0.5",
-            "--sampling",
-            "poisson",
-            "--q",
-            "0.5",
-            "--alpha",
-            "2.5",
-        ],
-        [
-            "rdp",
-            "--noise",
-            "randomized-response",
-            "--p",
-            "1/2",
-            "--sampling",
-            "poisson",
-            "--q",
-            "0.5",
-            "--alpha",
-            "2",
-            "--bound",
-            "general",
-        ],
+        cmd("rdp --noise randomized-response --p 0.5 --alpha 2"),
+        cmd("rdp --noise randomized-response --p 0.5 --sampling poisson --q 0.5 --alpha 2.5"),
+        cmd("rdp --noise randomized-response --p 1/2 --sampling poisson --q 0.5 --alpha 2 --bound general"),
     ],
 )
 def test_randomized_response_half_is_exactly_zero(argv):
@@ -334,7 +218,7 @@ def test_randomized_response_half_is_exactly_zero(argv):
 
 
 def test_epsilon_randomized_response_half():
-    res = answered(["epsilon", "--noise", "randomized-response", "--p", "0.5", "--steps", "1000", "--delta", "1e-5"])
+    res = answered(cmd("epsilon --noise randomized-response --p 0.5 --steps 1000 --delta 1e-5"))
     assert Decimal(res["epsilon"]["upper"]) == 0
 
 
@@ -427,23 +311,7 @@ def test_cli_budget_exceeded_is_one_line_exit_2():
     # fractional orders with moderate q need the certified integration (about 4 s of CPU at
     # 500 digits); a 0.05 s budget stops it with a message saying how to raise the limit
     status, out, err = run(
-        [
-            "rdp",
-            "--sampling",
-            "poisson",
-            "--q",
-            "0.3",
-            "--sigma",
-            "0.7",
-            "--alpha",
-            "7.5",
-            "8.5",
-            "9.5",
-            "--digits",
-            "500",
-            "--max-seconds",
-            "0.05",
-        ]
+        cmd("rdp --sampling poisson --q 0.3 --sigma 0.7 --alpha 7.5 8.5 9.5 --digits 500 --max-seconds 0.05")
     )
     assert status == 2 and out == "" and len(err.splitlines()) == 1
     assert "time budget of 0.05 s exceeded" in err and "--max-seconds" in err

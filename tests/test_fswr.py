@@ -94,13 +94,21 @@ def test_reference_registry():
         assert _contains(rdp_curve(ev).certified(Fraction(3)), ref)
 
 
-def test_fractional_extension_is_above_exact_value_of_16():
+@pytest.mark.parametrize(
+    "alpha,sigma,b,n",
+    [
+        (Fraction(13, 4), 3, 2, 20),
+        # the configurations of test_upper_with_exact_h_matches_mpmath (one quadrature per batch size each)
+        pytest.param(Fraction(5, 2), 6, 5, 1000, marks=pytest.mark.slow),
+        pytest.param(Fraction(3, 2), 2, 3, 50, marks=pytest.mark.slow),
+    ],
+)
+def test_fractional_extension_is_above_exact_value_of_16(alpha, sigma, b, n):
     # the per-n log-convex extension must not undercut (16) evaluated exactly by quadrature
-    for alpha, sigma, b, n in [(Fraction(5, 2), 6, 5, 1000), (Fraction(3, 2), 2, 3, 50), (Fraction(13, 4), 3, 2, 20)]:
-        exact = R.fswr_upper_mp(alpha, Fraction(sigma), b, n, fractional="quad", dps=30)
-        with workprec(96):
-            ball = fswr_upper_rdp(alpha, sigma, b, n)
-        assert _le(exact, ball)
+    exact = R.fswr_upper_mp(alpha, Fraction(sigma), b, n, fractional="quad", dps=30)
+    with workprec(96):
+        ball = fswr_upper_rdp(alpha, sigma, b, n)
+    assert _le(exact, ball)
 
 
 # --- the recursion of App. D.2.1 against enumeration of alpha-tuples -------------

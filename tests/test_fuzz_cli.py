@@ -16,17 +16,16 @@ default suite, 2,000 under ``-m slow``.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import pytest
+from _cli import CERTIFY_POISSON, assert_one_line_error
+from _cli import run_cli as run_in_process
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rigorous_rdp.certificate import content_hash
-from rigorous_rdp.cli import main
 
 BUDGET = "0.4"
 
@@ -224,22 +223,14 @@ def run_cli(argv: list, tmp: Path) -> tuple:
     if argv[0] == "certify":
         argv += ["--out", str(tmp / "cert.json")]
     argv += ["--max-seconds", BUDGET]
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(argv)
-        except SystemExit as exc:  # argparse's own exits (none expected: errors are CliError)
-            status = exc.code
-    return status, out.getvalue(), err.getvalue()
+    return run_in_process(argv)
 
 
 def check_outcome(argv: list, status, out: str, err: str, allowed=(0, 2)) -> None:
     assert "Traceback" not in err and "Traceback" not in out, (argv, err)
     assert status in allowed, (argv, status, err)
     if status == 2:
-        assert out == "", (argv, out)
-        assert len(err.splitlines()) == 1 and err.endswith("\n"), (argv, err)
-        assert err.startswith("rigorous-rdp: error: "), (argv, err)
+        assert_one_line_error(status, out, err)
     if status == 0 and "--json" in argv:
         obj = json.loads(out)
         assert isinstance(obj, dict)
@@ -254,19 +245,19 @@ def _settings(n: int):
     )
 
 
-@_settings(200)
-@given(argv=argvs())
-def test_cli_never_crashes(argv, tmp_path):
-    status, out, err = run_cli(argv, tmp_path)
-    check_outcome(argv, status, out, err)
+#: examples per property: the default suite, and ``-m slow``
+EXAMPLES = [200, pytest.param(2000, marks=pytest.mark.slow)]
 
 
-@pytest.mark.slow
-@_settings(2000)
-@given(argv=argvs())
-def test_cli_never_crashes_slow(argv, tmp_path):
-    status, out, err = run_cli(argv, tmp_path)
-    check_outcome(argv, status, out, err)
+@pytest.mark.parametrize("examples", EXAMPLES)
+def test_cli_never_crashes(examples, tmp_path):
+    @_settings(examples)
+    @given(argv=argvs())
+    def inner(argv):
+        status, out, err = run_cli(argv, tmp_path)
+        check_outcome(argv, status, out, err)
+
+    inner()
 
 
 # ---------------------------------------------------------------------------
@@ -277,24 +268,8 @@ def test_cli_never_crashes_slow(argv, tmp_path):
 def _valid_certificate(tmp: Path) -> dict:
     path = tmp / "valid.json"
     if not path.exists():
-        status = main(
-            [
-                "certify",
-                "--sampling",
-                "poisson",
-                "--q",
-                "0.01",
-                "--sigma",
-                "1.1",
-                "--steps",
-                "100",
-                "--delta",
-                "1e-5",
-                "--out",
-                str(path),
-            ]
-        )
-        assert status == 0
+        status, _out, err = run_in_process([*CERTIFY_POISSON, "--out", str(path)])
+        assert status == 0, err
     return json.loads(path.read_text())
 
 
@@ -373,12 +348,10 @@ def _verify_case(data: bytes, tmp: Path, extra=()):
     f = tmp / "fuzz.json"
     f.write_bytes(data)
     argv = ["verify", str(f), "--max-seconds", BUDGET, *extra]
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(argv)
-    check_outcome(argv, status, out.getvalue(), err.getvalue(), allowed=(0, 1, 2))
+    status, out, err = run_in_process(argv)
+    check_outcome(argv, status, out, err, allowed=(0, 1, 2))
     if status == 1:  # not verified: the reason on stdout, nothing on stderr
-        assert err.getvalue() == "" and out.getvalue().strip()
+        assert err == "" and out.strip()
 
 
 @pytest.fixture(scope="module")
@@ -386,18 +359,9 @@ def base_certificate(tmp_path_factory):
     return _valid_certificate(tmp_path_factory.mktemp("cert"))
 
 
-def test_verify_fuzz(base_certificate, tmp_path):
-    @_settings(200)
-    @given(data=malformed_files(base_certificate), json_flag=st.booleans())
-    def inner(data, json_flag):
-        _verify_case(data, tmp_path, ["--json"] if json_flag else [])
-
-    inner()
-
-
-@pytest.mark.slow
-def test_verify_fuzz_slow(base_certificate, tmp_path):
-    @_settings(2000)
+@pytest.mark.parametrize("examples", EXAMPLES)
+def test_verify_fuzz(examples, base_certificate, tmp_path):
+    @_settings(examples)
     @given(data=malformed_files(base_certificate), json_flag=st.booleans())
     def inner(data, json_flag):
         _verify_case(data, tmp_path, ["--json"] if json_flag else [])

@@ -188,30 +188,39 @@ def test_registered_name_resolves_in_opacus(opacus):
 _QUIET = pytest.mark.filterwarnings("ignore:Secure RNG turned off", "ignore:Full backward hook is firing")
 
 
-@pytest.mark.opacus
-@_QUIET
-def test_privacy_engine_trains_with_certified_accountant(opacus):
-    torch = pytest.importorskip("torch")
+def _train_privately(torch, seed, label_column, make_private, train_epochs=2, **options):
+    """A PrivacyEngine with the certified accountant trains a linear model with SGD for ``train_epochs`` on 64
+    random points in R^4 labelled by the sign of one coordinate, batches of 16 (q = 1/4);
+    ``make_private`` names the engine's method, ``options`` its privacy arguments. Returns the engine."""
     from opacus import PrivacyEngine
-    from opacus.accountants import RDPAccountant
 
     certified.register()
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     x = torch.randn(64, 4)
-    y = (x[:, 0] > 0).long()
+    y = (x[:, label_column] > 0).long()
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16)
     model = torch.nn.Linear(4, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     engine = PrivacyEngine(accountant=certified.MECHANISM)
-    model, optimizer, loader = engine.make_private(
-        module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=1.1, max_grad_norm=1.0
+    model, optimizer, loader = getattr(engine, make_private)(
+        module=model, optimizer=optimizer, data_loader=loader, max_grad_norm=1.0, **options
     )
     assert isinstance(engine.accountant, certified.CertifiedRDPAccountant)
-    for _ in range(2):
+    for _ in range(train_epochs):
         for xb, yb in loader:
             optimizer.zero_grad()
             torch.nn.functional.cross_entropy(model(xb), yb).backward()
             optimizer.step()
+    return engine
+
+
+@pytest.mark.opacus
+@_QUIET
+def test_privacy_engine_trains_with_certified_accountant(opacus):
+    torch = pytest.importorskip("torch")
+    from opacus.accountants import RDPAccountant
+
+    engine = _train_privately(torch, 0, 0, "make_private", noise_multiplier=1.1)
     assert len(engine.accountant) == 8  # 2 epochs of len(loader) = 4 Poisson batches
     eps = engine.get_epsilon(1e-5)
     ref = RDPAccountant()
@@ -228,29 +237,6 @@ def test_privacy_engine_trains_with_certified_accountant(opacus):
 @_QUIET
 def test_make_private_with_epsilon(opacus):
     torch = pytest.importorskip("torch")
-    from opacus import PrivacyEngine
-
-    certified.register()
-    torch.manual_seed(1)
-    x = torch.randn(64, 4)
-    y = (x[:, 1] > 0).long()
-    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16)
-    model = torch.nn.Linear(4, 2)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    engine = PrivacyEngine(accountant=certified.MECHANISM)
-    model, optimizer, loader = engine.make_private_with_epsilon(
-        module=model,
-        optimizer=optimizer,
-        data_loader=loader,
-        target_epsilon=8.0,
-        target_delta=1e-5,
-        epochs=2,
-        max_grad_norm=1.0,
-    )
-    for _ in range(2):
-        for xb, yb in loader:
-            optimizer.zero_grad()
-            torch.nn.functional.cross_entropy(model(xb), yb).backward()
-            optimizer.step()
+    engine = _train_privately(torch, 1, 1, "make_private_with_epsilon", target_epsilon=8.0, target_delta=1e-5, epochs=2)
     assert len(engine.accountant) == 8
     assert engine.get_epsilon(1e-5) <= 8.0

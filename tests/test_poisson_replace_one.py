@@ -12,6 +12,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from _cli import cmd
+from _datasets import random_replace_one_pairs
 from _mpcheck import ball_contains as _contains
 from _mpcheck import below_upper as _le
 from flint import arb
@@ -97,9 +99,7 @@ def test_upper_bounds_random_enumerated_minibatches(alpha):
     sigma, q = Fraction(1), Fraction(1, 4)
     with workprec(96):
         ball = poisson_replace_one_rdp(alpha, q, sigma)
-    for _ in range(3):
-        x = [Fraction(int(v), 8) for v in rng.integers(-8, 9, size=4)]
-        y = [*x[:-1], Fraction(int(rng.integers(-8, 9)), 8)]
+    for x, y in random_replace_one_pairs(rng, 4):
         assert _le(_poisson_divergence(x, y, q, sigma, alpha), ball)
         assert _le(_poisson_divergence(y, x, q, sigma, alpha), ball)
 
@@ -175,43 +175,12 @@ def test_bad_input(args, start):
 
 def test_cli(capsys):
     rc = main(
-        [
-            "epsilon",
-            "--sampling",
-            "poisson",
-            "--adjacency",
-            "replace-one",
-            "--q",
-            "0.0024",
-            "--sigma",
-            "6",
-            "--steps",
-            "1000",
-            "--delta",
-            "1e-5",
-            "--json",
-        ]
+        cmd("epsilon --sampling poisson --adjacency replace-one --q 0.0024 --sigma 6 --steps 1000 --delta 1e-5 --json")
     )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert float(out["epsilon"]["lower"]) <= float(out["epsilon"]["upper"]) < 2
-    rc = main(
-        [
-            "epsilon",
-            "--sampling",
-            "poisson",
-            "--adjacency",
-            "replace-one",
-            "--q",
-            "0.0024",
-            "--sigma",
-            "-6",
-            "--steps",
-            "10",
-            "--delta",
-            "1e-5",
-        ]
-    )
+    rc = main(cmd("epsilon --sampling poisson --adjacency replace-one --q 0.0024 --sigma -6 --steps 10 --delta 1e-5"))
     assert rc == 2
     assert "--sigma must be a number in [1e-100000, 1e100000). Found -6." in capsys.readouterr().err
 
@@ -242,14 +211,14 @@ def test_small_sigma_examples(q, sigma, alpha, c9, p2, best):
     assert abs(float(at2.mid()) / p2 - 1) < 1e-4
     assert abs(float(v.mid()) / best - 1) < 1e-4
     assert bound_name(c, alpha).startswith("weak-triangle")
-    # the value at p = 2 against the mpmath add/remove reference (independent quadrature)
+    # the value at p = 2 against the mpmath add/remove reference (2 alpha and 2 alpha - 1 are integers
+    # here: the binomial sum of (9.5), independent of the code under test)
     from rigorous_rdp.reference.gaussian import poisson_gaussian_rdp_mp
 
     with mpmath.workdps(30):
         a = mpmath.mpf(alpha.numerator) / alpha.denominator
-        r2 = (a - mpmath.mpf(1) / 2) / (a - 1) * poisson_gaussian_rdp_mp(
-            2 * alpha, q, sigma, 30
-        ) + poisson_gaussian_rdp_mp(2 * alpha - 1, q, sigma, 30)
+        r2a, r2b = (poisson_gaussian_rdp_mp(lam, q, sigma, 30, method="binomial") for lam in (2 * alpha, 2 * alpha - 1))
+        r2 = (a - mpmath.mpf(1) / 2) / (a - 1) * r2a + r2b
     assert abs(float(at2.mid()) / float(r2) - 1) < 1e-12
     # never below the exact divergence of the anti-parallel pair (a lower bound on the RDP)
     assert float(v.upper()) >= float(R.poisson_replace_one_true_mp(alpha, q, sigma))
@@ -282,23 +251,7 @@ def test_weak_triangle_reference_and_validation():
 
 
 def test_cli_names_the_winning_bound_per_order(capsys):
-    rc = main(
-        [
-            "rdp",
-            "--sampling",
-            "poisson",
-            "--adjacency",
-            "replace-one",
-            "--q",
-            "0.1",
-            "--sigma",
-            "0.5",
-            "--alpha",
-            "2",
-            "64",
-            "--json",
-        ]
-    )
+    rc = main(cmd("rdp --sampling poisson --adjacency replace-one --q 0.1 --sigma 0.5 --alpha 2 64 --json"))
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert [r["bound"] for r in out["results"]] == ["weak-triangle(poisson-gaussian)", "poisson-gaussian-replace-one"]

@@ -11,6 +11,7 @@ Heavy configurations are marked ``slow``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction as F
@@ -19,6 +20,7 @@ import mpmath
 import pytest
 from _refcheck import endpoints, mp_fraction
 
+import rigorous_rdp.reference.fswor as rf
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.curves import bound_name, rdp_curve
@@ -60,7 +62,8 @@ def _pg_lower(q, sigma, alpha, dps=30):
     """D_alpha(qN(1,s^2)+(1-q)N(0,s^2) || N(0,s^2)): the pair "one record with gradient 1 added"
     (add/remove) or "gradient 0 replaced by 1" (replace-one), every other gradient 0; for
     fixed-size sampling the record is in the batch with probability q = |B|/|D|."""
-    return poisson_gaussian_rdp_mp(F(alpha), F(q), F(sigma), dps)
+    method = "binomial" if F(alpha).denominator == 1 else "quad"  # integer orders: the exact binomial sum
+    return poisson_gaussian_rdp_mp(F(alpha), F(q), F(sigma), dps, method=method)
 
 
 def _laplace_pair(b, q, alpha):
@@ -114,253 +117,141 @@ P = PoissonSampledEvent
 FS = FixedSizeSampledEvent
 RO = "replace-one"
 
+# One constructor per family: the event, the smallest valid bound and the lower bound of a
+# configuration follow from its parameters (q, sigma, alpha; batch and dataset sizes).
+
+
+def _pois_ar(cid, q, sigma, alpha, slow=False):
+    """Poisson, add/remove: exact (the certified value is the divergence itself). The slow cases are
+    at large integer orders, where the reference is the binomial sum of the FSwoR add/remove
+    reference with noise 2 sigma (the mixture with noise 2 sigma / 2 = sigma)."""
+    if slow:
+        return Case(
+            cid, P(G(sigma), q), F(alpha), lambda: S.fswor_add_remove_exact_reference(alpha, q, 2 * sigma), slow=True
+        )
+    return Case(
+        cid,
+        P(G(sigma), q),
+        F(alpha),
+        lambda: poisson_gaussian_rdp_mp(F(alpha), F(q), F(sigma), 30),
+        _pair(q, sigma, alpha),
+    )
+
+
+def _pois_ro(cid, q, sigma, alpha, expect=None, slow=False):
+    """Poisson, replace-one: min(Thm C.9, weak triangle, 2 alpha / sigma^2)."""
+    return Case(
+        cid,
+        P(G(sigma), q, RO),
+        F(alpha),
+        lambda: S.poisson_replace_one_default_reference(alpha, q, sigma),
+        _pair(q, sigma, alpha),
+        expect,
+        slow,
+    )
+
+
+def _fswor_ar(cid, sigma, b, n, alpha, expect=None, slow=False):
+    """FSwoR, add/remove: Thm 3.1 (6) exactly."""
+    lower = None if slow else _pair(F(b, n), sigma, alpha)
+    return Case(
+        cid,
+        FS(G(sigma), b, n),
+        F(alpha),
+        lambda: S.fswor_add_remove_exact_reference(alpha, F(b, n), sigma),
+        lower,
+        expect,
+        slow,
+    )
+
+
+def _pair(q, sigma, alpha):
+    """The lower bound of one explicit neighbouring pair (:func:`_pg_lower`), evaluated when the case runs."""
+    return lambda: _pg_lower(q, sigma, alpha)
+
+
+def _fswor_ro(cid, sigma, b, n, alpha, lower=None, expect=None, slow=False):
+    """FSwoR, replace-one: min(Thm 3.4 over m, Wang et al. Thm 9); lower bound ``lower`` (default: the
+    Poisson pair; ``_wang(...)``: Wang et al. (133))."""
+    low = lower or _pair(F(b, n), sigma, alpha)
+    event = FS(G(sigma), b, n, adjacency=RO)
+    return Case(cid, event, F(alpha), lambda: _fswor_ro_smallest(sigma, b, n, alpha), low, expect, slow)
+
+
+def _wang(alpha, sigma, q):
+    return lambda: wang_lower_mp(alpha, sigma, q)
+
+
+def _fswr(cid, sigma, b, n, alpha, exact_lower=False, slow=False):
+    """FSwR, add/remove: Thm 3.6; lower bound Thm 3.7 by enumeration (``exact_lower``) or the Poisson pair."""
+    low = (lambda: fswr_lower_exact_mp(alpha, F(sigma), b, n)) if exact_lower else _pair(F(b, n), sigma, alpha)
+    event = FS(G(sigma), b, n, replacement=True)
+    return Case(cid, event, F(alpha), lambda: fswr_upper_mp(F(alpha), F(sigma), b, n, 40), low, slow=slow)
+
+
+def _pure(cid, inner, q, alpha, lower, expect=None):
+    """Poisson-subsampled Laplace / randomized response: min(Zhu-Wang Thm 8 + Lemma 4 cap, second-moment bound)."""
+    return Case(cid, P(inner, q), F(alpha), lambda: _pure_dp_smallest(inner, q, alpha), lower, expect)
+
+
+def _gauss(cid, sigma, alpha):
+    """No sampling: the Gaussian mechanism, whose RDP is exact."""
+    return Case(
+        cid,
+        G(sigma),
+        F(alpha),
+        lambda: gaussian_rdp_mp(F(alpha), F(sigma), 30),
+        lambda: gaussian_rdp_mp(F(alpha), F(sigma), 30),
+    )
+
+
+LAP, RR = LaplaceEvent, RandomizedResponseEvent
+WT, C9 = "weak-triangle", "poisson-gaussian-replace-one"
 CASES = [
-    # Poisson, add/remove: exact (the certified value is the divergence itself)
-    Case(
-        "pois-ar-q1e-8-s0.3-a1.01",
-        P(G(F(3, 10)), F(1, 10**8)),
-        F(101, 100),
-        lambda: poisson_gaussian_rdp_mp(F(101, 100), F(1, 10**8), F(3, 10), 30),
-        lambda: _pg_lower(F(1, 10**8), F(3, 10), F(101, 100)),
+    _pois_ar("pois-ar-q1e-8-s0.3-a1.01", F(1, 10**8), F(3, 10), F(101, 100)),
+    _pois_ar("pois-ar-q0.01-s1-a1.5", F(1, 100), 1, F(3, 2)),
+    _pois_ar("pois-ar-q1e-3-s20-a1e4", F(1, 1000), 20, 10**4, slow=True),
+    _pois_ar("pois-ar-q0.99-s100-a1e5", F(99, 100), 100, 10**5, slow=True),
+    _pois_ro("pois-ro-q0.1-s0.5-a2", F(1, 10), F(1, 2), 2, WT),
+    # the weak-triangle bound wins, as at pois-ro-q0.1-s0.5-a2 (default run)
+    _pois_ro("pois-ro-q1e-5-s0.4-a2", F(1, 10**5), F(2, 5), 2, WT, slow=True),
+    _pois_ro("pois-ro-q0.5-s1-a1.5", F(1, 2), 1, F(3, 2), WT, slow=True),
+    _pois_ro("pois-ro-q0.0024-s6-a4", F(3, 1250), 6, 4, C9),
+    _pois_ro("pois-ro-q1e-8-s0.3-a1.01", F(1, 10**8), F(3, 10), F(101, 100), slow=True),
+    _pois_ro("pois-ro-q0.99-s2-a3", F(99, 100), 2, 3),
+    _fswor_ar("fswor-ar-s1-120-50000-a1.687", 1, 120, 50000, F(1687, 1000), "fswor-add-remove-exact"),
+    _fswor_ar("fswor-ar-s20-999-1000-a1.01", 20, 999, 1000, F(101, 100), "fswor-add-remove-exact"),
+    _fswor_ar("fswor-ar-s6-120-50000-a64", 6, 120, 50000, 64),
+    _fswor_ar("fswor-ar-s0.3-q1e-8-a2", F(3, 10), 1, 10**8, 2),
+    _fswor_ar("fswor-ar-s100-99-100-a1e5", 100, 99, 100, 10**5, slow=True),
+    _fswor_ro("fswor-ro-s6-120-50000-a16", 6, 120, 50000, 16, _wang(16, 6, F(120, 50000)), "fswor-replace-one"),
+    _fswor_ro("fswor-ro-s2-10-1000-a2.5", 2, 10, 1000, F(5, 2)),
+    _fswor_ro("fswor-ro-s0.3-1-1000-a2", F(3, 10), 1, 1000, 2, _wang(2, F(3, 10), F(1, 1000))),
+    _fswor_ro("fswor-ro-s6-120-50000-a200", 6, 120, 50000, 200, _wang(200, 6, F(120, 50000)), "wang2019", slow=True),
+    _fswor_ro("fswor-ro-s50-1-1e6-a1.01", 50, 1, 10**6, F(101, 100)),
+    _fswr("fswr-s6-120-50000-a2", 6, 120, 50000, 2),
+    _fswr("fswr-s6-120-50000-a1.5", 6, 120, 50000, F(3, 2), slow=True),
+    _fswr("fswr-s2-3-1000-a3", 2, 3, 1000, 3, exact_lower=True),
+    _pure(
+        "lap-b1-q0.1-a1.5", LAP(1), F(1, 10), F(3, 2), lambda: _laplace_pair(1, F(1, 10), F(3, 2)), "small-order-chi2"
     ),
-    Case(
-        "pois-ar-q0.01-s1-a1.5",
-        P(G(1), F(1, 100)),
-        F(3, 2),
-        lambda: poisson_gaussian_rdp_mp(F(3, 2), F(1, 100), F(1), 30),
-        lambda: _pg_lower(F(1, 100), 1, F(3, 2)),
-    ),
-    # (at large integer orders: the binomial sum of the mixture with noise 2 sigma / 2 = sigma)
-    Case(
-        "pois-ar-q1e-3-s20-a1e4",
-        P(G(20), F(1, 1000)),
-        F(10**4),
-        lambda: S.fswor_add_remove_exact_reference(10**4, F(1, 1000), 40),
-        slow=True,
-    ),
-    Case(
-        "pois-ar-q0.99-s100-a1e5",
-        P(G(100), F(99, 100)),
-        F(10**5),
-        lambda: S.fswor_add_remove_exact_reference(10**5, F(99, 100), 200),
-        slow=True,
-    ),
-    # Poisson, replace-one: min(Thm C.9, weak triangle, 2 alpha / sigma^2)
-    Case(
-        "pois-ro-q0.1-s0.5-a2",
-        P(G(F(1, 2)), F(1, 10), RO),
-        F(2),
-        lambda: S.poisson_replace_one_default_reference(2, F(1, 10), F(1, 2)),
-        lambda: _pg_lower(F(1, 10), F(1, 2), 2),
-        "weak-triangle",
-    ),
-    Case(
-        "pois-ro-q1e-5-s0.4-a2",
-        P(G(F(2, 5)), F(1, 10**5), RO),
-        F(2),
-        lambda: S.poisson_replace_one_default_reference(2, F(1, 10**5), F(2, 5)),
-        lambda: _pg_lower(F(1, 10**5), F(2, 5), 2),
-        "weak-triangle",
-    ),
-    Case(
-        "pois-ro-q0.5-s1-a1.5",
-        P(G(1), F(1, 2), RO),
-        F(3, 2),
-        lambda: S.poisson_replace_one_default_reference(F(3, 2), F(1, 2), 1),
-        lambda: _pg_lower(F(1, 2), 1, F(3, 2)),
-        "weak-triangle",
-    ),
-    Case(
-        "pois-ro-q0.0024-s6-a4",
-        P(G(6), F(3, 1250), RO),
-        F(4),
-        lambda: S.poisson_replace_one_default_reference(4, F(3, 1250), 6),
-        lambda: _pg_lower(F(3, 1250), 6, 4),
-        "poisson-gaussian-replace-one",
-    ),
-    Case(
-        "pois-ro-q1e-8-s0.3-a1.01",
-        P(G(F(3, 10)), F(1, 10**8), RO),
-        F(101, 100),
-        lambda: S.poisson_replace_one_default_reference(F(101, 100), F(1, 10**8), F(3, 10)),
-        lambda: _pg_lower(F(1, 10**8), F(3, 10), F(101, 100)),
-        slow=True,
-    ),
-    Case(
-        "pois-ro-q0.99-s2-a3",
-        P(G(2), F(99, 100), RO),
-        F(3),
-        lambda: S.poisson_replace_one_default_reference(3, F(99, 100), 2),
-        lambda: _pg_lower(F(99, 100), 2, 3),
-    ),
-    # FSwoR, add/remove: Thm 3.1 (6) exactly
-    Case(
-        "fswor-ar-s1-120-50000-a1.687",
-        FS(G(1), 120, 50000),
-        F(1687, 1000),
-        lambda: S.fswor_add_remove_exact_reference(F(1687, 1000), F(120, 50000), 1),
-        lambda: _pg_lower(F(120, 50000), 1, F(1687, 1000)),
-        "fswor-add-remove-exact",
-    ),
-    Case(
-        "fswor-ar-s20-999-1000-a1.01",
-        FS(G(20), 999, 1000),
-        F(101, 100),
-        lambda: S.fswor_add_remove_exact_reference(F(101, 100), F(999, 1000), 20),
-        lambda: _pg_lower(F(999, 1000), 20, F(101, 100)),
-        "fswor-add-remove-exact",
-    ),
-    Case(
-        "fswor-ar-s6-120-50000-a64",
-        FS(G(6), 120, 50000),
-        F(64),
-        lambda: S.fswor_add_remove_exact_reference(64, F(120, 50000), 6),
-        lambda: _pg_lower(F(120, 50000), 6, 64),
-    ),
-    Case(
-        "fswor-ar-s0.3-q1e-8-a2",
-        FS(G(F(3, 10)), 1, 10**8),
-        F(2),
-        lambda: S.fswor_add_remove_exact_reference(2, F(1, 10**8), F(3, 10)),
-        lambda: _pg_lower(F(1, 10**8), F(3, 10), 2),
-    ),
-    Case(
-        "fswor-ar-s100-99-100-a1e5",
-        FS(G(100), 99, 100),
-        F(10**5),
-        lambda: S.fswor_add_remove_exact_reference(10**5, F(99, 100), 100),
-        slow=True,
-    ),
-    # FSwoR, replace-one: min(Thm 3.4 over m, Wang et al. Thm 9); lower bound Wang et al. (133)
-    Case(
-        "fswor-ro-s6-120-50000-a16",
-        FS(G(6), 120, 50000, adjacency=RO),
-        F(16),
-        lambda: _fswor_ro_smallest(6, 120, 50000, 16),
-        lambda: wang_lower_mp(16, 6, F(120, 50000)),
-        "fswor-replace-one",
-    ),
-    Case(
-        "fswor-ro-s2-10-1000-a2.5",
-        FS(G(2), 10, 1000, adjacency=RO),
-        F(5, 2),
-        lambda: _fswor_ro_smallest(2, 10, 1000, F(5, 2)),
-        lambda: _pg_lower(F(10, 1000), 2, F(5, 2)),
-    ),
-    Case(
-        "fswor-ro-s0.3-1-1000-a2",
-        FS(G(F(3, 10)), 1, 1000, adjacency=RO),
-        F(2),
-        lambda: _fswor_ro_smallest(F(3, 10), 1, 1000, 2),
-        lambda: wang_lower_mp(2, F(3, 10), F(1, 1000)),
-    ),
-    Case(
-        "fswor-ro-s6-120-50000-a200",
-        FS(G(6), 120, 50000, adjacency=RO),
-        F(200),
-        lambda: _fswor_ro_smallest(6, 120, 50000, 200),
-        lambda: wang_lower_mp(200, 6, F(120, 50000)),
-        "wang2019",
-        slow=True,
-    ),
-    Case(
-        "fswor-ro-s50-1-1e6-a1.01",
-        FS(G(50), 1, 10**6, adjacency=RO),
-        F(101, 100),
-        lambda: _fswor_ro_smallest(50, 1, 10**6, F(101, 100)),
-        lambda: _pg_lower(F(1, 10**6), 50, F(101, 100)),
-    ),
-    # FSwR, add/remove: Thm 3.6; lower bound Thm 3.7
-    Case(
-        "fswr-s6-120-50000-a2",
-        FS(G(6), 120, 50000, replacement=True),
-        F(2),
-        lambda: fswr_upper_mp(F(2), F(6), 120, 50000, 40),
-        lambda: _pg_lower(F(120, 50000), 6, 2),
-    ),
-    Case(
-        "fswr-s6-120-50000-a1.5",
-        FS(G(6), 120, 50000, replacement=True),
-        F(3, 2),
-        lambda: fswr_upper_mp(F(3, 2), F(6), 120, 50000, 40),
-        lambda: _pg_lower(F(120, 50000), 6, F(3, 2)),
-        slow=True,
-    ),
-    Case(
-        "fswr-s2-3-1000-a3",
-        FS(G(2), 3, 1000, replacement=True),
-        F(3),
-        lambda: fswr_upper_mp(F(3), F(2), 3, 1000, 40),
-        lambda: fswr_lower_exact_mp(3, F(2), 3, 1000),
-    ),
-    # Poisson-subsampled Laplace / randomized response: min(Zhu-Wang Thm 8 + Lemma 4 cap, second-moment bound)
-    Case(
-        "lap-b1-q0.1-a1.5",
-        P(LaplaceEvent(1), F(1, 10)),
-        F(3, 2),
-        lambda: _pure_dp_smallest(LaplaceEvent(1), F(1, 10), F(3, 2)),
-        lambda: _laplace_pair(1, F(1, 10), F(3, 2)),
-        "small-order-chi2",
-    ),
-    Case(
+    _pure(
         "lap-b10-q1e-3-a1.01",
-        P(LaplaceEvent(10), F(1, 1000)),
+        LAP(10),
+        F(1, 1000),
         F(101, 100),
-        lambda: _pure_dp_smallest(LaplaceEvent(10), F(1, 1000), F(101, 100)),
         lambda: _laplace_pair(10, F(1, 1000), F(101, 100)),
         "small-order-chi2",
     ),
-    Case(
-        "lap-b2-q1e-3-a10",
-        P(LaplaceEvent(2), F(1, 1000)),
-        F(10),
-        lambda: _pure_dp_smallest(LaplaceEvent(2), F(1, 1000), 10),
-        lambda: _zw_thm6("laplace", 2, F(1, 1000), 10),
-        "zhu-wang-tight",
+    _pure("lap-b2-q1e-3-a10", LAP(2), F(1, 1000), 10, lambda: _zw_thm6("laplace", 2, F(1, 1000), 10), "zhu-wang-tight"),
+    _pure(
+        "rr-p0.6-q1e-3-a1.01", RR(F(3, 5)), F(1, 1000), F(101, 100), lambda: _rr_pair(F(3, 5), F(1, 1000), F(101, 100))
     ),
-    Case(
-        "rr-p0.6-q1e-3-a1.01",
-        P(RandomizedResponseEvent(F(3, 5)), F(1, 1000)),
-        F(101, 100),
-        lambda: _pure_dp_smallest(RandomizedResponseEvent(F(3, 5)), F(1, 1000), F(101, 100)),
-        lambda: _rr_pair(F(3, 5), F(1, 1000), F(101, 100)),
-    ),
-    Case(
-        "rr-p0.9-q0.5-a1.5",
-        P(RandomizedResponseEvent(F(9, 10)), F(1, 2)),
-        F(3, 2),
-        lambda: _pure_dp_smallest(RandomizedResponseEvent(F(9, 10)), F(1, 2), F(3, 2)),
-        lambda: _rr_pair(F(9, 10), F(1, 2), F(3, 2)),
-    ),
-    Case(
-        "rr-p0.75-q0.99-a100",
-        P(RandomizedResponseEvent(F(3, 4)), F(99, 100)),
-        F(100),
-        lambda: _pure_dp_smallest(RandomizedResponseEvent(F(3, 4)), F(99, 100), 100),
-        lambda: _rr_pair(F(3, 4), F(99, 100), 100),
-    ),
-    Case(
-        "rr-p0.6-q1e-8-a2",
-        P(RandomizedResponseEvent(F(3, 5)), F(1, 10**8)),
-        F(2),
-        lambda: _pure_dp_smallest(RandomizedResponseEvent(F(3, 5)), F(1, 10**8), 2),
-        lambda: _rr_pair(F(3, 5), F(1, 10**8), 2),
-    ),
-    # no sampling: the Gaussian mechanism
-    Case(
-        "gauss-s0.3-a1e5",
-        G(F(3, 10)),
-        F(10**5),
-        lambda: gaussian_rdp_mp(F(10**5), F(3, 10), 30),
-        lambda: gaussian_rdp_mp(F(10**5), F(3, 10), 30),
-    ),
-    Case(
-        "gauss-s100-a1.01",
-        G(100),
-        F(101, 100),
-        lambda: gaussian_rdp_mp(F(101, 100), F(100), 30),
-        lambda: gaussian_rdp_mp(F(101, 100), F(100), 30),
-    ),
+    _pure("rr-p0.9-q0.5-a1.5", RR(F(9, 10)), F(1, 2), F(3, 2), lambda: _rr_pair(F(9, 10), F(1, 2), F(3, 2))),
+    _pure("rr-p0.75-q0.99-a100", RR(F(3, 4)), F(99, 100), 100, lambda: _rr_pair(F(3, 4), F(99, 100), 100)),
+    _pure("rr-p0.6-q1e-8-a2", RR(F(3, 5)), F(1, 10**8), 2, lambda: _rr_pair(F(3, 5), F(1, 10**8), 2)),
+    _gauss("gauss-s0.3-a1e5", F(3, 10), 10**5),
+    _gauss("gauss-s100-a1.01", 100, F(101, 100)),
 ]
 
 
@@ -377,22 +268,21 @@ def test_at_least_thirty_configurations():
     assert len(kinds) >= 6
 
 
+_REF_MOMENT = rf.ref_moment_m  # the reference's own function (the fixture below patches the module)
+
+
+@functools.cache
+def _moment(k, sigma, prec):
+    with mpmath.workprec(prec):
+        return _REF_MOMENT(k, sigma)
+
+
 @pytest.fixture
 def cached_moments(monkeypatch):
     """Memoise the mpmath moments M_{sigma,k} of the FSwoR reference (they are recomputed for
-    every term of the transcribed sums otherwise); same values, keyed on the precision."""
-    import functools
-
-    import rigorous_rdp.reference.fswor as rf
-
-    orig = rf.ref_moment_m
-
-    @functools.cache
-    def cached(k, sigma, prec):
-        with mpmath.workprec(prec):
-            return orig(k, sigma)
-
-    monkeypatch.setattr(rf, "ref_moment_m", lambda k, sigma: cached(k, F(sigma), mpmath.mp.prec))
+    every term of the transcribed sums otherwise); same values, keyed on the precision, shared by
+    all the cases of this module."""
+    monkeypatch.setattr(rf, "ref_moment_m", lambda k, sigma: _moment(k, F(sigma), mpmath.mp.prec))
 
 
 @pytest.mark.parametrize("case", _params())

@@ -10,6 +10,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from _datasets import random_replace_one_pairs
 from _mpcheck import ball_contains as _contains
 from _mpcheck import below_upper as _le
 from flint import arb
@@ -121,9 +122,7 @@ def test_upper_against_random_minibatch_configurations(alpha):
     q = Fraction(b, 5)
     with workprec(96):
         up = wang2019_gaussian_upper(alpha, sigma, q)
-    for _ in range(3):
-        x = [Fraction(int(v), 8) for v in rng.integers(-8, 9, size=5)]
-        y = [*x[:-1], Fraction(int(rng.integers(-8, 9)), 8)]
+    for x, y in random_replace_one_pairs(rng, 5):
         assert _le(_fswor_divergence(x, y, b, sigma, alpha), up)
         assert _le(_fswor_divergence(y, x, b, sigma, alpha), up)
 

@@ -1,0 +1,13 @@
+"""Tiny datasets of one-dimensional gradients for checks by enumeration of minibatches."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+
+def random_replace_one_pairs(rng, size: int, count: int = 3):
+    """``count`` pairs (x, y) of datasets of ``size`` gradients in {-1, -7/8, ..., 1} (numpy generator
+    ``rng``) that differ in their last record only (replace-one neighbours)."""
+    for _ in range(count):
+        x = [Fraction(int(v), 8) for v in rng.integers(-8, 9, size=size)]
+        yield x, [*x[:-1], Fraction(int(rng.integers(-8, 9)), 8)]
