@@ -38,6 +38,7 @@ import sys
 import time
 from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -101,14 +102,6 @@ def _ours_rdp(orders):
     acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), 1)
     vals = acc.rdp_many(orders)  # one shared quadrature for the real orders
     return f"rdp(10.5) <= {up(vals[orders.index(Fraction(21, 2))].rdp)}"
-
-
-def ours_rdp156():
-    return _ours_rdp(list(DEFAULT_ORDERS))
-
-
-def ours_rdp1000():
-    return _ours_rdp(ORDERS_1000)
 
 
 def _ours_calibrate(digits: int):
@@ -191,14 +184,6 @@ def _peer_rdp(orders):
     acc.compose(dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))))
     i = [float(a) for a in orders].index(10.5)
     return f"rdp(10.5) = {acc._rdp[i]:.8g}"
-
-
-def peer_rdp156():
-    return _peer_rdp(list(DEFAULT_ORDERS))
-
-
-def peer_rdp1000():
-    return _peer_rdp(ORDERS_1000)
 
 
 def _peer_calibrate(tol: float):
@@ -286,8 +271,14 @@ def peer_prv():
 TASKS: dict[str, tuple[Callable[[], str], Any, str | None, float, bool]] = {
     # name: (ours, peer, peer name, target ratio, subprocess task)
     "dpsgd-epsilon": (ours_dpsgd, [(peer_dpsgd, "dp-accounting"), (peer_autodp, "autodp")], None, 0.5, False),
-    "rdp-156": (ours_rdp156, peer_rdp156, "dp-accounting", 2.0, False),
-    "rdp-1000": (ours_rdp1000, peer_rdp1000, "dp-accounting", 3.0, False),
+    "rdp-156": (
+        partial(_ours_rdp, list(DEFAULT_ORDERS)),
+        partial(_peer_rdp, list(DEFAULT_ORDERS)),
+        "dp-accounting",
+        2.0,
+        False,
+    ),
+    "rdp-1000": (partial(_ours_rdp, ORDERS_1000), partial(_peer_rdp, ORDERS_1000), "dp-accounting", 3.0, False),
     "calibrate-sigma-4": (ours_calibrate4, peer_calibrate4, "dp-accounting calibrate_dp_mechanism", 1.0, False),
     "calibrate-sigma-7": (ours_calibrate7, peer_calibrate7, "dp-accounting calibrate_dp_mechanism", 1.0, False),
     "calibrate-steps": (ours_steps, peer_steps, "dp-accounting calibrate_dp_mechanism", 1.0, False),
