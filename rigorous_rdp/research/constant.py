@@ -138,7 +138,8 @@ def log_g_screen(lam: float, r: float, sigma: float) -> float:
 
     Integer orders: (9.5) summed in log space.  Real orders: with :math:`y = \sigma Z`,
     :math:`G = \mathbb E_Z(1 - r + r e^{Z/\sigma - 1/(2\sigma^2)})^\lambda`, the trapezoidal rule in
-    :math:`Z` (step 1/32) over a window that holds the tilted mass (up to :math:`\lambda/\sigma + 14`).
+    :math:`Z` (step 1/32) over the part of the window :math:`[-14, \lambda/\sigma + 14]` where a coarse pass
+    (step 1/4) finds the log-integrand within 60 of its maximum.
     """
     if r <= 0:
         return 0.0
@@ -150,15 +151,23 @@ def log_g_screen(lam: float, r: float, sigma: float) -> float:
         logc = special.gammaln(n + 1) - special.gammaln(j + 1) - special.gammaln(n - j + 1)
         terms = logc + j * math.log(r) + (n - j) * math.log1p(-r) + j * (j - 1) / (2 * sigma * sigma)
         return float(max(0.0, special.logsumexp(terms)))
-    h = 1.0 / 32
+
+    def log_integrand(z: np.ndarray) -> np.ndarray:
+        w = z / sigma - 1.0 / (2 * sigma * sigma)
+        # log(1 - r + r e^w) without overflow
+        wp = np.maximum(w, 0.0)
+        lb = np.where(w > 0, wp + np.log(r + (1 - r) * np.exp(-wp)), np.log1p(r * np.expm1(np.minimum(w, 0.0))))
+        return -z * z / 2 + lam * lb
+
     hi = max(14.0, lam / sigma + 14.0)
-    z = np.arange(-14.0, hi + h, h)
-    w = z / sigma - 1.0 / (2 * sigma * sigma)
-    # log(1 - r + r e^w) without overflow
-    wp = np.maximum(w, 0.0)
-    lb = np.where(w > 0, wp + np.log(r + (1 - r) * np.exp(-wp)), np.log1p(r * np.expm1(np.minimum(w, 0.0))))
-    f = -z * z / 2 + lam * lb
-    val = special.logsumexp(f) + math.log(h) - 0.5 * math.log(2 * math.pi)
+    # a coarse pass finds where the integrand is within e^-60 of its maximum; the fine pass covers that
+    zc = np.arange(-14.0, hi + 0.25, 0.25)
+    fc = log_integrand(zc)
+    keep = np.nonzero(fc > fc.max() - 60)[0]
+    lo_z, hi_z = max(-14.0, float(zc[keep[0]]) - 1.0), min(hi, float(zc[keep[-1]]) + 1.0)
+    h = 1.0 / 32
+    z = np.arange(lo_z, hi_z + h, h)
+    val = special.logsumexp(log_integrand(z)) + math.log(h) - 0.5 * math.log(2 * math.pi)
     return float(max(0.0, val))
 
 
