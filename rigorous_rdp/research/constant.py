@@ -611,6 +611,11 @@ def constant_whole_range(
     sc = _find_sigma_cut(a, b, best - 1e-12, max(fs * 1.5, s_hat * 1.05), cap)
     if sc is None:
         sc = _rat(cap)
+    if sc <= smin:
+        raise ValueError(
+            f"c1 and c2 put sigma-min = {float(smin):.6g} at or beyond the largest tail cut {cap:g}; "
+            f"the whole range is computed for sigma-min < {cap:g}. Found c1 = {c1}, c2 = {c2}."
+        )
     s_star = max(smin, min(sc, _rat(s_hat)))
     g_star = constant_at(a, b, s_star, integer=False, digits=digits)
     prec0 = max(96, int(digits * 3.33) + 40)
