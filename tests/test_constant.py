@@ -174,3 +174,119 @@ def test_whole_range_contains_finite_range_values():
     assert 1.798 < C.lower_float() <= 1.7981569 and C.upper_float() < 1.85
     # sup over sigma >= sqrt 2 (independent mpmath value, see test_sup_real_orders_brackets_grid_values)
     assert C.lower_float() <= 1.7981568070275 and C.upper_float() >= 1.7981568070273
+
+
+# --- relative width 1e-8: Taylor models in sigma ----------------------------------------------
+
+
+def mp_g_sigma(c1, c2, s):
+    """G(sigma) at r = c1/sigma, real lambda = c2 sigma^2: mpmath.quad of E_Z (1 - r + r e^w)^lambda,
+    z in [-14, 2 c2 sigma + 14] (the rest is below 1e-40 for the cases here)."""
+    c1, c2, s = mpf(c1), mpf(c2), mpmath.mpf(s)
+    lam, r = c2 * s * s, c1 / s
+
+    def f(z):
+        w = z / s - 1 / (2 * s * s)
+        return mpmath.npdf(z) * mpmath.exp(lam * mpmath.log1p(r * mpmath.expm1(w)))
+
+    return mpmath.quad(f, mpmath.linspace(-14, 2 * c2 * s + 14, 9))
+
+
+def mp_argmax(c1, c2, s0):
+    """Maximiser of G near s0 by two parabola steps through mpmath values, and G there."""
+    s = mpmath.mpf(s0)
+    for h in (mpmath.mpf(s0) / 1000, mpmath.mpf(s0) / 10**6):
+        a, b, c = (mp_g_sigma(c1, c2, s + d) for d in (-h, 0, h))
+        s = s + h * (a - c) / (2 * (a - 2 * b + c))
+    return s, mp_g_sigma(c1, c2, s)
+
+
+def test_taylor_coefficients_match_mpmath_derivatives():
+    """The certified Taylor coefficients of the window integral at sigma = 4 against mpmath.diff of the
+    quadrature of the definition (the tails outside the window are below 1e-20 here)."""
+    from rigorous_rdp.research.constant import TAYLOR_ORDER, _integrate_coeff, _window_tail
+
+    mpmath.mp.dps = 25
+    m = Fraction(4)
+    with workprec(96):
+        lo, z2, tail = _window_tail(Fraction(1), Fraction(1), m, m)
+        assert tail < arb("1e-20")
+        pts = [lo, 0.0, 4.0, z2]
+        g = [
+            _integrate_coeff(Fraction(1), Fraction(1), arb(4), TAYLOR_ORDER, k, pts, arb("1e-25"), 100000)
+            for k in range(3)
+        ]
+    for k in range(3):
+        ref = mpmath.diff(lambda y: mp_g_sigma(1, 1, y), 4, k) / mpmath.factorial(k)
+        # containment (the mpmath derivative is accurate to ~1e-20 here), then width
+        assert abs(mpmath.mpf(g[k].mid().str(30, radius=False)) - ref) <= mpmath.mpf(float(g[k].rad())) + 1e-19
+        assert float(g[k].rad()) < 1e-18
+
+
+@pytest.mark.parametrize("c1,c2,s", [(1, 1, 4), (Fraction(1, 4), 2, 30)])
+def test_window_tail_bounds_the_tails(c1, c2, s):
+    """The proven tail bound is above the mpmath integral of the part of G outside the window."""
+    from rigorous_rdp.research.constant import _window_tail
+
+    mpmath.mp.dps = 30
+    c1m, c2m, sm = mpf(c1), mpf(c2), mpmath.mpf(s)
+    lam, r = c2m * sm * sm, c1m / sm
+
+    def f(z):
+        w = z / sm - 1 / (2 * sm * sm)
+        return mpmath.npdf(z) * mpmath.exp(lam * mpmath.log1p(r * mpmath.expm1(w)))
+
+    with workprec(96):
+        lo, z2, tail = _window_tail(Fraction(c1), Fraction(c2), Fraction(s), Fraction(s))
+    outside = mpmath.quad(f, [-mpmath.inf, lo]) + mpmath.quad(f, [z2, z2 + 20, mpmath.inf])
+    assert outside <= mpmath.mpf(float(tail.upper()))
+
+
+def test_taylor_cell_bound_contains_the_maximum():
+    """A cell around the maximiser of G (c1 = c2 = 1): the bound is above G there (independent mpmath
+    maximum) and only 1e-10 relative above it."""
+    from rigorous_rdp.research.constant import taylor_cell_bound
+
+    mpmath.mp.dps = 30
+    s_ref, g_ref = mp_argmax(1, 1, 3.914)
+    with workprec(96):
+        b = taylor_cell_bound(Fraction(1), Fraction(1), Fraction(388, 100), Fraction(396, 100), 1.8, 96)
+    assert float(g_ref) <= float(b.upper())
+    assert float(b.upper()) <= float(g_ref) * (1 + 1e-10)
+    assert abs(float(s_ref) - 3.91443) < 1e-4
+
+
+def test_whole_range_width_1e8_and_contains_mpmath_maximum():
+    """C(1, 1) over sigma >= sqrt 2: the enclosure contains the mpmath maximum (quadrature at 40 digits,
+    root of dG/dsigma), and its relative width is at most 1e-8 (checked separately); the tail majorant
+    beyond the cut is below the lower end."""
+    from rigorous_rdp.research.constant import constant_whole_range
+
+    res = constant_whole_range(1, 1)
+    mpmath.mp.dps = 40
+    s_ref, g_ref = mp_argmax(1, 1, 3.914)
+    C = res["C"]
+    assert Fraction(C.to_json(15)["lower"]) <= Fraction(mpmath.nstr(g_ref, 30)) <= Fraction(C.to_json(15)["upper"])
+    assert C.relative_width() <= 1e-8
+    assert res["tail_below_lower"] and res["sigma_cut"] > 10
+    assert abs(float(res["argmax_sigma"]) - float(s_ref)) < 1e-5
+
+
+@pytest.mark.slow
+def test_table_width_1e8_all_entries():
+    """The 16 entries of ``constant --table``: relative width <= 1e-8, lower end above the proven limit
+    exp(c1^2 c2^2 / 2), tail below the lower end; two entries against the mpmath maximum."""
+    from rigorous_rdp.research.constant import constant_table
+
+    rows = constant_table()
+    assert len(rows) == 16
+    for row in rows:
+        lo, hi = Fraction(row["C"]["lower"]), Fraction(row["C"]["upper"])
+        assert (hi - lo) / lo <= Fraction(1, 10**8), row
+        lim = math.exp(float(Fraction(row["c1"])) ** 2 * float(Fraction(row["c2"])) ** 2 / 2)
+        assert float(lo) >= lim * (1 - 1e-12) and row["tail_below_lower"]
+    mpmath.mp.dps = 30
+    for c1, c2, s0 in (("0.5", "2", 2.085), ("2", "0.5", 7.845)):
+        row = next(r for r in rows if r["c1"] == c1 and r["c2"] == c2)
+        _, g_ref = mp_argmax(Fraction(c1), Fraction(c2), s0)
+        assert Fraction(row["C"]["lower"]) <= Fraction(mpmath.nstr(g_ref, 25)) <= Fraction(row["C"]["upper"])

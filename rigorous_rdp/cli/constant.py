@@ -15,7 +15,8 @@ def register(sub: Any) -> None:
         description=(
             "Certified enclosure of C(c1, c2) = sup over sigma >= sigma-min of "
             "G_lambda(r mu_1 + (1-r) mu_0 || mu_0) with r <= c1/sigma and real orders lambda <= c2 sigma^2: "
-            "cells up to a cut, a proven analytic majorant beyond it (sigma up to infinity). "
+            "first-order and Taylor-model cells up to a cut, a proven analytic majorant beyond it "
+            "(sigma up to infinity), relative width at most 10^-D (--digits, default 8). "
             "--sigma-max restricts to a finite range; --table writes the table for c1, c2 in "
             "{0.25, 0.5, 1, 2}."
         ),
@@ -30,6 +31,12 @@ def register(sub: Any) -> None:
         "--integer", action="store_true", help="integer orders lambda = floor(c2 sigma^2) (needs --sigma-max)"
     )
     p.add_argument("--max-cells", default="3000", metavar="K", help="cells of the branch and bound (default 3000)")
+    p.add_argument(
+        "--digits",
+        default="8",
+        metavar="D",
+        help="whole range: relative width of C at most 10^-D, D in [1, 11] (default 8)",
+    )
     p.add_argument("--table", action="store_true", help="certified table for c1, c2 in {0.25, 0.5, 1, 2}")
     p.add_argument("--out", default=None, metavar="FILE", help="with --table: also write the table (JSON) to FILE")
     p.add_argument("--jobs", default="1", metavar="J", help="with --table: local worker processes (default 1)")
@@ -38,7 +45,20 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run, text=text, option_names=_OPTIONS)
 
 
-_OPTIONS = ("c1", "c2", "sigma-max", "sigma-min", "sigma", "max-cells", "table", "out", "jobs", "dask", "integer")
+_OPTIONS = (
+    "c1",
+    "c2",
+    "sigma-max",
+    "sigma-min",
+    "sigma",
+    "max-cells",
+    "digits",
+    "table",
+    "out",
+    "jobs",
+    "dask",
+    "integer",
+)
 
 
 def _cells(value: str) -> int:
@@ -50,17 +70,27 @@ def _cells(value: str) -> int:
     return int(f)
 
 
+def _rel_width(value: str) -> float:
+    from ..arith import parse_rational
+
+    f = parse_rational(value, "digits")
+    if not 1 <= f <= 11:
+        raise ValueError(f"digits must be a number in [1, 11]. Found {value}.")
+    return 10.0 ** -float(f)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..arith import decimal_upper, to_arb, workprec
     from ..research.constant import constant_json, constant_sup, constant_table, constant_whole_range
     from ..research.parallel import dask_executor, validate_dask, validate_jobs
 
     cells = _cells(args.max_cells)
+    rel_width = _rel_width(args.digits)
     if args.table:
         jobs = validate_jobs(args.jobs)
         spec = validate_dask(args.dask)
         with dask_executor(spec) as ex:
-            rows = constant_table(executor=ex, jobs=jobs, max_cells=cells)
+            rows = constant_table(executor=ex, jobs=jobs, max_cells=cells, rel_width=rel_width)
         out = {"table": rows, "orders": "real lambda <= c2 sigma^2, r <= c1 / sigma", "sigma_range_upper": "inf"}
         if args.out:
             with open(args.out, "w", encoding="utf-8") as fh:
@@ -75,7 +105,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.sigma_max is None:
         if args.integer:
             raise ValueError("integer needs --sigma-max (the whole range is computed for real orders).")
-        res = constant_whole_range(args.c1, args.c2, sigma_min=args.sigma_min, max_cells=cells)
+        res = constant_whole_range(args.c1, args.c2, sigma_min=args.sigma_min, max_cells=cells, rel_width=rel_width)
         js = constant_json(res, args.c1, args.c2)
         smin = cast(Fraction, res["sigma_min"])  # constant_whole_range documents it as a Fraction
         with workprec(64):

@@ -29,6 +29,18 @@ integral).  :func:`constant_sup` covers :math:`[\sigma_{\min}, \sigma_{\max}]` b
 refines the cells that can still hold the maximum (branch and bound), so its result is a
 certified enclosure of :math:`\sup_{\sigma\in[\sigma_{\min},\sigma_{\max}]} G(\sigma)`.
 
+First-order cells cost about :math:`1/\text{width}` cells near the maximum.  For a relative width of
+:math:`10^{-8}` the cells that can hold the maximum get a Taylor model in :math:`\sigma` instead
+(:func:`taylor_cell_bound`, real orders): with :math:`y = \sigma Z`,
+:math:`G(\sigma) = \int\varphi(z)f(z,\sigma)\,dz`, :math:`f = (1 - r + re^{w})^{\lambda}`,
+:math:`w = z/\sigma - 1/(2\sigma^2)`; on a finite window in :math:`z` the integral is analytic in
+:math:`\sigma`, its Taylor coefficients at the cell centre are certified integrals of the
+coefficients of the integrand's power series in :math:`\sigma` (``acb_series`` inside the rigorous
+``acb.integral``), the Lagrange remainder is the same integral with :math:`\sigma` the whole cell,
+and the part outside the window has a proven bound valid on the whole cell (:func:`_window_tail`).
+The bound is of order 10 in the cell width, so the supremum is enclosed to the precision of the
+point values (about :math:`10^{-11}` relative) with a few cells.
+
 Behaviour as :math:`\sigma\to\infty` and the post's argument.  At integer :math:`\lambda`,
 (9.5) says :math:`G = \mathbb E\,e^{J(J-1)/(2\sigma^2)}` with :math:`J\sim\mathrm{Bin}(\lambda, r)`.
 By Jensen, :math:`G \ge \exp(\lambda(\lambda-1)r^2/(2\sigma^2))` (:func:`jensen_lower_bound`),
@@ -60,7 +72,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 import numpy as np
-from flint import arb
+from flint import acb, acb_series, arb, ctx
 from scipy import special
 
 from ..arith import Certified, parse_rational, refine, to_arb, workprec
@@ -79,6 +91,7 @@ __all__ = [
     "log_g_mixture",
     "log_g_screen",
     "tail_majorant",
+    "taylor_cell_bound",
     "validate_c",
 ]
 
@@ -125,7 +138,8 @@ def log_g_screen(lam: float, r: float, sigma: float) -> float:
 
     Integer orders: (9.5) summed in log space.  Real orders: with :math:`y = \sigma Z`,
     :math:`G = \mathbb E_Z(1 - r + r e^{Z/\sigma - 1/(2\sigma^2)})^\lambda`, the trapezoidal rule in
-    :math:`Z` (step 1/32) over a window that holds the tilted mass (up to :math:`\lambda/\sigma + 14`).
+    :math:`Z` (step 1/32) over the part of the window :math:`[-14, \lambda/\sigma + 14]` where a coarse pass
+    (step 1/4) finds the log-integrand within 60 of its maximum.
     """
     if r <= 0:
         return 0.0
@@ -137,15 +151,23 @@ def log_g_screen(lam: float, r: float, sigma: float) -> float:
         logc = special.gammaln(n + 1) - special.gammaln(j + 1) - special.gammaln(n - j + 1)
         terms = logc + j * math.log(r) + (n - j) * math.log1p(-r) + j * (j - 1) / (2 * sigma * sigma)
         return float(max(0.0, special.logsumexp(terms)))
-    h = 1.0 / 32
+
+    def log_integrand(z: np.ndarray) -> np.ndarray:
+        w = z / sigma - 1.0 / (2 * sigma * sigma)
+        # log(1 - r + r e^w) without overflow
+        wp = np.maximum(w, 0.0)
+        lb = np.where(w > 0, wp + np.log(r + (1 - r) * np.exp(-wp)), np.log1p(r * np.expm1(np.minimum(w, 0.0))))
+        return -z * z / 2 + lam * lb
+
     hi = max(14.0, lam / sigma + 14.0)
-    z = np.arange(-14.0, hi + h, h)
-    w = z / sigma - 1.0 / (2 * sigma * sigma)
-    # log(1 - r + r e^w) without overflow
-    wp = np.maximum(w, 0.0)
-    lb = np.where(w > 0, wp + np.log(r + (1 - r) * np.exp(-wp)), np.log1p(r * np.expm1(np.minimum(w, 0.0))))
-    f = -z * z / 2 + lam * lb
-    val = special.logsumexp(f) + math.log(h) - 0.5 * math.log(2 * math.pi)
+    # a coarse pass finds where the integrand is within e^-60 of its maximum; the fine pass covers that
+    zc = np.arange(-14.0, hi + 0.25, 0.25)
+    fc = log_integrand(zc)
+    keep = np.nonzero(fc > fc.max() - 60)[0]
+    lo_z, hi_z = max(-14.0, float(zc[keep[0]]) - 1.0), min(hi, float(zc[keep[-1]]) + 1.0)
+    h = 1.0 / 32
+    z = np.arange(lo_z, hi_z + h, h)
+    val = special.logsumexp(log_integrand(z)) + math.log(h) - 0.5 * math.log(2 * math.pi)
     return float(max(0.0, val))
 
 
@@ -242,13 +264,14 @@ def _branch_and_bound(
     split: Callable[[_P, _P], list[tuple[_P, _P]] | None],
     rel_gap: float,
     max_cells: int,
+    best0: float = -math.inf,
 ) -> list[tuple[_P, _P]]:
     """Float best-first branch and bound: repeatedly bisect the cell with the largest bound while that
     bound exceeds the best point value by more than ``rel_gap`` (in log) and the budget allows.
     Only the choice of cells uses floats; every final cell is bounded certified by the caller."""
     import heapq
 
-    best = max(point(x) for cell in cells for x in cell)
+    best = max(best0, max(point(x) for cell in cells for x in cell))
     heap = [(-cell_bound(*c), k, c) for k, c in enumerate(cells)]
     heapq.heapify(heap)
     counter = len(cells)
@@ -514,59 +537,323 @@ def _find_sigma_cut(c1: Fraction, c2: Fraction, target_log: float, start: float,
     return None
 
 
+def _screen_argmax(c1: float, c2: float, lo: float, hi: float) -> tuple[float, float]:
+    """Float argmax of ``log G`` on ``[lo, hi]``: a geometric scan, then golden sections (screen only)."""
+
+    def g(s: float) -> float:
+        return log_g_screen(c2 * s * s, min(1.0, c1 / s), s)
+
+    grid = np.geomspace(lo, hi, 160)
+    vals = [g(float(s)) for s in grid]
+    i = int(np.argmax(vals))
+    x0, x1 = float(grid[max(i - 1, 0)]), float(grid[min(i + 1, len(grid) - 1)])
+    phi = (math.sqrt(5) - 1) / 2
+    for _ in range(80):
+        if x1 - x0 <= 1e-10 * x1:
+            break
+        u, v = x1 - phi * (x1 - x0), x0 + phi * (x1 - x0)
+        if g(u) >= g(v):
+            x1 = v
+        else:
+            x0 = u
+    s = (x0 + x1) / 2
+    return (s, g(s)) if g(s) >= vals[i] else (float(grid[i]), vals[i])
+
+
 def constant_whole_range(
     c1: object,
     c2: object,
     *,
     sigma_min: object = None,
     cap: float = 1e5,
-    max_cells: int = 800,
-    rel_gap: float = 1e-7,
-    digits: float = 10,
+    max_cells: int = 3000,
+    rel_width: float = 1e-8,
+    digits: float = 12,
+    first_order_min_width: float = 0.002,
+    taylor_width: float = 0.05,
+    max_taylor_cells: int = 2000,
 ) -> dict[str, Any]:
     r"""Certified enclosure of :math:`C(c_1, c_2) = \sup_{\sigma \ge \sigma_{\min}} G(\sigma)` over the
-    whole range (real orders :math:`\lambda \le c_2\sigma^2`, rates :math:`r \le c_1/\sigma`).
+    whole range (real orders :math:`\lambda \le c_2\sigma^2`, rates :math:`r \le c_1/\sigma`; facts M1,
+    M2 put the supremum at :math:`\lambda = c_2\sigma^2`, :math:`r = c_1/\sigma`).
 
-    ``[sigma_min, sigma_cut]`` is covered by :func:`constant_sup` (cells, M1-M3); ``[sigma_cut, inf)``
-    by :func:`tail_majorant`.  ``sigma_cut`` is the smallest point of a geometric grid where the float
-    majorant is below the float maximum found by a scan (so the tail does not widen the enclosure), or
-    ``cap`` when there is none up to ``cap`` (then the tail bound may set the upper end, and the width is
-    larger).  The lower end is a certified value :math:`G(\sigma^*)`.  The relative width is limited by
-    the first-order cell bounds of :func:`constant_sup` (``max_cells``, ``rel_gap``), not by the tail.
+    * Lower end: the certified value :math:`G(\sigma^*)` at the float argmax :math:`\sigma^*` (a scan and
+      golden sections on the float screen).
+    * ``[sigma_min, sigma_cut]``: first-order cells (M1-M3, the bound of :func:`constant_sup`) where
+      they are below :math:`G(\sigma^*)(1 + \text{rel\_width}/5)` after bisection down to the relative
+      width ``first_order_min_width``; every other cell (those near the maximum, and the flat stretch
+      of the cases whose maximum is barely above the limit) gets a Taylor model of order
+      :data:`TAYLOR_ORDER` (:func:`taylor_cell_bound`), bisected until it is below
+      :math:`G(\sigma^*)(1 + \text{rel\_width}/2)` or ``max_taylor_cells`` is spent.
+    * ``[sigma_cut, inf)``: :func:`tail_majorant`.  ``sigma_cut`` is the first point of a geometric grid
+      where the float majorant is below the float maximum; the certified majorant is then compared
+      with the lower end (``tail_below_lower``).
+
+    The relative width reached is reported (``C.relative_width()``); it is at most ``rel_width``
+    unless the Taylor cell budget ran out (then the enclosure is still certified, only wider).
 
     Returns a dict: ``C`` (Certified), ``argmax_sigma`` (Fraction), ``sigma_min``, ``sigma_cut``
-    (Fractions), ``tail_bound`` (arb), ``on_range`` (:class:`ConstantSup`), ``tail_sets_upper`` (bool).
+    (Fractions), ``tail_bound`` (arb), ``tail_sets_upper``, ``tail_below_lower`` (bools),
+    ``first_order_cells``, ``taylor_cells`` (ints), ``computed_range`` (Certified: the enclosure of the
+    supremum over ``[sigma_min, sigma_cut]``), ``limit`` (Certified :math:`e^{c_1^2c_2^2/2}`).
     """
     a, b = validate_c(c1, c2)
     default_min = max(a, _rat(math.sqrt(2.0 / float(b))) + Fraction(1, 1 << 20))
     smin = default_min if sigma_min is None else parse_rational(sigma_min, "sigma-min")
+    if smin < a:
+        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {smin}.")
+    if b * smin * smin <= 1:
+        raise ValueError(
+            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {smin}."
+        )
     fa, fb, fs = float(a), float(b), float(smin)
-    grid = np.geomspace(fs, max(fs * 1.01, min(cap, 1e4)), 400)
-    best = max(log_g_screen(fb * s * s, min(1.0, fa / s), float(s)) for s in grid)
-    sc = _find_sigma_cut(a, b, best - 1e-12, fs * 1.5, cap)
+    s_hat, best = _screen_argmax(fa, fb, fs, max(fs * 1.01, min(cap, 1e4)))
+    sc = _find_sigma_cut(a, b, best - 1e-12, max(fs * 1.5, s_hat * 1.05), cap)
     if sc is None:
         sc = _rat(cap)
-    on = constant_sup(
-        a, b, sigma_min=smin, sigma_max=sc, integer=False, max_cells=max_cells, rel_gap=rel_gap, digits=digits
-    )
-    with workprec(on.value.prec) as prec:
+    if sc <= smin:
+        raise ValueError(
+            f"c1 and c2 put sigma-min = {float(smin):.6g} at or beyond the largest tail cut {cap:g}; "
+            f"the whole range is computed for sigma-min < {cap:g}. Found c1 = {c1}, c2 = {c2}."
+        )
+    s_star = max(smin, min(sc, _rat(s_hat)))
+    g_star = constant_at(a, b, s_star, integer=False, digits=digits)
+    prec0 = max(96, int(digits * 3.33) + 40)
+
+    def point(s: Fraction) -> float:
+        return log_g_screen(fb * float(s) ** 2, min(1.0, fa / float(s)), float(s))
+
+    def cbound(sa: Fraction, sb: Fraction) -> float:
+        return log_g_screen(fb * float(sb) ** 2, min(1.0, fa / float(sa)), float(sa))
+
+    def split(sa: Fraction, sb: Fraction) -> list[tuple[Fraction, Fraction]] | None:
+        if float(sb) / float(sa) - 1 < first_order_min_width:
+            return None
+        mid = _rat(math.sqrt(float(sa) * float(sb)))
+        return [(sa, mid), (mid, sb)] if sa < mid < sb else None
+
+    fo_gap = math.log1p(rel_width / 5)
+    pts = sorted({smin, sc} | {_rat(fs * (float(sc) / fs) ** (i / 48)) for i in range(1, 48)} | {s_star})
+    pts = [p for p in pts if smin <= p <= sc]
+    cl = _branch_and_bound(list(itertools.pairwise(pts)), point, cbound, split, fo_gap, max_cells, best0=best)
+    cl.sort()
+    first = [c for c in cl if cbound(*c) <= best + fo_gap]
+    second: list[tuple[Fraction, Fraction]] = []  # runs of adjacent cells that need Taylor models
+    for c in (c for c in cl if cbound(*c) > best + fo_gap):
+        if second and second[-1][1] == c[0]:
+            second[-1] = (second[-1][0], c[1])
+        else:
+            second.append(c)
+    g_est = math.exp(best)
+    with workprec(prec0) as prec:
+        target = g_star.ball.upper() * (1 + arb(rel_width) / 2)
+        ub = arb(g_star.ball.upper())
+        for sa, sb in first:
+            ub = ub.max(log_g_mixture(b * sb * sb, min(Fraction(1), a / sa), sa, prec).exp())
+        todo: list[tuple[Fraction, Fraction]] = []
+        for sa, sb in second:  # pieces of relative width <= taylor_width
+            n = max(1, math.ceil(math.log(float(sb) / float(sa)) / math.log1p(taylor_width)))
+            edges = [sa] + [_rat(float(sa) * (float(sb) / float(sa)) ** (i / n)) for i in range(1, n)] + [sb]
+            todo.extend((x, y) for x, y in itertools.pairwise(edges) if x < y)
+        n_taylor = 0
+        while todo:
+            sa, sb = todo.pop()
+            bound = taylor_cell_bound(a, b, sa, sb, g_est, prec)
+            n_taylor += 1
+            if not bound <= target and n_taylor + len(todo) + 2 <= max_taylor_cells:
+                mid = _rat(math.sqrt(float(sa) * float(sb)))
+                if sa < mid < sb:
+                    todo.extend([(sa, mid), (mid, sb)])
+                    continue
+            ub = ub.max(bound)
+        on_range = arb(g_star.ball.lower()).union(ub.upper())
         tail = tail_majorant(a, b, sc, prec)
-        upper = arb(on.value.ball.upper()).max(tail)
-        enclosure = arb(on.value.ball.lower()).union(upper)
+        upper = arb(ub.upper()).max(tail)
+        enclosure = arb(g_star.ball.lower()).union(upper)
+        tail_below = bool(tail < g_star.ball.lower())
+    with workprec(64):
+        lim = limit_value(a, b)
     return {
         "C": Certified(enclosure, prec),
-        "argmax_sigma": on.sigma_argmax,
+        "argmax_sigma": s_star,
         "sigma_min": smin,
         "sigma_cut": sc,
         "tail_bound": tail,
-        "on_range": on,
-        "tail_sets_upper": bool(tail > on.value.ball.upper()),
+        "tail_sets_upper": bool(tail > ub.upper()),
+        "tail_below_lower": tail_below,
+        "first_order_cells": len(first),
+        "taylor_cells": n_taylor,
+        "computed_range": Certified(on_range, prec),
+        "limit": Certified(lim, 64),
     }
 
 
-def _table_entry(item: tuple[str, str, int]) -> dict[str, object]:
-    c1, c2, max_cells = item
-    res = constant_whole_range(c1, c2, max_cells=max_cells)
+# ---------------------------------------------------------------------------
+# Taylor models in sigma: cell bounds of high order near the maximum
+# ---------------------------------------------------------------------------
+
+#: order K of the Taylor models of :func:`taylor_cell_bound` (coefficients 0..K-1 at the centre,
+#: the K-th enclosed over the whole cell)
+TAYLOR_ORDER = 10
+
+#: integration window: left end -Z1 (the part z <= -Z1 is at most Q(Z1) < 1e-33, module docstring)
+_Z1 = 12
+
+
+def _integrand_series(c1: arb, c2: arb, sig: arb, n: int, k: int) -> Callable[[acb, bool], acb]:
+    r"""The ``k``-th Taylor coefficient in ``t`` of :math:`\varphi(z)\,f(z, \sigma + t)`,
+    :math:`f = (1 - r + r e^{w})^{\lambda}`, :math:`r = c_1/(\sigma+t)`, :math:`\lambda = c_2(\sigma+t)^2`,
+    :math:`w = z/(\sigma+t) - 1/(2(\sigma+t)^2)`, as an integrand for ``acb.integral`` (series of
+    length ``n`` in ball arithmetic; for a ball ``sig`` it encloses the coefficient for every
+    sigma in it).  The logarithm's branch cut is checked when ``analytic`` is set."""
+    lg2pi = (2 * arb.pi()).log() / 2
+
+    def f(z: acb, analytic: bool) -> acb:
+        ctx.cap = n
+        s = acb_series([acb(sig), 1], prec=n)
+        inv = 1 / s
+        w = z * inv - inv * inv / 2
+        d = 1 + c1 * inv * (w.exp() - 1)
+        if analytic and not (d.coeffs()[0].real > 0):
+            return acb(arb.nan())
+        e = (c2 * s * s * d.log() - z * z / 2 - lg2pi).exp()
+        cs = e.coeffs()
+        return cs[k] if k < len(cs) else acb(0)
+
+    return f
+
+
+def _window_tail(c1: Fraction, c2: Fraction, sa: Fraction, sb: Fraction) -> tuple[float, float, arb]:
+    r"""Window ``[-Z1, Z2]`` of the z-integral for sigma in ``[sa, sb]`` and a proven bound of the part
+    of :math:`G(\sigma) = \int \varphi(z) f(z,\sigma)\,dz` outside it, for every sigma in the cell
+    (call inside ``workprec``).
+
+    * :math:`z \le -Z_1`: :math:`w < 0`, so :math:`f \le 1`; the part is at most :math:`\bar\Phi(Z_1)`.
+    * :math:`Z_2 \le z \le Z_3` (:math:`Z_2 \ge 1/(2\sigma_a)`, so :math:`w \ge 0`): :math:`\log(1+x) \le x`
+      and :math:`e^w - 1 \le w e^w` with :math:`w \le z/\sigma`, :math:`e^w \le e^{Z_3/\sigma_a}` give
+      :math:`f \le e^{\gamma z}`, :math:`\gamma = c_1c_2e^{Z_3/\sigma_a}`; the part is at most
+      :math:`e^{\gamma^2/2}\bar\Phi(Z_2 - \gamma)`.
+    * :math:`z \ge Z_3`: :math:`1 - r + re^w \le e^w` gives :math:`f \le e^{\lambda w}`; the part is
+      :math:`e^{c_2(c_2\sigma^2-1)/2}\bar\Phi(Z_3 - c_2\sigma) \le e^{c_2(c_2\sigma_b^2-1)/2}\bar\Phi(Z_3 - c_2\sigma_b)`.
+    """
+    fb, fc2 = float(sb), float(c2)
+    mu = fc2 * fb
+    z3 = max(mu + math.sqrt(mu * mu + 90.0), 1.0 / float(sa) + 1)
+    gamma_f = float(c1) * fc2 * math.exp(min(700.0, z3 / float(sa)))
+    z2 = min(z3, max(gamma_f + math.sqrt(gamma_f * gamma_f + 90.0), 1.0 / float(sa) + 1))
+    z2r, z3r = Fraction(z2), Fraction(z3)  # exact binary numbers: the window ends where the tail starts
+    sqrt2 = arb(2).sqrt()
+
+    def qbar(x: arb) -> arb:
+        return (x / sqrt2).erfc() / 2
+
+    C1, C2, SA, SB = to_arb(c1), to_arb(c2), to_arb(sa), to_arb(sb)
+    tail = qbar(arb(_Z1))
+    if z2r < z3r:
+        gamma = C1 * C2 * (to_arb(z3r) / SA).exp()
+        tail += (gamma * gamma / 2).exp() * qbar(to_arb(z2r) - gamma)
+    tail += (C2 * (C2 * SB * SB - 1) / 2).exp() * qbar(to_arb(z3r) - C2 * SB)
+    return -float(_Z1), z2, arb(tail.upper())
+
+
+def _integrate_coeff(
+    c1: Fraction, c2: Fraction, sig: arb, n: int, k: int, pts: list[float], abs_tol: arb, eval_limit: int
+) -> arb:
+    f = _integrand_series(to_arb(c1), to_arb(c2), sig, n, k)
+    total = acb(0)
+    for lo, hi in itertools.pairwise(pts):
+        total += acb.integral(f, lo, hi, rel_tol=arb(2) ** -60, abs_tol=abs_tol, eval_limit=eval_limit)
+    return total.real
+
+
+def _poly_sup(a: list[arb]) -> arb:
+    r"""Upper bound of :math:`\sup_{\tau\in[-1,1]}\sum_k a_k\tau^k` (ball coefficients).
+
+    At the float maximiser :math:`\tau_c` (exact binary number), shift:
+    :math:`P(\tau_c+u) = p_0 + p_1u + u^2 Q(u)` with :math:`Q(u) = \sum_{j\ge2} p_ju^{j-2}`; with
+    :math:`q \ge Q(U)` on :math:`U = [-1-\tau_c, 1-\tau_c]` (interval Horner), :math:`P \le p_0 + p_1u + qu^2`
+    on :math:`U`, and the sup of that quadratic is at an end of ``U`` or at its vertex."""
+    mids = [float(x.mid()) for x in a]
+    grid = np.linspace(-1.0, 1.0, 801)
+    vals = np.polynomial.polynomial.polyval(grid, mids)
+    i = int(np.argmax(vals))
+    tc = float(grid[i])
+    der = np.polynomial.polynomial.polyder(mids)
+    der2 = np.polynomial.polynomial.polyder(der)
+    for _ in range(30):  # Newton on P' inside the bracket around the grid maximiser
+        d2 = float(np.polynomial.polynomial.polyval(tc, der2))
+        if d2 >= 0:
+            break
+        nt = tc - float(np.polynomial.polynomial.polyval(tc, der)) / d2
+        if not (grid[max(i - 1, 0)] <= nt <= grid[min(i + 1, len(grid) - 1)]):
+            break
+        tc = nt
+    t = arb(tc)  # exact
+    n = len(a)
+    # Taylor shift: p_j = sum_k C(k, j) a_k t^(k - j)
+    p = [sum((a[k] * math.comb(k, j) * t ** (k - j) for k in range(j, n)), arb(0)) for j in range(n)]
+    lo, hi = -1 - t, 1 - t  # balls (exact at the working precision)
+    u = lo.union(hi)
+    q = arb(0)
+    for j in range(n - 1, 1, -1):
+        q = q * u + p[j]
+    qu = arb(q.upper())
+    cands = [arb(0), p[1] * lo + qu * lo * lo, p[1] * hi + qu * hi * hi]
+    if qu < 0:
+        vert = -p[1] / (2 * qu)
+        if vert.overlaps(u):
+            cands.append(-p[1] * p[1] / (4 * qu))
+    best = cands[0]
+    for c in cands[1:]:
+        best = best.max(c)
+    return arb((p[0] + best).upper())
+
+
+def taylor_cell_bound(c1: Fraction, c2: Fraction, sa: Fraction, sb: Fraction, g_est: float, prec: int) -> arb:
+    r"""Proven upper bound of :math:`\sup_{\sigma\in[\sigma_a,\sigma_b]} G(\sigma)` by a Taylor model in sigma
+    (real orders :math:`\lambda = c_2\sigma^2`, :math:`r = c_1/\sigma`; M1, M2 reduce the supremum over
+    :math:`\lambda \le c_2\sigma^2`, :math:`r \le c_1/\sigma` to this boundary).
+
+    :math:`G = G_{\rm win} + G_{\rm tail}` with :math:`G_{\rm win}(\sigma) = \int_{-Z_1}^{Z_2}\varphi(z)f(z,\sigma)\,dz`
+    and the tail bounded for the whole cell by :func:`_window_tail`.  :math:`G_{\rm win}` is analytic in
+    sigma; its Taylor coefficients at the centre :math:`m` (differentiation under the integral sign of a
+    finite integral: ``acb_series`` in :math:`t` inside ``acb.integral``, certified) give
+    :math:`P(t) = \sum_{k<K} g_kt^k`, and the Lagrange remainder :math:`G_{\rm win}^{(K)}(\xi)t^K/K!` is
+    enclosed by the same integral with sigma the whole cell.  The sup of :math:`P` on the cell comes
+    from :func:`_poly_sup`.  The bound is of order :math:`K` in the cell width, so near the maximum it
+    is tight to the precision of the coefficients.  Call inside ``workprec(prec)``.
+    """
+    K = TAYLOR_ORDER
+    cap = ctx.cap
+    try:
+        return _taylor_cell_bound(c1, c2, sa, sb, g_est, prec, K)
+    finally:
+        ctx.cap = cap
+
+
+def _taylor_cell_bound(c1: Fraction, c2: Fraction, sa: Fraction, sb: Fraction, g_est: float, prec: int, K: int) -> arb:
+    m = (sa + sb) / 2
+    rho = (sb - sa) / 2
+    lo, z2, tail = _window_tail(c1, c2, sa, sb)
+    mu = float(c2) * float(m)
+    pts = sorted({lo, z2, 0.0} | ({mu} if 0 < mu < z2 else set()))
+    R = to_arb(rho)
+    g_abs = arb(abs(g_est) + 1.0)
+    coeffs = []
+    M = to_arb(m)
+    for k in range(K):
+        tol = g_abs * arb(2) ** (-prec + 20) / R**k
+        coeffs.append(_integrate_coeff(c1, c2, M, K, k, pts, tol, 100000) * R**k)
+    cell = to_arb(sa).union(to_arb(sb))
+    tolK = g_abs * arb(10) ** -13 / R**K
+    rem = _integrate_coeff(c1, c2, cell, K + 1, K, pts, tolK, 20000)
+    sup_win = _poly_sup(coeffs) + abs(rem).upper() * R**K
+    return arb((sup_win + tail).upper())
+
+
+def _table_entry(item: tuple[str, str, int, float]) -> dict[str, object]:
+    c1, c2, max_cells, rel_width = item
+    res = constant_whole_range(c1, c2, max_cells=max_cells, rel_width=rel_width)
     return constant_json(res, c1, c2)
 
 
@@ -575,7 +862,6 @@ def constant_json(res: dict[str, Any], c1: object, c2: object) -> dict[str, obje
     from ..arith import decimal_upper
 
     C = res["C"]
-    on = res["on_range"]
     with workprec(64):
         rw = C.relative_width()
     return {
@@ -586,12 +872,12 @@ def constant_json(res: dict[str, Any], c1: object, c2: object) -> dict[str, obje
         "argmax_sigma": f"{float(res['argmax_sigma']):.12g}",
         "orders": "real lambda <= c2 sigma^2, r <= c1 / sigma",
         "relative_width": f"{rw:.3g}",
-        "sigma_cut": str(res["sigma_cut"]),
-        "computed_range": on.value.to_json(12),
-        "cells": on.cells,
+        "sigma_cut": f"{float(res['sigma_cut']):.6g}",
+        "computed_range": res["computed_range"].to_json(12),
+        "cells": {"first_order": res["first_order_cells"], "taylor": res["taylor_cells"]},
         "tail_bound_sigma_ge_cut": decimal_upper(res["tail_bound"], 12),
-        "tail_sets_upper": res["tail_sets_upper"],
-        "limit_sigma_to_infinity": on.limit.to_json(12),
+        "tail_below_lower": res["tail_below_lower"],
+        "limit_sigma_to_infinity": res["limit"].to_json(12),
     }
 
 
@@ -601,13 +887,14 @@ def constant_table(
     *,
     executor=None,
     jobs: int = 1,
-    max_cells: int = 800,
+    max_cells: int = 3000,
+    rel_width: float = 1e-8,
 ) -> list[dict[str, object]]:
     """Certified C(c1, c2) on the whole sigma range for every pair (one work item per pair; any
     :class:`concurrent.futures.Executor`, a Dask one included)."""
     from .parallel import map_ordered
 
-    items = [(x, y, max_cells) for x in c1s for y in c2s]
+    items = [(x, y, max_cells, rel_width) for x in c1s for y in c2s]
     return map_ordered(_table_entry, items, executor=executor, jobs=jobs, desc="C(c1, c2) table")
 
 
