@@ -56,10 +56,6 @@ SKIP = {
         "blog_part2_conjecture.md",
         "rigorous-rdp verify triangle.json",
     ): "abridged output; the witness bounds are checked against mpmath in tests/test_conjecture_certificate.py",
-    (
-        "blog_part2_conjecture.md",
-        "constant --c1 1 --c2 1 --max-cells 800 --json",
-    ): "abridged output with timings; C(1, 1) is checked in tests/test_constant.py",
     ("blog_part2_conjecture.md", 'dask_executor("tcp://scheduler:8786")'): "needs a running Dask scheduler",
     (
         "migrating.md",
