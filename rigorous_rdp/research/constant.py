@@ -611,6 +611,12 @@ def constant_whole_range(
     sc = _find_sigma_cut(a, b, best - 1e-12, max(fs * 1.5, s_hat * 1.05), cap)
     if sc is None:
         sc = _rat(cap)
+    no_tail = (
+        f"c2 must be larger: for c1 = {c1}, c2 = {c2} (sigma-min = {fs:.6g}) the tail majorant "
+        f"has no admissible level at the largest cut sigma = {float(sc):.6g}."
+    )
+    if _best_t0(fa, fb, float(sc)) is None:
+        raise ValueError(no_tail)
     if sc <= smin:
         raise ValueError(
             f"c1 and c2 put sigma-min = {float(smin):.6g} at or beyond the largest tail cut {cap:g}; "
@@ -667,7 +673,10 @@ def constant_whole_range(
                     continue
             ub = ub.max(bound)
         on_range = arb(g_star.ball.lower()).union(ub.upper())
-        tail = tail_majorant(a, b, sc, prec)
+        try:
+            tail = tail_majorant(a, b, sc, prec)
+        except ValueError:
+            raise ValueError(no_tail) from None
         upper = arb(ub.upper()).max(tail)
         enclosure = arb(g_star.ball.lower()).union(upper)
         tail_below = bool(tail < g_star.ball.lower())
