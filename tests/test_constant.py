@@ -315,3 +315,13 @@ def test_too_small_c2_names_c2_quickly(capsys):
     assert out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("rigorous-rdp: error: --c2 must be larger"), err
+
+
+@pytest.mark.parametrize("argv", [["--sigma-min", "0.5"], ["--sigma-min", "0.5", "--sigma-max", "10"]])
+def test_sigma_min_error_shows_the_value_as_typed(capsys, argv):
+    from rigorous_rdp.cli import main
+
+    code = main(["constant", "--c1", "1", "--c2", "1", *argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.strip() == "rigorous-rdp: error: --sigma-min must be >= c1 = 1 (r = c1/sigma <= 1). Found 0.5."

@@ -332,13 +332,13 @@ def constant_sup(
     default_min = max(a, _rat(math.sqrt(2.0 / float(b))) + Fraction(1, 1 << 20))
     smin = default_min if sigma_min is None else parse_rational(sigma_min, "sigma-min")
     if smin < a:
-        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {smin}.")
+        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {sigma_min}.")
     if b * smin * smin <= 1:
         raise ValueError(
-            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {smin}."
+            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {sigma_min}."
         )
     if integer and math.floor(b * smin * smin) < 2:
-        raise ValueError(f"sigma-min must make floor(c2 sigma^2) >= 2 for integer orders. Found {smin}.")
+        raise ValueError(f"sigma-min must make floor(c2 sigma^2) >= 2 for integer orders. Found {sigma_min}.")
     if smax <= smin:
         raise ValueError(f"sigma-max must be > sigma-min ({float(smin):.6g}). Found {sigma_max}.")
     if cells < 1:
@@ -601,10 +601,10 @@ def constant_whole_range(
     default_min = max(a, _rat(math.sqrt(2.0 / float(b))) + Fraction(1, 1 << 20))
     smin = default_min if sigma_min is None else parse_rational(sigma_min, "sigma-min")
     if smin < a:
-        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {smin}.")
+        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {sigma_min}.")
     if b * smin * smin <= 1:
         raise ValueError(
-            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {smin}."
+            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {sigma_min}."
         )
     fa, fb, fs = float(a), float(b), float(smin)
     s_hat, best = _screen_argmax(fa, fb, fs, max(fs * 1.01, min(cap, 1e4)))
