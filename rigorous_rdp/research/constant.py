@@ -13,8 +13,9 @@ those :math:`(r, \lambda)` equal to the value at :math:`r = c_1/\sigma`, :math:`
 
 * (M1) :math:`G_\lambda = \exp((\lambda-1)D_\lambda)` is non-decreasing in :math:`\lambda`
   (Rényi divergences are non-decreasing in the order, van Erven-Harremoës 2014, Thm 3);
-* (M2) :math:`G_\lambda` is non-decreasing in :math:`r` (the divergence
-  :math:`D_\lambda((1-r)\mu_0 + r\mu_1\|\mu_0)` is convex in :math:`r` and zero at :math:`r=0`).
+* (M2) :math:`G_\lambda` is non-decreasing in :math:`r`: it is convex in :math:`r` (:math:`x \mapsto x^\lambda`
+  is convex for :math:`\lambda > 1`), equals 1 at :math:`r=0` and is at least 1 everywhere (Jensen), so a
+  convex function with its minimum at the left end.
 
 A third fact bounds :math:`G` between grid points:
 
