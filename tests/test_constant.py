@@ -290,3 +290,38 @@ def test_table_width_1e8_all_entries():
         row = next(r for r in rows if r["c1"] == c1 and r["c2"] == c2)
         _, g_ref = mp_argmax(Fraction(c1), Fraction(c2), s0)
         assert Fraction(row["C"]["lower"]) <= Fraction(mpmath.nstr(g_ref, 25)) <= Fraction(row["C"]["upper"])
+
+
+def test_table_has_no_default_time_budget():
+    # the table takes minutes: like the other batch jobs it must not stop at the 60 s default
+    import argparse
+
+    from rigorous_rdp.cli._common import _budget_seconds
+
+    table = argparse.Namespace(command="constant", table=True, max_seconds=None)
+    single = argparse.Namespace(command="constant", table=False, max_seconds=None)
+    assert _budget_seconds(table) is None
+    assert _budget_seconds(single) == 60
+    assert _budget_seconds(argparse.Namespace(command="constant", table=True, max_seconds="5")) == 5
+
+
+def test_too_small_c2_names_c2_quickly(capsys):
+    # sigma-min = sqrt(2/c2) = 44721: no admissible tail level at the cut; the error names --c2
+    from rigorous_rdp.cli import main
+
+    code = main(["constant", "--c1", "1", "--c2", "1e-9", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rigorous-rdp: error: --c2 must be larger"), err
+
+
+@pytest.mark.parametrize("argv", [["--sigma-min", "0.5"], ["--sigma-min", "0.5", "--sigma-max", "10"]])
+def test_sigma_min_error_shows_the_value_as_typed(capsys, argv):
+    from rigorous_rdp.cli import main
+
+    code = main(["constant", "--c1", "1", "--c2", "1", *argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.strip() == "rigorous-rdp: error: --sigma-min must be >= c1 = 1 (r = c1/sigma <= 1). Found 0.5."

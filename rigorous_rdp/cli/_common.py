@@ -415,7 +415,8 @@ def _FIXED_SIZE_SIGMA(v: object) -> Fraction:
 
 #: the commands whose options follow OPTION_RANGES (others define their own ranges)
 RANGE_CHECKED = ("rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd", "constant")
-#: commands without a default time budget (batch jobs; --max-seconds still applies)
+#: commands without a default time budget (batch jobs; --max-seconds still applies); so is
+#: ``constant --table`` (16 whole-range computations, minutes)
 UNLIMITED = ("reproduce", "audit", "conjecture")
 
 
@@ -472,7 +473,9 @@ def _one_line(text: str, limit: int = 2000) -> str:
 def _budget_seconds(args: argparse.Namespace) -> float | None:
     value = getattr(args, "max_seconds", None)
     if value is None:
-        return None if getattr(args, "command", None) in UNLIMITED else budget.DEFAULT_SECONDS
+        command = getattr(args, "command", None)
+        batch = command in UNLIMITED or (command == "constant" and getattr(args, "table", False))
+        return None if batch else budget.DEFAULT_SECONDS
     return budget.parse_seconds(value, "--max-seconds")
 
 

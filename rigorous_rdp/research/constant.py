@@ -13,8 +13,9 @@ those :math:`(r, \lambda)` equal to the value at :math:`r = c_1/\sigma`, :math:`
 
 * (M1) :math:`G_\lambda = \exp((\lambda-1)D_\lambda)` is non-decreasing in :math:`\lambda`
   (Rényi divergences are non-decreasing in the order, van Erven-Harremoës 2014, Thm 3);
-* (M2) :math:`G_\lambda` is non-decreasing in :math:`r` (the divergence
-  :math:`D_\lambda((1-r)\mu_0 + r\mu_1\|\mu_0)` is convex in :math:`r` and zero at :math:`r=0`).
+* (M2) :math:`G_\lambda` is non-decreasing in :math:`r`: it is convex in :math:`r` (:math:`x \mapsto x^\lambda`
+  is convex for :math:`\lambda > 1`), equals 1 at :math:`r=0` and is at least 1 everywhere (Jensen), so a
+  convex function with its minimum at the left end.
 
 A third fact bounds :math:`G` between grid points:
 
@@ -332,13 +333,13 @@ def constant_sup(
     default_min = max(a, _rat(math.sqrt(2.0 / float(b))) + Fraction(1, 1 << 20))
     smin = default_min if sigma_min is None else parse_rational(sigma_min, "sigma-min")
     if smin < a:
-        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {smin}.")
+        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {sigma_min}.")
     if b * smin * smin <= 1:
         raise ValueError(
-            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {smin}."
+            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {sigma_min}."
         )
     if integer and math.floor(b * smin * smin) < 2:
-        raise ValueError(f"sigma-min must make floor(c2 sigma^2) >= 2 for integer orders. Found {smin}.")
+        raise ValueError(f"sigma-min must make floor(c2 sigma^2) >= 2 for integer orders. Found {sigma_min}.")
     if smax <= smin:
         raise ValueError(f"sigma-max must be > sigma-min ({float(smin):.6g}). Found {sigma_max}.")
     if cells < 1:
@@ -601,16 +602,22 @@ def constant_whole_range(
     default_min = max(a, _rat(math.sqrt(2.0 / float(b))) + Fraction(1, 1 << 20))
     smin = default_min if sigma_min is None else parse_rational(sigma_min, "sigma-min")
     if smin < a:
-        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {smin}.")
+        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {sigma_min}.")
     if b * smin * smin <= 1:
         raise ValueError(
-            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {smin}."
+            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {sigma_min}."
         )
     fa, fb, fs = float(a), float(b), float(smin)
     s_hat, best = _screen_argmax(fa, fb, fs, max(fs * 1.01, min(cap, 1e4)))
     sc = _find_sigma_cut(a, b, best - 1e-12, max(fs * 1.5, s_hat * 1.05), cap)
     if sc is None:
         sc = _rat(cap)
+    no_tail = (
+        f"c2 must be larger: for c1 = {c1}, c2 = {c2} (sigma-min = {fs:.6g}) the tail majorant "
+        f"has no admissible level at the largest cut sigma = {float(sc):.6g}."
+    )
+    if _best_t0(fa, fb, float(sc)) is None:
+        raise ValueError(no_tail)
     if sc <= smin:
         raise ValueError(
             f"c1 and c2 put sigma-min = {float(smin):.6g} at or beyond the largest tail cut {cap:g}; "
@@ -667,7 +674,10 @@ def constant_whole_range(
                     continue
             ub = ub.max(bound)
         on_range = arb(g_star.ball.lower()).union(ub.upper())
-        tail = tail_majorant(a, b, sc, prec)
+        try:
+            tail = tail_majorant(a, b, sc, prec)
+        except ValueError:
+            raise ValueError(no_tail) from None
         upper = arb(ub.upper()).max(tail)
         enclosure = arb(g_star.ball.lower()).union(upper)
         tail_below = bool(tail < g_star.ball.lower())
