@@ -250,6 +250,20 @@ class ConstantSup:
     limit: Certified
 
 
+def _default_sigma_min(c1: Fraction, c2: Fraction, integer: bool = False) -> Fraction:
+    """Real orders: max(c1, rho) with rho a short rational just *below* sqrt(2/c2) (checked exactly:
+    c2 rho^2 <= 2), so that the covered range
+    contains [max(c1, sqrt(2/c2)), ...] and lambda = c2 rho^2 > 1.  Integer orders need
+    floor(c2 sigma^2) >= 2: a short rational just above sqrt(2/c2)."""
+    if integer:
+        return max(c1, _rat(math.sqrt(2.0 / float(c2))) + Fraction(1, 1 << 20))
+    x = math.sqrt(2.0 / float(c2)) * (1 - 2.0**-30)
+    rho = _rat(x)
+    if c2 * rho * rho > 2:  # exact test: the short rational rounded above sqrt(2/c2)
+        rho = Fraction(x)  # the float itself is below it (relative error of sqrt << 2^-30)
+    return max(c1, rho)
+
+
 def _rat(x: float) -> Fraction:
     """A short rational near ``x`` (grid points only need to be exact, not special)."""
     return Fraction(x).limit_denominator(1 << 20)
@@ -330,7 +344,7 @@ def constant_sup(
     """
     a, b = validate_c(c1, c2)
     smax = parse_rational(sigma_max, "sigma-max")
-    default_min = max(a, _rat(math.sqrt(2.0 / float(b))) + Fraction(1, 1 << 20))
+    default_min = _default_sigma_min(a, b, integer)
     smin = default_min if sigma_min is None else parse_rational(sigma_min, "sigma-min")
     if smin < a:
         raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {sigma_min}.")
@@ -599,7 +613,7 @@ def constant_whole_range(
     supremum over ``[sigma_min, sigma_cut]``), ``limit`` (Certified :math:`e^{c_1^2c_2^2/2}`).
     """
     a, b = validate_c(c1, c2)
-    default_min = max(a, _rat(math.sqrt(2.0 / float(b))) + Fraction(1, 1 << 20))
+    default_min = _default_sigma_min(a, b)
     smin = default_min if sigma_min is None else parse_rational(sigma_min, "sigma-min")
     if smin < a:
         raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {sigma_min}.")
