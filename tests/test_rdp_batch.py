@@ -18,7 +18,7 @@ from flint import arb
 
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.accountant import clear_caches
-from rigorous_rdp.arith import workprec
+from rigorous_rdp.arith import to_arb, workprec
 from rigorous_rdp.subsampling import poisson_gaussian as pg
 from rigorous_rdp.subsampling.gauss_legendre import ellipse_box, gauss_legendre_error_factor, gauss_legendre_rule
 
@@ -302,3 +302,20 @@ def test_order_within_float_rounding_of_one_contains_the_limit():
         kl = mpmath.quad(g, [-mpmath.inf, -5, 0, 0.5, 5, 10, mpmath.inf])
     ball = res.rdp.ball
     assert contains(ball, kl, rel=Fraction(1, 10**15)), (ball, kl)
+
+
+def test_large_q_sigma_and_orders_not_left_to_the_per_order_path():
+    """q = 0.9, sigma = 50, orders 300 to 1500: the window right of z0 must account for the
+    factor (1 + r e^{-w_U})^alpha of the tail (e^{40} and more here), else the tail leaves
+    every such order too wide and each is integrated on its own; the batch enclosures overlap
+    the per-order ones."""
+    q, s = Fraction("0.9"), Fraction(50)
+    orders = [Fraction(a) for a in ("300.5", "420.25", "500.5", "640.3", "800.7", "999.9", "1200.1", "1499.5")]
+    curve = pg.PoissonGaussianCurve(q, s)
+    with workprec(64):
+        out = pg.log_a_fractional_many(orders, q, s, 64)
+        assert all(v is not None for v in out), [v is None for v in out]
+        for a, v in zip(orders[::3], out[::3], strict=True):
+            assert v is not None
+            one = curve.certified(a) * (to_arb(a) - 1)
+            assert v.overlaps(one), (a, v, one)

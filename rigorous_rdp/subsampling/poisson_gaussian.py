@@ -916,8 +916,13 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
                 continue  # left to the per-order integration
             log_tol = float(est[pos]) - (target + 3) * math.log(2.0)
             L, U = _window(fa, lq, sf, log_tol)
-            # right of z0 the tail bound is about C_a (1 + r e^{-w_U})^a Phi(-(U - a)/s)
-            u_sharp = fa + sf * _tail_point(log_tol - 3.0 - fa * lq - fa * (fa - 1) / (2 * sf * sf))
+            # right of z0 the tail bound is about C_a (1 + r e^{-w_U})^a Phi(-(U - a)/s); the factor
+            # (1 + r e^{-w_U})^a (up to e^{300} for large q and orders) is taken at a first U0 <= U,
+            # where it is larger, so one correction suffices
+            lc_f = fa * lq + fa * (fa - 1) / (2 * sf * sf)
+            u_sharp = fa + sf * _tail_point(log_tol - 3.0 - lc_f)
+            corr = fa * math.log1p(math.exp(lr - (2 * u_sharp - 1) / (2 * sf * sf)))
+            u_sharp = fa + sf * _tail_point(log_tol - 3.0 - lc_f - corr)
             if u_sharp < U and u_sharp > z0 + 2 * sf:
                 U = u_sharp
             kl = math.floor((L - 0.5) / grid.ell)
