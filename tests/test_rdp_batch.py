@@ -8,6 +8,7 @@ recomputed by the slow test; exact rationals for the Gauss-Legendre rule; closed
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 
 import mpmath
@@ -17,7 +18,7 @@ from flint import arb
 
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.accountant import clear_caches
-from rigorous_rdp.arith import workprec
+from rigorous_rdp.arith import to_arb, workprec
 from rigorous_rdp.subsampling import poisson_gaussian as pg
 from rigorous_rdp.subsampling.gauss_legendre import ellipse_box, gauss_legendre_error_factor, gauss_legendre_rule
 
@@ -253,3 +254,68 @@ def test_batch_overlaps_per_order_integration_across_parameters(q, s):
             o = curve.certified(a)
             assert m.overlaps(o), (q, s, a, m, o)
             assert m.rad() <= 2 * o.rad() or rel_width(m) <= 2.0**-56, (q, s, a, m, o)
+
+
+def test_order_just_below_two_uses_the_bound_for_orders_below_two(monkeypatch):
+    """An order alpha < 2 with float(alpha) = 2.0 must get the error bound of alpha < 2
+    (min(1, inf Re(1+x))^(alpha-2), which grows as inf Re(1+x) shrinks), not the one of
+    alpha >= 2.  Rectangles made to report a tiny inf Re(1+x) (log = -1e40): then the bound
+    for alpha < 2 is infinite and the shared rule must decline such an order."""
+    orig = pg._Grid._box
+
+    def tiny_re(self, k):
+        box = list(orig(self, k))
+        if box[2] is not None:
+            box[2] = arb("-1e40")
+        return tuple(box)
+
+    monkeypatch.setattr(pg._Grid, "_box", tiny_re)
+    below = 2 - Fraction(1, 2**70)
+    assert float(below) == 2.0
+    orders = [below, Fraction(5, 2), Fraction(3), Fraction(7, 2)]
+    with workprec(64):
+        out = pg.log_a_fractional_many(orders, Fraction("0.01"), Fraction("1.1"), 64)
+    assert out[0] is None
+    assert out[1] is not None  # alpha >= 2 does not depend on inf Re(1+x)
+
+
+def test_window_of_an_order_within_float_rounding_of_one():
+    """float(alpha) = 1.0 for alpha = 1 + 10^-22: the float planning must not fail."""
+    L, U = pg._window(float(1 + Fraction(1, 10**22)), math.log(0.01), 1.1, -60.0)
+    assert L <= 0.5 <= U
+
+
+@pytest.mark.slow
+def test_order_within_float_rounding_of_one_contains_the_limit():
+    """eps(alpha) increases to E[(1+x) log(1+x)] (the derivative of log A_alpha at 1) as
+    alpha -> 1; at alpha = 1 + 10^-22 the two differ by about 10^-22 relative."""
+    acc = RdpAccountant().compose(_event("0.01", "1.1"))
+    res = acc.rdp(Fraction(1) + Fraction(1, 10**22), 5)
+    with mpmath.workdps(40):
+        s = mpmath.mpf("1.1")
+        q = mpmath.mpf("0.01")
+
+        def g(z):
+            x = q * mpmath.expm1((2 * z - 1) / (2 * s * s))
+            return mpmath.npdf(z, 0, s) * (1 + x) * mpmath.log1p(x)
+
+        kl = mpmath.quad(g, [-mpmath.inf, -5, 0, 0.5, 5, 10, mpmath.inf])
+    ball = res.rdp.ball
+    assert contains(ball, kl, rel=Fraction(1, 10**15)), (ball, kl)
+
+
+def test_large_q_sigma_and_orders_not_left_to_the_per_order_path():
+    """q = 0.9, sigma = 50, orders 300 to 1500: the window right of z0 must account for the
+    factor (1 + r e^{-w_U})^alpha of the tail (e^{40} and more here), else the tail leaves
+    every such order too wide and each is integrated on its own; the batch enclosures overlap
+    the per-order ones."""
+    q, s = Fraction("0.9"), Fraction(50)
+    orders = [Fraction(a) for a in ("300.5", "420.25", "500.5", "640.3", "800.7", "999.9", "1200.1", "1499.5")]
+    curve = pg.PoissonGaussianCurve(q, s)
+    with workprec(64):
+        out = pg.log_a_fractional_many(orders, q, s, 64)
+        assert all(v is not None for v in out), [v is None for v in out]
+        for a, v in zip(orders[::3], out[::3], strict=True):
+            assert v is not None
+            one = curve.certified(a) * (to_arb(a) - 1)
+            assert v.overlaps(one), (a, v, one)

@@ -210,8 +210,9 @@ def _tail_point(log_target: float) -> float:
 def _window(alpha: float, log_q: float, sigma: float, log_tol: float) -> tuple[float, float]:
     """Integration window [L, U] whose tail bounds are below exp(log_tol) (float planning)."""
     lt = log_tol - math.log(2.0)
-    # lower: (alpha-1) q Phi(L/sigma) <= tol/2
-    x0 = _tail_point(lt - math.log(alpha - 1) - log_q)
+    # lower: (alpha-1) q Phi(L/sigma) <= tol/2 (an order within 2^-52 of 1 has float alpha - 1 = 0:
+    # planned as 2^-52; the tail bound itself is computed from the exact order)
+    x0 = _tail_point(lt - math.log(max(alpha - 1, 2.0**-52)) - log_q)
     L = min(0.5, -sigma * x0)
     c1 = (alpha - 1) * math.log(2.0)
     c2 = c1 + alpha * log_q + alpha * (alpha - 1) / (2 * sigma * sigma)
@@ -909,8 +910,13 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
                 continue  # left to the per-order integration
             log_tol = float(est[pos]) - (target + 3) * math.log(2.0)
             L, U = _window(fa, lq, sf, log_tol)
-            # right of z0 the tail bound is about C_a (1 + r e^{-w_U})^a Phi(-(U - a)/s)
-            u_sharp = fa + sf * _tail_point(log_tol - 3.0 - fa * lq - fa * (fa - 1) / (2 * sf * sf))
+            # right of z0 the tail bound is about C_a (1 + r e^{-w_U})^a Phi(-(U - a)/s); the factor
+            # (1 + r e^{-w_U})^a (up to e^{300} for large q and orders) is taken at a first U0 <= U,
+            # where it is larger, so one correction suffices
+            lc_f = fa * lq + fa * (fa - 1) / (2 * sf * sf)
+            u_sharp = fa + sf * _tail_point(log_tol - 3.0 - lc_f)
+            corr = fa * math.log1p(math.exp(lr - (2 * u_sharp - 1) / (2 * sf * sf)))
+            u_sharp = fa + sf * _tail_point(log_tol - 3.0 - lc_f - corr)
             if u_sharp < U and u_sharp > z0 + 2 * sf:
                 U = u_sharp
             kl = math.floor((L - 0.5) / grid.ell)
@@ -936,6 +942,7 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
             lc_base = a * log_qa + a * (a - 1) * inv2s2 - grid.log_norm
             la2 = (a * (a - 1) / 2).log()
             am2 = a - 2
+            ge2 = alpha >= 2  # the exact order decides the bound: float(alpha) = 2.0 for some alpha < 2
             f_lo = math.nextafter(fa, -math.inf)
             f_hi = math.nextafter(fa, math.inf)
             step_of: dict[int, int] = {}
@@ -970,7 +977,7 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
                 if ld is None:  # Re(1 + x) > 0 not proven on the rectangle: no analyticity, no bound
                     err = arb("inf")
                     break
-                lb = lb1 if fa >= 2 else ld
+                lb = lb1 if ge2 else ld
                 if xu <= z0 and lb is not None:
                     err += (lpx2 + la2 + am2 * lb).exp()
                     continue
