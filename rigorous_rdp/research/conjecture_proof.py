@@ -80,6 +80,7 @@ a case is "proven" only when no box is open.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -162,6 +163,7 @@ def is_extremal(case: ProofCase, point: Sequence[Fraction]) -> bool:
     return all(x == 0 for x in point[:k]) and point[k] == 1 and point[k + 1] == 0
 
 
+@functools.lru_cache(maxsize=64)
 def tail_constants(case: ProofCase, prec: int = PREC) -> tuple[Fraction, Fraction, arb, arb]:
     r"""Window ``[L, U]`` (rationals) and proven tail bounds (arb, upper ends) outside it, for
     :math:`\int p^\lambda q^{1-\lambda}` and for every :math:`|\partial_k G|` integrand, valid for every
@@ -235,15 +237,11 @@ def _theta_balls(box: Sequence[tuple[Fraction, Fraction]]) -> list[acb]:
 
 
 def _integrate(case: ProofCase, f: Callable[[acb, bool], acb], rel_bits: int) -> arb:
+    """``acb.integral`` of ``f`` over the window ``[L, U]`` of :func:`tail_constants` (relative and
+    absolute tolerance ``2^-rel_bits``; the result is an enclosure whatever the tolerance)."""
     L, U, _, _ = tail_constants(case)
-    step = max(Fraction(1, 2), case.sigma)
-    pts = [L]
-    while pts[-1] < U:
-        pts.append(min(U, pts[-1] + step))
-    tot = acb(0)
-    for a, b in itertools.pairwise(pts):
-        tot += acb.integral(f, to_arb(a), to_arb(b), rel_tol=arb(2) ** (-rel_bits), eval_limit=20000)
-    return tot.real
+    tol = arb(2) ** (-rel_bits)
+    return acb.integral(f, to_arb(L), to_arb(U), rel_tol=tol, abs_tol=tol, eval_limit=200000).real
 
 
 def _g_integrand(case: ProofCase, theta: Sequence[acb]) -> Callable[[acb, bool], acb]:
@@ -258,7 +256,7 @@ def _g_integrand(case: ProofCase, theta: Sequence[acb]) -> Callable[[acb, bool],
         q = sum(((-((z - a) ** 2) * inv2s2).exp() for a in mq), acb(0))
         if analytic and q.contains(0):
             return acb(arb.nan())
-        return norm * p**lam / q ** (lam - 1)
+        return norm * p * (p / q) ** (lam - 1)
 
     return f
 
@@ -406,7 +404,7 @@ def hessian_box(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], cells
 
             p, pg, ph = parts(mp, ip)
             q, qg, qh = parts(mq, iq)
-            f = p**lam / q ** (lam - 1) * norm
+            f = p * (p / q) ** (lam - 1) * norm  # no division by a power of a wide ball
             rp = [x / p for x in pg]
             rq = [x / q for x in qg]
             lg = [lam * rp[k] - (lam - 1) * rq[k] for k in range(dim)]
@@ -433,8 +431,13 @@ def _absmax(x: arb) -> arb:
     return arb(max(abs(x.lower()), abs(x.upper())))
 
 
-def box_bounds(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], rhs_lower: arb) -> dict[str, Any]:
+def box_bounds(
+    case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], rhs_lower: arb, *, exact_rhs: bool = True
+) -> dict[str, Any]:
     """Try to prove ``sup_box G <= rhs_lower`` (module docstring, steps 2-4).
+
+    ``exact_rhs``: ``rhs_lower`` is the lower end of the certified RHS, so the extremal vertex (where
+    G equals the RHS) needs no evaluation; with False (a test RHS) that vertex is evaluated like any other.
 
     Returns a dict: ``proven`` (bool), ``method`` (taylor | monotone | extremal), ``upper`` (arb upper
     bound of G on the box, None for ``extremal``), ``signs`` (per coordinate +1, -1 or 0), ``point``
@@ -455,7 +458,7 @@ def box_bounds(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], rhs_lo
         free = [k for k in range(dim) if box[k][0] != box[k][1] and signs[k] == 0]
         if not free:
             v = [hi if sg > 0 else lo for (lo, hi), sg in zip(box, signs, strict=True)]
-            if is_extremal(case, v):
+            if exact_rhs and is_extremal(case, v):
                 return {"proven": True, "method": "extremal", "upper": None, "signs": signs, "point": v}
             gv = g_point(case, v)
             return {"proven": bool(gv.upper() <= rhs_lower), "method": "monotone", "upper": arb(gv.upper()),
@@ -497,6 +500,8 @@ class ProofResult:
         ups = [b["upper"] for b in self.open if b["upper"] is not None]
         return max(ups, key=lambda x: x.upper()) if ups else None
 
+    region: Box | None = None
+
     def summary(self) -> dict[str, Any]:
         methods: dict[str, int] = {}
         for b in self.proven:
@@ -528,9 +533,11 @@ def prove_case(
     max_boxes: int = 20000,
     progress: bool = False,
     rhs_override: arb | None = None,
+    region: Sequence[tuple[Fraction, Fraction]] | None = None,
 ) -> ProofResult:
-    r"""Branch and bound over :math:`[0,1]^{n+1}` (module docstring).  ``rhs_override`` replaces the
-    certified RHS (testing only: a too-small RHS must leave boxes open, never claim a proof).
+    r"""Branch and bound over :math:`[0,1]^{n+1}` (module docstring), or over the box ``region`` (a part
+    of the domain; a certificate needs the whole cube).  ``rhs_override`` replaces the certified RHS
+    (testing only: a too-small RHS must leave boxes open, never claim a proof).
 
     Boxes deeper than ``max_depth`` bisections, or all boxes left once ``max_boxes`` leaves have been
     processed, are reported as open with their certified upper bound (None when not computed).
@@ -538,9 +545,11 @@ def prove_case(
     t0 = time.perf_counter()
     rhs = rhs_g(case) if rhs_override is None else rhs_override
     res = ProofResult(case, rhs)
+    res.region = None if region is None else list(region)
     with workprec(PREC):
         rhs_lower = arb(rhs.lower())
-    stack: list[tuple[Box, int]] = [([(Fraction(0), Fraction(1))] * case.dim, 0)]
+    start = [(Fraction(0), Fraction(1))] * case.dim if region is None else list(region)
+    stack: list[tuple[Box, int]] = [(start, 0)]
     bar = None
     if progress:
         import sys
@@ -562,7 +571,7 @@ def prove_case(
             if processed > max_boxes:
                 res.open.append({"box": box, "upper": None, "depth": depth})
                 continue
-            b = box_bounds(case, box, rhs_lower)
+            b = box_bounds(case, box, rhs_lower, exact_rhs=rhs_override is None)
             if b["proven"]:
                 res.proven.append({"box": box, **b})
                 continue
@@ -614,6 +623,7 @@ def proof_to_json(res: ProofResult) -> dict[str, Any]:
                  "lambda": res.case.lam, "sigma": str(res.case.sigma)},
         "coordinates": [f"x_{i + 1}" for i in range(res.case.n - 1)] + ["u", "u_prime"],
         "rhs_g": {"lower": decimal_lower(res.rhs, 15), "upper": decimal_upper(res.rhs, 15)},
+        "region": None if res.region is None else box_json(res.region),
         "boxes": proven,
         "outside": [box_json(b) for b in res.outside],
         "open": [
