@@ -21,16 +21,17 @@ DATA = Path(__file__).parent / "data" / "conjecture_proof_n2_m1_l2_s1.json"
 CASE = cp.ProofCase(2, 1, 2, F(1))
 
 
-def _mp_g(n, m, lam, sigma, theta, deriv=None, h=mpmath.mpf(10) ** -8):
+def _mp_g(n, m, lam, sigma, theta, deriv=None, h=None):
     """G_lambda(p||q) by mpmath.quad from the definition (subsets enumerated); optionally the central
     difference quotient in coordinate ``deriv``."""
     if deriv is not None:
+        h = mpmath.mpf(10) ** -8 if h is None else h
         a, b = list(theta), list(theta)
         a[deriv] += h
         b[deriv] -= h
         return (_mp_g(n, m, lam, sigma, a) - _mp_g(n, m, lam, sigma, b)) / (2 * h)
-    rows_p = list(theta[: n - 1]) + [theta[n - 1]]
-    rows_q = list(theta[: n - 1]) + [theta[n]]
+    rows_p = [*list(theta[: n - 1]), theta[n - 1]]
+    rows_q = [*list(theta[: n - 1]), theta[n]]
     subs = list(itertools.combinations(range(n), m))
 
     def f(y):
@@ -69,11 +70,15 @@ def test_box_bounds_contain_mpmath_values(case):
             pt = _rand_point(rng, box)
             th = [mpmath.mpf(x.numerator) / x.denominator for x in pt]
             g = cp.g_point(case, pt)
-            assert _contains(g, _mp_g(case.n, case.m, case.lam, mpmath.mpf(case.sigma.numerator) / case.sigma.denominator, th))
+            assert _contains(
+                g, _mp_g(case.n, case.m, case.lam, mpmath.mpf(case.sigma.numerator) / case.sigma.denominator, th)
+            )
             assert g.rad() < 1e-8
             grads = cp.grad_point(case, pt)
             for k in (0, case.dim - 1):
-                ref = _mp_g(case.n, case.m, case.lam, mpmath.mpf(case.sigma.numerator) / case.sigma.denominator, th, deriv=k)
+                ref = _mp_g(
+                    case.n, case.m, case.lam, mpmath.mpf(case.sigma.numerator) / case.sigma.denominator, th, deriv=k
+                )
                 assert _contains(grads[k], ref, slack=mpmath.mpf(10) ** -8)
         H = cp.hessian_box(case, box)
         pt = _rand_point(rng, box)
@@ -114,7 +119,7 @@ def test_fundamental_domain_and_tails():
     assert cp.outside_domain(case, [(F(0), F(1))] * 2 + [(F(0), F(1, 4)), (F(1, 2), F(1))])
     assert not cp.outside_domain(case, [(F(0), F(1))] * 4)
     L, U, gt, dt = cp.tail_constants(case)
-    assert L <= -(case.lam - 1) * case.m and U >= case.lam * case.m and gt < 1e-18 and dt < 1e-15
+    assert -(case.lam - 1) * case.m >= L and case.lam * case.m <= U and gt < 1e-18 and dt < 1e-15
     # the tail majorant against mpmath at the extreme configuration (all mass at the ends)
     mpmath.mp.dps = 30
     try:

@@ -23,7 +23,9 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--model", default="range", metavar="M", help="range | clip | poisson (default range)")
     p.add_argument("--dim", default="1", metavar="D", help="dimension of the row values: 1, 2 or 3 (default 1)")
-    p.add_argument("--trials", default=None, metavar="N", help="number of random starts (integer >= 1; required without --prove)")
+    p.add_argument(
+        "--trials", default=None, metavar="N", help="number of random starts (integer >= 1; required without --prove)"
+    )
     p.add_argument("--seed", default="0", metavar="S", help="random seed (integer >= 0, default 0)")
     p.add_argument("--jobs", default="1", metavar="J", help="local worker processes (default 1)")
     p.add_argument(
@@ -67,7 +69,21 @@ def _int(value: str, name: str, low: int) -> int:
     return int(f)
 
 
-_OPTIONS = ("trials", "seed", "jobs", "steps", "model", "dim", "dask", "out", "rows", "batch", "order", "sigma", "max_boxes")
+_OPTIONS = (
+    "trials",
+    "seed",
+    "jobs",
+    "steps",
+    "model",
+    "dim",
+    "dask",
+    "out",
+    "rows",
+    "batch",
+    "order",
+    "sigma",
+    "max_boxes",
+)
 
 
 def _run_prove(args: argparse.Namespace) -> dict[str, Any]:

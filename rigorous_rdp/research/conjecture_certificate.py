@@ -487,8 +487,8 @@ def _misses_domain(box: tuple[tuple[Fraction, Fraction], ...], n: int) -> bool:
 
 def _mp_g_point(n: int, m: int, lam: int, sigma: mpmath.mpf, theta: list[Any]) -> Any:
     """G_lambda(p||q) by mpmath.quad, the atoms by enumerating the m-subsets of the n rows."""
-    rows_p = list(theta[: n - 1]) + [theta[n - 1]]
-    rows_q = list(theta[: n - 1]) + [theta[n]]
+    rows_p = [*list(theta[: n - 1]), theta[n - 1]]
+    rows_q = [*list(theta[: n - 1]), theta[n]]
     subs = list(itertools.combinations(range(n), m))
     sp = [mpmath.fsum(rows_p[i] for i in S) for S in subs]
     sq = [mpmath.fsum(rows_q[i] for i in S) for S in subs]
@@ -546,7 +546,7 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
     sigma_q = Fraction(str(case["sigma"]))
     if case.get("model") != "range" or int(case.get("d", 0)) != 1:
         return VerificationResult(False, "malformed certificate: holds-boxes covers model range, d = 1 only")
-    if not (2 <= n and 1 <= m < n and lam >= 2 and sigma_q > 0) or Fraction(str(case["r"])) != Fraction(m, n):
+    if not (n >= 2 and 1 <= m < n and lam >= 2 and sigma_q > 0) or Fraction(str(case["r"])) != Fraction(m, n):
         return VerificationResult(False, "malformed certificate: inconsistent case (n, m, r, lambda, sigma)")
     dim = n + 1
     proven = [(_fr_box(b[0], dim), b) for b in cert["boxes"]]
@@ -567,8 +567,10 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
         method, upper, point, signs = rec[1], rec[2], rec[3], rec[4]
         pt = tuple(Fraction(str(x)) for x in point) if point is not None else None
         if method in ("monotone", "extremal"):
-            if pt is None or len(signs) != dim or any(
-                s not in (-1, 1) or pt[k] != (b[k][1] if s > 0 else b[k][0]) for k, s in enumerate(signs)
+            if (
+                pt is None
+                or len(signs) != dim
+                or any(s not in (-1, 1) or pt[k] != (b[k][1] if s > 0 else b[k][0]) for k, s in enumerate(signs))
             ):
                 return VerificationResult(False, f"box {b}: the vertex is not the one its derivative signs select")
             if method == "extremal" and pt != extremal:

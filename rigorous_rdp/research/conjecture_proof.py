@@ -34,29 +34,30 @@ a symmetry of :math:`G_\lambda`; it is not used.)
 
 **The boxes.**  The unit cube :math:`[0,1]^{n+1}` is bisected into closed boxes with dyadic endpoints.
 A box with :math:`x_i^{lo} > x_{i+1}^{hi}` for some ``i`` or :math:`u^{hi} < u'^{lo}` does not meet
-``F`` (``"outside"``); every other box is proven, so ``F`` is covered.  Per box, in order:
+``F`` (``"outside"``); every other box is proven, so ``F`` is covered.  Per box (centre ``c``,
+half-widths :math:`h_k`; coordinates :math:`\theta = (x_1..x_{n-1}, u, u')`):
 
-1. *direct*: ``acb.integral`` of :math:`p^\lambda q^{1-\lambda}` with ball-valued means (the box as
-   balls), an enclosure valid for every configuration in the box (inclusion principle), plus the
-   tails of :func:`tail_constants`;
-2. *gradient*: the same for :math:`\partial G/\partial\theta_k`, differentiated under the integral
-   (dominated by the tail majorant below):
-   :math:`\partial_k G = \int (p/q)^{\lambda-1}(\lambda\,\partial_k p - (\lambda-1)(p/q)\,\partial_k q)`.
-   A coordinate whose derivative has a certified sign on the box is fixed at the end that does not
-   decrease :math:`G` (mean value theorem along the coordinate; the box is a product, so the moved
-   point stays in it): the supremum over the box equals the supremum over that face.
-3. *monotone*: every coordinate signed: the supremum is the value at one vertex :math:`v`.  If
-   :math:`v` is the extremal configuration :math:`(0,\dots,0;\ u = 1,\ u' = 0)`, then
-   :math:`q = \mu_0` and :math:`p = (1-r)\mu_0 + r\mu_1` exactly (all other rows at :math:`u'`,
-   :math:`|u - u'| = 1`), so :math:`G(v)` *equals* the RHS: proven with equality.  Else
-   :math:`G(v)` is a point enclosure (``acb.integral`` with exact rational means) compared with the RHS.
-4. *centered*: :math:`G(\theta) \le G(c) + \sum_k \max|\partial_k G|\,w_k/2` over the unsigned
-   coordinates (``c`` the centre of the face, :math:`w_k` the widths; mean value theorem).
-5. else bisect the unsigned coordinate with the largest :math:`\max|\partial_k G|\,w_k`.
+1. *point values*: :math:`G(c)` and :math:`\partial_k G(c)` by ``acb.integral`` with exact rational
+   means plus the tails of :func:`tail_constants` (derivatives under the integral, dominated by the
+   tail majorants below): :math:`\partial_k G = \int (p/q)^{\lambda-1}(\lambda\,\partial_k p -
+   (\lambda-1)(p/q)\,\partial_k q)`;
+2. *Hessian over the box*: :math:`\partial_j\partial_k G` enclosed for every configuration in the box
+   (:func:`hessian_box`: a Riemann enclosure, cell width times the ball of the integrand over the
+   cell and the box, plus :func:`hessian_tail`); crude, but it only enters multiplied by box widths;
+3. *signs*: :math:`\partial_k G` on the box lies in :math:`\partial_k G(c) + \sum_j [H_{kj}]\,[-h_j, h_j]`
+   (mean value theorem).  If every coordinate has a certified sign, :math:`G` is monotone in each
+   coordinate on the box (a product set), so its supremum is the value at the vertex :math:`v` that
+   the signs select (``"monotone"``).  If :math:`v` is the extremal configuration
+   :math:`(0,\dots,0;\ u = 1,\ u' = 0)`, then :math:`q = \mu_0` and :math:`p = (1-r)\mu_0 + r\mu_1`
+   exactly (all other rows at :math:`u'`, :math:`|u - u'| = 1`), so :math:`G(v)` *equals* the RHS:
+   proven with equality (``"extremal"``).  Else :math:`G(v)` is a point enclosure compared with the RHS;
+4. *Taylor* (``"taylor"``): :math:`G(\theta) \le G(c) + \sum_k |\partial_k G(c)|\,h_k +
+   \tfrac12\sum_{j,k}\max|H_{jk}|\,h_j h_k` (Taylor's formula with Lagrange remainder);
+5. else bisect the unsigned coordinate with the largest :math:`\max|\partial_k G|\,w_k` at its midpoint.
 
 The extremal configuration is a vertex of ``F`` where the ratio is exactly 1, so no plain interval
 bound closes a box that touches it; step 3 closes it once the box is small enough that all partial
-derivatives have certified signs there (at the vertex they are strictly signed: :math:`G` increases
+derivatives have certified signs there (in every case run they are strictly signed at the vertex: :math:`G` increases
 with ``u`` and decreases with every :math:`x_i` and with ``u'``).
 
 **Tails (proof).**  All means lie in :math:`[0, m]`.  For :math:`y \ge m` every
@@ -103,9 +104,9 @@ __all__ = [
     "grad_point",
     "hessian_box",
     "is_extremal",
-    "rhs_g",
     "outside_domain",
     "prove_case",
+    "rhs_g",
     "tail_constants",
 ]
 
@@ -353,7 +354,9 @@ def _gauss_range(t: arb, inv2s2: arb) -> arb:
     return arb(a.lower()).union(arb(b.upper()))
 
 
-def hessian_box(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], cells_per_sigma: int = 16) -> list[list[arb]]:
+def hessian_box(
+    case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], cells_per_sigma: int = 16
+) -> list[list[arb]]:
     r"""Enclosures of :math:`\partial_j\partial_k G` valid on the whole box: a Riemann enclosure (cell
     width times the ball of the integrand over the cell and the box) on ``[L, U]``, plus
     :func:`hessian_tail`.  Crude (it is multiplied by squared box widths)."""
@@ -387,15 +390,21 @@ def hessian_box(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], cells
             a = L + c * h
             y = to_arb(a).union(to_arb(a + h))
 
-            def parts(means, idx):
+            def parts(means, idx, y=y):
                 t = [y - s for s in means]
                 e = [_gauss_range(ti, inv2s2) for ti in t]
                 tot = sum(e, arb(0))
                 g = [sum((t[j] * inv_s2 * e[j] for j in range(len(e)) if k in idx[j]), arb(0)) for k in range(dim)]
                 hh = [
                     [
-                        sum(((t[j] * t[j] * inv_s2 - 1) * inv_s2 * e[j] for j in range(len(e)) if k in idx[j] and i in idx[j]),
-                            arb(0))
+                        sum(
+                            (
+                                (t[j] * t[j] * inv_s2 - 1) * inv_s2 * e[j]
+                                for j in range(len(e))
+                                if k in idx[j] and i in idx[j]
+                            ),
+                            arb(0),
+                        )
                         for i in range(dim)
                     ]
                     for k in range(dim)
@@ -461,20 +470,30 @@ def box_bounds(
             if exact_rhs and is_extremal(case, v):
                 return {"proven": True, "method": "extremal", "upper": None, "signs": signs, "point": v}
             gv = g_point(case, v)
-            return {"proven": bool(gv.upper() <= rhs_lower), "method": "monotone", "upper": arb(gv.upper()),
-                    "signs": signs, "point": v, "split": _widest(box)}
+            return {
+                "proven": bool(gv.upper() <= rhs_lower),
+                "method": "monotone",
+                "upper": arb(gv.upper()),
+                "signs": signs,
+                "point": v,
+                "split": _widest(box),
+            }
         gc = g_point(case, c)
         up = arb(gc.upper())
         for k in range(dim):
             up += _absmax(g[k]) * half[k]
             for j in range(dim):
                 up += _absmax(H[j][k]) * half[j] * half[k] / 2
-        scores = {
-            k: float(_absmax(gbox[k]).mid()) * float(box[k][1] - box[k][0]) for k in free
-        }
+        scores = {k: float(_absmax(gbox[k]).mid()) * float(box[k][1] - box[k][0]) for k in free}
         split = max(free, key=lambda k: scores[k])
-        return {"proven": bool(up.upper() <= rhs_lower), "method": "taylor", "upper": arb(up.upper()),
-                "signs": signs, "point": c, "split": split}
+        return {
+            "proven": bool(up.upper() <= rhs_lower),
+            "method": "taylor",
+            "upper": arb(up.upper()),
+            "signs": signs,
+            "point": c,
+            "split": split,
+        }
 
 
 def _widest(box: Sequence[tuple[Fraction, Fraction]]) -> int:
@@ -556,8 +575,12 @@ def prove_case(
 
         from tqdm import tqdm
 
-        bar = tqdm(desc=f"proof n={case.n} m={case.m} lambda={case.lam} sigma={case.sigma}", unit="box",
-                   file=sys.stderr, leave=False)
+        bar = tqdm(
+            desc=f"proof n={case.n} m={case.m} lambda={case.lam} sigma={case.sigma}",
+            unit="box",
+            file=sys.stderr,
+            leave=False,
+        )
     processed = 0
     try:
         while stack:
@@ -619,15 +642,20 @@ def proof_to_json(res: ProofResult) -> dict[str, Any]:
         for b in res.proven
     ]
     return {
-        "case": {"model": "range", "d": 1, "n": res.case.n, "m": res.case.m, "r": str(res.case.r),
-                 "lambda": res.case.lam, "sigma": str(res.case.sigma)},
+        "case": {
+            "model": "range",
+            "d": 1,
+            "n": res.case.n,
+            "m": res.case.m,
+            "r": str(res.case.r),
+            "lambda": res.case.lam,
+            "sigma": str(res.case.sigma),
+        },
         "coordinates": [f"x_{i + 1}" for i in range(res.case.n - 1)] + ["u", "u_prime"],
         "rhs_g": {"lower": decimal_lower(res.rhs, 15), "upper": decimal_upper(res.rhs, 15)},
         "region": None if res.region is None else box_json(res.region),
         "boxes": proven,
         "outside": [box_json(b) for b in res.outside],
-        "open": [
-            [box_json(b["box"]), None if b["upper"] is None else decimal_upper(b["upper"], 15)] for b in res.open
-        ],
+        "open": [[box_json(b["box"]), None if b["upper"] is None else decimal_upper(b["upper"], 15)] for b in res.open],
         "summary": res.summary(),
     }
