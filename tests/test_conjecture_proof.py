@@ -210,19 +210,20 @@ def test_tampered_certificates_are_rejected():
     assert not verify_certificate(bad).ok
 
 
-def test_cli_prove_bad_input_exits_2():
+def test_cli_prove_bad_input_exits_2(capsys):
+    from rigorous_rdp.cli import main
+
     for argv, word in [
-        (["--prove", "--rows", "1"], "rows"),
-        (["--prove", "--rows", "3", "--batch", "3"], "batch"),
-        (["--prove", "--rows", "3", "--order", "2.5"], "order"),
-        (["--prove", "--rows", "3", "--sigma", "0"], "sigma"),
+        (["--prove", "--rows", "1"], "rows must be"),
+        (["--prove", "--rows", "3", "--batch", "3"], "batch must be"),
+        (["--prove", "--rows", "3", "--order", "2.5"], "order must be"),
+        (["--prove", "--rows", "3", "--sigma", "0"], "sigma must be"),
         (["--prove", "--rows", "3", "--dim", "2"], "--prove covers"),
+        (["--prove"], "rows must be given"),
     ]:
-        out = subprocess.run(
-            [sys.executable, "-m", "rigorous_rdp", "conjecture", *argv], capture_output=True, text=True, timeout=60
-        )
-        assert out.returncode == 2, (argv, out.stderr)
-        assert word in out.stderr and "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+        assert main(["conjecture", *argv]) == 2, argv
+        err = capsys.readouterr().err
+        assert word in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_cli_verify_accepts_the_certificate():

@@ -51,8 +51,11 @@ half-widths :math:`h_k`; coordinates :math:`\theta = (x_1..x_{n-1}, u, u')`):
    :math:`(0,\dots,0;\ u = 1,\ u' = 0)`, then :math:`q = \mu_0` and :math:`p = (1-r)\mu_0 + r\mu_1`
    exactly (all other rows at :math:`u'`, :math:`|u - u'| = 1`), so :math:`G(v)` *equals* the RHS:
    proven with equality (``"extremal"``).  Else :math:`G(v)` is a point enclosure compared with the RHS;
-4. *Taylor* (``"taylor"``): :math:`G(\theta) \le G(c) + \sum_k |\partial_k G(c)|\,h_k +
-   \tfrac12\sum_{j,k}\max|H_{jk}|\,h_j h_k` (Taylor's formula with Lagrange remainder);
+4. *Taylor* (``"taylor"``): the signed coordinates are fixed at the end their sign selects (the
+   supremum over the box is attained on that face, by the same monotonicity), and on the face, with
+   ``c'`` its centre and ``J`` the unsigned coordinates,
+   :math:`G(\theta) \le G(c') + \sum_{k\in J} |\partial_k G(c')|\,h_k +
+   \tfrac12\sum_{j,k\in J}\max|H_{jk}|\,h_j h_k` (Taylor's formula with Lagrange remainder);
 5. else bisect the unsigned coordinate with the largest :math:`\max|\partial_k G|\,w_k` at its midpoint.
 
 The extremal configuration is a vertex of ``F`` where the ratio is exactly 1, so no plain interval
@@ -300,14 +303,20 @@ def g_point(case: ProofCase, point: Sequence[Fraction], rel_bits: int = 36) -> a
     return g_box(case, [(x, x) for x in point], rel_bits=rel_bits)
 
 
-def grad_point(case: ProofCase, point: Sequence[Fraction], rel_bits: int = 20) -> list[arb]:
+def grad_point(
+    case: ProofCase, point: Sequence[Fraction], rel_bits: int = 20, coords: Sequence[int] | None = None
+) -> list[arb]:
     r"""Enclosures of :math:`\partial G/\partial\theta_k` at one configuration, ``k`` over
-    (x_1..x_{n-1}, u, u') (differentiation under the integral; tails of :func:`tail_constants`)."""
+    (x_1..x_{n-1}, u, u') (differentiation under the integral; tails of :func:`tail_constants`).
+    With ``coords``, only those coordinates are computed (the others are returned as NaN balls)."""
     with workprec(PREC):
         _, _, _, d_tail = tail_constants(case)
         theta = [acb(to_arb(x)) for x in point]
+        want = set(range(case.dim) if coords is None else coords)
         return [
             _integrate(case, _grad_integrand(case, theta, k), rel_bits) + arb(0, d_tail.upper())
+            if k in want
+            else arb.nan()
             for k in range(case.dim)
         ]
 
@@ -478,11 +487,15 @@ def box_bounds(
                 "point": v,
                 "split": _widest(box),
             }
-        gc = g_point(case, c)
+        # Taylor on the face that the signed coordinates select (the supremum over the box is
+        # attained there); with no signed coordinate the face is the box and its centre is c
+        cf = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(box, signs, strict=True)]
+        gf = g if cf == c else grad_point(case, cf, coords=free)
+        gc = g_point(case, cf)
         up = arb(gc.upper())
-        for k in range(dim):
-            up += _absmax(g[k]) * half[k]
-            for j in range(dim):
+        for k in free:
+            up += _absmax(gf[k]) * half[k]
+            for j in free:
                 up += _absmax(H[j][k]) * half[j] * half[k] / 2
         scores = {k: float(_absmax(gbox[k]).mid()) * float(box[k][1] - box[k][0]) for k in free}
         split = max(free, key=lambda k: scores[k])
@@ -491,7 +504,7 @@ def box_bounds(
             "method": "taylor",
             "upper": arb(up.upper()),
             "signs": signs,
-            "point": c,
+            "point": cf,
             "split": split,
         }
 
