@@ -56,7 +56,8 @@ half-widths :math:`h_k`; coordinates :math:`\theta = (x_1..x_{n-1}, u, u')`):
    ``c'`` its centre and ``J`` the unsigned coordinates,
    :math:`G(\theta) \le G(c') + \sum_{k\in J} |\partial_k G(c')|\,h_k +
    \tfrac12\sum_{j,k\in J}\max|H_{jk}|\,h_j h_k` (Taylor's formula with Lagrange remainder);
-5. else bisect the unsigned coordinate with the largest :math:`\max|\partial_k G|\,w_k` at its midpoint.
+5. else bisect, at its midpoint, the coordinate ``j`` with the largest
+   :math:`w_j\sum_{k\in J}\max|H_{kj}| + [j\in J]\,w_j\max|\partial_j G|` (a heuristic; any choice is sound).
 
 The extremal configuration is a vertex of ``F`` where the ratio is exactly 1, so no plain interval
 bound closes a box that touches it; step 3 closes it once the box is small enough that all partial
@@ -298,7 +299,7 @@ def g_box(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], rel_bits: i
         return arb(v.lower()).union(arb(v.upper() + g_tail.upper()))
 
 
-def g_point(case: ProofCase, point: Sequence[Fraction], rel_bits: int = 36) -> arb:
+def g_point(case: ProofCase, point: Sequence[Fraction], rel_bits: int = 44) -> arb:
     r"""Tight enclosure of :math:`G_\lambda(p\|q)` at one configuration (exact rational values)."""
     return g_box(case, [(x, x) for x in point], rel_bits=rel_bits)
 
@@ -497,8 +498,17 @@ def box_bounds(
             up += _absmax(gf[k]) * half[k]
             for j in free:
                 up += _absmax(H[j][k]) * half[j] * half[k] / 2
-        scores = {k: float(_absmax(gbox[k]).mid()) * float(box[k][1] - box[k][0]) for k in free}
-        split = max(free, key=lambda k: scores[k])
+        # split where the width costs most: the Taylor terms of the unsigned coordinates and the
+        # uncertainty that coordinate j's width puts on the signs of the unsigned derivatives (a
+        # signed coordinate must shrink too, or the sign of an unsigned one may never be certified)
+        scores = {}
+        for j in range(dim):
+            wj = float(box[j][1] - box[j][0])
+            sc = wj * sum(float(_absmax(H[k][j]).mid()) for k in free)
+            if j in free:
+                sc += float(_absmax(gbox[j]).mid()) * wj
+            scores[j] = sc
+        split = max(range(dim), key=lambda j: scores[j])
         return {
             "proven": bool(up.upper() <= rhs_lower),
             "method": "taylor",
