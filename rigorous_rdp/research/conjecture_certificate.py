@@ -20,7 +20,8 @@ canonical content:
   (the boxes tile ``[0,1]^(n+1)``: a recursive midpoint split that must separate them; the ``outside``
   boxes do not meet the domain; every stated bound is below the stated RHS lower end; the vertex of a
   monotone box is the one its signs select), the RHS is re-summed in mpmath, and for a seeded random
-  sample of boxes (``sample``, all boxes when ``sample`` is None) :math:`G_\lambda` is recomputed with
+  sample of boxes (``sample`` boxes, default 4: the extremal box and 3 others; all boxes when
+  ``sample`` is None) :math:`G_\lambda` is recomputed with
   ``mpmath.quad`` at the stated point and at random points of the box and compared with the stated
   bound, and the stated derivative signs are compared with central differences at a random point.
   The sampled part is a second opinion (mpmath quadrature error is an estimate); the proof is the
