@@ -23,7 +23,9 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--model", default="range", metavar="M", help="range | clip | poisson (default range)")
     p.add_argument("--dim", default="1", metavar="D", help="dimension of the row values: 1, 2 or 3 (default 1)")
-    p.add_argument("--trials", required=True, metavar="N", help="number of random starts (integer >= 1)")
+    p.add_argument(
+        "--trials", default=None, metavar="N", help="number of random starts (integer >= 1; required without --prove)"
+    )
     p.add_argument("--seed", default="0", metavar="S", help="random seed (integer >= 0, default 0)")
     p.add_argument("--jobs", default="1", metavar="J", help="local worker processes (default 1)")
     p.add_argument(
@@ -43,6 +45,19 @@ def register(sub: Any) -> None:
         help="write a certificate that 'rigorous-rdp verify' re-checks: of the largest proven violation, "
         "else (1-d) of LHS <= RHS at the worst configuration",
     )
+    p.add_argument(
+        "--prove",
+        action="store_true",
+        help="instead of the probe: prove ratio <= 1 for every 1-d configuration of the range model with "
+        "--rows, --batch, --order, --sigma (interval branch and bound over the dataset values)",
+    )
+    p.add_argument("--rows", default=None, metavar="N", help="--prove: number of rows n, integer in [2, 6]")
+    p.add_argument("--batch", default="1", metavar="M", help="--prove: batch size m, integer in [1, n-1] (default 1)")
+    p.add_argument("--order", default="2", metavar="L", help="--prove: Renyi order, integer in [2, 16] (default 2)")
+    p.add_argument("--sigma", default="1", metavar="S", help="--prove: noise multiplier, in [1, 64] (default 1)")
+    p.add_argument(
+        "--max-boxes", default="20000", metavar="B", help="--prove: boxes processed before giving up (default 20000)"
+    )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text, option_names=_OPTIONS)
 
@@ -54,13 +69,67 @@ def _int(value: str, name: str, low: int) -> int:
     return int(f)
 
 
-_OPTIONS = ("trials", "seed", "jobs", "steps", "model", "dim", "dask", "out")
+_OPTIONS = (
+    "trials",
+    "seed",
+    "jobs",
+    "steps",
+    "model",
+    "dim",
+    "dask",
+    "out",
+    "rows",
+    "batch",
+    "order",
+    "sigma",
+    "max_boxes",
+)
+
+
+def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
+    from ..research.conjecture_proof import ProofCase, proof_to_json, prove_case
+
+    if args.rows is None:
+        raise ValueError("rows must be given with --prove (an integer in [2, 6]).")
+    if args.model != "range" or args.dim != "1":
+        raise ValueError("--prove covers --model range --dim 1 only.")
+    if args.trials is not None or args.dask is not None:
+        raise ValueError("--trials and --dask do not apply to --prove.")
+    n = _int(args.rows, "rows", 2)
+    if n > 6:
+        raise ValueError(f"rows must be an integer in [2, 6]. Found {args.rows}.")
+    m = _int(args.batch, "batch", 1)
+    if m >= n:
+        raise ValueError(f"batch must be an integer in [1, rows - 1]. Found {args.batch}.")
+    lam = _int(args.order, "order", 2)
+    if lam > 16:
+        raise ValueError(f"order must be an integer in [2, 16]. Found {args.order}.")
+    sigma = parse_rational(args.sigma, "sigma")
+    max_boxes = _int(args.max_boxes, "max-boxes", 1)
+    res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=not args.json)
+    proof = proof_to_json(res)
+    out: dict[str, Any] = {"prove": proof["summary"]}
+    out["prove"]["statement"] = (
+        "ratio <= 1 for every configuration" if res.complete else "not proven: open boxes remain"
+    )
+    if args.out is not None:
+        from ..certificate import write_certificate
+        from ..research.conjecture_certificate import make_boxes_certificate
+
+        cert = make_boxes_certificate(proof)
+        write_certificate(cert, args.out)
+        out["certificate"] = {"written": True, "file": args.out, "kind": cert["kind"], "complete": cert["complete"]}
+    return out
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..research.conjecture import MODELS, probe
     from ..research.parallel import dask_executor, validate_dask, validate_jobs
 
+    if args.prove:
+        return _run_prove(args)
+    if args.trials is None:
+        raise ValueError("trials must be given (an integer >= 1), or use --prove.")
     if args.model not in MODELS:
         raise ValueError(f"model must be one of range, clip, poisson. Found {args.model}.")
     if args.dim not in ("1", "2", "3"):
@@ -90,6 +159,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
+    if "prove" in res:
+        pr = res["prove"]
+        lines = [
+            f"Conjecture 1, 1-d range model, n = {pr['n']} rows, batch m = {pr['m']} (r = {pr['r']}), "
+            f"lambda = {pr['lambda']}, sigma = {pr['sigma']}:",
+            f"  {'PROVEN' if pr['proven'] else 'NOT PROVEN'}: {pr['statement']}",
+            f"  boxes: {pr['boxes_proven']} proven {pr['methods']}, {pr['boxes_outside']} outside the "
+            f"fundamental domain, {pr['boxes_open']} open; RHS G in [{pr['rhs_g']['lower']}, {pr['rhs_g']['upper']}]",
+            f"  time: {pr['seconds']} s",
+        ]
+        cert = res.get("certificate")
+        if cert is not None:
+            lines.append(f"  certificate ({cert['kind']}) written to {cert['file']}")
+        return "\n".join(lines)
     w = res["worst"]
     lines = [
         f"Conjecture 1 probe, model {res['model']}, dimension {res['dim']}: {res['trials']} trials "

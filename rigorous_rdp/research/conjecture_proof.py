@@ -1,0 +1,686 @@
+r"""Computer-assisted proof of Conjecture 1 in 1-d for small datasets: interval branch and bound over
+the dataset values (model ``range``; in 1-d ``clip`` is the same set up to translation).
+
+**Setting.**  ``n`` rows, fixed-size sampling without replacement of ``m < n`` rows (:math:`r = m/n`),
+replace-one neighbours: rows :math:`1..n-1` take values :math:`x_1, \dots, x_{n-1}` in both datasets,
+row ``n`` takes :math:`u` in :math:`x` and :math:`u'` in :math:`x'`, all values in an interval of length 1.
+The output is :math:`N(\sum_{i\in S} v_i, \sigma^2)` for a uniform ``m``-subset :math:`S`, so
+
+.. math:: p = \binom{n}{m}^{-1}\sum_{|S|=m} \varphi_\sigma(\cdot - s_S), \qquad
+          q = \binom{n}{m}^{-1}\sum_{|S|=m} \varphi_\sigma(\cdot - s'_S)
+
+(:math:`s_S` the sum of the values in :math:`S` with row ``n`` at ``u``, :math:`s'_S` with ``u'``).  The
+claim proven, per case :math:`(n, m, \lambda, \sigma)` with integer :math:`\lambda`, is
+
+.. math:: G_\lambda(p\|q) = \int p^\lambda q^{1-\lambda} \;\le\; G_\lambda(r\mu_1 + (1-r)\mu_0\|\mu_0)
+          \quad\text{for every admissible } (x_1..x_{n-1}, u, u'),
+
+equivalently ratio = LHS / RHS :math:`\le 1` for the Rényi divergences (:math:`D = \log G/(\lambda-1)`).
+
+**Reduction to a compact domain (proof).**  (i) *Translation*: adding :math:`t` to every value adds
+:math:`mt` to every :math:`s_S, s'_S` (each subset has ``m`` rows), so ``p`` and ``q`` are translated by the
+same amount and :math:`G_\lambda` does not change.  A set of diameter :math:`\le 1` on the line lies in
+:math:`[a, a+1]`, :math:`a` its minimum; translating by :math:`-a` puts every value in :math:`[0, 1]`.
+(ii) *Permutations* of rows :math:`1..n-1` permute the subsets, so ``p`` and ``q`` do not change: WLOG
+:math:`x_1 \le \dots \le x_{n-1}`.  (iii) *Reflection* :math:`z \mapsto 1 - z` of all values maps every
+sum :math:`s \mapsto m - s`, an isometry of the line applied to both ``p`` and ``q``: :math:`G_\lambda`
+does not change; it maps :math:`u - u'` to :math:`u' - u` and keeps the values in :math:`[0,1]`, so
+WLOG :math:`u \ge u'` (then re-sort by (ii)).  Hence the fundamental domain
+
+.. math:: F = \{(x, u, u') \in [0,1]^{n+1} : x_1 \le \dots \le x_{n-1},\ u \ge u'\}
+
+covers every admissible configuration.  (Swapping ``u`` and ``u'`` swaps ``p`` and ``q`` and is *not*
+a symmetry of :math:`G_\lambda`; it is not used.)
+
+**The boxes.**  The unit cube :math:`[0,1]^{n+1}` is bisected into closed boxes with dyadic endpoints.
+A box with :math:`x_i^{lo} > x_{i+1}^{hi}` for some ``i`` or :math:`u^{hi} < u'^{lo}` does not meet
+``F`` (``"outside"``); every other box is proven, so ``F`` is covered.  Per box (centre ``c``,
+half-widths :math:`h_k`; coordinates :math:`\theta = (x_1..x_{n-1}, u, u')`):
+
+1. *point values*: :math:`G(c)` and :math:`\partial_k G(c)` by ``acb.integral`` with exact rational
+   means plus the tails of :func:`tail_constants` (derivatives under the integral, dominated by the
+   tail majorants below): :math:`\partial_k G = \int (p/q)^{\lambda-1}(\lambda\,\partial_k p -
+   (\lambda-1)(p/q)\,\partial_k q)`;
+2. *Hessian over the box*: :math:`\partial_j\partial_k G` enclosed for every configuration in the box
+   (:func:`hessian_box`: a Riemann enclosure, cell width times the ball of the integrand over the
+   cell and the box, plus :func:`hessian_tail`); crude, but it only enters multiplied by box widths;
+3. *signs*: :math:`\partial_k G` on the box lies in :math:`\partial_k G(c) + \sum_j [H_{kj}]\,[-h_j, h_j]`
+   (mean value theorem).  If every coordinate has a certified sign, :math:`G` is monotone in each
+   coordinate on the box (a product set), so its supremum is the value at the vertex :math:`v` that
+   the signs select (``"monotone"``).  If :math:`v` is the extremal configuration
+   :math:`(0,\dots,0;\ u = 1,\ u' = 0)`, then :math:`q = \mu_0` and :math:`p = (1-r)\mu_0 + r\mu_1`
+   exactly (all other rows at :math:`u'`, :math:`|u - u'| = 1`), so :math:`G(v)` *equals* the RHS:
+   proven with equality (``"extremal"``).  Else :math:`G(v)` is a point enclosure compared with the RHS;
+4. *Taylor* (``"taylor"``): the signed coordinates are fixed at the end their sign selects (the
+   supremum over the box is attained on that face, by the same monotonicity), and on the face, with
+   ``c'`` its centre and ``J`` the unsigned coordinates,
+   :math:`G(\theta) \le G(c') + \sum_{k\in J} |\partial_k G(c')|\,h_k +
+   \tfrac12\sum_{j,k\in J}\max|H_{jk}|\,h_j h_k` (Taylor's formula with Lagrange remainder);
+5. else bisect, at its midpoint, the coordinate ``j`` with the largest
+   :math:`w_j\sum_{k\in J}\max|H_{kj}| + [j\in J]\,w_j\max|\partial_j G|` (a heuristic; any choice is sound).
+
+The extremal configuration is a vertex of ``F`` where the ratio is exactly 1, so no plain interval
+bound closes a box that touches it; step 3 closes it once the box is small enough that all partial
+derivatives have certified signs there (in every case run they are strictly signed at the vertex: :math:`G` increases
+with ``u`` and decreases with every :math:`x_i` and with ``u'``).
+
+**Tails (proof).**  All means lie in :math:`[0, m]`.  For :math:`y \ge m` every
+:math:`\varphi_\sigma(y - s) \le \varphi_\sigma(y - m)` and :math:`\varphi_\sigma(y - s') \ge
+\varphi_\sigma(y)`, so :math:`p^\lambda q^{1-\lambda} \le \varphi_\sigma(y-m)^\lambda\varphi_\sigma(y)^{1-\lambda}
+= K\varphi_\sigma(y - \lambda m)` with :math:`K = e^{\lambda(\lambda-1)m^2/(2\sigma^2)}` (complete the
+square); for :math:`y \le 0` likewise :math:`\le K\varphi_\sigma(y + (\lambda-1)m)`.  For the
+derivative integrands, :math:`|\partial_k p| \le p\,M/\sigma^2` and :math:`|\partial_k q| \le q\,M/\sigma^2`
+with :math:`M(y) = \max_S|y - s_S| \le |y| + m`, so :math:`|\text{integrand}_k| \le
+(2\lambda-1)\,p^\lambda q^{1-\lambda}(|y|+m)/\sigma^2`; with
+:math:`\int_U^\infty (y + m)\varphi_\sigma(y - c) = \sigma^2\varphi_\sigma(U - c) + (c+m)\bar\Phi((U-c)/\sigma)`.
+These bounds hold for every configuration in :math:`[0,1]^{n+1}` and are added as radius.
+
+Only integer orders are supported (then :math:`p^\lambda/q^{\lambda-1}` is a rational function of
+exponentials, analytic wherever :math:`q \ne 0`, which ``acb.integral`` checks).  The RHS is
+:func:`rigorous_rdp.research.constant.log_g_mixture` (the finite sum (9.5)).
+
+A box that is not proven at the depth limit is reported as *open* with its certified upper bound;
+a case is "proven" only when no box is open.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from flint import acb, arb
+
+from ..arith import decimal_lower, decimal_upper, to_arb, workprec
+from .constant import log_g_mixture
+
+__all__ = [
+    "ProofCase",
+    "ProofResult",
+    "box_bounds",
+    "g_box",
+    "g_point",
+    "grad_point",
+    "hessian_box",
+    "is_extremal",
+    "outside_domain",
+    "prove_case",
+    "rhs_g",
+    "tail_constants",
+]
+
+PREC = 80
+
+
+@dataclass(frozen=True)
+class ProofCase:
+    r"""One case of the proof: ``n`` rows, batch ``m`` (:math:`1 \le m < n`), integer order ``lam`` in
+    [2, 16], noise ``sigma`` in [1, 64] (exact rationals)."""
+
+    n: int
+    m: int
+    lam: int
+    sigma: Fraction
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.n <= 6:
+            raise ValueError(f"rows must be an integer in [2, 6]. Found {self.n}.")
+        if not 1 <= self.m <= self.n - 1:
+            raise ValueError(f"batch must be an integer in [1, rows - 1]. Found {self.m}.")
+        if not 2 <= self.lam <= 16:
+            raise ValueError(f"order must be an integer in [2, 16]. Found {self.lam}.")
+        if not 1 <= self.sigma <= 64:
+            # below 1 the Riemann balls of the Hessian span more than 2^30 and lose their positive
+            # lower ends (sigma = 1/2 left every box open): not unsound, but nothing is proven
+            raise ValueError(f"sigma must be in [1, 64]. Found {self.sigma}.")
+
+    @property
+    def r(self) -> Fraction:
+        return Fraction(self.m, self.n)
+
+    @property
+    def dim(self) -> int:
+        """Number of coordinates: x_1..x_{n-1}, u, u'."""
+        return self.n + 1
+
+    def subsets(self) -> list[tuple[int, ...]]:
+        return list(itertools.combinations(range(self.n), self.m))
+
+
+Box = list[tuple[Fraction, Fraction]]
+
+
+def outside_domain(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]]) -> bool:
+    r"""True when the box cannot meet the fundamental domain ``F`` (module docstring): some
+    :math:`x_i^{lo} > x_{i+1}^{hi}` or :math:`u^{hi} < u'^{lo}`."""
+    k = case.n - 1
+    if any(box[i][0] > box[i + 1][1] for i in range(k - 1)):
+        return True
+    return box[k][1] < box[k + 1][0]
+
+
+def is_extremal(case: ProofCase, point: Sequence[Fraction]) -> bool:
+    """The configuration where LHS = RHS exactly: other rows 0, u = 1, u' = 0."""
+    k = case.n - 1
+    return all(x == 0 for x in point[:k]) and point[k] == 1 and point[k + 1] == 0
+
+
+@functools.lru_cache(maxsize=64)
+def tail_constants(case: ProofCase, prec: int = PREC) -> tuple[Fraction, Fraction, arb, arb]:
+    r"""Window ``[L, U]`` (rationals) and proven tail bounds (arb, upper ends) outside it, for
+    :math:`\int p^\lambda q^{1-\lambda}` and for every :math:`|\partial_k G|` integrand, valid for every
+    configuration with values in :math:`[0,1]` (module docstring, "Tails")."""
+    lam, m = case.lam, case.m
+    s = float(case.sigma)
+    log_k = lam * (lam - 1) * m * m / (2 * s * s)
+    t = math.sqrt(2 * (log_k + 60 * math.log(2) + 8)) + 1  # K * Phi-bar(T) well below 2^-60
+    L = Fraction(math.floor(-(lam - 1) * m - t * s))
+    U = Fraction(math.ceil(lam * m + t * s))
+    with workprec(prec):
+        sig = to_arb(case.sigma)
+        K = (arb(lam * (lam - 1) * m * m) / (2 * sig * sig)).exp()
+
+        def phibar(x: arb) -> arb:
+            return (x / arb(2).sqrt()).erfc() / 2
+
+        def phi_s(x: arb) -> arb:
+            return (-(x * x) / (2 * sig * sig)).exp() / (sig * (2 * arb.pi()).sqrt())
+
+        cu = arb(lam * m)
+        cl = arb((lam - 1) * m)
+        zu = (to_arb(U) - cu) / sig
+        zl = (-to_arb(L) - cl) / sig
+        g_tail = K * (phibar(zu) + phibar(zl))
+        d_tail = (
+            (2 * lam - 1)
+            / (sig * sig)
+            * K
+            * (
+                sig * sig * phi_s(to_arb(U) - cu)
+                + (cu + m) * phibar(zu)
+                + sig * sig * phi_s(-to_arb(L) - cl)
+                + (cl + m) * phibar(zl)
+            )
+        )
+    return L, U, g_tail, d_tail
+
+
+def _means(case: ProofCase, theta: Sequence[acb]) -> tuple[list[acb], list[acb], list[list[int]], list[list[int]]]:
+    """Means of the atoms of p and q and, per coordinate, the atoms whose mean moves with it."""
+    k = case.n - 1
+    mp, mq = [], []
+    dp: list[list[int]] = [[] for _ in range(case.dim)]
+    dq: list[list[int]] = [[] for _ in range(case.dim)]
+    for j, S in enumerate(case.subsets()):
+        sp = acb(0)
+        sq = acb(0)
+        for i in S:
+            if i < k:
+                sp += theta[i]
+                sq += theta[i]
+                dp[i].append(j)
+                dq[i].append(j)
+            else:
+                sp += theta[k]
+                sq += theta[k + 1]
+                dp[k].append(j)
+                dq[k + 1].append(j)
+        mp.append(sp)
+        mq.append(sq)
+    return mp, mq, dp, dq
+
+
+def _theta_balls(box: Sequence[tuple[Fraction, Fraction]]) -> list[acb]:
+    out = []
+    for lo, hi in box:
+        a, b = to_arb(lo), to_arb(hi)
+        out.append(acb(a.union(b)))
+    return out
+
+
+def _integrate(case: ProofCase, f: Callable[[acb, bool], acb], rel_bits: int) -> arb:
+    """``acb.integral`` of ``f`` over the window ``[L, U]`` of :func:`tail_constants` (relative and
+    absolute tolerance ``2^-rel_bits``; the result is an enclosure whatever the tolerance)."""
+    L, U, _, _ = tail_constants(case)
+    tol = arb(2) ** (-rel_bits)
+    return acb.integral(f, to_arb(L), to_arb(U), rel_tol=tol, abs_tol=tol, eval_limit=200000).real
+
+
+def _g_integrand(case: ProofCase, theta: Sequence[acb]) -> Callable[[acb, bool], acb]:
+    mp, mq, _, _ = _means(case, theta)
+    sig = to_arb(case.sigma)
+    inv2s2 = acb(1 / (2 * sig * sig))
+    norm = acb(1 / (sig * (2 * arb.pi()).sqrt()) / len(mp))
+    lam = case.lam
+
+    def f(z: acb, analytic: bool) -> acb:
+        p = sum(((-((z - a) ** 2) * inv2s2).exp() for a in mp), acb(0))
+        q = sum(((-((z - a) ** 2) * inv2s2).exp() for a in mq), acb(0))
+        if analytic and q.contains(0):
+            return acb(arb.nan())
+        return norm * p * (p / q) ** (lam - 1)
+
+    return f
+
+
+def _grad_integrand(case: ProofCase, theta: Sequence[acb], k: int) -> Callable[[acb, bool], acb]:
+    mp, mq, dp, dq = _means(case, theta)
+    sig = to_arb(case.sigma)
+    inv2s2 = acb(1 / (2 * sig * sig))
+    inv_s2 = acb(1 / (sig * sig))
+    norm = acb(1 / (sig * (2 * arb.pi()).sqrt()) / len(mp))
+    lam = case.lam
+    jp, jq = set(dp[k]), set(dq[k])
+
+    def f(z: acb, analytic: bool) -> acb:
+        ep = [(-((z - a) ** 2) * inv2s2).exp() for a in mp]
+        eq = [(-((z - a) ** 2) * inv2s2).exp() for a in mq]
+        p = sum(ep, acb(0))
+        q = sum(eq, acb(0))
+        if analytic and q.contains(0):
+            return acb(arb.nan())
+        dpk = sum(((z - mp[j]) * inv_s2 * ep[j] for j in jp), acb(0))
+        dqk = sum(((z - mq[j]) * inv_s2 * eq[j] for j in jq), acb(0))
+        R = p / q
+        return norm * R ** (lam - 1) * (lam * dpk - (lam - 1) * R * dqk)
+
+    return f
+
+
+def g_box(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], rel_bits: int = 24) -> arb:
+    r"""Enclosure of :math:`G_\lambda(p\|q)` valid for every configuration in the box (ball-valued means in
+    ``acb.integral``, tails included; first order in the box width, so only useful for small boxes)."""
+    with workprec(PREC):
+        _, _, g_tail, _ = tail_constants(case)
+        v = _integrate(case, _g_integrand(case, _theta_balls(box)), rel_bits)
+        return arb(v.lower()).union(arb(v.upper() + g_tail.upper()))
+
+
+def g_point(case: ProofCase, point: Sequence[Fraction], rel_bits: int = 44) -> arb:
+    r"""Tight enclosure of :math:`G_\lambda(p\|q)` at one configuration (exact rational values)."""
+    return g_box(case, [(x, x) for x in point], rel_bits=rel_bits)
+
+
+def grad_point(
+    case: ProofCase, point: Sequence[Fraction], rel_bits: int = 20, coords: Sequence[int] | None = None
+) -> list[arb]:
+    r"""Enclosures of :math:`\partial G/\partial\theta_k` at one configuration, ``k`` over
+    (x_1..x_{n-1}, u, u') (differentiation under the integral; tails of :func:`tail_constants`).
+    With ``coords``, only those coordinates are computed (the others are returned as NaN balls)."""
+    with workprec(PREC):
+        _, _, _, d_tail = tail_constants(case)
+        theta = [acb(to_arb(x)) for x in point]
+        want = set(range(case.dim) if coords is None else coords)
+        return [
+            _integrate(case, _grad_integrand(case, theta, k), rel_bits) + arb(0, d_tail.upper())
+            if k in want
+            else arb.nan()
+            for k in range(case.dim)
+        ]
+
+
+def hessian_tail(case: ProofCase, L: Fraction, U: Fraction) -> arb:
+    r"""Upper bound, outside ``[L, U]``, of :math:`\int |\partial_j\partial_k (p^\lambda q^{1-\lambda})|`
+    for every ``j, k`` and every configuration in :math:`[0,1]^{n+1}`.
+
+    With :math:`f = e^\ell`, :math:`\ell = \lambda\log p + (1-\lambda)\log q`:
+    :math:`\partial_{jk} f = f(\ell_j\ell_k + \ell_{jk})`, :math:`|p_k/p| \le M/\sigma^2`,
+    :math:`|p_{jk}/p| \le M^2/\sigma^4 + 1/\sigma^2` (same for ``q``), so
+    :math:`|\partial_{jk} f| \le f\,c\,(M^2 + \sigma^2)/\sigma^4` with
+    :math:`c = (2\lambda-1)^2 + 2(2\lambda-1)`, :math:`M \le |y| + m`; then the Gaussian majorant of the
+    module docstring and :math:`\int_T^\infty ((t+a)^2 + \sigma^2)\varphi_\sigma(t)\,dt =
+    \sigma^2 T\varphi_\sigma(T) + 2a\sigma^2\varphi_\sigma(T) + (a^2 + 2\sigma^2)\bar\Phi(T/\sigma)`.
+    """
+    lam, m = case.lam, case.m
+    sig = to_arb(case.sigma)
+    K = (arb(lam * (lam - 1) * m * m) / (2 * sig * sig)).exp()
+    c2 = (2 * lam - 1) ** 2 + 2 * (2 * lam - 1)
+
+    def side(T: arb, a: arb) -> arb:
+        phi = (-(T * T) / (2 * sig * sig)).exp() / (sig * (2 * arb.pi()).sqrt())
+        pb = (T / sig / arb(2).sqrt()).erfc() / 2
+        return sig * sig * T * phi + 2 * a * sig * sig * phi + (a * a + 2 * sig * sig) * pb
+
+    up = side(to_arb(U) - lam * m, arb(lam * m + m))
+    lo = side(-to_arb(L) - (lam - 1) * m, arb((lam - 1) * m + m))
+    return c2 * K * (up + lo) / sig**4
+
+
+def _gauss_range(t: arb, inv2s2: arb) -> arb:
+    r"""Ball containing :math:`e^{-t^2/(2\sigma^2)}` for every ``t`` in the ball, from its exact end
+    values (so its lower end stays positive; ``arb.exp`` of a wide ball is not)."""
+    lo, hi = t.lower(), t.upper()
+    if lo > 0:
+        dmin, dmax = lo, hi
+    elif hi < 0:
+        dmin, dmax = -hi, -lo
+    else:
+        dmin, dmax = arb(0), arb(max(-lo, hi))
+    a = (-(dmax * dmax) * inv2s2).exp()
+    b = (-(dmin * dmin) * inv2s2).exp()
+    return arb(a.lower()).union(arb(b.upper()))
+
+
+def hessian_box(
+    case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], cells_per_sigma: int = 16
+) -> list[list[arb]]:
+    r"""Enclosures of :math:`\partial_j\partial_k G` valid on the whole box: a Riemann enclosure (cell
+    width times the ball of the integrand over the cell and the box) on ``[L, U]``, plus
+    :func:`hessian_tail`.  Crude (it is multiplied by squared box widths)."""
+    dim = case.dim
+    # 256 bits: the ball of exp(-t^2 / (2 sigma^2)) over a cell keeps a positive lower end for spreads
+    # up to about e^170 between its ends (midpoint-radius balls)
+    with workprec(256):
+        L, U, _, _ = tail_constants(case)
+        sig = to_arb(case.sigma)
+        inv_s2 = 1 / (sig * sig)
+        inv2s2 = inv_s2 / 2
+        lam = case.lam
+        theta = [to_arb(lo).union(to_arb(hi)) for lo, hi in box]
+        k0 = case.n - 1
+        subs = case.subsets()
+        mp, mq = [], []
+        ip: list[set[int]] = []
+        iq: list[set[int]] = []
+        for S in subs:
+            rows_p = [i for i in S if i < k0] + ([k0] if k0 in S else [])
+            rows_q = [i for i in S if i < k0] + ([k0 + 1] if k0 in S else [])
+            mp.append(sum((theta[i] for i in rows_p), arb(0)))
+            mq.append(sum((theta[i] for i in rows_q), arb(0)))
+            ip.append(set(rows_p))
+            iq.append(set(rows_q))
+        norm = 1 / (sig * (2 * arb.pi()).sqrt()) / len(subs)
+        h = case.sigma / cells_per_sigma
+        ncell = math.ceil((U - L) / h)
+        H = [[arb(0)] * dim for _ in range(dim)]
+        for c in range(ncell):
+            a = L + c * h
+            y = to_arb(a).union(to_arb(a + h))
+
+            def parts(means, idx, y=y):
+                t = [y - s for s in means]
+                e = [_gauss_range(ti, inv2s2) for ti in t]
+                tot = sum(e, arb(0))
+                g = [sum((t[j] * inv_s2 * e[j] for j in range(len(e)) if k in idx[j]), arb(0)) for k in range(dim)]
+                hh = [
+                    [
+                        sum(
+                            (
+                                (t[j] * t[j] * inv_s2 - 1) * inv_s2 * e[j]
+                                for j in range(len(e))
+                                if k in idx[j] and i in idx[j]
+                            ),
+                            arb(0),
+                        )
+                        for i in range(dim)
+                    ]
+                    for k in range(dim)
+                ]
+                return tot, g, hh
+
+            p, pg, ph = parts(mp, ip)
+            q, qg, qh = parts(mq, iq)
+            f = p * (p / q) ** (lam - 1) * norm  # no division by a power of a wide ball
+            rp = [x / p for x in pg]
+            rq = [x / q for x in qg]
+            lg = [lam * rp[k] - (lam - 1) * rq[k] for k in range(dim)]
+            for j in range(dim):
+                for k in range(j, dim):
+                    ljk = lam * (ph[j][k] / p - rp[j] * rp[k]) - (lam - 1) * (qh[j][k] / q - rq[j] * rq[k])
+                    H[j][k] += f * (lg[j] * lg[k] + ljk)
+        tail = hessian_tail(case, L, U)
+        hb = to_arb(h)
+        for j in range(dim):
+            for k in range(j, dim):
+                H[j][k] = H[j][k] * hb + arb(0, tail.upper())
+                H[k][j] = H[j][k]
+        return H
+
+
+def rhs_g(case: ProofCase) -> arb:
+    """Certified enclosure of the RHS :math:`G_\\lambda(r\\mu_1 + (1-r)\\mu_0\\|\\mu_0)`."""
+    with workprec(PREC):
+        return log_g_mixture(Fraction(case.lam), case.r, case.sigma, PREC).exp()
+
+
+def _absmax(x: arb) -> arb:
+    return arb(max(abs(x.lower()), abs(x.upper())))
+
+
+def box_bounds(
+    case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], rhs_lower: arb, *, exact_rhs: bool = True
+) -> dict[str, Any]:
+    """Try to prove ``sup_box G <= rhs_lower`` (module docstring, steps 2-4).
+
+    ``exact_rhs``: ``rhs_lower`` is the lower end of the certified RHS, so the extremal vertex (where
+    G equals the RHS) needs no evaluation; with False (a test RHS) that vertex is evaluated like any other.
+
+    Returns a dict: ``proven`` (bool), ``method`` (taylor | monotone | extremal), ``upper`` (arb upper
+    bound of G on the box, None for ``extremal``), ``signs`` (per coordinate +1, -1 or 0), ``point``
+    (the vertex for monotone/extremal, the centre for taylor) and ``split`` (coordinate to bisect).
+    """
+    dim = case.dim
+    with workprec(PREC):
+        c = [(lo + hi) / 2 for lo, hi in box]
+        half = [to_arb((hi - lo) / 2) for lo, hi in box]
+        g = grad_point(case, c)
+        H = hessian_box(case, box)
+        signs = []
+        gbox = []
+        for k in range(dim):
+            gk = g[k] + sum((H[k][j] * arb(0, half[j].upper()) for j in range(dim)), arb(0))
+            gbox.append(gk)
+            signs.append(0 if box[k][0] == box[k][1] else 1 if gk > 0 else -1 if gk < 0 else 0)
+        free = [k for k in range(dim) if box[k][0] != box[k][1] and signs[k] == 0]
+        if not free:
+            v = [hi if sg > 0 else lo for (lo, hi), sg in zip(box, signs, strict=True)]
+            if exact_rhs and is_extremal(case, v):
+                return {"proven": True, "method": "extremal", "upper": None, "signs": signs, "point": v}
+            gv = g_point(case, v)
+            return {
+                "proven": bool(gv.upper() <= rhs_lower),
+                "method": "monotone",
+                "upper": arb(gv.upper()),
+                "signs": signs,
+                "point": v,
+                "split": _widest(box),
+            }
+        # Taylor on the face that the signed coordinates select (the supremum over the box is
+        # attained there); with no signed coordinate the face is the box and its centre is c
+        cf = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(box, signs, strict=True)]
+        gf = g if cf == c else grad_point(case, cf, coords=free)
+        gc = g_point(case, cf)
+        up = arb(gc.upper())
+        for k in free:
+            up += _absmax(gf[k]) * half[k]
+            for j in free:
+                up += _absmax(H[j][k]) * half[j] * half[k] / 2
+        # split where the width costs most: the Taylor terms of the unsigned coordinates and the
+        # uncertainty that coordinate j's width puts on the signs of the unsigned derivatives (a
+        # signed coordinate must shrink too, or the sign of an unsigned one may never be certified)
+        scores = {}
+        for j in range(dim):
+            wj = float(box[j][1] - box[j][0])
+            sc = wj * sum(float(_absmax(H[k][j]).mid()) for k in free)
+            if j in free:
+                sc += float(_absmax(gbox[j]).mid()) * wj
+            scores[j] = sc
+        split = max(range(dim), key=lambda j: scores[j])
+        return {
+            "proven": bool(up.upper() <= rhs_lower),
+            "method": "taylor",
+            "upper": arb(up.upper()),
+            "signs": signs,
+            "point": cf,
+            "split": split,
+        }
+
+
+def _widest(box: Sequence[tuple[Fraction, Fraction]]) -> int:
+    return max(range(len(box)), key=lambda k: box[k][1] - box[k][0])
+
+
+@dataclass
+class ProofResult:
+    """Result of :func:`prove_case`: the leaves of the bisection and what was proven on each."""
+
+    case: ProofCase
+    rhs: arb
+    proven: list[dict[str, Any]] = field(default_factory=list)
+    outside: list[Box] = field(default_factory=list)
+    open: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def complete(self) -> bool:
+        return not self.open
+
+    def max_open_upper(self) -> arb | None:
+        ups = [b["upper"] for b in self.open if b["upper"] is not None]
+        return max(ups, key=lambda x: x.upper()) if ups else None
+
+    region: Box | None = None
+
+    def summary(self) -> dict[str, Any]:
+        methods: dict[str, int] = {}
+        for b in self.proven:
+            methods[b["method"]] = methods.get(b["method"], 0) + 1
+        out: dict[str, Any] = {
+            "n": self.case.n,
+            "m": self.case.m,
+            "r": str(self.case.r),
+            "lambda": self.case.lam,
+            "sigma": str(self.case.sigma),
+            "proven": self.complete,
+            "boxes_proven": len(self.proven),
+            "boxes_outside": len(self.outside),
+            "boxes_open": len(self.open),
+            "methods": methods,
+            "rhs_g": {"lower": decimal_lower(self.rhs, 15), "upper": decimal_upper(self.rhs, 15)},
+            "seconds": round(self.seconds, 2),
+        }
+        if self.open:
+            mo = self.max_open_upper()
+            out["open_g_upper"] = decimal_upper(mo, 15) if mo is not None else None
+        return out
+
+
+def prove_case(
+    case: ProofCase,
+    *,
+    max_depth: int = 40,
+    max_boxes: int = 20000,
+    progress: bool = False,
+    rhs_override: arb | None = None,
+    region: Sequence[tuple[Fraction, Fraction]] | None = None,
+) -> ProofResult:
+    r"""Branch and bound over :math:`[0,1]^{n+1}` (module docstring), or over the box ``region`` (a part
+    of the domain; a certificate needs the whole cube).  ``rhs_override`` replaces the certified RHS
+    (testing only: a too-small RHS must leave boxes open, never claim a proof).
+
+    Boxes deeper than ``max_depth`` bisections, or all boxes left once ``max_boxes`` leaves have been
+    processed, are reported as open with their certified upper bound (None when not computed).
+    """
+    t0 = time.perf_counter()
+    rhs = rhs_g(case) if rhs_override is None else rhs_override
+    res = ProofResult(case, rhs)
+    res.region = None if region is None else list(region)
+    with workprec(PREC):
+        rhs_lower = arb(rhs.lower())
+    start = [(Fraction(0), Fraction(1))] * case.dim if region is None else list(region)
+    stack: list[tuple[Box, int]] = [(start, 0)]
+    bar = None
+    if progress:
+        import sys
+
+        from tqdm import tqdm
+
+        bar = tqdm(
+            desc=f"proof n={case.n} m={case.m} lambda={case.lam} sigma={case.sigma}",
+            unit="box",
+            file=sys.stderr,
+            leave=False,
+        )
+    processed = 0
+    try:
+        while stack:
+            box, depth = stack.pop()
+            processed += 1
+            if bar is not None:
+                bar.update(1)
+            if outside_domain(case, box):
+                res.outside.append(box)
+                continue
+            if processed > max_boxes:
+                res.open.append({"box": box, "upper": None, "depth": depth})
+                continue
+            b = box_bounds(case, box, rhs_lower, exact_rhs=rhs_override is None)
+            if b["proven"]:
+                res.proven.append({"box": box, **b})
+                continue
+            if depth >= max_depth:
+                res.open.append({"box": box, "upper": b["upper"], "depth": depth})
+                continue
+            k = b.get("split", _widest(box))
+            lo, hi = box[k]
+            mid = (lo + hi) / 2
+            left = list(box)
+            right = list(box)
+            left[k] = (lo, mid)
+            right[k] = (mid, hi)
+            stack.append((right, depth + 1))
+            stack.append((left, depth + 1))
+    finally:
+        if bar is not None:
+            bar.close()
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _q(x: Fraction) -> str:
+    return str(x)
+
+
+def proof_to_json(res: ProofResult) -> dict[str, Any]:
+    """The leaves of a proof as JSON (exact rational box ends, outward-rounded decimal bounds).
+
+    ``boxes``: ``[[lo, hi] per coordinate], method, upper (decimal or null), point, signs`` per proven
+    box; ``outside``: boxes that do not meet the fundamental domain; ``open``: boxes left unproven.
+    """
+
+    def box_json(box: Box) -> list[list[str]]:
+        return [[_q(lo), _q(hi)] for lo, hi in box]
+
+    proven = [
+        [
+            box_json(b["box"]),
+            b["method"],
+            None if b["upper"] is None else decimal_upper(b["upper"], 15),
+            [_q(x) for x in b["point"]] if b["point"] is not None else None,
+            b["signs"],
+        ]
+        for b in res.proven
+    ]
+    return {
+        "case": {
+            "model": "range",
+            "d": 1,
+            "n": res.case.n,
+            "m": res.case.m,
+            "r": str(res.case.r),
+            "lambda": res.case.lam,
+            "sigma": str(res.case.sigma),
+        },
+        "coordinates": [f"x_{i + 1}" for i in range(res.case.n - 1)] + ["u", "u_prime"],
+        "rhs_g": {"lower": decimal_lower(res.rhs, 15), "upper": decimal_upper(res.rhs, 15)},
+        "region": None if res.region is None else box_json(res.region),
+        "boxes": proven,
+        "outside": [box_json(b) for b in res.outside],
+        "open": [[box_json(b["box"]), None if b["upper"] is None else decimal_upper(b["upper"], 15)] for b in res.open],
+        "summary": res.summary(),
+    }

@@ -1,0 +1,252 @@
+"""Branch-and-bound proof of Conjecture 1 in 1-d (rigorous_rdp.research.conjecture_proof) and its
+``holds-boxes`` certificate, checked against independent mpmath values."""
+
+import itertools
+import json
+import random
+import subprocess
+import sys
+from fractions import Fraction as F
+from pathlib import Path
+
+import mpmath
+import pytest
+
+from rigorous_rdp.arith import to_arb, workprec
+from rigorous_rdp.certificate import verify_certificate
+from rigorous_rdp.research import conjecture_proof as cp
+from rigorous_rdp.research.conjecture_certificate import _hash, make_boxes_certificate
+
+DATA = Path(__file__).parent / "data" / "conjecture_proof_n2_m1_l2_s1.json"
+CASE = cp.ProofCase(2, 1, 2, F(1))
+
+
+def _mp_g(n, m, lam, sigma, theta, deriv=None, h=None):
+    """G_lambda(p||q) by mpmath.quad from the definition (subsets enumerated); optionally the central
+    difference quotient in coordinate ``deriv``."""
+    if deriv is not None:
+        h = mpmath.mpf(10) ** -8 if h is None else h
+        a, b = list(theta), list(theta)
+        a[deriv] += h
+        b[deriv] -= h
+        return (_mp_g(n, m, lam, sigma, a) - _mp_g(n, m, lam, sigma, b)) / (2 * h)
+    rows_p = [*list(theta[: n - 1]), theta[n - 1]]
+    rows_q = [*list(theta[: n - 1]), theta[n]]
+    subs = list(itertools.combinations(range(n), m))
+
+    def f(y):
+        p = sum(mpmath.npdf(y, sum(rows_p[i] for i in S), sigma) for S in subs) / len(subs)
+        q = sum(mpmath.npdf(y, sum(rows_q[i] for i in S), sigma) for S in subs) / len(subs)
+        return p**lam / q ** (lam - 1)
+
+    return mpmath.quad(f, [-mpmath.inf, -10, -3, 0, 1, 2, 4, 12, mpmath.inf])
+
+
+def _contains(ball, x, slack=0):
+    lo = mpmath.mpf(ball.lower().str(30, radius=False))
+    hi = mpmath.mpf(ball.upper().str(30, radius=False))
+    return lo - slack <= x <= hi + slack
+
+
+def _rand_point(rng, box):
+    return [lo + (hi - lo) * F(rng.randrange(1025), 1024) for lo, hi in box]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(cp.ProofCase(2, 1, 2, F(1)), id="n2m1l2"),
+        pytest.param(cp.ProofCase(3, 2, 3, F(3, 2)), id="n3m2l3", marks=pytest.mark.slow),
+    ],
+)
+def test_box_bounds_contain_mpmath_values(case):
+    """Point values, gradients and the Hessian enclosure over a box contain mpmath values at random points."""
+    rng = random.Random(7)
+    mpmath.mp.dps = 20
+    try:
+        box = [(F(1, 8), F(3, 8))] * (case.n - 1) + [(F(5, 8), F(7, 8)), (F(0), F(1, 4))]
+        rhs = cp.rhs_g(case)
+        for _ in range(1):
+            pt = _rand_point(rng, box)
+            th = [mpmath.mpf(x.numerator) / x.denominator for x in pt]
+            g = cp.g_point(case, pt)
+            assert _contains(
+                g, _mp_g(case.n, case.m, case.lam, mpmath.mpf(case.sigma.numerator) / case.sigma.denominator, th)
+            )
+            assert g.rad() < 1e-8
+            grads = cp.grad_point(case, pt)
+            for k in (0, case.dim - 1):
+                ref = _mp_g(
+                    case.n, case.m, case.lam, mpmath.mpf(case.sigma.numerator) / case.sigma.denominator, th, deriv=k
+                )
+                assert _contains(grads[k], ref, slack=mpmath.mpf(10) ** -8)
+        H = cp.hessian_box(case, box)
+        pt = _rand_point(rng, box)
+        th = [mpmath.mpf(x.numerator) / x.denominator for x in pt]
+        for j, k in [(case.dim - 2, case.dim - 1)]:
+            h = mpmath.mpf(10) ** -5
+            a, b = list(th), list(th)
+            a[j] += h
+            b[j] -= h
+            ref = (
+                _mp_g(case.n, case.m, case.lam, mpmath.mpf(case.sigma.numerator) / case.sigma.denominator, a, deriv=k)
+                - _mp_g(case.n, case.m, case.lam, mpmath.mpf(case.sigma.numerator) / case.sigma.denominator, b, deriv=k)
+            ) / (2 * h)
+            assert _contains(H[j][k], ref, slack=mpmath.mpf(10) ** -4)
+        # the RHS: the finite sum (9.5)
+        r = mpmath.mpf(case.m) / case.n
+        s = mpmath.mpf(case.sigma.numerator) / case.sigma.denominator
+        ref = sum(
+            mpmath.binomial(case.lam, j) * r**j * (1 - r) ** (case.lam - j) * mpmath.exp(j * (j - 1) / (2 * s * s))
+            for j in range(case.lam + 1)
+        )
+        assert _contains(rhs, ref)
+    finally:
+        mpmath.mp.dps = 15
+
+
+def test_extremal_vertex_equals_rhs():
+    """At (0, u=1, u'=0) the LHS pair is exactly the RHS pair: the enclosures overlap."""
+    with workprec(80):
+        g = cp.g_point(CASE, [F(0), F(1), F(0)])
+        r = cp.rhs_g(CASE)
+        assert g.overlaps(r) and abs(float(g.mid()) - 1.4295704571147) < 1e-8
+
+
+def test_fundamental_domain_and_tails():
+    case = cp.ProofCase(3, 1, 2, F(1))
+    assert cp.outside_domain(case, [(F(1, 2), F(1)), (F(0), F(1, 4)), (F(0), F(1)), (F(0), F(1))])
+    assert cp.outside_domain(case, [(F(0), F(1))] * 2 + [(F(0), F(1, 4)), (F(1, 2), F(1))])
+    assert not cp.outside_domain(case, [(F(0), F(1))] * 4)
+    L, U, gt, dt = cp.tail_constants(case)
+    assert -(case.lam - 1) * case.m >= L and case.lam * case.m <= U and gt < 1e-18 and dt < 1e-15
+    # the tail majorant against mpmath at the extreme configuration (all mass at the ends)
+    mpmath.mp.dps = 30
+    try:
+        th = [mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf(1), mpmath.mpf(0)]
+        subs = list(itertools.combinations(range(3), 1))
+
+        def f(y):
+            p = sum(mpmath.npdf(y, th[S[0]] if S[0] < 2 else th[2], 1) for S in subs) / 3
+            q = sum(mpmath.npdf(y, th[S[0]] if S[0] < 2 else th[3], 1) for S in subs) / 3
+            return p**2 / q
+
+        tail = mpmath.quad(f, [U, mpmath.inf]) + mpmath.quad(f, [-mpmath.inf, L])
+        assert tail <= mpmath.mpf(gt.upper().str(30, radius=False))
+    finally:
+        mpmath.mp.dps = 15
+
+
+def test_corner_region_is_proven_near_the_extremal_vertex():
+    """The box around the extremal vertex (where the ratio is exactly 1) closes by certified derivative
+    signs; the vertex itself is settled by the identity LHS = RHS."""
+    reg = [(F(0), F(1, 8)), (F(7, 8), F(1)), (F(0), F(1, 8))]
+    res = cp.prove_case(CASE, region=reg)
+    assert res.complete
+    methods = {b["method"] for b in res.proven}
+    assert "extremal" in methods
+    ext = [b for b in res.proven if b["method"] == "extremal"]
+    assert len(ext) == 1 and ext[0]["signs"] == [-1, 1, -1]
+    with pytest.raises(ValueError, match="whole cube"):
+        make_boxes_certificate(cp.proof_to_json(res))
+
+
+def test_too_small_rhs_is_not_proven():
+    """With the RHS lowered by 0.1 %, the boxes at the extremal vertex stay open: no false claim."""
+    reg = [(F(0), F(1, 8)), (F(7, 8), F(1)), (F(0), F(1, 8))]
+    with workprec(80):
+        low = cp.rhs_g(CASE) * to_arb(F(999, 1000))
+    res = cp.prove_case(CASE, region=reg, rhs_override=low, max_depth=6, max_boxes=25)
+    assert not res.complete
+    assert all(b["method"] != "extremal" for b in res.proven)
+    assert all(b["upper"] is None or b["upper"].upper() <= low.lower() for b in res.proven)
+
+
+def _cert():
+    return json.loads(DATA.read_text())
+
+
+def test_stored_certificate_verifies_and_covers():
+    cert = _cert()
+    assert cert["kind"] == "holds-boxes" and cert["complete"] and cert["case"]["n"] == 2
+    res = verify_certificate(cert)
+    assert res.ok, res.reason
+    assert "verified: Conjecture 1 holds" in res.reason
+
+
+def test_tampered_certificates_are_rejected():
+    cert = _cert()
+    # a box removed: coverage fails
+    bad = dict(cert, boxes=cert["boxes"][1:])
+    bad["sha256"] = _hash(bad)
+    r = verify_certificate(bad)
+    assert not r.ok and "tile" in r.reason
+    # a stated bound above the RHS
+    boxes = [list(b) for b in cert["boxes"]]
+    i = next(i for i, b in enumerate(boxes) if b[1] == "taylor")
+    boxes[i][2] = "2"
+    bad = dict(cert, boxes=boxes)
+    bad["sha256"] = _hash(bad)
+    r = verify_certificate(bad)
+    assert not r.ok and "not <= the RHS" in r.reason
+    # a stated bound below the true value: caught by the mpmath re-evaluation of that box
+    from rigorous_rdp.research.conjecture_certificate import recheck_box
+
+    rec = list(cert["boxes"][i])
+    b = tuple((F(lo), F(hi)) for lo, hi in rec[0])
+    mpmath.mp.dps = 30
+    try:
+        g_rhs = mpmath.mpf(cert["rhs_g"]["lower"])
+        err, _ = recheck_box(2, 1, 2, mpmath.mpf(1), g_rhs, b, rec, random.Random(1))
+        assert err is None
+        rec[2] = "1"
+        err, _ = recheck_box(2, 1, 2, mpmath.mpf(1), g_rhs, b, rec, random.Random(1))
+        assert err is not None and "exceeds the stated bound" in err
+    finally:
+        mpmath.mp.dps = 15
+    # an 'outside' box that meets the domain
+    bad = dict(cert, outside=cert["outside"] + [[["0", "1"]] * 3])
+    bad["sha256"] = _hash(bad)
+    assert not verify_certificate(bad).ok
+
+
+def test_cli_prove_bad_input_exits_2(capsys):
+    from rigorous_rdp.cli import main
+
+    for argv, word in [
+        (["--prove", "--rows", "1"], "rows must be"),
+        (["--prove", "--rows", "3", "--batch", "3"], "batch must be"),
+        (["--prove", "--rows", "3", "--order", "2.5"], "order must be"),
+        (["--prove", "--rows", "3", "--sigma", "0"], "sigma must be"),
+        (["--prove", "--rows", "3", "--dim", "2"], "--prove covers"),
+        (["--prove"], "rows must be given"),
+    ]:
+        assert main(["conjecture", *argv]) == 2, argv
+        err = capsys.readouterr().err
+        assert word in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_cli_verify_accepts_the_certificate():
+    out = subprocess.run(
+        [sys.executable, "-m", "rigorous_rdp", "verify", str(DATA)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.startswith("OK: verified: Conjecture 1 holds")
+
+
+@pytest.mark.slow
+def test_full_proof_n2_lambda2_sigma1_reproduces_the_certificate(tmp_path):
+    """The whole case n = 2, m = 1, lambda = 2, sigma = 1 (a few minutes on a loaded machine)."""
+    path = tmp_path / "c.json"
+    out = subprocess.run(
+        [sys.executable, "-m", "rigorous_rdp", "conjecture", "--prove", "--rows", "2", "--json", "--out", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert res["prove"]["proven"] and res["prove"]["boxes_open"] == 0
+    cert = json.loads(path.read_text())
+    assert verify_certificate(cert).ok
+    assert len(cert["boxes"]) == len(_cert()["boxes"])
