@@ -7,20 +7,19 @@ from typing import Any
 
 from ..arith import parse_rational
 
+HELP = "probe Conjecture 1 of the blog post (part 2) on exact Gaussian-mixture laws"
+DESCRIPTION = (
+    "Compare D_lambda(p||q) for subsampled Gaussian mechanisms on neighbouring datasets with "
+    "D_lambda(r mu_1 + (1-r) mu_0 || mu_0) over random, locally optimised datasets of one model "
+    "and dimension; the worst configuration gets a certified enclosure and every candidate "
+    "violation a certified lower bound. Models: range (fixed-size without replacement, "
+    "replace-one, row values in a set of diameter <= 1), clip (same sampling, row values in the "
+    "ball of radius 1/2), poisson (Poisson sampling, add/remove, row values in the unit ball)."
+)
+
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "conjecture",
-        help="probe Conjecture 1 of the blog post (part 2) on exact Gaussian-mixture laws",
-        description=(
-            "Compare D_lambda(p||q) for subsampled Gaussian mechanisms on neighbouring datasets with "
-            "D_lambda(r mu_1 + (1-r) mu_0 || mu_0) over random, locally optimised datasets of one model "
-            "and dimension; the worst configuration gets a certified enclosure and every candidate "
-            "violation a certified lower bound. Models: range (fixed-size without replacement, "
-            "replace-one, row values in a set of diameter <= 1), clip (same sampling, row values in the "
-            "ball of radius 1/2), poisson (Poisson sampling, add/remove, row values in the unit ball)."
-        ),
-    )
+    p = sub.add_parser("conjecture", help=HELP, description=DESCRIPTION)
     p.add_argument("--model", default="range", metavar="M", help="range | clip | poisson (default range)")
     p.add_argument("--dim", default="1", metavar="D", help="dimension of the row values: 1, 2 or 3 (default 1)")
     p.add_argument(

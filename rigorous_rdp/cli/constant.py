@@ -7,20 +7,19 @@ import json
 from fractions import Fraction
 from typing import Any, cast
 
+HELP = "certified C(c1, c2) of Claim 26: sup over sigma of G_lambda(r mu1 + (1-r) mu0 || mu0)"
+DESCRIPTION = (
+    "Certified enclosure of C(c1, c2) = sup over sigma >= sigma-min of "
+    "G_lambda(r mu_1 + (1-r) mu_0 || mu_0) with r <= c1/sigma and real orders lambda <= c2 sigma^2: "
+    "first-order and Taylor-model cells up to a cut, a proven analytic majorant beyond it "
+    "(sigma up to infinity), relative width at most 10^-D (--digits, default 8). "
+    "--sigma-max restricts to a finite range; --table writes the table for c1, c2 in "
+    "{0.25, 0.5, 1, 2}."
+)
+
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "constant",
-        help="certified C(c1, c2) of Claim 26: sup over sigma of G_lambda(r mu1 + (1-r) mu0 || mu0)",
-        description=(
-            "Certified enclosure of C(c1, c2) = sup over sigma >= sigma-min of "
-            "G_lambda(r mu_1 + (1-r) mu_0 || mu_0) with r <= c1/sigma and real orders lambda <= c2 sigma^2: "
-            "first-order and Taylor-model cells up to a cut, a proven analytic majorant beyond it "
-            "(sigma up to infinity), relative width at most 10^-D (--digits, default 8). "
-            "--sigma-max restricts to a finite range; --table writes the table for c1, c2 in "
-            "{0.25, 0.5, 1, 2}."
-        ),
-    )
+    p = sub.add_parser("constant", help=HELP, description=DESCRIPTION)
     p.add_argument("--c1", default=None, metavar="C1", help="c1 > 0 (r = c1 / sigma)")
     p.add_argument("--c2", default=None, metavar="C2", help="c2 > 0 (lambda = c2 sigma^2)")
     p.add_argument("--sigma-min", default=None, metavar="S", help="smallest sigma (default max(c1, sqrt(2/c2)))")

@@ -264,6 +264,19 @@ def _default_sigma_min(c1: Fraction, c2: Fraction, integer: bool = False) -> Fra
     return max(c1, rho)
 
 
+def _sigma_min(c1: Fraction, c2: Fraction, sigma_min: object, integer: bool = False) -> Fraction:
+    """The start of the sigma range: ``sigma_min`` as given (checked: r = c1/sigma <= 1 and
+    lambda = c2 sigma^2 > 1) or the default :func:`_default_sigma_min`."""
+    smin = _default_sigma_min(c1, c2, integer) if sigma_min is None else parse_rational(sigma_min, "sigma-min")
+    if smin < c1:
+        raise ValueError(f"sigma-min must be >= c1 = {c1} (r = c1/sigma <= 1). Found {sigma_min}.")
+    if c2 * smin * smin <= 1:
+        raise ValueError(
+            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(c2)):.6g}. Found {sigma_min}."
+        )
+    return smin
+
+
 def _rat(x: float) -> Fraction:
     """A short rational near ``x`` (grid points only need to be exact, not special)."""
     return Fraction(x).limit_denominator(1 << 20)
@@ -344,14 +357,7 @@ def constant_sup(
     """
     a, b = validate_c(c1, c2)
     smax = parse_rational(sigma_max, "sigma-max")
-    default_min = _default_sigma_min(a, b, integer)
-    smin = default_min if sigma_min is None else parse_rational(sigma_min, "sigma-min")
-    if smin < a:
-        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {sigma_min}.")
-    if b * smin * smin <= 1:
-        raise ValueError(
-            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {sigma_min}."
-        )
+    smin = _sigma_min(a, b, sigma_min, integer)
     if integer and math.floor(b * smin * smin) < 2:
         raise ValueError(f"sigma-min must make floor(c2 sigma^2) >= 2 for integer orders. Found {sigma_min}.")
     if smax <= smin:
@@ -613,14 +619,7 @@ def constant_whole_range(
     supremum over ``[sigma_min, sigma_cut]``), ``limit`` (Certified :math:`e^{c_1^2c_2^2/2}`).
     """
     a, b = validate_c(c1, c2)
-    default_min = _default_sigma_min(a, b)
-    smin = default_min if sigma_min is None else parse_rational(sigma_min, "sigma-min")
-    if smin < a:
-        raise ValueError(f"sigma-min must be >= c1 = {a} (r = c1/sigma <= 1). Found {sigma_min}.")
-    if b * smin * smin <= 1:
-        raise ValueError(
-            f"sigma-min must make lambda = c2 sigma^2 > 1, i.e. sigma-min > {math.sqrt(1 / float(b)):.6g}. Found {sigma_min}."
-        )
+    smin = _sigma_min(a, b, sigma_min)
     fa, fb, fs = float(a), float(b), float(smin)
     s_hat, best = _screen_argmax(fa, fb, fs, max(fs * 1.01, min(cap, 1e4)))
     sc = _find_sigma_cut(a, b, best - 1e-12, max(fs * 1.5, s_hat * 1.05), cap)
