@@ -198,12 +198,12 @@ class MomentTable:
         target = min(max(kmax, 2 * self.K, 16), self.k_exact)
         if target <= self.K:
             return
-        guard = _guard_bits(self.v_float, target)
+        guard = guard0 = _guard_bits(self.v_float, target)
         tries = 0
         while True:
             wp = self.prec + guard
             with workprec(wp):
-                vals = _binomial_transform(self.sigma, target)
+                vals = _binomial_transform(self.sigma, target, self.prec + (guard - guard0))
             bad = [k for k, x in enumerate(vals) if k >= 2 and not accurate_bits(x, self.prec - 8)]
             if not bad or wp > (1 << 18) or tries >= 3:
                 break
@@ -251,12 +251,14 @@ def _moment_direct(k: int, T: int, half_v: arb) -> arb:
     return total + arb(0, tail.upper())
 
 
-def _binomial_transform(sigma: Fraction, kmax: int) -> list[arb]:
+def _binomial_transform(sigma: Fraction, kmax: int, bits: int | None = None) -> list[arb]:
     r"""M_k for k = 0..kmax at the current precision.
 
     For small k: (44) as the product of :math:`\sum_\ell e^{\ell(\ell-1)v/2} t^\ell/\ell!` and
     :math:`e^{-t}`, times k! (one polynomial product).  For large k, where the top
-    terms dominate (no cancellation), :func:`_moment_direct` with a proven tail bound.
+    terms dominate (no cancellation), :func:`_moment_direct` with a proven tail bound,
+    evaluated at ``bits + 64`` bits (``bits``: the accuracy the caller needs; default: the
+    current precision) instead of the polynomial part's guarded precision.
     """
     v = to_arb(Fraction(4) / (sigma * sigma))
     half_v = v / 2
@@ -286,8 +288,15 @@ def _binomial_transform(sigma: Fraction, kmax: int) -> list[arb]:
             fact = fact * k
         c = prod[k] if k < len(prod) else arb(0)
         out.append(c * fact)
-    for k in range(k_poly + 1, kmax + 1):
-        out.append(_moment_direct(k, direct[k], half_v))
+    # The direct moments need no guard for cancellation: the split above (made at the full
+    # working precision) only takes k where the top term dominates, so their sums lose almost
+    # nothing.  They are evaluated at the table's own precision plus a margin (``bits``), with T
+    # for that accuracy; the caller (MomentTable.ensure) still verifies every entry's width.
+    dbits = prec if bits is None else min(prec, bits + 64)
+    with workprec(dbits):
+        for k in range(k_poly + 1, kmax + 1):
+            t = _top_terms(k, vf, dbits) if dbits < prec else direct[k]
+            out.append(_moment_direct(k, direct[k] if t is None else min(t, direct[k]), half_v))
     out[0] = arb(1)
     if kmax >= 1:
         out[1] = arb(0)
