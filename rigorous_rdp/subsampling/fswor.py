@@ -179,6 +179,19 @@ class MomentTable:
         self.K = -1
         self.values: list[arb] = []
         self.k_exact = self._k_exact_limit()
+        self._log_b = np.empty(0)
+
+    def log_b_hat(self, jmax: int) -> np.ndarray:
+        r"""Float estimates of :math:`\log\widetilde B_{\sigma,j}`, j = 0..``jmax`` (the logs of the
+        upper ends of :func:`_b_hat`; for screens only, not enclosures)."""
+        have = len(self._log_b)
+        if jmax >= have:
+            new = np.empty(jmax + 1 - have)
+            for i, j in enumerate(range(have, jmax + 1)):
+                u = arb(_b_hat(self, j).upper())
+                new[i] = float(u.log().mid()) if u > 0 else -math.inf
+            self._log_b = np.concatenate([self._log_b, new])
+        return self._log_b[: jmax + 1]
 
     def _k_exact_limit(self) -> int:
         lo, hi = 4, K_EXACT_MAX
@@ -412,6 +425,20 @@ def _remainder_sum(table: MomentTable, n: int, m: int, q: arb) -> arb:
     return total
 
 
+def _remainder_sum_screen(table: MomentTable, n: int, m: int, q: float) -> arb:
+    r"""Float estimate of :func:`_remainder_sum` (a log-sum-exp of the same terms with float
+    logarithms of :math:`\widetilde B`); a point value for screens, not an enclosure."""
+    if n < 0:
+        return arb(0)
+    from ..floatmath import gammaln, logsumexp
+
+    table.ensure(min(n + m + 1, table.k_exact))
+    lb = table.log_b_hat(n + m)[m:]
+    ell = np.arange(n + 1, dtype=float)
+    lt = ell * math.log(q) + (gammaln(n + 1.0) - gammaln(n - ell + 1)) + (gammaln(m + 1.0) - gammaln(m + ell + 1)) + lb
+    return arb(float(logsumexp(lt))).exp()
+
+
 def taylor_h_remainder(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
     r"""Ball for the remainder bound :math:`\widetilde R_{\alpha,\sigma,m}(q)` of App. B.
 
@@ -543,7 +570,7 @@ def f_tilde(alpha: Fraction, sigma: Fraction, k: int) -> arb:
     return lead * ck * bk + s * bk
 
 
-def e_tilde(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
+def e_tilde(alpha: Fraction, q: Fraction, sigma: Fraction, m: int, *, screen: bool = False) -> arb:
     r""":math:`\widetilde E_{\alpha,\sigma,m}(q)` of (90), the remainder bound for replace-one:
 
     .. math::
@@ -553,6 +580,9 @@ def e_tilde(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
         \widetilde B_{\sigma,m} + \sum_{\ell=0}^{\lceil\alpha\rceil-j} q^\ell
         \frac{(\lceil\alpha\rceil-j)!\,m!}{(\lceil\alpha\rceil-j-\ell)!(m+\ell)!}\widetilde B_{\sigma,\ell+m}
         & \alpha - j > 0.\end{cases}
+
+    ``screen=True``: the inner sums are float estimates (:func:`_remainder_sum_screen`), so the
+    result is an estimate for order selection, not an enclosure.
     """
     _check_m(m)
     _check_q(q)
@@ -573,22 +603,31 @@ def e_tilde(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
         p2 = arb(1)
         for ell in range(m - j):
             p2 = p2 * (a + ell - 1)
-        inner = (log1mq * (a - j)).exp() * bm if alpha <= j else bm + _remainder_sum(table, ca - j, m, qa)
+        if alpha <= j:
+            inner = (log1mq * (a - j)).exp() * bm
+        elif screen:
+            inner = bm + _remainder_sum_screen(table, ca - j, m, float(q))
+        else:
+            inner = bm + _remainder_sum(table, ca - j, m, qa)
         total += (-log1mq * (a + m - j - 1)).exp() * binom * p1 * p2 * inner
     return (qa.log() * m).exp() / arb.fac_ui(m) * total
 
 
-def fswor_replace_one_excess(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
+def fswor_replace_one_excess(alpha: Fraction, q: Fraction, sigma: Fraction, m: int, *, screen: bool = False) -> arb:
     r"""Ball for the argument of the logarithm in (14)/(91), minus 1:
     :math:`q^2\alpha(\alpha-1)(e^{4/\sigma^2}-e^{2/\sigma^2}) + \sum_{k=3}^{m-1}\frac{q^k}{k!}\widetilde F_{\alpha,\sigma,k}
     + \widetilde E_{\alpha,\sigma,m}(q)`."""
     _check_m(m)
     _check_q(q)
     qa = to_arb(q)
-    return add_replace_one_taylor_terms(qa * qa / 2 * replace_one_k2_coefficient(alpha, sigma), alpha, q, sigma, m)
+    return add_replace_one_taylor_terms(
+        qa * qa / 2 * replace_one_k2_coefficient(alpha, sigma), alpha, q, sigma, m, screen=screen
+    )
 
 
-def add_replace_one_taylor_terms(total: arb, alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
+def add_replace_one_taylor_terms(
+    total: arb, alpha: Fraction, q: Fraction, sigma: Fraction, m: int, *, screen: bool = False
+) -> arb:
     r"""``total`` plus the terms of order >= 3 of the replace-one Taylor bounds,
     :math:`\sum_{k=3}^{m-1}\frac{q^k}{k!}\widetilde F_{\alpha,\sigma,k} + \widetilde E_{\alpha,\sigma,m}(q)`
     (Thm 3.4 (14); Thm C.9 (98) with :math:`\sigma` replaced by :math:`2\sigma`), added
@@ -600,13 +639,16 @@ def add_replace_one_taylor_terms(total: arb, alpha: Fraction, q: Fraction, sigma
         qk = qk * qa
         fact = fact * k
         total += qk / fact * f_tilde(alpha, sigma, k)
-    return total + e_tilde(alpha, q, sigma, m)
+    return total + e_tilde(alpha, q, sigma, m, screen=screen)
 
 
-def fswor_replace_one_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, m: int = 4) -> arb:
+def fswor_replace_one_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, m: int = 4, *, screen: bool = False) -> arb:
     r"""Ball for the one-step FSwoR RDP bound under replace-one adjacency, Thm 3.4 (14) /
-    Thm 3.5 (15), any integer m >= 3, every real order :math:`\alpha > 1`."""
-    return _rdp_of_excess(alpha, lambda: fswor_replace_one_excess(alpha, q, sigma, m))
+    Thm 3.5 (15), any integer m >= 3, every real order :math:`\alpha > 1`.
+
+    ``screen=True``: a float-quality estimate of the same bound (the long remainder sums of
+    (90) as float log-sum-exps), for order and Taylor-order selection only; not an enclosure."""
+    return _rdp_of_excess(alpha, lambda: fswor_replace_one_excess(alpha, q, sigma, m, screen=screen))
 
 
 # ---------------------------------------------------------------------------
@@ -632,7 +674,10 @@ class _FsworCurve(RdpCurve):
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         """Float estimates: the same formula at 53 bits, upper endpoints (order selection only)."""
-        return self.screen_by_evaluation(alphas, self._value, 53, upper=True)
+        return self.screen_by_evaluation(alphas, self._screen_value, 53, upper=True)
+
+    def _screen_value(self, alpha: Fraction) -> arb:
+        return self._value(alpha)
 
 
 class FsworAddRemoveCurve(_FsworCurve):
@@ -653,6 +698,9 @@ class FsworReplaceOneCurve(_FsworCurve):
 
     def _value(self, alpha: Fraction) -> arb:
         return fswor_replace_one_rdp(alpha, self.q, self.sigma, self.m)
+
+    def _screen_value(self, alpha: Fraction) -> arb:
+        return fswor_replace_one_rdp(alpha, self.q, self.sigma, self.m, screen=True)
 
 
 class FsworAddRemoveExactCurve(RdpCurve):
@@ -729,7 +777,7 @@ class FsworReplaceOneAutoCurve(RdpCurve):
         with workprec(53):  # a screen: the choice of m only costs tightness
             for m in range(3, self.m_max + 1):
                 try:
-                    v = fswor_replace_one_rdp(alpha, self.q, self.sigma, m)
+                    v = fswor_replace_one_rdp(alpha, self.q, self.sigma, m, screen=True)
                     fv = float(v.upper()) if v.is_finite() else math.inf
                 except (ValueError, ArithmeticError):
                     fv = math.inf
