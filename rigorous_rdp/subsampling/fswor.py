@@ -55,6 +55,7 @@ theorem's formula).  This happens only for terms weighted by :math:`q^\ell` with
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -152,6 +153,7 @@ def _log2_m_lower(v: float, k: int) -> float:
     return lm / math.log(2)
 
 
+@functools.lru_cache(maxsize=1024)
 def _guard_bits(v: float, kmax: int) -> int:
     """Estimate of the bits lost to cancellation in (44) for k <= kmax (float planning)."""
     ks = sorted({k for k in np.unique(np.geomspace(2, max(kmax, 2), num=48).astype(int)) if 2 <= k <= kmax} | {kmax})
@@ -430,12 +432,13 @@ def _remainder_sum_screen(table: MomentTable, n: int, m: int, q: float) -> arb:
     logarithms of :math:`\widetilde B`); a point value for screens, not an enclosure."""
     if n < 0:
         return arb(0)
-    from ..floatmath import gammaln, logsumexp
+    from ..floatmath import log_factorials, logsumexp
 
     table.ensure(min(n + m + 1, table.k_exact))
     lb = table.log_b_hat(n + m)[m:]
-    ell = np.arange(n + 1, dtype=float)
-    lt = ell * math.log(q) + (gammaln(n + 1.0) - gammaln(n - ell + 1)) + (gammaln(m + 1.0) - gammaln(m + ell + 1)) + lb
+    lf = log_factorials(n + m)
+    ell = np.arange(n + 1)
+    lt = ell * math.log(q) + (lf[n] - lf[n - ell]) + (lf[m] - lf[m + ell]) + lb
     return arb(float(logsumexp(lt))).exp()
 
 
