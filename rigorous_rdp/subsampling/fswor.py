@@ -51,6 +51,13 @@ index above ``K_exact`` are replaced by the proven upper bound :func:`b_upper` o
 theorem's formula).  This happens only for terms weighted by :math:`q^\ell` with large
 :math:`\ell`; the enclosure reports the theorem's formula exactly whenever
 :math:`\lceil\alpha\rceil + m + 1 \le` ``K_exact`` (:func:`exact_moment_limit`).
+
+Cost.  Moments of large index, where the top terms of (44) dominate, are summed directly
+with a proven tail at the table's precision plus 64 bits (the guard bits are only for the
+cancellation in the polynomial part).  The float screens of the replace-one curves
+(``screen=True``) evaluate the long sums of (90), one term per order, as float
+log-sum-exps over a cached table of :math:`\log\widetilde B_{\sigma,j}`; they choose
+orders and Taylor orders only, and every reported value is the ball evaluation.
 """
 
 from __future__ import annotations
