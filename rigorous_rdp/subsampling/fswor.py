@@ -817,7 +817,13 @@ class FsworReplaceOneAutoCurve(RdpCurve):
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         out = np.empty(len(alphas))
-        for i, a in enumerate(np.asarray(alphas, dtype=float)):
+        arr = np.asarray(alphas, dtype=float)
+        ok = arr[np.isfinite(arr) & (arr > 1)]
+        if ok.size:
+            # one table build to the largest index this batch needs (not a doubling sequence)
+            table = moment_table(self.sigma, 53)
+            table.ensure(min(math.ceil(float(ok.max())) + self.m_max + 1, table.k_exact))
+        for i, a in enumerate(arr):
             if not a > 1 or not math.isfinite(a):
                 out[i] = np.inf
                 continue
