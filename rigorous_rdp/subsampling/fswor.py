@@ -51,10 +51,18 @@ index above ``K_exact`` are replaced by the proven upper bound :func:`b_upper` o
 theorem's formula).  This happens only for terms weighted by :math:`q^\ell` with large
 :math:`\ell`; the enclosure reports the theorem's formula exactly whenever
 :math:`\lceil\alpha\rceil + m + 1 \le` ``K_exact`` (:func:`exact_moment_limit`).
+
+Cost.  Moments of large index, where the top terms of (44) dominate, are summed directly
+with a proven tail at the table's precision plus 64 bits (the guard bits are only for the
+cancellation in the polynomial part).  The float screens of the replace-one curves
+(``screen=True``) evaluate the long sums of (90), one term per order, as float
+log-sum-exps over a cached table of :math:`\log\widetilde B_{\sigma,j}`; they choose
+orders and Taylor orders only, and every reported value is the ball evaluation.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -152,6 +160,7 @@ def _log2_m_lower(v: float, k: int) -> float:
     return lm / math.log(2)
 
 
+@functools.lru_cache(maxsize=1024)
 def _guard_bits(v: float, kmax: int) -> int:
     """Estimate of the bits lost to cancellation in (44) for k <= kmax (float planning)."""
     ks = sorted({k for k in np.unique(np.geomspace(2, max(kmax, 2), num=48).astype(int)) if 2 <= k <= kmax} | {kmax})
@@ -179,6 +188,19 @@ class MomentTable:
         self.K = -1
         self.values: list[arb] = []
         self.k_exact = self._k_exact_limit()
+        self._log_b = np.empty(0)
+
+    def log_b_hat(self, jmax: int) -> np.ndarray:
+        r"""Float estimates of :math:`\log\widetilde B_{\sigma,j}`, j = 0..``jmax`` (the logs of the
+        upper ends of :func:`_b_hat`; for screens only, not enclosures)."""
+        have = len(self._log_b)
+        if jmax >= have:
+            new = np.empty(jmax + 1 - have)
+            for i, j in enumerate(range(have, jmax + 1)):
+                u = arb(_b_hat(self, j).upper())
+                new[i] = float(u.log().mid()) if u > 0 else -math.inf
+            self._log_b = np.concatenate([self._log_b, new])
+        return self._log_b[: jmax + 1]
 
     def _k_exact_limit(self) -> int:
         lo, hi = 4, K_EXACT_MAX
@@ -198,12 +220,12 @@ class MomentTable:
         target = min(max(kmax, 2 * self.K, 16), self.k_exact)
         if target <= self.K:
             return
-        guard = _guard_bits(self.v_float, target)
+        guard = guard0 = _guard_bits(self.v_float, target)
         tries = 0
         while True:
             wp = self.prec + guard
             with workprec(wp):
-                vals = _binomial_transform(self.sigma, target)
+                vals = _binomial_transform(self.sigma, target, self.prec + (guard - guard0))
             bad = [k for k, x in enumerate(vals) if k >= 2 and not accurate_bits(x, self.prec - 8)]
             if not bad or wp > (1 << 18) or tries >= 3:
                 break
@@ -251,12 +273,14 @@ def _moment_direct(k: int, T: int, half_v: arb) -> arb:
     return total + arb(0, tail.upper())
 
 
-def _binomial_transform(sigma: Fraction, kmax: int) -> list[arb]:
+def _binomial_transform(sigma: Fraction, kmax: int, bits: int | None = None) -> list[arb]:
     r"""M_k for k = 0..kmax at the current precision.
 
     For small k: (44) as the product of :math:`\sum_\ell e^{\ell(\ell-1)v/2} t^\ell/\ell!` and
     :math:`e^{-t}`, times k! (one polynomial product).  For large k, where the top
-    terms dominate (no cancellation), :func:`_moment_direct` with a proven tail bound.
+    terms dominate (no cancellation), :func:`_moment_direct` with a proven tail bound,
+    evaluated at ``bits + 64`` bits (``bits``: the accuracy the caller needs; default: the
+    current precision) instead of the polynomial part's guarded precision.
     """
     v = to_arb(Fraction(4) / (sigma * sigma))
     half_v = v / 2
@@ -286,8 +310,15 @@ def _binomial_transform(sigma: Fraction, kmax: int) -> list[arb]:
             fact = fact * k
         c = prod[k] if k < len(prod) else arb(0)
         out.append(c * fact)
-    for k in range(k_poly + 1, kmax + 1):
-        out.append(_moment_direct(k, direct[k], half_v))
+    # The direct moments need no guard for cancellation: the split above (made at the full
+    # working precision) only takes k where the top term dominates, so their sums lose almost
+    # nothing.  They are evaluated at the table's own precision plus a margin (``bits``), with T
+    # for that accuracy; the caller (MomentTable.ensure) still verifies every entry's width.
+    dbits = prec if bits is None else min(prec, bits + 64)
+    with workprec(dbits):
+        for k in range(k_poly + 1, kmax + 1):
+            t = _top_terms(k, vf, dbits) if dbits < prec else direct[k]
+            out.append(_moment_direct(k, direct[k] if t is None else min(t, direct[k]), half_v))
     out[0] = arb(1)
     if kmax >= 1:
         out[1] = arb(0)
@@ -401,6 +432,21 @@ def _remainder_sum(table: MomentTable, n: int, m: int, q: arb) -> arb:
             c = c * q * (n - ell + 1) / (m + ell)
         total += c * _b_hat(table, ell + m)
     return total
+
+
+def _remainder_sum_screen(table: MomentTable, n: int, m: int, q: float) -> arb:
+    r"""Float estimate of :func:`_remainder_sum` (a log-sum-exp of the same terms with float
+    logarithms of :math:`\widetilde B`); a point value for screens, not an enclosure."""
+    if n < 0:
+        return arb(0)
+    from ..floatmath import log_factorials, logsumexp
+
+    table.ensure(min(n + m + 1, table.k_exact))
+    lb = table.log_b_hat(n + m)[m:]
+    lf = log_factorials(n + m)
+    ell = np.arange(n + 1)
+    lt = ell * math.log(q) + (lf[n] - lf[n - ell]) + (lf[m] - lf[m + ell]) + lb
+    return arb(float(logsumexp(lt))).exp()
 
 
 def taylor_h_remainder(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
@@ -534,7 +580,7 @@ def f_tilde(alpha: Fraction, sigma: Fraction, k: int) -> arb:
     return lead * ck * bk + s * bk
 
 
-def e_tilde(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
+def e_tilde(alpha: Fraction, q: Fraction, sigma: Fraction, m: int, *, screen: bool = False) -> arb:
     r""":math:`\widetilde E_{\alpha,\sigma,m}(q)` of (90), the remainder bound for replace-one:
 
     .. math::
@@ -544,6 +590,9 @@ def e_tilde(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
         \widetilde B_{\sigma,m} + \sum_{\ell=0}^{\lceil\alpha\rceil-j} q^\ell
         \frac{(\lceil\alpha\rceil-j)!\,m!}{(\lceil\alpha\rceil-j-\ell)!(m+\ell)!}\widetilde B_{\sigma,\ell+m}
         & \alpha - j > 0.\end{cases}
+
+    ``screen=True``: the inner sums are float estimates (:func:`_remainder_sum_screen`), so the
+    result is an estimate for order selection, not an enclosure.
     """
     _check_m(m)
     _check_q(q)
@@ -564,22 +613,31 @@ def e_tilde(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
         p2 = arb(1)
         for ell in range(m - j):
             p2 = p2 * (a + ell - 1)
-        inner = (log1mq * (a - j)).exp() * bm if alpha <= j else bm + _remainder_sum(table, ca - j, m, qa)
+        if alpha <= j:
+            inner = (log1mq * (a - j)).exp() * bm
+        elif screen:
+            inner = bm + _remainder_sum_screen(table, ca - j, m, float(q))
+        else:
+            inner = bm + _remainder_sum(table, ca - j, m, qa)
         total += (-log1mq * (a + m - j - 1)).exp() * binom * p1 * p2 * inner
     return (qa.log() * m).exp() / arb.fac_ui(m) * total
 
 
-def fswor_replace_one_excess(alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
+def fswor_replace_one_excess(alpha: Fraction, q: Fraction, sigma: Fraction, m: int, *, screen: bool = False) -> arb:
     r"""Ball for the argument of the logarithm in (14)/(91), minus 1:
     :math:`q^2\alpha(\alpha-1)(e^{4/\sigma^2}-e^{2/\sigma^2}) + \sum_{k=3}^{m-1}\frac{q^k}{k!}\widetilde F_{\alpha,\sigma,k}
     + \widetilde E_{\alpha,\sigma,m}(q)`."""
     _check_m(m)
     _check_q(q)
     qa = to_arb(q)
-    return add_replace_one_taylor_terms(qa * qa / 2 * replace_one_k2_coefficient(alpha, sigma), alpha, q, sigma, m)
+    return add_replace_one_taylor_terms(
+        qa * qa / 2 * replace_one_k2_coefficient(alpha, sigma), alpha, q, sigma, m, screen=screen
+    )
 
 
-def add_replace_one_taylor_terms(total: arb, alpha: Fraction, q: Fraction, sigma: Fraction, m: int) -> arb:
+def add_replace_one_taylor_terms(
+    total: arb, alpha: Fraction, q: Fraction, sigma: Fraction, m: int, *, screen: bool = False
+) -> arb:
     r"""``total`` plus the terms of order >= 3 of the replace-one Taylor bounds,
     :math:`\sum_{k=3}^{m-1}\frac{q^k}{k!}\widetilde F_{\alpha,\sigma,k} + \widetilde E_{\alpha,\sigma,m}(q)`
     (Thm 3.4 (14); Thm C.9 (98) with :math:`\sigma` replaced by :math:`2\sigma`), added
@@ -591,13 +649,16 @@ def add_replace_one_taylor_terms(total: arb, alpha: Fraction, q: Fraction, sigma
         qk = qk * qa
         fact = fact * k
         total += qk / fact * f_tilde(alpha, sigma, k)
-    return total + e_tilde(alpha, q, sigma, m)
+    return total + e_tilde(alpha, q, sigma, m, screen=screen)
 
 
-def fswor_replace_one_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, m: int = 4) -> arb:
+def fswor_replace_one_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, m: int = 4, *, screen: bool = False) -> arb:
     r"""Ball for the one-step FSwoR RDP bound under replace-one adjacency, Thm 3.4 (14) /
-    Thm 3.5 (15), any integer m >= 3, every real order :math:`\alpha > 1`."""
-    return _rdp_of_excess(alpha, lambda: fswor_replace_one_excess(alpha, q, sigma, m))
+    Thm 3.5 (15), any integer m >= 3, every real order :math:`\alpha > 1`.
+
+    ``screen=True``: a float-quality estimate of the same bound (the long remainder sums of
+    (90) as float log-sum-exps), for order and Taylor-order selection only; not an enclosure."""
+    return _rdp_of_excess(alpha, lambda: fswor_replace_one_excess(alpha, q, sigma, m, screen=screen))
 
 
 # ---------------------------------------------------------------------------
@@ -623,7 +684,10 @@ class _FsworCurve(RdpCurve):
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         """Float estimates: the same formula at 53 bits, upper endpoints (order selection only)."""
-        return self.screen_by_evaluation(alphas, self._value, 53, upper=True)
+        return self.screen_by_evaluation(alphas, self._screen_value, 53, upper=True)
+
+    def _screen_value(self, alpha: Fraction) -> arb:
+        return self._value(alpha)
 
 
 class FsworAddRemoveCurve(_FsworCurve):
@@ -644,6 +708,9 @@ class FsworReplaceOneCurve(_FsworCurve):
 
     def _value(self, alpha: Fraction) -> arb:
         return fswor_replace_one_rdp(alpha, self.q, self.sigma, self.m)
+
+    def _screen_value(self, alpha: Fraction) -> arb:
+        return fswor_replace_one_rdp(alpha, self.q, self.sigma, self.m, screen=True)
 
 
 class FsworAddRemoveExactCurve(RdpCurve):
@@ -720,7 +787,7 @@ class FsworReplaceOneAutoCurve(RdpCurve):
         with workprec(53):  # a screen: the choice of m only costs tightness
             for m in range(3, self.m_max + 1):
                 try:
-                    v = fswor_replace_one_rdp(alpha, self.q, self.sigma, m)
+                    v = fswor_replace_one_rdp(alpha, self.q, self.sigma, m, screen=True)
                     fv = float(v.upper()) if v.is_finite() else math.inf
                 except (ValueError, ArithmeticError):
                     fv = math.inf
@@ -750,7 +817,13 @@ class FsworReplaceOneAutoCurve(RdpCurve):
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         out = np.empty(len(alphas))
-        for i, a in enumerate(np.asarray(alphas, dtype=float)):
+        arr = np.asarray(alphas, dtype=float)
+        ok = arr[np.isfinite(arr) & (arr > 1)]
+        if ok.size:
+            # one table build to the largest index this batch needs (not a doubling sequence)
+            table = moment_table(self.sigma, 53)
+            table.ensure(min(math.ceil(float(ok.max())) + self.m_max + 1, table.k_exact))
+        for i, a in enumerate(arr):
             if not a > 1 or not math.isfinite(a):
                 out[i] = np.inf
                 continue
