@@ -168,14 +168,18 @@ def test_few_real_orders_identical_to_certified():
             assert v.mid() == w.mid() and v.rad() == w.rad()
 
 
-def test_integer_orders_identical_to_certified():
-    curve = pg.PoissonGaussianCurve(Fraction("0.01"), Fraction("1.1"))
-    orders = [Fraction(k) for k in (2, 3, 10, 63, 128, 1024)]
+def _assert_identical_to_certified(curve, orders):
     with workprec(64):
         many = curve.certified_many(orders)
         for a, v in zip(orders, many, strict=True):
             w = curve.certified(a)
             assert v.mid() == w.mid() and v.rad() == w.rad()
+
+
+def test_integer_orders_identical_to_certified():
+    curve = pg.PoissonGaussianCurve(Fraction("0.01"), Fraction("1.1"))
+    orders = [Fraction(k) for k in (2, 3, 10, 63, 128, 1024)]
+    _assert_identical_to_certified(curve, orders)
 
 
 def test_order_two_closed_form_among_real_orders():
@@ -191,11 +195,7 @@ def test_fallback_when_the_shared_rule_declines(monkeypatch):
     monkeypatch.setattr(pg, "log_a_fractional_many", lambda alphas, *args: [None] * len(alphas))
     curve = pg.PoissonGaussianCurve(Fraction("0.01"), Fraction("1.1"))
     orders = [Fraction(a) for a in ["1.5", "10.3", *FILLER]]
-    with workprec(64):
-        many = curve.certified_many(orders)
-        for a, v in zip(orders, many, strict=True):
-            w = curve.certified(a)
-            assert v.mid() == w.mid() and v.rad() == w.rad()
+    _assert_identical_to_certified(curve, orders)
 
 
 def test_rdp_many_rejects_bad_orders():

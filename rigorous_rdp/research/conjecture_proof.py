@@ -452,6 +452,20 @@ def _absmax(x: arb) -> arb:
     return arb(max(abs(x.lower()), abs(x.upper())))
 
 
+def _verdict(method: str, value: arb, rhs_lower: arb, signs: Any, point: Any, split: int) -> dict[str, Any]:
+    """A box's result: its proven upper bound of G (the upper end of ``value``) and whether it is
+    at most the RHS lower end."""
+    up = arb(value.upper())
+    return {
+        "proven": bool(up <= rhs_lower),
+        "method": method,
+        "upper": up,
+        "signs": signs,
+        "point": point,
+        "split": split,
+    }
+
+
 def box_bounds(
     case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], rhs_lower: arb, *, exact_rhs: bool = True
 ) -> dict[str, Any]:
@@ -481,15 +495,7 @@ def box_bounds(
             v = [hi if sg > 0 else lo for (lo, hi), sg in zip(box, signs, strict=True)]
             if exact_rhs and is_extremal(case, v):
                 return {"proven": True, "method": "extremal", "upper": None, "signs": signs, "point": v}
-            gv = g_point(case, v)
-            return {
-                "proven": bool(gv.upper() <= rhs_lower),
-                "method": "monotone",
-                "upper": arb(gv.upper()),
-                "signs": signs,
-                "point": v,
-                "split": _widest(box),
-            }
+            return _verdict("monotone", g_point(case, v), rhs_lower, signs, v, _widest(box))
         # Taylor on the face that the signed coordinates select (the supremum over the box is
         # attained there); with no signed coordinate the face is the box and its centre is c
         cf = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(box, signs, strict=True)]
@@ -511,14 +517,7 @@ def box_bounds(
                 sc += float(_absmax(gbox[j]).mid()) * wj
             scores[j] = sc
         split = max(range(dim), key=lambda j: scores[j])
-        return {
-            "proven": bool(up.upper() <= rhs_lower),
-            "method": "taylor",
-            "upper": arb(up.upper()),
-            "signs": signs,
-            "point": cf,
-            "split": split,
-        }
+        return _verdict("taylor", up, rhs_lower, signs, cf, split)
 
 
 def _widest(box: Sequence[tuple[Fraction, Fraction]]) -> int:
