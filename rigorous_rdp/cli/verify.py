@@ -3,7 +3,7 @@
 Exit status 0 iff the stated upper bound on epsilon is confirmed by the mpmath
 reference path (see :mod:`rigorous_rdp.certificate`); 1 with a one-line reason
 for a modified, corrupted or unverifiable certificate (also one nested deeper
-than 64 levels or larger than 1 MiB, refused before parsing); 2 for bad
+than 64 levels or larger than 16 MiB, refused before parsing); 2 for bad
 command-line input (for example a file that cannot be read, ``--dps`` outside
 [30, 150]) and when the time budget (``--max-seconds``, default 60 s) runs out.
 """
@@ -18,7 +18,7 @@ from ..arith import parse_rational
 from ..certificate import VerificationResult, verify_file
 
 #: largest certificate file read (a certificate is a few kilobytes)
-MAX_FILE_BYTES = 1 << 20
+MAX_FILE_BYTES = 16 << 20  # a holds-boxes certificate of n = 4 rows is about 1.5 MB
 
 
 def register(sub: Any) -> None:
