@@ -456,8 +456,6 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
             total += c * v
         return total
 
-    _total_ball = total_rdp_ball  # former private name
-
     def rdp(self, alpha: object, digits: float | None = None) -> RdpResult:
         """Certified total RDP at order ``alpha`` (exact rational > 1)."""
         a = validation.order(alpha, integer=self.integer_orders_only)
@@ -553,8 +551,6 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
             grid = sorted({a for a in grid if a.denominator == 1} | {Fraction(math.ceil(a)) for a in grid})
             grid = [a for a in grid if a >= 2]
         return grid
-
-    _grid = grid  # former private name
 
     def search_order_cap(self) -> float:
         """Largest order the uncapped search screens for the composed curves."""

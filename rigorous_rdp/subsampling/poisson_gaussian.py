@@ -308,7 +308,7 @@ def log_a_screen(alphas: np.ndarray, q: float, sigma: float) -> np.ndarray:
     alphas = np.asarray(alphas, dtype=float)
     out = np.empty(len(alphas))
     for i, a in enumerate(alphas):
-        out[i] = _screen_one(float(a), q, sigma)
+        out[i] = screen_log_a(float(a), q, sigma)
     return out
 
 
@@ -429,9 +429,6 @@ def screen_log_a(a: float, q: float, sigma: float, log_q: float | None = None) -
     """Float estimate of log A_a at one order (order selection only); ``log_q``
     overrides log(q) when q underflows."""
     return float(log1pexp(_screen_log_i(a, q, sigma, log_q)))
-
-
-_screen_one = screen_log_a  # former private name
 
 
 def _screen_log_i(a: float, q: float, sigma: float, log_q: float | None = None) -> float:
@@ -604,7 +601,7 @@ class PoissonGaussianCurve(RdpCurve):
                     _screen_log_i_small_ints(a[small_int].astype(np.int64), lq, math.log1p(-q), sigma)
                 )
             for i in np.nonzero(~small_int)[0]:
-                vals[i] = _screen_one(float(a[i]), q, sigma, lq)
+                vals[i] = screen_log_a(float(a[i]), q, sigma, lq)
         except (ZeroDivisionError, OverflowError, ValueError):  # sigma beyond float range: no estimate
             return np.full(len(a), np.inf)
         out: np.ndarray = vals / (a - 1)
