@@ -414,6 +414,22 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         self._counts: dict[DpEvent, int] = {}
         self._curves: dict[DpEvent, RdpCurve] = {}
 
+    def fresh(self, digits: float | None = None) -> RdpAccountant:
+        """An empty accountant with the same options (``digits`` replaced when given).
+
+        The functions that run many accountings of one configuration
+        (:func:`~rigorous_rdp.calibrate.calibrate_sigma`, :func:`~rigorous_rdp.calibrate.max_steps`,
+        :func:`~rigorous_rdp.certificate.make_certificate`) take an accountant as the template of
+        their options and start from ``fresh()`` copies of it.
+        """
+        return RdpAccountant(
+            self.orders,
+            continuous=self.continuous,
+            conversion=self.conversion,
+            digits=self.digits if digits is None else digits,
+            max_prec=self.max_prec,
+        )
+
     # -- composition ---------------------------------------------------------
 
     def _leaf(self, event: DpEvent) -> RdpCurve:

@@ -36,13 +36,13 @@ meets the target, the lower end was evaluated and misses it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from .accountant import EpsilonResult, RdpAccountant
-from .arith import DEFAULT_DIGITS, bisect_first, parse_rational, to_arb, workprec
+from .arith import bisect_first, parse_rational, to_arb, workprec
 from .events import DpEvent
 
 __all__ = [
@@ -248,36 +248,24 @@ def _first_true(pred: Callable[[int], bool], start: int, lo_limit: int, hi_limit
 class _Evaluator:
     """Certified epsilon of an accountant configuration, with a three-valued verdict."""
 
-    def __init__(
-        self,
-        target_epsilon: Fraction,
-        delta: Fraction,
-        orders: Iterable[object] | None,
-        continuous: bool,
-        conversion: str,
-        digits: float,
-        progress: Progress,
-    ):
+    def __init__(self, target_epsilon: Fraction, delta: Fraction, template: RdpAccountant | None, progress: Progress):
         self.target = target_epsilon
         self.delta = delta
-        self.orders = None if orders is None else list(orders)
-        self.continuous = continuous
-        self.conversion = conversion
-        self.digits = digits
+        self.template = RdpAccountant() if template is None else template
         self.progress = progress
         self.count = 0
 
     def accountant(self) -> RdpAccountant:
-        return RdpAccountant(self.orders, continuous=self.continuous, conversion=self.conversion, digits=self.digits)
+        return self.template.fresh()
 
     def verdict(self, event: DpEvent, steps: int, label: str) -> tuple[int, EpsilonResult]:
         """(+1 meets: upper <= E; -1 proven miss: lower > E; 0 undecided), result.
 
         An undecided comparison is retried once at twice the digits.
         """
-        digits = self.digits
+        digits = self.template.digits
         for _ in range(2):
-            acc = RdpAccountant(self.orders, continuous=self.continuous, conversion=self.conversion, digits=digits)
+            acc = self.template.fresh(digits)
             acc.compose(event, steps)
             res = acc.get_epsilon_and_order(self.delta)
             self.count += 1
@@ -310,10 +298,7 @@ def calibrate_sigma(
     target_delta: object,
     *,
     sigma_digits: int = DEFAULT_SIGMA_DIGITS,
-    orders: Iterable[object] | None = None,
-    continuous: bool = True,
-    conversion: str = "best",
-    digits: float = DEFAULT_DIGITS,
+    accountant: RdpAccountant | None = None,
     progress: Progress = None,
 ) -> SigmaCalibration:
     r"""Smallest ``sigma_digits``-digit noise multiplier whose certified epsilon is ``<= target_epsilon``.
@@ -324,7 +309,9 @@ def calibrate_sigma(
         steps: number of composed steps (>= 1).
         target_epsilon: E > 0; target_delta: delta in (0, 1) (both exact).
         sigma_digits: significant decimal digits of the returned sigma (1..15).
-        orders, continuous, conversion, digits: :class:`RdpAccountant` options.
+        accountant: the template of the accounting options (order grid, continuous search,
+            conversion, digits; default ``RdpAccountant()``); only its options are used
+            (:meth:`RdpAccountant.fresh`).
         progress: called as ``progress(sigma_text, result)`` after each certified evaluation.
 
     Returns:
@@ -339,7 +326,7 @@ def calibrate_sigma(
         raise ValueError(f"steps must be an integer >= 1. Found {steps!r}.")
     if isinstance(sigma_digits, bool) or not isinstance(sigma_digits, int) or not 1 <= sigma_digits <= 15:
         raise ValueError(f"sigma-digits must be an integer in [1, 15]. Found {sigma_digits!r}.")
-    ev = _Evaluator(eps, delta, orders, continuous, conversion, digits, progress)
+    ev = _Evaluator(eps, delta, accountant, progress)
     make_event(Fraction(1))  # validates the other parameters early (raises ValueError)
 
     def screen(s: float) -> float:
@@ -386,13 +373,12 @@ def max_steps(
     target_epsilon: object,
     target_delta: object,
     *,
-    orders: Iterable[object] | None = None,
-    continuous: bool = True,
-    conversion: str = "best",
-    digits: float = DEFAULT_DIGITS,
+    accountant: RdpAccountant | None = None,
     progress: Progress = None,
 ) -> StepsBudget:
     r"""Largest number of steps T of ``event`` whose certified epsilon is ``<= target_epsilon``.
+
+    ``accountant`` and ``progress`` as in :func:`calibrate_sigma`.
 
     Returns:
         :class:`StepsBudget` with ``steps`` = T (certified to meet the target)
@@ -403,7 +389,7 @@ def max_steps(
         ValueError: bad input.
     """
     eps, delta = check_calibration_inputs(target_epsilon, target_delta)
-    ev = _Evaluator(eps, delta, orders, continuous, conversion, digits, progress)
+    ev = _Evaluator(eps, delta, accountant, progress)
     acc1 = ev.accountant()
     acc1.compose(event, 1)
     cache: dict[int, tuple[int, EpsilonResult | None]] = {}

@@ -47,7 +47,6 @@ import math
 import os
 import platform
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -55,7 +54,7 @@ from typing import Any
 
 import mpmath
 
-from .accountant import RdpAccountant
+from .accountant import DEFAULT_ORDERS, RdpAccountant
 from .arith import DEFAULT_DIGITS, parse_rational
 from .curves import rdp_curve
 from .errors import UnsupportedEventError
@@ -254,14 +253,7 @@ def _versions() -> dict[str, str]:
 
 
 def make_certificate(
-    event: DpEvent,
-    steps: int,
-    delta: object,
-    *,
-    orders: Iterable[object] | None = None,
-    continuous: bool = True,
-    conversion: str = "best",
-    digits: float = DEFAULT_DIGITS,
+    event: DpEvent, steps: int, delta: object, *, accountant: RdpAccountant | None = None
 ) -> dict[str, Any]:
     r"""Certify epsilon for ``steps`` applications of ``event`` at ``delta`` and build the certificate.
 
@@ -269,7 +261,8 @@ def make_certificate(
         event: the mechanism of one step.
         steps: number of adaptively composed steps (integer >= 1).
         delta: target delta in (0, 1), taken exactly.
-        orders, continuous, conversion, digits: options of :class:`RdpAccountant`.
+        accountant: the template of the accounting options (default ``RdpAccountant()``);
+            only its options are used (:meth:`RdpAccountant.fresh`).
 
     Returns:
         The certificate as a JSON-ready dict, including its ``sha256``.
@@ -284,7 +277,7 @@ def make_certificate(
     d = parse_rational(delta, "delta")
     if not 0 < d < 1:
         raise ValueError(f"delta must be in (0, 1). Found {float(d)!r}.")
-    acc = RdpAccountant(orders, continuous=continuous, conversion=conversion, digits=digits)
+    acc = (RdpAccountant() if accountant is None else accountant).fresh()
     acc.compose(event, steps)
     res = acc.get_epsilon_and_order(d)
     curves = []
@@ -299,9 +292,9 @@ def make_certificate(
         "conversion_citation": CONVERSION_CITATIONS.get(res.conversion, res.conversion),
         "order": None if res.order is None else _rat(res.order),
         "order_selection": {
-            "grid": "dp-accounting default" if orders is None else [_rat(a) for a in acc.orders],
-            "continuous": bool(continuous),
-            "conversion_option": conversion,
+            "grid": "dp-accounting default" if acc.orders == DEFAULT_ORDERS else [_rat(a) for a in acc.orders],
+            "continuous": acc.continuous,
+            "conversion_option": acc.conversion,
         },
     }
     cert: dict[str, Any] = {
@@ -314,7 +307,7 @@ def make_certificate(
         "method": method,
         "rdp": None if res.rdp is None else res.rdp.to_json(),
         "epsilon": res.epsilon.to_json(),
-        "precision": {"bits": res.epsilon.prec, "digits": digits},
+        "precision": {"bits": res.epsilon.prec, "digits": acc.digits},
         "software": _versions(),
     }
     cert["sha256"] = content_hash(cert)

@@ -40,7 +40,12 @@ def _reference_eps_poisson(q, sigma, steps, alpha, delta):
 def test_calibrate_poisson_meets_target_and_2pct_smaller_does_not():
     q, steps, target = Fraction(1, 100), 1000, Fraction(1)
     res = calibrate_sigma(
-        lambda s: PoissonSampledEvent(GaussianEvent(s), q), steps, target, "1e-5", sigma_digits=3, digits=8
+        lambda s: PoissonSampledEvent(GaussianEvent(s), q),
+        steps,
+        target,
+        "1e-5",
+        sigma_digits=3,
+        accountant=RdpAccountant(digits=8),
     )
     s = res.sigma
     assert res.sigma_lower < s and (s - res.sigma_lower) / s <= Fraction(1, 100)
@@ -56,7 +61,7 @@ def test_calibrate_poisson_meets_target_and_2pct_smaller_does_not():
 
 def test_calibrate_gaussian_closed_form():
     # one Gaussian step, delta = 1e-5: the continuous CKS optimum is a lower bound on our epsilon
-    res = calibrate_sigma(GaussianEvent, 1, 1, "1e-5", sigma_digits=3, digits=8)
+    res = calibrate_sigma(GaussianEvent, 1, 1, "1e-5", sigma_digits=3, accountant=RdpAccountant(digits=8))
     s = mpmath.mpf(res.sigma.numerator) / res.sigma.denominator
     mpmath.mp.dps = 30
 
@@ -75,19 +80,24 @@ def test_calibrate_fixed_size_when_supported():
     if not acc.supports(ev):
         pytest.skip("no certified fixed-size bound registered")
     res = calibrate_sigma(
-        lambda s: FixedSizeSampledEvent(GaussianEvent(s), 100, 10000), 100, 2, "1e-5", sigma_digits=2, digits=6
+        lambda s: FixedSizeSampledEvent(GaussianEvent(s), 100, 10000),
+        100,
+        2,
+        "1e-5",
+        sigma_digits=2,
+        accountant=RdpAccountant(digits=6),
     )
     assert _up(res.epsilon) <= 2
 
 
 def test_max_steps():
     ev = PoissonSampledEvent(GaussianEvent("1.1"), "0.01")
-    b = max_steps(ev, 1, "1e-5", digits=8)
+    b = max_steps(ev, 1, "1e-5", accountant=RdpAccountant(digits=8))
     assert b.steps >= 1
     assert _up(_eps(ev, b.steps)) <= 1
     assert _lo(_eps(ev, b.steps + 1)) > 1
     # one step of a noiseless-ish mechanism misses: zero steps
-    assert max_steps(GaussianEvent("0.1"), 1, "1e-5", digits=6).steps == 0
+    assert max_steps(GaussianEvent("0.1"), 1, "1e-5", accountant=RdpAccountant(digits=6)).steps == 0
 
 
 def test_dec_exact():
@@ -105,7 +115,12 @@ def test_cli_calibrate_json(capsys):
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     api = calibrate_sigma(
-        lambda s: PoissonSampledEvent(GaussianEvent(s), "0.01"), 1000, 1, "1e-5", sigma_digits=3, digits=8
+        lambda s: PoissonSampledEvent(GaussianEvent(s), "0.01"),
+        1000,
+        1,
+        "1e-5",
+        sigma_digits=3,
+        accountant=RdpAccountant(digits=8),
     )
     assert out["sigma"]["upper"] == decimal_text(api.sigma)
     assert out["sigma"]["lower"] == decimal_text(api.sigma_lower)

@@ -10,7 +10,7 @@ import mpmath
 import pytest
 from _cli import CERTIFY_POISSON
 
-from rigorous_rdp import GaussianEvent, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
+from rigorous_rdp import GaussianEvent, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent, RdpAccountant
 from rigorous_rdp.certificate import (
     content_hash,
     event_from_json,
@@ -29,7 +29,7 @@ POISSON = PoissonSampledEvent(GaussianEvent("1.1"), "0.01")
 
 @pytest.fixture(scope="module")
 def cert():
-    return make_certificate(POISSON, 100, "1e-5", digits=10)
+    return make_certificate(POISSON, 100, "1e-5", accountant=RdpAccountant(digits=10))
 
 
 def _rehash(c):

@@ -42,10 +42,16 @@ def test_get_noise_multiplier_bad_input():
         certified.get_noise_multiplier(target_epsilon=-1.0, target_delta=1e-5, sample_rate=0.1, steps=10)
     with pytest.raises(ValueError, match=r"^epochs must give at least one step"):
         certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, epochs=0.001)
-    with pytest.raises(ValueError, match=r"^orders must be a list of finite numbers > 1\. Found inf\.$"):
+    with pytest.raises(ValueError, match=r"^alpha must be a finite number\. Found inf\.$"):
         certified.get_noise_multiplier(
-            target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=10, orders=[2.0, math.inf]
+            target_epsilon=2.0,
+            target_delta=1e-5,
+            sample_rate=0.01,
+            steps=10,
+            accountant=RdpAccountant(orders=[2.0, math.inf]),
         )
+    with pytest.raises(ValueError, match=r"^orders is an option of the accountant: pass accountant=RdpAccountant"):
+        certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=10, orders=[2])
 
 
 # ---------------------------------------------------------------------------
@@ -111,7 +117,7 @@ def test_gaussian_closed_form_through_rate_one(opacus):
     # sample_rate 1: every step is the Gaussian mechanism; the continuous search over real orders
     # reaches the closed-form minimum of the CKS conversion to 1e-9, and never goes below it
     eps_star, _ = _gaussian_cks_minimum(3, 50, 6)  # 14.2599455115...
-    acc = certified.CertifiedRDPAccountant(conversion="cks")
+    acc = certified.CertifiedRDPAccountant(accountant=RdpAccountant(conversion="cks"))
     for _ in range(50):
         acc.step(noise_multiplier=3.0, sample_rate=1.0)
     res = acc.get_epsilon_and_order(1e-6)

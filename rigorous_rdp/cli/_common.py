@@ -9,12 +9,15 @@ import re
 import sys
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import budget
 from ..arith import DEFAULT_DIGITS, MAX_DECIMAL_EXPONENT, parse_rational
 from ..errors import BudgetExceeded, PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent, Sampling
+
+if TYPE_CHECKING:
+    from ..accountant import RdpAccountant
 
 SAMPLINGS = tuple(s.value for s in Sampling)
 ADJACENCIES = ("add-remove", "replace-one")
@@ -563,6 +566,18 @@ def orders_option(values: list[str] | None) -> list[Fraction] | None:
             raise ValueError(f"alpha must be > 1. Found {v}.")
         out.append(a)
     return out
+
+
+def accountant_option(args: argparse.Namespace) -> RdpAccountant:
+    """The empty accountant that ``--alpha``, ``--no-continuous``, ``--conversion`` and ``--digits`` describe."""
+    from ..accountant import RdpAccountant
+
+    return RdpAccountant(
+        orders_option(args.alpha),
+        continuous=not args.no_continuous,
+        conversion=args.conversion,
+        digits=parse_digits(args),
+    )
 
 
 BOUNDS = ("tight", "general", "lower", "tau", "wang2019")

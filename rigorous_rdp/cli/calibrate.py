@@ -76,12 +76,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     method = pld_cli.method_of(args)
     if method != "rdp" and args.max_steps:
         raise ValueError(f"max-steps supports --method rdp only. Found --method {method}.")
-    opts = dict(
-        orders=common.orders_option(args.alpha),
-        continuous=not args.no_continuous,
-        conversion=args.conversion,
-        digits=digits,
-    )
+    template = common.accountant_option(args)
     if args.max_steps:
         if args.steps is not None:
             raise ValueError("steps does not apply with --max-steps (the number of steps is the output).")
@@ -90,7 +85,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         event = common.build_event(args)
         bar, update = _progress(args)
         try:
-            res = max_steps(event, args.epsilon, args.delta, progress=update, **opts)
+            res = max_steps(event, args.epsilon, args.delta, accountant=template, progress=update)
         finally:
             if bar is not None:
                 bar.close()
@@ -121,8 +116,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 args.epsilon,
                 args.delta,
                 sigma_digits=int(sd),
+                accountant=template,
                 progress=update,
-                **opts,
             ).to_json()
         finally:
             if bar is not None:

@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    digits = common.parse_digits(args)
+    template = common.accountant_option(args)
     steps = common.parse_steps(args.steps)
     event = common.build_event(args)
     if not str(args.out).strip():
@@ -41,15 +41,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     method = pld_cli.method_of(args)
 
     def rdp() -> dict[str, Any]:
-        return make_certificate(
-            event,
-            steps,
-            args.delta,
-            orders=common.orders_option(args.alpha),
-            continuous=not args.no_continuous,
-            conversion=args.conversion,
-            digits=digits,
-        )
+        return make_certificate(event, steps, args.delta, accountant=template)
 
     def pld() -> dict[str, Any]:
         return make_pld_certificate(event, steps, args.delta, width=args.width)

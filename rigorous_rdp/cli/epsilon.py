@@ -18,12 +18,8 @@ TARGETS = {"epsilon": "delta", "delta": "epsilon"}
 
 
 def accountant_from_args(args: argparse.Namespace, sigma: Any = None) -> RdpAccountant:
-    digits = common.parse_digits(args)
     steps = common.parse_steps(args.steps)
-    acc = RdpAccountant(
-        common.orders_option(args.alpha), continuous=not args.no_continuous, conversion=args.conversion, digits=digits
-    )
-    return acc.compose(common.build_event(args, sigma), steps)
+    return common.accountant_option(args).compose(common.build_event(args, sigma), steps)
 
 
 HELP = "certified epsilon after T steps at a target delta"

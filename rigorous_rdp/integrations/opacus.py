@@ -52,7 +52,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..accountant import EpsilonResult, RdpAccountant
-from ..arith import DEFAULT_DIGITS, Certified
+from ..arith import Certified
 from ..calibrate import DEFAULT_SIGMA_DIGITS, SigmaCalibration, calibrate_sigma
 from ..events import GaussianEvent, PoissonSampledEvent
 from ..validation import integer_at_least
@@ -102,26 +102,14 @@ class _CertifiedRDPAccountantImpl:
     r"""The methods of :class:`CertifiedRDPAccountant` (which adds the Opacus base class).
 
     Args:
-        orders: order grid (default: dp-accounting's grid, which contains Opacus's).
-        continuous: also optimise over real orders between grid points (default True).
-        conversion: RDP-to-DP conversion (default ``"best"``; Opacus uses Balle
-            et al. 2020, Thm 21, which is ``"balle"`` = ``"cks"``).
-        digits: relative width of the certified enclosures.
+        accountant: the template of the accounting options (default ``RdpAccountant()``:
+            dp-accounting's order grid, which contains Opacus's, a continuous order search,
+            the ``"best"`` conversion; Opacus uses Balle et al. 2020, Thm 21, which is
+            ``conversion="balle"`` = ``"cks"``); only its options are used.
     """
 
-    def __init__(
-        self,
-        *,
-        orders: Iterable[object] | None = None,
-        continuous: bool = True,
-        conversion: str = "best",
-        digits: float = DEFAULT_DIGITS,
-    ):
-        self.orders = _orders(orders)
-        RdpAccountant(self.orders, continuous=continuous, conversion=conversion, digits=digits)  # validates
-        self.continuous = bool(continuous)
-        self.conversion = conversion
-        self.digits = digits
+    def __init__(self, *, accountant: RdpAccountant | None = None):
+        self.template = RdpAccountant() if accountant is None else accountant.fresh()
         #: list of ``(noise_multiplier, sample_rate, num_steps)``, as in Opacus
         self.history: list[tuple[Any, Any, int]] = []
 
@@ -149,12 +137,12 @@ class _CertifiedRDPAccountantImpl:
     # -- certified epsilon ---------------------------------------------------
 
     def _accountant(self, alphas: Sequence[object] | None) -> tuple[RdpAccountant, bool]:
-        orders = self.orders if alphas is None else _orders(alphas, "alphas")
-        acc = RdpAccountant(
-            orders,
-            continuous=self.continuous if alphas is None else False,
-            conversion=self.conversion,
-            digits=self.digits,
+        t = self.template
+        restricted = None if alphas is None else _orders(alphas, "alphas")
+        acc = (
+            t.fresh()
+            if restricted is None
+            else RdpAccountant(restricted, continuous=False, conversion=t.conversion, digits=t.digits)
         )
         non_private = False
         for entry in self.history:
@@ -297,10 +285,7 @@ def calibrate_noise_multiplier(
     epochs: int | None = None,
     steps: int | None = None,
     sigma_digits: int = DEFAULT_SIGMA_DIGITS,
-    orders: Iterable[object] | None = None,
-    continuous: bool = True,
-    conversion: str = "best",
-    digits: float = DEFAULT_DIGITS,
+    accountant: RdpAccountant | None = None,
 ) -> SigmaCalibration:
     r"""Certified calibration of the noise of Poisson-subsampled Gaussian DP-SGD.
 
@@ -337,10 +322,7 @@ def calibrate_noise_multiplier(
         eps,
         delta,
         sigma_digits=sigma_digits,
-        orders=_orders(orders),
-        continuous=continuous,
-        conversion=conversion,
-        digits=digits,
+        accountant=accountant,
     )
 
 
@@ -351,7 +333,7 @@ def get_noise_multiplier(
     sample_rate: float,
     epochs: int | None = None,
     steps: int | None = None,
-    accountant: str = MECHANISM,
+    accountant: str | RdpAccountant = MECHANISM,
     epsilon_tolerance: float = 0.01,
     **kwargs: Any,
 ) -> float:
@@ -360,27 +342,34 @@ def get_noise_multiplier(
     Returns the smallest noise multiplier with ``sigma_digits`` (keyword,
     default 4) significant digits whose *certified* epsilon meets
     ``target_epsilon`` (see :func:`calibrate_noise_multiplier`), rounded up to
-    a float so that the float is at least that noise.  ``accountant`` is
-    accepted for compatibility and ignored (the accounting is always this
-    toolkit's certified RDP); ``epsilon_tolerance`` is ignored too: instead of a
-    tolerance on epsilon, the next smaller ``sigma_digits``-digit noise is
-    proven to miss the target.  Other keyword arguments (``sigma_digits``,
-    ``orders``, ``continuous``, ``conversion``, ``digits``) go to
-    :func:`calibrate_noise_multiplier`.
+    a float so that the float is at least that noise.  ``accountant``: an Opacus
+    accountant name is accepted for compatibility and ignored (the accounting is
+    always this toolkit's certified RDP); an :class:`~rigorous_rdp.RdpAccountant`
+    is the template of the accounting options.  ``epsilon_tolerance`` is ignored:
+    instead of a tolerance on epsilon, the next smaller ``sigma_digits``-digit
+    noise is proven to miss the target.  ``sigma_digits`` goes to
+    :func:`calibrate_noise_multiplier`; the accounting options (``orders``, ``continuous``,
+    ``conversion``, ``digits``) are refused (they belong to the accountant); other keyword
+    arguments are ignored, as Opacus passes its own through.
 
     Raises:
         ValueError: as :func:`calibrate_noise_multiplier`.
     """
-    del accountant, epsilon_tolerance
-    known = {"sigma_digits", "orders", "continuous", "conversion", "digits"}
-    options = {k: v for k, v in kwargs.items() if k in known}
+    del epsilon_tolerance
+    moved = sorted({"orders", "continuous", "conversion", "digits"} & set(kwargs))
+    if moved:
+        raise ValueError(
+            f"{moved[0]} is an option of the accountant: pass accountant=RdpAccountant({moved[0]}=...). "
+            f"Found {moved[0]}={kwargs[moved[0]]!r}."
+        )
     cal = calibrate_noise_multiplier(
         target_epsilon=target_epsilon,
         target_delta=target_delta,
         sample_rate=sample_rate,
         epochs=epochs,
         steps=steps,
-        **options,
+        sigma_digits=kwargs.get("sigma_digits", DEFAULT_SIGMA_DIGITS),
+        accountant=accountant if isinstance(accountant, RdpAccountant) else None,
     )
     v = float(cal.sigma)
     if Fraction(v) < cal.sigma:
