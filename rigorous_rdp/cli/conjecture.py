@@ -1,4 +1,12 @@
-"""``rigorous-rdp conjecture``: numerical probe of Conjecture 1 (blog post, part 2)."""
+"""``rigorous-rdp conjecture``: numerical probe of Conjecture 1 (blog post, part 2).
+
+Compare D_lambda(p||q) for subsampled Gaussian mechanisms on neighbouring datasets with D_lambda(r
+mu_1 + (1-r) mu_0 || mu_0) over random, locally optimised datasets of one model and dimension; the
+worst configuration gets a certified enclosure and every candidate violation a certified lower
+bound. Models: range (fixed-size without replacement, replace-one, row values in a set of diameter
+<= 1), clip (same sampling, row values in the ball of radius 1/2), poisson (Poisson sampling,
+add/remove, row values in the unit ball).
+"""
 
 from __future__ import annotations
 
@@ -8,14 +16,7 @@ from typing import Any
 from ..arith import parse_rational
 
 HELP = "probe Conjecture 1 of the blog post (part 2) on exact Gaussian-mixture laws"
-DESCRIPTION = (
-    "Compare D_lambda(p||q) for subsampled Gaussian mechanisms on neighbouring datasets with "
-    "D_lambda(r mu_1 + (1-r) mu_0 || mu_0) over random, locally optimised datasets of one model "
-    "and dimension; the worst configuration gets a certified enclosure and every candidate "
-    "violation a certified lower bound. Models: range (fixed-size without replacement, "
-    "replace-one, row values in a set of diameter <= 1), clip (same sampling, row values in the "
-    "ball of radius 1/2), poisson (Poisson sampling, add/remove, row values in the unit ball)."
-)
+DESCRIPTION = (__doc__ or "").partition("\n\n")[2]
 
 
 def register(sub: Any) -> None:

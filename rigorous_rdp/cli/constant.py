@@ -1,4 +1,11 @@
-"""``rigorous-rdp constant``: the constant C(c1, c2) of Claim 26 (blog post, part 2)."""
+"""``rigorous-rdp constant``: the constant C(c1, c2) of Claim 26 (blog post, part 2).
+
+Certified enclosure of C(c1, c2) = sup over sigma >= sigma-min of G_lambda(r mu_1 + (1-r) mu_0 ||
+mu_0) with r <= c1/sigma and real orders lambda <= c2 sigma^2: first-order and Taylor-model cells up
+to a cut, a proven analytic majorant beyond it (sigma up to infinity), relative width at most 10^-D
+(--digits, default 8). --sigma-max restricts to a finite range; --table writes the table for c1, c2
+in {0.25, 0.5, 1, 2}.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +15,7 @@ from fractions import Fraction
 from typing import Any, cast
 
 HELP = "certified C(c1, c2) of Claim 26: sup over sigma of G_lambda(r mu1 + (1-r) mu0 || mu0)"
-DESCRIPTION = (
-    "Certified enclosure of C(c1, c2) = sup over sigma >= sigma-min of "
-    "G_lambda(r mu_1 + (1-r) mu_0 || mu_0) with r <= c1/sigma and real orders lambda <= c2 sigma^2: "
-    "first-order and Taylor-model cells up to a cut, a proven analytic majorant beyond it "
-    "(sigma up to infinity), relative width at most 10^-D (--digits, default 8). "
-    "--sigma-max restricts to a finite range; --table writes the table for c1, c2 in "
-    "{0.25, 0.5, 1, 2}."
-)
+DESCRIPTION = (__doc__ or "").partition("\n\n")[2]
 
 
 def register(sub: Any) -> None:
