@@ -8,6 +8,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -313,55 +314,52 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
 
 
-def real_in_range(
-    value: object,
-    name: str,
-    lo: Fraction,
-    hi: Fraction,
-    *,
-    lo_open: bool = False,
-    hi_open: bool = False,
-    zero: bool = False,
-    text: str = "",
-    floor: Fraction | None = None,
-    floor_text: str = "",
-) -> Fraction:
-    """A rational in the interval (``zero``: or exactly 0); one-line ValueError otherwise.
+@dataclass(frozen=True)
+class RealRange:
+    """The accepted range of a real option: from ``lo`` to ``hi`` (each end closed unless
+    ``lo_open`` / ``hi_open``), described to the user as ``text``; a nonzero value below
+    ``floor`` is refused with ``floor_text`` (a limit of the implementation, stated apart from
+    the mathematical range)."""
 
-    ``floor``: a nonzero value below it is refused with ``floor_text`` (a limit of the
-    implementation, stated apart from the mathematical range).
-    """
-    try:
-        f = parse_rational(value, name)  # refuses magnitudes outside [1e-100000, 1e100000) first
-    except ValueError as exc:
-        if "magnitude" in str(exc) or "characters" in str(exc):
-            tiny = bool(re.search(r"[eE]-\d", str(value))) and "/" not in str(value)
-            limit = floor_text if (tiny and floor is not None) else text
-            raise ValueError(f"{name} must be {limit}. Found {_shown(value)}.") from None
-        raise
-    ok = (f > lo if lo_open else f >= lo) and (f < hi if hi_open else f <= hi)
-    if not ok and not (zero and f == 0):
-        raise ValueError(f"{name} must be {text}. Found {_shown(value)}.")
-    if floor is not None and 0 < abs(f) < floor:
-        raise ValueError(f"{name} must be {floor_text}. Found {_shown(value)}.")
-    return f
+    lo: Fraction
+    hi: Fraction
+    text: str
+    lo_open: bool = False
+    hi_open: bool = False
+    floor: Fraction | None = None
+    floor_text: str = ""
+
+    def check(self, value: object, name: str) -> Fraction:
+        """``value`` as an exact rational in the range; a one-line ValueError naming ``name`` otherwise."""
+        try:
+            f = parse_rational(value, name)  # refuses magnitudes outside [1e-100000, 1e100000) first
+        except ValueError as exc:
+            if "magnitude" in str(exc) or "characters" in str(exc):
+                tiny = bool(re.search(r"[eE]-\d", str(value))) and "/" not in str(value)
+                limit = self.floor_text if (tiny and self.floor is not None) else self.text
+                raise ValueError(f"{name} must be {limit}. Found {_shown(value)}.") from None
+            raise
+        ok = (f > self.lo if self.lo_open else f >= self.lo) and (f < self.hi if self.hi_open else f <= self.hi)
+        if not ok:
+            raise ValueError(f"{name} must be {self.text}. Found {_shown(value)}.")
+        if self.floor is not None and 0 < abs(f) < self.floor:
+            raise ValueError(f"{name} must be {self.floor_text}. Found {_shown(value)}.")
+        return f
 
 
 _ONE = Fraction(1)
 _TINY_F = Fraction(1, 10**MAX_DECIMAL_EXPONENT)
-_POSITIVE: dict[str, Any] = dict(
-    lo=_TINY_F, hi=Fraction(10**MAX_DECIMAL_EXPONENT), hi_open=True, text=f"a number in [{_TINY}, {_HUGE})"
+_POSITIVE = RealRange(_TINY_F, Fraction(10**MAX_DECIMAL_EXPONENT), f"a number in [{_TINY}, {_HUGE})", hi_open=True)
+_MODERATE = RealRange(Fraction(1, 10**100), Fraction(10**100), "a number in [1e-100, 1e100]")
+_OPEN_UNIT = RealRange(
+    Fraction(0), _ONE, "in (0, 1)", lo_open=True, hi_open=True, floor=_TINY_F, floor_text=f"at least {_TINY}"
 )
-_MODERATE: dict[str, Any] = dict(lo=Fraction(1, 10**100), hi=Fraction(10**100), text="a number in [1e-100, 1e100]")
-
-_OPEN_UNIT: dict[str, Any] = dict(
-    lo=Fraction(0), hi=_ONE, lo_open=True, hi_open=True, text="in (0, 1)", floor=_TINY_F, floor_text=f"at least {_TINY}"
-)
+_ORDER = RealRange(_ONE, Fraction(10**MAX_ORDER_EXPONENT), f"a number in (1, 1e{MAX_ORDER_EXPONENT}]", lo_open=True)
 
 
-def _real(name: str, **limits: Any) -> Callable[[Any], Fraction]:
-    """The range check of a real option (see :func:`real_in_range`)."""
-    return lambda v: real_in_range(v, name, **limits)
+def _real(name: str, limits: RealRange) -> Callable[[Any], Fraction]:
+    """The range check of a real option (see :class:`RealRange`)."""
+    return lambda v: limits.check(v, name)
 
 
 def _integer(name: str, lo: int, hi: int | None) -> Callable[[Any], int]:
@@ -371,49 +369,36 @@ def _integer(name: str, lo: int, hi: int | None) -> Callable[[Any], int]:
 
 #: accepted ranges of the numeric options of the accounting commands (checked before any work)
 OPTION_RANGES: dict[str, Callable[[Any], object]] = {
-    "sigma": _real("sigma", **_POSITIVE),
-    "scale": _real("scale", lo=Fraction(1, 10**1000), hi=Fraction(10**1000), text="a number in [1e-1000, 1e1000]"),
-    "epsilon": _real("epsilon", **_POSITIVE),
-    "p": _real("p", **_OPEN_UNIT),
+    "sigma": _real("sigma", _POSITIVE),
+    "scale": _real("scale", RealRange(Fraction(1, 10**1000), Fraction(10**1000), "a number in [1e-1000, 1e1000]")),
+    "epsilon": _real("epsilon", _POSITIVE),
+    "p": _real("p", _OPEN_UNIT),
     "q": _real(
         "q",
-        lo=Fraction(0),
-        hi=_ONE,
-        text="in [0, 1]",
-        floor=_TINY_F,
-        floor_text=f"0 or at least {_TINY} (the smallest q handled)",
+        RealRange(
+            Fraction(0), _ONE, "in [0, 1]", floor=_TINY_F, floor_text=f"0 or at least {_TINY} (the smallest q handled)"
+        ),
     ),
-    "delta": _real("delta", **_OPEN_UNIT),
-    "epochs": _real("epochs", lo=_TINY_F, hi=Fraction(10**12), text=f"a number in [{_TINY}, 1e12]"),
+    "delta": _real("delta", _OPEN_UNIT),
+    "epochs": _real("epochs", RealRange(_TINY_F, Fraction(10**12), f"a number in [{_TINY}, 1e12]")),
     "steps": _integer("steps", 1, MAX_COUNT),
     "batch_size": _integer("batch-size", 1, MAX_COUNT),
     "dataset_size": _integer("dataset-size", 1, MAX_COUNT),
     "taylor_order": _integer("taylor-order", 3, MAX_TAYLOR_ORDER),
     "tau": _integer("tau", 1, None),
     # constant (research): C(c1, c2) of Claim 26, computed with floats in its planning
-    "c1": _real("c1", **_MODERATE),
-    "c2": _real("c2", **_MODERATE),
-    "sigma_max": _real("sigma-max", **_MODERATE),
-    "sigma_min": _real("sigma-min", **_MODERATE),
-    "alpha": lambda v: [
-        real_in_range(
-            a,
-            "alpha",
-            _ONE,
-            Fraction(10**MAX_ORDER_EXPONENT),
-            lo_open=True,
-            text=f"a number in (1, 1e{MAX_ORDER_EXPONENT}]",
-        )
-        for a in v
-    ],
+    "c1": _real("c1", _MODERATE),
+    "c2": _real("c2", _MODERATE),
+    "sigma_max": _real("sigma-max", _MODERATE),
+    "sigma_min": _real("sigma-min", _MODERATE),
+    "alpha": lambda v: [_ORDER.check(a, "alpha") for a in v],
 }
 
 
 #: the fixed-size bounds plan their precision with floats of 1/sigma^2
-def _FIXED_SIZE_SIGMA(v: object) -> Fraction:
-    return real_in_range(
-        v, "sigma", Fraction(1, 10**100), Fraction(10**100), text="in [1e-100, 1e100] with --sampling fswor|fswr"
-    )
+_FIXED_SIZE_SIGMA = _real(
+    "sigma", RealRange(Fraction(1, 10**100), Fraction(10**100), "in [1e-100, 1e100] with --sampling fswor|fswr")
+)
 
 
 #: the commands whose options follow OPTION_RANGES (others define their own ranges)
