@@ -36,7 +36,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -139,40 +139,39 @@ class ConversionResult:
         return out
 
 
-class EpsilonQuantity:
-    """Names the fields of a result whose certified ``value`` is epsilon at the target delta
-    (:class:`EpsilonResult`, :class:`rigorous_rdp.pld.PldEpsilonResult`)."""
+_E = TypeVar("_E", Certified, Fraction)
+_D = TypeVar("_D", Certified, Fraction)
 
-    quantity: ClassVar[str] = "epsilon"
-    target_name: ClassVar[str] = "delta"
+
+class Quantities(Generic[_E, _D]):
+    """Names the fields of a result whose certified ``value`` is ``quantity`` (epsilon or
+    delta) at the exact ``target`` of the other: ``epsilon`` has type ``_E``, ``delta`` type
+    ``_D`` (the results of :class:`RdpAccountant` and :class:`rigorous_rdp.pld.PldAccountant`)."""
+
+    quantity: ClassVar[str]
+    target_name: ClassVar[str]
     value: Certified
     target: Fraction
 
     @property
-    def epsilon(self) -> Certified:
-        return self.value
+    def epsilon(self) -> _E:
+        return cast(_E, self.value if self.quantity == "epsilon" else self.target)
 
     @property
-    def delta(self) -> Fraction:
-        return self.target
+    def delta(self) -> _D:
+        return cast(_D, self.value if self.quantity == "delta" else self.target)
 
 
-class DeltaQuantity:
-    """Names the fields of a result whose certified ``value`` is delta at the target epsilon
-    (:class:`DeltaResult`, :class:`rigorous_rdp.pld.PldDeltaResult`)."""
+class EpsilonQuantity(Quantities[Certified, Fraction]):
+    """A result whose certified ``value`` is epsilon at the target delta."""
 
-    quantity: ClassVar[str] = "delta"
-    target_name: ClassVar[str] = "epsilon"
-    value: Certified
-    target: Fraction
+    quantity, target_name = "epsilon", "delta"
 
-    @property
-    def delta(self) -> Certified:
-        return self.value
 
-    @property
-    def epsilon(self) -> Fraction:
-        return self.target
+class DeltaQuantity(Quantities[Fraction, Certified]):
+    """A result whose certified ``value`` is delta at the target epsilon."""
+
+    quantity, target_name = "delta", "epsilon"
 
 
 class EpsilonResult(EpsilonQuantity, ConversionResult):
