@@ -5,6 +5,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 
+def both_directions(divergence, pairs):
+    """``divergence(x, y)`` and ``divergence(y, x)`` for every pair: replace-one adjacency is symmetric,
+    so an upper bound must hold in both directions."""
+    for x, y in pairs:
+        yield divergence(x, y)
+        yield divergence(y, x)
+
+
 def random_replace_one_pairs(rng, size: int, count: int = 3):
     """``count`` pairs (x, y) of datasets of ``size`` gradients in {-1, -7/8, ..., 1} (numpy generator
     ``rng``) that differ in their last record only (replace-one neighbours)."""

@@ -25,54 +25,32 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PG = ["--sampling", "poisson", "--q", "0.01", "--sigma", "1.1"]
 
+
+def _values(option, values, before, after=()):
+    """Rows ``(before + [option, v] + after, option)``: one bad value ``v`` of ``option`` each."""
+    return [([*before, option, v, *after], option) for v in values]
+
+
+EPS = ["epsilon", *PG, "--steps", "10"]
+POISSON_Q = ["rdp", "--sampling", "poisson"]
+
 # (argv, option that the message must name)
 BAD = [
-    # sigma
-    (["rdp", "--sigma", "0", "--alpha", "2"], "--sigma"),
-    (["rdp", "--sigma", "-1", "--alpha", "2"], "--sigma"),
-    (["rdp", "--sigma", "nan", "--alpha", "2"], "--sigma"),
-    (["rdp", "--sigma", "inf", "--alpha", "2"], "--sigma"),
-    (["rdp", "--sigma", "-inf", "--alpha", "2"], "--sigma"),
-    (["rdp", "--sigma", "abc", "--alpha", "2"], "--sigma"),
-    (["rdp", "--sigma", "", "--alpha", "2"], "--sigma"),
+    *_values("--sigma", ["0", "-1", "nan", "inf", "-inf", "abc", ""], ["rdp"], ["--alpha", "2"]),
     (["epsilon", "--sampling", "poisson", "--q", "0.1", "--steps", "10", "--delta", "1e-5"], "--sigma"),
-    # q
-    (["rdp", "--sampling", "poisson", "--q", "1.5", "--sigma", "1", "--alpha", "2"], "--q"),
-    (["rdp", "--sampling", "poisson", "--q", "-0.1", "--sigma", "1", "--alpha", "2"], "--q"),
-    (["rdp", "--sampling", "poisson", "--q", "nan", "--sigma", "1", "--alpha", "2"], "--q"),
-    (["rdp", "--sampling", "poisson", "--q", "1/0", "--sigma", "1", "--alpha", "2"], "--q"),
-    (["rdp", "--sampling", "poisson", "--sigma", "1", "--alpha", "2"], "--q"),
+    *_values("--q", ["1.5", "-0.1", "nan", "1/0"], POISSON_Q, ["--sigma", "1", "--alpha", "2"]),
+    ([*POISSON_Q, "--sigma", "1", "--alpha", "2"], "--q"),
     (["rdp", "--q", "0.1", "--sigma", "1", "--alpha", "2"], "--q"),
-    # alpha
-    (["rdp", "--sigma", "1", "--alpha", "1"], "--alpha"),
-    (["rdp", "--sigma", "1", "--alpha", "0.5"], "--alpha"),
-    (["rdp", "--sigma", "1", "--alpha", "-3"], "--alpha"),
-    (["rdp", "--sigma", "1", "--alpha", "nan"], "--alpha"),
-    (["rdp", "--sigma", "1", "--alpha", "inf"], "--alpha"),
+    *_values("--alpha", ["1", "0.5", "-3", "nan", "inf"], ["rdp", "--sigma", "1"]),
     (["rdp", "--sigma", "1", "--alpha", "2", "x"], "--alpha"),
     (["rdp", "--sigma", "1"], "--alpha"),
     (["rdp", "--sigma", "1", "--alpha"], "--alpha"),
-    (["epsilon", *PG, "--steps", "10", "--delta", "1e-5", "--alpha", "1"], "--alpha"),
-    # delta
-    (["epsilon", *PG, "--steps", "10", "--delta", "0"], "--delta"),
-    (["epsilon", *PG, "--steps", "10", "--delta", "1"], "--delta"),
-    (["epsilon", *PG, "--steps", "10", "--delta", "1.5"], "--delta"),
-    (["epsilon", *PG, "--steps", "10", "--delta", "-1e-5"], "--delta"),
-    (["epsilon", *PG, "--steps", "10", "--delta", "nan"], "--delta"),
-    (["epsilon", *PG, "--steps", "10", "--delta", "inf"], "--delta"),
-    (["epsilon", *PG, "--steps", "10", "--delta", "tiny"], "--delta"),
-    (["epsilon", *PG, "--steps", "10"], "--delta"),
-    # epsilon
-    (["delta", *PG, "--steps", "10", "--epsilon", "-1"], "--epsilon"),
-    (["delta", *PG, "--steps", "10", "--epsilon", "nan"], "--epsilon"),
-    (["delta", *PG, "--steps", "10", "--epsilon", "big"], "--epsilon"),
+    ([*EPS, "--delta", "1e-5", "--alpha", "1"], "--alpha"),
+    *_values("--delta", ["0", "1", "1.5", "-1e-5", "nan", "inf", "tiny"], EPS),
+    (EPS, "--delta"),
+    *_values("--epsilon", ["-1", "nan", "big"], ["delta", *PG, "--steps", "10"]),
     (["delta", *PG, "--steps", "10"], "--epsilon"),
-    # steps
-    (["epsilon", *PG, "--steps", "0", "--delta", "1e-5"], "--steps"),
-    (["epsilon", *PG, "--steps", "-5", "--delta", "1e-5"], "--steps"),
-    (["epsilon", *PG, "--steps", "1.5", "--delta", "1e-5"], "--steps"),
-    (["epsilon", *PG, "--steps", "many", "--delta", "1e-5"], "--steps"),
-    (["epsilon", *PG, "--steps", "inf", "--delta", "1e-5"], "--steps"),
+    *_values("--steps", ["0", "-5", "1.5", "many", "inf"], ["epsilon", *PG], ["--delta", "1e-5"]),
     (["epsilon", *PG, "--delta", "1e-5"], "--steps"),
     (["rdp", "--sigma", "1", "--alpha", "2", "--steps", "0"], "--steps"),
     # other mechanisms and options
