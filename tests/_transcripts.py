@@ -57,6 +57,8 @@ class Block:
     lang: str
     text: str
     line: int
+    #: a python block's printed output: the lines of a plain block right below it (None: none)
+    output: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -270,7 +272,19 @@ def check_transcript(transcript: Transcript, cwd: Path) -> None:
 
 
 def python_blocks(text: str) -> list[Block]:
-    return [b for b in blocks(text) if b.lang in ("python", "py", "pycon")]
+    """The Python blocks, each with the plain block that follows it with nothing in between
+    (its printed output) as ``output``."""
+    out = []
+    matches = list(_FENCE.finditer(text))
+    for m, nxt in zip(matches, [*matches[1:], None][: len(matches)], strict=True):
+        lang = m.group(1).lower()
+        if lang not in ("python", "py", "pycon"):
+            continue
+        output = None
+        if nxt is not None and not nxt.group(1) and not text[m.end() : nxt.start()].strip():
+            output = tuple(nxt.group(2).rstrip("\n").split("\n"))
+        out.append(Block(lang, m.group(2), text.count("\n", 0, m.start(2)) + 1, output))
+    return out
 
 
 def _comments(src: str) -> dict[int, str]:
@@ -331,6 +345,7 @@ def run_python_block(block: Block, source: str = "") -> int:
     comments = _comments(block.text)
     namespace: dict = {"__name__": "__doc_block__"}
     checked = 0
+    everything: list[str] = []
     for stmt in tree.body:
         here = f"{where}+{stmt.lineno - 1}"
         buffer = io.StringIO()
@@ -341,6 +356,7 @@ def run_python_block(block: Block, source: str = "") -> int:
                 exec(compile(ast.Module([stmt], []), where, "exec"), namespace)
         stated = _print_comments(stmt, comments)
         printed = buffer.getvalue().rstrip("\n").split("\n") if buffer.getvalue() else []
+        everything += printed
         if stated:
             # one printed line per commented print() call: compare them in order
             assert len(printed) == len(stated), f"{here}: printed {printed!r}, the text says {stated!r}"
@@ -354,6 +370,11 @@ def run_python_block(block: Block, source: str = "") -> int:
                     f"{here}: {ast.unparse(stmt)} gives {value!r}, the text says {comments[stmt.end_lineno]!r}"
                 )
                 checked += 1
+    if block.output is not None:
+        assert output_matches(block.output, everything), (
+            f"{where}: printed\n" + "\n".join(everything) + "\nthe block below says\n" + "\n".join(block.output)
+        )
+        checked += len(block.output)
     return checked
 
 

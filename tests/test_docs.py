@@ -13,6 +13,8 @@ in ``SLOW`` by a fragment of one of their commands, with the measured time).
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 from _transcripts import ROOT, check_transcript, python_blocks, run_python_block, transcripts
 
@@ -58,18 +60,14 @@ SKIP = {
     ): "abridged output; the witness bounds are checked against mpmath in tests/test_conjecture_certificate.py",
     ("blog_part2_conjecture.md", 'dask_executor("tcp://scheduler:8786")'): "needs a running Dask scheduler",
     (
-        "migrating.md",
-        "theirs = dp_accounting.rdp.RdpAccountant().compose(event)",
-    ): "its output is the block below it; the same numbers are asserted in tests/test_integrations_dp_accounting.py",
-    (
-        "migrating.md",
-        "from opacus import PrivacyEngine",
-    ): "needs opacus (the optional [opacus] extra); tests/test_integrations_opacus.py runs this usage when installed",
-    (
         "pld.md",
         "from rigorous_rdp.pld.calibrate import calibrate_sigma_pld",
     ): "usage only (the calibration takes minutes); its numbers are asserted in tests/test_pld.py",
 }
+
+
+if importlib.util.find_spec("opacus") is None:
+    SKIP[("migrating.md", "from opacus import PrivacyEngine")] = "needs opacus (the optional [opacus] extra)"
 
 
 def _is_slow(name: str, text: str) -> bool:
