@@ -40,7 +40,6 @@ from pathlib import Path
 
 import numpy as np
 from flint import arb
-from scipy import special
 
 from paper_repro._common import SEEDS as SEED_FILES
 from paper_repro.zhuwang2019._common import DATASET_SIZE, GAMMA, base_curve, finish_panel, panel_grid, save_panels
@@ -107,6 +106,8 @@ def ma_epsilon(uppers: dict[int, arb], k: int) -> tuple[float, int]:
 
 def _kov_eps_float(eps: float, delta: float, k: int, target: float) -> float:
     """Float KOV15 epsilon by bisection on a windowed float sum (screening only)."""
+    from scipy import special  # here, not at import: listing the figures stays fast
+
     if -math.expm1(k * math.log1p(-delta)) >= target:
         return math.inf
     ls = np.arange(0, k + 1, dtype=float)

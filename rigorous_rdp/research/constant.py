@@ -74,8 +74,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 from flint import acb, acb_series, arb, ctx
-from scipy import special
 
+from .. import floatmath
 from ..arith import Certified, parse_rational, refine, to_arb, workprec
 from ..subsampling.poisson_gaussian import log_a_fractional, log_a_integer
 
@@ -91,6 +91,7 @@ __all__ = [
     "limit_value",
     "log_g_mixture",
     "log_g_screen",
+    "logsumexp",
     "tail_majorant",
     "taylor_cell_bound",
     "validate_c",
@@ -106,6 +107,29 @@ def validate_c(c1: object, c2: object) -> tuple[Fraction, Fraction]:
     if b <= 0:
         raise ValueError(f"c2 must be > 0. Found {c2}.")
     return a, b
+
+
+def logsumexp(a: Any, axis: int | None = None) -> Any:
+    r"""Float :math:`\log\sum_i e^{a_i}` over ``axis`` (all entries by default), for the screens.
+
+    The entries equal to the maximum :math:`M` (``k`` of them) are taken out of the sum:
+    :math:`M + \log k + \operatorname{log1p}(\sum_{a_i < M} e^{a_i - M} / k)`, so a sum dominated by
+    its largest term keeps its small part to full relative precision (the arrangement of SciPy's
+    ``special.logsumexp``, whose values this gives, in plain numpy: no SciPy import and no
+    per-call array-API dispatch).  ``-inf`` for an empty or all ``-inf`` input.
+    """
+    x = np.asarray(a, dtype=float)
+    if x.size == 0:
+        return -math.inf if axis is None else np.full(np.delete(x.shape, axis), -np.inf)
+    top = np.max(x, axis=axis, keepdims=True)
+    finite = np.isfinite(top)
+    shift = np.where(finite, top, 0.0)
+    at_top = x == top
+    k = np.sum(at_top, axis=axis, keepdims=True, dtype=float)
+    with np.errstate(all="ignore"):
+        rest = np.sum(np.exp(np.where(at_top, -np.inf, x) - shift), axis=axis, keepdims=True) / k
+        out = np.where(finite, np.log1p(rest) + np.log(k) + shift, top)
+    return float(out.reshape(())) if axis is None else np.squeeze(out, axis=axis)
 
 
 def log_g_mixture(lam: Fraction, r: Fraction, sigma: Fraction, prec: int) -> arb:
@@ -149,9 +173,9 @@ def log_g_screen(lam: float, r: float, sigma: float) -> float:
     if float(lam).is_integer() and lam <= 1e6:
         n = int(lam)
         j = np.arange(n + 1, dtype=float)
-        logc = special.gammaln(n + 1) - special.gammaln(j + 1) - special.gammaln(n - j + 1)
+        logc = floatmath.gammaln(n + 1) - floatmath.gammaln(j + 1) - floatmath.gammaln(n - j + 1)
         terms = logc + j * math.log(r) + (n - j) * math.log1p(-r) + j * (j - 1) / (2 * sigma * sigma)
-        return float(max(0.0, special.logsumexp(terms)))
+        return float(max(0.0, logsumexp(terms)))
 
     def log_integrand(z: np.ndarray) -> np.ndarray:
         w = z / sigma - 1.0 / (2 * sigma * sigma)
@@ -168,7 +192,7 @@ def log_g_screen(lam: float, r: float, sigma: float) -> float:
     lo_z, hi_z = max(-14.0, float(zc[keep[0]]) - 1.0), min(hi, float(zc[keep[-1]]) + 1.0)
     h = 1.0 / 32
     z = np.arange(lo_z, hi_z + h, h)
-    val = special.logsumexp(log_integrand(z)) + math.log(h) - 0.5 * math.log(2 * math.pi)
+    val = logsumexp(log_integrand(z)) + math.log(h) - 0.5 * math.log(2 * math.pi)
     return float(max(0.0, val))
 
 
