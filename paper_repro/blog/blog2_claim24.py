@@ -27,7 +27,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import matplotlib.ticker as mticker
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
@@ -123,6 +122,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         ylog=True,
     )
     axes[1].set_xticks(sig)
+    from matplotlib import ticker as mticker
+
     axes[1].xaxis.set_major_formatter(mticker.ScalarFormatter())
     axes[1].xaxis.set_minor_formatter(mticker.NullFormatter())
     data = {

@@ -46,13 +46,6 @@ from paper_repro.zhuwang2019._common import DATASET_SIZE, GAMMA, base_curve, fin
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
-from rigorous_rdp.research.composition import (
-    advanced_composition,
-    amplify_poisson,
-    basic_composition,
-    optimal_composition_epsilon,
-)
-from rigorous_rdp.research.gaussian_dp import gaussian_delta_float, gaussian_epsilon
 from rigorous_rdp.subsampling.wang2019 import wang2019_curve
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
 
@@ -144,6 +137,8 @@ def _kov_eps_float(eps: float, delta: float, k: int, target: float) -> float:
 
 
 def _gauss_eps_float(sigma: float, d0: float) -> float:
+    from rigorous_rdp.research.gaussian_dp import gaussian_delta_float  # imports SciPy: here, not at import
+
     lo, hi = 0.0, 1.0
     while gaussian_delta_float(hi, sigma) > d0:
         hi *= 2
@@ -181,6 +176,10 @@ def _best_delta0(sigma: float, k: int, objective: Callable[[float, float], float
 
 def _step_dp(mech: str, param: Fraction, d0: float | None) -> tuple[arb, arb]:
     """Certified (eps', delta') of one amplified step."""
+    # here, not at import (the module imports SciPy): listing the figures stays fast
+    from rigorous_rdp.research.composition import amplify_poisson
+    from rigorous_rdp.research.gaussian_dp import gaussian_epsilon
+
     with workprec(PREC):
         if mech == "gaussian":
             if d0 is None:
@@ -195,6 +194,15 @@ def _step_dp(mech: str, param: Fraction, d0: float | None) -> tuple[arb, arb]:
 
 
 def baselines(mech: str, param: Fraction, ks: list[int]) -> dict[str, list[float | None]]:
+    # here, not at import (the module imports SciPy): listing the figures stays fast
+    from rigorous_rdp.research.composition import (
+        advanced_composition,
+        amplify_poisson,
+        basic_composition,
+        optimal_composition_epsilon,
+    )
+    from rigorous_rdp.research.gaussian_dp import gaussian_epsilon
+
     out: dict[str, list[float | None]] = {
         "kov_optimal": [],
         "advanced": [],
