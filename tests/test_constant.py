@@ -395,3 +395,15 @@ def test_logsumexp_matches_mpmath_and_scipy():
     assert logsumexp([]) == -math.inf
     assert logsumexp([-math.inf, -math.inf]) == -math.inf
     assert logsumexp([math.inf, 0.0]) == math.inf
+
+
+def test_sup_integer_orders_with_r_one_at_sigma_min():
+    """c1 = 2, c2 = 2: sigma-min = c1, so r = 1 on the first cell (no truncation there); the enclosure
+    holds G at its argmax, (9.5) summed in mpmath."""
+    res = constant_sup(2, 2, sigma_max=40, integer=True)
+    j = round(2 * res.sigma_argmax**2)  # the argmax is sigma_j = sqrt(j / c2), given as a near rational
+    mpmath.mp.dps = 30
+    s = mpmath.sqrt(mpmath.mpf(j) / 2)
+    g = mp_g_int(j, min(mpmath.mpf(1), 2 / s), s)
+    assert res.value.lower_float() <= float(g) * (1 + 1e-12)
+    assert float(g) * (1 - 1e-12) <= res.value.upper_float()

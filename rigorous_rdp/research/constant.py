@@ -471,7 +471,10 @@ def constant_sup(
                 return False
             # the cut terms may add a quarter of the screened distance to the maximum
             budget = point_j(j_star) + math.log(-math.expm1(-gap)) - math.log(4.0)
-            plan = integer_tail_plan(jb, min(1.0, fa / sig(ja)), sig(ja), budget)
+            r_f = fa / sig(ja)
+            if not 0 < r_f < 1:  # r = 1: (9.5) is a single term, nothing to truncate
+                return False
+            plan = integer_tail_plan(jb, r_f, sig(ja), budget)
             if plan is None:
                 return False
             sj = sig_ball(ja)
