@@ -21,7 +21,6 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -241,6 +240,8 @@ def run_figures(
     pool = None
     futs = {}
     if parallel:
+        from concurrent.futures import ProcessPoolExecutor  # here: one process needs no pool
+
         # workers are forked before the progress bar starts its monitor thread
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)))
         futs = {pool.submit(run_one, s.module, s.id, str(out), fast): s for s in scripts}
@@ -263,6 +264,8 @@ def run_figures(
                 bar.set_description(s.id)
                 done(run_one(s.module, s.id, str(out), fast))
         else:
+            from concurrent.futures import as_completed
+
             for f in as_completed(futs):
                 s = futs[f]
                 try:
