@@ -49,7 +49,7 @@ def main() -> None:
     ns = parser.parse_args()
     py = shlex.quote(sys.executable)
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    rows = []
+    rows: list[tuple[float | None, str, str]] = []
     for f in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for t in transcripts(f.read_text(), f.name):
             cmds = [_with_heredoc(c) for c in t.commands]
@@ -68,11 +68,11 @@ def main() -> None:
                         f'echo "{i} $s $(date +%s.%N)" >> {shlex.quote(str(log))}\n'
                     )
                 subprocess.run(["bash", "-c", script], cwd=tmp, env=env, check=False)
-                times = {}
+                times: dict[int, float] = {}
                 for line in log.read_text().split("\n"):
                     if line.strip():
-                        i, s, e = line.split()
-                        times[int(i)] = float(e) - float(s)
+                        k, start, end = line.split()
+                        times[int(k)] = float(end) - float(start)
             for i, c in enumerate(t.commands):
                 rows.append((times.get(i), f"{f.name}:{c.line}", cmds[i]))
                 print(f"{times.get(i, float('nan')):7.2f}  {f.name}:{c.line}  {cmds[i][:110]!r}", flush=True)
