@@ -9,4 +9,10 @@ Each figure is a module ``paper_repro/<source>/<name>.py`` that defines
 
 keeps its parameters at the top, is deterministic given its seed, calls
 ``savefig`` and never ``plt.show()``.
+
+Start-up: ``ID`` is set by a line ``ID = "<id>"`` (``reproduce ID`` finds the module by it and
+imports only that one), figures are made by :func:`paper_repro._common.subplots` (matplotlib's
+``Figure`` on the Agg canvas, no pyplot), and modules that are slow to import (SciPy and the
+research modules that use it, ``matplotlib.ticker``) are imported inside the functions that use
+them, so listing the figures imports none of them.
 """

@@ -21,7 +21,6 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,7 +68,45 @@ def _natural_key(text: str) -> list[object]:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
-def discover(package: str = "paper_repro") -> dict[str, FigureScript]:
+_ID_LINE = re.compile(r'^ID = "([^"\\]+)"$', flags=re.M)
+
+
+def _find_by_id(package: str, ids: Sequence[str]) -> dict[str, FigureScript] | None:
+    """The scripts of the given IDs, importing only their modules: each ID must be set by a line
+    ``ID = "<id>"`` in exactly one module of ``package`` (read as text, not imported), and the
+    module must import and define that ID; else None (then :func:`discover` imports them all)."""
+    pkg = importlib.import_module(package)
+    where: dict[str, list[str]] = {}
+    for src in pkgutil.iter_modules(pkg.__path__):
+        if not src.ispkg or src.name.startswith("_"):
+            continue
+        sub = importlib.import_module(f"{package}.{src.name}")
+        for info in pkgutil.iter_modules(sub.__path__):
+            if info.ispkg or info.name.startswith("_"):
+                continue
+            path = Path(sub.__path__[0]) / f"{info.name}.py"
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError:
+                return None
+            for fid in _ID_LINE.findall(text):
+                where.setdefault(fid, []).append(f"{package}.{src.name}.{info.name}")
+    found: dict[str, FigureScript] = {}
+    for fid in ids:
+        if len(where.get(fid, [])) != 1:
+            return None
+        name = where[fid][0]
+        try:
+            mod = importlib.import_module(name)
+        except Exception:
+            return None
+        if not all(hasattr(mod, a) for a in ("ID", "TITLE", "SOURCE", "main")) or str(mod.ID) != fid:
+            return None
+        found[fid] = FigureScript(fid, str(mod.TITLE), str(mod.SOURCE), name)
+    return found
+
+
+def discover(package: str = "paper_repro", ids: Sequence[str] = ()) -> dict[str, FigureScript]:
     r"""All figure scripts of ``package``, keyed by ID, in natural order of the IDs.
 
     A module that cannot be imported is kept under the pseudo-ID
@@ -77,9 +114,19 @@ def discover(package: str = "paper_repro") -> dict[str, FigureScript]:
     reports the failure: a broken script must not silently disappear from
     ``reproduce all``.
 
+    With ``ids`` (figure IDs, not ``"all"``), only the scripts of those IDs are returned, and only
+    their modules are imported when each ID is found as the line ``ID = "<id>"`` of exactly one
+    module (importing every script costs as much as running a short one); otherwise all are
+    imported as without ``ids`` (so an unknown ID is reported the same way by :func:`select`).
+
     Raises:
         RuntimeError: if two modules define the same ID.
     """
+    targets = list(ids)
+    if targets and "all" not in targets:
+        some = _find_by_id(package, targets)
+        if some is not None:
+            return {k: some[k] for k in sorted(some, key=_natural_key)}
     pkg = importlib.import_module(package)
     found: dict[str, FigureScript] = {}
     for src in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
@@ -193,6 +240,8 @@ def run_figures(
     pool = None
     futs = {}
     if parallel:
+        from concurrent.futures import ProcessPoolExecutor  # here: one process needs no pool
+
         # workers are forked before the progress bar starts its monitor thread
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)))
         futs = {pool.submit(run_one, s.module, s.id, str(out), fast): s for s in scripts}
@@ -215,6 +264,8 @@ def run_figures(
                 bar.set_description(s.id)
                 done(run_one(s.module, s.id, str(out), fast))
         else:
+            from concurrent.futures import as_completed
+
             for f in as_completed(futs):
                 s = futs[f]
                 try:

@@ -325,3 +325,85 @@ def test_sigma_min_error_shows_the_value_as_typed(capsys, argv):
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert err.strip() == "rigorous-rdp: error: --sigma-min must be >= c1 = 1 (r = c1/sigma <= 1). Found 0.5."
+
+
+def test_sup_integer_orders_to_sigma_100_contains_mpmath_maximum(monkeypatch):
+    """The documented ``constant --c1 1 --c2 1 --integer --sigma-max 100``: orders up to 10^4.  Cells far
+    below the maximum are proven below it by a truncated (9.5) with a proven tail; the enclosure still
+    contains the maximum of (9.5) summed in mpmath (at lambda = 15, sigma = sqrt 15)."""
+    import rigorous_rdp.research.constant as mod
+
+    full_sums: list[int] = []
+    real = mod.log_a_integer
+
+    def spy(alpha, q, sigma, head=None, blocks=(), top=None, cache=None):
+        if head is None:
+            full_sums.append(alpha)
+        return real(alpha, q, sigma, head, blocks, top, cache)
+
+    monkeypatch.setattr(mod, "log_a_integer", spy)
+    res = constant_sup(1, 1, sigma_max=100, integer=True)
+    mpmath.mp.dps = 30
+    best = mp_g_int(15, 1 / mpmath.sqrt(15), mpmath.sqrt(15))
+    assert res.value.lower_float() <= float(best) * (1 + 1e-12)
+    assert float(best) * (1 - 1e-12) <= res.value.upper_float()
+    assert res.value.relative_width() < 1e-9
+    assert res.sigma_argmax == mod._rat(math.sqrt(15))
+    # the cells at large orders were not summed in full (only the value reported at sigma-max is)
+    assert sum(a > 1000 for a in full_sums) <= 1
+
+
+def test_truncated_integer_sum_bounds_the_full_sum():
+    """The cheap bound used for far cells: head + proven tail of (9.5) at lambda = 3000 is at least the
+    sum computed in mpmath, and tight to the planned budget."""
+    from rigorous_rdp.research.constant import log_a_integer
+    from rigorous_rdp.subsampling.poisson_gaussian import integer_tail_plan
+
+    lam, sigma = 3000, math.sqrt(3000)
+    plan = integer_tail_plan(lam, 1 / sigma, sigma, math.log(1e-6))
+    assert plan is not None and plan[0] < lam // 4
+    head, top, blocks = plan
+    with workprec(64):
+        s = arb(lam).sqrt()
+        g = log_a_integer(lam, 1 / s, s, head, blocks, top).exp()
+    mpmath.mp.dps = 30
+    ref = mp_g_int(lam, 1 / mpmath.sqrt(lam), mpmath.sqrt(lam))
+    assert float(ref) <= float(g.upper())
+    assert float(g.upper()) - float(ref) < 2e-6
+
+
+def test_logsumexp_matches_mpmath_and_scipy():
+    """The screens' log-sum-exp: within 4 ulp-ish of mpmath at 50 digits, and the same doubles as
+    scipy.special.logsumexp (same arrangement of the sum), also along an axis and with ties and -inf."""
+    import numpy as np
+    from scipy.special import logsumexp as sp_lse
+
+    from rigorous_rdp.research.constant import logsumexp
+
+    rng = np.random.default_rng(7)
+    mpmath.mp.dps = 50
+    for scale in (1.0, 30.0, 700.0):
+        x = rng.normal(0.0, scale, size=257)
+        x[5] = x.max()  # a tie at the maximum
+        ref = mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(v))) for v in x))
+        got = logsumexp(x)
+        assert abs(got - float(ref)) <= 4e-16 * max(1.0, abs(float(ref)))
+        assert got == float(sp_lse(x))
+        m = x[:256].reshape(4, 64)
+        m[1, :] = -np.inf
+        assert np.array_equal(logsumexp(m, axis=1), sp_lse(m, axis=1))
+    assert logsumexp([]) == -math.inf
+    assert logsumexp([-math.inf, -math.inf]) == -math.inf
+    assert logsumexp([math.inf, 0.0]) == math.inf
+
+
+def test_sup_integer_orders_with_r_one_at_sigma_min():
+    """c1 = 2, c2 = 2: sigma-min = c1, so r = 1 on the first cell (no truncation there); the enclosure
+    holds G at its argmax, (9.5) summed in mpmath."""
+    res = constant_sup(2, 2, sigma_max=40, integer=True)
+    j = round(2 * res.sigma_argmax**2)  # the argmax is sigma_j = sqrt(j / c2), given as a near rational
+    mpmath.mp.dps = 30
+    s = mpmath.sqrt(mpmath.mpf(j) / 2)
+    g = mp_g_int(j, min(mpmath.mpf(1), 2 / s), s)
+    assert res.value.lower_float() <= float(g) * (1 + 1e-12)
+    assert float(g) * (1 - 1e-12) <= res.value.upper_float()

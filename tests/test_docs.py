@@ -31,7 +31,7 @@ SLOW = {
         "fixed_size_wR_and_wang.md",
         "--sampling fswr --batch-size 120 --dataset-size 50000 --sigma 6 --steps 104167",
     ): "5.1 s; FSwR values: test_fswr.py",
-    ("reproduce.md", "reproduce birrell2024-fig7 birrell2024-fig5 --fast"): "5.1 s; the same run: test_reproduce.py",
+    ("reproduce.md", "reproduce birrell2024-fig7 birrell2024-fig5 --fast"): "2.1 s; the same run: test_reproduce.py",
     (
         "certificates_and_audit.md",
         "calibrate --sampling poisson --q 0.01 --steps 10000",

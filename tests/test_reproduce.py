@@ -189,7 +189,7 @@ def test_failing_figure_is_reported_and_exit_1(tmp_path, capsys, monkeypatch):
     monkeypatch.syspath_prepend(str(mod.parent))
     good = rep.discover()["birrell2024-fig7"]
     bad = rep.FigureScript("x-broken", "t", "s", "broken_fig_for_test")
-    monkeypatch.setattr(rep, "discover", lambda: {bad.id: bad, good.id: good})
+    monkeypatch.setattr(rep, "discover", lambda **_: {bad.id: bad, good.id: good})
     code, out, err = _run(capsys, "x-broken", "birrell2024-fig7", "--fast", "--out", str(tmp_path / "o"), "--json")
     assert code == 1
     res = json.loads(out)
@@ -221,6 +221,67 @@ def test_discover_keeps_broken_modules(tmp_path, monkeypatch):
     runs = rep.run_figures([found["srcA/broken"], found["srcA-fig2"]], tmp_path / "out", progress=False)
     assert not runs[0].ok and "does_not_exist_anywhere" in runs[0].error
     assert not runs[1].ok and "did not write srcA-fig2.png" in runs[1].error
+
+
+def test_discover_by_id_imports_only_those_modules():
+    """``reproduce ID ...`` imports only the scripts asked for (found by their ``ID = "..."`` line), and
+    listing every script imports neither pyplot, SciPy nor scikit-learn (a fresh interpreter each)."""
+    import subprocess
+
+    code = (
+        "import sys; from rigorous_rdp import reproduce as rep\n"
+        "one = rep.discover(ids=['birrell2024-fig7'])\n"
+        "assert list(one) == ['birrell2024-fig7'], list(one)\n"
+        "assert 'paper_repro.zhuwang2019.fig4' not in sys.modules\n"
+        "every = rep.discover()\n"
+        "assert every['birrell2024-fig7'] == one['birrell2024-fig7']\n"
+        "assert len(every) > 20\n"
+        "heavy = [m for m in ('matplotlib.pyplot', 'scipy', 'sklearn') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "assert len(rep.discover(ids=['fig99'])) == len(every)  # unknown: all, for select's message\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_digits_read_as_scikit_learn_loads_them():
+    """The digits read from scikit-learn's CSV file equal ``sklearn.datasets.load_digits()``."""
+    pytest.importorskip("sklearn")
+    from sklearn.datasets import load_digits
+
+    from paper_repro.birrell2024._dpsgd import _digits
+
+    x, y = _digits()
+    ref = load_digits()
+    assert x.shape == (1797, 64) and x.dtype == ref.data.dtype and np.array_equal(x, ref.data)
+    assert y.dtype == ref.target.dtype and np.array_equal(y, ref.target)
+
+
+def test_subplots_draws_as_pyplot(tmp_path):
+    """A figure made by ``paper_repro._common.subplots`` (no pyplot) saves to the same PNG bytes as the
+    same figure made by ``matplotlib.pyplot.subplots``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from paper_repro._common import decorate, save_figure, subplots
+
+    def draw(fig, axes):
+        for ax, k in zip(axes, (1, 2), strict=True):
+            ax.plot([1, 2, 3], [k, 4 * k, 9 * k], "o-", label=f"$\\alpha^{k}$")
+            decorate(ax, xlabel="order", ylabel="RDP", title="t", ylog=True)
+        fig.suptitle("x")
+        fig.tight_layout()
+
+    f1, a1 = subplots(1, 2, figsize=(6, 3), sharey=True)
+    draw(f1, a1)
+    save_figure(f1, {}, tmp_path / "a", "f")
+    f2, a2 = plt.subplots(1, 2, figsize=(6, 3), sharey=True)
+    draw(f2, a2)
+    save_figure(f2, {}, tmp_path / "b", "f")
+    assert (tmp_path / "a" / "f.png").read_bytes() == (tmp_path / "b" / "f.png").read_bytes()
+    assert not plt.get_fignums()  # save_figure closed the pyplot figure
 
 
 def test_default_out_dir_is_the_checkout():

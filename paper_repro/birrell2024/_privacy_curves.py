@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib.pyplot as plt
 from flint import arb
 
 from paper_repro._common import decorate, fast_tag
@@ -26,6 +25,9 @@ from rigorous_rdp.conversion import epsilon_balle
 from rigorous_rdp.curves import MinCurve, rdp_curve
 from rigorous_rdp.subsampling.fswr import fswr_lower_rdp
 from rigorous_rdp.subsampling.wang2019 import Wang2019SampledEvent, wang2019_gaussian_lower
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 SIGMA = 6
 BATCH = 120
@@ -50,12 +52,12 @@ def setting(**more: Any) -> dict[str, Any]:
     return {"sigma": SIGMA, "batch_size": BATCH, "dataset_size": DATASET, **more}
 
 
-def plot_wang_lower(ax: plt.Axes, alphas: Sequence[int], values: Sequence[float], label: str) -> None:
+def plot_wang_lower(ax: Axes, alphas: Sequence[int], values: Sequence[float], label: str) -> None:
     """The Wang et al. lower bound (133) as open circles (at most about 40 of them)."""
     ax.plot(alphas, values, "o", mfc="none", color="k", ms=4, markevery=max(1, len(alphas) // 40), label=label)
 
 
-def finish_one_step(ax: plt.Axes, figure: str, fast: bool) -> None:
+def finish_one_step(ax: Axes, figure: str, fast: bool) -> None:
     """Axes of the one-step RDP figures (Figs. 2, 7): the largest default order of Opacus, log RDP, labels."""
     ax.axvline(63, ls=":", color="0.5", lw=1, label="largest default order of Opacus (63)")
     decorate(

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 from flint import arb
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate, save_figure
+from paper_repro._common import decorate, save_figure, subplots
 from paper_repro.birrell2024._privacy_curves import FSWR_PREC, fswr_lower
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.subsampling.poisson_gaussian import log_a_integer
@@ -45,7 +44,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     alphas = FAST_ALPHAS if fast else ALPHAS
     series = {b: [fswr_lower(a, SIGMA, b, Q_INV * b, "fig1") for a in alphas] for b in BATCHES}
     ref = [fswor_reference(a) for a in alphas]
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = subplots(figsize=(6.4, 4.6))
     for b, ys in series.items():
         ax.plot(alphas, ys, marker="o", ms=3, label=f"|B| = {b}")
     ax.plot(alphas, ref, color="0.6", ls="--", lw=1, label="FSwoR, Thm 3.1 (exact, any |B|)")

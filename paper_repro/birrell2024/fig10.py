@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
 from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import subplots
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-fig10"
@@ -45,7 +44,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     if fast:
         configs = list(FAST_CONFIGS)
     ncol = len(configs) // 2
-    fig, axes = plt.subplots(2, ncol, figsize=(4.25 * ncol + 0.5, 8), sharey=True, squeeze=False)
+    fig, axes = subplots(2, ncol, figsize=(4.25 * ncol + 0.5, 8), sharey=True, squeeze=False)
     out = []
     for k, (panel, sigma, batch) in enumerate(configs):
         cfg = D.TrainConfig(sigma=sigma, clip=CLIP, batch_size=batch, epochs=epochs, lr=LR)

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import save_figure, subplots
 from paper_repro.birrell2024 import _privacy_curves as P
 
 ID = "birrell2024-fig2"
@@ -34,7 +32,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     curves = {f"thm3.4_m{m}": P.rdp_upper(P.fswor_r1(m), alphas) for m in M_VALUES}
     curves["wang_upper"] = P.rdp_upper(P.wang_upper(), alphas)
     curves["wang_lower"] = P.wang_lower_rdp(alphas)
-    fig, ax = plt.subplots(figsize=(7.5, 5))
+    fig, ax = subplots(figsize=(7.5, 5))
     for m, c in zip(M_VALUES, ("tab:red", "tab:blue", "tab:green", "tab:purple"), strict=True):
         ax.plot(alphas, curves[f"thm3.4_m{m}"], color=c, lw=1.5, label=f"Thm 3.4, m = {m}")
     ax.plot(alphas, curves["wang_upper"], "k--", lw=1.5, label="Wang et al. (2019) upper bound")

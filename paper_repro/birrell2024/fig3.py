@@ -16,10 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate, save_figure
+from paper_repro._common import decorate, save_figure, subplots
 from paper_repro.birrell2024 import _privacy_curves as P
 
 ID = "birrell2024-fig3"
@@ -40,7 +38,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     res["wang_upper"] = P.epsilons(P.wang_upper(), steps, deltas)
     res["wang_lower_reference"] = P.epsilon_from_lower_rdp(steps, deltas)
     xs = [float(d) for d in deltas]
-    fig, ax = plt.subplots(figsize=(7.5, 5))
+    fig, ax = subplots(figsize=(7.5, 5))
     for m, c in zip(M_VALUES, ("tab:red", "tab:blue", "tab:green"), strict=True):
         ax.plot(xs, res[f"thm3.4_m{m}"]["epsilon_upper"], "-", color=c, lw=1.5, label=f"Thm 3.4, m = {m}")
     ax.plot(xs, res["wang_upper"]["epsilon_upper"], "k--", lw=1.5, label="Wang et al. (2019) upper bound")

@@ -15,10 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
-
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate, save_figure
+from paper_repro._common import decorate, save_figure, subplots
 from paper_repro.birrell2024 import _privacy_curves as P
 
 ID = "birrell2024-fig4a"
@@ -41,7 +39,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             r = P.epsilons(ev, t, [DELTA])
             res[k]["epsilon_upper"].append(r["epsilon_upper"][0])
             res[k]["alpha"].append(r["alpha"][0])
-    fig, ax = plt.subplots(figsize=(7.5, 5))
+    fig, ax = subplots(figsize=(7.5, 5))
     ax.plot(
         epochs, res["fswor_thm3.4"]["epsilon_upper"], "-o", ms=3, color="tab:blue", label=f"FSwoR, Thm 3.4 (m = {M})"
     )

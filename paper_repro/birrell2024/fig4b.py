@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate
+from paper_repro._common import decorate, subplots
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-fig4b"
@@ -46,7 +44,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     eps = D.run_epsilons(SIGMA, BATCH, [e * spe for e in eps_epochs], DELTA)
     eps["epochs"] = eps_epochs
 
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1.6, 1]})
+    fig, (ax, ax2) = subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1.6, 1]})
     D.plot_accuracy(ax, results, eps)
     ax.set_ylim(0, 100)
     ax.legend(loc="lower right", fontsize=8)

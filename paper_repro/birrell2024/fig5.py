@@ -18,10 +18,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
+from paper_repro._common import subplots
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-fig5"
@@ -42,7 +42,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     cfg = D.TrainConfig(sigma=SIGMA, clip=CLIP, batch_size=BATCH, epochs=epochs, lr=LR, seed=SEED, track_memory=True)
     runs = {s: D.train(replace(cfg, sampler=s)) for s in D.SAMPLERS}
     q = BATCH / D.N_TRAIN
-    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    fig, axes = subplots(1, 3, figsize=(14, 4))
     stats: dict[str, Any] = {}
     for s in D.SAMPLERS:
         b = np.asarray(runs[s]["batch_sizes"])

@@ -11,10 +11,9 @@ from fractions import Fraction
 from functools import partial
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 from flint import arb
 
-from paper_repro._common import save_figure
+from paper_repro._common import save_figure, subplots
 from rigorous_rdp.arith import refine
 from rigorous_rdp.subsampling.fswor import fswor_add_remove_exact_rdp, fswor_add_remove_rdp
 
@@ -41,7 +40,7 @@ def main(out_dir: Path = Path("figures"), fast: bool = False) -> dict:
         rows["m4"].append(_upper(partial(fswor_add_remove_rdp, a, Q, SIGMA, 4)))
         rows["exact"].append(_upper(partial(fswor_add_remove_exact_rdp, a, Q, SIGMA)))
     xs = [float(a) for a in alphas]
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = subplots(figsize=(6, 4))
     ax.plot(xs, rows["m3"], label="Thm 3.3, m = 3")
     ax.plot(xs, rows["m4"], "--", label="Thm 3.3, m = 4")
     ax.plot(xs, rows["exact"], ":", label="Thm 3.1 divergence (exact)")

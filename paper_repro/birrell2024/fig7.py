@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import save_figure, subplots
 from paper_repro.birrell2024 import _privacy_curves as P
 
 ID = "birrell2024-fig7"
@@ -35,7 +33,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "wang_upper": P.rdp_upper(P.wang_upper(), alphas),
         "wang_lower": P.wang_lower_rdp(alphas),
     }
-    fig, ax = plt.subplots(figsize=(7.5, 5))
+    fig, ax = subplots(figsize=(7.5, 5))
     ax.plot(alphas, curves["fswor_thm3.4"], "-", color="tab:blue", lw=1.5, label=f"FSwoR, Thm 3.4 (m = {M})")
     ax.plot(alphas, curves["poisson_thmC.9"], "--", color="tab:orange", lw=1.5, label="Poisson, Thm C.9")
     P.plot_wang_lower(ax, alphas, curves["wang_lower"], "FSwoR lower bound, Wang et al. (2019)")

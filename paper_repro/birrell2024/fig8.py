@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate, save_figure
+from paper_repro._common import decorate, save_figure, subplots
 from paper_repro.birrell2024._privacy_curves import fswr_lower
 
 ID = "birrell2024-fig8"
@@ -34,7 +33,7 @@ FAST_BATCHES = (1, 3, 10, 30, 100, 300, 1000)
 def main(out_dir: Path, fast: bool = False) -> dict:
     batches = FAST_BATCHES if fast else BATCHES
     series = {s: [fswr_lower(ALPHA, s, b, Q_INV * b, "exact") for b in batches] for s in SIGMAS}
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = subplots(figsize=(6.4, 4.6))
     for s, ys in series.items():
         ax.plot(batches, ys, marker="o", ms=2.5, label=f"$\\sigma$ = {s}")
     decorate(

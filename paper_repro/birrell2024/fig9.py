@@ -20,11 +20,10 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate, save_figure
+from paper_repro._common import decorate, save_figure, subplots
 from paper_repro.birrell2024._privacy_curves import FSWR_PREC, fswr_lower
 from rigorous_rdp.arith import Certified, workprec
 from rigorous_rdp.subsampling.fswor import fswor_add_remove_rdp
@@ -55,7 +54,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         upper = [Certified(fswr_upper_rdp(a, SIGMA, BATCH, N), FSWR_PREC).upper_float() for a in alphas_u]
     lower = [fswr_lower(a, SIGMA, BATCH, N, "fig9") for a in ALPHAS_LOWER]
     fswor = [fswor_bound(a) for a in alphas_u]
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = subplots(figsize=(6.4, 4.6))
     xs = [float(a) for a in alphas_u]
     ax.plot(xs, upper, "-", color="C0", label="FS$_\\mathrm{wR}$ upper bound (Thm 3.6)")
     ax.plot(ALPHAS_LOWER, lower, "o", color="C3", label="FS$_\\mathrm{wR}$ lower bound (Thm 3.7)")

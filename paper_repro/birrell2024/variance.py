@@ -35,11 +35,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate
+from paper_repro._common import decorate, subplots
 from paper_repro.birrell2024 import _dpsgd as D
 
 ID = "birrell2024-variance"
@@ -115,7 +114,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     draws = FAST_DRAWS if fast else DRAWS
     cases, trained_acc = _gradients(fast)
     rng = np.random.default_rng(SEED)
-    fig, axes = plt.subplots(2, len(cases), figsize=(5 * len(cases), 8), sharex=True)
+    fig, axes = subplots(2, len(cases), figsize=(5 * len(cases), 8), sharex=True)
     colors = {"P": "tab:orange", "R": "tab:green", "B": "tab:blue"}
     names = {"P": "Poisson $Z_P$", "R": "FSwR $Z_R$", "B": "FSwoR $Z_B$"}
     out_cases = {}

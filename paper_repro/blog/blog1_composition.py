@@ -25,11 +25,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate, save_figure
+from paper_repro._common import decorate, save_figure, subplots
 
 ID = "blog1-composition"
 TITLE = "Blog parts 1-2: basic vs advanced (Claim 18, Dwork-Roth 3.20) vs optimal vs RDP composition vs k (Gaussian)"
@@ -95,7 +94,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             gaussian_epsilon(DELTA, SIGMA, arb(k).sqrt(), digits=8).upper_float()
         )
 
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig, ax = subplots(figsize=(8, 5.5))
     styles: dict[str, dict[str, Any]] = {  # keyword arguments of Axes.plot
         "basic (Claim 10)": dict(color="C0", marker="o"),
         "advanced, blog Claim 18": dict(color="C1", marker="s"),

@@ -16,11 +16,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate, save_figure
+from paper_repro._common import decorate, save_figure, subplots
 
 ID = "blog1-gaussian-calibrations"
 TITLE = "Blog part 1, Claim 9: sigma calibrations (6.81)-(6.84), Dwork-Roth Thm A.1, exact Gaussian mechanism"
@@ -70,7 +69,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     d68 = [P.gaussian_delta_claim9(e, s, digits=6).upper_float() for e in eps2]
     dex = [P.gaussian_delta_exact(e, s, digits=6).upper_float() for e in eps2]
 
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.6))
+    fig, axes = subplots(1, 3, figsize=(16, 4.6))
     ef = [float(e) for e in eps]
     exact = np.array(sig["exact (analytic Gaussian)"], dtype=float)
     for name, vals in sig.items():

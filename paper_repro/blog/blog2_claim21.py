@@ -18,11 +18,10 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate, save_figure
+from paper_repro._common import decorate, save_figure, subplots
 
 ID = "blog2-claim21"
 TITLE = (
@@ -71,7 +70,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
 
         exact.append(refine(exact_delta, 6, what="exact delta").upper_float())
 
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig, ax = subplots(figsize=(8, 5.5))
     ef = [float(e) for e in eps]
     for i, lam in enumerate(ORDERS):
         ax.plot(ef, fixed[lam], color=f"C{i}", ls="--", lw=1, label=rf"Claim 21 item 1, $\lambda = {lam}$")

@@ -27,12 +27,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
-import matplotlib.ticker as mticker
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import decorate, save_figure
+from paper_repro._common import decorate, save_figure, subplots
 
 ID = "blog2-claim24"
 TITLE = "Blog part 2: Claim 24 / Example 4 vs exact subsampled-Gaussian RDP (9.5) vs the O(r^2) of Claim 26"
@@ -88,7 +86,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         right["unsampled"].append(lm / (2 * float(sgf) ** 2))
         right["r^2 lambda / sigma^2"].append(float(r) ** 2 * lm / float(sgf) ** 2)
 
-    fig, axes = plt.subplots(1, 2, figsize=(14, 5.2))
+    fig, axes = subplots(1, 2, figsize=(14, 5.2))
     rf = [float(r) for r in rs]
     st: dict[str, dict[str, Any]] = {  # keyword arguments of Axes.plot
         "Claim 24 (Example 4)": dict(color="C0", marker="o", ms=3),
@@ -124,6 +122,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         ylog=True,
     )
     axes[1].set_xticks(sig)
+    from matplotlib import ticker as mticker
+
     axes[1].xaxis.set_major_formatter(mticker.ScalarFormatter())
     axes[1].xaxis.set_minor_formatter(mticker.NullFormatter())
     data = {

@@ -11,9 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
-from paper_repro._common import SEEDS, save_figure
+from paper_repro._common import SEEDS, save_figure, subplots
 from rigorous_rdp.research.conjecture import (
     MODELS,
     ProbeConfig,
@@ -44,7 +42,7 @@ def witness(d: int) -> ProbeConfig:
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
-    fig, axes = plt.subplots(3, 3, figsize=(12, 11))
+    fig, axes = subplots(3, 3, figsize=(12, 11))
     panels = []
     for i, model in enumerate(MODELS):
         for j, d in enumerate((1, 2, 3)):

@@ -13,10 +13,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS, save_figure
+from paper_repro._common import SEEDS, save_figure, subplots
 from rigorous_rdp.research.constant import constant_sup, log_g_screen
 
 ID = "blog2-constant"
@@ -65,7 +64,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
                     "sigma_max": smax,
                 }
             )
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, (a1, a2) = subplots(1, 2, figsize=(12, 4.5))
     for c in curves:
         (line,) = a1.semilogx(c["sigma"], c["G"], label=f"c1={c['c1']}, c2={c['c2']}")
         a1.axhline(c["limit"], color=line.get_color(), ls="--", lw=0.8)

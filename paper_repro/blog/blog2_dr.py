@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_repro._common import SEEDS, save_figure
+from paper_repro._common import SEEDS, save_figure, subplots
 from rigorous_rdp.research.constant import dr_curve
 
 ID = "blog2-dr"
@@ -29,7 +28,7 @@ FAST_SIGMAS = np.geomspace(2, 20, 8)
 def main(out_dir: Path, fast: bool = False) -> dict:
     sig = FAST_SIGMAS if fast else SIGMAS
     series: list[dict[str, object]] = []
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = subplots(figsize=(7, 4.5))
     for d_r, d_l in CASES:
         out = dr_curve(C1, C2, d_r, d_l, list(sig))
         series.append({**out, "d_r": d_r, "d_lambda": d_l})

@@ -12,9 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
-from paper_repro._common import SEEDS, save_figure
+from paper_repro._common import SEEDS, save_figure, subplots
 from rigorous_rdp.research.routes import route1_delta, route2_delta, route3_delta
 
 ID = "blog2-routes"
@@ -60,7 +58,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
                 "lambda3_chernoff": d3["lambda_chernoff"],
             }
         )
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = subplots(figsize=(7, 4.5))
     kk = [r["k"] for r in rows]
     ax.plot(kk, [r["log10_delta1"] for r in rows], "o-", label="route 1: Claims 9, 19, 18")
     ax.plot(kk, [r["log10_delta2"] for r in rows], "s-", label="route 2: Claim 23 (no subsampling)")

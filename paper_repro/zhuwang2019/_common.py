@@ -12,13 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib.pyplot as plt
-
-from paper_repro._common import decorate, save_figure
+from paper_repro._common import decorate, save_figure, subplots
 from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 GAMMA = Fraction(1, 1000)
 DATASET_SIZE = 100000  # Wang et al. 2019 curve: m = gamma * n records without replacement
@@ -40,9 +42,9 @@ def base_curve(mech: str, param: Fraction) -> RdpCurve:
     return BASE_CURVES[mech](param)
 
 
-def panel_grid() -> tuple[plt.Figure, list[tuple[plt.Axes, str, str, Fraction]]]:
+def panel_grid() -> tuple[Figure, list[tuple[Axes, str, str, Fraction]]]:
     """The figure and its panels ``(axes, regime, mechanism, parameter)``, row by row."""
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    fig, axes = subplots(2, 3, figsize=(15, 8.5))
     cells = [
         (axes[row, col], regime, mech, SETTINGS[regime][mech])
         for row, regime in enumerate(SETTINGS)
@@ -51,7 +53,7 @@ def panel_grid() -> tuple[plt.Figure, list[tuple[plt.Axes, str, str, Fraction]]]
     return fig, cells
 
 
-def finish_panel(ax: plt.Axes, mech: str, param: Fraction, regime: str, detail: str, xlabel: str, ylabel: str) -> None:
+def finish_panel(ax: Axes, mech: str, param: Fraction, regime: str, detail: str, xlabel: str, ylabel: str) -> None:
     """Title (mechanism, parameter, regime and ``detail``), labels, grid and legend of one panel."""
     name = {
         "gaussian": rf"Gaussian, $\sigma={float(param):g}$",
@@ -71,7 +73,7 @@ def finish_panel(ax: plt.Axes, mech: str, param: Fraction, regime: str, detail: 
 
 
 def save_panels(
-    fig: plt.Figure, panels: Mapping[str, object], header: dict[str, Any], out_dir: Path, fig_id: str
+    fig: Figure, panels: Mapping[str, object], header: dict[str, Any], out_dir: Path, fig_id: str
 ) -> dict[str, Any]:
     """Lay out and save a panel figure; its JSON holds ``header``, gamma and the data of each ``panels`` entry."""
     fig.tight_layout()

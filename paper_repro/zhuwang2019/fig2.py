@@ -20,11 +20,10 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from paper_repro._common import SEEDS as SEED_FILES
-from paper_repro._common import save_figure
+from paper_repro._common import save_figure, subplots
 from rigorous_rdp.research.chi_divergence import poisson_chi, poisson_chi_float
 
 ID = "zhuwang2019-fig2"
@@ -51,7 +50,7 @@ def _sign(l1: Fraction, l2: Fraction) -> int:
 
 
 def main(out_dir: Path, fast: bool = False) -> dict:
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.4))
+    fig, (ax, ax2) = subplots(1, 2, figsize=(11, 4.4))
     rs = np.linspace(0.0025, RATIO_MAX, 400)
     curves = {}
     certified = {}
@@ -91,7 +90,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     for i, l2 in enumerate(g2):
         for j, l1 in enumerate(g1):
             signs[i, j] = _sign(Fraction(l1).limit_denominator(10**6), Fraction(l2).limit_denominator(10**6))
-    cmap = plt.matplotlib.colors.ListedColormap(["#d62728", "#bbbbbb", "#1f77b4"])
+    from matplotlib.colors import ListedColormap
+
+    cmap = ListedColormap(["#d62728", "#bbbbbb", "#1f77b4"])
     ax2.pcolormesh(g1, g2, signs, cmap=cmap, vmin=-1.5, vmax=1.5, shading="nearest")
     ax2.plot(g2, g2, "k--", lw=0.8, label=r"$\lambda_1 = \lambda_2$ ($\chi^3 = 0$)")
     ax2.set_xlabel(r"$\lambda_1$")

@@ -40,20 +40,12 @@ from pathlib import Path
 
 import numpy as np
 from flint import arb
-from scipy import special
 
 from paper_repro._common import SEEDS as SEED_FILES
 from paper_repro.zhuwang2019._common import DATASET_SIZE, GAMMA, base_curve, finish_panel, panel_grid, save_panels
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.curves import RdpCurve
 from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
-from rigorous_rdp.research.composition import (
-    advanced_composition,
-    amplify_poisson,
-    basic_composition,
-    optimal_composition_epsilon,
-)
-from rigorous_rdp.research.gaussian_dp import gaussian_delta_float, gaussian_epsilon
 from rigorous_rdp.subsampling.wang2019 import wang2019_curve
 from rigorous_rdp.subsampling.zhu_wang import ZhuWangCurve
 
@@ -107,6 +99,8 @@ def ma_epsilon(uppers: dict[int, arb], k: int) -> tuple[float, int]:
 
 def _kov_eps_float(eps: float, delta: float, k: int, target: float) -> float:
     """Float KOV15 epsilon by bisection on a windowed float sum (screening only)."""
+    from scipy import special  # here, not at import: listing the figures stays fast
+
     if -math.expm1(k * math.log1p(-delta)) >= target:
         return math.inf
     ls = np.arange(0, k + 1, dtype=float)
@@ -143,6 +137,8 @@ def _kov_eps_float(eps: float, delta: float, k: int, target: float) -> float:
 
 
 def _gauss_eps_float(sigma: float, d0: float) -> float:
+    from rigorous_rdp.research.gaussian_dp import gaussian_delta_float  # imports SciPy: here, not at import
+
     lo, hi = 0.0, 1.0
     while gaussian_delta_float(hi, sigma) > d0:
         hi *= 2
@@ -180,6 +176,10 @@ def _best_delta0(sigma: float, k: int, objective: Callable[[float, float], float
 
 def _step_dp(mech: str, param: Fraction, d0: float | None) -> tuple[arb, arb]:
     """Certified (eps', delta') of one amplified step."""
+    # here, not at import (the module imports SciPy): listing the figures stays fast
+    from rigorous_rdp.research.composition import amplify_poisson
+    from rigorous_rdp.research.gaussian_dp import gaussian_epsilon
+
     with workprec(PREC):
         if mech == "gaussian":
             if d0 is None:
@@ -194,6 +194,15 @@ def _step_dp(mech: str, param: Fraction, d0: float | None) -> tuple[arb, arb]:
 
 
 def baselines(mech: str, param: Fraction, ks: list[int]) -> dict[str, list[float | None]]:
+    # here, not at import (the module imports SciPy): listing the figures stays fast
+    from rigorous_rdp.research.composition import (
+        advanced_composition,
+        amplify_poisson,
+        basic_composition,
+        optimal_composition_epsilon,
+    )
+    from rigorous_rdp.research.gaussian_dp import gaussian_epsilon
+
     out: dict[str, list[float | None]] = {
         "kov_optimal": [],
         "advanced": [],

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 from flint import arb
 
@@ -61,7 +60,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "alphas": alphas,
         "note": "certified upper ends; tau-term bounds in the sign/log-magnitude form (Remark 12)",
     }
-    cmap = plt.get_cmap("viridis")
+    from matplotlib import colormaps
+
+    cmap = colormaps["viridis"]
     for ax, regime, mech, param in cells:
         base = base_curve(mech, param)
         tight = _vals(ZhuWangCurve(base, GAMMA, "tight"), alphas)

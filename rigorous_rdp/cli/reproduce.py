@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     except ValueError as exc:
         msg = str(exc)
         raise ValueError(msg if msg.startswith("--") else "--" + msg) from None
-    scripts = rep.discover()
+    scripts = rep.discover(ids=args.figures)  # only the modules of the figures asked for
     chosen = rep.select(scripts, args.figures)
     if args.list:
         return {"figures": [s.to_json() for s in chosen]}

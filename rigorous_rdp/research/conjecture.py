@@ -74,11 +74,10 @@ from typing import Any
 
 import numpy as np
 from flint import acb, arb
-from scipy import special
 
 from ..arith import Certified, refine, to_arb, workprec
 from ..errors import PrecisionExhausted
-from .constant import log_g_mixture
+from .constant import log_g_mixture, logsumexp
 from .parallel import map_ordered
 
 __all__ = [
@@ -370,7 +369,7 @@ def _float_mix(cfg: ProbeConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
 def _log_mix_density(y: np.ndarray, means: np.ndarray, logw: np.ndarray, sigma: float) -> np.ndarray:
     """log of sum_a w_a N(y; mu_a, sigma^2 I) at points y (shape (N, d)), up to the common constant."""
     d2 = ((y[:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
-    return special.logsumexp(logw[None, :] - d2 / (2 * sigma * sigma), axis=1)
+    return logsumexp(logw[None, :] - d2 / (2 * sigma * sigma), axis=1)
 
 
 def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float, shift: float | None = None) -> float:
@@ -397,7 +396,7 @@ def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float, shift: float | None = 
         lpd = _log_mix_density(grid, mp, lp, sigma)
         lqd = _log_mix_density(grid, mq, lq, sigma)
         integrand = lam * lpd - (lam - 1) * lqd
-        val = special.logsumexp(integrand) + d * math.log(h) - d * 0.5 * math.log(2 * math.pi * sigma * sigma)
+        val = logsumexp(integrand) + d * math.log(h) - d * 0.5 * math.log(2 * math.pi * sigma * sigma)
         if prev is not None and abs(val - prev) <= 1e-9 * max(1.0, abs(val)):
             return float(val)
         prev = val

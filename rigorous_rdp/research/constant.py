@@ -74,10 +74,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 from flint import acb, acb_series, arb, ctx
-from scipy import special
 
 from ..arith import Certified, parse_rational, refine, to_arb, workprec
-from ..subsampling.poisson_gaussian import log_a_fractional, log_a_integer
+from ..subsampling.poisson_gaussian import integer_tail_plan, log_a_fractional, log_a_integer
 
 __all__ = [
     "ConstantSup",
@@ -91,6 +90,7 @@ __all__ = [
     "limit_value",
     "log_g_mixture",
     "log_g_screen",
+    "logsumexp",
     "tail_majorant",
     "taylor_cell_bound",
     "validate_c",
@@ -106,6 +106,29 @@ def validate_c(c1: object, c2: object) -> tuple[Fraction, Fraction]:
     if b <= 0:
         raise ValueError(f"c2 must be > 0. Found {c2}.")
     return a, b
+
+
+def logsumexp(a: Any, axis: int | None = None) -> Any:
+    r"""Float :math:`\log\sum_i e^{a_i}` over ``axis`` (all entries by default), for the screens.
+
+    The entries equal to the maximum :math:`M` (``k`` of them) are taken out of the sum:
+    :math:`M + \log k + \operatorname{log1p}(\sum_{a_i < M} e^{a_i - M} / k)`, so a sum dominated by
+    its largest term keeps its small part to full relative precision (the arrangement of SciPy's
+    ``special.logsumexp``, whose values this gives, in plain numpy: no SciPy import and no
+    per-call array-API dispatch).  ``-inf`` for an empty or all ``-inf`` input.
+    """
+    x = np.asarray(a, dtype=float)
+    if x.size == 0:
+        return -math.inf if axis is None else np.full(np.delete(x.shape, axis), -np.inf)
+    top = np.max(x, axis=axis, keepdims=True)
+    finite = np.isfinite(top)
+    shift = np.where(finite, top, 0.0)
+    at_top = x == top
+    k = np.sum(at_top, axis=axis, keepdims=True, dtype=float)
+    with np.errstate(all="ignore"):
+        rest = np.sum(np.exp(np.where(at_top, -np.inf, x) - shift), axis=axis, keepdims=True) / k
+        out = np.where(finite, np.log1p(rest) + np.log(k) + shift, top)
+    return float(out.reshape(())) if axis is None else np.squeeze(out, axis=axis)
 
 
 def log_g_mixture(lam: Fraction, r: Fraction, sigma: Fraction, prec: int) -> arb:
@@ -147,11 +170,15 @@ def log_g_screen(lam: float, r: float, sigma: float) -> float:
     if r >= 1:
         return lam * (lam - 1) / (2 * sigma * sigma)
     if float(lam).is_integer() and lam <= 1e6:
+        # SciPy's log-gamma (correctly rounded to about 1e-16 relative; a cumulative table of logs
+        # loses 1e-10 at n = 1e4), imported here: the real orders and the start-up do without it
+        from scipy.special import gammaln
+
         n = int(lam)
         j = np.arange(n + 1, dtype=float)
-        logc = special.gammaln(n + 1) - special.gammaln(j + 1) - special.gammaln(n - j + 1)
+        logc = gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1)
         terms = logc + j * math.log(r) + (n - j) * math.log1p(-r) + j * (j - 1) / (2 * sigma * sigma)
-        return float(max(0.0, special.logsumexp(terms)))
+        return float(max(0.0, logsumexp(terms)))
 
     def log_integrand(z: np.ndarray) -> np.ndarray:
         w = z / sigma - 1.0 / (2 * sigma * sigma)
@@ -168,7 +195,7 @@ def log_g_screen(lam: float, r: float, sigma: float) -> float:
     lo_z, hi_z = max(-14.0, float(zc[keep[0]]) - 1.0), min(hi, float(zc[keep[-1]]) + 1.0)
     h = 1.0 / 32
     z = np.arange(lo_z, hi_z + h, h)
-    val = special.logsumexp(log_integrand(z)) + math.log(h) - 0.5 * math.log(2 * math.pi)
+    val = logsumexp(log_integrand(z)) + math.log(h) - 0.5 * math.log(2 * math.pi)
     return float(max(0.0, val))
 
 
@@ -435,11 +462,36 @@ def constant_sup(
                 r = arb(1)  # only when sigma_j == c1 exactly (r <= 1 by validation)
             return log_a_integer(j, r, sj).exp() if j >= 2 else arb(1)
 
+        def below(ja: int, jb: int, floor: arb) -> bool:
+            """Whether the cell's bound is proven below ``floor`` by the head of the sum (9.5) and a
+            proven bound of the rest (only the terms that matter at the screen's margin are summed;
+            a cell far from the maximum at a large order costs a few hundred terms, not jb)."""
+            gap = point_j(j_star) - cbound_j(ja, jb)
+            if not gap > 1e-6:
+                return False
+            # the cut terms may add a quarter of the screened distance to the maximum
+            budget = point_j(j_star) + math.log(-math.expm1(-gap)) - math.log(4.0)
+            r_f = fa / sig(ja)
+            if not 0 < r_f < 1:  # r = 1: (9.5) is a single term, nothing to truncate
+                return False
+            plan = integer_tail_plan(jb, r_f, sig(ja), budget)
+            if plan is None:
+                return False
+            sj = sig_ball(ja)
+            r = to_arb(a) / sj
+            if r >= 1:
+                return False
+            head, top, blocks = plan
+            return bool(log_a_integer(jb, r, sj, head, blocks, top).exp() < floor)
+
         with workprec(prec0) as prec:
             lo = g_int(j_star, sig_ball(j_star))
             ub = arb(0)
             for ja, jb in cl_j:
-                ub = ub.max(g_int(jb, sig_ball(ja)))
+                # a cell proven below G at the best order cannot raise the upper end (the cell holding
+                # that order is at least as large): it needs no full sum
+                if not below(ja, jb, lo.lower()):
+                    ub = ub.max(g_int(jb, sig_ball(ja)))
             enclosure = lo.lower().union(ub.upper())
         s_star = smin if j_star == j0 else _rat(math.sqrt(j_star / fb))
         n_cells = len(cl_j)
@@ -581,6 +633,15 @@ def _screen_argmax(c1: float, c2: float, lo: float, hi: float) -> tuple[float, f
     return (s, g(s)) if g(s) >= vals[i] else (float(grid[i]), vals[i])
 
 
+def _bits_below(log_margin: float, prec: int) -> int:
+    """Integration tolerance (bits) for a certified cell bound that only has to come out below a value
+    ``log_margin`` above the screened bound (in log): the relative error 2^-bits is then about 2^-8 of
+    the margin.  ``prec`` when the margin is too small or not a number."""
+    if not log_margin > 0:
+        return prec
+    return min(prec, max(24, math.ceil(-math.log2(log_margin)) + 8))
+
+
 def constant_whole_range(
     c1: object,
     c2: object,
@@ -639,12 +700,19 @@ def constant_whole_range(
     s_star = max(smin, min(sc, _rat(s_hat)))
     g_star = constant_at(a, b, s_star, integer=False, digits=digits)
     prec0 = max(96, int(digits * 3.33) + 40)
+    screened: dict[tuple[float, float, float], float] = {}  # the branch and bound asks again for most values
+
+    def screen(lam: float, r: float, s: float) -> float:
+        key = (lam, r, s)
+        if key not in screened:
+            screened[key] = log_g_screen(lam, r, s)
+        return screened[key]
 
     def point(s: Fraction) -> float:
-        return log_g_screen(fb * float(s) ** 2, min(1.0, fa / float(s)), float(s))
+        return screen(fb * float(s) ** 2, min(1.0, fa / float(s)), float(s))
 
     def cbound(sa: Fraction, sb: Fraction) -> float:
-        return log_g_screen(fb * float(sb) ** 2, min(1.0, fa / float(sa)), float(sa))
+        return screen(fb * float(sb) ** 2, min(1.0, fa / float(sa)), float(sa))
 
     def split(sa: Fraction, sb: Fraction) -> list[tuple[Fraction, Fraction]] | None:
         if float(sb) / float(sa) - 1 < first_order_min_width:
@@ -669,7 +737,13 @@ def constant_whole_range(
         target = g_star.ball.upper() * (1 + arb(rel_width) / 2)
         ub = arb(g_star.ball.upper())
         for sa, sb in first:
-            ub = ub.max(log_g_mixture(b * sb * sb, min(Fraction(1), a / sa), sa, prec).exp())
+            lam, r = b * sb * sb, min(Fraction(1), a / sa)
+            # a cell whose screened bound is well below the maximum needs only enough bits to prove
+            # its bound below G(sigma*) (then it cannot raise the upper end); else the full precision
+            bits = _bits_below(best - cbound(sa, sb), prec)
+            if bits < prec and log_g_mixture(lam, r, sa, bits).exp() < ub:
+                continue
+            ub = ub.max(log_g_mixture(lam, r, sa, prec).exp())
         todo: list[tuple[Fraction, Fraction]] = []
         for sa, sb in second:  # pieces of relative width <= taylor_width
             n = max(1, math.ceil(math.log(float(sb) / float(sa)) / math.log1p(taylor_width)))
@@ -723,24 +797,42 @@ TAYLOR_ORDER = 10
 _Z1 = 12
 
 
-def _integrand_series(c1: arb, c2: arb, sig: arb, n: int, k: int) -> Callable[[acb, bool], acb]:
+def _integrand_series(
+    c1: arb, c2: arb, sig: arb, n: int, k: int, cache: dict[tuple, list[acb] | None] | None = None
+) -> Callable[[acb, bool], acb]:
     r"""The ``k``-th Taylor coefficient in ``t`` of :math:`\varphi(z)\,f(z, \sigma + t)`,
     :math:`f = (1 - r + r e^{w})^{\lambda}`, :math:`r = c_1/(\sigma+t)`, :math:`\lambda = c_2(\sigma+t)^2`,
     :math:`w = z/(\sigma+t) - 1/(2(\sigma+t)^2)`, as an integrand for ``acb.integral`` (series of
     length ``n`` in ball arithmetic; for a ball ``sig`` it encloses the coefficient for every
-    sigma in it).  The logarithm's branch cut is checked when ``analytic`` is set."""
+    sigma in it).  The logarithm's branch cut is checked when ``analytic`` is set.
+
+    One evaluation gives all ``n`` coefficients; integrands of the same ``(c1, c2, sig, n)`` sharing
+    a ``cache`` (and the working precision) reuse them at the nodes they have in common (the
+    integrals of the coefficients of one cell share most of their nodes), with the same balls."""
     lg2pi = (2 * arb.pi()).log() / 2
 
-    def f(z: acb, analytic: bool) -> acb:
+    def series(z: acb, analytic: bool) -> list[acb] | None:
         ctx.cap = n
         s = acb_series([acb(sig), 1], prec=n)
         inv = 1 / s
         w = z * inv - inv * inv / 2
         d = 1 + c1 * inv * (w.exp() - 1)
         if analytic and not (d.coeffs()[0].real > 0):
-            return acb(arb.nan())
+            return None
         e = (c2 * s * s * d.log() - z * z / 2 - lg2pi).exp()
-        cs = e.coeffs()
+        return list(e.coeffs())
+
+    def f(z: acb, analytic: bool) -> acb:
+        if cache is None:
+            cs = series(z, analytic)
+        else:
+            re, im = z.real, z.imag
+            key = (re.mid().man_exp(), re.rad().man_exp(), im.mid().man_exp(), im.rad().man_exp(), analytic)
+            if key not in cache:
+                cache[key] = series(z, analytic)
+            cs = cache[key]
+        if cs is None:
+            return acb(arb.nan())
         return cs[k] if k < len(cs) else acb(0)
 
     return f
@@ -780,9 +872,17 @@ def _window_tail(c1: Fraction, c2: Fraction, sa: Fraction, sb: Fraction) -> tupl
 
 
 def _integrate_coeff(
-    c1: Fraction, c2: Fraction, sig: arb, n: int, k: int, pts: list[float], abs_tol: arb, eval_limit: int
+    c1: Fraction,
+    c2: Fraction,
+    sig: arb,
+    n: int,
+    k: int,
+    pts: list[float],
+    abs_tol: arb,
+    eval_limit: int,
+    cache: dict[tuple, list[acb] | None] | None = None,
 ) -> arb:
-    f = _integrand_series(to_arb(c1), to_arb(c2), sig, n, k)
+    f = _integrand_series(to_arb(c1), to_arb(c2), sig, n, k, cache)
     total = acb(0)
     for lo, hi in itertools.pairwise(pts):
         total += acb.integral(f, lo, hi, rel_tol=arb(2) ** -60, abs_tol=abs_tol, eval_limit=eval_limit)
@@ -864,9 +964,10 @@ def _taylor_cell_bound(c1: Fraction, c2: Fraction, sa: Fraction, sb: Fraction, g
     g_abs = arb(abs(g_est) + 1.0)
     coeffs = []
     M = to_arb(m)
+    shared: dict[tuple, list[acb] | None] = {}  # series at the centre, by node (see _integrand_series)
     for k in range(K):
         tol = g_abs * arb(2) ** (-prec + 20) / R**k
-        coeffs.append(_integrate_coeff(c1, c2, M, K, k, pts, tol, 100000) * R**k)
+        coeffs.append(_integrate_coeff(c1, c2, M, K, k, pts, tol, 100000, shared) * R**k)
     cell = to_arb(sa).union(to_arb(sb))
     tolK = g_abs * arb(10) ** -13 / R**K
     rem = _integrate_coeff(c1, c2, cell, K + 1, K, pts, tolK, 20000)
