@@ -72,7 +72,7 @@ from flint import arb, arb_poly, ctx
 
 from ..arith import accurate_bits, to_arb, workprec
 from ..curves import RdpCurve
-from ..floatmath import log_expm1
+from ..floatmath import log_expm1, log_factorials
 from .poisson_gaussian import poisson_gaussian_rdp
 
 __all__ = [
@@ -127,20 +127,26 @@ def _ceil(alpha: Fraction) -> int:
 # ---------------------------------------------------------------------------
 
 
-def _log2_sum_terms(v: float, k: int) -> float:
-    """log2 of sum_l C(k,l) e^{l(l-1)v/2} (float; only for choosing the guard bits)."""
+def _log_terms(v: float, k: int) -> np.ndarray:
+    """log of C(k,l) e^{l(l-1)v/2}, l = 0..k (float; only for choosing the guard bits)."""
     ell = np.arange(k + 1, dtype=float)
-    from ..floatmath import gammaln
+    lf = log_factorials(k)
+    idx = np.arange(k + 1)
+    lt: np.ndarray = math.lgamma(k + 1) - lf[idx] - lf[k - idx] + ell * (ell - 1) * v / 2
+    return lt
 
-    lt = gammaln(k + 1) - gammaln(ell + 1) - gammaln(k - ell + 1) + ell * (ell - 1) * v / 2
+
+def _log2_sum_terms(lt: np.ndarray) -> float:
+    """log2 of sum_l C(k,l) e^{l(l-1)v/2} from the terms ``lt`` = :func:`_log_terms` (float)."""
     mx = lt.max()
     return float((mx + math.log(np.exp(lt - mx).sum())) / math.log(2))
 
 
-def _log2_m_lower(v: float, k: int) -> float:
+def _log2_m_lower(v: float, k: int, lt: np.ndarray) -> float:
     r"""A lower bound of log2 M_k (float, for the guard only): M_k >= (k-1)!! w^{k/2} (even k,
     perfect matchings), M_k >= w^{(k+1)/2} (odd k), M_k >= w^{C(k,2)} (complete graph),
-    with w = e^v - 1, and M_k >= a_k - sum_{l<k} C(k,l) a_l when that is positive."""
+    with w = e^v - 1, and M_k >= a_k - sum_{l<k} C(k,l) a_l when that is positive
+    (``lt`` = :func:`_log_terms`)."""
     lw = float(log_expm1(v))
     lm = (
         math.lgamma(k + 1) - (k // 2) * math.log(2) - math.lgamma(k // 2 + 1) + (k // 2) * lw
@@ -149,15 +155,19 @@ def _log2_m_lower(v: float, k: int) -> float:
     )
     lm = max(lm, k * (k - 1) / 2 * lw)
     # top term against the others
-    ell = np.arange(k, dtype=float)
-    from ..floatmath import gammaln
-
-    lt = gammaln(k + 1) - gammaln(ell + 1) - gammaln(k - ell + 1) + ell * (ell - 1) * v / 2
+    rest_terms = lt[:k]
     top = k * (k - 1) * v / 2
-    rest = float(lt.max() + math.log(np.exp(lt - lt.max()).sum()))
+    rest = float(rest_terms.max() + math.log(np.exp(rest_terms - rest_terms.max()).sum()))
     if rest < top - 1.0:
         lm = max(lm, top + math.log1p(-math.exp(rest - top)))
     return lm / math.log(2)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cancellation_bits(v: float, k: int) -> float:
+    """Estimated bits lost to cancellation in (44) at moment ``k`` (float planning)."""
+    lt = _log_terms(v, k)
+    return _log2_sum_terms(lt) - _log2_m_lower(v, k, lt)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -168,7 +178,7 @@ def _guard_bits(v: float, kmax: int) -> int:
     for k in ks:
         if k < 2:
             continue
-        g = max(g, _log2_sum_terms(v, int(k)) - _log2_m_lower(v, int(k)))
+        g = max(g, _cancellation_bits(v, int(k)))
     return math.ceil(g) + 16
 
 
