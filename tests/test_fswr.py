@@ -87,6 +87,19 @@ def test_upper_with_exact_h_matches_mpmath(alpha, sigma, b, n):
     assert ball.upper() <= ext.upper()
 
 
+def test_upper_large_batch_near_one_is_the_exact_value_of_16():
+    # sigma = 1, |B| = 256, |D| = 60000 at alpha = 50547/50000: the extension of the large-n
+    # terms hides the small-n terms from the first choice of exact terms; once those are
+    # exact the small n dominate and must be integrated too (else the bound was 6.633e-4,
+    # twice (16), and `verify` rejected the certificate).  Reference: mpmath.quad of
+    # E[(1 - q + q e^{mu z - mu^2/2})^alpha] - 1 at 40 digits on 2-wide subintervals from
+    # -40 to alpha mu + 40, mu = 2n, n = 1..11 (the terms n >= 12 are below 1e-33 of the sum).
+    ref = mpmath.mpf("0.00033127611406691563089004991286179859")
+    with workprec(64):
+        ball = fswr_upper_rdp(Fraction(50547, 50000), 1, 256, 60000)
+    assert _contains(ball, ref, digits=15)
+
+
 def test_reference_registry():
     ev = FixedSizeSampledEvent(GaussianEvent(6), 5, 1000, replacement=True)
     ref = reference_rdp(ev, Fraction(3))

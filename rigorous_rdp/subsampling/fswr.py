@@ -213,8 +213,12 @@ def _log_h_all_n(alpha: int, log_qt: arb, sigma: arb, b: int) -> list[arb]:
     return out
 
 
-#: at most this many certified integrals per real order (the most significant n)
+#: at most this many certified integrals per round of selection (the most significant n)
 EXACT_H_MAX_TERMS = 16
+#: at most this many rounds: after each round the dominant terms are chosen again from the
+#: tightened values (a term far below the extension of the large-n terms can dominate the
+#: sum once those are replaced by their exact values)
+EXACT_H_MAX_ROUNDS = 8
 
 
 def _tighten_with_exact_h(
@@ -225,29 +229,37 @@ def _tighten_with_exact_h(
     :func:`.poisson_gaussian.poisson_gaussian_rdp` with noise :math:`\sigma/(2k)`) for the
     terms that dominate the sum.  Both are valid upper bounds of the same quantity, so
     their minimum is; the choice of terms (float estimates) only affects tightness,
-    and a failed integral falls back to the extension."""
+    and a failed integral falls back to the extension.  The dominant terms are chosen
+    again after each round from the tightened values, until every term within 30 decades
+    of the largest has been tried (or :data:`EXACT_H_MAX_ROUNDS` rounds)."""
     from .poisson_gaussian import poisson_gaussian_rdp
 
-    contrib = []
-    for k, (la, e) in enumerate(zip(log_at, exps, strict=True)):
-        em = float(e.mid())
-        lc = float(la.mid()) + (float(log_expm1(em)) if em > 0 else -math.inf)
-        contrib.append((lc, k))
-    top = max(c for c, _ in contrib)
-    chosen = [k for c, k in sorted(contrib, reverse=True)[:EXACT_H_MAX_TERMS] if c > top - 30 * math.log(10)]
     qt = 1 - Fraction(n - 1, n) ** b
     a_arb = to_arb(alpha - 1)
     out = list(exps)
     prec = ctx.prec
-    for k in chosen:
-        try:
-            ex = poisson_gaussian_rdp(alpha, qt, Fraction(sigma) / (2 * (k + 1)), prec) * a_arb
-        except (ArithmeticError, ValueError):
-            continue
-        # adopt only a narrow enclosure that lowers the bound (else the extension stays);
-        # log H >= 0 (Jensen), so the minimum is clipped at 0
-        if ex.is_finite() and ex.rad() < abs(ex.mid()) * arb(2) ** (-(prec // 2)) and ex.upper() < out[k].upper():
-            out[k] = out[k].min(ex).max(arb(0))
+    tried: set[int] = set()
+    for _ in range(EXACT_H_MAX_ROUNDS):
+        contrib = []
+        for k, (la, e) in enumerate(zip(log_at, out, strict=True)):
+            em = float(e.mid())
+            lc = float(la.mid()) + (float(log_expm1(em)) if em > 0 else -math.inf)
+            contrib.append((lc, k))
+        top = max(c for c, _ in contrib)
+        ranked = [k for c, k in sorted(contrib, reverse=True) if c > top - 30 * math.log(10)]
+        chosen = [k for k in ranked if k not in tried][:EXACT_H_MAX_TERMS]
+        if not chosen:
+            break
+        for k in chosen:
+            tried.add(k)
+            try:
+                ex = poisson_gaussian_rdp(alpha, qt, Fraction(sigma) / (2 * (k + 1)), prec) * a_arb
+            except (ArithmeticError, ValueError):
+                continue
+            # adopt only a narrow enclosure that lowers the bound (else the extension stays);
+            # log H >= 0 (Jensen), so the minimum is clipped at 0
+            if ex.is_finite() and ex.rad() < abs(ex.mid()) * arb(2) ** (-(prec // 2)) and ex.upper() < out[k].upper():
+                out[k] = out[k].min(ex).max(arb(0))
     return out
 
 
