@@ -393,10 +393,13 @@ class Certified:
     Attributes:
         ball: the arb ball; the exact value lies in it.
         prec: working precision (bits) at which it was computed.
+        digits: the relative width ``10**-digits`` it was refined to (:func:`refine`), if any;
+            :meth:`to_json` shows at least ``digits + 2`` significant digits.
     """
 
     ball: arb
     prec: int
+    digits: float | None = None
 
     def lower(self) -> arb:
         """Exact lower endpoint (an arb of radius zero, independent of ``ctx.prec``)."""
@@ -449,8 +452,11 @@ class Certified:
         with workprec(64):
             return float(2 * arb(self.ball.rad()) / abs(arb(self.ball.mid())))
 
-    def to_json(self, sig: int = 17) -> dict[str, str]:
-        """``{"lower": ..., "upper": ...}`` with decimals rounded outward."""
+    def to_json(self, sig: int | None = None) -> dict[str, str]:
+        """``{"lower": ..., "upper": ...}`` with decimals rounded outward, ``sig`` significant
+        digits (default 17, a float's round trip, or ``digits + 2`` when refined to more)."""
+        if sig is None:
+            sig = 17 if self.digits is None else max(17, math.ceil(self.digits) + 2)
         return {"lower": decimal_lower(self.ball, sig), "upper": decimal_upper(self.ball, sig)}
 
     def __repr__(self) -> str:
@@ -514,7 +520,7 @@ def refine(
         if value.is_finite():
             last = value
             if rel_width_ok(value, digits):
-                return Certified(value, prec)
+                return Certified(value, prec, digits)
         if prec >= max_prec:
             raise PrecisionExhausted(
                 f"{what}: relative width 1e-{digits} not reached at maxprec={max_prec} bits"

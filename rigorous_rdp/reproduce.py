@@ -172,8 +172,9 @@ def select(scripts: dict[str, FigureScript], targets: Sequence[str]) -> list[Fig
     return list(seen.values())
 
 
-def default_out_dir() -> Path:
-    r"""``figures/`` of the repository when running from a checkout, else ``./figures``.
+def default_out_dir(fast: bool = False) -> Path:
+    r"""``figures/`` of the repository when running from a checkout, else ``./figures``; with
+    ``fast``, its subfolder ``fast/`` (the smaller previews never replace the committed figures).
 
     A checkout is recognised by ``pyproject.toml`` next to the ``paper_repro``
     package directory.
@@ -181,9 +182,8 @@ def default_out_dir() -> Path:
     import paper_repro
 
     root = Path(paper_repro.__file__).resolve().parent.parent
-    if (root / "pyproject.toml").is_file() and (root / "rigorous_rdp").is_dir():
-        return root / "figures"
-    return Path.cwd() / "figures"
+    base = root if (root / "pyproject.toml").is_file() and (root / "rigorous_rdp").is_dir() else Path.cwd()
+    return base / "figures" / "fast" if fast else base / "figures"
 
 
 def run_one(module: str, fig_id: str, out_dir: str, fast: bool) -> FigureRun:

@@ -347,3 +347,16 @@ def test_parse_rational_refuses_long_text():
 def test_parse_rational_refuses_non_numbers(value):
     with pytest.raises(ValueError, match=r"^q must be a number\. Found"):
         parse_rational(value, "q")
+
+
+def test_json_shows_the_requested_digits():
+    # refined to 30 digits: the decimals show them (17 would hide 13 of them), still outward
+    c = refine(lambda prec: arb(1) / 3 + arb(2).sqrt(), 30)
+    j = c.to_json()
+    assert len(j["upper"].replace(".", "")) >= 32  # significant digits
+    with mpmath.workdps(60):
+        exact = mpmath.mpf(1) / 3 + mpmath.sqrt(2)
+        assert mpmath.mpf(j["lower"]) <= exact <= mpmath.mpf(j["upper"])
+        assert mpmath.mpf(j["upper"]) - mpmath.mpf(j["lower"]) < mpmath.mpf("1e-30")
+    # at the default digits the text keeps a float's 17 digits
+    assert len(refine(lambda prec: arb(1) / 3, 10).to_json()["upper"]) == len("0.33333333333333334")

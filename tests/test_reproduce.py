@@ -286,6 +286,7 @@ def test_subplots_draws_as_pyplot(tmp_path):
 
 def test_default_out_dir_is_the_checkout():
     assert rep.default_out_dir() == REPO / "figures"
+    assert rep.default_out_dir(fast=True) == REPO / "figures" / "fast"  # previews never replace figures
 
 
 # --- the numerical pieces of the training / variance figures --------------------------

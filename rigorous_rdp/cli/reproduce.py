@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
         "--out",
         metavar="DIR",
         default=None,
-        help="output directory (default: figures/ of the repository checkout, else ./figures)",
+        help="output directory (default: figures/ of the repository checkout, else ./figures; with --fast, its subfolder fast/)",
     )
     p.add_argument("--jobs", default="1", metavar="N", help="number of worker processes (default 1)")
     add_dask_option(p, "run the figures on Dask")
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     chosen = rep.select(scripts, args.figures)
     if args.list:
         return {"figures": [s.to_json() for s in chosen]}
-    out_dir = Path(args.out) if args.out else rep.default_out_dir()
+    out_dir = Path(args.out) if args.out else rep.default_out_dir(args.fast)
     spec = validate_dask(args.dask)
     if spec is None:
         runs = rep.run_figures(chosen, out_dir, jobs=jobs, fast=args.fast, progress=not args.no_progress)
