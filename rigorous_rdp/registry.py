@@ -58,7 +58,7 @@ Key = tuple[type, Sampling, Adjacency, "Bound | None"]
 
 @dataclass(frozen=True)
 class Noise:
-    """A base mechanism as the command line names it.
+    """A base mechanism: how the command line names it and what it gets without sampling.
 
     Attributes:
         name: the value of ``--noise``.
@@ -67,6 +67,12 @@ class Noise:
         field: the event's field that the option sets.
         metavar: the placeholder of the option's value in ``--help``.
         help: one line for ``--help``.
+        build: ``event -> RdpCurve`` of one application (the row without sampling).
+        citation: the theorem that curve implements.
+        example: a value of the parameter for the example command lines of its rows.
+        pure_dp: a pure-DP mechanism satisfying Zhu & Wang's condition (4): Poisson
+            sampling gets their default bound and every explicitly chosen Zhu & Wang bound.
+        zhu_wang: the explicitly chosen Zhu & Wang bounds (``--bound``) apply to it.
     """
 
     name: str
@@ -75,28 +81,17 @@ class Noise:
     field: str
     metavar: str
     help: str
+    build: Callable[[Any], RdpCurve]
+    citation: str
+    example: str
+    pure_dp: bool = False
+    zhu_wang: bool = False
 
-
-NOISES: tuple[Noise, ...] = (
-    Noise(
-        "gaussian",
-        ev.GaussianEvent,
-        "sigma",
-        "noise_multiplier",
-        "S",
-        "Gaussian noise multiplier (sensitivity 1), S > 0",
-    ),
-    Noise("laplace", ev.LaplaceEvent, "scale", "scale", "B", "Laplace scale b > 0 (sensitivity 1)"),
-    Noise(
-        "randomized-response",
-        ev.RandomizedResponseEvent,
-        "p",
-        "p",
-        "P",
-        "randomized response: probability of the true answer, 0 < P < 1",
-    ),
-)
-BASE_MECHANISMS: tuple[type, ...] = tuple(n.event for n in NOISES)
+    @property
+    def cli(self) -> tuple[str, ...]:
+        """The mechanism options of an example command line (the default noise is implied)."""
+        head = () if self is NOISES[0] else ("--noise", self.name)
+        return (*head, f"--{self.option}", self.example)
 
 
 @dataclass(frozen=True)
@@ -158,14 +153,7 @@ def _randomized_response(event: ev.RandomizedResponseEvent) -> RdpCurve:
 
 
 def _base_curve(event: ev.DpEvent) -> RdpCurve:
-    return _BASE_FACTORIES[type(event)](event)
-
-
-_BASE_FACTORIES: dict[type, Callable[[Any], RdpCurve]] = {
-    ev.GaussianEvent: _gaussian,
-    ev.LaplaceEvent: _laplace,
-    ev.RandomizedResponseEvent: _randomized_response,
-}
+    return next(n for n in NOISES if n.event is type(event)).build(event)
 
 
 def _sigma(event: Any) -> Fraction:
@@ -241,12 +229,51 @@ def _fswr_add_remove(event: ev.FixedSizeSampledEvent) -> RdpCurve:
 # the table
 # ---------------------------------------------------------------------------
 
+#: the base mechanisms (the first is the default of ``--noise``)
+NOISES: tuple[Noise, ...] = (
+    Noise(
+        "gaussian",
+        ev.GaussianEvent,
+        "sigma",
+        "noise_multiplier",
+        "S",
+        "Gaussian noise multiplier (sensitivity 1), S > 0",
+        _gaussian,
+        "Mironov 2017, Prop. 7",
+        "2",
+        zhu_wang=True,
+    ),
+    Noise(
+        "laplace",
+        ev.LaplaceEvent,
+        "scale",
+        "scale",
+        "B",
+        "Laplace scale b > 0 (sensitivity 1)",
+        _laplace,
+        "Mironov 2017, Prop. 6",
+        "2",
+        pure_dp=True,
+        zhu_wang=True,
+    ),
+    Noise(
+        "randomized-response",
+        ev.RandomizedResponseEvent,
+        "p",
+        "p",
+        "P",
+        "randomized response: probability of the true answer, 0 < P < 1",
+        _randomized_response,
+        "Mironov 2017, Prop. 5",
+        "3/5",
+        pure_dp=True,
+        zhu_wang=True,
+    ),
+)
+BASE_MECHANISMS: tuple[type, ...] = tuple(n.event for n in NOISES)
+
 _AR, _R1 = Adjacency.ADD_REMOVE, Adjacency.REPLACE_ONE
-_CLI_NOISE: dict[type, tuple[str, ...]] = {
-    ev.GaussianEvent: ("--sigma", "2"),
-    ev.LaplaceEvent: ("--noise", "laplace", "--scale", "2"),
-    ev.RandomizedResponseEvent: ("--noise", "randomized-response", "--p", "3/5"),
-}
+_CLI_NOISE: dict[type, tuple[str, ...]] = {n.event: n.cli for n in NOISES}
 _POISSON_CLI = ("--sampling", "poisson", "--q", "1/100")
 _ZW_CITATION = {
     Bound.TIGHT: "Zhu & Wang 2019, Thm 8 (condition (4))",
@@ -257,20 +284,8 @@ _ZW_CITATION = {
 
 
 def _rows() -> tuple[Row, ...]:
-    rows = [
-        Row(
-            ev.GaussianEvent, Sampling.NONE, _AR, None, _gaussian, "Mironov 2017, Prop. 7", _CLI_NOISE[ev.GaussianEvent]
-        ),
-        Row(ev.LaplaceEvent, Sampling.NONE, _AR, None, _laplace, "Mironov 2017, Prop. 6", _CLI_NOISE[ev.LaplaceEvent]),
-        Row(
-            ev.RandomizedResponseEvent,
-            Sampling.NONE,
-            _AR,
-            None,
-            _randomized_response,
-            "Mironov 2017, Prop. 5",
-            _CLI_NOISE[ev.RandomizedResponseEvent],
-        ),
+    rows = [Row(n.event, Sampling.NONE, _AR, None, n.build, n.citation, n.cli) for n in NOISES]
+    rows += [
         Row(
             ev.GaussianEvent,
             Sampling.POISSON,
@@ -340,20 +355,20 @@ def _rows() -> tuple[Row, ...]:
             _CLI_NOISE[ev.GaussianEvent] + ("--sampling", "fswr", "--batch-size", "3", "--dataset-size", "100"),
         ),
     ]
-    mech: type
-    for mech in (ev.LaplaceEvent, ev.RandomizedResponseEvent):
-        rows.append(
-            Row(
-                mech,
-                Sampling.POISSON,
-                _AR,
-                None,
-                _poisson_zhu_wang_default,
-                "Zhu & Wang 2019, Thm 8, capped by Lemma 4; second-moment bound on (1, 2]",
-                _CLI_NOISE[mech] + _POISSON_CLI,
+    for n in NOISES:
+        if n.pure_dp:
+            rows.append(
+                Row(
+                    n.event,
+                    Sampling.POISSON,
+                    _AR,
+                    None,
+                    _poisson_zhu_wang_default,
+                    "Zhu & Wang 2019, Thm 8, capped by Lemma 4; second-moment bound on (1, 2]",
+                    n.cli + _POISSON_CLI,
+                )
             )
-        )
-    for mech in BASE_MECHANISMS:
+    for mech in (n.event for n in NOISES if n.zhu_wang):
         for bound in (Bound.TIGHT, Bound.GENERAL, Bound.LOWER, Bound.TAU):
             extra = ("--bound", bound.value) + (("--tau", "3") if bound is Bound.TAU else ())
             rows.append(
@@ -406,7 +421,7 @@ def _describe_key(key: Key) -> str:
         Sampling.POISSON: "Poisson sampling of ",
         Sampling.FSWOR: "fixed-size sampling without replacement of ",
         Sampling.FSWR: "fixed-size sampling with replacement of ",
-    }[sampling]
+    }.get(sampling, f"sampling {sampling.value} of ")
     tail = "" if bound is None else f" with the {bound.value} bound"
     return f"{what}{mech.__name__} with {adjacency.value} adjacency{tail}"
 
@@ -506,7 +521,7 @@ def _parse_sampling(value: object) -> Sampling:
     for m in Sampling:
         if m.value == value:
             return m
-    raise ValueError(f"sampling must be one of none, poisson, fswor, fswr. Found {value!r}.")
+    raise ValueError(f"sampling must be one of {', '.join(m.value for m in Sampling)}. Found {value!r}.")
 
 
 # ---------------------------------------------------------------------------

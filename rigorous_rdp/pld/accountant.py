@@ -90,11 +90,13 @@ class Bracket(Certified):
         object.__setattr__(self, "lo_exact", lo)
         object.__setattr__(self, "up_exact", up)
 
-    def to_json(self, sig: int = 17) -> dict:
+    def to_json(self, sig: int | None = None) -> dict:
         from ..arith import round_decimal
 
+        n = 17 if sig is None else sig
+
         def dec(x: Fraction, up: bool) -> str:
-            return "0" if x == 0 else round_decimal(x, sig, up=up)
+            return "0" if x == 0 else round_decimal(x, n, up=up)
 
         return {"lower": dec(self.lo_exact, False), "upper": dec(self.up_exact, True)}
 
