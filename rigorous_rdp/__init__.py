@@ -20,6 +20,8 @@ Quick start::
 
 from .accountant import DEFAULT_ORDERS, DeltaResult, EpsilonResult, RdpAccountant, RdpResult
 from .arith import Certified, certainly_le, certainly_lt, compare, refine, workprec
+from .calibrate import SigmaCalibration, StepsBudget, calibrate_sigma, max_steps
+from .conversion import Conversion
 from .curves import RdpCurve, rdp_curve, supports
 from .errors import PrecisionExhausted, UndecidedComparison, UnsupportedEventError
 from .events import (
@@ -41,6 +43,18 @@ from .registry import ROWS, sampled_event
 
 __version__ = "0.1.0"
 
+#: names imported on first use (their modules import mpmath, which the accountant does not need)
+_LAZY = {"make_certificate": "certificate", "verify_file": "certificate"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "DEFAULT_ORDERS",
     "ROWS",
@@ -48,6 +62,7 @@ __all__ = [
     "Bound",
     "Certified",
     "ComposedEvent",
+    "Conversion",
     "DeltaResult",
     "DpEvent",
     "EpsilonResult",
@@ -62,17 +77,23 @@ __all__ = [
     "RdpResult",
     "Sampling",
     "SelfComposedEvent",
+    "SigmaCalibration",
+    "StepsBudget",
     "UndecidedComparison",
     "UnsupportedEventError",
     "Wang2019SampledEvent",
     "ZhuWangSampledEvent",
     "__version__",
+    "calibrate_sigma",
     "certainly_le",
     "certainly_lt",
     "compare",
+    "make_certificate",
+    "max_steps",
     "rdp_curve",
     "refine",
     "sampled_event",
     "supports",
+    "verify_file",
     "workprec",
 ]

@@ -46,7 +46,7 @@ from . import validation
 
 # registration of the bounds with rdp_curve
 from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb
-from .conversion import CONVERSIONS, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
+from .conversion import Conversion, conversion_name, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
 from .curves import RdpCurve, rdp_curve
 from .errors import PrecisionExhausted, UnsupportedEventError
 from .events import DpEvent, leaf_counts
@@ -374,7 +374,10 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
             order search (module docstring); with ``continuous=False`` it is the
             set of orders searched.
         continuous: search all real orders > 1 (default), not only the grid.
-        conversion: ``"best"`` (default), ``"mironov"``, ``"cks"`` or ``"balle"``.
+        conversion: a :class:`~rigorous_rdp.conversion.Conversion` or its value: ``"best"``
+            (default: per order the smallest of the others, with the total-variation shortcut),
+            ``"mironov"`` (Mironov 2017, Prop. 3), ``"cks"`` (Canonne, Kamath, Steinke 2020,
+            Prop. 12) or ``"balle"`` (Balle et al. 2020, Thm 21; the same expression as CKS).
         digits: relative width of reported enclosures, ``<= 10**-digits``.
         max_prec: maximum working precision in bits.
 
@@ -392,7 +395,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         orders: Iterable[object] | None = None,
         *,
         continuous: bool = True,
-        conversion: str = "best",
+        conversion: Conversion | str = "best",
         digits: float = DEFAULT_DIGITS,
         max_prec: int = MAX_PREC,
     ):
@@ -402,8 +405,9 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
             self.orders = tuple(sorted({validation.order(a) for a in orders}))
             if not self.orders:
                 raise ValueError("alpha must be a non-empty list of orders > 1. Found [].")
-        if conversion not in CONVERSIONS:
-            raise ValueError(f"conversion must be one of {', '.join(CONVERSIONS)}. Found {conversion!r}.")
+        conversion = conversion_name(conversion)
+        if isinstance(max_prec, bool) or not isinstance(max_prec, int) or max_prec < 64:
+            raise ValueError(f"max_prec must be an integer >= 64 (bits). Found {max_prec!r}.")
         if not (isinstance(digits, (int, float)) and 1 <= digits <= 1000):
             raise ValueError(f"digits must be in [1, 1000]. Found {digits!r}.")
         self.continuous = bool(continuous)
@@ -412,6 +416,18 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         self.max_prec = int(max_prec)
         self._counts: dict[DpEvent, int] = {}
         self._curves: dict[DpEvent, RdpCurve] = {}
+
+    @staticmethod
+    def template(accountant: object) -> RdpAccountant:
+        """``accountant`` as the template of the accounting options (``None``: ``RdpAccountant()``);
+        ``ValueError`` for anything else than an :class:`RdpAccountant`."""
+        if accountant is None:
+            return RdpAccountant()
+        if not isinstance(accountant, RdpAccountant):
+            raise ValueError(
+                f"accountant must be an RdpAccountant (the template of the accounting options). Found {accountant!r}."
+            )
+        return accountant
 
     def fresh(self, digits: float | None = None) -> RdpAccountant:
         """An empty accountant with the same options (``digits`` replaced when given).

@@ -251,7 +251,7 @@ class _Evaluator:
     def __init__(self, target_epsilon: Fraction, delta: Fraction, template: RdpAccountant | None, progress: Progress):
         self.target = target_epsilon
         self.delta = delta
-        self.template = RdpAccountant() if template is None else template
+        self.template = RdpAccountant.template(template)
         self.progress = progress
         self.count = 0
 
@@ -325,7 +325,7 @@ def calibrate_sigma(
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be an integer >= 1. Found {steps!r}.")
     if isinstance(sigma_digits, bool) or not isinstance(sigma_digits, int) or not 1 <= sigma_digits <= 15:
-        raise ValueError(f"sigma-digits must be an integer in [1, 15]. Found {sigma_digits!r}.")
+        raise ValueError(f"sigma_digits must be an integer in [1, 15]. Found {sigma_digits!r}.")
     ev = _Evaluator(eps, delta, accountant, progress)
     make_event(Fraction(1))  # validates the other parameters early (raises ValueError)
 

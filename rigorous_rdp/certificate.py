@@ -277,7 +277,7 @@ def make_certificate(
     d = parse_rational(delta, "delta")
     if not 0 < d < 1:
         raise ValueError(f"delta must be in (0, 1). Found {float(d)!r}.")
-    acc = (RdpAccountant() if accountant is None else accountant).fresh()
+    acc = RdpAccountant.template(accountant).fresh()
     acc.compose(event, steps)
     res = acc.get_epsilon_and_order(d)
     curves = []

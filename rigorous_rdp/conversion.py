@@ -32,8 +32,11 @@ from collections.abc import Callable
 import numpy as np
 from flint import arb
 
+from .events import _Choice
+
 __all__ = [
     "CONVERSIONS",
+    "Conversion",
     "delta_cks",
     "delta_from_rdp",
     "delta_mironov",
@@ -46,7 +49,21 @@ __all__ = [
     "log_delta_screen",
 ]
 
-CONVERSIONS = ("best", "mironov", "cks", "balle")
+
+class Conversion(_Choice):
+    """The RDP-to-(epsilon, delta) conversion (the ``--conversion`` option; functions accept a
+    member or its value): ``MIRONOV`` Mironov 2017, Prop. 3; ``CKS`` Canonne, Kamath, Steinke
+    2020, Prop. 12; ``BALLE`` Balle et al. 2020, Thm 21 (the same expression as CKS); ``BEST``
+    the smallest of them at each order, with the total-variation shortcut."""
+
+    BEST = "best"
+    MIRONOV = "mironov"
+    CKS = "cks"
+    BALLE = "balle"
+
+
+#: the values of :class:`Conversion`
+CONVERSIONS = tuple(c.value for c in Conversion)
 
 
 def epsilon_mironov(rdp: arb, alpha: arb, delta: arb) -> arb:
@@ -89,18 +106,19 @@ _EPS: dict[str, Callable[[arb, arb, arb], arb]] = {
 _DELTA: dict[str, Callable[[arb, arb, arb], arb]] = {"mironov": delta_mironov, "cks": delta_cks, "balle": delta_cks}
 
 
-def _check_conversion(conversion: str) -> None:
-    if conversion not in CONVERSIONS:
-        raise ValueError(f"conversion must be one of {', '.join(CONVERSIONS)}. Found {conversion!r}.")
+def conversion_name(conversion: Conversion | str) -> str:
+    """The value of a :class:`Conversion` given as a member or by its value; ``ValueError`` else."""
+    value: str = Conversion.parse(conversion).value
+    return value
 
 
-def epsilon_from_rdp(rdp: arb, alpha: arb, delta: arb, conversion: str = "best") -> tuple[arb, str]:
+def epsilon_from_rdp(rdp: arb, alpha: arb, delta: arb, conversion: Conversion | str = "best") -> tuple[arb, str]:
     """Certified epsilon at one order; returns (ball, name of the conversion used).
 
     With ``"best"`` the conversion whose upper endpoint is smallest is chosen.
     The result is clamped below at 0.
     """
-    _check_conversion(conversion)
+    conversion = conversion_name(conversion)
     if conversion != "best":
         return _EPS[conversion](rdp, alpha, delta).max(arb(0)), conversion
     if delta_tv(rdp) <= delta:
@@ -115,9 +133,9 @@ def epsilon_from_rdp(rdp: arb, alpha: arb, delta: arb, conversion: str = "best")
     return best, name
 
 
-def delta_from_rdp(rdp: arb, alpha: arb, epsilon: arb, conversion: str = "best") -> tuple[arb, str]:
+def delta_from_rdp(rdp: arb, alpha: arb, epsilon: arb, conversion: Conversion | str = "best") -> tuple[arb, str]:
     """Certified delta at one order; returns (ball, name of the conversion used), clamped at 1."""
-    _check_conversion(conversion)
+    conversion = conversion_name(conversion)
     if conversion != "best":
         return _DELTA[conversion](rdp, alpha, epsilon).min(arb(1)), conversion
     best = None

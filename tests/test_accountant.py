@@ -298,3 +298,22 @@ def test_unsupported_event_raises_and_supports_is_false():
         assert acc.supports(ev)
     with pytest.raises(ValueError):
         acc.compose("not an event", 1)  # type: ignore[arg-type]
+
+
+def test_conversion_enum_and_template_checks():
+    from rigorous_rdp import Conversion, calibrate_sigma, make_certificate
+
+    ev = GaussianEvent(5)
+    by_member = RdpAccountant(conversion=Conversion.MIRONOV).compose(ev, 10).get_epsilon_and_order("1e-5")
+    by_name = RdpAccountant(conversion="mironov").compose(ev, 10).get_epsilon_and_order("1e-5")
+    assert by_member.conversion == by_name.conversion == "mironov"
+    assert by_member.epsilon.to_json() == by_name.epsilon.to_json()
+    for bad in ("x", RdpAccountant, 3):
+        with pytest.raises(ValueError, match=r"^accountant must be an RdpAccountant"):
+            calibrate_sigma(GaussianEvent, 1, 1, "1e-5", accountant=bad)
+        with pytest.raises(ValueError, match=r"^accountant must be an RdpAccountant"):
+            make_certificate(ev, 1, "1e-5", accountant=bad)
+    with pytest.raises(ValueError, match=r"^max_prec must be an integer >= 64"):
+        RdpAccountant(max_prec=0)
+    with pytest.raises(ValueError, match=r"^conversion must be one of best, mironov, cks, balle\. Found 'renyi'\.$"):
+        RdpAccountant(conversion="renyi")

@@ -109,7 +109,7 @@ class _CertifiedRDPAccountantImpl:
     """
 
     def __init__(self, *, accountant: RdpAccountant | None = None):
-        self.template = RdpAccountant() if accountant is None else accountant.fresh()
+        self.template = RdpAccountant.template(accountant).fresh()
         #: list of ``(noise_multiplier, sample_rate, num_steps)``, as in Opacus
         self.history: list[tuple[Any, Any, int]] = []
 
