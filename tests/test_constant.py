@@ -303,6 +303,9 @@ def test_table_has_no_default_time_budget():
     assert _budget_seconds(table) is None
     assert _budget_seconds(single) == 60
     assert _budget_seconds(argparse.Namespace(command="constant", table=True, max_seconds="5")) == 5
+    # verify: a longer default (its independent FSwR check of a large batch takes 1-2 min)
+    assert _budget_seconds(argparse.Namespace(command="verify")) == 600
+    assert _budget_seconds(argparse.Namespace(command="verify", max_seconds="7")) == 7
 
 
 def test_too_small_c2_names_c2_quickly(capsys):

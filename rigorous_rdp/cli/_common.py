@@ -70,7 +70,7 @@ class Parser(argparse.ArgumentParser):
             default=argparse.SUPPRESS,
             metavar="S",
             help=f"time budget in seconds, 0 < S <= {int(budget.MAX_SECONDS)} (default"
-            f" {budget.DEFAULT_SECONDS:g} for queries; none for reproduce, audit,"
+            f" {budget.DEFAULT_SECONDS:g} for queries, 600 for verify; none for reproduce, audit,"
             " conjecture); past it the command stops with exit status 2",
         )
 
@@ -406,6 +406,9 @@ RANGE_CHECKED = ("rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd", "co
 #: commands without a default time budget (batch jobs; --max-seconds still applies); so is
 #: ``constant --table`` (16 whole-range computations, minutes)
 UNLIMITED = ("reproduce", "audit", "conjecture")
+#: commands with a longer default budget than the queries: ``verify`` integrates independently
+#: in mpmath (an FSwR certificate of a large batch takes 1-2 min there)
+LONGER_DEFAULT = {"verify": 600.0}
 
 
 #: a certificate stores inputs as exact "p/q" text; Python writes integers of at most 4300 digits
@@ -463,7 +466,7 @@ def _budget_seconds(args: argparse.Namespace) -> float | None:
     if value is None:
         command = getattr(args, "command", None)
         batch = command in UNLIMITED or (command == "constant" and getattr(args, "table", False))
-        return None if batch else budget.DEFAULT_SECONDS
+        return None if batch else LONGER_DEFAULT.get(command, budget.DEFAULT_SECONDS)
     return budget.parse_seconds(value, "--max-seconds")
 
 
