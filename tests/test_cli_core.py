@@ -100,6 +100,16 @@ def test_bad_input_in_process(argv, option, capsys):
     _check_error(code, out, err, option)
 
 
+def test_choices_in_messages_are_named_as_options(capsys):
+    # the event layer says "sampling poisson"; the command line says "--sampling poisson"
+    assert main(["rdp", "--q", "0.1", "--sigma", "1", "--alpha", "2"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "rigorous-rdp: error: --q applies to --sampling poisson, not --sampling none."
+    )
+    assert main(["rdp", "--sigma", "1", "--alpha", "2", "--adjacency", "replace-one"]) == 2
+    assert "needs a sampling scheme (--sampling poisson|fswor|fswr)" in capsys.readouterr().err
+
+
 def _run(argv):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(

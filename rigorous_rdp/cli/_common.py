@@ -302,6 +302,11 @@ API_OPTIONS = {
     "count": "--steps",
 }
 _API_RE = re.compile(r"\b(" + "|".join(API_OPTIONS) + r")\b")
+#: "sampling poisson", "adjacency replace-one", "bound tau" inside a message: the option and its value
+_CHOICE_RE = re.compile(
+    r"(?<![-\w])(sampling|adjacency|bound) (?=(none|poisson|fswor|fswr|add-remove|replace-one|tight|general|lower"
+    r"|tau|wang2019|default)\b)"
+)
 
 
 def _int_text(n: int) -> str:
@@ -447,7 +452,7 @@ def _check_certificate_digits(f: object, name: str, shown: object) -> None:
 def _name_option(message: str, extra: tuple = ()) -> str:
     """Map the API's parameter names to options, and prefix ``--`` when the message starts
     with an option name (shared or the subcommand's own)."""
-    message = _API_RE.sub(lambda m: API_OPTIONS[m.group(1)], message)
+    message = _CHOICE_RE.sub(r"--\1 ", _API_RE.sub(lambda m: API_OPTIONS[m.group(1)], message))
     if message.startswith("--"):
         return message
     for name in _OPTION_NAMES + tuple(extra):
