@@ -539,8 +539,6 @@ def hessian_box(
     # 256 bits: the ball of exp(-t^2 / (2 sigma^2)) over a cell keeps a positive lower end for spreads
     # up to about e^170 between its ends (midpoint-radius balls)
     with workprec(256):
-        if method == "natural" and cells_per_sigma is None:
-            cells_per_sigma = 16
         if method == "compensated":
             L, U, _, _ = tail_constants(case)
             tail = hessian_tail(case, L, U) + (2 * case.lam - 1) * hessian_tail_density(case, L, U)
@@ -565,7 +563,7 @@ def hessian_box(
             ip.append(set(rows_p))
             iq.append(set(rows_q))
         norm = 1 / (sig * (2 * arb.pi()).sqrt()) / len(subs)
-        h = case.sigma / cells_per_sigma
+        h = case.sigma / (16 if cells_per_sigma is None else cells_per_sigma)
         ncell = math.ceil((U - L) / h)
         H = [[arb(0)] * dim for _ in range(dim)]
         for c in range(ncell):
