@@ -99,7 +99,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from flint import acb, arb
+from flint import acb, arb, ctx
 
 from ..arith import decimal_lower, decimal_upper, to_arb, workprec
 from .constant import log_g_mixture
@@ -446,12 +446,18 @@ def _cells(case: ProofCase, cells_per_sigma: int, coarse_per_sigma: int = 8) -> 
     return out
 
 
+@functools.lru_cache(maxsize=16)
+def _cell_balls(case: ProofCase, cells_per_sigma: int, prec: int) -> tuple[tuple[arb, arb], ...]:
+    """The cells of :func:`_cells` as (ball of the cell, width) at ``prec`` bits."""
+    with workprec(prec):
+        return tuple((to_arb(a0).union(to_arb(a1)), to_arb(a1 - a0)) for a0, a1 in _cells(case, cells_per_sigma))
+
+
 def _hessian_compensated(
     case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], cells_per_sigma: int
 ) -> list[list[arb]]:
     r"""The ``"compensated"`` enclosure of :func:`hessian_box` (see there), without tails."""
     dim = case.dim
-    L, U, _, _ = tail_constants(case)
     sig = to_arb(case.sigma)
     inv_s2 = 1 / (sig * sig)
     inv2s2 = inv_s2 / 2
@@ -460,24 +466,39 @@ def _hessian_compensated(
     groups = _atom_groups(case)
     means = [[sum((theta[i] for i in R), arb(0)) for R in grp] for grp in groups]
     pairs = list(itertools.combinations_with_replacement(range(dim), 2))
-    has1 = [[[a for a, R in enumerate(grp) if k in R] for k in range(dim)] for grp in groups]
-    has2 = [{(j, k): [a for a, R in enumerate(grp) if j in R and k in R] for j, k in pairs} for grp in groups]
+    has1 = [[tuple(a for a, R in enumerate(grp) if k in R) for k in range(dim)] for grp in groups]
+    has2 = [[tuple(a for a, R in enumerate(grp) if j in R and k in R) for j, k in pairs] for grp in groups]
     norm = 1 / (sig * (2 * arb.pi()).sqrt()) / len(case.subsets())
     zero = arb(0)
-    H = {jk: arb(0) for jk in pairs}
-    for a0, a1 in _cells(case, cells_per_sigma):
-        y = to_arb(a0).union(to_arb(a1))
-        w = to_arb(a1 - a0)
+    npair = len(pairs)
+    H = [arb(0)] * npair
+    c_lam, c_lam1, c_ll = lam, lam - 1, lam * (lam - 1)
+    for y, w in _cell_balls(case, cells_per_sigma, ctx.prec):
         sums0, sums1, sums2 = [], [], []
         for g, mu in enumerate(means):
             t = [y - s for s in mu]
             e = [_gauss_range(ti, inv2s2) for ti in t]
             ts = [ti * inv_s2 for ti in t]
-            d1 = [ts[a] * e[a] for a in range(len(e))]
-            d2 = [(ts[a] * ts[a] - inv_s2) * e[a] for a in range(len(e))]
-            sums0.append(sum(e, zero))
-            sums1.append([sum((d1[a] for a in has1[g][k]), zero) for k in range(dim)])
-            sums2.append({jk: sum((d2[a] for a in has2[g][jk]), zero) for jk in pairs})
+            d1 = [tsa * ea for tsa, ea in zip(ts, e, strict=True)]
+            d2 = [(tsa * tsa - inv_s2) * ea for tsa, ea in zip(ts, e, strict=True)]
+            tot = zero
+            for ea in e:
+                tot = tot + ea
+            sums0.append(tot)
+            s1l = []
+            for idx in has1[g]:
+                acc = zero
+                for a in idx:
+                    acc = acc + d1[a]
+                s1l.append(acc)
+            sums1.append(s1l)
+            s2l = []
+            for idx in has2[g]:
+                acc = zero
+                for a in idx:
+                    acc = acc + d2[a]
+                s2l.append(acc)
+            sums2.append(s2l)
         c0, p0, q0 = sums0
         q = c0 + q0
         delta = (p0 - q0) / q  # R - 1, from the differing atoms only
@@ -486,19 +507,19 @@ def _hessian_compensated(
         rl2 = arb(1)
         for _ in range(lam - 2):
             rl2 *= R
-        D = [-delta * sums1[0][k] + sums1[1][k] - R * sums1[2][k] for k in range(dim)]
-        d2s = delta * delta * s2
-        for j, k in pairs:
+        C1, P1, Q1 = sums1
+        D = [-delta * C1[k] + P1[k] - R * Q1[k] for k in range(dim)]
+        nd2s = -(delta * delta * s2)
+        kp = c_lam * delta * s1
+        kq = c_lam1 * delta * s0
+        kd = c_ll * rl2
+        C2, P2, Q2 = sums2
+        for i, (j, k) in enumerate(pairs):
             dd = D[j] * D[k]  # (arb ** 2 of a ball around 0 is nan)
-            H[(j, k)] += w * (
-                -d2s * sums2[0][(j, k)]
-                + lam * delta * s1 * sums2[1][(j, k)]
-                - (lam - 1) * delta * s0 * sums2[2][(j, k)]
-                + lam * (lam - 1) * rl2 * dd / q
-            )
+            H[i] += w * (nd2s * C2[i] + kp * P2[i] - kq * Q2[i] + kd * dd / q)
     out = [[arb(0)] * dim for _ in range(dim)]
-    for j, k in pairs:
-        out[j][k] = out[k][j] = H[(j, k)] * norm
+    for i, (j, k) in enumerate(pairs):
+        out[j][k] = out[k][j] = H[i] * norm
     return out
 
 
