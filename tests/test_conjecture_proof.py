@@ -356,3 +356,14 @@ def test_density_hessian_tail_against_mpmath():
         assert 0 < tail <= mpmath.mpf(bound.upper().str(30, radius=False))
     finally:
         mpmath.mp.dps = 15
+
+
+def test_split_with_a_non_finite_hessian_takes_the_widest_side():
+    """At sigma = 1, m = 2 the Hessian balls over a wide box have no finite end (an atom's ball over a
+    cell spans more than 2^30); the box is bisected on its widest side, not on coordinate 0 forever."""
+    case = cp.ProofCase(3, 2, 2, F(1))
+    box = [(F(0), F(1, 2))] + [(F(0), F(1))] * 3
+    H = cp.hessian_box(case, box)
+    assert not H[0][0].is_finite()
+    b = cp.box_bounds(case, box, cp.rhs_g(case))
+    assert not b["proven"] and b["split"] == 1

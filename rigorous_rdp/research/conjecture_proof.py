@@ -62,7 +62,8 @@ half-widths :math:`h_k`; coordinates :math:`\theta = (x_1..x_{n-1}, u, u')`):
    :math:`G(\theta) \le G(c') + \sum_{k\in J} |\partial_k G(c')|\,h_k +
    \tfrac12\sum_{j,k\in J}\max|H_{jk}|\,h_j h_k` (Taylor's formula with Lagrange remainder);
 5. else bisect, at its midpoint, the coordinate ``j`` with the largest
-   :math:`w_j\sum_{k\in J}\max|H_{kj}| + [j\in J]\,w_j\max|\partial_j G|` (a heuristic; any choice is sound).
+   :math:`w_j\sum_{k\in J}\max|H_{kj}| + [j\in J]\,w_j\max|\partial_j G|`, or the widest side when
+   a score is not finite (a heuristic; any choice is sound).
 
 The extremal configuration is a vertex of ``F`` where the ratio is exactly 1, so no plain interval
 bound closes a box that touches it; step 3 closes it once the box is small enough that all partial
@@ -706,6 +707,11 @@ def box_bounds(
                 sc += float(_absmax(gbox[j]).mid()) * wj
             scores[j] = sc
         split = max(range(dim), key=lambda j: scores[j])
+        if not all(math.isfinite(sc) for sc in scores.values()):
+            # a Hessian ball without a finite end (on wide boxes at small sigma the ball of an atom over a
+            # cell spans more than 2^30 and loses its positive lower end, so q may contain 0): NaN
+            # scores would pick coordinate 0 forever; bisect the widest side instead
+            split = _widest(box)
         return _verdict("taylor", up, rhs_lower, signs, cf, split)
 
 
