@@ -46,7 +46,7 @@ half-widths :math:`h_k`; coordinates :math:`\theta = (x_1..x_{n-1}, u, u')`):
    cell and the box, on cells of :func:`_cells`, plus proven tails).  The integrand is the
    *compensated* one, :math:`\partial_{jk}[p^\lambda q^{1-\lambda} - \lambda p + (\lambda-1)q]`: since
    :math:`\int p = \int q = 1` for every configuration, the subtracted part integrates to 0, and what
-   remains vanishes to second order where :math:`p = q`, so its balls are 3-10 times narrower than
+   remains vanishes to second order where :math:`p = q`, so its balls are 3-14 times narrower than
    those of :math:`\partial_{jk}(p^\lambda q^{1-\lambda})` (formula and tails in :func:`hessian_box`);
    it only enters multiplied by box widths;
 3. *signs*: :math:`\partial_k G` on the box lies in :math:`\partial_k G(c) + \sum_j [H_{kj}]\,[-h_j, h_j]`
