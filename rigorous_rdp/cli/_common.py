@@ -471,7 +471,7 @@ def _budget_seconds(args: argparse.Namespace) -> float | None:
     if value is None:
         command = getattr(args, "command", None)
         batch = command in UNLIMITED or (command == "constant" and getattr(args, "table", False))
-        return None if batch else LONGER_DEFAULT.get(command, budget.DEFAULT_SECONDS)
+        return None if batch else LONGER_DEFAULT.get(str(command), budget.DEFAULT_SECONDS)
     return budget.parse_seconds(value, "--max-seconds")
 
 
