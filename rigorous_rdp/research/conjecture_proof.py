@@ -454,6 +454,17 @@ def _cell_balls(case: ProofCase, cells_per_sigma: int, prec: int) -> tuple[tuple
         return tuple((to_arb(a0).union(to_arb(a1)), to_arb(a1 - a0)) for a0, a1 in _cells(case, cells_per_sigma))
 
 
+def _ball_sums(terms: Sequence[arb], index_sets: Sequence[tuple[int, ...]]) -> list[arb]:
+    """Per index set, the sum of ``terms`` over it (left to right, from 0)."""
+    out = []
+    for idx in index_sets:
+        acc = arb(0)
+        for a in idx:
+            acc = acc + terms[a]
+        out.append(acc)
+    return out
+
+
 def _hessian_compensated(
     case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], cells_per_sigma: int
 ) -> list[list[arb]]:
@@ -486,20 +497,8 @@ def _hessian_compensated(
             for ea in e:
                 tot = tot + ea
             sums0.append(tot)
-            s1l = []
-            for idx in has1[g]:
-                acc = zero
-                for a in idx:
-                    acc = acc + d1[a]
-                s1l.append(acc)
-            sums1.append(s1l)
-            s2l = []
-            for idx in has2[g]:
-                acc = zero
-                for a in idx:
-                    acc = acc + d2[a]
-                s2l.append(acc)
-            sums2.append(s2l)
+            sums1.append(_ball_sums(d1, has1[g]))
+            sums2.append(_ball_sums(d2, has2[g]))
         c0, p0, q0 = sums0
         q = c0 + q0
         delta = (p0 - q0) / q  # R - 1, from the differing atoms only
