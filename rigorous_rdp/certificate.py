@@ -390,7 +390,9 @@ def _require(obj: Any, key: str, kind: Any) -> Any:
     return v
 
 
-def verify_certificate(cert: Any, *, dps: int | None = None, reference: Any = None) -> VerificationResult:
+def verify_certificate(
+    cert: Any, *, dps: int | None = None, reference: Any = None, all_boxes: bool = False
+) -> VerificationResult:
     r"""Recompute the claim of a certificate independently (mpmath reference path).
 
     Checks, in order: the format, the content hash, the consistency of the
@@ -406,6 +408,8 @@ def verify_certificate(cert: Any, *, dps: int | None = None, reference: Any = No
         dps: mpmath precision in decimal digits (default ``max(50, 3 * digits + 10)``).
         reference: replacement for :func:`rigorous_rdp.reference.reference_rdp`
             (tests); default is the registry.
+        all_boxes: for a Conjecture 1 ``holds-boxes`` certificate, re-evaluate every box
+            with mpmath (default: the extremal box and 3 seeded random boxes).
 
     Returns:
         :class:`VerificationResult`; never raises for a bad certificate.
@@ -414,7 +418,8 @@ def verify_certificate(cert: Any, *, dps: int | None = None, reference: Any = No
         # Conjecture 1 certificates (a different claim) have their own independent re-check
         from .research.conjecture_certificate import verify_conjecture_certificate
 
-        conj: VerificationResult = verify_conjecture_certificate(cert, dps=dps)  # the research module is untyped
+        sample = None if all_boxes else 4
+        conj: VerificationResult = verify_conjecture_certificate(cert, dps=dps, sample=sample)  # untyped module
         return conj
     try:
         return _verify(cert, dps, reference)
@@ -601,8 +606,10 @@ def _enclosure_failure(
     return None
 
 
-def verify_file(path: str, *, dps: int | None = None, reference: Any = None) -> VerificationResult:
-    """Read and verify a certificate file.
+def verify_file(
+    path: str, *, dps: int | None = None, reference: Any = None, all_boxes: bool = False
+) -> VerificationResult:
+    """Read and verify a certificate file (``all_boxes``: see :func:`verify_certificate`).
 
     Raises:
         ValueError: ``FILE ...`` when the file cannot be read (bad input, not a bad certificate).
@@ -616,7 +623,7 @@ def verify_file(path: str, *, dps: int | None = None, reference: Any = None) -> 
         cert = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, json.JSONDecodeError, CertificateError, RecursionError) as exc:
         return VerificationResult(False, f"malformed JSON: {' '.join(str(exc).split())}")
-    return verify_certificate(cert, dps=dps, reference=reference)
+    return verify_certificate(cert, dps=dps, reference=reference, all_boxes=all_boxes)
 
 
 def _reject_constant(name: str) -> Any:

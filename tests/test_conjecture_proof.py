@@ -367,3 +367,17 @@ def test_split_with_a_non_finite_hessian_takes_the_widest_side():
     assert not H[0][0].is_finite()
     b = cp.box_bounds(case, box, cp.rhs_g(case))
     assert not b["proven"] and b["split"] == 1
+
+
+def test_all_boxes_rejects_a_lowered_bound_that_the_sample_may_miss(tmp_path):
+    # every box's bound lowered to 1 (<= the true G by Jensen), the hash recomputed: the tiling and
+    # "bound <= RHS" still hold, so only re-evaluating the boxes can see it; --all-boxes re-evaluates all
+    from rigorous_rdp.certificate import verify_certificate
+    from rigorous_rdp.research.conjecture_certificate import _hash
+
+    cert = json.loads((Path(__file__).parent / "data" / "conjecture_proof_n2_m1_l2_s1.json").read_text())
+    i = next(k for k, b in enumerate(cert["boxes"]) if b[1] == "taylor")
+    cert["boxes"][i][2] = "1"
+    cert["sha256"] = _hash(cert)
+    res = verify_certificate(cert, all_boxes=True)
+    assert not res.ok and "exceeds the stated bound" in res.reason

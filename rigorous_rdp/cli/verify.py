@@ -35,6 +35,12 @@ def register(sub: Any) -> None:
         metavar="N",
         help=f"mpmath precision in decimal digits, {MIN_DPS} <= N <= {MAX_DPS} (default max(50, 3 * digits + 10))",
     )
+    p.add_argument(
+        "--all-boxes",
+        action="store_true",
+        help="Conjecture 1 proof certificates: re-evaluate every box with mpmath (default: the extremal box"
+        " and 3 seeded random boxes; the tiling, the bounds against the RHS and the signs are always checked)",
+    )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text)
 
@@ -98,7 +104,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     elif json_depth_exceeds(raw):
         res = VerificationResult(False, f"malformed JSON: nested deeper than {MAX_DEPTH} levels")
     else:
-        res = verify_file(args.file, dps=dps)
+        res = verify_file(args.file, dps=dps, all_boxes=args.all_boxes)
     if budget.expired():  # a reference computation stopped by the budget is not a verdict
         budget.check("the independent reference values")
     out = {"file": args.file, **res.to_json()}
