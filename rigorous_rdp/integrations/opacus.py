@@ -142,7 +142,9 @@ class _CertifiedRDPAccountantImpl:
         acc = (
             t.fresh()
             if restricted is None
-            else RdpAccountant(restricted, continuous=False, conversion=t.conversion, digits=t.digits)
+            else RdpAccountant(
+                restricted, continuous=False, conversion=t.conversion, digits=t.digits, max_prec=t.max_prec
+            )
         )
         non_private = False
         for entry in self.history:
