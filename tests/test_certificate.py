@@ -290,3 +290,38 @@ def test_core_imports_no_research_module():
         "bad = [m for m in sys.modules if m.startswith('rigorous_rdp.research')]; assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    ("event", "digits"),
+    [
+        (PoissonSampledEvent(GaussianEvent(2), "1/2"), 10),
+        (PoissonSampledEvent(GaussianEvent(2), "1/2"), 30),
+        (GaussianEvent(2), 100),
+    ],
+    ids=["poisson-10", "poisson-30", "gaussian-100"],
+)
+def test_certificates_verify_whatever_the_digits(event, digits):
+    # a certificate prints at most 60 digits (rounded outward), what verify confirms at its cap
+    c = make_certificate(event, 3, "1/1000", accountant=RdpAccountant(digits=digits))
+    printed = len(c["epsilon"]["upper"].replace(".", "").lstrip("0"))
+    assert printed <= 60
+    res = verify_certificate(c)
+    assert res.ok, res.reason
+    assert res.details["dps"] == min(150, max(50, 3 * digits + 10))
+
+
+def test_tiny_q_certificate_verifies_quickly():
+    import time
+
+    c = make_certificate(PoissonSampledEvent(GaussianEvent("1.1"), "1e-300"), 1000, "1e-5")
+    t0 = time.monotonic()
+    res = verify_certificate(c)
+    assert res.ok, res.reason
+    assert time.monotonic() - t0 < 30
+    # the reference RDP is 1000 log(1 + q^2 (e^(1/sigma^2) - 1)) / (alpha - 1), about 1.285e-597 at alpha 2
+    if res.details.get("order") == "2":
+        with mpmath.workdps(30):
+            q = mpmath.mpf(10) ** -300
+            exact = 1000 * mpmath.log1p(q * q * mpmath.expm1(1 / mpmath.mpf("1.21")))
+            assert abs(mpmath.mpf(res.details["reference_rdp"]) / exact - 1) < mpmath.mpf(10) ** -15

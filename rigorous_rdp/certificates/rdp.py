@@ -88,6 +88,10 @@ LEGACY_CLAIM = (
 #: verify's largest reference precision (decimal digits) unless the caller asks for more: the
 #: reference quadrature at 150 digits takes about 10 s, at 400 digits several minutes
 MAX_AUTO_DPS = 150
+#: most significant digits printed in a certificate (rounded outward, so still a valid enclosure):
+#: the reference at MAX_AUTO_DPS digits confirms an upper end to about MAX_AUTO_DPS / 2 digits, so a
+#: certificate made with --digits 100 or 1000 prints what verify can confirm within its budget
+MAX_PRINTED_DIGITS = 60
 #: largest order accepted (the accountant's uncapped search stops at 2**25)
 MAX_ORDER = 1 << 25
 
@@ -153,7 +157,7 @@ def make_certificate(
         },
     }
     summary = describe_event(event)
-    epsilon = res.epsilon.to_json()
+    epsilon = _printed(res.epsilon)
     cert: dict[str, Any] = {
         "format": CERTIFICATE_FORMAT,
         "format_version": CERTIFICATE_VERSION,
@@ -161,13 +165,20 @@ def make_certificate(
         "claim": claim_text(steps, summary, rat_text(d), epsilon["upper"]),
         "inputs": {"event": event_to_json(event), "summary": summary, "steps": steps, "delta": rat_text(d)},
         "method": method,
-        "rdp": None if res.rdp is None else res.rdp.to_json(),
+        "rdp": None if res.rdp is None else _printed(res.rdp),
         "epsilon": epsilon,
         "precision": {"bits": res.epsilon.prec, "digits": acc.digits},
         "software": versions(),
     }
     cert["sha256"] = content_hash(cert)
     return cert
+
+
+def _printed(value: Any) -> dict[str, str]:
+    """``value.to_json()`` with at most :data:`MAX_PRINTED_DIGITS` significant digits (outward)."""
+    default = 17 if value.digits is None else max(17, math.ceil(value.digits) + 2)
+    out: dict[str, str] = value.to_json(min(default, MAX_PRINTED_DIGITS))
+    return out
 
 
 # ---------------------------------------------------------------------------
