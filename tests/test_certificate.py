@@ -325,3 +325,18 @@ def test_tiny_q_certificate_verifies_quickly():
             q = mpmath.mpf(10) ** -300
             exact = 1000 * mpmath.log1p(q * q * mpmath.expm1(1 / mpmath.mpf("1.21")))
             assert abs(mpmath.mpf(res.details["reference_rdp"]) / exact - 1) < mpmath.mpf(10) ** -15
+
+
+def test_exact_inputs_of_thousands_of_digits_verify():
+    # certify takes exact inputs of up to 4,000 digits; the certificate stores q = 1e-2000 as
+    # "1/1000...0" (2,003 characters), which verify reads exactly (the reference RDP at order 2
+    # is 10 log(1 + q^2 (e^(1/sigma^2) - 1)) / 1, about 1e-4000)
+    c = make_certificate(PoissonSampledEvent(GaussianEvent("1.1"), "1e-2000"), 10, "1e-5")
+    assert len(c["inputs"]["event"]["sampling_probability"]) == 2003
+    res = verify_certificate(c)
+    assert res.ok, res.reason
+    bad = json.loads(json.dumps(c))
+    bad["inputs"]["event"]["sampling_probability"] = "1/" + "1" * 9000
+    bad.pop("claim")
+    res = verify_certificate(_rehash(bad))
+    assert not res.ok and res.reason.startswith("malformed certificate")

@@ -67,9 +67,9 @@ CERTIFICATE_VERSION = 1
 MAX_FILE_BYTES = 16 << 20
 #: deepest nesting of JSON arrays/objects accepted (an RDP certificate has depth 4)
 MAX_DEPTH = 64
-#: longest number string accepted in a certificate (a certificate made with --digits 1000
-#: prints about 1000 digits)
-MAX_NUMBER_CHARS = 2_100
+#: longest number string accepted in a certificate (certify takes exact inputs of up to 4,000
+#: digits, e.g. q = 1e-4000 stored as "1/1000...0")
+MAX_NUMBER_CHARS = 8_100
 #: largest decimal exponent accepted (delta = 1e-400 is legitimate; 1e-99999999 is a cost attack)
 MAX_EXPONENT = 100_000
 
@@ -192,7 +192,10 @@ def parse_decimal(text: Any, name: str) -> Fraction:
     if abs(exponent) > MAX_EXPONENT:
         raise CertificateError(f"{name}: exponent beyond +-{MAX_EXPONENT}. Found {text[:80]!r}.")
     mantissa = text[: m.start(3)] if m.group(3) else text
-    value = Fraction(mantissa)  # the grammar is a subset of Fraction's: read exactly
+    try:
+        value = Fraction(mantissa)  # the grammar is a subset of Fraction's: read exactly
+    except ValueError as exc:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise CertificateError(f"{name}: {one_line(exc)}") from None
     return value * Fraction(10) ** exponent
 
 
@@ -211,9 +214,13 @@ def parse_exact(text: Any, name: str) -> Fraction:
     text = _check_length(text, name, "an exact rational")
     if _EXACT.fullmatch(text) is None:
         raise CertificateError(f"{name} must be an exact rational 'p/q' or an integer. Found {text[:80]!r}.")
-    value = Fraction(text)
-    if rat_text(value) != text:
-        raise CertificateError(f"{name} must be written in lowest terms ({rat_text(value)[:80]}). Found {text[:80]!r}.")
+    try:
+        value = Fraction(text)
+        canonical = rat_text(value)
+    except ValueError as exc:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise CertificateError(f"{name}: {one_line(exc)}") from None
+    if canonical != text:
+        raise CertificateError(f"{name} must be written in lowest terms ({canonical[:80]}). Found {text[:80]!r}.")
     return value
 
 
@@ -351,8 +358,10 @@ def _field_from_json(value: Any, name: str, depth: int) -> Any:
         return tuple(_field_from_json(v, name, depth + 1) for v in value)
     if isinstance(value, float):
         raise CertificateError(f"{name} must be an exact rational string or an integer. Found {value!r}.")
-    if isinstance(value, str) and len(value) > MAX_NUMBER_CHARS:
-        raise CertificateError(f"{name} is longer than {MAX_NUMBER_CHARS} characters.")
+    if isinstance(value, str) and value[:1].isdigit():
+        # an exact rational, read here (the constructors' own parser caps a user's text at
+        # 1,000 characters; certify stores exact inputs of up to 4,000 digits as "p/q")
+        return parse_exact(value, name)
     return value
 
 
