@@ -228,7 +228,8 @@ class Poisson(Scheme):
         chosen = _ZW_BOUNDS if (noise.zhu_wang and adjacency is _AR) else ()
         self.bounds = (BoundChoice(None, citation), *chosen)
         self.example = _POISSON_CLI + (("--adjacency", "replace-one") if adjacency is _R1 else ())
-        self.description = f"Poisson sampling of {noise.event.__name__} with {adjacency.value} adjacency"
+        self.shape = f"Poisson sampling of {noise.event.__name__}"
+        self.description = f"{self.shape} with {adjacency.value} adjacency"
 
     def matches(self, event: ev.DpEvent) -> bool:
         if isinstance(event, ev.PoissonSampledEvent):
@@ -450,7 +451,8 @@ class FixedSize(Scheme):
             ("--adjacency", "replace-one") if adjacency is _R1 else ()
         )
         how = "with" if replacement else "without"
-        self.description = f"fixed-size sampling {how} replacement of GaussianEvent with {adjacency.value} adjacency"
+        self.shape = f"fixed-size sampling {how} replacement of GaussianEvent"
+        self.description = f"{self.shape} with {adjacency.value} adjacency"
 
     def matches(self, event: ev.DpEvent) -> bool:
         if isinstance(event, ev.FixedSizeSampledEvent):

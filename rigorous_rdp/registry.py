@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import builtin_schemes
 from . import events as ev
@@ -166,18 +166,21 @@ def scheme_of(event: ev.DpEvent) -> Scheme:
         if s.matches(event):
             return s
     inner = getattr(event, "event", None)
-    near = [
-        r.label
-        for r in rows()
-        if type(event) in r.scheme.event_classes.values() and r.scheme.noise.event is type(inner)
-    ]
+    near = [s for s in SCHEMES if type(event) in s.event_classes.values() and s.noise.event is type(inner)]
     if not near:
         raise UnsupportedEventError(f"no certified RDP bound for {type(event).__name__}")
-    what = type(event).__name__ + (f" of {type(inner).__name__}" if inner is not None else "")
-    adjacency = getattr(event, "adjacency", None)
-    if isinstance(adjacency, Adjacency):
-        what += f" with {adjacency.value} adjacency"
-    raise UnsupportedEventError(f"no certified bound for {what} (supported: {', '.join(sorted(near))})")
+    # the same sampling when the event says which (fswr vs fswor), else every scheme of the class
+    same = [s for s in near if getattr(s, "replacement", None) == getattr(event, "replacement", None)] or near
+    adjacency = getattr(event, "adjacency", Adjacency.ADD_REMOVE)
+    _refuse(same[0].shape, Adjacency.parse(adjacency), same)
+
+
+def _refuse(shape: str, adjacency: Adjacency, near: list[Scheme]) -> NoReturn:
+    """Raise UnsupportedEventError for ``shape`` with ``adjacency``, naming the rows of ``near``."""
+    labels = ", ".join(sorted(Row(s, c).label for s in near for c in s.bounds))
+    raise UnsupportedEventError(
+        f"no certified bound for {shape} with {adjacency.value} adjacency (supported: {labels})"
+    )
 
 
 def lookup(event: ev.DpEvent) -> Row:
@@ -286,12 +289,9 @@ def sampled_event(
             raise ValueError(f"{p.field} is required with sampling {s} (it must be {_range_text(p)}).")
     scheme = next((x for x in SCHEMES if x.sampling == s and x.noise.event is type(base) and x.adjacency is adj), None)
     if scheme is None:
-        near = [r.label for r in rows() if r.scheme.sampling == s and r.scheme.noise.event is type(base)]
-        near = near or [r.label for r in rows() if r.scheme.sampling == s]
-        raise UnsupportedEventError(
-            f"no certified bound for sampling {s} of {type(base).__name__} with {adj.value} adjacency"
-            f" (supported: {', '.join(near)})"
-        )
+        near = [x for x in SCHEMES if x.sampling == s and x.noise.event is type(base)]
+        shape = near[0].shape if near else f"sampling {s} of {type(base).__name__}"
+        _refuse(shape, adj, near or [x for x in SCHEMES if x.sampling == s])
     event = scheme.build(base, given, b, tau)
     lookup(event)  # refuse unsupported combinations here, with the table's message
     return event

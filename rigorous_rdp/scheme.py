@@ -251,6 +251,8 @@ class Scheme:
         parameters: the sampling scheme's own parameters (the noise's is ``noise.parameter``).
         bounds: the default bound first, then the bounds the user may choose.
         description: one line.
+        shape: the mechanism and its sampling without the adjacency ("Poisson sampling of
+            GaussianEvent"), for messages.
         example: the sampling options of an example command line (after the noise's).
         event_classes: ``{tag: event class}`` of the events this scheme defines (certificates).
     """
@@ -261,6 +263,7 @@ class Scheme:
     parameters: tuple[Parameter, ...] = ()
     bounds: tuple[BoundChoice, ...] = ()
     description: str = ""
+    shape: str = ""
     example: tuple[str, ...] = ()
     event_classes: Mapping[str, type] = {}
 
@@ -356,6 +359,7 @@ class Unsampled(Scheme):
     def __init__(self, noise: Noise):
         self.noise = noise
         self.bounds = (BoundChoice(None, noise.citation),)
+        self.shape = noise.event.__name__
         self.description = f"{noise.event.__name__} without sampling"
         self.event_classes = {noise.tag: noise.event}
 

@@ -463,12 +463,25 @@ def _name_option(message: str, extra: tuple = ()) -> str:
     """Map the API's parameter names to options, and prefix ``--`` when the message starts
     with an option name (shared or the subcommand's own)."""
     message = _CHOICE_RE.sub(r"--\1 ", _API_RE.sub(lambda m: API_OPTIONS[m.group(1)], message))
+    message = _registry_words(message)
     if message.startswith("--"):
         return message
     for name in _OPTION_NAMES + tuple(extra):
         if message.startswith(name + " "):
             return "--" + message
     return message
+
+
+def _registry_words(message: str) -> str:
+    """The API names of the registry's other parameters and sampling schemes as options (the
+    built-in ones are mapped by ``API_OPTIONS`` and ``_CHOICE_RE``)."""
+    from ..registry import parameters, samplings
+
+    for p in parameters():
+        if p.field not in API_OPTIONS and p.field != p.option:
+            message = re.sub(rf"(?<![-\w]){re.escape(p.field)}\b", "--" + p.option, message)
+    names = "|".join(re.escape(x) for x in samplings())
+    return re.sub(rf"(?<![-\w])sampling (?=({names})(?![-\w]))", "--sampling ", message)
 
 
 def _parameter_options() -> tuple[str, ...]:
