@@ -283,7 +283,15 @@ class Poisson(Scheme):
     def _gaussian_ar(self) -> bool:
         return self.noise.event is ev.GaussianEvent and self.adjacency is _AR
 
+    def _pld_ok(self, event: Any) -> None:
+        bound = self.bound_of(event)
+        if bound is not None:
+            raise UnsupportedEventError(
+                f"the PLD accountant takes no RDP bound (bound {bound.value} chooses a theorem of the RDP accountant)."
+            )
+
     def pld_pair(self, event: Any) -> DominatingPair | None:
+        self._pld_ok(event)
         if not self._gaussian_ar():
             what = "replace-one adjacency" if self.adjacency is _R1 else self.noise.description
             raise UnsupportedEventError(POISSON_GAUSSIAN_ONLY.format(what=what))
@@ -297,6 +305,7 @@ class Poisson(Scheme):
         return DominatingPair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"))
 
     def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]] | None:
+        self._pld_ok(event)
         if not self._gaussian_ar():
             return super().reference_pld(event)
         return _poisson_gaussian_reference(event.sampling_probability, _sigma(event))
@@ -520,14 +529,16 @@ class FixedSize(Scheme):
 
         return fswor_replace_one_default_curve(sigma, event.batch_size, event.dataset_size, event.taylor_order)
 
-    def _pld_ok(self) -> None:
+    def _pld_ok(self, event: Any) -> None:
+        if isinstance(event, ev.Wang2019SampledEvent):
+            raise UnsupportedEventError("the PLD accountant takes no RDP bound (bound wang2019 chooses a theorem).")
         if self.replacement:
             raise UnsupportedEventError(FIXED_SIZE_REFUSAL.format(what="sampling with replacement (fswr)"))
         if self.adjacency is not _AR:
             raise UnsupportedEventError(FIXED_SIZE_REFUSAL.format(what="replace-one adjacency"))
 
     def pld_pair(self, event: Any) -> DominatingPair | None:
-        self._pld_ok()
+        self._pld_ok(event)
         # Birrell et al. Thm 3.1 argument for hockey-stick divergences (docs/pld.md,
         # proofs/verify_fswor_hockey_stick.py): remove direction dominated by the Poisson
         # remove pair, add direction by the Poisson add pair, both with noise sigma/2 and
@@ -543,7 +554,7 @@ class FixedSize(Scheme):
         )
 
     def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]] | None:
-        self._pld_ok()
+        self._pld_ok(event)
         return _poisson_gaussian_reference(event.sampling_probability, _sigma(event) / 2)
 
     def rdp_references(self) -> Mapping[type, ReferenceFn]:

@@ -36,6 +36,7 @@ __all__ = [
     "describe",
     "event_tags",
     "lookup",
+    "markdown_table",
     "noises",
     "parameters",
     "pld_pair",
@@ -93,6 +94,16 @@ class Row:
     def cli(self) -> tuple[str, ...]:
         """The mechanism options of an example command line of this row."""
         return self.scheme.noise.cli + self.scheme.example + self.choice.cli
+
+    def event(self) -> ev.DpEvent:
+        """The one-step event of :attr:`cli` (the row's example)."""
+        opts = dict(zip(self.cli[::2], self.cli[1::2], strict=True))
+        noise = self.scheme.noise
+        base = noise.event(**{noise.parameter.field: opts[f"--{noise.parameter.option}"]})
+        values = {p.field: opts.get(f"--{p.option}") for p in self.scheme.parameters}
+        adjacency = opts.get("--adjacency", Adjacency.ADD_REMOVE.value)
+        bound, tau = opts.get("--bound"), opts.get("--tau")
+        return sampled_event(base, self.scheme.sampling, adjacency=adjacency, bound=bound, tau=tau, **values)
 
 
 def rows() -> tuple[Row, ...]:
@@ -301,6 +312,25 @@ def _range_text(p: Parameter) -> str:
     from .scheme import RANGES
 
     return RANGES[p.range]
+
+
+def markdown_table() -> str:
+    """The table of every row (docs/extending.md shows it): the shape, the bound, what it
+    implements, and what the PLD accountant does with the shape."""
+    lines = [
+        "| noise | sampling | adjacency | bound | certified RDP bound | PLD |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows():
+        try:
+            pair = pld_pair(r.event())
+            pld = "tight pair" if pair is None or pair.tight else "dominating pair (upper end)"
+        except UnsupportedEventError:
+            pld = "refused"
+        s = r.scheme
+        cells = (s.noise.name, s.sampling, s.adjacency.value, r.choice.name, r.citation, pld)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------

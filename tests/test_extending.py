@@ -67,6 +67,12 @@ def test_the_document_shows_the_module_verbatim():
     assert "*toy_scheme.SCHEMES," in DOC
 
 
+def test_the_document_table_is_the_registry():
+    table = DOC.split("<!-- registry.markdown_table() -->\n", 1)[1].split("<!-- end of table -->", 1)[0]
+    assert table == registry.markdown_table()
+    assert table.count("\n") == len(registry.rows()) + 2
+
+
 def test_without_the_registry_line_nothing_is_known(capsys):
     code, _out, err = _run(["rdp", *STD, "--alpha", "2"], capsys)
     assert code == 2 and "std-gaussian" in err
