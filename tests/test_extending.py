@@ -62,7 +62,7 @@ def _skip_rdp(alpha: Fraction, std: Fraction, p: Fraction):
 
 
 def test_the_document_shows_the_module_verbatim():
-    blocks = re.findall(r"^```python\n(.*?)^```", DOC, flags=re.S | re.M)
+    blocks = re.findall(r"^```python3\n(.*?)^```", DOC, flags=re.S | re.M)
     assert (ROOT / "tests" / "toy_scheme.py").read_text() in blocks
     assert "*toy_scheme.SCHEMES," in DOC
 
