@@ -4,6 +4,7 @@ inside functions alike): no cycle, and the core does not import ``rigorous_rdp.r
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,7 @@ def _modules(root: Path = ROOT) -> dict[str, Path]:
     return out
 
 
+@functools.cache
 def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
     """Module -> the package modules it imports anywhere in its source (``from . import x``
     counts as an edge to ``x``; the implicit import of a parent package does not)."""
