@@ -171,3 +171,18 @@ def test_site_builds_without_warnings(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "site" / "reference" / "api" / "index.html").exists()
+
+
+NOTEBOOKS = sorted((ROOT / "docs" / "notebooks").glob("*.ipynb"))
+
+
+def test_there_are_three_notebooks():
+    assert len(NOTEBOOKS) >= 3
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_outputs(path):
+    """Each tutorial notebook runs from top to bottom and shows what a fresh run gives."""
+    from _notebooks import run_notebook
+
+    assert run_notebook(path) > 0, "no stored output was compared"
