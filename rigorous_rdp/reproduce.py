@@ -27,6 +27,15 @@ from pathlib import Path
 __all__ = ["FigureRun", "FigureScript", "default_out_dir", "discover", "require_figure_extras", "run_figures", "select"]
 
 
+#: the source documents, by the file name of their text (a figure script's ``SOURCE``)
+CITATIONS = {
+    "001_bdd2e238bc870026.txt": "blog part 1 (2019)",
+    "000_b75598ebeda44c3a.txt": "blog part 2 (2019)",
+    "002_8442ad9e6f211c1c.txt": "Zhu & Wang, ICML 2019",
+    "004_85a5147f28f95754.txt": "Birrell et al. 2024",
+}
+
+
 @dataclass(frozen=True)
 class FigureScript:
     """One figure script: its ID, title, seed file name and module name."""
@@ -36,8 +45,13 @@ class FigureScript:
     source: str
     module: str
 
+    @property
+    def citation(self) -> str:
+        """The source document as a reader names it (the seed file name if it is not listed)."""
+        return CITATIONS.get(self.source, self.source)
+
     def to_json(self) -> dict:
-        return {"id": self.id, "source": self.source, "title": self.title}
+        return {"id": self.id, "source": self.source, "citation": self.citation, "title": self.title}
 
 
 @dataclass(frozen=True)

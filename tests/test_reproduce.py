@@ -58,7 +58,8 @@ def test_list_json(capsys):
     ids = [f["id"] for f in data["figures"]]
     assert len(ids) == len(set(ids))
     for f in data["figures"]:
-        assert set(f) == {"id", "source", "title"}
+        assert set(f) == {"id", "source", "citation", "title"}
+        assert f["citation"] != f["source"]  # every source document has a citation
         assert f["title"] and f["source"].endswith(".txt")
         assert (Path("/work/shared/seeds") / f["source"]).name == f["source"]
     for fid in OWN_IDS:

@@ -88,7 +88,8 @@ def _run_figure(item: Any) -> Any:
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     w = max([len(f["id"]) for f in res["figures"]] + [10])
     if args.list:
-        return "\n".join(f"{f['id']:<{w}}  {f['source']:<26} {f['title']}" for f in res["figures"])
+        c = max(len(f["citation"]) for f in res["figures"]) if res["figures"] else 0
+        return "\n".join(f"{f['id']:<{w}}  {f['citation']:<{c}}  {f['title']}" for f in res["figures"])
     lines = []
     for f in res["figures"]:
         if f["status"] == "ok":
