@@ -50,3 +50,14 @@ def test_readme_default_job_output(tmp_path):
 def test_readme_python_block(block, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert run_python_block(block, "README.md") > 0, "no stated value was checked"
+
+
+def test_readme_links_resolve():
+    """Every relative link of the README names a file of the checkout (the docs pages moved)."""
+    import re
+
+    links = re.findall(r"\]\(([^)\s]+)\)", README)
+    local = [link.split("#", 1)[0] for link in links if "://" not in link]
+    assert local
+    missing = [link for link in local if not (ROOT / link).exists()]
+    assert not missing, missing
