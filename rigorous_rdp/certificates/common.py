@@ -36,7 +36,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import UnsupportedEventError
-from ..events import EVENT_TAGS, ComposedEvent, DpEvent, SelfComposedEvent
+from ..events import ComposedEvent, DpEvent, SelfComposedEvent
 
 __all__ = [
     "CERTIFICATE_FORMAT",
@@ -318,8 +318,13 @@ def versions() -> dict[str, str]:
 # exact (de)serialisation of events
 # ---------------------------------------------------------------------------
 
-_TAG_OF: dict[type, str] = {cls: tag for tag, cls in EVENT_TAGS.items()}
 _MAX_EVENT_DEPTH = 32
+
+
+def _event_tags() -> dict[str, type]:
+    from ..registry import event_tags
+
+    return event_tags()
 
 
 def _field_to_json(value: Any) -> Any:
@@ -339,10 +344,10 @@ def _field_to_json(value: Any) -> Any:
 def event_to_json(event: DpEvent) -> dict[str, Any]:
     """Exact JSON description of an event, generically from its dataclass fields.
 
-    ``{"type": <tag of events.EVENT_TAGS>, <field>: <value>, ...}``: rationals as
+    ``{"type": <tag of registry.event_tags()>, <field>: <value>, ...}``: rationals as
     ``"p/q"`` strings, enums by value, nested events as objects, tuples as lists.
     """
-    tag = _TAG_OF.get(type(event))
+    tag = next((t for t, cls in _event_tags().items() if cls is type(event)), None)
     if tag is None:
         raise UnsupportedEventError(f"no JSON form for {type(event).__name__}")
     out: dict[str, Any] = {"type": tag}
@@ -382,7 +387,7 @@ def _event_from_json(obj: Any, depth: int) -> DpEvent:
         raise CertificateError(f"events are nested more than {_MAX_EVENT_DEPTH} levels deep.")
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise CertificateError(f"event must be an object with a 'type'. Found {str(obj)[:80]!r}.")
-    cls = EVENT_TAGS.get(obj["type"])
+    cls = _event_tags().get(obj["type"])
     if cls is None:
         raise CertificateError(f"unknown event type {obj['type'][:80]!r}.")
     names = {f.name for f in dataclasses.fields(cls)}
@@ -411,31 +416,17 @@ def event_from_json_strict(obj: Any) -> DpEvent:
 
 def describe_event(event: Any) -> dict[str, Any]:
     """Flat human-readable summary (noise, its parameter, sampling, adjacency, bound),
-    read off the event's row key in :mod:`rigorous_rdp.registry`.
+    stated by the event's scheme (:func:`rigorous_rdp.registry.describe`).
 
     For composed events the summary is ``{"composed": [...]}`` of the parts.
     """
-    from ..registry import NOISES, event_key
+    from ..registry import describe
 
     if isinstance(event, SelfComposedEvent):
         return {"self_composed": describe_event(event.event), "count": event.count}
     if isinstance(event, ComposedEvent):
         return {"composed": [describe_event(e) for e in event.events]}
-    mech, sampling, adjacency, bound = event_key(event)
-    inner = getattr(event, "event", event)
-    noise = next(n for n in NOISES if n.event is mech)
-    out: dict[str, Any] = {"noise": noise.name, noise.option: rat_text(getattr(inner, noise.field))}
-    out["sampling"] = sampling.value
-    if hasattr(event, "batch_size"):
-        out.update(batch_size=event.batch_size, dataset_size=event.dataset_size)
-        if hasattr(event, "taylor_order"):
-            out["taylor_order"] = event.taylor_order
-    elif sampling.value == "poisson":
-        out["q"] = rat_text(event.sampling_probability)
-    out["adjacency"] = adjacency.value
-    if bound is not None:
-        out["bound"] = bound.value
-    return out
+    return describe(event)
 
 
 def summary_words(summary: dict[str, Any]) -> str:

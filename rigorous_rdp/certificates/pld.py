@@ -8,10 +8,10 @@ relation ("remove", "add") its own bracket and grid.
 
 :func:`verify_pld` re-derives every claim from the certificate's own parameters:
 
-* **Which pairs.**  The dominating pairs are written out here, independently of
-  :mod:`rigorous_rdp.pld` (:func:`reference_pairs`): Gaussian, Laplace and randomized
-  response (symmetric), the Poisson-subsampled Gaussian under add-remove adjacency
-  (two directions), and fixed-size sampling without replacement under add-remove
+* **Which pairs.**  Each event's scheme writes its dominating pairs out for the reference,
+  independently of :mod:`rigorous_rdp.pld` (:func:`reference_pairs`): Gaussian, Laplace and
+  randomized response (symmetric), the Poisson-subsampled Gaussian under add-remove
+  adjacency (two directions), and fixed-size sampling without replacement under add-remove
   adjacency through the Poisson pairs with sigma/2 (pairs that only dominate: the lower
   end must be 0).  Anything else (replace-one adjacency, sampling with replacement,
   another inner mechanism, a chosen RDP bound) is refused: no certified pair exists.
@@ -43,17 +43,7 @@ from typing import Any
 
 import mpmath
 
-from ..errors import UnsupportedEventError
-from ..events import (
-    Adjacency,
-    DpEvent,
-    FixedSizeSampledEvent,
-    GaussianEvent,
-    LaplaceEvent,
-    PoissonSampledEvent,
-    RandomizedResponseEvent,
-    leaf_counts,
-)
+from ..events import DpEvent, leaf_counts
 from .common import (
     CERTIFICATE_FORMAT,
     CERTIFICATE_VERSION,
@@ -151,37 +141,24 @@ def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: ob
 # ---------------------------------------------------------------------------
 
 
-def reference_pairs(leaf: DpEvent) -> tuple[tuple[str, tuple[Fraction, ...]] | None, bool, bool]:
+def reference_pairs(leaf: DpEvent) -> tuple[tuple[Any, tuple[Any, ...]] | None, bool, bool]:
     """The dominating pair of one leaf event as ``((kind, params) or None for a no-op,
-    symmetric, tight)``, written out from the theorems (module docstring), not read from
-    :mod:`rigorous_rdp.pld`.
+    symmetric, tight)``: ``(kind, params)`` is the event's scheme's independent reference
+    (:meth:`rigorous_rdp.scheme.Scheme.reference_pld`, written out from the theorems, not read
+    from :mod:`rigorous_rdp.pld`); which directions exist and whether the pair is attained
+    are the scheme's declaration of its pair.
 
     Raises:
-        UnsupportedEventError: no certified dominating pair for this event.
+        UnsupportedEventError: no certified dominating pair for this event (replace-one
+            adjacency, sampling with replacement, another inner mechanism, a chosen RDP bound).
     """
-    if isinstance(leaf, GaussianEvent):
-        return ("gaussian", (leaf.noise_multiplier,)), True, True
-    if isinstance(leaf, LaplaceEvent):
-        return ("laplace", (leaf.scale,)), True, True
-    if isinstance(leaf, RandomizedResponseEvent):
-        return ("rr", (leaf.p,)), True, True
-    if isinstance(leaf, (PoissonSampledEvent, FixedSizeSampledEvent)):
-        fixed = isinstance(leaf, FixedSizeSampledEvent)
-        if leaf.adjacency is not Adjacency.ADD_REMOVE:
-            raise UnsupportedEventError("pld certifies add-remove adjacency only; this event is replace-one.")
-        if isinstance(leaf, FixedSizeSampledEvent) and leaf.replacement:
-            raise UnsupportedEventError("pld does not certify fixed-size sampling with replacement.")
-        if not isinstance(leaf.event, GaussianEvent):
-            raise UnsupportedEventError("pld certifies subsampling of the Gaussian mechanism only.")
-        q = leaf.sampling_probability
-        sigma = leaf.event.noise_multiplier / (2 if fixed else 1)
-        tight = not fixed
-        if q == 0:
-            return None, True, tight
-        if q == 1:
-            return ("gaussian", (sigma,)), True, tight
-        return ("poisson-gaussian", (q, sigma)), False, tight
-    raise UnsupportedEventError(f"pld certifies no pair for {type(leaf).__name__}.")
+    from ..registry import pld_pair, reference_pld
+
+    ref = reference_pld(leaf)
+    pair = pld_pair(leaf)
+    if ref is None or pair is None:
+        return None, True, True if pair is None else pair.tight
+    return (ref[0], tuple(ref[1])), pair.remove.key == pair.add.key, pair.tight
 
 
 def _grid(text: Any, name: str) -> int:
@@ -223,7 +200,7 @@ def verify_pld(cert: dict[str, Any], *, dps: int | None = None) -> VerificationR
     if not 1 <= bits <= 1 << 20:
         raise CertificateError("precision.bits must be in [1, 2**20].")
 
-    parts: dict[tuple[str, tuple[Fraction, ...]], int] = {}
+    parts: dict[tuple[Any, tuple[Any, ...]], int] = {}
     symmetric = tight = True
     for leaf, count in leaf_counts(event, steps):
         pair, sym, tgt = reference_pairs(leaf)
@@ -274,7 +251,7 @@ def _check_directions(
     steps: int,
     delta: Fraction,
     claims: dict[str, tuple[Fraction, Fraction, int]],
-    parts: dict[tuple[str, tuple[Fraction, ...]], int],
+    parts: dict[tuple[Any, tuple[Any, ...]], int],
     budget: tuple[int, Fraction, Fraction],
     dps: int,
     details: dict[str, Any],

@@ -46,7 +46,6 @@ import mpmath
 from ..accountant import DEFAULT_ORDERS, RdpAccountant
 from ..arith import parse_rational
 from ..conversion import CONVERSIONS
-from ..curves import rdp_curve
 from ..events import DpEvent, leaf_counts
 from .common import (
     CERTIFICATE_FORMAT,
@@ -108,6 +107,8 @@ def claim_text(steps: int, summary: dict[str, Any], delta: str, eps_upper: str) 
 
 
 def _curves(event: DpEvent) -> list[dict[str, str]]:
+    from ..registry import rdp_curve
+
     curves: list[dict[str, str]] = []
     for leaf, _ in leaf_counts(event):
         c = rdp_curve(leaf)
@@ -338,7 +339,7 @@ def verify_rdp(cert: dict[str, Any], *, dps: int | None = None, reference: Any =
 
 def _pure_dp_reference(leaves: list[tuple[DpEvent, int]], dps: int) -> tuple[Any, Any]:
     """Sum of the reference pure-DP epsilons, and the scale of its error (0 when exact)."""
-    from ..registry import reference_pure_dp_of_curve
+    from ..registry import rdp_curve, reference_pure_dp_of_curve
 
     ref = mpmath.mpf(0)
     exact: Fraction | None = Fraction(0)
