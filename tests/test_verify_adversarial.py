@@ -44,9 +44,9 @@ from rigorous_rdp.certificate import (
     verify_certificate,
     verify_file,
 )
-from rigorous_rdp.curves import rdp_curve
 from rigorous_rdp.events import ComposedEvent, FixedSizeSampledEvent, ZhuWangSampledEvent, leaf_counts
 from rigorous_rdp.pld.certificate_support import make_pld_certificate
+from rigorous_rdp.registry import rdp_curve
 
 Cert = dict[str, Any]
 
