@@ -34,7 +34,7 @@ def register(sub: Any) -> None:
         "--dps",
         default=None,
         metavar="N",
-        help=f"mpmath precision in decimal digits, {MIN_DPS} <= N <= {MAX_DPS} (default max(50, 3 * digits + 10))",
+        help=f"mpmath precision in decimal digits, {MIN_DPS} <= N <= {MAX_DPS} (default max(50, 3 * digits + 10), at most 150)",
     )
     p.add_argument(
         "--all-boxes",
