@@ -17,9 +17,10 @@ differ only by the ball's width):
   With Mills' ratio :math:`R(x) = \bar\Phi(x)/\varphi(x)` and :math:`e^\varepsilon
   \varphi(a + \mu) = \varphi(a)`, this is :math:`\delta = \varphi(a)\,(R(a) - R(a + \mu))`
   (used for :math:`a \ge 0`: no overflowing :math:`e^\varepsilon`, no difference of two
-  tiny tails).  For :math:`\mu < 2^{-20}` the mean value theorem gives
-  :math:`\delta \in \varphi(a)\,\mu\,(1 - X R(X))` with :math:`X = [a, a + \mu]`
-  (:math:`R' = xR - 1`), evaluated on the ball X (inclusion principle).  For
+  tiny tails).  For :math:`\mu < 2^{-20}`, :math:`R(a) - R(a + \mu)` is its Taylor
+  polynomial of order 5 in :math:`\mu` plus a Lagrange remainder evaluated on the ball
+  :math:`X = [a, a + \mu]` (inclusion principle), with the derivatives
+  :math:`R^{(k)} = (-1)^k M_k`, :math:`M_k(x) = \int_0^\infty t^k e^{-xt - t^2/2}\,dt \ge 0`.  For
   :math:`x > 2^{16}`, :math:`R(x)` is enclosed by two partial sums of its asymptotic
   series, which bracket it for every x > 0 (expand :math:`e^{-t^2/2}` in
   :math:`R(x) = \int_0^\infty e^{-xt - t^2/2}\,dt`; the partial sums of the exponential
@@ -223,6 +224,15 @@ def _one_minus_xr(x: arb) -> arb:
     return 1 - x * _mills(x)
 
 
+def _moments(x: arb, n: int) -> list[arb]:
+    r""":math:`M_k(x) = \int_0^\infty t^k e^{-xt - t^2/2}\,dt = (-1)^k R^{(k)}(x)`, k = 0..n
+    (:math:`M_0 = R`, :math:`M_1 = 1 - xR`, :math:`M_{k+1} = k M_{k-1} - x M_k` by parts)."""
+    M = [_mills(x), _one_minus_xr(x)]
+    for k in range(1, n):
+        M.append(k * M[k - 1] - x * M[k])
+    return M
+
+
 @dataclass(frozen=True)
 class GaussianComposition(ClosedForm):
     r"""Gaussian mechanisms composed: one Gaussian pair with :math:`\mu^2` = ``mu2`` (exact)."""
@@ -244,8 +254,16 @@ class GaussianComposition(ClosedForm):
         mu = self._mu()
         aa = _q(a) if isinstance(a, Fraction) else a
         if self.mu2 < _TINY_MU * _TINY_MU:
-            X = aa.union(aa + mu)
-            return _pdf(aa) * mu * _one_minus_xr(X)
+            # Taylor expansion of R(a) - R(a + mu) to order 5, remainder on the ball [a, a + mu]
+            M = _moments(aa, 5)
+            M6 = _moments(aa.union(aa + mu), 6)[6]
+            total = arb(0)
+            term = arb(1)
+            for n in range(1, 6):
+                term = term * mu / n
+                total += (-1) ** (n + 1) * term * M[n]
+            rem = term * mu / 6 * arb(0).union(M6.upper().max(arb(0)))
+            return _pdf(aa) * (total - rem)
         if aa >= 0:
             return _pdf(aa) * (_mills(aa) - _mills(aa + mu))
         return _sf(aa) - _pdf(aa) * _mills(aa + mu)
