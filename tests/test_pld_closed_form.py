@@ -329,3 +329,31 @@ def test_cli_delta_epsilon_range(capsys):
     # epsilon 0 stays refused where it is a target to meet (calibrate)
     code, err = _cli(["calibrate", "--steps", "10", "--epsilon", "0", "--delta", "1e-5"], capsys)
     assert code == 2 and "--epsilon" in err
+
+
+# -- dp-accounting's PLD on a fine grid (sanity check with a tolerance) ------------------
+
+
+@pytest.mark.parametrize(
+    "kind, param, steps, delta", [("gaussian", 2.0, 50, 1e-5), ("gaussian", 10.0, 1000, 1e-6), ("rr", 0.75, 30, 1e-5)]
+)
+def test_near_dp_accounting_pld(kind, param, steps, delta):
+    """dp-accounting's PLD is pessimistic with a discretisation error of order its grid
+    (1e-4 here): the exact value must lie within 1% below its epsilon."""
+    dpa = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_privacy_accountant, privacy_loss_distribution
+
+    if kind == "gaussian":
+        acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+        ev = dpa.dp_event.SelfComposedDpEvent(dpa.dp_event.GaussianDpEvent(param), steps)
+        theirs = acc.compose(ev).get_epsilon(delta)
+        ours = GaussianEvent(F(param))
+    else:
+        # the PLD object directly: dp-accounting 0.6.0's PLDAccountant answers a
+        # self-composed RandomizedResponseDpEvent with the one-step value (count ignored)
+        pld = privacy_loss_distribution.from_randomized_response(2 * (1 - param), 2, value_discretization_interval=1e-4)
+        theirs = pld.self_compose(steps).get_epsilon_for_delta(delta)
+        ours = RandomizedResponseEvent(F(param))
+    eps = PldAccountant().compose(ours, steps).get_epsilon(F(delta))
+    assert eps.lower_float() <= theirs * (1 + 1e-9) + 1e-9
+    assert theirs <= eps.upper_float() * 1.01 + 1e-3
