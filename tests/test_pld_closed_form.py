@@ -109,6 +109,8 @@ def test_heterogeneous_gaussians_compose_to_one_gaussian():
         (F(50), 1, F(1, 10**5)),
         (F(10**6), 1, F(1, 10**100)),  # mu = 1e-6
         (F(1, 1000), 1_000_000, F(1, 10**5)),  # mu = 1e6
+        (F(1, 100), 1, 1 - F(1, 10**30)),  # delta near 1: erfcinv through 1 - delta
+        (F(1, 10), 1, F(9, 10)),
     ],
 )
 def test_gaussian_epsilon_matches_mpmath(sigma, steps, delta):
@@ -128,6 +130,22 @@ def test_gaussian_epsilon_zero_when_delta_at_zero_is_below_target():
     res = PldAccountant().compose(GaussianEvent(100), 1).get_epsilon_result(F(1, 100))
     assert gaussian_delta_mu2(F(1, 10**4), 0) < mpmath.mpf("0.01")
     assert exact_endpoints(res.epsilon.ball) == (F(0), F(0))
+
+
+def test_gaussian_huge_mu_delta_near_one():
+    """mu = 1e6, delta = 1 - 1e-6 (Newton used to bisect towards a = -mu/2 after a step
+    within the noise left the bracket): the bracket is tight, and the mpmath closed form
+    is above delta at its lower end and below at its upper end."""
+    t = 1 - F(1, 10**6)
+    acc = PldAccountant().compose(GaussianEvent(F(1, 1000)), 10**6)
+    lo, hi = exact_endpoints(acc.get_epsilon(t).ball)
+    assert 0 < hi - lo < F(1, 10**4)
+    with mpmath.workdps(60):
+        assert gaussian_delta_mu2(F(10**12), lo, dps=60) > _mp(t) > gaussian_delta_mu2(F(10**12), hi, dps=60)
+
+
+def _mp(x: F) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
 
 
 def test_gaussian_requested_width_is_met():

@@ -288,22 +288,27 @@ class GaussianComposition(ClosedForm):
             hi = a_hi
             a = hi
             tol = Fraction(1, 1 << (prec - 24))
-            for _ in range(200):
+            bound = arb(2) ** 64 * (1 + abs(_q(lo)) + abs(_q(hi)))
+            for _ in range(150):
                 aa = _q(a)
                 d = self.delta_a(aa)
-                if not d.is_finite() or not d.mid() > 0:
-                    nxt = (lo + hi) / 2
-                else:
+                if d.is_finite() and d.mid() > 0:
                     g = d.log() - logt
                     if g.mid() > 0:
                         lo = a
                     else:
                         hi = a
                     gp = self._slope(aa) / d
-                    step = g / gp
-                    nxt = _frac(aa - step) if step.is_finite() and gp.mid() < 0 else (lo + hi) / 2
-                    if not lo < nxt < hi:
-                        nxt = (lo + hi) / 2
+                    cand = aa - g / gp
+                    if cand.is_finite() and gp.mid() < 0 and abs(cand.mid()) < bound:
+                        c = _frac(cand)
+                        if abs(c - a) <= tol * (1 + abs(a)):
+                            return c  # converged (a step within the noise may leave the bracket)
+                        if lo < c < hi:
+                            a = c
+                            continue
+                # bisection when Newton leaves the bracket (or cannot be evaluated)
+                nxt = (lo + hi) / 2
                 if abs(nxt - a) <= tol * (1 + abs(a)):
                     return nxt
                 a = nxt
@@ -313,16 +318,21 @@ class GaussianComposition(ClosedForm):
         """Certified enclosure of the optimal epsilon at ``delta`` (width <= ``width``)."""
         if self._certainly(Fraction(0), delta, above=False):
             return Certified(arb(0), 128)
-        mu_f = math.sqrt(float(self.mu2)) if self.mu2 < 10**300 else math.inf
         with workprec(128):
-            a0 = (2 * _q(delta)).erfcinv() * arb(2).sqrt()
+            # Phi_bar(a0) = delta (for delta > 1/2 through 1 - delta: no rounding to erfcinv(2))
+            small = delta <= Fraction(1, 2)
+            a0 = (2 * _q(delta if small else 1 - delta)).erfcinv() * arb(2).sqrt() * (1 if small else -1)
             # delta(a) < Phi_bar(a) <= delta for a >= a0 (a guess bound only)
             a_hi = _frac(a0.upper()) + Fraction(1, 1 << 40)
+        # an upper bound on mu (integer square root): the bracket width is 2 mu r
+        mu_hi = Fraction(math.isqrt(math.ceil(self.mu2 * 4**64)) + 1, 2**64)
         for prec in (128, 256, 512, 1024, 2048, 4096, MAX_PREC):
             a = self._newton(delta, a_hi, prec)
-            r = Fraction(1, 1 << (prec // 2)) * (1 + abs(a))
-            if mu_f > 0 and math.isfinite(mu_f):
-                r = min(r, width / Fraction(4 * mu_f + 1))
+            # half-width in a: relative 2^-68 of eps/mu = a + mu/2, and 2 mu r <= width / 2
+            # (no smaller than (1 + |a|) 2^-3000: beyond that the bracket is returned wider
+            # than requested, still valid, as the grid path does under its cost cap)
+            r = min(max(a + mu_hi / 2, Fraction(1, 1 << 40)) / (1 << 68), width / (4 * mu_hi))
+            r = max(r, (1 + abs(a)) / (1 << 3000))
             lo_a, hi_a = a - r, a + r
             if self._certainly(hi_a, delta, False, self.delta_a) and self._certainly(lo_a, delta, True, self.delta_a):
                 with workprec(max(prec, 128)):
