@@ -310,11 +310,23 @@ def test_exact_queries_are_fast(event, steps, delta):
 # -- no numerical noise ------------------------------------------------------------------
 
 
-def test_grid_screen_without_overflow_warning():
-    """The float screen of the grid path took log((a - delta) / b) with a tiny b (numpy
-    overflow warning for randomized response, p = 3/4): now a difference of logs."""
+def test_grid_screen_without_overflow_warning(monkeypatch):
+    """The float screen of the grid path took log((a - delta) / b) in numpy scalars: a tiny
+    b (a subnormal tail mass, as in randomized response p = 3/4, 1000 steps) overflowed with
+    a RuntimeWarning.  Now a difference of logs; the guess is clipped to the grid cell."""
+    import numpy as np
+
+    from rigorous_rdp.pld import accountant as A
+
+    screen = (np.array([0.0, 1.0]), np.array([1.0, 0.0]), np.array([1e-320, 0.0]))
+    monkeypatch.setattr(A, "delta_screen", lambda P, n: screen)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        assert A._screen_eps(None, 1, 1e-5) == 1.0  # log((1 - 1e-5) / 1e-320) ~ 737, clipped to 1
+    # and the grid path on such a ledger stays silent and contains the exact value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        monkeypatch.undo()
         acc = PldAccountant(width="0.5", exact=False).compose(RandomizedResponseEvent(F(3, 4)), 200)
         lo, hi = exact_endpoints(acc.get_epsilon(F(1, 10**5)).ball)
     assert lo <= _frac(rr_epsilon(F(3, 4), 200, F(1, 10**5))) <= hi
