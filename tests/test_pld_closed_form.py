@@ -387,3 +387,20 @@ def test_near_dp_accounting_pld(kind, param, steps, delta):
     eps = PldAccountant().compose(ours, steps).get_epsilon(F(delta))
     assert eps.lower_float() <= theirs * (1 + 1e-9) + 1e-9
     assert theirs <= eps.upper_float() * 1.01 + 1e-3
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 6, 7])
+def test_rr_epsilon_at_exact_ties(steps):
+    """delta equal to the profile at 0 or at an atom: both are rationals, so a rational target
+    can tie; the comparison is then decided exactly (epsilon = 0, or the atom's loss)."""
+    p = F(3, 4)
+    acc = PldAccountant().compose(RandomizedResponseEvent(p), steps)
+    tv = rr_total_variation(p, steps)
+    assert exact_endpoints(acc.get_epsilon(tv).ball) == (F(0), F(0))
+    # the profile at the atom l_k = (2k - T) log 3, k = T: delta(l_{T-1}) = P(T) (1 - 1/9)
+    k = steps - 1
+    if 2 * k > steps:
+        at_atom = p**steps * (1 - F(1, 9))
+        lo, hi = exact_endpoints(acc.get_epsilon(at_atom).ball)
+        with mpmath.workdps(40):
+            assert lo <= _frac((2 * k - steps) * mpmath.log(3)) <= hi

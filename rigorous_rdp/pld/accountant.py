@@ -443,8 +443,8 @@ class PldAccountant(ComposingAccountant[_Pair]):
         if not self._active():
             z = _bracket(Fraction(0), Fraction(0))
             return PldEpsilonResult(z, delta, 1, 0, Fraction(0))
-        if (cf := self._closed_form()) is not None:
-            return cf.epsilon_result(delta, w)
+        if (cf := self._closed_form()) is not None and (exact := cf.epsilon_result(delta, w)) is not None:
+            return exact
         tail_abs = float(delta) * 1e-9
         n = self._initial_grid(w, float(delta))
 

@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import comb
 from typing import Any
 
 import numpy as np
@@ -81,6 +82,8 @@ TARGET_BITS = 64
 MAX_PREC = 1 << 13
 _BIG = 1 << 16
 _TINY_MU = Fraction(1, 1 << 20)
+#: randomized response: profile values at the atoms decided in exact rationals up to this T
+EXACT_STEPS = 3000
 
 
 def _q(x: Fraction | int) -> arb:
@@ -129,9 +132,13 @@ class ClosedForm:
     def epsilon(self, delta: Fraction, width: Fraction) -> Certified:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def epsilon_result(self, delta: Fraction, width: Fraction) -> ExactEpsilonResult:
-        """The :class:`ExactEpsilonResult` at ``delta`` (bracket width <= ``width``)."""
-        v = self.epsilon(delta, width)
+    def epsilon_result(self, delta: Fraction, width: Fraction) -> ExactEpsilonResult | None:
+        """The :class:`ExactEpsilonResult` at ``delta`` (bracket width <= ``width``), or
+        ``None`` when it cannot be certified (the caller then takes the grid path)."""
+        try:
+            v = self.epsilon(delta, width)
+        except ArithmeticError:
+            return None  # undecided (an exact tie beyond the exact range): the grid path answers
         return ExactEpsilonResult(v, delta, 0, 0, Fraction(0), {"remove": (v, 0)}, self.description, self.parameters())
 
     def delta_result(self, eps: Fraction) -> ExactDeltaResult:
@@ -460,6 +467,38 @@ class RandomizedResponseComposition(ClosedForm):
         r = _q(((1 - self.p) / self.p) ** 2)
         return self._sums(k + 1, r)[2]
 
+    def _exact_value(self, k: int | None) -> Fraction:
+        r"""The profile at the atom :math:`\ell_k` (or at 0 for ``k=None``) as an exact rational:
+        :math:`\sum_{i \ge j} P(i)(1 - ((1-p)/p)^{m_i})` with :math:`m_i = 2(i - k)` (or
+        :math:`2i - T`), in integers over the common denominator :math:`b^T a^M` (p = a/b)."""
+        T, a, b = self.steps, self.p.numerator, self.p.denominator
+        c = b - a
+        j, base = (T // 2 + 1, T) if k is None else (k + 1, 2 * k)
+        top = 2 * T - base
+        num = 0
+        for i in range(j, T + 1):
+            m = 2 * i - base
+            num += comb(T, i) * a**i * c ** (T - i) * (a**m - c**m) * a ** (top - m)
+        return Fraction(num, b**T * a**top)
+
+    def _above(self, k: int | None, delta: Fraction) -> bool:
+        """Whether the profile at the atom l_k (at 0 for ``k=None``) is > delta: decided in
+        ball arithmetic, else (equality is possible: both are rational) exactly for small T."""
+        prec = 128
+        while prec <= 1024:
+            with workprec(prec):
+                t = _q(delta)
+                d = self.delta_ball(Fraction(0)) if k is None else self._bp(k)
+                if d.is_finite():
+                    if d > t:
+                        return True
+                    if d <= t:
+                        return False
+            prec *= 2
+        if self.steps <= EXACT_STEPS:
+            return self._exact_value(k) > delta
+        raise ArithmeticError("pld closed form: undecided comparison of the profile with delta")
+
     def _guess_piece(self, delta: Fraction) -> int:
         """A float guess of the first index k > T/2 with delta(l_k) <= delta (log-space sums)."""
         T, p = self.steps, self.p
@@ -506,27 +545,34 @@ class RandomizedResponseComposition(ClosedForm):
             return Certified(arb(0), 128)
         half = T // 2  # loss at index <= half is <= 0, delta there >= delta(0)
         k = self._guess_piece(delta)
-        # delta(0) <= t: epsilon = 0 (checked only near 0; further up, certify() proves
-        # delta(l_{k-1}) > t with l_{k-1} > 0, hence delta(0) > t)
-        if k <= half + 2 and self._certainly(Fraction(0), delta, above=False):
-            return Certified(arb(0), 128)
+        zero = Certified(arb(0), 128)
 
         def certify(k: int) -> int:
-            """-1 / +1: the piece is left / right of k; 0: delta(l_{k-1}) > t >= delta(l_k) certified."""
-            if k - 1 > half and not self._certainly(k - 1, delta, True, self._bp):
-                return -1
-            if k < T and not self._certainly(k, delta, False, self._bp):
+            """-1 / +1: the piece is left / right of k; 0: delta(l_{k-1}) > t >= delta(l_k)
+            proven (for l_{k-1} <= 0 through delta(0) > t: delta is non-increasing);
+            2: delta(0) <= t proven (epsilon = 0)."""
+            if k - 1 > half:
+                if not self._above(k - 1, delta):
+                    return -1
+            elif not self._above(None, delta):
+                return 2
+            if k < T and self._above(k, delta):
                 return 1
             return 0
 
         for _ in range(6):
             move = certify(k)
+            if move == 2:
+                return zero
             if move == 0:
                 break
             k = min(T, max(half + 1, k + move))
         else:
             k = self._bisect_piece(delta)
-            if certify(k) != 0:
+            move = certify(k)
+            if move == 2:
+                return zero
+            if move != 0:
                 raise ArithmeticError("pld closed form: could not certify the randomized-response piece")
         prec = 128
         while True:
