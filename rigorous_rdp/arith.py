@@ -326,8 +326,8 @@ def _float_outward(v: arb, up: bool) -> float:
     ``inf`` / the largest float, below the smallest subnormal to ``0`` / the smallest
     subnormal, on the outward side.
     """
-    man, exp = v.mid().man_exp()
-    man, exp = int(man), int(exp)
+    fman, fexp = v.mid().man_exp()
+    man, exp = int(fman), int(fexp)
     if man == 0:
         return 0.0
     top = exp + man.bit_length()  # 2**(top-1) <= |v| < 2**top

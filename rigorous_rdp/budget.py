@@ -21,6 +21,12 @@ from this route"), and :func:`expired` tells a caller that an exception which
 escaped from C code (for example a ``SystemError`` raised around a callback of
 ``acb.integral``) was caused by the budget.
 
+Ctrl-C is the other way a computation stops: inside :func:`interruptible` (the command line runs
+every command in one) SIGINT sets a flag before it raises ``KeyboardInterrupt``, so an interrupt
+that was swallowed (by C code that returned a ``SystemError``, or by a handler that cannot
+propagate it) is raised again by the next :func:`check`, and :func:`interrupted` tells a caller
+that an exception it caught was caused by Ctrl-C.
+
 Budgets nest: an inner block can only shorten the deadline of the outer one.
 Without any block there is no deadline (the Python API is unlimited unless the
 caller sets a budget; the command line sets one, see ``--max-seconds``).
@@ -31,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import math
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -41,9 +48,13 @@ __all__ = [
     "DEFAULT_SECONDS",
     "MAX_SECONDS",
     "RETRY_SECONDS",
+    "caused_by_interrupt",
     "check",
     "expired",
+    "interrupted",
+    "interruptible",
     "parse_seconds",
+    "quiet_startup_interrupt",
     "remaining",
     "time_budget",
 ]
@@ -58,6 +69,7 @@ RETRY_SECONDS = 0.5
 _deadline: float | None = None
 _seconds: float | None = None
 _expired = False
+_interrupted = False
 
 
 def parse_seconds(value: object, name: str = "max-seconds") -> float:
@@ -103,9 +115,80 @@ def _exceeded(where: str) -> BudgetExceeded:
     )
 
 
+def interrupted() -> bool:
+    """True once Ctrl-C was pressed inside :func:`interruptible` (even if the interrupt was swallowed)."""
+    return _interrupted
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """True if ``exc`` is, or was raised while handling, a ``KeyboardInterrupt`` (for example the
+    ``SystemError`` of a C function whose Python callback was interrupted), or Ctrl-C was pressed."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return _interrupted
+
+
+def _on_sigint(signum, frame) -> None:  # pragma: no cover - signal timing
+    global _interrupted
+    _interrupted = True
+    raise KeyboardInterrupt
+
+
+def _startup_sigint(signum, frame) -> None:  # pragma: no cover - signal timing
+    sys.stderr.write("rigorous-rdp: interrupted\n")
+    raise SystemExit(130)
+
+
+def quiet_startup_interrupt() -> None:
+    """When this process is the command line (``rigorous-rdp ...`` or ``python -m rigorous_rdp``),
+    make Ctrl-C during start-up (imports, before :func:`interruptible` takes over) end the
+    process with one line and status 130 instead of a traceback.  Does nothing for a program
+    that imports the package, or when SIGINT is not Python's default handler."""
+    argv = list(getattr(sys, "orig_argv", []) or [])
+    name = sys.argv[0].replace("\\", "/").rsplit("/", 1)[-1] if sys.argv else ""
+    as_module = "-m" in argv and argv.index("-m") + 1 < len(argv) and argv[argv.index("-m") + 1] == "rigorous_rdp"
+    if not (as_module or name.startswith("rigorous-rdp")):
+        return
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _startup_sigint)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Run the block with Ctrl-C recorded (see :func:`interrupted`) as well as raised.
+
+    In a thread other than the main one (where signal handlers cannot be set) the block runs as is.
+    """
+    global _interrupted
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.getsignal(signal.SIGINT)
+    was = _interrupted
+    _interrupted = False
+    signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    finally:
+        if old is _startup_sigint or old is None:
+            old = signal.default_int_handler
+        signal.signal(signal.SIGINT, old)
+        _interrupted = was
+
+
 def check(where: str = "") -> None:
-    """Raise :class:`BudgetExceeded` if the deadline has passed (cheap; call it in loops)."""
+    """Raise :class:`BudgetExceeded` if the deadline has passed, ``KeyboardInterrupt`` if Ctrl-C
+    was pressed and swallowed (cheap; call it in loops)."""
     global _expired
+    if _interrupted:
+        raise KeyboardInterrupt
     if _deadline is not None and time.monotonic() >= _deadline:
         _expired = True
         raise _exceeded(where)

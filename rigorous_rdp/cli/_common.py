@@ -509,6 +509,8 @@ def run_command(args: argparse.Namespace) -> int:
             except BudgetExceeded:
                 raise
             except Exception as exc:
+                if budget.caused_by_interrupt(exc):  # e.g. a SystemError around an interrupted callback
+                    raise KeyboardInterrupt from exc
                 if budget.expired():  # e.g. a SystemError around a callback interrupted by the budget
                     raise budget.BudgetExceeded(
                         f"time budget of {seconds:g} s exceeded; raise it with --max-seconds S"
