@@ -100,6 +100,10 @@ def _exit_interrupted() -> None:  # pragma: no cover - ends the process
     interpreter (inside C code, say) would otherwise make it kill itself with SIGINT at exit."""
     import os
 
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None:  # release what worker processes left registered (semaphores), quietly
+        with contextlib.suppress(Exception):
+            mp_util._run_finalizers(0)  # type: ignore[attr-defined]
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

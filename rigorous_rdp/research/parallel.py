@@ -296,6 +296,19 @@ class _DaskExecutor(cf.Executor):
             )
 
 
+def _kill_local_workers(cluster: Any) -> None:
+    """Kill the worker processes of a ``LocalCluster`` of ours (their nannies, in this process,
+    must not restart them): a task deep in C code would otherwise hold the close for seconds."""
+    import os
+
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        with contextlib.suppress(Exception):
+            nanny.auto_restart = False
+            pid = nanny.process.process.pid
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+
+
 def _connect_seconds() -> float:
     """Time allowed to reach a scheduler or see its first worker: at most
     :data:`CONNECT_SECONDS`, and short enough to report the failure within the budget."""
@@ -325,18 +338,29 @@ def dask_executor(spec: str | None) -> Iterator[cf.Executor | None]:
         from distributed import Client, LocalCluster
     except ImportError:
         raise ValueError("dask needs the 'distributed' package (pip install distributed).") from None
+    import logging
+
+    # a run stopped early (budget, Ctrl-C, lost workers) cancels its futures: the event loop then
+    # logs tracebacks of the cancelled tasks, which are no news to the user
+    quiet = {name: logging.getLogger(name) for name in ("tornado.application", "asyncio", "distributed.client")}
+    levels = {name: lg.level for name, lg in quiet.items()}
+    for lg in quiet.values():
+        lg.setLevel(logging.CRITICAL)
+    import multiprocessing
+
     cluster = None
     client = None
+    aborted = True
+    children = {p.pid for p in multiprocessing.active_children()}
     try:
         if spec.startswith("local:"):
-            import logging
-
             cluster = LocalCluster(
                 n_workers=int(spec.split(":", 1)[1]),
                 threads_per_worker=1,
                 dashboard_address=None,
                 processes=True,
                 silence_logs=logging.ERROR,
+                scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"},  # any free port, no warning
             )
             client = Client(cluster)
         else:
@@ -352,10 +376,20 @@ def dask_executor(spec: str | None) -> Iterator[cf.Executor | None]:
                     f"dask scheduler {spec} has no live worker (start workers, or use --dask local:N)."
                 ) from None
         yield _DaskExecutor(client, spec)
+        aborted = False
     finally:
+        if aborted and cluster is not None:  # budget, Ctrl-C or an error: stop our workers now
+            _kill_local_workers(cluster)
+        elif aborted and spec.startswith("local:"):  # stopped while the cluster was starting
+            for proc in multiprocessing.active_children():
+                if proc.pid not in children:
+                    with contextlib.suppress(Exception):
+                        proc.kill()
         if client is not None:
             with contextlib.suppress(Exception):
                 client.close(timeout=2)
         if cluster is not None:
             with contextlib.suppress(Exception):
                 cluster.close(timeout=5)
+        for name, lg in quiet.items():
+            lg.setLevel(levels[name])
