@@ -27,6 +27,12 @@ that was swallowed (by C code that returned a ``SystemError``, or by a handler t
 propagate it) is raised again by the next :func:`check`, and :func:`interrupted` tells a caller
 that an exception it caught was caused by Ctrl-C.
 
+Memory is budgeted too: code that allocates in proportion to its input (a list per batch
+element, an array per trial, a grid per cell) first estimates what it needs and calls
+:func:`check_memory`, which refuses with :class:`MemoryBudgetExceeded` (one line naming
+``--max-memory``) when the estimate exceeds the cap: :data:`DEFAULT_MEMORY` unless a
+``with memory_budget(size):`` block (the command line's ``--max-memory SIZE``) sets another.
+
 Budgets nest: an inner block can only shorten the deadline of the outer one.
 Without any block there is no deadline (the Python API is unlimited unless the
 caller sets a budget; the command line sets one, see ``--max-seconds``).
@@ -45,15 +51,24 @@ from collections.abc import Iterator
 from .errors import BudgetExceeded
 
 __all__ = [
+    "DEFAULT_MEMORY",
     "DEFAULT_SECONDS",
+    "MAX_MEMORY",
     "MAX_SECONDS",
+    "MIN_MEMORY",
     "RETRY_SECONDS",
+    "MemoryBudgetExceeded",
     "caused_by_interrupt",
     "check",
+    "check_memory",
     "expired",
+    "format_size",
     "interrupted",
     "interruptible",
+    "memory_budget",
+    "memory_cap",
     "parse_seconds",
+    "parse_size",
     "quiet_startup_interrupt",
     "remaining",
     "time_budget",
@@ -66,7 +81,14 @@ MAX_SECONDS = 86400.0
 #: interval at which the backstop timer fires again after the deadline
 RETRY_SECONDS = 0.5
 
+#: default memory budget of a computation, in bytes (4 GiB)
+DEFAULT_MEMORY = 4 * 2**30
+#: smallest and largest memory budget accepted (16 MiB, 1 TiB)
+MIN_MEMORY = 16 * 2**20
+MAX_MEMORY = 2**40
+
 _deadline: float | None = None
+_memory_cap: int = DEFAULT_MEMORY
 _seconds: float | None = None
 _expired = False
 _interrupted = False
@@ -91,6 +113,116 @@ def parse_seconds(value: object, name: str = "max-seconds") -> float:
     if not (math.isfinite(s) and 0 < s <= MAX_SECONDS):
         raise ValueError(message)
     return s
+
+
+class MemoryBudgetExceeded(BudgetExceeded):
+    """A computation would need more memory than its budget (see :func:`check_memory`);
+    raised before the memory is allocated."""
+
+    def __init__(self, message: str, needed: float, cap: int, where: str = ""):
+        super().__init__(message, seconds=None, where=where)
+        self.needed = needed
+        self.cap = cap
+
+
+_UNITS = {
+    "": 1,
+    "B": 1,
+    "K": 2**10,
+    "KB": 2**10,
+    "M": 2**20,
+    "MB": 2**20,
+    "G": 2**30,
+    "GB": 2**30,
+    "T": 2**40,
+    "TB": 2**40,
+}
+
+
+def format_size(nbytes: float) -> str:
+    """``nbytes`` in the largest binary unit that keeps it >= 1 (``3.5G``, ``200M``)."""
+    for unit in ("T", "G", "M", "K"):
+        if nbytes >= _UNITS[unit]:
+            return f"{nbytes / _UNITS[unit]:.3g}{unit}"
+    return f"{nbytes:.0f}B"
+
+
+def parse_size(value: object, name: str = "max-memory") -> int:
+    """A memory size in bytes: a number with an optional unit K, M, G or T (powers of 1024;
+    ``B``/``KB``/... accepted, case-insensitive), between 16M and 1T.
+
+    Raises:
+        ValueError: naming ``name`` and the accepted range.
+    """
+    message = f"{name} must be a size such as 512M or 4G (K, M, G, T: powers of 1024) in [16M, 1T]. Found {value!r}."
+    if isinstance(value, bool):
+        raise ValueError(message)
+    text = str(value).strip().upper()
+    if len(text) > 40:
+        raise ValueError(message)
+    unit = text.lstrip("0123456789.E+-_")
+    number = text[: len(text) - len(unit)] if unit else text
+    if unit not in _UNITS:
+        raise ValueError(message)
+    try:
+        x = float(number)
+    except ValueError:
+        raise ValueError(message) from None
+    if not math.isfinite(x):
+        raise ValueError(message)
+    size = x * _UNITS[unit]
+    if not MIN_MEMORY <= size <= MAX_MEMORY:
+        raise ValueError(message)
+    return int(size)
+
+
+def memory_cap() -> int:
+    """The memory budget in force, in bytes."""
+    return _memory_cap
+
+
+@contextlib.contextmanager
+def memory_budget(size: object | None) -> Iterator[None]:
+    """Run the block with a memory budget of ``size`` (bytes, or text such as ``"2G"``; ``None``:
+    keep the current one, :data:`DEFAULT_MEMORY` outside any block).
+
+    Raises:
+        ValueError: when ``size`` is not in [16M, 1T].
+    """
+    global _memory_cap
+    if size is None:
+        yield
+        return
+    cap = parse_size(size)
+    old = _memory_cap
+    _memory_cap = cap
+    try:
+        yield
+    finally:
+        _memory_cap = old
+
+
+def check_memory(nbytes: float, what: str, less: str = "") -> None:
+    """Refuse, before allocating, a computation estimated to need ``nbytes`` bytes when that
+    exceeds the memory budget.
+
+    Args:
+        nbytes: the estimate (of the dominant allocations).
+        what: what needs it, with the option that makes it large (``"--batch-size 1e9"``).
+        less: how to ask for less (appended to the message).
+
+    Raises:
+        MemoryBudgetExceeded: one line naming ``--max-memory``.
+    """
+    if nbytes > _memory_cap:
+        hint = f" or {less}" if less else ""
+        raise MemoryBudgetExceeded(
+            f"{what} needs about {format_size(nbytes)} of memory, more than the memory budget of"
+            f" {format_size(_memory_cap)}; raise it with --max-memory SIZE (up to 1T){hint}",
+            needed=nbytes,
+            cap=_memory_cap,
+            where=what,
+        )
 
 
 def remaining() -> float:
