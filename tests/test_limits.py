@@ -201,6 +201,25 @@ def test_dask_run_without_workers_stops(monkeypatch):
     assert time.monotonic() - t0 < 0.5 + 1.0
 
 
+class _LostSchedulerClient(_NoWorkerClient):
+    """A client whose scheduler went away: every future comes back cancelled."""
+
+    def submit(self, fn, *args, **kwargs):
+        fut = cf.Future()
+        fut.cancel()
+        fut.set_running_or_notify_cancel()
+        return fut
+
+    def scheduler_info(self):
+        return {"workers": {"tcp://w:1": {"nthreads": 1}}}
+
+
+def test_dask_run_whose_scheduler_is_lost_stops_with_one_line():
+    ex = parallel._DaskExecutor(_LostSchedulerClient(), "tcp://127.0.0.1:8786")
+    with pytest.raises(ValueError, match=r"^dask: a work item was cancelled by the cluster"):
+        map_ordered(_square, [1, 2, 3], executor=ex)
+
+
 # ---------------------------------------------------------------------------
 # the memory budget
 # ---------------------------------------------------------------------------

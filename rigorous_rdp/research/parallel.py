@@ -189,7 +189,14 @@ def imap_ordered(
                 done, _ = cf.wait(list(pending.values()), timeout=timeout, return_when=cf.FIRST_COMPLETED)
                 if done:
                     for i in [i for i, f in pending.items() if f in done]:
-                        ready[i] = pending.pop(i).result()  # a worker's exception propagates
+                        fut = pending.pop(i)
+                        if fut.cancelled() and check_alive is not None:  # cancelled by the cluster, not by us
+                            check_alive()  # names the cause when it can
+                            raise ValueError(
+                                "dask: a work item was cancelled by the cluster (its scheduler is gone or was"
+                                " restarted); the run is stopped."
+                            )
+                        ready[i] = fut.result()  # a worker's exception propagates
                 else:
                     budget.check(where)
                     if check_alive is not None:
@@ -267,11 +274,28 @@ class _DaskExecutor(cf.Executor):
         self._spec = spec
         self._no_worker_since: float | None = None
 
+    @property
+    def _max_workers(self) -> int:
+        """The cluster's worker threads (at least 1): :func:`imap_ordered` keeps 4 items per thread in flight."""
+        try:
+            workers = self._scheduler_info().get("workers", {}).values()
+            return max(1, sum(int(w.get("nthreads", 1)) for w in workers))
+        except Exception:
+            return 1
+
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future:  # type: ignore[override]
         return self._inner.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self._inner.shutdown(wait=wait and not cancel_futures)
+
+    def _scheduler_info(self) -> dict[str, Any]:
+        """The client's cached scheduler information (refreshed by its event loop every few
+        seconds, no round trip: a dead scheduler cannot make this wait), else a fresh one."""
+        cached = getattr(self._client, "_scheduler_identity", None)
+        if isinstance(cached, dict) and cached.get("workers"):
+            return cached
+        return dict(self._client.scheduler_info())
 
     def check_alive(self) -> None:
         """Raise ``ValueError`` once the scheduler is gone or has had no worker for
@@ -280,8 +304,8 @@ class _DaskExecutor(cf.Executor):
         if str(getattr(client, "status", "running")) in ("closed", "closing", "failed"):
             raise ValueError(f"dask: lost the connection to the scheduler {self._spec}; the run is stopped.")
         try:
-            workers = len(client.scheduler_info().get("workers", {}))
-        except Exception:  # the cached scheduler information is not available: say nothing
+            workers = len(self._scheduler_info().get("workers", {}))
+        except Exception:  # the scheduler information is not available: say nothing
             return
         now = time.monotonic()
         if workers > 0:
