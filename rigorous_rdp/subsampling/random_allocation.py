@@ -218,20 +218,13 @@ def remove_moments(
         ValueError: naming the parameter and its range.
     """
     sigma, t, alphas = _noise(noise_multiplier), _steps(steps_per_epoch), _orders(orders)
-    with workprec(prec) as p:
-        with workprec(p + GUARD_BITS):
-            moments = _remove_moment_series(_inv_var(sigma), t, max(alphas))
-            out = [moments[a] for a in alphas]
-    return out
+    with workprec(prec) as p, workprec(p + GUARD_BITS):
+        moments = _remove_moment_series(_inv_var(sigma), t, max(alphas))
+        return [moments[a] for a in alphas]
 
 
 def remove_rdp(
-    noise_multiplier: Rational,
-    steps_per_epoch: int,
-    orders: Sequence[int],
-    *,
-    epochs: int = 1,
-    prec: int | None = None,
+    noise_multiplier: Rational, steps_per_epoch: int, orders: Sequence[int], *, epochs: int = 1, prec: int | None = None
 ) -> list[arb]:
     r"""Balls containing the exact remove-direction RDP :math:`E\cdot D_\alpha(P\|Q)` of ``epochs``
     epochs of random allocation (one step per epoch per example) of the Gaussian mechanism.
@@ -256,7 +249,7 @@ def remove_rdp(
     alphas = _orders(orders)
     moments = remove_moments(noise_multiplier, steps_per_epoch, alphas, prec=prec)
     with workprec(prec) as p, workprec(p + GUARD_BITS):
-        return [e * m.log() / (a - 1) for a, m in zip(alphas, moments)]
+        return [e * m.log() / (a - 1) for a, m in zip(alphas, moments, strict=True)]
 
 
 # ---------------------------------------------------------------------------
@@ -378,12 +371,7 @@ def _add_one_epoch(sigma: Fraction, t: int, a: int, prec: int, *, laplace: bool 
 
 
 def add_rdp(
-    noise_multiplier: Rational,
-    steps_per_epoch: int,
-    orders: Sequence[int],
-    *,
-    epochs: int = 1,
-    prec: int | None = None,
+    noise_multiplier: Rational, steps_per_epoch: int, orders: Sequence[int], *, epochs: int = 1, prec: int | None = None
 ) -> list[arb]:
     r"""Balls of a proven upper bound on the add-direction RDP :math:`E\cdot D_\alpha(Q\|P)` of ``epochs``
     epochs: the smaller of the geometric-mean bound (Feldman & Shenfeld 2025) and the
@@ -409,19 +397,22 @@ def add_rdp(
 # ---------------------------------------------------------------------------
 
 
-def _rdp_one_epoch(sigma: Fraction, t: int, alphas: Sequence[int], direction: str, prec: int) -> list[arb]:
-    """One-epoch values for ``direction`` at the current precision (``prec`` = that precision)."""
+def _combine(
+    sigma: Fraction, t: int, alphas: Sequence[int], moments: Sequence[arb], direction: str, prec: int
+) -> list[arb]:
+    """One-epoch values for ``direction`` from the remove moments ``moments`` (indexed by order),
+    at the current working precision ``prec``."""
     if direction == "add":
         return [_add_one_epoch(sigma, t, a, prec) for a in alphas]
-    moments = _remove_moment_series(_inv_var(sigma), t, max(alphas))
-    rem = [moments[a].log() / (a - 1) for a in alphas]
-    if direction == "remove":
-        return rem
-    out = []
     s2 = _inv_var(sigma)
-    for a, r in zip(alphas, rem):
+    out = []
+    for a in alphas:
+        r = moments[a].log() / (a - 1)
+        if direction == "remove":
+            out.append(r)
+            continue
         gm = s2 * (1 + arb(a - 1) / t) / 2
-        if r.lower() >= gm.upper():  # add <= geometric-mean bound <= remove: the max is remove
+        if r.lower() >= gm.upper():  # add <= geometric-mean bound <= remove: the maximum is remove
             out.append(r)
         else:
             out.append(r.max(_add_one_epoch(sigma, t, a, prec)))
@@ -461,7 +452,8 @@ def rdp(
     if direction not in _DIRECTIONS:
         raise ValueError(f"direction must be one of {', '.join(_DIRECTIONS)}. Found {direction!r}.")
     with workprec(prec) as p, workprec(p + GUARD_BITS):
-        return [e * v for v in _rdp_one_epoch(sigma, t, alphas, direction, p + GUARD_BITS)]
+        moments = [] if direction == "add" else _remove_moment_series(_inv_var(sigma), t, max(alphas))
+        return [e * v for v in _combine(sigma, t, alphas, moments, direction, p + GUARD_BITS)]
 
 
 # ---------------------------------------------------------------------------
@@ -511,30 +503,16 @@ class RandomAllocationGaussianCurve(RdpCurve):
         return [self.epochs * v for v in self._one_epoch(ints, prec)]
 
     def _one_epoch(self, alphas: list[int], prec: int) -> list[arb]:
-        """One-epoch values, the remove moments cached per precision (the series power is the cost)."""
-        n_max = max(alphas)
-        got = self._cache.get(prec)
+        """One-epoch values; the remove moments are cached per precision (the series power is the cost)."""
         with workprec(prec + GUARD_BITS):
-            if self.direction == "add":
-                return [_add_one_epoch(self.sigma, self.steps_per_epoch, a, prec + GUARD_BITS) for a in alphas]
-            if got is None or got[0] < n_max:
-                moments = _remove_moment_series(_inv_var(self.sigma), self.steps_per_epoch, n_max)
-                self._cache[prec] = (n_max, moments)
-            else:
+            moments: list[arb] = []
+            if self.direction != "add":
+                got = self._cache.get(prec)
+                if got is None or got[0] < max(alphas):
+                    got = (max(alphas), _remove_moment_series(_inv_var(self.sigma), self.steps_per_epoch, max(alphas)))
+                    self._cache[prec] = got
                 moments = got[1]
-            out = []
-            s2 = _inv_var(self.sigma)
-            for a in alphas:
-                r = moments[a].log() / (a - 1)
-                if self.direction == "remove":
-                    out.append(r)
-                    continue
-                gm = s2 * (1 + arb(a - 1) / self.steps_per_epoch) / 2
-                if r.lower() >= gm.upper():
-                    out.append(r)
-                else:
-                    out.append(r.max(_add_one_epoch(self.sigma, self.steps_per_epoch, a, prec + GUARD_BITS)))
-            return out
+            return _combine(self.sigma, self.steps_per_epoch, alphas, moments, self.direction, prec + GUARD_BITS)
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         """Float midpoints at 64 bits for integer orders in [2, MAX_ORDER]; ``inf`` elsewhere
@@ -546,6 +524,6 @@ class RandomAllocationGaussianCurve(RdpCurve):
             return out
         with workprec(64):
             vals = self.certified_many([Fraction(int(a[i])) for i in idx])
-        for i, v in zip(idx, vals):
+        for i, v in zip(idx, vals, strict=True):
             out[i] = float(v.mid()) if v.is_finite() else np.inf
         return out
