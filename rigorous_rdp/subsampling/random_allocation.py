@@ -67,7 +67,7 @@ of the negative moment :math:`B_\alpha = \mathbb{E}_Q[L^{-m}]`, :math:`m = \alph
    .. math:: B_\alpha = \frac{1}{\Gamma(m)}\int_0^\infty w^{m-1}\,\varphi(w/t)^t\,dw, \qquad
              \varphi(v) = \mathbb{E}[e^{-vY}].
 
-   For :math:`u \ge 0`, :math:`e^{-u} \le \sum_{j=0}^{2K}(-u)^j/j!` (an even Taylor truncation of
+   For :math:`u \ge 0` and every :math:`K \ge 1`, :math:`e^{-u} \le \sum_{j=0}^{2K}(-u)^j/j!` (an even Taylor truncation of
    :math:`e^{-u}` is an upper bound), hence :math:`0 < \varphi(v) \le p_K(v) = \sum_{j=0}^{2K}(-v)^j M_j/j!`.
    :math:`\varphi` is decreasing, so for :math:`v \ge v_0 = W/t` and any :math:`1 \le t_1 < t`,
    :math:`\varphi(v)^t \le p_K(v_0)^{t-t_1}\varphi(v)^{t_1}`, and
@@ -79,7 +79,8 @@ of the negative moment :math:`B_\alpha = \mathbb{E}_Q[L^{-m}]`, :math:`m = \alph
              \;+\; p_K(W/t)^{t-t_1}\Big(\frac{t}{t_1}\Big)^m e^{m s^2/2 + m^2 s^2/(2t_1)} .
 
    The first term is the integral of a polynomial, enclosed by arb's rigorous integration
-   (``acb.integral``); :math:`K = 2` (degree 4), :math:`t_1 = \lceil t/2\rceil`, and :math:`W` is
+   (``acb.integral``); :math:`K \in \{1, 2, 3\}` (the smallest result is used),
+   :math:`t_1 = \lceil t/2\rceil`, and :math:`W` is
    chosen by a float screen so that the second term is below the working precision (the choice
    affects tightness only).  This bound is within a few parts in :math:`10^4` of the exact
    :math:`\epsilon_{\rm add}` at the orders where it is used (checked against quadrature at
@@ -123,8 +124,10 @@ __all__ = [
 MAX_ORDER = 10_000
 #: largest number of steps per epoch accepted
 MAX_STEPS_PER_EPOCH = 10**9
-#: degree 2K of the Taylor polynomial that bounds the Laplace transform of the log-normal
-LAPLACE_HALF_DEGREE = 2
+#: the values of K tried for the Taylor polynomial of degree 2K that bounds the Laplace transform
+#: of the log-normal (each gives a valid bound; the smallest is used: K = 1 wins at small t or
+#: larger orders, K = 2 or 3 at large t)
+LAPLACE_HALF_DEGREES = (1, 2, 3)
 #: guard bits added to the working precision inside the computations
 GUARD_BITS = 20
 _DIRECTIONS = ("remove", "add", "both")
@@ -265,11 +268,10 @@ def add_rdp_geometric_mean(noise_multiplier: Rational, steps_per_epoch: int, ord
     return _inv_var(sigma) * (1 + arb(a - 1) / t) / 2
 
 
-def _laplace_screen(s2: float, t: int, m: int, prec: int) -> tuple[float, int] | None:
+def _laplace_screen(s2: float, t: int, m: int, prec: int, K: int) -> tuple[float, int] | None:
     """Float choice of (W, t1) for :func:`add_rdp_laplace`: the smallest W on a geometric grid
     whose tail term is below 2^-(prec+8), else the W with the smallest tail; None when the
     polynomial bound does not decay (then the Laplace bound is useless).  Tightness only."""
-    K = LAPLACE_HALF_DEGREE
     t1 = (t + 1) // 2
     try:
         mom = [math.exp(j * (j - 1) * s2 / 2) / math.factorial(j) for j in range(2 * K + 1)]
@@ -300,13 +302,23 @@ def _laplace_screen(s2: float, t: int, m: int, prec: int) -> tuple[float, int] |
 
 
 def _laplace_log_b(s2: arb, s2f: float, t: int, m: int, prec: int) -> arb | None:
-    r"""Ball containing the logarithm of the Laplace-transform upper bound on :math:`B_\alpha`
-    (module docstring, add direction item 2), :math:`m = \alpha - 1 \ge 1`, :math:`t \ge 2`."""
-    chosen = _laplace_screen(s2f, t, m, prec)
+    r"""Ball containing the logarithm of the smallest Laplace-transform upper bound on
+    :math:`B_\alpha` over :math:`K \in` ``LAPLACE_HALF_DEGREES`` (module docstring, add direction
+    item 2), :math:`m = \alpha - 1 \ge 1`, :math:`t \ge 2`; None if none applies."""
+    out: arb | None = None
+    for K in LAPLACE_HALF_DEGREES:
+        v = _laplace_log_b_k(s2, s2f, t, m, prec, K)
+        if v is not None:
+            out = v if out is None else out.min(v)
+    return out
+
+
+def _laplace_log_b_k(s2: arb, s2f: float, t: int, m: int, prec: int, K: int) -> arb | None:
+    """:func:`_laplace_log_b` for one K."""
+    chosen = _laplace_screen(s2f, t, m, prec, K)
     if chosen is None:
         return None
     w_max, t1 = chosen
-    K = LAPLACE_HALF_DEGREE
     inv_t = 1 / arb(t)
     coef = [(-1) ** j * (s2 * (j * (j - 1) // 2)).exp() * inv_t**j / arb.fac_ui(j) for j in range(2 * K + 1)]
     coef_c = [acb(c) for c in coef]
@@ -338,8 +350,8 @@ def add_rdp_laplace(
 ) -> arb | None:
     r"""Ball of the Laplace-transform upper bound on the add-direction RDP :math:`D_\alpha(Q\|P)` of one
     epoch (module docstring, add direction item 2), or None when the bound does not apply
-    (:math:`t = 1`, or a noise so small that the degree-4 Taylor bound of the log-normal Laplace
-    transform does not decay; then :func:`add_rdp_geometric_mean` is the bound).
+    (:math:`t = 1`, or a noise so small or a :math:`t` so small that no Taylor bound of the log-normal
+    Laplace transform decays enough; then :func:`add_rdp_geometric_mean` is the bound).
 
     Args:
         noise_multiplier: :math:`\sigma > 0`.
