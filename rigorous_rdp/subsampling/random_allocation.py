@@ -8,9 +8,11 @@ Feldman & Shenfeld, "Privacy amplification by random allocation", arXiv 2502.082
 gradients (sensitivity 1) plus :math:`N(0, \sigma^2 I)` noise, :math:`\sigma` =
 ``noise_multiplier``.  Adjacency is add/remove of one example.
 
-**The dominating pair** (Feldman & Shenfeld 2025, Sec. 2-3: the privacy of random allocation of
-a mechanism is that of the allocation of its dominating pair; Chua et al. 2025 use the same pair
-for their Monte Carlo accountant).  For the Gaussian mechanism the :math:`t` outputs of an
+**The dominating pair** (Feldman & Shenfeld 2025: the privacy of random allocation of a
+mechanism is bounded by that of the allocation of its dominating pair; Chua et al. 2025 use the
+same pair for their Monte Carlo accountant.  Only the abstract of the paper was available here,
+so its theorem numbers are not cited; the reduction is taken from the paper, and
+``proofs/verify_random_allocation.py`` checks the pair's likelihood ratio, not the reduction).  For the Gaussian mechanism the :math:`t` outputs of an
 epoch (after the usual reduction of each step to one dimension along the example's gradient)
 are distributed as
 
