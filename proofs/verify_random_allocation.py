@@ -156,14 +156,14 @@ def test_t2_rotation_against_the_definition():
 
 def test_gamma_identity_and_laplace_form():
     """Step 5: the Gamma identity (sympy, m = 1..4) and the Laplace form of E[L^{-m}] (t = 2,
-    against the quadrature reference, m = 1, 3)."""
+    against the quadrature reference, m = 2)."""
     u, lv = sp.symbols("u L", positive=True)
     for m in range(1, 5):
         integral = sp.integrate(u ** (m - 1) * sp.exp(-u * lv), (u, 0, sp.oo))
         assert sp.simplify(integral - sp.gamma(m) / lv**m) == 0, m
-    for alpha in (2, 4):
+    for alpha in (3,):
         with mpmath.workdps(20):
-            lap = ref.add_moment_laplace(alpha, 1, 2, dps=15, nodes=80)
+            lap = ref.add_moment_laplace(alpha, 1, 2, dps=15, nodes=60)
             quad = ref.moment_by_quadrature(1 - alpha, 1, 2, dps=15)
             assert abs(lap / quad - 1) < 1e-10, (alpha, lap, quad)
 
