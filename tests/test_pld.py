@@ -293,3 +293,37 @@ def test_pld_certificate_verifies_and_detects_a_false_claim():
     bad["sha256"] = content_hash(bad)
     res = verify_certificate(bad)
     assert not res.ok and "lower delta" in res.reason
+
+
+# ---------------------------------------------------------------------------
+# calibration (float screen + one certified end per candidate)
+# ---------------------------------------------------------------------------
+
+
+def test_calibrate_gaussian_against_closed_form():
+    """Gaussian, T = 4, epsilon 1, delta 1e-5: the returned sigma meets the target and the
+    next smaller grid sigma misses it, both checked on the closed form of the composed
+    Gaussian (an independent code path); the reported ends enclose the closed-form epsilon."""
+    from rigorous_rdp.pld.calibrate import calibrate_sigma_pld
+
+    delta = F(1, 10**5)
+    c = calibrate_sigma_pld(lambda s: GaussianEvent(s), 4, 1, delta, sigma_digits=3)
+    assert c.sigma_upper - c.sigma_lower == F(1, 100)
+    assert gaussian_delta(c.sigma_upper, 4, 1) <= mpmath.mpf(1) / 10**5
+    assert gaussian_delta(c.sigma_lower, 4, 1) > mpmath.mpf(1) / 10**5
+    for sigma, res in ((c.sigma_upper, c.at_upper), (c.sigma_lower, c.at_lower)):
+        with mpmath.workdps(40):
+            root = mpmath.findroot(lambda e, s=sigma: gaussian_delta(s, 4, e) - mpmath.mpf(1) / 10**5, 1)
+        assert _contains(res.epsilon, root)
+    assert c.at_upper.epsilon.up_exact <= 1 < c.at_lower.epsilon.lo_exact
+
+
+def test_float_screen_near_closed_form():
+    """The float screen (a guess, not a bound) is within 1e-4 of the closed-form epsilon."""
+    from rigorous_rdp.pld.calibrate import float_epsilon
+    from rigorous_rdp.pld.profiles import gaussian_profile
+
+    est = float_epsilon([(gaussian_profile(F(2)), 4)], 1e-5, 4000)
+    with mpmath.workdps(40):
+        root = mpmath.findroot(lambda e: gaussian_delta(2, 4, e) - mpmath.mpf(1) / 10**5, 3)
+    assert abs(est - float(root)) < 1e-4
