@@ -327,3 +327,44 @@ def test_float_screen_near_closed_form():
     with mpmath.workdps(40):
         root = mpmath.findroot(lambda e: gaussian_delta(2, 4, e) - mpmath.mpf(1) / 10**5, 3)
     assert abs(est - float(root)) < 1e-4
+
+
+def _trim_by_loop(offset, coeffs, tail_units, up):
+    """Independent reference for the trimming rule: remove coefficients one at a time
+    from each end while the removed total stays within ``tail_units``."""
+    c = list(coeffs)
+    lo, acc = 0, 0
+    while lo < len(c) - 1 and acc + c[lo] <= tail_units:
+        acc, lo = acc + c[lo], lo + 1
+    low = acc
+    hi, acc = len(c) - 1, 0
+    while hi > lo and acc + c[hi] <= tail_units:
+        acc, hi = acc + c[hi], hi - 1
+    kept = c[lo : hi + 1]
+    if up:
+        kept[0] += low
+        return offset + lo, kept, acc
+    return offset + lo, kept, 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("up", [True, False])
+def test_trim_on_polynomial_matches_the_one_by_one_rule(seed, up):
+    import random
+
+    from flint import fmpz_poly
+
+    from rigorous_rdp.pld.compose import _trim_poly
+
+    rng = random.Random(seed)
+    n = rng.choice([1, 2, 3, 17, 300])
+    coeffs = [rng.choice([0, 1, 5, 10**20, rng.randrange(10**25)]) for _ in range(n)]
+    coeffs[-1] = coeffs[-1] or 1  # fmpz_poly drops trailing zeros
+    for tail in (0, 3, 10**20, 10**26, sum(coeffs)):
+        off, kept, moved = _trim_poly(7, fmpz_poly(coeffs), tail, up)
+        r_off, r_kept, r_moved = _trim_by_loop(7, coeffs, tail, up)
+        assert (off, moved) == (r_off, r_moved)
+        got = [int(x) for x in kept.coeffs()]
+        while r_kept and r_kept[-1] == 0:
+            r_kept.pop()
+        assert got == r_kept
