@@ -137,17 +137,18 @@ def identity(scale_bits: int, upper: bool) -> DiscretePld:
 
 
 def power(a: DiscretePld, count: int, tail: Fraction) -> DiscretePld:
-    """``count``-fold self-composition by repeated squaring (about 2 log2(count) products)."""
-    result: DiscretePld | None = None
-    base = a
-    k = count
-    while k:
-        if k & 1:
-            result = base if result is None else multiply(result, base, tail)
-        k >>= 1
-        if k:
-            base = multiply(base, base, tail)
-    return result if result is not None else identity(a.scale_bits, a.upper)
+    """``count``-fold self-composition by left-to-right binary powering: square for every
+    bit of ``count`` after the leading one, then multiply by ``a`` when the bit is set
+    (about log2(count) squarings and popcount(count) - 1 products with the short ``a``;
+    the squarings run on the growing array only, not on a second growing base)."""
+    if count <= 0:
+        return identity(a.scale_bits, a.upper)
+    result = a
+    for bit in bin(count)[3:]:
+        result = multiply(result, result, tail)
+        if bit == "1":
+            result = multiply(result, a, tail)
+    return result
 
 
 def compose_all(parts: Sequence[tuple[DiscretePld, int]], tail: Fraction) -> DiscretePld:
