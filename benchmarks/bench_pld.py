@@ -175,10 +175,10 @@ def main() -> None:
         t0 = time.process_time()
         c = calibrate_sigma_pld(lambda s: PoissonSampledEvent(GaussianEvent(s), Fraction(Q)), steps, 1, DELTA)
         dt = time.process_time() - t0
-        a, b = c.at_upper.epsilon, c.at_lower.epsilon
+        a, b = c.at_upper.epsilon, c.at_lower.epsilon  # Certified balls: their exact ends
         print(
-            f"calibrate epsilon = 1: sigma = {float(c.sigma_upper)} meets it (epsilon <= {float(a.up_exact):.6f}); "
-            f"sigma = {float(c.sigma_lower)} misses (epsilon >= {float(b.lo_exact):.6f})  {dt:.2f} s CPU"
+            f"calibrate epsilon = 1: sigma = {float(c.sigma_upper)} meets it (epsilon <= {a.upper_float():.6f}); "
+            f"sigma = {float(c.sigma_lower)} misses (epsilon >= {b.lower_float():.6f})  {dt:.2f} s CPU"
         )
         try:
             import dp_accounting as dpa
