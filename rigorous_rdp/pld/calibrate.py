@@ -183,10 +183,11 @@ class _Candidate:
         self.tail = Fraction(0)
         self.screen: dict[str, float] = {}
 
-    def screen_eps(self, n: int) -> float:
-        """Float estimate of epsilon (max over directions): Richardson extrapolation of the
-        float screen on the grids 1/n and 1/(2n) (its error falls like 1/n^2)."""
-        dirs = self.acc._directions()
+    def screen_eps(self, n: int, dirs: tuple[str, ...] | None = None) -> float:
+        """Float estimate of epsilon (max over ``dirs``, default all directions): Richardson
+        extrapolation of the float screen on the grids 1/n and 1/(2n) (its error falls like
+        1/n^2)."""
+        dirs = self.acc._directions() if dirs is None else dirs
         for d in dirs:
             parts = self.acc._parts(d)
             e1 = float_epsilon(parts, float(self.delta), n)
@@ -255,6 +256,9 @@ class _Candidate:
         return PldEpsilonResult(_bracket(min(self.lo, up), up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
 
 
+_DEBUG = False
+
+
 def calibrate_sigma_pld(
     make_event: Callable[[Fraction], DpEvent],
     steps: int,
@@ -296,26 +300,69 @@ def calibrate_sigma_pld(
         )
     Ef = float(E)
 
-    # 1. float screen: bisection in log sigma on the float estimate (a guess only)
+    # 1. float screen (a guess only): bracket in sigma, then the Illinois variant of
+    #    regula falsi in log sigma; after the first sigma only the direction that dominated
+    #    there is screened (the certified decisions below use every direction)
+    dominant: list[tuple[str, ...]] = []
+    screen_n = [1000]
+
     def screen(sigma: float) -> float:
-        return _Candidate(make_event, Fraction(sigma), steps, delta).screen_eps(1000)
+        c = _Candidate(make_event, Fraction(sigma), steps, delta)
+        if not dominant:
+            c.screen_eps(screen_n[0])
+            dominant.append((max(c.screen, key=lambda d: c.screen[d]),))
+            return max(c.screen.values()) - Ef
+        return c.screen_eps(screen_n[0], dominant[0]) - Ef
 
     lo, hi = 0.05, 1.0
-    while screen(hi) > Ef:
+    f_hi = screen(hi)
+    while f_hi > 0:
         lo, hi = hi, hi * 2
         if hi > 1e6:
             raise ValueError("epsilon target not reachable with sigma <= 1e6.")
-    while screen(lo) <= Ef and lo > 1e-4:
-        hi, lo = lo, lo / 2
+        f_lo, f_hi = f_hi, screen(hi)
+    if hi == 1.0:
+        f_lo = screen(lo)
+        while f_lo <= 0 and lo > 1e-4:
+            hi, f_hi, lo = lo, f_lo, lo / 2
+            f_lo = screen(lo)
     rel_step = float(_grid_step(hi, sigma_digits)) / hi
-    for _ in range(60):
-        if hi / lo - 1 < rel_step / 8:
+    # secant iterations in log sigma from the two bracket ends (f is smooth and monotone);
+    # an iterate leaving the bracket falls back to the bracket's midpoint.  Then the
+    # screen's grid is checked at the root: if doubling it moves the estimate by more than
+    # an eighth of the epsilon change between neighbouring grid sigmas, the grid is
+    # doubled and the iteration continues from the last two points.
+    a, b = math.log(lo), math.log(hi)
+    x0, f0, x1, f1 = a, f_lo, b, f_hi
+    tol_x = math.log1p(rel_step / 8)
+    for _ in range(12):
+        for _ in range(40):
+            x2 = x1 - f1 * (x1 - x0) / (f1 - f0) if f1 != f0 else (a + b) / 2
+            if not a <= x2 <= b:
+                x2 = (a + b) / 2
+            f2 = screen(math.exp(x2))
+            if f2 > 0:
+                a = max(a, x2)
+            else:
+                b = min(b, x2)
+            done = abs(x2 - x1) < tol_x or b - a < tol_x
+            x0, f0, x1, f1 = x1, f1, x2, f2
+            if done:
+                break
+        slope = abs((f1 - f0) / (x1 - x0)) if x1 != x0 else 0.0
+        if screen_n[0] >= 64000:
             break
-        m = math.sqrt(lo * hi)
-        if screen(m) > Ef:
-            lo = m
-        else:
-            hi = m
+        screen_n[0] *= 2
+        f_fine = screen(math.exp(x1))
+        if abs(f_fine - f1) <= slope * tol_x:
+            break
+        # continue on the finer grid from the last two points; the coarse screen's side
+        # decisions are not trusted, so the bracket is reopened to a factor 2 in sigma
+        f1 = f_fine
+        f0 = screen(math.exp(x0))
+        a, b = x1 - math.log(2), x1 + math.log(2)
+    hi = math.exp(x1)
+    fine_n = screen_n[0]
     step = _grid_step(hi, sigma_digits)
     s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
 
@@ -326,7 +373,7 @@ def calibrate_sigma_pld(
     def cand(s: Fraction) -> tuple[_Candidate, float]:
         if s not in cands:
             cands[s] = _Candidate(make_event, s, steps, delta)
-            estimates[s] = cands[s].screen_eps(2000)
+            estimates[s] = cands[s].screen_eps(fine_n)
         return cands[s], estimates[s]
 
     def prove(s: Fraction, upper: bool) -> bool:
@@ -339,6 +386,8 @@ def calibrate_sigma_pld(
         n = c.acc._initial_grid(w, float(delta))
         for _ in range(max_rounds):
             val = c.upper(n, E) if upper else c.lower(n, E)
+            if _DEBUG:
+                print("prove", float(s), upper, n, float(val), est)
             if (val <= E) if upper else (val > E):
                 return True
             if n >= 200000:
