@@ -368,3 +368,40 @@ def test_trim_on_polynomial_matches_the_one_by_one_rule(seed, up):
         while r_kept and r_kept[-1] == 0:
             r_kept.pop()
         assert got == r_kept
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("q, sigma", [(F(1, 100), F(11, 10)), (F(1), F(2)), (F(1, 1000), F(7, 3))])
+def test_vectorised_screens_match_mpmath(q, sigma, direction):
+    """The array form of the float screens (used by the calibration's float screen) agrees
+    with the profile's delta computed in mpmath (Fact: delta = P(L > e) - e^e Q(L > e) with
+    the threshold of the loss, written out independently here)."""
+    import numpy as np
+
+    from rigorous_rdp.pld.profiles import poisson_gaussian_profile
+
+    prof = poisson_gaussian_profile(q, sigma, direction)
+    eps = np.array([-2.0, -0.5, 0.0, 0.3, 1.0, 2.5])
+    d, lw = prof.screen_arrays(eps)
+    with mpmath.workdps(30):
+        qq, s = mpmath.mpf(q.numerator) / q.denominator, mpmath.mpf(sigma.numerator) / sigma.denominator
+
+        def sf(z):
+            return mpmath.ncdf(-z)
+
+        for e, got_d, got_l in zip(eps, d, lw, strict=True):
+            em = mpmath.exp(mpmath.mpf(e))
+            if direction == "remove":
+                if qq < 1 and em <= 1 - qq:
+                    ref = 1 - em
+                else:
+                    x = s**2 * mpmath.log((em - 1 + qq) / qq) + mpmath.mpf(1) / 2
+                    ref = qq * sf((x - 1) / s) + (1 - qq) * sf(x / s) - em * sf(x / s)
+            else:
+                if qq < 1 and 1 / em <= 1 - qq:
+                    ref = mpmath.mpf(0)
+                else:
+                    y = s**2 * mpmath.log((1 / em - 1 + qq) / qq) + mpmath.mpf(1) / 2
+                    ref = sf(-y / s) - em * (qq * sf(-(y - 1) / s) + (1 - qq) * sf(-y / s))
+            assert abs(got_d - float(ref)) <= 1e-12
+            assert abs(got_l - float(ref - (1 - em))) <= 1e-12 * float(em)

@@ -91,8 +91,11 @@ def _float_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarra
     b, t = grid_range(profile, n, tail)
     idx = np.arange(b, t + 1)
     eps = idx / n
-    dl = np.array([profile.screen_delta(float(e)) for e in eps])
-    lw = np.array([profile.screen_dlow(float(e)) for e in eps])
+    if profile.screen_arrays is not None:
+        dl, lw = profile.screen_arrays(eps)
+    else:
+        dl = np.array([profile.screen_delta(float(e)) for e in eps])
+        lw = np.array([profile.screen_dlow(float(e)) for e in eps])
     x = np.exp(eps)
     m = len(idx)
     masses = np.zeros(m)
@@ -109,6 +112,14 @@ def _float_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarra
     if m >= 2:
         masses[-1] = x[-1] * (0.0 - (dl[-1] - dl[-2]) / (x[-1] - x[-2]))
     return b, np.clip(masses, 0.0, None), max(0.0, float(dl[-1]))
+
+
+#: the largest FFT length of the float screen (about 0.5 GB of complex spectra at 2^24)
+_SCREEN_MAX = 1 << 23
+
+
+class _ScreenTooLarge(Exception):
+    """The float screen's grid would need more than ``_SCREEN_MAX`` points."""
 
 
 def float_epsilon(parts: list[tuple[Profile, int]], delta: float, n: int, tail: float = 1e-15) -> float:
@@ -133,6 +144,8 @@ def float_epsilon(parts: list[tuple[Profile, int]], delta: float, n: int, tail: 
         inf_keep *= (1.0 - p_inf) ** c
     half = int(14 * math.sqrt(var_total)) + 2 * max_len + 64
     size = 1 << max(8, (2 * half).bit_length())
+    if size > _SCREEN_MAX:
+        raise _ScreenTooLarge(f"float screen of {size} points")
     spec = np.ones(size // 2 + 1, dtype=complex)
     for shift, a, c in singles:
         arr = np.zeros(size)
@@ -306,13 +319,21 @@ def calibrate_sigma_pld(
     dominant: list[tuple[str, ...]] = []
     screen_n = [1000]
 
-    def screen(sigma: float) -> float:
+    def screen(sigma: float, coarse_ok: bool = True) -> float:
         c = _Candidate(make_event, Fraction(sigma), steps, delta)
-        if not dominant:
-            c.screen_eps(screen_n[0])
-            dominant.append((max(c.screen, key=lambda d: c.screen[d]),))
-            return max(c.screen.values()) - Ef
-        return c.screen_eps(screen_n[0], dominant[0]) - Ef
+        n = screen_n[0]
+        while True:
+            try:
+                if not dominant:
+                    c.screen_eps(n)
+                    dominant.append((max(c.screen, key=lambda d: c.screen[d]),))
+                    return max(c.screen.values()) - Ef
+                return c.screen_eps(n, dominant[0]) - Ef
+            except _ScreenTooLarge:
+                # far from the answer (a long loss range): a coarser screen decides the side
+                if not coarse_ok or n <= 16:
+                    raise
+                n //= 4
 
     lo, hi = 0.05, 1.0
     f_hi = screen(hi)
@@ -322,8 +343,11 @@ def calibrate_sigma_pld(
             raise ValueError("epsilon target not reachable with sigma <= 1e6.")
         f_lo, f_hi = f_hi, screen(hi)
     if hi == 1.0:
+        lo = 0.5
         f_lo = screen(lo)
-        while f_lo <= 0 and lo > 1e-4:
+        while f_lo <= 0:
+            if lo < 1e-4:
+                raise ValueError("epsilon target not reachable with sigma >= 1e-4.")
             hi, f_hi, lo = lo, f_lo, lo / 2
             f_lo = screen(lo)
     rel_step = float(_grid_step(hi, sigma_digits)) / hi
@@ -353,7 +377,11 @@ def calibrate_sigma_pld(
         if screen_n[0] >= 64000:
             break
         screen_n[0] *= 2
-        f_fine = screen(math.exp(x1))
+        try:
+            f_fine = screen(math.exp(x1), coarse_ok=False)
+        except _ScreenTooLarge:
+            screen_n[0] //= 2  # keep the last grid that fitted
+            break
         if abs(f_fine - f1) <= slope * tol_x:
             break
         # continue on the finer grid from the last two points; the coarse screen's side
