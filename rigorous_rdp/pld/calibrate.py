@@ -257,13 +257,16 @@ class _Candidate:
         return best
 
     def result(self) -> PldEpsilonResult:
-        """The bracket ``[best lower end, best certified upper end]``; a missing upper end is
+        """The bracket ``[best lower end, best certified upper end]``; a missing end is
         computed on a coarse grid (valid, not tight)."""
         if self.up is None:
             n = max(50, self.grid // 3)
             while self.up is None:
                 self.upper(n, Fraction(10**9))
         up = self.up
+        if self.lo == 0 and self.acc._tight():
+            # a lower end for the report (coarse grid: valid, not tight)
+            self.lower(max(50, self.grid // 4), up)
         # per direction: the lower end found (any grid) and the upper end with its grid
         dirs = {d: (_bracket(min(self.lo_dirs.get(d, Fraction(0)), u), u), g) for d, (u, g) in self.up_dirs.items()}
         return PldEpsilonResult(_bracket(min(self.lo, up), up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
