@@ -9,6 +9,7 @@ installed.  Containment and width are asserted separately.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from fractions import Fraction as F
 
 import mpmath
@@ -277,20 +278,24 @@ def test_pld_certificate_verifies_and_detects_a_false_claim():
     assert cert["method"]["kind"] == "pld"
     res = verify_certificate(cert)
     assert res.ok, res.reason
-    bad = json.loads(json.dumps(cert))
-    lo = F(bad["epsilon"]["lower"])
-    bad["epsilon"] = {"lower": str(lo * 9 / 10), "upper": str(lo * 95 / 100)}  # below the true epsilon
-    bad.pop("sha256")
-    bad["sha256"] = content_hash(bad)
-    res = verify_certificate(bad)
+
+    def forged(lower: str, upper: str) -> dict:
+        # the bracket and the direction that gives it changed alike (a consistent forgery)
+        bad = json.loads(json.dumps(cert))
+        top = max(bad["method"]["directions"], key=lambda d: F(bad["method"]["directions"][d]["epsilon"]["upper"]))
+        bad["epsilon"] = bad["method"]["directions"][top]["epsilon"] = {"lower": lower, "upper": upper}
+        bad.pop("claim")
+        bad["sha256"] = content_hash(bad)
+        return bad
+
+    lo = Decimal(cert["epsilon"]["lower"])
+    res = verify_certificate(forged(str(lo * 9 / 10), str(lo * 95 / 100)))  # below the true epsilon
     assert not res.ok and "not confirmed" in res.reason
 
     # a raised lower end (claiming "not DP" where the dominated pair cannot prove it:
     # above the certified upper end's neighbourhood of the truth) is rejected too
-    bad = json.loads(json.dumps(cert))
-    up = F(bad["epsilon"]["upper"])
-    bad["epsilon"] = {"lower": str(up), "upper": str(up)}
-    bad["sha256"] = content_hash(bad)
+    up = cert["epsilon"]["upper"]
+    bad = forged(up, up)
     res = verify_certificate(bad)
     assert not res.ok and "lower delta" in res.reason
 
