@@ -266,7 +266,9 @@ class _Candidate:
         up = self.up
         if self.lo == 0 and self.acc._tight():
             # a lower end for the report (coarse grid: valid, not tight)
-            self.lower(max(50, self.grid // 4), up)
+            for k in (8, 2):  # coarse first; a grid too coarse for the lower construction gives 0
+                if self.lower(max(50, self.grid // k), up) > 0:
+                    break
         # per direction: the lower end found (any grid) and the upper end with its grid
         dirs = {d: (_bracket(min(self.lo_dirs.get(d, Fraction(0)), u), u), g) for d, (u, g) in self.up_dirs.items()}
         return PldEpsilonResult(_bracket(min(self.lo, up), up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
@@ -413,7 +415,9 @@ def calibrate_sigma_pld(
         estimate falls like 1/n^2; the grid aims at 60 % of the estimate's distance to E."""
         c, est = cand(s)
         need = max(abs(est - Ef), 1e-9)
-        w = w0 if w0 is not None else Fraction(max(1e-7, min(0.05, 1.5 * need)))
+        # the error model splits a bracket's width about 1 : 2 between the upper and the
+        # lower end, so this width puts the end asked for at about half of ``need``
+        w = w0 if w0 is not None else Fraction(max(1e-7, min(0.05, (1.5 if upper else 0.75) * need)))
         n = c.acc._initial_grid(w, float(delta))
         for _ in range(max_rounds):
             val = c.upper(n, E) if upper else c.lower(n, E)
