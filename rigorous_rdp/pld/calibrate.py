@@ -274,9 +274,6 @@ class _Candidate:
         return PldEpsilonResult(_bracket(min(self.lo, up), up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
 
 
-_DEBUG = False
-
-
 def calibrate_sigma_pld(
     make_event: Callable[[Fraction], DpEvent],
     steps: int,
@@ -421,8 +418,6 @@ def calibrate_sigma_pld(
         n = c.acc._initial_grid(w, float(delta))
         for _ in range(max_rounds):
             val = c.upper(n, E) if upper else c.lower(n, E)
-            if _DEBUG:
-                print("prove", float(s), upper, n, float(val), est)
             if (val <= E) if upper else (val > E):
                 return True
             if n >= 200000:
