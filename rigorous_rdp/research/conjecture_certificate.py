@@ -63,6 +63,17 @@ FORMAT = "rigorous-rdp-conjecture"
 VERSION = 1
 
 
+VIOLATION_STATEMENT = "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) >= ratio_lower > 1"
+HOLDS_STATEMENT = "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) <= ratio_upper"
+PARTITION_TEXT = (
+    "cubes of side h filling [lo, hi] per axis (an axis with lo = hi = null is not "
+    "cut: all atoms agree there), and the complement of the box"
+)
+#: largest number of (cell, atom) pairs the independent cell law is computed for (a forged partition
+#: with a tiny ``h`` is refused instead of running for hours)
+MAX_CELL_WORK = 4_000_000
+
+
 def _hash(cert: dict[str, Any]) -> str:
     body = {k: v for k, v in cert.items() if k != "sha256"}
     return hashlib.sha256(
@@ -84,13 +95,10 @@ def make_violation_certificate(cfg: ProbeConfig, *, max_per_sigma: int = 32) -> 
         "format": FORMAT,
         "format_version": VERSION,
         "kind": "violation",
-        "statement": "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) >= ratio_lower > 1",
+        "statement": VIOLATION_STATEMENT,
         "config": cfg.to_json(),
         "method": {
-            "partition": (
-                "cubes of side h filling [lo, hi] per axis (an axis with lo = hi = null is not "
-                "cut: all atoms agree there), and the complement of the box"
-            ),
+            "partition": PARTITION_TEXT,
             "h": str(h),
             "lo": [None if x is None else str(x) for x in lo],
             "hi": [None if x is None else str(x) for x in hi],
@@ -120,7 +128,7 @@ def make_holds_certificate(cfg: ProbeConfig, digits: float = 8) -> dict[str, Any
         "format": FORMAT,
         "format_version": VERSION,
         "kind": "holds",
-        "statement": "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) <= ratio_upper",
+        "statement": HOLDS_STATEMENT,
         "config": cfg.to_json(),
         "claim": {
             "lhs_upper": decimal_upper(res["lhs"].ball, 15),
@@ -237,6 +245,9 @@ def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: list[Fraction | None], hi: 
     lam = _mp(cfg.lam)
     d = cfg.d
     cuts: list[list[Any] | None] = []
+    work = 1
+    if len(lo) != d or len(hi) != d:
+        raise ValueError(f"the partition needs lo and hi of length d = {d}")
     for k in range(d):
         lo_k, hi_k = lo[k], hi[k]
         if lo_k is None:
@@ -246,7 +257,12 @@ def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: list[Fraction | None], hi: 
             continue
         if hi_k is None:
             raise TypeError(f"axis {k} has a lower cut but no upper cut")
+        if not (h > 0 and hi_k > lo_k):
+            raise ValueError(f"axis {k}: the partition needs h > 0 and hi > lo")
         nk = math.ceil((hi_k - lo_k) / h)
+        work *= nk
+        if work * (len(p) + len(q)) > MAX_CELL_WORK:
+            raise ValueError(f"the partition has more than {MAX_CELL_WORK} cell-atom pairs")
         cuts.append([_mp(lo_k + i * h) for i in range(nk + 1)])
 
     def masses(law):
@@ -288,22 +304,194 @@ def _opt_fraction(v: Any) -> Fraction | None:
     return None if v is None else Fraction(v)
 
 
-def _mp_lhs_quad(cfg: ProbeConfig) -> mpmath.mpf:
+def _affine_frame(means: list[tuple[Fraction, ...]]) -> tuple[tuple[Fraction, ...], list[tuple[Fraction, ...]]]:
+    """Origin and an orthogonal (not normalised) basis of the affine hull of ``means``, by exact
+    rational Gram-Schmidt on the differences to the first mean."""
+    o = means[0]
+    basis: list[tuple[Fraction, ...]] = []
+    for m in means[1:]:
+        v = tuple(a - b for a, b in zip(m, o, strict=True))
+        for e in basis:
+            c = sum((x * y for x, y in zip(v, e, strict=True)), Fraction(0)) / sum((y * y for y in e), Fraction(0))
+            v = tuple(x - c * y for x, y in zip(v, e, strict=True))
+        if any(x != 0 for x in v):
+            basis.append(v)
+    return o, basis
+
+
+#: largest dimension of the affine hull of the atoms that the independent quadrature integrates over
+#: (mpmath.quad in 2-d takes about 1-5 s; 3-d quadrature would take minutes)
+MAX_HULL_DIM = 2
+
+
+def _mp_lhs_quad(cfg: ProbeConfig) -> tuple[mpmath.mpf, mpmath.mpf]:
+    r"""``(G - 1, error estimate)`` of :math:`G_\lambda(p\|q) = \int p^\lambda q^{1-\lambda}` in any dimension.
+
+    Reduction (stated here, proven in one line): all atoms are isotropic Gaussians :math:`N(\mu_a,
+    \sigma^2 I_d)`; with an orthonormal frame whose first ``k`` vectors span the directions of the
+    affine hull of the means, every atom density factorises as (density of the first ``k``
+    coordinates) times the same :math:`N(0, \sigma^2 I_{d-k})` density of the others, which then
+    factors out of :math:`p^\lambda q^{1-\lambda}` and integrates to 1.  So ``G`` is the
+    ``k``-dimensional integral of the projected mixtures (``k`` <= :data:`MAX_HULL_DIM`, else
+    ValueError).  The frame is exact rational Gram-Schmidt; coordinates are
+    :math:`\langle \mu - o, e_j\rangle / |e_j|` in mpmath.  The integrand is the compensated
+    :math:`q\,[R^\lambda - \lambda R + \lambda - 1] \ge 0`, :math:`R = p/q`, whose integral is
+    :math:`G - 1` (both laws have mass 1), so small divergences are not lost to cancellation;
+    :math:`R - 1 = (p - q)/q` with :math:`p - q` summed over the signed difference of the atoms.
+    ``mpmath.quad`` (Gauss-Legendre on 4 pieces per axis: the two infinite tails and the hull of
+    the atoms widened by :math:`(\lambda-1)` times its spread plus :math:`8\sigma`, where the tilted
+    density lives) returns an estimate and its error estimate, not a bound.
+    """
     p, q = _laws(cfg)
     s, lam = _mp(cfg.sigma), _mp(cfg.lam)
+    diff: dict[tuple, Fraction] = {}
+    for mean, w in p.items():
+        diff[mean] = diff.get(mean, Fraction(0)) + w
+    for mean, w in q.items():
+        diff[mean] = diff.get(mean, Fraction(0)) - w
+    means = sorted(set(p) | set(q))
+    o, basis = _affine_frame(means)
+    k = len(basis)
+    if k > MAX_HULL_DIM:
+        raise ValueError(f"the atoms span an affine hull of dimension {k} > {MAX_HULL_DIM}")
+    if k == 0:  # p == q == one Gaussian
+        return mpmath.mpf(0), mpmath.mpf(0)
+    norms = [mpmath.sqrt(_mp(sum((y * y for y in e), Fraction(0)))) for e in basis]
 
-    def pd(y: Any) -> Any:
-        return mpmath.fsum(_mp(w) * mpmath.npdf(y, _mp(m[0]), s) for m, w in p.items())
+    def coords(mean: tuple) -> tuple[Any, ...]:
+        v = [a - b for a, b in zip(mean, o, strict=True)]
+        return tuple(
+            _mp(sum((x * y for x, y in zip(v, e, strict=True)), Fraction(0))) / nm
+            for e, nm in zip(basis, norms, strict=True)
+        )
 
-    def qd(y: Any) -> Any:
-        return mpmath.fsum(_mp(w) * mpmath.npdf(y, _mp(m[0]), s) for m, w in q.items())
+    pk = [(_mp(w), coords(m)) for m, w in p.items() if w != 0]
+    qk = [(_mp(w), coords(m)) for m, w in q.items() if w != 0]
+    dk = [(_mp(w), coords(m)) for m, w in diff.items() if w != 0]
+    c2 = 1 / (2 * s * s)
+    norm = (2 * mpmath.pi * s * s) ** (-mpmath.mpf(k) / 2)
 
-    means = sorted({float(m[0]) for m in list(p) + list(q)})
-    lo, hi = means[0], means[-1]
-    pts = [-mpmath.inf, lo - 10 * s - lam, lo, (lo + hi) / 2, hi, hi + lam + 10 * s, mpmath.inf]
-    pts = sorted(set(pts))
-    g = mpmath.quad(lambda y: pd(y) ** lam * qd(y) ** (1 - lam), pts)
-    return mpmath.log(g) / (lam - 1)
+    def dens(atoms: list[tuple[Any, tuple[Any, ...]]], y: tuple[Any, ...]) -> Any:
+        return mpmath.fsum(
+            w * mpmath.exp(-c2 * mpmath.fsum((a - b) ** 2 for a, b in zip(y, m, strict=True))) for w, m in atoms
+        )
+
+    integer_order = cfg.lam.denominator == 1
+    small = mpmath.mpf(10) ** -3
+    binom = [(j, mpmath.binomial(lam, j)) for j in range(2, int(cfg.lam) + 1 if integer_order else 40)]
+
+    def f(*y: Any) -> Any:
+        qy = dens(qk, y)
+        if qy == 0:
+            return mpmath.mpf(0)
+        x = dens(dk, y) / qy  # R - 1
+        # R^lam - lam R + lam - 1 = (1 + x)^lam - 1 - lam x, without cancellation for small x:
+        # the binomial series (finite for an integer order; |x| < 1/1000 else, 40 terms)
+        if integer_order or abs(x) < small:
+            return norm * qy * mpmath.fsum(c * x**j for j, c in binom)
+        return norm * qy * (mpmath.expm1(lam * mpmath.log1p(x)) - lam * x)
+
+    lim = []
+    for j in range(k):
+        cs = [m[j] for _, m in pk + qk]
+        a, b = min(cs), max(cs)
+        pad = (lam - 1) * (b - a) + 8 * s
+        lim.append(
+            [-mpmath.inf, a - pad, b + pad, mpmath.inf] if b > a else [-mpmath.inf, a - pad, a + pad, mpmath.inf]
+        )
+    if k == 1:
+        g1, err = mpmath.quad(f, *lim, method="gauss-legendre", error=True)
+        return g1, err
+    with mpmath.workdps(20):  # 2-d: the compensated integrand keeps ~18 significant digits of G - 1
+        g1, err = mpmath.quad(f, *lim, method="gauss-legendre", error=True)
+    return +g1, +err
+
+
+def _rhs_pair_exact(cfg: ProbeConfig) -> bool:
+    """``q`` one Gaussian and ``p = (1-r) q + r`` (``q`` moved by a vector of length exactly 1):
+    then LHS = RHS (an isometry maps the pair onto the RHS pair).  Written out from the laws of
+    :func:`_laws`."""
+    p, q = _laws(cfg)
+    qs = [(m, w) for m, w in q.items() if w != 0]
+    ps = [(m, w) for m, w in p.items() if w != 0]
+    if len(qs) != 1 or len(ps) != 2:
+        return False
+    c = qs[0][0]
+    r = cfg.r
+    same = [w for m, w in ps if m == c]
+    other = [(m, w) for m, w in ps if m != c]
+    return (
+        same == [1 - r]
+        and len(other) == 1
+        and other[0][1] == r
+        and sum(((a - b) ** 2 for a, b in zip(other[0][0], c, strict=True)), Fraction(0)) == 1
+    )
+
+
+def _verify_holds(cfg: ProbeConfig, cert: dict[str, Any], rhs: Any) -> Any:
+    """The ``holds`` claim re-derived: LHS by :func:`_mp_lhs_quad` (any dimension whose atoms span an
+    affine hull of dimension <= 2), RHS by (9.5); every claim field is checked in its unsafe direction."""
+    from ..certificate import VerificationResult
+
+    claim = cert["claim"]
+    if cert.get("statement") != HOLDS_STATEMENT:
+        return VerificationResult(False, "malformed certificate: the statement text is not the one generated")
+    if set(claim) != {"lhs_upper", "rhs_lower", "ratio_upper", "verdict"}:
+        return VerificationResult(
+            False, "malformed certificate: claim fields must be lhs_upper, rhs_lower, ratio_upper, verdict"
+        )
+    lam = _mp(cfg.lam)
+    lhs_up, rhs_lo, stated = (mpmath.mpf(str(claim[k])) for k in ("lhs_upper", "rhs_lower", "ratio_upper"))
+    verdict = claim["verdict"]
+    if verdict == "equal":
+        if not _rhs_pair_exact(cfg):
+            return VerificationResult(False, "verdict 'equal' but the configuration is not the right-hand-side pair")
+    elif verdict != "holds":
+        return VerificationResult(False, f"malformed certificate: verdict must be 'holds' or 'equal', not {verdict!r}")
+    elif not stated <= 1:
+        return VerificationResult(False, f"stated ratio_upper {claim['ratio_upper']} is not <= 1")
+    if not (rhs_lo > 0 and lhs_up >= 0 and stated * rhs_lo >= lhs_up * (1 - mpmath.mpf(10) ** -12)):
+        return VerificationResult(False, "stated ratio_upper is below lhs_upper / rhs_lower")
+    try:
+        g1, err = _mp_lhs_quad(cfg)
+    except ValueError as exc:
+        return VerificationResult(
+            False, f"cannot verify: {exc} (no independent quadrature; the claim is not confirmed)"
+        )
+    lhs = mpmath.log1p(g1) / (lam - 1)
+    ratio = lhs / rhs
+    details = {
+        "lhs": mpmath.nstr(lhs, 20),
+        "rhs": mpmath.nstr(rhs, 20),
+        "ratio": mpmath.nstr(ratio, 20),
+        "quad_error_estimate": mpmath.nstr(err, 5),
+        "hull_dim": len(_affine_frame(sorted(set(_laws(cfg)[0]) | set(_laws(cfg)[1])))[1]),
+    }
+    tol = mpmath.mpf(10) ** -10
+    if err > tol * abs(g1) + mpmath.mpf(10) ** -25:
+        return VerificationResult(
+            False, f"cannot verify: the quadrature error estimate {mpmath.nstr(err, 3)} is too large", details
+        )
+    if lhs > lhs_up * (1 + tol):
+        return VerificationResult(
+            False, f"recomputed LHS {mpmath.nstr(lhs, 15)} is above the stated lhs_upper {claim['lhs_upper']}", details
+        )
+    if rhs < rhs_lo * (1 - tol):
+        return VerificationResult(
+            False, f"recomputed RHS {mpmath.nstr(rhs, 15)} is below the stated rhs_lower {claim['rhs_lower']}", details
+        )
+    if ratio > stated * (1 + tol):
+        return VerificationResult(
+            False,
+            f"recomputed ratio {mpmath.nstr(ratio, 15)} is above the stated upper bound {claim['ratio_upper']}",
+            details,
+        )
+    return VerificationResult(
+        True,
+        f"verified: LHS / RHS = {mpmath.nstr(ratio, 12)} <= {claim['ratio_upper']} at this configuration "
+        f"(d = {cfg.d}, affine hull of the atoms of dimension {details['hull_dim']}; mpmath quad at {mpmath.mp.dps} digits)",
+        details,
+    )
 
 
 def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: int | None = 4) -> Any:
@@ -334,6 +522,14 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
             rhs = _mp_rhs(cfg)
             if cert.get("kind") == "violation":
                 m = cert["method"]
+                if cert.get("statement") != VIOLATION_STATEMENT or m.get("partition") != PARTITION_TEXT:
+                    return VerificationResult(
+                        False, "malformed certificate: the statement or partition text is not the one generated"
+                    )
+                if set(claim) != {"lhs_lower", "rhs_upper", "ratio_lower"}:
+                    return VerificationResult(
+                        False, "malformed certificate: claim fields must be lhs_lower, rhs_upper, ratio_lower"
+                    )
                 lhs = _mp_lhs_cells(
                     cfg, Fraction(m["h"]), [_opt_fraction(x) for x in m["lo"]], [_opt_fraction(x) for x in m["hi"]]
                 )
@@ -347,6 +543,18 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
                 }
                 if not stated > 1:
                     return VerificationResult(False, f"stated ratio_lower {claim['ratio_lower']} is not > 1", details)
+                if rhs > mpmath.mpf(claim["rhs_upper"]) * (1 + tol):
+                    return VerificationResult(
+                        False,
+                        f"recomputed RHS {mpmath.nstr(rhs, 15)} is above the stated rhs_upper {claim['rhs_upper']}",
+                        details,
+                    )
+                if lhs < mpmath.mpf(claim["lhs_lower"]) * (1 - tol):
+                    return VerificationResult(
+                        False,
+                        f"recomputed cell LHS {mpmath.nstr(lhs, 15)} is below the stated lhs_lower {claim['lhs_lower']}",
+                        details,
+                    )
                 if ratio < stated * (1 - tol):
                     return VerificationResult(
                         False,
@@ -354,6 +562,8 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
                         f"lower bound {claim['ratio_lower']}",
                         details,
                     )
+                if stated > mpmath.mpf(claim["lhs_lower"]) / mpmath.mpf(claim["rhs_upper"]) * (1 + tol):
+                    return VerificationResult(False, "stated ratio_lower is above lhs_lower / rhs_upper", details)
                 return VerificationResult(
                     True,
                     f"verified: Conjecture 1 is violated, LHS / RHS >= "
@@ -362,27 +572,7 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
                     details,
                 )
             if cert.get("kind") == "holds":
-                lhs = _mp_lhs_quad(cfg)
-                ratio = lhs / rhs
-                stated = mpmath.mpf(claim["ratio_upper"])
-                tol = mpmath.mpf(10) ** (-10)
-                details = {"lhs": mpmath.nstr(lhs, 20), "rhs": mpmath.nstr(rhs, 20), "ratio": mpmath.nstr(ratio, 20)}
-                if ratio > stated * (1 + tol):
-                    return VerificationResult(
-                        False,
-                        f"recomputed ratio {mpmath.nstr(ratio, 15)} is above the stated "
-                        f"upper bound {claim['ratio_upper']}",
-                        details,
-                    )
-                if stated > 1 + tol and claim.get("verdict") != "equal":
-                    return VerificationResult(False, f"stated ratio_upper {claim['ratio_upper']} is not <= 1", details)
-                return VerificationResult(
-                    True,
-                    f"verified: LHS / RHS = {mpmath.nstr(ratio, 12)} <= "
-                    f"{claim['ratio_upper']} at this configuration (mpmath quad at "
-                    f"{mpmath.mp.dps} digits)",
-                    details,
-                )
+                return _verify_holds(cfg, cert, rhs)
             return VerificationResult(False, f"malformed certificate: unknown kind {cert.get('kind')!r}")
         finally:
             mpmath.mp.dps = old
