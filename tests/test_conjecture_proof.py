@@ -381,3 +381,40 @@ def test_all_boxes_rejects_a_lowered_bound_that_the_sample_may_miss(tmp_path):
     cert["sha256"] = _hash(cert)
     res = verify_certificate(cert, all_boxes=True)
     assert not res.ok and "exceeds the stated bound" in res.reason
+
+
+@pytest.mark.parametrize("boxes_seen", [1, 6, 15])
+def test_ctrl_c_during_prove_exits_130_quickly_and_writes_nothing(tmp_path, boxes_seen):
+    """SIGINT while the branch and bound runs (inside acb.integral most of the time): exit 130 within
+    2 s, one line on stderr, no certificate and no temporary file left in the --out directory."""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "proof.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rigorous_rdp", "conjecture", "--prove", "--rows", "3", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert proc.stderr is not None
+    os.set_blocking(proc.stderr.fileno(), False)
+    seen = b""
+    deadline = time.monotonic() + 90
+    while f"{boxes_seen}box".encode() not in seen and time.monotonic() < deadline and proc.poll() is None:
+        chunk = proc.stderr.read()
+        seen += chunk or b""
+        time.sleep(0.01)
+    assert proc.poll() is None, "the proof ended before it could be interrupted"
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=10)
+    elapsed = time.monotonic() - t0
+    os.set_blocking(proc.stderr.fileno(), True)
+    err = (seen + proc.stderr.read()).decode()
+    assert proc.returncode == 130, err[-500:]
+    assert elapsed < 2.0
+    assert err.rstrip().splitlines()[-1] == "rigorous-rdp: interrupted"
+    assert "internal error" not in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
