@@ -47,8 +47,11 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
+from flint import arb
 
-from ..arith import decimal_lower, decimal_upper
+from ..arith import decimal_lower, decimal_upper, workprec
+from ..errors import BudgetExceeded
+from ..reference.conjecture_boxes import BoxCase, reprove_box
 from .conjecture import ProbeConfig, admissible, cell_plan, certify_config, certify_violation
 
 __all__ = [
@@ -576,6 +579,8 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
             return VerificationResult(False, f"malformed certificate: unknown kind {cert.get('kind')!r}")
         finally:
             mpmath.mp.dps = old
+    except BudgetExceeded:
+        raise  # the caller's time budget: exit 2 with its own message, not "cannot verify"
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
         return VerificationResult(False, f"malformed certificate: {type(exc).__name__}: {' '.join(str(exc).split())}")
     except Exception as exc:
@@ -593,11 +598,65 @@ BOXES_STATEMENT = (
 )
 
 
+BOXES_DOMAIN = (
+    "boxes tile [0,1]^(n+1) (coordinates x_1..x_{n-1}, u, u_prime); by translation, permutation "
+    "of the other rows and reflection z -> 1 - z every admissible configuration has the same "
+    "divergences as one in F = {x_1 <= ... <= x_{n-1}, u >= u_prime}; 'outside' boxes do not meet F"
+)
+BOXES_METHODS = {
+    "taylor": (
+        "signed coordinates fixed at the end their sign selects; on that face, with c its centre "
+        "(the 'point') and J the unsigned coordinates: G(c) + sum_J |dG/dk(c)| w_k/2 + "
+        "sum_J,J |H_jk| w_j w_k/8 <= upper (H enclosed over the box)"
+    ),
+    "monotone": "certified derivative signs on the box; sup at the vertex 'point'; G(point) <= upper",
+    "extremal": "certified derivative signs; the vertex is (0..0, u=1, u'=0) where G equals the RHS exactly",
+    "upper": (
+        "a proven upper bound of G on the box: the prover's bound plus half its distance to the "
+        "RHS lower end, rounded up to 15 significant digits (room for verify's independent enclosures)"
+    ),
+}
+#: share of the distance between a box's proven bound and the RHS lower end added to the bound written
+ROOM = Fraction(1, 2)
+
+
+def _decimal_up(x: Fraction, digits: int = 15) -> str:
+    """Smallest decimal with ``digits`` significant digits that is >= x (decimal division rounds
+    correctly in the direction of the context)."""
+    import decimal
+
+    ctx_d = decimal.Context(prec=digits, rounding=decimal.ROUND_CEILING)
+    v = ctx_d.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+    text = format(v, "f")
+    if Fraction(text) < x:  # guard of the rounding direction
+        raise ArithmeticError("decimal rounding went the wrong way")
+    return text
+
+
+def _with_room(boxes: list[Any], rhs_lower: str) -> list[Any]:
+    """The box records with each stated bound raised by :data:`ROOM` of its distance to the RHS lower
+    end (still a proven upper bound of G on the box, still <= the RHS lower end)."""
+    lo = Fraction(rhs_lower)
+    out = []
+    for rec in boxes:
+        rec = list(rec)
+        if rec[2] is not None:
+            u = Fraction(str(rec[2]))
+            if u < lo:
+                cand = _decimal_up(u + (lo - u) * ROOM)
+                if Fraction(cand) <= lo:
+                    rec[2] = cand
+        out.append(rec)
+    return out
+
+
 def make_boxes_certificate(proof: dict[str, Any]) -> dict[str, Any]:
     """Certificate of kind ``holds-boxes`` from :func:`rigorous_rdp.research.conjecture_proof.proof_to_json`.
 
     A proof with open boxes gives a certificate with ``"complete": false``: the statement then holds
-    on the proven boxes only (``verify`` says so and exits 1).
+    on the proven boxes only (``verify`` says so and exits 1).  Each proven box's bound is written
+    with room (:data:`ROOM`) for the verifier's independent enclosures, which are not tighter than
+    the prover's.
     """
     if proof.get("region") is not None:
         raise ValueError("a holds-boxes certificate needs a proof over the whole cube [0,1]^(n+1) (no region).")
@@ -609,24 +668,12 @@ def make_boxes_certificate(proof: dict[str, Any]) -> dict[str, Any]:
         "complete": not proof["open"],
         "case": proof["case"],
         "coordinates": proof["coordinates"],
-        "domain": (
-            "boxes tile [0,1]^(n+1) (coordinates x_1..x_{n-1}, u, u_prime); by translation, permutation "
-            "of the other rows and reflection z -> 1 - z every admissible configuration has the same "
-            "divergences as one in F = {x_1 <= ... <= x_{n-1}, u >= u_prime}; 'outside' boxes do not meet F"
-        ),
+        "domain": BOXES_DOMAIN,
         "rhs_g": proof["rhs_g"],
-        "boxes": proof["boxes"],
+        "boxes": _with_room(proof["boxes"], proof["rhs_g"]["lower"]),
         "outside": proof["outside"],
         "open": proof["open"],
-        "methods": {
-            "taylor": (
-                "signed coordinates fixed at the end their sign selects; on that face, with c its centre "
-                "(the 'point') and J the unsigned coordinates: G(c) + sum_J |dG/dk(c)| w_k/2 + "
-                "sum_J,J |H_jk| w_j w_k/8 <= upper (H enclosed over the box)"
-            ),
-            "monotone": "certified derivative signs on the box; sup at the vertex 'point'; G(point) <= upper",
-            "extremal": "certified derivative signs; the vertex is (0..0, u=1, u'=0) where G equals the RHS exactly",
-        },
+        "methods": BOXES_METHODS,
         "summary": {k: v for k, v in proof["summary"].items() if k != "seconds"},
     }
     cert["sha256"] = _hash(cert)
@@ -731,24 +778,88 @@ def recheck_box(
     return None, worst
 
 
+#: sub-boxes the independent re-proof may bisect one certificate box into
+MAX_SUBBOXES = 64
+PREC_BOXES = 96
+
+
+def _box_str(b: tuple[tuple[Fraction, Fraction], ...]) -> str:
+    return "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in b) + "]"
+
+
+def _summary_mismatch(cert: dict[str, Any], proven: list[Any], outside: list[Any], open_: list[Any]) -> str | None:
+    """The first summary field that is not what the case and the boxes say (None if all agree)."""
+    case, summ = cert["case"], cert["summary"]
+    methods: dict[str, int] = {}
+    for _, rec in proven:
+        methods[rec[1]] = methods.get(rec[1], 0) + 1
+    want = {
+        "n": case["n"],
+        "m": case["m"],
+        "r": case["r"],
+        "lambda": case["lambda"],
+        "sigma": case["sigma"],
+        "proven": not open_,
+        "boxes_proven": len(proven),
+        "boxes_outside": len(outside),
+        "boxes_open": len(open_),
+        "methods": methods,
+        "rhs_g": cert["rhs_g"],
+    }
+    for k, v in want.items():
+        if summ.get(k) != v:
+            return k
+    allowed = set(want) | {"statement", "open_g_upper"}
+    extra = set(summ) - allowed
+    if extra:
+        return sorted(extra)[0]
+    if "statement" in summ and summ["statement"] != (
+        "ratio <= 1 for every configuration" if not open_ else "not proven: open boxes remain"
+    ):
+        return "statement"
+    return None
+
+
 def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) -> Any:
     import random
 
     from ..certificate import VerificationResult
 
     case = cert["case"]
-    n, m, lam = int(case["n"]), int(case["m"]), int(case["lambda"])
+    if (
+        not isinstance(case, dict)
+        or set(case) != {"model", "d", "n", "m", "r", "lambda", "sigma"}
+        or not all(type(case[k]) is int for k in ("d", "n", "m", "lambda"))
+        or not all(isinstance(case[k], str) for k in ("r", "sigma"))
+    ):
+        return VerificationResult(
+            False, "malformed certificate: case needs model, d, n, m, lambda (integers), r and sigma (strings)"
+        )
+    n, m, lam = case["n"], case["m"], case["lambda"]
     sigma_q = Fraction(str(case["sigma"]))
     if case.get("model") != "range" or int(case.get("d", 0)) != 1:
         return VerificationResult(False, "malformed certificate: holds-boxes covers model range, d = 1 only")
     if not (n >= 2 and 1 <= m < n and lam >= 2 and sigma_q > 0) or Fraction(str(case["r"])) != Fraction(m, n):
         return VerificationResult(False, "malformed certificate: inconsistent case (n, m, r, lambda, sigma)")
     dim = n + 1
+    methods_old = {k: v for k, v in BOXES_METHODS.items() if k != "upper"}
+    if (
+        cert.get("statement") != BOXES_STATEMENT
+        or cert.get("domain") != BOXES_DOMAIN
+        or cert.get("methods") not in (BOXES_METHODS, methods_old)
+        or cert.get("coordinates") != [f"x_{i + 1}" for i in range(n - 1)] + ["u", "u_prime"]
+    ):
+        return VerificationResult(
+            False, "malformed certificate: the statement, domain, methods or coordinates text is not the one generated"
+        )
     proven = [(_fr_box(b[0], dim), b) for b in cert["boxes"]]
     outside = [_fr_box(b, dim) for b in cert["outside"]]
     open_ = [_fr_box(b[0], dim) for b in cert["open"]]
-    if bool(cert["complete"]) != (not open_):
+    if cert["complete"] is not (not open_):
         return VerificationResult(False, "'complete' disagrees with the list of open boxes")
+    bad = _summary_mismatch(cert, proven, outside, open_)
+    if bad is not None:
+        return VerificationResult(False, f"malformed certificate: summary field {bad!r} disagrees with the boxes")
     for b in outside:
         if not _misses_domain(b, n):
             return VerificationResult(False, f"an 'outside' box meets the fundamental domain: {b}")
@@ -794,6 +905,32 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
         tol = mpmath.mpf(10) ** -20
         if not (_mp(rhs_lo) - tol <= g_rhs <= _mp(rhs_hi) + tol):
             return VerificationResult(False, f"RHS {mpmath.nstr(g_rhs, 20)} is outside the stated enclosure")
+        # every box re-proven with independent enclosures (rigorous_rdp.reference.conjecture_boxes)
+        case_b = BoxCase(n, m, lam, sigma_q)
+        with workprec(PREC_BOXES):
+            rhs_lo_ball = arb(rhs_lo.numerator) / rhs_lo.denominator
+            rhs_target = arb(rhs_lo_ball.lower())
+        subboxes = 0
+        for b, rec in proven:
+            if rec[1] == "extremal":
+                target = rhs_target  # sup = G(extremal vertex) = RHS: settled by certified signs only
+            else:
+                up = Fraction(str(rec[2]))
+                target = arb(up.numerator) / up.denominator
+                if target.rad() != 0:
+                    with workprec(PREC_BOXES):
+                        target = arb(target.lower())
+            hint = [Fraction(str(x)) for x in rec[3]] if rec[3] is not None and rec[1] != "extremal" else None
+            ok, used, why = reprove_box(
+                case_b, b, target, extremal=rec[1] == "extremal", max_boxes=MAX_SUBBOXES, hint=hint
+            )
+            subboxes += used
+            if not ok:
+                return VerificationResult(
+                    False,
+                    f"box {_box_str(b)}: the stated bound {rec[2] if rec[1] != 'extremal' else 'RHS'} is not "
+                    f"re-proven by the independent enclosure ({why})",
+                )
         rng = random.Random(cert["sha256"])
         if sample is None or sample >= len(proven):
             chosen = proven
@@ -809,6 +946,8 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
             worst = max(worst, w)
         details = {
             "boxes": len(proven),
+            "boxes_reproven": len(proven),
+            "subboxes": subboxes,
             "outside": len(outside),
             "open": len(open_),
             "sampled": len(chosen),
@@ -817,7 +956,8 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
         }
         what = (
             f"n = {n}, m = {m}, lambda = {lam}, sigma = {case['sigma']}: {len(proven)} proven boxes and "
-            f"{len(outside)} outside the domain tile [0,1]^{dim}; {len(chosen)} boxes re-evaluated with mpmath"
+            f"{len(outside)} outside the domain tile [0,1]^{dim}; every proven box re-proven with independent "
+            f"enclosures ({subboxes} boxes after bisection); {len(chosen)} also re-evaluated with mpmath"
         )
         if open_:
             return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
