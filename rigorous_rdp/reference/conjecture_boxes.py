@@ -432,9 +432,8 @@ def reprove_box(
 
     # the certificate's own point first: a bound below G there is refuted at once
     inside = hint is not None and all(lo <= x <= hi for (lo, hi), x in zip(box, hint, strict=True))
-    if hint is not None and inside:
-        if values(hint)[0] > target:
-            return False, 0, f"refuted: G at the stated point {[str(x) for x in hint]} is above the bound"
+    if hint is not None and inside and values(hint)[0] > target:
+        return False, 0, f"refuted: G at the stated point {[str(x) for x in hint]} is above the bound"
     stack = [list(box)]
     used = 0
     while stack:

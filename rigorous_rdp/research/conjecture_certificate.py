@@ -1,7 +1,7 @@
 r"""Certificates for Conjecture 1 statements (:mod:`rigorous_rdp.research.conjecture`) and their
 independent re-check.
 
-Two kinds, both with ``"format": "rigorous-rdp-conjecture"``, ``"format_version": 1``, the
+Three kinds, all with ``"format": "rigorous-rdp-conjecture"``, ``"format_version": 1``, the
 configuration with exact rational coordinates (:meth:`ProbeConfig.to_json`) and a SHA-256 of the
 canonical content:
 
@@ -10,31 +10,38 @@ canonical content:
   complement of the box) are a post-processing of the output, so their Rényi divergence is a lower
   bound of the LHS (data processing); the RHS upper end is certified
   (:func:`rigorous_rdp.research.constant.log_g_mixture`).
-* ``"kind": "holds"`` -- the claim ``ratio <= ratio_upper <= 1`` at one 1-d configuration (the
-  certified enclosure of :func:`rigorous_rdp.research.conjecture.certify_config`).
+* ``"kind": "holds"`` -- the claim ``ratio <= ratio_upper <= 1`` at one configuration (written for
+  1-d configurations, from the certified enclosure of
+  :func:`rigorous_rdp.research.conjecture.certify_config`; verified in any dimension whose atoms span
+  an affine hull of dimension <= 2), or ``verdict: "equal"`` for the right-hand-side pair itself.
 * ``"kind": "holds-boxes"`` -- the claim ``ratio <= 1`` for *every* admissible 1-d configuration of
   one case (rows ``n``, batch ``m``, integer order, sigma): the leaves of the branch and bound of
   :mod:`rigorous_rdp.research.conjecture_proof` (closed boxes of ``[0,1]^(n+1)`` with exact rational
-  ends, each with its method and its proven upper bound of :math:`G_\lambda(p\|q)`), the boxes that do
-  not meet the fundamental domain, and any box left open.  The re-check is exact for the structure
-  (the boxes tile ``[0,1]^(n+1)``: a recursive midpoint split that must separate them; the ``outside``
-  boxes do not meet the domain; every stated bound is below the stated RHS lower end; the vertex of a
-  monotone box is the one its signs select), the RHS is re-summed in mpmath, and for a seeded random
-  sample of boxes (``sample`` boxes, default 4: the extremal box and 3 others; all boxes when
-  ``sample`` is None) :math:`G_\lambda` is recomputed with
-  ``mpmath.quad`` at the stated point and at random points of the box and compared with the stated
-  bound, and the stated derivative signs are compared with central differences at a random point.
-  The sampled part is a second opinion (mpmath quadrature error is an estimate); the proof is the
-  ball arithmetic that produced the bounds.
+  ends, each with its method and a proven upper bound of :math:`G_\lambda(p\|q)` on the box, written
+  halfway between the prover's bound and the RHS lower end), the boxes that do not meet the
+  fundamental domain, and any box left open.  The re-check is exact for the structure (the boxes
+  tile ``[0,1]^(n+1)``: a recursive midpoint split that must separate them; the ``outside`` boxes do
+  not meet the domain; every stated bound is below the stated RHS lower end; the vertex of a
+  monotone box is the one its signs select; the texts, the case and the summary are the generated
+  ones), the RHS is re-summed in mpmath, and **every** proven box is re-proven,
+  :math:`\sup_{\text{box}} G \le` its stated bound, with independent enclosures
+  (:mod:`rigorous_rdp.reference.conjecture_boxes`: Taylor-model quadrature of the point values and
+  an interval enclosure of the Hessian over the box, its own formulas and tails, bisecting a box
+  that does not close at once).  In addition, for a seeded sample of boxes (``sample`` boxes,
+  default 4; all when ``sample`` is None) :math:`G_\lambda` is recomputed with ``mpmath.quad`` at the
+  stated point and at random points and the stated signs are compared with central differences (a
+  second opinion; mpmath's quadrature error is an estimate).
 
 :func:`verify_conjecture_certificate` re-checks a certificate with an independent mpmath computation:
 the configuration is re-parsed and re-checked exactly against its model; the atoms are rebuilt by
 enumerating the subsets of rows (fixed-size) or the inclusion patterns (Poisson) directly, not with
 :func:`~rigorous_rdp.research.conjecture.mixtures`; the cell probabilities are products of
 ``mpmath.ncdf`` differences; the RHS is (9.5) summed in mpmath (integer order) or ``mpmath.quad`` of
-its definition (real order); for ``holds`` the LHS is ``mpmath.quad`` of its definition.  mpmath is a
-second opinion (its quadrature error is an estimate); the certificate itself rests on the ball
-arithmetic that produced it.
+its definition (real order); for ``holds`` the LHS is ``mpmath.quad`` over the affine hull of the
+atoms (:func:`_mp_lhs_quad`).  Every claim field is checked in its unsafe direction (a lower bound
+not above the recomputed value, an upper bound not below it), and the statement texts must be the
+generated ones.  For ``violation`` and ``holds`` mpmath is a second opinion (its quadrature error is
+an estimate); the certificate itself rests on the ball arithmetic that produced it.
 """
 
 from __future__ import annotations
