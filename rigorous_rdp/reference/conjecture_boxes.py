@@ -18,7 +18,8 @@ path (own formulas, own quadrature, own tails; nothing of ``conjecture_proof`` i
 * **Hessian over a box**: the natural second derivative
   :math:`\partial_{jk} f = f(\ell_j\ell_k + \ell_{jk})`, :math:`\ell = \lambda\log p - (\lambda-1)\log q`,
   evaluated in interval arithmetic with the dataset values ranging over the box and ``y`` over a
-  cell, times the cell width, summed (a Riemann enclosure).
+  cell, times the cell width, summed (a Riemann enclosure; cells of ``HCELL`` sigma on the core, 4 times
+  wider outside).
 
 * **Tails** outside the window :math:`[L, U]`, for every configuration with values in
   :math:`[0, 1]` (all means in :math:`[0, m]`): for :math:`y \ge U \ge m`, :math:`p \le
@@ -62,8 +63,9 @@ PREC = 96
 #: Taylor order and cell width (in units of sigma) of the point quadrature
 ORDER = 20
 CELL = Fraction(1, 2)
-#: cell width of the Riemann enclosure of the Hessian (in units of sigma)
-HCELL = Fraction(1, 16)
+#: cell width of the Riemann enclosure of the Hessian (in units of sigma) where the integrand lives
+#: (4 times wider outside, :func:`_cells`)
+HCELL = Fraction(1, 32)
 
 
 def _a(x: Fraction | int) -> arb:
@@ -104,6 +106,20 @@ class BoxCase:
         lo = -(self.lam - 1) * self.m - t * s
         hi = self.lam * self.m + t * s
         return step * math.floor(lo / step), step * math.ceil(hi / step)
+
+
+def _cells(case: BoxCase, fine: Fraction, coarse: Fraction, core: int = 5) -> list[tuple[Fraction, Fraction]]:
+    """Cells tiling the window [L, U]: width ``fine * sigma`` on the core
+    [-(lambda-1) m - core sigma, lambda m + core sigma] (where the integrands live), ``coarse * sigma``
+    outside (``coarse`` a multiple of ``fine`` and a divisor of the window's grid, ``CELL``)."""
+    L, U = case.window()
+    f, c = case.sigma * fine, case.sigma * coarse
+    lo = max(L, c * math.floor((-(case.lam - 1) * case.m - core * case.sigma) / c))
+    hi = min(U, c * math.ceil((case.lam * case.m + core * case.sigma) / c))
+    out = [(L + i * c, L + (i + 1) * c) for i in range(int((lo - L) / c))]
+    out += [(lo + i * f, lo + (i + 1) * f) for i in range(int((hi - lo) / f))]
+    out += [(hi + i * c, hi + (i + 1) * c) for i in range(int((U - hi) / c))]
+    return out
 
 
 def _phibar(x: arb) -> arb:
@@ -196,19 +212,21 @@ def point_values(case: BoxCase, point: Sequence[Fraction], grad: bool = True, pr
     ctx.prec, ctx.cap = prec, ORDER + 2
     try:
         theta = [_a(x) for x in point]
-        L, U = case.window()
-        w = case.sigma * CELL
-        ncell = int((U - L) / w)
-        hw = _a(w / 2)
-        # weights of the even powers: int_{-w/2}^{w/2} t^j dt = 2 (w/2)^(j+1) / (j+1)
-        wts = [2 * hw ** (j + 1) / (j + 1) if j % 2 == 0 else arb(0) for j in range(ORDER)]
-        rem_w = 2 * hw ** (ORDER + 1) / (ORDER + 1)
         nint = 1 + (case.dim if grad else 0)
         acc = [arb(0)] * nint
-        for c in range(ncell):
-            y0 = _a(L + c * w + w / 2)
+        weights: dict[Fraction, tuple[list[arb], arb]] = {}
+        for a, b in _cells(case, CELL, CELL):
+            if b - a not in weights:
+                hw = _a((b - a) / 2)
+                # weights of the even powers: int_{-w/2}^{w/2} t^j dt = 2 (w/2)^(j+1) / (j+1)
+                weights[b - a] = (
+                    [2 * hw ** (j + 1) / (j + 1) if j % 2 == 0 else arb(0) for j in range(ORDER)],
+                    2 * hw ** (ORDER + 1) / (ORDER + 1),
+                )
+            wts, rem_w = weights[b - a]
+            y0 = _a((a + b) / 2)
             ser = _series_integrands(case, arb_series([y0, 1], prec=ORDER), theta, grad)
-            cell = _a(L + c * w).union(_a(L + (c + 1) * w))
+            cell = _a(a).union(_a(b))
             rem = _series_integrands(case, arb_series([cell, 1], prec=ORDER + 1), theta, grad)
             for i in range(nint):
                 co = ser[i].coeffs()
@@ -325,9 +343,7 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
         half = inv_s2 / 2
         lam = case.lam
         c1_, c0, ch = _poly_coeffs(lam)
-        L, U = case.window()
-        w = case.sigma * HCELL
-        ncell = int((U - L) / w)
+        cells = _cells(case, HCELL, 4 * HCELL)
         pairs = [(j, k) for j in range(dim) for k in range(j, dim)]
         H = {jk: arb(0) for jk in pairs}
         s0 = arb(_a(box[case.n][0]).union(_a(box[case.n][1])).mid())  # exact reference point
@@ -342,10 +358,10 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
         c2_ = {jk: [a for a in c1[jk[0]] if jk[1] in ip[a]] for jk in pairs}
         p2 = {jk: [a for a in p1[jk[0]] if jk[1] in ip[a]] for jk in pairs}
         q2 = {jk: [a for a in q1[jk[0]] if jk[1] in iq[a]] for jk in pairs}
-        edges = [_a(L + c * w) for c in range(ncell + 1)]
         zero = arb(0)
-        for c in range(ncell):
-            y = edges[c].union(edges[c + 1])
+        for a_end, b_end in cells:
+            y = _a(a_end).union(_a(b_end))
+            width = _a(b_end - a_end)
             # every density divided by exp(-(y - s0)^2 / (2 sigma^2)): exponents linear in y
             tp = [(y - mu) * inv_s2 for mu in sp]
             tq = [(y - mu) * inv_s2 for mu in sq]
@@ -379,8 +395,8 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
                 Cjk = sum((ttp[a] for a in c2_[jk]), zero)
                 Pjk = sum((ttp[a] for a in p2[jk]), zero)
                 Qjk = sum((ttq[a] for a in q2[jk]), zero)
-                H[jk] += gauss * (a_c * Cjk + a_p * Pjk - a_q * Qjk + cross * Dj[jk[0]] * Dj[jk[1]])
-        norm = _a(w) / (s * (2 * arb.pi()).sqrt() * len(case.atoms))
+                H[jk] += width * gauss * (a_c * Cjk + a_p * Pjk - a_q * Qjk + cross * Dj[jk[0]] * Dj[jk[1]])
+        norm = 1 / (s * (2 * arb.pi()).sqrt() * len(case.atoms))
         t0, _, t2 = _tail_moments(case, prec)
         d0, _, d2_ = _density_tail_moments(case, prec)
         c2 = arb((2 * lam - 1) ** 2 + 2 * (2 * lam - 1))
