@@ -15,11 +15,12 @@ path (own formulas, own quadrature, own tails; nothing of ``conjecture_proof`` i
   .. math:: \int_{\text{cell}} f \in \sum_{j<K,\ j\text{ even}} c_j\,\frac{2(w/2)^{j+1}}{j+1}
             + [-1, 1]\,|c_K(\text{cell})|\,\frac{2(w/2)^{K+1}}{K+1}.
 
-* **Hessian over a box**: the natural second derivative
-  :math:`\partial_{jk} f = f(\ell_j\ell_k + \ell_{jk})`, :math:`\ell = \lambda\log p - (\lambda-1)\log q`,
-  evaluated in interval arithmetic with the dataset values ranging over the box and ``y`` over a
-  cell, times the cell width, summed (a Riemann enclosure; cells of ``HCELL`` sigma on the core, 4 times
-  wider outside).
+* **Hessian over a box**: the second derivative of the compensated integrand
+  :math:`q\,g(p/q)`, :math:`g(R) = R^\lambda - \lambda R + \lambda - 1` (same integral, derived in
+  :func:`hessian_over_box`), evaluated in interval arithmetic with the dataset values ranging over
+  the box and ``y`` over a cell, times the cell width, summed (a Riemann enclosure; cells of
+  ``HCELL`` sigma on the core, 4 times wider outside).  Every density is divided by one common
+  Gaussian factor first, so the exponents are linear in ``y`` and the balls stay narrow.
 
 * **Tails** outside the window :math:`[L, U]`, for every configuration with values in
   :math:`[0, 1]` (all means in :math:`[0, m]`): for :math:`y \ge U \ge m`, :math:`p \le
@@ -29,7 +30,9 @@ path (own formulas, own quadrature, own tails; nothing of ``conjecture_proof`` i
   K\varphi_\sigma(y + (\lambda-1)m)`.  Each derivative of a mean is 0 or 1 and
   :math:`|y - s| \le M = |y| + m`, so :math:`|\partial_k f| \le (2\lambda-1) f M/\sigma^2` and
   :math:`|\partial_{jk} f| \le f\,[((2\lambda-1)^2 + 2(2\lambda-1)) M^2/\sigma^4 + (2\lambda-1)/\sigma^2]`;
-  the moments :math:`\int_T^\infty (z + a)^i\varphi_\sigma(z)\,dz` (``i`` <= 2) are in closed form.
+  for the compensated part :math:`|\partial_{jk} p| \le p\,(M^2/\sigma^4 + 1/\sigma^2)` with
+  :math:`p \le \varphi_\sigma(y - m)` (resp. :math:`\varphi_\sigma(y)`) beyond the window, the same for
+  ``q``; the moments :math:`\int_T^\infty (z + a)^i\varphi_\sigma(z)\,dz` (``i`` <= 2) are in closed form.
 
 * **Per box**: the gradient on the box is enclosed by the mean value theorem,
   :math:`\partial_k G(B) \subset \partial_k G(c) + \sum_j H_{kj}(B)[-h_j, h_j]`.  A coordinate whose
