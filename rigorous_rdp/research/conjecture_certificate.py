@@ -909,9 +909,21 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
             mpmath.binomial(lam, j) * r**j * (1 - r) ** (lam - j) * mpmath.exp(mpmath.mpf(j * (j - 1)) / (2 * sig**2))
             for j in range(lam + 1)
         )
-        tol = mpmath.mpf(10) ** -20
-        if not (_mp(rhs_lo) - tol <= g_rhs <= _mp(rhs_hi) + tol):
-            return VerificationResult(False, f"RHS {mpmath.nstr(g_rhs, 20)} is outside the stated enclosure")
+        # the stated RHS enclosure against (9.5) in interval arithmetic (exact rational ends compared)
+        with workprec(PREC_BOXES):
+            s2 = arb(sigma_q.numerator) ** 2 / arb(sigma_q.denominator) ** 2
+            rb = arb(m) / n
+            g_ball = sum(
+                (
+                    math.comb(lam, j) * rb**j * (1 - rb) ** (lam - j) * (arb(j * (j - 1)) / (2 * s2)).exp()
+                    for j in range(lam + 1)
+                ),
+                arb(0),
+            )
+            lo_ok = g_ball > arb(rhs_lo.numerator) / rhs_lo.denominator
+            hi_ok = g_ball < arb(rhs_hi.numerator) / rhs_hi.denominator
+        if not (lo_ok and hi_ok):
+            return VerificationResult(False, f"RHS {mpmath.nstr(g_rhs, 20)} is not proven inside the stated enclosure")
         # every box re-proven with independent enclosures (rigorous_rdp.reference.conjecture_boxes)
         case_b = BoxCase(n, m, lam, sigma_q)
         with workprec(PREC_BOXES):
