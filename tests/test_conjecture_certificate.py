@@ -161,3 +161,34 @@ def test_holds_quadrature_of_the_triangle_lies_in_the_certified_enclosure():
         assert lhs <= mpmath.mpf(res["lhs"].ball.upper().str(30, radius=False))
     finally:
         mpmath.mp.dps = 15
+
+
+@pytest.mark.slow
+def test_a_holds_claim_for_the_probe_violation_with_a_real_order_is_refused():
+    """The probe's 2-d violation (n = 81, m = 2, lambda = 115/64, sigma = 31/16): the quadrature over
+    the plane of its three atoms gives LHS 1.706989e-4 and ratio 1.022714 (scipy nquad, outside the
+    project, docs/blog_part2_conjecture.md); a holds claim for it is refused (about 20 s)."""
+    from rigorous_rdp.research.conjecture_certificate import _hash
+
+    cfg = ProbeConfig(
+        "range",
+        81,
+        2,
+        F(0),
+        F(31, 16),
+        F(115, 64),
+        ((F(317, 1024), F(483, 1024)),),
+        (80,),
+        (F(-139, 256), F(7, 512)),
+        (F(329, 1024), F(-245, 512)),
+    )
+    cert = make_holds_certificate(
+        ProbeConfig("range", 3, 1, F(0), F(1), F(4), ((F(1, 2),), (F(0),)), (1, 1), (F(1),), (F(0),))
+    )
+    bad = dict(cert, config=cfg.to_json())
+    bad["claim"] = {"lhs_upper": "0.0001", "rhs_lower": "0.000166", "ratio_upper": "0.99", "verdict": "holds"}
+    bad["sha256"] = _hash(bad)
+    res = verify_certificate(bad)
+    assert not res.ok and "above the stated lhs_upper" in res.reason
+    assert abs(float(res.details["lhs"]) / 1.706989e-4 - 1) < 1e-6
+    assert abs(float(res.details["ratio"]) - 1.022714) < 1e-6
