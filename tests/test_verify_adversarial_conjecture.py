@@ -352,7 +352,7 @@ def test_the_forged_box_claims_are_false():
 _factor = st.floats(min_value=1e-9, max_value=0.5, allow_nan=False, allow_infinity=False)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(field=st.sampled_from(["ratio_lower", "lhs_lower", "rhs_upper"]), eps=_factor)
 def test_violation_claims_pushed_past_the_truth_are_rejected(field, eps):
     lhs, rhs = _tri_truth()
@@ -413,7 +413,7 @@ def test_holds_claims_for_a_configuration_with_a_larger_ratio_are_rejected(cfg, 
     assert not verify_certificate(bad).ok
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_box_bound_lowered_below_a_point_value_is_rejected(data):
     cert = valid_boxes()
