@@ -235,7 +235,9 @@ def point_values(case: BoxCase, point: Sequence[Fraction], grad: bool = True, pr
                 co = ser[i].coeffs()
                 v = sum((co[j] * wts[j] for j in range(0, min(len(co), ORDER), 2)), arb(0))
                 rc = rem[i].coeffs()
-                r = abs(rc[ORDER]) if len(rc) > ORDER else arb(0)
+                if len(rc) <= ORDER:  # never seen; a missing coefficient must not count as a zero remainder
+                    raise ArithmeticError("Taylor model: the remainder coefficient is missing")
+                r = abs(rc[ORDER])
                 acc[i] += v + arb(0, (r * rem_w).upper())
         s = _a(case.sigma)
         norm = 1 / (s * (2 * arb.pi()).sqrt() * len(case.atoms))
