@@ -40,13 +40,14 @@ caller sets a budget; the command line sets one, see ``--max-seconds``).
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import contextlib
 import math
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from .errors import BudgetExceeded
 
@@ -63,6 +64,7 @@ __all__ = [
     "check_memory",
     "expired",
     "format_size",
+    "ignore_sigint",
     "interrupted",
     "interruptible",
     "memory_budget",
@@ -71,6 +73,7 @@ __all__ = [
     "parse_size",
     "quiet_startup_interrupt",
     "remaining",
+    "stop_executor",
     "time_budget",
 ]
 
@@ -394,3 +397,29 @@ def time_budget(seconds: float | None) -> Iterator[None]:
         _deadline, _seconds, _expired = old
         # an inner budget that ran out leaves the outer block to decide on its own deadline
         _expired = _expired or (was_expired and _deadline is not None and time.monotonic() >= _deadline)
+
+
+def ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C in a terminal reaches the whole process group; the parent
+    handles it (and stops its workers), a worker must not print a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def stop_executor(ex: cf.Executor, pending: Iterable[cf.Future], own: bool, aborted: bool) -> None:
+    """Cancel the futures still pending; an executor of our own is shut down, and on an
+    abort (budget, Ctrl-C, an error) its worker processes are terminated at once."""
+    for fut in pending:
+        fut.cancel()
+    if not own:
+        return
+    if not aborted:
+        ex.shutdown(wait=True)
+        return
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.terminate()
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.join(1.0)

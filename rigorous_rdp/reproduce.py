@@ -278,7 +278,7 @@ def run_figures(
         from concurrent.futures import ProcessPoolExecutor  # here: one process needs no pool
 
         # workers are forked before the progress bar starts its monitor thread
-        from .research.parallel import ignore_sigint
+        from .budget import ignore_sigint
 
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)), initializer=ignore_sigint)
         futs = {pool.submit(run_one, s.module, s.id, str(out), fast): s for s in scripts}
@@ -316,7 +316,7 @@ def run_figures(
     finally:
         bar.close()
         if pool is not None:  # on the budget or Ctrl-C: the workers are stopped at once
-            from .research.parallel import stop_executor
+            from .budget import stop_executor
 
             stop_executor(pool, futs, own=True, aborted=aborted)
     return [results[s.id] for s in scripts]

@@ -65,7 +65,7 @@ from flint import arb, ctx, fmpq
 
 from .. import events as ev
 from ..arith import Certified, log_binomial_pmf, workprec
-from .accountant import Bracket, PldDeltaResult, PldEpsilonResult, _bracket, decimal_text
+from .results import Bracket, PldDeltaResult, PldEpsilonResult, _bracket, decimal_text
 
 __all__ = [
     "ClosedForm",

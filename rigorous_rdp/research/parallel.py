@@ -34,6 +34,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from .. import budget
+from ..budget import ignore_sigint, stop_executor
 from ..errors import BudgetExceeded
 
 __all__ = [
@@ -89,37 +90,11 @@ def validate_jobs(jobs: object) -> int:
     return j
 
 
-def ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C in a terminal reaches the whole process group; the parent
-    handles it (and stops its workers), a worker must not print a traceback of its own."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def make_executor(jobs: int = 1) -> cf.Executor:
     """``SerialExecutor`` for ``jobs == 1``, else a local process pool with ``jobs`` workers."""
     if jobs <= 1:
         return SerialExecutor()
     return cf.ProcessPoolExecutor(max_workers=jobs, initializer=ignore_sigint)
-
-
-def stop_executor(ex: cf.Executor, pending: Iterable[cf.Future], own: bool, aborted: bool) -> None:
-    """Cancel the futures still pending; an executor of our own is shut down, and on an
-    abort (budget, Ctrl-C, an error) its worker processes are terminated at once."""
-    for fut in pending:
-        fut.cancel()
-    if not own:
-        return
-    if not aborted:
-        ex.shutdown(wait=True)
-        return
-    procs = list((getattr(ex, "_processes", None) or {}).values())
-    ex.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        with contextlib.suppress(Exception):
-            proc.terminate()
-    for proc in procs:
-        with contextlib.suppress(Exception):
-            proc.join(1.0)
 
 
 #: seconds between two looks at the budget (and at the Dask workers) while waiting for results
