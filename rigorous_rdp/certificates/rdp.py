@@ -98,6 +98,10 @@ _TOP = {"format", "format_version", "created", "inputs", "method", "rdp", "epsil
 _METHOD = {"curves", "conversion", "conversion_citation", "order", "order_selection"}
 
 
+#: the largest number of steps a certificate may state (the range of certify --steps)
+MAX_STEPS = 10**18
+
+
 def claim_text(steps: int, summary: dict[str, Any], delta: str, eps_upper: str) -> str:
     """The human-readable claim, generated from the certificate's numbers."""
     return (
@@ -201,8 +205,9 @@ def read_inputs(cert: dict[str, Any]) -> tuple[DpEvent, dict[str, Any], int, Fra
     if summary != describe_event(event):
         raise CertificateError("inputs.summary does not describe inputs.event.")
     steps = require(inputs, "steps", int, "inputs")
-    if steps < 1:
-        raise CertificateError(f"inputs.steps must be an integer >= 1. Found {steps!r}.")
+    if not 1 <= steps <= MAX_STEPS:
+        # certify accepts at most 10^18 steps; a larger count would only make verify run to its budget
+        raise CertificateError(f"inputs.steps must be an integer in [1, {MAX_STEPS}]. Found {str(steps)[:80]}.")
     delta = parse_exact(inputs["delta"], "inputs.delta")
     if not 0 < delta < 1:
         raise CertificateError(f"inputs.delta must be in (0, 1). Found {inputs['delta'][:80]!r}.")

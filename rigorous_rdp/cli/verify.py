@@ -39,8 +39,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--all-boxes",
         action="store_true",
-        help="Conjecture 1 proof certificates: re-evaluate every box with mpmath (default: the extremal box"
-        " and 3 seeded random boxes; the tiling, the bounds against the RHS and the signs are always checked)",
+        help="Conjecture 1 proof certificates: every box is always re-proven with independent interval"
+        " enclosures; this adds the mpmath point check on every box (default: on the extremal box and 3"
+        " seeded random boxes)",
     )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text)
