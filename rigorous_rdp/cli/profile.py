@@ -412,7 +412,7 @@ def _plot(path: str, prof: PrivacyProfile, opts: dict[str, Any], res: dict[str, 
     positive = [v for v in up if v > 0]
     if positive:
         ax1.set_yscale("log")
-        ax1.set_ylim(max(min(positive) / 3, 1e-16), 1.5)
+        ax1.set_ylim(max(min(positive) / 3, 1e-30), 1.5)
     ax1.set_xlabel(r"$\varepsilon$")
     ax1.set_ylabel(r"$\delta(\varepsilon)$")
     ax1.set_title(r"privacy profile $\delta(\varepsilon)$: certified bracket")
