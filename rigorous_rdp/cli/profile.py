@@ -209,7 +209,9 @@ def privacy_profile(
 
     w = acc.width if width is None else width
     if not acc._active():
-        eps = epsilons if epsilons is not None else [Fraction(0)]
+        # nothing composed (e.g. q = 0): delta is 0 at every epsilon
+        top = epsilon_max if epsilon_max is not None else Fraction(1)
+        eps = epsilons if epsilons is not None else [top * k / (num - 1) for k in range(num)]
         pts = [ProfilePoint(e, Fraction(0), Fraction(0)) for e in eps]
         return PrivacyProfile(pts, pts, 1, 0, True)
     tight = acc._tight()
