@@ -214,3 +214,14 @@ def test_special_events_and_targets():
     assert acc.get_delta_bracket(1.0) == (1.0, 1.0)
     with pytest.raises(ValueError, match="non-private"):
         acc.certified_epsilon(1e-5)
+
+
+def test_works_inside_calibrate_dp_mechanism():
+    # dp-accounting's own bisection, driven by the certified upper end, meets the target with it
+    def make_event(s):
+        return dp_accounting.SelfComposedDpEvent(PS(0.25, G(s)), 8)
+
+    sigma = dp_accounting.calibrate_dp_mechanism(CertifiedPldAccountant, make_event, 3.0, 1e-5)
+    assert CertifiedPldAccountant().compose(make_event(sigma)).get_epsilon(1e-5) <= 3.0
+    # and it is not far off: 2% less noise provably misses the target (lower end above it)
+    assert CertifiedPldAccountant().compose(make_event(0.98 * sigma)).get_epsilon_bracket(1e-5)[0] > 3.0

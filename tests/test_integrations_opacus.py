@@ -352,3 +352,34 @@ def test_privacy_engine_trains_with_certified_pld(opacus):
     rdp = certified.CertifiedRDPAccountant()
     rdp.history = list(engine.accountant.history)
     assert eps == up and 0 < lo <= up < rdp.get_epsilon(1e-5)
+
+
+@pytest.mark.opacus
+@_QUIET
+def test_make_private_with_epsilon_certified_pld(opacus):
+    # Opacus's own noise search calls the accountant by its mechanism() name: "certified_pld"
+    torch = pytest.importorskip("torch")
+    from opacus import PrivacyEngine
+
+    certified.register_pld()
+    torch.manual_seed(3)
+    x = torch.randn(64, 4)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, (x[:, 0] > 0).long()), batch_size=16)
+    model = torch.nn.Linear(4, 2)
+    engine = PrivacyEngine(accountant="certified_pld")
+    model, optimizer, loader = engine.make_private_with_epsilon(
+        module=model,
+        optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+        data_loader=loader,
+        target_epsilon=3.0,
+        target_delta=1e-5,
+        epochs=2,
+        max_grad_norm=1.0,
+    )
+    for _ in range(2):
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            optimizer.step()
+    assert len(engine.accountant) == 8
+    assert engine.get_epsilon(1e-5) <= 3.0
