@@ -616,6 +616,11 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
     own PLD accountant refuses it); the pairs used for it only dominate the mechanism, so the
     lower end of its bracket is 0.
 
+    Floats are read on the safe side (:mod:`._inputs`), so the bracket is that of the event
+    with each float taken in its weaker meaning: its upper end holds for both meanings (the
+    binary value and the shortest decimal), its lower end for the weaker one (the two differ
+    by about 1e-16 relative; pass ``Fraction`` or decimal strings for an exact reading).
+
     Args:
         neighboring_relation: a ``dp_accounting.NeighboringRelation``.
         width: requested width of the epsilon bracket (relative width for delta); only the
