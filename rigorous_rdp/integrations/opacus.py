@@ -252,6 +252,9 @@ class _CertifiedPLDAccountantImpl(_CertifiedRDPAccountantImpl):
     Gaussian steps (add/remove adjacency), from :class:`rigorous_rdp.pld.PldAccountant`, rounded
     up to a float; :meth:`get_epsilon_bracket` gives both ends, rounded outward.
 
+    Floats are read on the safe side, as by the RDP accountant: the upper end holds for both
+    meanings of a float (binary value, shortest decimal), the lower end for the weaker one.
+
     Args:
         width: requested width of the epsilon bracket (default 0.01); the grid options
             ``grid``, ``max_grid``, ``max_length`` are those of :class:`~rigorous_rdp.pld.PldAccountant`.
