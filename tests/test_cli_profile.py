@@ -116,3 +116,30 @@ def test_bad_input_one_line_errors(args, option):
     status, out, err = run_cli(cmd("profile " + args))
     assert_one_line_error(status, out, err)
     assert option in err, err
+
+
+def test_randomized_response_tradeoff_is_the_neyman_pearson_curve():
+    # 8 steps of randomized response keeping the bit w.p. 3/4: the pair is (Bin(8, 3/4), Bin(8, 1/4))
+    # in the count k of kept bits, symmetric, so its trade-off curve is the Neyman-Pearson curve
+    # (reject where Q/P is largest, i.e. small k first; linear between atoms), which is also the
+    # envelope of its privacy profile: it must lie in every bracket, kinks included
+    mpmath.mp.dps = 40
+    steps, keep = 8, mpmath.mpf(3) / 4
+    P = [mpmath.binomial(steps, k) * keep**k * (1 - keep) ** (steps - k) for k in range(steps + 1)]
+    Q = P[::-1]
+
+    def f(x):
+        alpha = power = mpmath.mpf(0)
+        for k in range(steps + 1):
+            if alpha + P[k] >= x:
+                return 1 - (power + Q[k] * (x - alpha) / P[k])
+            alpha, power = alpha + P[k], power + Q[k]
+        return mpmath.mpf(0)
+
+    fprs = "1e-6 1e-4 0.001 0.01 0.05 0.1 0.2 0.3 0.5 0.7 0.9"
+    res = _json(f"profile --noise randomized-response --p 0.75 --steps {steps} --fpr {fprs}")
+    assert len(res["tradeoff"]) == 11
+    for row in res["tradeoff"]:
+        truth = f(mpmath.mpf(row["fpr"]))
+        assert _contains(row["fnr"], truth), (row, truth)
+        assert mpmath.mpf(row["fnr"]["lower"]) >= truth * (1 - mpmath.mpf("0.01"))  # the guarantee is close
