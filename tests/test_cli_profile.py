@@ -143,3 +143,17 @@ def test_randomized_response_tradeoff_is_the_neyman_pearson_curve():
         truth = f(mpmath.mpf(row["fpr"]))
         assert _contains(row["fnr"], truth), (row, truth)
         assert mpmath.mpf(row["fnr"]["lower"]) >= truth * (1 - mpmath.mpf("0.01"))  # the guarantee is close
+
+
+@pytest.mark.peers
+def test_poisson_profile_overlaps_dp_accounting_pld():
+    # dp-accounting's PLD (interval 1e-4) is a float computation with its own discretisation error:
+    # its delta must lie within 1% of the certified bracket, never compared exactly
+    dp_accounting = pytest.importorskip("dp_accounting")
+    res = _json("profile --sampling poisson --q 0.05 --sigma 1 --steps 100 --epsilons 0.5 1 2 4")
+    event = dp_accounting.PoissonSampledDpEvent(0.05, dp_accounting.GaussianDpEvent(1.0))
+    peer = dp_accounting.pld.PLDAccountant(value_discretization_interval=1e-4).compose(event, 100)
+    for row in res["profile"]:
+        d = peer.get_delta(float(row["epsilon"]))
+        lo, up = float(row["delta"]["lower"]), float(row["delta"]["upper"])
+        assert lo * 0.99 <= d <= up * 1.01, (row, d)
