@@ -393,6 +393,20 @@ _FIXED_SIZE_SIGMA = _real(
 )
 
 
+#: ``delta --epsilon``: 0 is a valid target
+_DELTA_EPSILON = _real(
+    "epsilon",
+    RealRange(
+        Fraction(0),
+        Fraction(10**MAX_DECIMAL_EXPONENT),
+        f"0 or a number in [{_TINY}, {_HUGE})",
+        hi_open=True,
+        floor=_TINY_F,
+        floor_text=f"0 or at least {_TINY}",
+    ),
+)
+
+
 #: the commands whose options follow OPTION_RANGES (others define their own ranges)
 RANGE_CHECKED = ("rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd", "constant")
 #: commands without a default time budget (batch jobs; --max-seconds still applies); so is
@@ -440,6 +454,8 @@ def check_option_ranges(args: argparse.Namespace) -> None:
         if value is not None and not isinstance(value, bool):
             if dest == "sigma" and getattr(args, "sampling", None) in ("fswor", "fswr"):
                 check = _FIXED_SIZE_SIGMA
+            if dest == "epsilon" and command == "delta":
+                check = _DELTA_EPSILON  # delta at epsilon = 0 is the total-variation distance
             parsed = check(value)
             if command == "certify":
                 for f in parsed if isinstance(parsed, list) else [parsed]:

@@ -12,9 +12,10 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
-from ..certificate import make_certificate, write_certificate
+from ..certificates.common import write_certificate
+from ..certificates.pld import make_pld_certificate
+from ..certificates.rdp import make_certificate
 from ..pld import cli_support as pld_cli
-from ..pld.certificate_support import make_pld_certificate
 from . import _common as common
 
 HELP = "write a JSON certificate of a certified epsilon"
