@@ -4,7 +4,9 @@ The privacy profile :math:`\delta(\varepsilon)` of the composition is bracketed 
 requested epsilon by the certified PLD accountant (:class:`rigorous_rdp.pld.PldAccountant`):
 ``lower <= delta(eps) <= upper`` for the *true optimal* delta of the composition of the
 dominating pairs (for sampled events whose pairs only dominate the mechanism, e.g. fixed-size
-sampling, the lower ends are 0).  All epsilons are answered from one composition per direction.
+sampling, the lower ends are 0).  All epsilons are answered from one composition per direction,
+or, for ledgers of plain Gaussians or randomized responses, from their closed forms
+(:mod:`rigorous_rdp.pld.closed_form`, no grid).
 
 The trade-off curve (Dong, Roth, Su 2022): the smallest false-negative rate (type II error)
 of any test between neighbouring datasets at false-positive rate (type I error) x.  An
@@ -63,6 +65,8 @@ DEFAULT_DELTA_MIN = Fraction(1, 10**10)
 DEFAULT_FPRS = ("1e-6", "1e-5", "1e-4", "1e-3", "0.01", "0.05", "0.1", "0.2", "0.3", "0.5", "0.7", "0.9")
 #: the trade-off curve also uses this many evenly spaced epsilons up to where delta falls below 1e-10
 DENSE = 60
+#: ... times this many for a ledger with a closed form (exact values are cheap)
+EXACT_DENSE_FACTOR = 5
 #: significant digits of the JSON numbers
 SIG = 6
 _OPTIONS = ("epsilons", "num", "fpr", "width", "plot", "epsilon-max")
@@ -176,6 +180,8 @@ class PrivacyProfile:
     grid: int
     scale_bits: int
     tight: bool
+    #: the closed form answering every epsilon (plain Gaussian / randomized-response ledgers), if any
+    exact: str = ""
 
 
 def _nice_step(x: Fraction) -> Fraction:
@@ -214,6 +220,10 @@ def privacy_profile(
         eps = epsilons if epsilons is not None else [top * k / (num - 1) for k in range(num)]
         pts = [ProfilePoint(e, Fraction(0), Fraction(0)) for e in eps]
         return PrivacyProfile(pts, pts, 1, 0, True)
+    cf = acc._closed_form()
+    if cf is not None:
+        # exact values cost milliseconds: a denser grid for the trade-off curve
+        return _exact_profile(acc, cf.description, epsilons, num, epsilon_max, dense * EXACT_DENSE_FACTOR)
     tight = acc._tight()
     n = acc._initial_grid(w, 1e-5)
     best: PrivacyProfile | None = None
@@ -252,6 +262,45 @@ def privacy_profile(
         n = nxt
     assert best is not None
     return best
+
+
+def _ends(value: Any, cap: Fraction | None = None) -> tuple[Fraction, Fraction]:
+    """The exact ends of a PLD result's value (a Bracket), else its ball's ends rounded outward;
+    clipped to ``[0, cap]`` (a delta is in [0, 1], an epsilon >= 0)."""
+    from ..pld.discretize import arb_upper_fraction
+
+    lo, up = getattr(value, "lo_exact", None), getattr(value, "up_exact", None)
+    if not (isinstance(lo, Fraction) and isinstance(up, Fraction) and (lo, up) != (0, 0)):
+        lo, up = -arb_upper_fraction(-value.ball), arb_upper_fraction(value.ball)
+    lo, up = max(Fraction(0), lo), max(Fraction(0), up)
+    return (lo, up) if cap is None else (min(lo, cap), min(up, cap))
+
+
+def _exact_profile(
+    acc: PldAccountant,
+    description: str,
+    epsilons: list[Fraction] | None,
+    num: int,
+    epsilon_max: Fraction | None,
+    dense: int,
+) -> PrivacyProfile:
+    """The profile of a ledger with a closed form: each epsilon answered exactly (no grid) by
+    :meth:`~rigorous_rdp.pld.PldAccountant.get_delta_result`."""
+
+    def at(e: Fraction) -> ProfilePoint:
+        lo, up = _ends(acc.get_delta_result(e).delta, Fraction(1))
+        return ProfilePoint(e, min(lo, up), up)
+
+    top = _ends(acc.get_epsilon_result(DEFAULT_DELTA_MIN).epsilon)[1]
+    if epsilons is None:
+        if epsilon_max is None:
+            epsilon_max = _nice_step(max(top, Fraction(1, 1000)) / (num - 1)) * (num - 1)
+        epsilons = [epsilon_max * k / (num - 1) for k in range(num)]
+    points = [at(e) for e in epsilons]
+    known = {p.epsilon: p for p in points}
+    extra = [top * k / dense for k in range(dense + 1)] if dense > 0 else []
+    all_points = sorted({**{e: at(e) for e in extra if e not in known}, **known}.values(), key=lambda p: p.epsilon)
+    return PrivacyProfile(points, all_points, 0, 0, True, exact=description)
 
 
 # ---------------------------------------------------------------------------
@@ -380,7 +429,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "steps": opts["steps"],
         "mechanism": common.mechanism_json(args),
         "method": "pld",
-        "pld": {"grid_width": f"1/{prof.grid}", "scale_bits": prof.scale_bits},
+        "pld": {"exact": prof.exact} if prof.exact else {"grid_width": f"1/{prof.grid}", "scale_bits": prof.scale_bits},
     }
     if args.plot is not None:
         _plot(args.plot, prof, opts, res)
@@ -444,7 +493,7 @@ def _plot(path: str, prof: PrivacyProfile, opts: dict[str, Any], res: dict[str, 
     params = ", ".join(f"{k}={v}" for k, v in m.items() if k not in ("noise", "sampling", "adjacency") and v)
     fig.suptitle(
         f"{m['noise']} ({params}), sampling {m['sampling']}, {m['adjacency']}, T = {opts['steps']}"
-        f"  (PLD grid {res['pld']['grid_width']})"
+        + ("  (PLD: closed form)" if "exact" in res["pld"] else f"  (PLD grid {res['pld']['grid_width']})")
     )
     fig.tight_layout()
     fig.savefig(path, dpi=120)
