@@ -722,7 +722,7 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
             return math.inf, math.inf
         b = self.certified_epsilon(target_delta).value
         lo, up = getattr(b, "lo_exact", None), getattr(b, "up_exact", None)
-        if lo is None or up is None:  # pragma: no cover - every finite PLD result holds a Bracket
+        if lo is None or up is None:  # a closed-form result holds a ball: its ends rounded outward
             return b.lower_float(), b.upper_float()
         return _float_down(lo), _float_up(up)
 
@@ -734,7 +734,7 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
             return 1.0, 1.0
         b = self.certified_delta(target_epsilon).value
         lo, up = getattr(b, "lo_exact", None), getattr(b, "up_exact", None)
-        if lo is None or up is None:  # pragma: no cover - every PLD result holds a Bracket
+        if lo is None or up is None:  # a closed-form result holds a ball: its ends rounded outward
             return max(0.0, b.lower_float()), min(1.0, b.upper_float())
         return _float_down(lo), min(1.0, _float_up(up))
 

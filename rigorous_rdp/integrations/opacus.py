@@ -295,7 +295,7 @@ class _CertifiedPLDAccountantImpl(_CertifiedRDPAccountantImpl):
             return math.inf, math.inf
         b = res.epsilon
         lo, up = getattr(b, "lo_exact", None), getattr(b, "up_exact", None)
-        if lo is None or up is None:  # pragma: no cover - every finite PLD result holds a Bracket
+        if lo is None or up is None:  # a closed-form result holds a ball: its ends rounded outward
             return b.lower_float(), b.upper_float()
         return _float_down(lo), _float_up(up)
 
