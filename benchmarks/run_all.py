@@ -6,8 +6,9 @@ the cold command-line task, the children's CPU time) are printed with the ratio
 ours / peer and both answers.  Before each of our runs every cache is cleared
 (:func:`rigorous_rdp.accountant.clear_caches`), so no result is reused between
 repetitions.  Peers: dp-accounting's RDP accountant, and for the DP-SGD task
-also autodp's RDP accountant (both interleaved; the faster one is the reference
-of the ratio).  Opacus is not installed.  prv-accountant (a PLD accountant, a
+also autodp's RDP accountant, and Opacus's RDP analysis (``compute_rdp``; for the
+curves and the DP-SGD task) where installed; all peers are interleaved and the
+fastest one of the run is the reference of the ratio.  prv-accountant (a PLD accountant, a
 different and slower computation: seconds) is timed once with ``--all-peers``.
 
 Tasks (Poisson-subsampled Gaussian, add/remove, unless stated):
@@ -254,6 +255,35 @@ def peer_autodp():
     return f"eps = {acct.get_eps(float(DELTA)):.8g}"
 
 
+def _opacus_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("opacus") is not None
+
+
+def peer_opacus_dpsgd():
+    from opacus.accountants import RDPAccountant
+    from opacus.accountants.analysis.rdp import compute_rdp, get_privacy_spent
+
+    orders = RDPAccountant.DEFAULT_ALPHAS
+    rdp = compute_rdp(q=float(Q), noise_multiplier=float(SIGMA), steps=STEPS, orders=orders)
+    eps, order = get_privacy_spent(orders=orders, rdp=rdp, delta=float(DELTA))
+    return f"eps = {eps:.8g} (alpha {order})"
+
+
+def _peer_opacus_rdp(orders):
+    from opacus.accountants.analysis.rdp import compute_rdp
+
+    fo = [float(a) for a in orders]
+    rdp = compute_rdp(q=float(Q), noise_multiplier=float(SIGMA), steps=1, orders=fo)
+    return f"rdp(10.5) = {rdp[fo.index(10.5)]:.8g}"
+
+
+def _with_opacus(peers: list, opacus_fn) -> list:
+    """The peer list, plus Opacus where it is installed (the fastest RDP peer)."""
+    return [*peers, (opacus_fn, "opacus")] if _opacus_available() else peers
+
+
 def peer_prv():
     from prv_accountant import Accountant
 
@@ -270,15 +300,30 @@ def peer_prv():
 
 TASKS: dict[str, tuple[Callable[[], str], Any, str | None, float, bool]] = {
     # name: (ours, peer, peer name, target ratio, subprocess task)
-    "dpsgd-epsilon": (ours_dpsgd, [(peer_dpsgd, "dp-accounting"), (peer_autodp, "autodp")], None, 0.5, False),
+    "dpsgd-epsilon": (
+        ours_dpsgd,
+        _with_opacus([(peer_dpsgd, "dp-accounting"), (peer_autodp, "autodp")], peer_opacus_dpsgd),
+        None,
+        0.5,
+        False,
+    ),
     "rdp-156": (
         partial(_ours_rdp, list(DEFAULT_ORDERS)),
-        partial(_peer_rdp, list(DEFAULT_ORDERS)),
-        "dp-accounting",
+        _with_opacus(
+            [(partial(_peer_rdp, list(DEFAULT_ORDERS)), "dp-accounting")],
+            partial(_peer_opacus_rdp, list(DEFAULT_ORDERS)),
+        ),
+        None,
         2.0,
         False,
     ),
-    "rdp-1000": (partial(_ours_rdp, ORDERS_1000), partial(_peer_rdp, ORDERS_1000), "dp-accounting", 3.0, False),
+    "rdp-1000": (
+        partial(_ours_rdp, ORDERS_1000),
+        _with_opacus([(partial(_peer_rdp, ORDERS_1000), "dp-accounting")], partial(_peer_opacus_rdp, ORDERS_1000)),
+        None,
+        3.0,
+        False,
+    ),
     "calibrate-sigma-4": (ours_calibrate4, peer_calibrate4, "dp-accounting calibrate_dp_mechanism", 1.0, False),
     "calibrate-sigma-7": (ours_calibrate7, peer_calibrate7, "dp-accounting calibrate_dp_mechanism", 1.0, False),
     "calibrate-steps": (ours_steps, peer_steps, "dp-accounting calibrate_dp_mechanism", 1.0, False),

@@ -73,3 +73,122 @@ def test_triangle_certificate_brackets_independent_values():
     assert mpmath.mpf(cert["claim"]["rhs_upper"]) >= rhs_ref
     assert mpmath.mpf(cert["claim"]["rhs_upper"]) - rhs_ref < mpmath.mpf(10) ** -17
     assert F(cert["claim"]["ratio_lower"]) <= lhs_ref / F(str(rhs_ref))  # true ratio 1.15438
+
+
+def test_holds_quadrature_in_two_dimensions_agrees_with_independent_and_certified_values():
+    """The verifier's LHS quadrature over the affine hull of the atoms: the triangle (d = 2, and the
+    same triangle embedded in d = 3) against the independent 2-d value 7.9314620962e-4 (mpmath.quad
+    of (p - q)^2 / q, scipy nquad agrees to 10 digits) and inside the certified enclosure of
+    certify_config (cell lower bound, pairing upper bound); a 1-d configuration inside its certified
+    1-d enclosure."""
+    import mpmath
+
+    from rigorous_rdp.research.conjecture import certify_config
+    from rigorous_rdp.research.conjecture_certificate import _mp_lhs_quad
+
+    mpmath.mp.dps = 30
+    try:
+        g1, err = _mp_lhs_quad(TRI)
+        lhs = mpmath.log1p(g1)
+        assert abs(lhs / mpmath.mpf("7.9314620962e-4") - 1) < 1e-9 and err < 1e-15
+        c1 = ProbeConfig("range", 3, 1, F(0), F(1), F(4), ((F(1, 2),), (F(0),)), (1, 1), (F(1),), (F(0),))
+        res1 = certify_config(c1, 10)
+        lhs1 = mpmath.log1p(_mp_lhs_quad(c1)[0]) / 3
+        assert mpmath.mpf(res1["lhs"].ball.lower().str(30, radius=False)) <= lhs1
+        assert lhs1 <= mpmath.mpf(res1["lhs"].ball.upper().str(30, radius=False))
+        # three affinely independent directions: no independent quadrature, the claim is refused
+        tet = ProbeConfig(
+            "range",
+            3,
+            1,
+            F(0),
+            F(1),
+            F(2),
+            ((F(0), F(0), F(0)), (F(0), F(1, 2), F(0))),
+            (1, 1),
+            (F(1, 2), F(0), F(0)),
+            (F(0), F(0), F(1, 2)),
+        )
+        with pytest.raises(ValueError, match="affine hull of dimension 3"):
+            _mp_lhs_quad(tet)
+    finally:
+        mpmath.mp.dps = 15
+
+
+def test_a_holds_claim_for_the_violated_triangle_is_refused():
+    """Issue 28: a holds certificate for the triangle (true ratio 1.154), digest recomputed, verified
+    with "LHS / RHS = 0.3906" because the independent path read only the first coordinate."""
+    from rigorous_rdp.research.conjecture_certificate import HOLDS_STATEMENT, _hash
+
+    cert = make_holds_certificate(
+        ProbeConfig("range", 3, 1, F(0), F(1), F(4), ((F(1, 2),), (F(0),)), (1, 1), (F(1),), (F(0),))
+    )
+    bad = dict(cert, config=TRI.to_json(), statement=HOLDS_STATEMENT)
+    bad["claim"] = {"lhs_upper": "0.0006", "rhs_lower": "0.00068", "ratio_upper": "0.9", "verdict": "holds"}
+    bad["sha256"] = _hash(bad)
+    res = verify_certificate(bad)
+    assert not res.ok and "above the stated lhs_upper" in res.reason
+    assert abs(float(res.details["ratio"]) - 1.15438) < 1e-4
+
+
+@pytest.mark.slow
+def test_holds_quadrature_of_the_triangle_lies_in_the_certified_enclosure():
+    """The 2-d quadrature inside certify_config's enclosure (cell lower bound, pairing upper bound),
+    and the same for the triangle embedded in d = 3 (about 30 s under load)."""
+    import mpmath
+
+    from rigorous_rdp.research.conjecture import certify_config
+    from rigorous_rdp.research.conjecture_certificate import _mp_lhs_quad
+
+    mpmath.mp.dps = 30
+    try:
+        lhs = mpmath.log1p(_mp_lhs_quad(TRI)[0])
+        tri3 = ProbeConfig(
+            "range",
+            50,
+            1,
+            F(0),
+            F(1),
+            F(2),
+            ((F(0), F(0), F(0)),),
+            (49,),
+            (F(1), F(0), F(0)),
+            (F(1, 2), F(866, 1000), F(0)),
+        )
+        assert abs(mpmath.log1p(_mp_lhs_quad(tri3)[0]) / lhs - 1) < 1e-12
+        res = certify_config(TRI)
+        assert mpmath.mpf(res["lhs"].ball.lower().str(30, radius=False)) <= lhs
+        assert lhs <= mpmath.mpf(res["lhs"].ball.upper().str(30, radius=False))
+    finally:
+        mpmath.mp.dps = 15
+
+
+@pytest.mark.slow
+def test_a_holds_claim_for_the_probe_violation_with_a_real_order_is_refused():
+    """The probe's 2-d violation (n = 81, m = 2, lambda = 115/64, sigma = 31/16): the quadrature over
+    the plane of its three atoms gives LHS 1.706989e-4 and ratio 1.022714 (scipy nquad, outside the
+    project, docs/blog_part2_conjecture.md); a holds claim for it is refused (about 20 s)."""
+    from rigorous_rdp.research.conjecture_certificate import _hash
+
+    cfg = ProbeConfig(
+        "range",
+        81,
+        2,
+        F(0),
+        F(31, 16),
+        F(115, 64),
+        ((F(317, 1024), F(483, 1024)),),
+        (80,),
+        (F(-139, 256), F(7, 512)),
+        (F(329, 1024), F(-245, 512)),
+    )
+    cert = make_holds_certificate(
+        ProbeConfig("range", 3, 1, F(0), F(1), F(4), ((F(1, 2),), (F(0),)), (1, 1), (F(1),), (F(0),))
+    )
+    bad = dict(cert, config=cfg.to_json())
+    bad["claim"] = {"lhs_upper": "0.0001", "rhs_lower": "0.000166", "ratio_upper": "0.99", "verdict": "holds"}
+    bad["sha256"] = _hash(bad)
+    res = verify_certificate(bad)
+    assert not res.ok and "above the stated lhs_upper" in res.reason
+    assert abs(float(res.details["lhs"]) / 1.706989e-4 - 1) < 1e-6
+    assert abs(float(res.details["ratio"]) - 1.022714) < 1e-6

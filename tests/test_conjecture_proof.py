@@ -176,11 +176,19 @@ def test_stored_certificate_verifies_and_covers():
 
 def test_tampered_certificates_are_rejected():
     cert = _cert()
-    # a box removed: coverage fails
-    bad = dict(cert, boxes=cert["boxes"][1:])
+    # a box removed (the summary adjusted to match): coverage fails
+    removed = cert["boxes"][0]
+    summary = dict(cert["summary"], boxes_proven=cert["summary"]["boxes_proven"] - 1)
+    summary["methods"] = dict(summary["methods"], **{removed[1]: summary["methods"][removed[1]] - 1})
+    bad = dict(cert, boxes=cert["boxes"][1:], summary=summary)
     bad["sha256"] = _hash(bad)
     r = verify_certificate(bad)
     assert not r.ok and "tile" in r.reason
+    # the box removed, the summary left as it was: the summary disagrees
+    bad = dict(cert, boxes=cert["boxes"][1:])
+    bad["sha256"] = _hash(bad)
+    r = verify_certificate(bad)
+    assert not r.ok and "summary field 'boxes_proven'" in r.reason
     # a stated bound above the RHS
     boxes = [list(b) for b in cert["boxes"]]
     i = next(i for i, b in enumerate(boxes) if b[1] == "taylor")
@@ -379,5 +387,150 @@ def test_all_boxes_rejects_a_lowered_bound_that_the_sample_may_miss(tmp_path):
     i = next(k for k, b in enumerate(cert["boxes"]) if b[1] == "taylor")
     cert["boxes"][i][2] = "1"
     cert["sha256"] = _hash(cert)
-    res = verify_certificate(cert, all_boxes=True)
-    assert not res.ok and "exceeds the stated bound" in res.reason
+    res = verify_certificate(cert)  # every box is re-proven, sampled or not
+    assert not res.ok and "is not re-proven by the independent enclosure (refuted" in res.reason
+
+
+@pytest.mark.parametrize("boxes_seen", [1, 6, 15])
+def test_ctrl_c_during_prove_exits_130_quickly_and_writes_nothing(tmp_path, boxes_seen):
+    """SIGINT while the branch and bound runs (inside acb.integral most of the time): exit 130 within
+    2 s, one line on stderr, no certificate and no temporary file left in the --out directory."""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "proof.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rigorous_rdp", "conjecture", "--prove", "--rows", "3", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert proc.stderr is not None
+    os.set_blocking(proc.stderr.fileno(), False)
+    seen = b""
+    deadline = time.monotonic() + 90
+    while f"{boxes_seen}box".encode() not in seen and time.monotonic() < deadline and proc.poll() is None:
+        chunk = proc.stderr.read()
+        seen += chunk or b""
+        time.sleep(0.01)
+    assert proc.poll() is None, "the proof ended before it could be interrupted"
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=10)
+    elapsed = time.monotonic() - t0
+    os.set_blocking(proc.stderr.fileno(), True)
+    err = (seen + proc.stderr.read()).decode()
+    assert proc.returncode == 130, err[-500:]
+    assert elapsed < 2.0
+    assert err.rstrip().splitlines()[-1] == "rigorous-rdp: interrupted"
+    assert "internal error" not in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------------------------
+# the verifier's independent enclosures (rigorous_rdp.reference.conjecture_boxes)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("n", "m", "lam", "sigma"),
+    [(2, 1, 2, F(1)), (3, 2, 3, F(3, 2)), (3, 1, 4, F(1)), pytest.param(4, 2, 2, F(2), marks=pytest.mark.slow)],
+)
+def test_reference_point_values_contain_mpmath(n, m, lam, sigma):
+    """G and its gradient at a point (Taylor-model quadrature) against mpmath.quad of the definition
+    and central differences of it; radius below 1e-9 relative (G) and 1e-7 (gradient)."""
+    from rigorous_rdp.reference.conjecture_boxes import BoxCase, point_values
+
+    pt = [*[F(1, 3), F(1, 2), F(5, 8)][: n - 1], F(7, 8), F(1, 8)]
+    vals = point_values(BoxCase(n, m, lam, sigma), pt)
+    mpmath.mp.dps = 30
+    try:
+        th = [mpmath.mpf(x.numerator) / x.denominator for x in pt]
+        s = mpmath.mpf(sigma.numerator) / sigma.denominator
+        g = _mp_g(n, m, lam, s, th)
+        assert _contains(vals[0], g) and vals[0].rad() < 1e-9 * g
+        for k in range(n + 1):
+            d = _mp_g(n, m, lam, s, th, deriv=k)
+            assert _contains(vals[1 + k], d, slack=mpmath.mpf(10) ** -12), (k, vals[1 + k], d)
+            assert vals[1 + k].rad() < 1e-7
+    finally:
+        mpmath.mp.dps = 15
+
+
+@pytest.mark.parametrize(
+    ("n", "m", "lam", "sigma"), [(2, 1, 2, F(1)), pytest.param(3, 1, 4, F(1), marks=pytest.mark.slow)]
+)
+def test_reference_hessian_contains_mpmath_second_differences(n, m, lam, sigma):
+    """The interval Hessian over a small box around a point contains the mpmath second differences
+    there, and over a wider box it contains them at random points of the box."""
+    from rigorous_rdp.reference.conjecture_boxes import BoxCase, hessian_over_box
+
+    case = BoxCase(n, m, lam, sigma)
+    pt = [*[F(1, 3), F(1, 2)][: n - 1], F(7, 8), F(1, 8)]
+    box = [(x - F(1, 16), x + F(1, 16)) for x in pt]
+    H = hessian_over_box(case, box)
+    rng = random.Random(5)
+    mpmath.mp.dps = 30
+    try:
+        s = mpmath.mpf(sigma.numerator) / sigma.denominator
+        h = mpmath.mpf(10) ** -5
+        for th in (pt, _rand_point(rng, box)):
+            t = [mpmath.mpf(x.numerator) / x.denominator for x in th]
+            for j, k in [(0, 0), (0, n), (n - 1, n - 1), (n - 1, n), (n, n)]:
+
+                def g(dj, dk, t=t, j=j, k=k):
+                    u = list(t)
+                    u[j] += dj
+                    u[k] += dk
+                    return _mp_g(n, m, lam, s, u)
+
+                v = (g(h, h) - g(h, -h) - g(-h, h) + g(-h, -h)) / (4 * h * h)
+                assert _contains(H[j][k], v, slack=mpmath.mpf(10) ** -6), (j, k, H[j][k], v)
+    finally:
+        mpmath.mp.dps = 15
+
+
+def test_reference_tails_against_mpmath():
+    """The tail moments bound the integrals of f M^i outside the window at the configuration where
+    the bounds are attained up to the weights (all rows at the ends)."""
+    from rigorous_rdp.reference.conjecture_boxes import BoxCase, _tail_moments
+
+    case = BoxCase(2, 1, 3, F(1))
+    L, U = case.window()
+    t0, t1, t2 = _tail_moments(case)
+    mpmath.mp.dps = 30
+    try:
+        # extreme configuration: p all mass at m (u = 1 and x_1 = 1 are the means), q at 0
+        def f(y):
+            return mpmath.npdf(y, 1, 1) ** 3 * mpmath.npdf(y, 0, 1) ** (-2)
+
+        for i, t in enumerate((t0, t1, t2)):
+            val = mpmath.quad(lambda y, i=i: f(y) * (abs(y) + 1) ** i, [U, mpmath.inf]) + mpmath.quad(
+                lambda y, i=i: f(y) * (abs(y) + 1) ** i, [-mpmath.inf, L]
+            )
+            assert val <= mpmath.mpf(t.upper().str(30, radius=False))
+            assert mpmath.mpf(t.upper().str(30, radius=False)) < 1e-15
+    finally:
+        mpmath.mp.dps = 15
+
+
+def test_reprove_refuses_a_box_with_the_extremal_vertex_and_refutes_a_low_bound():
+    from flint import arb
+
+    from rigorous_rdp.reference.conjecture_boxes import BoxCase, reprove_box
+
+    case = BoxCase(2, 1, 2, F(1))
+    corner = [(F(0), F(1, 64)), (F(63, 64), F(1)), (F(0), F(1, 64))]
+    ok, _, why = reprove_box(case, corner, arb(2))  # a bound above the RHS, but not labelled extremal
+    assert not ok and "extremal vertex" in why
+    ok, used, _ = reprove_box(case, corner, arb("1.4295"), extremal=True)  # RHS G = 1.42957...
+    assert ok and used >= 1
+    box = [(F(1, 4), F(1, 2)), (F(1, 2), F(3, 4)), (F(0), F(1, 4))]
+    mpmath.mp.dps = 30
+    try:
+        g = _mp_g(2, 1, 2, mpmath.mpf(1), [mpmath.mpf(3) / 8, mpmath.mpf(5) / 8, mpmath.mpf(1) / 8])
+    finally:
+        mpmath.mp.dps = 15
+    ok, _, why = reprove_box(case, box, arb(mpmath.nstr(g * (1 - 1e-9), 15)))
+    assert not ok and why.startswith("refuted")

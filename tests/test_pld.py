@@ -300,3 +300,115 @@ def test_pld_certificate_verifies_and_detects_a_false_claim():
     bad = forged(up, up)
     res = verify_certificate(bad)
     assert not res.ok and "lower delta" in res.reason
+
+
+# ---------------------------------------------------------------------------
+# calibration (float screen + one certified end per candidate)
+# ---------------------------------------------------------------------------
+
+
+def test_calibrate_gaussian_against_closed_form():
+    """Gaussian, T = 4, epsilon 1, delta 1e-5: the returned sigma meets the target and the
+    next smaller grid sigma misses it, both checked on the closed form of the composed
+    Gaussian (an independent code path); the reported ends enclose the closed-form epsilon."""
+    from rigorous_rdp.pld.calibrate import calibrate_sigma_pld
+
+    delta = F(1, 10**5)
+    c = calibrate_sigma_pld(lambda s: GaussianEvent(s), 4, 1, delta, sigma_digits=3)
+    assert c.sigma_upper - c.sigma_lower == F(1, 100)
+    assert gaussian_delta(c.sigma_upper, 4, 1) <= mpmath.mpf(1) / 10**5
+    assert gaussian_delta(c.sigma_lower, 4, 1) > mpmath.mpf(1) / 10**5
+    for sigma, res in ((c.sigma_upper, c.at_upper), (c.sigma_lower, c.at_lower)):
+        with mpmath.workdps(40):
+            root = mpmath.findroot(lambda e, s=sigma: gaussian_delta(s, 4, e) - mpmath.mpf(1) / 10**5, 1)
+        assert _contains(res.epsilon, root)
+    assert c.at_upper.epsilon.up_exact <= 1 < c.at_lower.epsilon.lo_exact
+
+
+def test_float_screen_near_closed_form():
+    """The float screen (a guess, not a bound) is within 1e-4 of the closed-form epsilon."""
+    from rigorous_rdp.pld.calibrate import float_epsilon
+    from rigorous_rdp.pld.profiles import gaussian_profile
+
+    est = float_epsilon([(gaussian_profile(F(2)), 4)], 1e-5, 4000)
+    with mpmath.workdps(40):
+        root = mpmath.findroot(lambda e: gaussian_delta(2, 4, e) - mpmath.mpf(1) / 10**5, 3)
+    assert abs(est - float(root)) < 1e-4
+
+
+def _trim_by_loop(offset, coeffs, tail_units, up):
+    """Independent reference for the trimming rule: remove coefficients one at a time
+    from each end while the removed total stays within ``tail_units``."""
+    c = list(coeffs)
+    lo, acc = 0, 0
+    while lo < len(c) - 1 and acc + c[lo] <= tail_units:
+        acc, lo = acc + c[lo], lo + 1
+    low = acc
+    hi, acc = len(c) - 1, 0
+    while hi > lo and acc + c[hi] <= tail_units:
+        acc, hi = acc + c[hi], hi - 1
+    kept = c[lo : hi + 1]
+    if up:
+        kept[0] += low
+        return offset + lo, kept, acc
+    return offset + lo, kept, 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("up", [True, False])
+def test_trim_on_polynomial_matches_the_one_by_one_rule(seed, up):
+    import random
+
+    from flint import fmpz_poly
+
+    from rigorous_rdp.pld.compose import _trim_poly
+
+    rng = random.Random(seed)
+    n = rng.choice([1, 2, 3, 17, 300])
+    coeffs = [rng.choice([0, 1, 5, 10**20, rng.randrange(10**25)]) for _ in range(n)]
+    coeffs[-1] = coeffs[-1] or 1  # fmpz_poly drops trailing zeros
+    for tail in (0, 3, 10**20, 10**26, sum(coeffs)):
+        off, kept, moved = _trim_poly(7, fmpz_poly(coeffs), tail, up)
+        r_off, r_kept, r_moved = _trim_by_loop(7, coeffs, tail, up)
+        assert (off, moved) == (r_off, r_moved)
+        got = [int(x) for x in kept.coeffs()]
+        while r_kept and r_kept[-1] == 0:
+            r_kept.pop()
+        assert got == r_kept
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("q, sigma", [(F(1, 100), F(11, 10)), (F(1), F(2)), (F(1, 1000), F(7, 3))])
+def test_vectorised_screens_match_mpmath(q, sigma, direction):
+    """The array form of the float screens (used by the calibration's float screen) agrees
+    with the profile's delta computed in mpmath (Fact: delta = P(L > e) - e^e Q(L > e) with
+    the threshold of the loss, written out independently here)."""
+    import numpy as np
+
+    from rigorous_rdp.pld.profiles import poisson_gaussian_profile
+
+    prof = poisson_gaussian_profile(q, sigma, direction)
+    eps = np.array([-2.0, -0.5, 0.0, 0.3, 1.0, 2.5])
+    d, lw = prof.screen_arrays(eps)
+    with mpmath.workdps(30):
+        qq, s = mpmath.mpf(q.numerator) / q.denominator, mpmath.mpf(sigma.numerator) / sigma.denominator
+
+        def sf(z):
+            return mpmath.ncdf(-z)
+
+        for e, got_d, got_l in zip(eps, d, lw, strict=True):
+            em = mpmath.exp(mpmath.mpf(e))
+            if direction == "remove":
+                if qq < 1 and em <= 1 - qq:
+                    ref = 1 - em
+                else:
+                    x = s**2 * mpmath.log((em - 1 + qq) / qq) + mpmath.mpf(1) / 2
+                    ref = qq * sf((x - 1) / s) + (1 - qq) * sf(x / s) - em * sf(x / s)
+            else:
+                if qq < 1 and 1 / em <= 1 - qq:
+                    ref = mpmath.mpf(0)
+                else:
+                    y = s**2 * mpmath.log((1 / em - 1 + qq) / qq) + mpmath.mpf(1) / 2
+                    ref = sf(-y / s) - em * (qq * sf(-(y - 1) / s) + (1 - qq) * sf(-y / s))
+            assert abs(got_d - float(ref)) <= 1e-12
+            assert abs(got_l - float(ref - (1 - em))) <= 1e-12 * float(em)

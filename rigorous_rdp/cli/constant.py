@@ -10,7 +10,6 @@ in {0.25, 0.5, 1, 2}.
 from __future__ import annotations
 
 import argparse
-import json
 from fractions import Fraction
 from typing import Any, cast
 
@@ -92,9 +91,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             rows = constant_table(executor=ex, jobs=jobs, max_cells=cells, rel_width=rel_width)
         out = {"table": rows, "orders": "real lambda <= c2 sigma^2, r <= c1 / sigma", "sigma_range_upper": "inf"}
         if args.out:
-            with open(args.out, "w", encoding="utf-8") as fh:
-                json.dump(out, fh, indent=2)
-                fh.write("\n")
+            from ..certificate import write_certificate
+
+            write_certificate(out, args.out)  # atomic: a complete file or none (Ctrl-C included)
             out["file"] = args.out
         return out
     if args.c1 is None:

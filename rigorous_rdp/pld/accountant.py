@@ -286,6 +286,19 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         self, direction: str, n: int, tail_abs: float, lower: bool = True
     ) -> tuple[DiscretePld, DiscretePld | None, int, Fraction]:
         """Composed (upper, lower) PLDs of one direction on grid 1/n (lower only if asked)."""
+        ups, los, scale_bits, comp_tail = self._discretized(direction, n, tail_abs, lower)
+        U = compose_all(ups, comp_tail)
+        self._last_length = max(self._last_length, U.coeffs.length())
+        # without a certified lower PLD for some component the lower bound is the
+        # trivial one (returned as None: delta >= 0, epsilon >= 0)
+        L = compose_all(los, comp_tail) if los is not None else None
+        return U, L, scale_bits, comp_tail
+
+    def _discretized(
+        self, direction: str, n: int, tail_abs: float, lower: bool = True
+    ) -> tuple[list[tuple[DiscretePld, int]], list[tuple[DiscretePld, int]] | None, int, Fraction]:
+        """The discretised parts ``(uppers, lowers or None, scale_bits, composition tail)``
+        of one direction on grid 1/n (lowers only if asked and certified for every part)."""
         parts = self._parts(direction)
         total = sum(c for _, c in parts)
         products = sum(2 * max(1, c.bit_length()) + 1 for _, c in parts)
@@ -308,12 +321,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
                 lower_ok = False
             else:
                 los.append((lo_pld, c))
-        U = compose_all(ups, comp_tail)
-        self._last_length = max(self._last_length, U.coeffs.length())
-        # without a certified lower PLD for some component the lower bound is the
-        # trivial one (returned as None: delta >= 0, epsilon >= 0)
-        L = compose_all(los, comp_tail) if lower_ok else None
-        return U, L, scale_bits, comp_tail
+        return ups, (los if lower_ok else None), scale_bits, comp_tail
 
     def _initial_grid(self, width: Fraction, delta: float = 1e-5) -> int:
         r"""A first grid from an error model (a choice only; validity never depends on it).

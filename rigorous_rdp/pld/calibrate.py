@@ -10,8 +10,21 @@ pairs) does **not** satisfy (target_epsilon, delta)-DP, under any accounting.
 
 The true optimal epsilon is non-increasing in sigma (a larger sigma is a
 post-processing of a smaller one: add independent Gaussian noise), so the two
-grid points bracket the transition.  A cheap wide-bracket screen guesses where to
-look; the two decisions are made on certified brackets, refined until decided.
+grid points bracket the transition.
+
+How the work is shared between candidates:
+
+1. *Float screen* (a guess only): :func:`float_epsilon` composes a connect-the-dots
+   discretisation of every pair in floating point (one FFT raised to the number of
+   steps) and a bisection in sigma on it gives the grid point where the transition is
+   expected.  Nothing certified is computed in this phase.
+2. *Certified decisions, one end each*: at the upper candidate only the upper end of
+   the bracket is needed (it must be ``<= E``), at the lower candidate only the lower
+   end (it must be ``> E``); each is computed alone, on the grid the error model asks
+   for (the distance of the float estimate to the target sets the needed accuracy),
+   and refined only while undecided.  When a decision fails the other end of the same
+   candidate is computed; if it proves the candidate on the wrong side of the target,
+   the pair moves one grid step (monotone bracketing), otherwise the grid is refined.
 """
 
 from __future__ import annotations
@@ -21,12 +34,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from ..arith import parse_rational
 from ..errors import PrecisionExhausted
 from ..events import DpEvent
-from .accountant import PldAccountant, PldEpsilonResult, check_width
+from .accountant import PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
+from .compose import compose_all
+from .discretize import grid_range
+from .profiles import Profile
 
-__all__ = ["PldSigmaCalibration", "calibrate_sigma_pld"]
+__all__ = ["PldSigmaCalibration", "calibrate_sigma_pld", "float_epsilon"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +77,203 @@ def _grid_step(x: float, digits: int) -> Fraction:
     return Fraction(10) ** e
 
 
+# ---------------------------------------------------------------------------
+# float screen (guesses only: nothing here is certified)
+# ---------------------------------------------------------------------------
+
+
+def _float_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarray, float]:
+    """Float connect-the-dots masses of one pair on the grid 1/n: ``(first index, masses,
+    mass at +infinity)``.  The masses are second differences of the profile, taken on
+    whichever of ``delta`` and ``dlow`` (they differ by the linear ``1 - e^eps``, which has
+    no second difference) is smaller at the vertex, so the small tail masses keep their
+    relative accuracy.  An estimate: negative rounding residues are clipped to 0."""
+    b, t = grid_range(profile, n, tail)
+    idx = np.arange(b, t + 1)
+    eps = idx / n
+    if profile.screen_arrays is not None:
+        dl, lw = profile.screen_arrays(eps)
+    else:
+        dl = np.array([profile.screen_delta(float(e)) for e in eps])
+        lw = np.array([profile.screen_dlow(float(e)) for e in eps])
+    x = np.exp(eps)
+    m = len(idx)
+    masses = np.zeros(m)
+    if m >= 3:
+        use_low = lw[1:-1] < dl[1:-1]
+        for g, sel in ((dl, ~use_low), (lw, use_low)):
+            s_left = (g[1:-1] - g[:-2]) / (x[1:-1] - x[:-2])
+            s_right = (g[2:] - g[1:-1]) / (x[2:] - x[1:-1])
+            masses[1:-1] = np.where(sel, x[1:-1] * (s_right - s_left), masses[1:-1])
+    # ends: the line from (0, 1) to the bottom vertex; constant after the top vertex
+    s0 = (dl[0] - 1) / x[0]
+    s1 = (dl[1] - dl[0]) / (x[1] - x[0]) if m >= 2 else 0.0
+    masses[0] = x[0] * (s1 - s0)
+    if m >= 2:
+        masses[-1] = x[-1] * (0.0 - (dl[-1] - dl[-2]) / (x[-1] - x[-2]))
+    return b, np.clip(masses, 0.0, None), max(0.0, float(dl[-1]))
+
+
+#: the largest FFT length of the float screen (about 0.5 GB of complex spectra at 2^24)
+_SCREEN_MAX = 1 << 23
+
+
+class _ScreenTooLarge(Exception):
+    """The float screen's grid would need more than ``_SCREEN_MAX`` points."""
+
+
+def float_epsilon(parts: list[tuple[Profile, int]], delta: float, n: int, tail: float = 1e-15) -> float:
+    """Float estimate of epsilon(delta) of the composition of ``count`` copies of each
+    profile in ``parts`` (a screen, not a bound): connect-the-dots masses on the grid
+    1/n, composed by one real FFT raised to the counts (circular, on a window of about
+    14 standard deviations of the composed loss around its mean)."""
+    singles = []
+    mean_total, var_total, max_len = 0.0, 0.0, 0
+    inf_keep = 1.0
+    for prof, c in parts:
+        b, a, p_inf = _float_masses(prof, n, tail)
+        tot = float(a.sum())
+        i = b + np.arange(len(a))
+        mu = float((a * i).sum()) / tot if tot > 0 else float(b)
+        var = float((a * (i - mu) ** 2).sum()) / tot if tot > 0 else 0.0
+        centre = round(mu)
+        singles.append((b - centre, a, c))
+        mean_total += c * centre
+        var_total += c * var
+        max_len = max(max_len, len(a))
+        inf_keep *= (1.0 - p_inf) ** c
+    half = int(14 * math.sqrt(var_total)) + 2 * max_len + 64
+    size = 1 << max(8, (2 * half).bit_length())
+    if size > _SCREEN_MAX:
+        raise _ScreenTooLarge(f"float screen of {size} points")
+    spec = np.ones(size // 2 + 1, dtype=complex)
+    for shift, a, c in singles:
+        arr = np.zeros(size)
+        pos = (shift + np.arange(len(a))) % size
+        np.add.at(arr, pos, a)
+        spec = spec * np.fft.rfft(arr) ** c
+    r = np.clip(np.fft.irfft(spec, size), 0.0, None)
+    r = np.roll(r, size // 2)  # index k <-> composed grid index mean_total + k - size/2
+    losses = (mean_total - size // 2 + np.arange(size)) / n
+    p_inf = 1.0 - inf_keep
+    ref = float(losses[size // 2])
+    with np.errstate(all="ignore"):
+        w = r * np.exp(np.clip(ref - losses, -700.0, 700.0))
+        A = np.concatenate([np.cumsum(r[::-1])[::-1][1:], [0.0]]) + p_inf
+        B = np.concatenate([np.cumsum(w[::-1])[::-1][1:], [0.0]])
+        d = A - np.exp(losses - ref) * B  # delta at eps = losses[k]
+    ok = np.nonzero(d <= delta)[0]
+    if len(ok) == 0:
+        return float(losses[-1])
+    k = int(ok[0])
+    if k == 0:
+        return float(losses[0])
+    a_, b_ = A[k - 1], B[k - 1]
+    if not (b_ > 0) or a_ <= delta:
+        return float(losses[k])
+    return float(min(losses[k], max(losses[k - 1], ref + math.log((a_ - delta) / b_))))
+
+
+# ---------------------------------------------------------------------------
+# calibration
+# ---------------------------------------------------------------------------
+
+
+class _Candidate:
+    """The certified ends computed so far at one sigma (each on the finest grid tried)."""
+
+    def __init__(self, make_event: Callable[[Fraction], DpEvent], sigma: Fraction, steps: int, delta: Fraction):
+        self.sigma = sigma
+        self.delta = delta
+        self.acc = PldAccountant().compose(make_event(sigma), steps)
+        self.tail_abs = float(delta) * 1e-9
+        self.up: Fraction | None = None
+        self.up_dirs: dict[str, tuple[Fraction, int]] = {}
+        self.lo = Fraction(0)
+        self.lo_dirs: dict[str, Fraction] = {}
+        self.grid = 0
+        self.scale_bits = 0
+        self.tail = Fraction(0)
+        self.screen: dict[str, float] = {}
+
+    def screen_eps(self, n: int, dirs: tuple[str, ...] | None = None) -> float:
+        """Float estimate of epsilon (max over ``dirs``, default all directions): Richardson
+        extrapolation of the float screen on the grids 1/n and 1/(2n) (its error falls like
+        1/n^2)."""
+        dirs = self.acc._directions() if dirs is None else dirs
+        for d in dirs:
+            parts = self.acc._parts(d)
+            e1 = float_epsilon(parts, float(self.delta), n)
+            e2 = float_epsilon(parts, float(self.delta), 2 * n)
+            self.screen[d] = (4 * e2 - e1) / 3
+        return max(self.screen[d] for d in dirs)
+
+    def _order(self) -> list[str]:
+        dirs = list(self.acc._directions())
+        return sorted(dirs, key=lambda d: self.screen.get(d, 0.0), reverse=True)
+
+    def upper(self, n: int, target: Fraction) -> Fraction:
+        """An upper end of epsilon on grid 1/n, certified when ``<= target``: it stops at the
+        first direction above ``target`` (the maximum over directions is then above it too,
+        and the value returned is only that direction's end).  Directions the screen puts
+        below the dominant one are tried on a coarser grid first."""
+        order = self._order()
+        worst = Fraction(0)
+        ends: dict[str, tuple[Fraction, int]] = {}
+        for d in order:
+            grids = [n] if d == order[0] else [max(50, n // 4), n]
+            for g in grids:
+                U, _, self.scale_bits, self.tail = self.acc._composed(d, g, self.tail_abs, lower=False)
+                up = _eps_upper(U, g, self.delta)
+                if up <= target:
+                    break
+            ends[d] = (up, g)
+            worst = max(worst, up)
+            if worst > target:
+                return worst
+        # every direction computed: the maximum of the ends is a certified upper end
+        if self.up is None or worst < self.up:
+            self.up = worst
+            self.up_dirs = ends
+        self.grid = max(self.grid, n)
+        return worst
+
+    def lower(self, n: int, target: Fraction) -> Fraction:
+        """A certified lower end of epsilon on grid 1/n: the lower end of any direction is
+        one (the optimum is the maximum over directions); it stops at the first above
+        ``target``."""
+        best = Fraction(0)
+        for d in self._order():
+            _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True)
+            if los is None:
+                continue
+            lo = _eps_lower(compose_all(los, self.tail), n, self.delta)
+            self.lo_dirs[d] = max(self.lo_dirs.get(d, Fraction(0)), lo)
+            best = max(best, lo)
+            if best > target:
+                break
+        self.lo = max(self.lo, best)
+        self.grid = max(self.grid, n)
+        return best
+
+    def result(self) -> PldEpsilonResult:
+        """The bracket ``[best lower end, best certified upper end]``; a missing end is
+        computed on a coarse grid (valid, not tight)."""
+        if self.up is None:
+            n = max(50, self.grid // 3)
+            while self.up is None:
+                self.upper(n, Fraction(10**9))
+        up = self.up
+        if self.lo == 0 and self.acc._tight():
+            # a lower end for the report (coarse grid: valid, not tight)
+            for k in (8, 2):  # coarse first; a grid too coarse for the lower construction gives 0
+                if self.lower(max(50, self.grid // k), up) > 0:
+                    break
+        # per direction: the lower end found (any grid) and the upper end with its grid
+        dirs = {d: (_bracket(min(self.lo_dirs.get(d, Fraction(0)), u), u), g) for d, (u, g) in self.up_dirs.items()}
+        return PldEpsilonResult(_bracket(min(self.lo, up), up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
+
+
 def calibrate_sigma_pld(
     make_event: Callable[[Fraction], DpEvent],
     steps: int,
@@ -76,7 +291,9 @@ def calibrate_sigma_pld(
         steps: number of compositions.
         target_epsilon, target_delta: the target.
         sigma_digits: significant digits of the returned sigma.
-        width: initial bracket width for the two decisions (refined when undecided).
+        width: bracket width whose error model chooses the first certified grid (default:
+            from the float screen's distance to the target); refined when undecided.
+        max_rounds: refinements per decision before giving up.
 
     Raises:
         PrecisionExhausted: if a decision stays undecided after ``max_rounds`` refinements.
@@ -87,6 +304,7 @@ def calibrate_sigma_pld(
         raise ValueError(f"epsilon must be > 0. Found {float(E)!r}.")
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
+    w0 = check_width(width) if width is not None else None
 
     if not PldAccountant().compose(make_event(Fraction(1)), steps)._tight():
         # FSwoR is accounted through pairs that only dominate it: their lower ends say
@@ -95,64 +313,142 @@ def calibrate_sigma_pld(
             "calibrate with --method pld supports events whose pairs are tight "
             "(not fswor: its Poisson pairs only dominate it); use --method rdp."
         )
+    Ef = float(E)
 
-    def bracket(sigma: Fraction, w: Fraction) -> PldEpsilonResult:
-        acc = PldAccountant(width=w, max_grid=200000, max_length=4_000_000).compose(make_event(sigma), steps)
-        return acc.get_epsilon_result(delta)
+    # 1. float screen (a guess only): bracket in sigma, then the Illinois variant of
+    #    regula falsi in log sigma; after the first sigma only the direction that dominated
+    #    there is screened (the certified decisions below use every direction)
+    dominant: list[tuple[str, ...]] = []
+    screen_n = [1000]
 
-    # 1. screen: bisection on the midpoints of brackets whose width shrinks with the
-    #    interval (a guess only; the decisions below are certified)
-    def mid(sigma: float, w: Fraction) -> float:
-        # the lower construction errs about twice as much as the upper one, so this
-        # weighted point is closer to the truth than the midpoint (a guess only)
-        r = bracket(Fraction(sigma), w)
-        return (r.epsilon.lower_float() + 2 * r.epsilon.upper_float()) / 3
+    def screen(sigma: float, coarse_ok: bool = True) -> float:
+        c = _Candidate(make_event, Fraction(sigma), steps, delta)
+        n = screen_n[0]
+        while True:
+            try:
+                if not dominant:
+                    c.screen_eps(n)
+                    dominant.append((max(c.screen, key=lambda d: c.screen[d]),))
+                    return max(c.screen.values()) - Ef
+                return c.screen_eps(n, dominant[0]) - Ef
+            except _ScreenTooLarge:
+                # far from the answer (a long loss range): a coarser screen decides the side
+                if not coarse_ok or n <= 16:
+                    raise
+                n //= 4
 
-    wide = Fraction(max(E / 20, Fraction(1, 1000)))
     lo, hi = 0.05, 1.0
-    while mid(hi, wide) > float(E):
+    f_hi = screen(hi)
+    while f_hi > 0:
         lo, hi = hi, hi * 2
         if hi > 1e6:
             raise ValueError("epsilon target not reachable with sigma <= 1e6.")
-    while mid(lo, wide) <= float(E) and lo > 1e-4:
-        hi, lo = lo, lo / 2
+        f_lo, f_hi = f_hi, screen(hi)
+    if hi == 1.0:
+        lo = 0.5
+        f_lo = screen(lo)
+        while f_lo <= 0:
+            if lo < 1e-4:
+                raise ValueError("epsilon target not reachable with sigma >= 1e-4.")
+            hi, f_hi, lo = lo, f_lo, lo / 2
+            f_lo = screen(lo)
     rel_step = float(_grid_step(hi, sigma_digits)) / hi
-    for _ in range(60):
-        if hi / lo - 1 < rel_step:
+    # secant iterations in log sigma from the two bracket ends (f is smooth and monotone);
+    # an iterate leaving the bracket falls back to the bracket's midpoint.  Then the
+    # screen's grid is checked at the root: if doubling it moves the estimate by more than
+    # an eighth of the epsilon change between neighbouring grid sigmas, the grid is
+    # doubled and the iteration continues from the last two points.
+    a, b = math.log(lo), math.log(hi)
+    x0, f0, x1, f1 = a, f_lo, b, f_hi
+    tol_x = math.log1p(rel_step / 8)
+    for _ in range(12):
+        for _ in range(40):
+            x2 = x1 - f1 * (x1 - x0) / (f1 - f0) if f1 != f0 else (a + b) / 2
+            if not a <= x2 <= b:
+                x2 = (a + b) / 2
+            f2 = screen(math.exp(x2))
+            if f2 > 0:
+                a = max(a, x2)
+            else:
+                b = min(b, x2)
+            done = abs(x2 - x1) < tol_x or b - a < tol_x
+            x0, f0, x1, f1 = x1, f1, x2, f2
+            if done:
+                break
+        slope = abs((f1 - f0) / (x1 - x0)) if x1 != x0 else 0.0
+        if screen_n[0] >= 64000:
             break
-        m = math.sqrt(lo * hi)
-        w = Fraction(max(float(E) * (hi / lo - 1) * 0.3, float(E) * rel_step * 0.5))
-        if mid(m, w) > float(E):
-            lo = m
-        else:
-            hi = m
+        screen_n[0] *= 2
+        try:
+            f_fine = screen(math.exp(x1), coarse_ok=False)
+        except _ScreenTooLarge:
+            screen_n[0] //= 2  # keep the last grid that fitted
+            break
+        if abs(f_fine - f1) <= slope * tol_x:
+            break
+        # continue on the finer grid from the last two points; the coarse screen's side
+        # decisions are not trusted, so the bracket is reopened to a factor 2 in sigma
+        f1 = f_fine
+        f0 = screen(math.exp(x0))
+        a, b = x1 - math.log(2), x1 + math.log(2)
+    hi = math.exp(x1)
+    fine_n = screen_n[0]
     step = _grid_step(hi, sigma_digits)
     s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
-    w = check_width(width) if width is not None else E * step / Fraction(hi) / 3
-    # 2. certified decisions
-    at_hi: PldEpsilonResult | None = None
+
+    # 2. certified decisions, each on the end it needs, on the grid the error model asks for
+    cands: dict[Fraction, _Candidate] = {}
+    estimates: dict[Fraction, float] = {}
+
+    def cand(s: Fraction) -> tuple[_Candidate, float]:
+        if s not in cands:
+            cands[s] = _Candidate(make_event, s, steps, delta)
+            estimates[s] = cands[s].screen_eps(fine_n)
+        return cands[s], estimates[s]
+
+    def prove(s: Fraction, upper: bool) -> bool:
+        """Try to prove ``eps(s) <= E`` (upper) or ``eps(s) > E`` (lower), refining the grid
+        by the error model fitted on the previous attempt: the end's distance to the
+        estimate falls like 1/n^2; the grid aims at 60 % of the estimate's distance to E."""
+        c, est = cand(s)
+        need = max(abs(est - Ef), 1e-9)
+        # the error model splits a bracket's width about 1 : 2 between the upper and the
+        # lower end, so this width puts the end asked for at about half of ``need``
+        w = w0 if w0 is not None else Fraction(max(1e-7, min(0.05, (1.5 if upper else 0.75) * need)))
+        n = c.acc._initial_grid(w, float(delta))
+        for _ in range(max_rounds):
+            val = c.upper(n, E) if upper else c.lower(n, E)
+            if (val <= E) if upper else (val > E):
+                return True
+            if n >= 200000:
+                return False
+            err = max(abs(float(val) - est), need)
+            n = min(200000, max(n * 5 // 4 + 1, math.ceil(n * math.sqrt(err / (0.6 * need)))))
+        return False
+
+    at_hi: _Candidate | None = None
     for _ in range(4 * max_rounds):
-        r = bracket(s_hi, w)
-        if r.epsilon.upper() <= _q(E):
-            at_hi = r
-            break
-        if r.epsilon.lower() > _q(E):
+        _, est = cand(s_hi)
+        if est > Ef and prove(s_hi, upper=False):
             s_hi += step  # s_hi misses the target: move up
             continue
-        w /= 3
+        if prove(s_hi, upper=True):
+            at_hi = cands[s_hi]
+            break
+        raise PrecisionExhausted("calibrate (pld): could not certify that a sigma meets the target")
     if at_hi is None:
         raise PrecisionExhausted("calibrate (pld): could not certify that a sigma meets the target")
     for _ in range(4 * max_rounds):
         s_lo = s_hi - step
         if s_lo <= 0:
             raise ValueError("sigma grid step too coarse: the next smaller grid value is <= 0; raise sigma-digits.")
-        r = bracket(s_lo, w)
-        if r.epsilon.lower() > _q(E):
-            return PldSigmaCalibration(s_hi, s_lo, at_hi, r)
-        if r.epsilon.upper() <= _q(E):
-            s_hi, at_hi = s_lo, r  # the smaller one also meets it: move down
+        _, est = cand(s_lo)
+        if est <= Ef and prove(s_lo, upper=True):
+            s_hi, at_hi = s_lo, cands[s_lo]  # the smaller one also meets it: move down
             continue
-        w /= 3
+        if prove(s_lo, upper=False):
+            return PldSigmaCalibration(s_hi, s_lo, at_hi.result(), cands[s_lo].result())
+        break
     raise PrecisionExhausted("calibrate (pld): could not prove that the next smaller sigma misses the target")
 
 

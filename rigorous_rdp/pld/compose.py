@@ -63,24 +63,52 @@ def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
     return poly // (1 << bits)
 
 
-def _trim(pld_offset: int, coeffs: list[int], tail_units: int, up: bool) -> tuple[int, list[int], int]:
-    """Remove end coefficients of total at most ``tail_units`` at each end.
+def _last_at_most(f, limit: int, n: int) -> int:
+    """Largest k in ``[0, n]`` with ``f(k) <= limit`` for a non-decreasing integer ``f`` with
+    ``f(0) = 0 <= limit``: galloping from 0 then bisection, so the cost is a few
+    evaluations of size about the answer (the trimmed tails are short)."""
+    if n <= 0:
+        return 0
+    good, bad = 0, 1
+    while bad <= n and f(bad) <= limit:
+        good, bad = bad, 2 * bad
+    if bad > n:
+        if f(n) <= limit:
+            return n
+        bad = n
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if f(mid) <= limit:
+            good = mid
+        else:
+            bad = mid
+    return good
 
-    Returns ``(new_offset, new_coeffs, units moved to +infinity)``."""
-    n = len(coeffs)
-    lo, acc = 0, 0
-    while lo < n - 1 and acc + coeffs[lo] <= tail_units:
-        acc += coeffs[lo]
-        lo += 1
-    low_moved = acc
-    hi, acc = n - 1, 0
-    while hi > lo and acc + coeffs[hi] <= tail_units:
-        acc += coeffs[hi]
-        hi -= 1
-    high_moved = acc
-    kept = coeffs[lo : hi + 1]
+
+def _trim_poly(pld_offset: int, poly: fmpz_poly, tail_units: int, up: bool) -> tuple[int, fmpz_poly, int]:
+    r"""Remove end coefficients of total at most ``tail_units`` at each end, on the
+    polynomial itself (exact partial sums by evaluating truncations at 1, no Python lists).
+
+    The lowest ``lo`` coefficients go (the largest ``lo <= n - 1`` whose sum is at most
+    ``tail_units``), then the highest ``m`` (the largest ``m <= n - 1 - lo`` likewise): the
+    same choice as removing them one by one from each end.  For an upper array the low
+    mass is added onto the lowest kept coefficient (moved up, Fact 4) and the high mass
+    is returned to be put at :math:`+\infty`; a lower array just drops both.
+
+    Returns ``(new_offset, kept polynomial, units moved to +infinity)``."""
+    n = poly.length()
+    if n == 0:
+        return pld_offset, poly, 0
+    lo = _last_at_most(lambda k: int(poly.truncate(k)(1)) if k else 0, tail_units, n - 1)
+    low_moved = int(poly.truncate(lo)(1)) if lo else 0
+    rest = poly.right_shift(lo) if lo else poly
+    r = n - lo
+    m = _last_at_most(lambda k: int(rest.right_shift(r - k)(1)) if k else 0, tail_units, r - 1)
+    high_moved = int(rest.right_shift(r - m)(1)) if m else 0
+    kept = rest.truncate(r - m) if m else rest
     if up:
-        kept[0] += low_moved
+        if low_moved:
+            kept[0] = kept[0] + low_moved
         return pld_offset + lo, kept, high_moved
     return pld_offset + lo, kept, 0
 
@@ -95,14 +123,13 @@ def multiply(a: DiscretePld, b: DiscretePld, tail: Fraction) -> DiscretePld:
         raise ValueError("pld: cannot multiply PLDs of different kinds or scales")
     s = a.scale_bits
     prod = _rescale(a.coeffs * b.coeffs, s)
-    coeffs = [int(c) for c in prod.coeffs()]
-    rounding_units = len(coeffs) if a.upper else 0
+    rounding_units = prod.length() if a.upper else 0
     tail_units = int(tail * (1 << s))
-    off, kept, moved = _trim(a.offset + b.offset, coeffs, tail_units, a.upper)
+    off, kept, moved = _trim_poly(a.offset + b.offset, prod, tail_units, a.upper)
     inf = Fraction(0)
     if a.upper:
         inf = min(Fraction(1), a.inf_mass + b.inf_mass + _to_frac_units(moved + rounding_units, s))
-    return DiscretePld(off, fmpz_poly(kept), s, inf, a.upper)
+    return DiscretePld(off, kept, s, inf, a.upper)
 
 
 def identity(scale_bits: int, upper: bool) -> DiscretePld:
@@ -110,17 +137,18 @@ def identity(scale_bits: int, upper: bool) -> DiscretePld:
 
 
 def power(a: DiscretePld, count: int, tail: Fraction) -> DiscretePld:
-    """``count``-fold self-composition by repeated squaring (about 2 log2(count) products)."""
-    result: DiscretePld | None = None
-    base = a
-    k = count
-    while k:
-        if k & 1:
-            result = base if result is None else multiply(result, base, tail)
-        k >>= 1
-        if k:
-            base = multiply(base, base, tail)
-    return result if result is not None else identity(a.scale_bits, a.upper)
+    """``count``-fold self-composition by left-to-right binary powering: square for every
+    bit of ``count`` after the leading one, then multiply by ``a`` when the bit is set
+    (about log2(count) squarings and popcount(count) - 1 products with the short ``a``;
+    the squarings run on the growing array only, not on a second growing base)."""
+    if count <= 0:
+        return identity(a.scale_bits, a.upper)
+    result = a
+    for bit in bin(count)[3:]:
+        result = multiply(result, result, tail)
+        if bit == "1":
+            result = multiply(result, a, tail)
+    return result
 
 
 def compose_all(parts: Sequence[tuple[DiscretePld, int]], tail: Fraction) -> DiscretePld:
@@ -156,7 +184,7 @@ def delta_at(pld: DiscretePld, n: int, eps: Fraction, prec: int = 128) -> arb:
             total = arb(0)
         else:
             tail_poly = coeffs.right_shift(k) if k > 0 else coeffs
-            csum = sum(int(c) for c in tail_poly.coeffs())
+            csum = int(tail_poly(1))  # exact sum of the coefficients
             r = (-arb(fmpq(1, n))).exp()
             from flint import arb_poly
 

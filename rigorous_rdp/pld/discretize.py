@@ -278,18 +278,37 @@ def _lower(pts, xs, scale) -> list[int]:
             gap_cache[key] = _gap(pts, xs, a, c)
         return gap_cache[key]
 
+    # val and slope_right depend only on a vertex's current neighbours (or on its being an
+    # end): cached under that key, so a removal invalidates exactly the affected entries
+    def key(i: int) -> tuple[int, int, int]:
+        return (i, -1 if i == ends[0] else prv[i], -1 if i == ends[1] else nxt[i])
+
+    val_cache: dict = {}
+    slope_cache: dict = {}
+
     def val(i: int) -> arb:
-        if i == ends[0]:
-            return arb(1) - xs[i]
-        if i == ends[1]:
-            return arb(0)
-        return pts[i].delta - gap(prv[i], i).max(gap(i, nxt[i]))
+        k = key(i)
+        v = val_cache.get(k)
+        if v is None:
+            if i == ends[0]:
+                v = arb(1) - xs[i]
+            elif i == ends[1]:
+                v = arb(0)
+            else:
+                v = pts[i].delta - gap(prv[i], i).max(gap(i, nxt[i]))
+            val_cache[k] = v
+        return v
 
     def slope_right(i: int) -> arb:
         if i == ends[1]:
             return arb(0)
         j = nxt[i]
-        return (val(j) - val(i)) / (xs[j] - xs[i])
+        k = (key(i), key(j))
+        v = slope_cache.get(k)
+        if v is None:
+            v = (val(j) - val(i)) / (xs[j] - xs[i])
+            slope_cache[k] = v
+        return v
 
     def slope_left(i: int) -> arb:
         return arb(-1) if i == ends[0] else slope_right(prv[i])

@@ -44,7 +44,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from flint import arb, fmpq
 
@@ -82,6 +82,8 @@ class Profile:
         screen_delta: float estimate of :math:`\delta(\varepsilon)` (range selection only).
         screen_dlow: float estimate of ``dlow`` (range selection only).
         key: a hashable description used to merge identical pairs.
+        screen_arrays: optional vectorised form of both screens (a float array of
+            epsilons -> ``(delta, dlow)`` arrays), used by float screens when present.
     """
 
     name: str
@@ -90,6 +92,7 @@ class Profile:
     screen_delta: Callable[[float], float]
     screen_dlow: Callable[[float], float]
     key: tuple
+    screen_arrays: Callable[[Any], tuple[Any, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -250,6 +253,42 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
         y = fthreshold(-eps)
         return _fexp(eps) * (fq * _fsf((y - 1) / fs) + (1 - fq) * _fsf(y / fs)) - _fsf(y / fs)
 
+    def screen_arrays(eps):
+        """Both screens on a float array (numpy/scipy; the same formulas as above)."""
+        import numpy as np
+        from scipy.special import erfc
+
+        def sf(z):
+            return 0.5 * erfc(z / math.sqrt(2.0))
+
+        def thr(e):
+            if fq == 1:
+                return fs * fs * e + 0.5
+            with np.errstate(all="ignore"):
+                u = np.expm1(e) / fq
+                return np.where(u > -1.0, fs * fs * np.log1p(np.maximum(u, -1.0 + 1e-300)) + 0.5, -np.inf)
+
+        e = np.asarray(eps, dtype=float)
+        ex = np.exp(np.minimum(e, 700.0))
+        with np.errstate(all="ignore"):
+            if direction == "remove":
+                xs = thr(e)
+                d = fq * sf((xs - 1) / fs) + (1 - fq) * sf(xs / fs) - ex * sf(xs / fs)
+                lw = ex * sf(-xs / fs) - (fq * sf(-(xs - 1) / fs) + (1 - fq) * sf(-xs / fs))
+                if fq < 1:
+                    below = e <= log1mq
+                    d = np.where(below, 1.0 - ex, d)
+                    lw = np.where(below, 0.0, lw)
+                return d, lw
+            y = thr(-e)
+            d = sf(-y / fs) - ex * (fq * sf(-(y - 1) / fs) + (1 - fq) * sf(-y / fs))
+            lw = ex * (fq * sf((y - 1) / fs) + (1 - fq) * sf(y / fs)) - sf(y / fs)
+            if fq < 1:
+                above = -e <= log1mq
+                d = np.where(above, 0.0, d)
+                lw = np.where(above, ex - 1.0, lw)
+            return d, lw
+
     if q == 1:
         support: tuple[Fraction | None, Fraction | None] = (None, None)
         name = f"gaussian(sigma={sigma})"
@@ -260,7 +299,7 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
         support = (None, None)
         name = f"poisson-gaussian(q={q}, sigma={sigma}, {direction})"
         key = ("poisson-gaussian", q, sigma, direction)
-    return Profile(name, oracle, support, screen_delta, screen_dlow, key)
+    return Profile(name, oracle, support, screen_delta, screen_dlow, key, screen_arrays)
 
 
 def gaussian_profile(sigma: Fraction) -> Profile:

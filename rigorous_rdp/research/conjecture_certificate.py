@@ -1,7 +1,7 @@
 r"""Certificates for Conjecture 1 statements (:mod:`rigorous_rdp.research.conjecture`) and their
 independent re-check.
 
-Two kinds, both with ``"format": "rigorous-rdp-conjecture"``, ``"format_version": 1``, the
+Three kinds, all with ``"format": "rigorous-rdp-conjecture"``, ``"format_version": 1``, the
 configuration with exact rational coordinates (:meth:`ProbeConfig.to_json`) and a SHA-256 of the
 canonical content:
 
@@ -10,31 +10,38 @@ canonical content:
   complement of the box) are a post-processing of the output, so their Rényi divergence is a lower
   bound of the LHS (data processing); the RHS upper end is certified
   (:func:`rigorous_rdp.research.constant.log_g_mixture`).
-* ``"kind": "holds"`` -- the claim ``ratio <= ratio_upper <= 1`` at one 1-d configuration (the
-  certified enclosure of :func:`rigorous_rdp.research.conjecture.certify_config`).
+* ``"kind": "holds"`` -- the claim ``ratio <= ratio_upper <= 1`` at one configuration (written for
+  1-d configurations, from the certified enclosure of
+  :func:`rigorous_rdp.research.conjecture.certify_config`; verified in any dimension whose atoms span
+  an affine hull of dimension <= 2), or ``verdict: "equal"`` for the right-hand-side pair itself.
 * ``"kind": "holds-boxes"`` -- the claim ``ratio <= 1`` for *every* admissible 1-d configuration of
   one case (rows ``n``, batch ``m``, integer order, sigma): the leaves of the branch and bound of
   :mod:`rigorous_rdp.research.conjecture_proof` (closed boxes of ``[0,1]^(n+1)`` with exact rational
-  ends, each with its method and its proven upper bound of :math:`G_\lambda(p\|q)`), the boxes that do
-  not meet the fundamental domain, and any box left open.  The re-check is exact for the structure
-  (the boxes tile ``[0,1]^(n+1)``: a recursive midpoint split that must separate them; the ``outside``
-  boxes do not meet the domain; every stated bound is below the stated RHS lower end; the vertex of a
-  monotone box is the one its signs select), the RHS is re-summed in mpmath, and for a seeded random
-  sample of boxes (``sample`` boxes, default 4: the extremal box and 3 others; all boxes when
-  ``sample`` is None) :math:`G_\lambda` is recomputed with
-  ``mpmath.quad`` at the stated point and at random points of the box and compared with the stated
-  bound, and the stated derivative signs are compared with central differences at a random point.
-  The sampled part is a second opinion (mpmath quadrature error is an estimate); the proof is the
-  ball arithmetic that produced the bounds.
+  ends, each with its method and a proven upper bound of :math:`G_\lambda(p\|q)` on the box, written
+  halfway between the prover's bound and the RHS lower end), the boxes that do not meet the
+  fundamental domain, and any box left open.  The re-check is exact for the structure (the boxes
+  tile ``[0,1]^(n+1)``: a recursive midpoint split that must separate them; the ``outside`` boxes do
+  not meet the domain; every stated bound is below the stated RHS lower end; the vertex of a
+  monotone box is the one its signs select; the texts, the case and the summary are the generated
+  ones), the RHS is re-summed in mpmath, and **every** proven box is re-proven,
+  :math:`\sup_{\text{box}} G \le` its stated bound, with independent enclosures
+  (:mod:`rigorous_rdp.reference.conjecture_boxes`: Taylor-model quadrature of the point values and
+  an interval enclosure of the Hessian over the box, its own formulas and tails, bisecting a box
+  that does not close at once).  In addition, for a seeded sample of boxes (``sample`` boxes,
+  default 4; all when ``sample`` is None) :math:`G_\lambda` is recomputed with ``mpmath.quad`` at the
+  stated point and at random points and the stated signs are compared with central differences (a
+  second opinion; mpmath's quadrature error is an estimate).
 
 :func:`verify_conjecture_certificate` re-checks a certificate with an independent mpmath computation:
 the configuration is re-parsed and re-checked exactly against its model; the atoms are rebuilt by
 enumerating the subsets of rows (fixed-size) or the inclusion patterns (Poisson) directly, not with
 :func:`~rigorous_rdp.research.conjecture.mixtures`; the cell probabilities are products of
 ``mpmath.ncdf`` differences; the RHS is (9.5) summed in mpmath (integer order) or ``mpmath.quad`` of
-its definition (real order); for ``holds`` the LHS is ``mpmath.quad`` of its definition.  mpmath is a
-second opinion (its quadrature error is an estimate); the certificate itself rests on the ball
-arithmetic that produced it.
+its definition (real order); for ``holds`` the LHS is ``mpmath.quad`` over the affine hull of the
+atoms (:func:`_mp_lhs_quad`).  Every claim field is checked in its unsafe direction (a lower bound
+not above the recomputed value, an upper bound not below it), and the statement texts must be the
+generated ones.  For ``violation`` and ``holds`` mpmath is a second opinion (its quadrature error is
+an estimate); the certificate itself rests on the ball arithmetic that produced it.
 """
 
 from __future__ import annotations
@@ -47,8 +54,11 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
+from flint import arb
 
-from ..arith import decimal_lower, decimal_upper
+from ..arith import decimal_lower, decimal_upper, workprec
+from ..errors import BudgetExceeded
+from ..reference.conjecture_boxes import BoxCase, reprove_box
 from .conjecture import ProbeConfig, admissible, cell_plan, certify_config, certify_violation
 
 __all__ = [
@@ -61,6 +71,17 @@ __all__ = [
 
 FORMAT = "rigorous-rdp-conjecture"
 VERSION = 1
+
+
+VIOLATION_STATEMENT = "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) >= ratio_lower > 1"
+HOLDS_STATEMENT = "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) <= ratio_upper"
+PARTITION_TEXT = (
+    "cubes of side h filling [lo, hi] per axis (an axis with lo = hi = null is not "
+    "cut: all atoms agree there), and the complement of the box"
+)
+#: largest number of (cell, atom) pairs the independent cell law is computed for (a forged partition
+#: with a tiny ``h`` is refused instead of running for hours)
+MAX_CELL_WORK = 4_000_000
 
 
 def _hash(cert: dict[str, Any]) -> str:
@@ -84,13 +105,10 @@ def make_violation_certificate(cfg: ProbeConfig, *, max_per_sigma: int = 32) -> 
         "format": FORMAT,
         "format_version": VERSION,
         "kind": "violation",
-        "statement": "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) >= ratio_lower > 1",
+        "statement": VIOLATION_STATEMENT,
         "config": cfg.to_json(),
         "method": {
-            "partition": (
-                "cubes of side h filling [lo, hi] per axis (an axis with lo = hi = null is not "
-                "cut: all atoms agree there), and the complement of the box"
-            ),
+            "partition": PARTITION_TEXT,
             "h": str(h),
             "lo": [None if x is None else str(x) for x in lo],
             "hi": [None if x is None else str(x) for x in hi],
@@ -120,7 +138,7 @@ def make_holds_certificate(cfg: ProbeConfig, digits: float = 8) -> dict[str, Any
         "format": FORMAT,
         "format_version": VERSION,
         "kind": "holds",
-        "statement": "D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0) <= ratio_upper",
+        "statement": HOLDS_STATEMENT,
         "config": cfg.to_json(),
         "claim": {
             "lhs_upper": decimal_upper(res["lhs"].ball, 15),
@@ -237,6 +255,9 @@ def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: list[Fraction | None], hi: 
     lam = _mp(cfg.lam)
     d = cfg.d
     cuts: list[list[Any] | None] = []
+    work = 1
+    if len(lo) != d or len(hi) != d:
+        raise ValueError(f"the partition needs lo and hi of length d = {d}")
     for k in range(d):
         lo_k, hi_k = lo[k], hi[k]
         if lo_k is None:
@@ -246,7 +267,12 @@ def _mp_lhs_cells(cfg: ProbeConfig, h: Fraction, lo: list[Fraction | None], hi: 
             continue
         if hi_k is None:
             raise TypeError(f"axis {k} has a lower cut but no upper cut")
+        if not (h > 0 and hi_k > lo_k):
+            raise ValueError(f"axis {k}: the partition needs h > 0 and hi > lo")
         nk = math.ceil((hi_k - lo_k) / h)
+        work *= nk
+        if work * (len(p) + len(q)) > MAX_CELL_WORK:
+            raise ValueError(f"the partition has more than {MAX_CELL_WORK} cell-atom pairs")
         cuts.append([_mp(lo_k + i * h) for i in range(nk + 1)])
 
     def masses(law):
@@ -288,22 +314,194 @@ def _opt_fraction(v: Any) -> Fraction | None:
     return None if v is None else Fraction(v)
 
 
-def _mp_lhs_quad(cfg: ProbeConfig) -> mpmath.mpf:
+def _affine_frame(means: list[tuple[Fraction, ...]]) -> tuple[tuple[Fraction, ...], list[tuple[Fraction, ...]]]:
+    """Origin and an orthogonal (not normalised) basis of the affine hull of ``means``, by exact
+    rational Gram-Schmidt on the differences to the first mean."""
+    o = means[0]
+    basis: list[tuple[Fraction, ...]] = []
+    for m in means[1:]:
+        v = tuple(a - b for a, b in zip(m, o, strict=True))
+        for e in basis:
+            c = sum((x * y for x, y in zip(v, e, strict=True)), Fraction(0)) / sum((y * y for y in e), Fraction(0))
+            v = tuple(x - c * y for x, y in zip(v, e, strict=True))
+        if any(x != 0 for x in v):
+            basis.append(v)
+    return o, basis
+
+
+#: largest dimension of the affine hull of the atoms that the independent quadrature integrates over
+#: (mpmath.quad in 2-d takes about 1-5 s; 3-d quadrature would take minutes)
+MAX_HULL_DIM = 2
+
+
+def _mp_lhs_quad(cfg: ProbeConfig) -> tuple[mpmath.mpf, mpmath.mpf]:
+    r"""``(G - 1, error estimate)`` of :math:`G_\lambda(p\|q) = \int p^\lambda q^{1-\lambda}` in any dimension.
+
+    Reduction (stated here, proven in one line): all atoms are isotropic Gaussians :math:`N(\mu_a,
+    \sigma^2 I_d)`; with an orthonormal frame whose first ``k`` vectors span the directions of the
+    affine hull of the means, every atom density factorises as (density of the first ``k``
+    coordinates) times the same :math:`N(0, \sigma^2 I_{d-k})` density of the others, which then
+    factors out of :math:`p^\lambda q^{1-\lambda}` and integrates to 1.  So ``G`` is the
+    ``k``-dimensional integral of the projected mixtures (``k`` <= :data:`MAX_HULL_DIM`, else
+    ValueError).  The frame is exact rational Gram-Schmidt; coordinates are
+    :math:`\langle \mu - o, e_j\rangle / |e_j|` in mpmath.  The integrand is the compensated
+    :math:`q\,[R^\lambda - \lambda R + \lambda - 1] \ge 0`, :math:`R = p/q`, whose integral is
+    :math:`G - 1` (both laws have mass 1), so small divergences are not lost to cancellation;
+    :math:`R - 1 = (p - q)/q` with :math:`p - q` summed over the signed difference of the atoms.
+    ``mpmath.quad`` (Gauss-Legendre on 4 pieces per axis: the two infinite tails and the hull of
+    the atoms widened by :math:`(\lambda-1)` times its spread plus :math:`8\sigma`, where the tilted
+    density lives) returns an estimate and its error estimate, not a bound.
+    """
     p, q = _laws(cfg)
     s, lam = _mp(cfg.sigma), _mp(cfg.lam)
+    diff: dict[tuple, Fraction] = {}
+    for mean, w in p.items():
+        diff[mean] = diff.get(mean, Fraction(0)) + w
+    for mean, w in q.items():
+        diff[mean] = diff.get(mean, Fraction(0)) - w
+    means = sorted(set(p) | set(q))
+    o, basis = _affine_frame(means)
+    k = len(basis)
+    if k > MAX_HULL_DIM:
+        raise ValueError(f"the atoms span an affine hull of dimension {k} > {MAX_HULL_DIM}")
+    if k == 0:  # p == q == one Gaussian
+        return mpmath.mpf(0), mpmath.mpf(0)
+    norms = [mpmath.sqrt(_mp(sum((y * y for y in e), Fraction(0)))) for e in basis]
 
-    def pd(y: Any) -> Any:
-        return mpmath.fsum(_mp(w) * mpmath.npdf(y, _mp(m[0]), s) for m, w in p.items())
+    def coords(mean: tuple) -> tuple[Any, ...]:
+        v = [a - b for a, b in zip(mean, o, strict=True)]
+        return tuple(
+            _mp(sum((x * y for x, y in zip(v, e, strict=True)), Fraction(0))) / nm
+            for e, nm in zip(basis, norms, strict=True)
+        )
 
-    def qd(y: Any) -> Any:
-        return mpmath.fsum(_mp(w) * mpmath.npdf(y, _mp(m[0]), s) for m, w in q.items())
+    pk = [(_mp(w), coords(m)) for m, w in p.items() if w != 0]
+    qk = [(_mp(w), coords(m)) for m, w in q.items() if w != 0]
+    dk = [(_mp(w), coords(m)) for m, w in diff.items() if w != 0]
+    c2 = 1 / (2 * s * s)
+    norm = (2 * mpmath.pi * s * s) ** (-mpmath.mpf(k) / 2)
 
-    means = sorted({float(m[0]) for m in list(p) + list(q)})
-    lo, hi = means[0], means[-1]
-    pts = [-mpmath.inf, lo - 10 * s - lam, lo, (lo + hi) / 2, hi, hi + lam + 10 * s, mpmath.inf]
-    pts = sorted(set(pts))
-    g = mpmath.quad(lambda y: pd(y) ** lam * qd(y) ** (1 - lam), pts)
-    return mpmath.log(g) / (lam - 1)
+    def dens(atoms: list[tuple[Any, tuple[Any, ...]]], y: tuple[Any, ...]) -> Any:
+        return mpmath.fsum(
+            w * mpmath.exp(-c2 * mpmath.fsum((a - b) ** 2 for a, b in zip(y, m, strict=True))) for w, m in atoms
+        )
+
+    integer_order = cfg.lam.denominator == 1
+    small = mpmath.mpf(10) ** -3
+    binom = [(j, mpmath.binomial(lam, j)) for j in range(2, int(cfg.lam) + 1 if integer_order else 40)]
+
+    def f(*y: Any) -> Any:
+        qy = dens(qk, y)
+        if qy == 0:
+            return mpmath.mpf(0)
+        x = dens(dk, y) / qy  # R - 1
+        # R^lam - lam R + lam - 1 = (1 + x)^lam - 1 - lam x, without cancellation for small x:
+        # the binomial series (finite for an integer order; |x| < 1/1000 else, 40 terms)
+        if integer_order or abs(x) < small:
+            return norm * qy * mpmath.fsum(c * x**j for j, c in binom)
+        return norm * qy * (mpmath.expm1(lam * mpmath.log1p(x)) - lam * x)
+
+    lim = []
+    for j in range(k):
+        cs = [m[j] for _, m in pk + qk]
+        a, b = min(cs), max(cs)
+        pad = (lam - 1) * (b - a) + 8 * s
+        lim.append(
+            [-mpmath.inf, a - pad, b + pad, mpmath.inf] if b > a else [-mpmath.inf, a - pad, a + pad, mpmath.inf]
+        )
+    if k == 1:
+        g1, err = mpmath.quad(f, *lim, method="gauss-legendre", error=True)
+        return g1, err
+    with mpmath.workdps(16):  # 2-d: the compensated integrand keeps ~14 significant digits of G - 1
+        g1, err = mpmath.quad(f, *lim, method="gauss-legendre", error=True)
+    return +g1, +err
+
+
+def _rhs_pair_exact(cfg: ProbeConfig) -> bool:
+    """``q`` one Gaussian and ``p = (1-r) q + r`` (``q`` moved by a vector of length exactly 1):
+    then LHS = RHS (an isometry maps the pair onto the RHS pair).  Written out from the laws of
+    :func:`_laws`."""
+    p, q = _laws(cfg)
+    qs = [(m, w) for m, w in q.items() if w != 0]
+    ps = [(m, w) for m, w in p.items() if w != 0]
+    if len(qs) != 1 or len(ps) != 2:
+        return False
+    c = qs[0][0]
+    r = cfg.r
+    same = [w for m, w in ps if m == c]
+    other = [(m, w) for m, w in ps if m != c]
+    return (
+        same == [1 - r]
+        and len(other) == 1
+        and other[0][1] == r
+        and sum(((a - b) ** 2 for a, b in zip(other[0][0], c, strict=True)), Fraction(0)) == 1
+    )
+
+
+def _verify_holds(cfg: ProbeConfig, cert: dict[str, Any], rhs: Any) -> Any:
+    """The ``holds`` claim re-derived: LHS by :func:`_mp_lhs_quad` (any dimension whose atoms span an
+    affine hull of dimension <= 2), RHS by (9.5); every claim field is checked in its unsafe direction."""
+    from ..certificate import VerificationResult
+
+    claim = cert["claim"]
+    if cert.get("statement") != HOLDS_STATEMENT:
+        return VerificationResult(False, "malformed certificate: the statement text is not the one generated")
+    if set(claim) != {"lhs_upper", "rhs_lower", "ratio_upper", "verdict"}:
+        return VerificationResult(
+            False, "malformed certificate: claim fields must be lhs_upper, rhs_lower, ratio_upper, verdict"
+        )
+    lam = _mp(cfg.lam)
+    lhs_up, rhs_lo, stated = (mpmath.mpf(str(claim[k])) for k in ("lhs_upper", "rhs_lower", "ratio_upper"))
+    verdict = claim["verdict"]
+    if verdict == "equal":
+        if not _rhs_pair_exact(cfg):
+            return VerificationResult(False, "verdict 'equal' but the configuration is not the right-hand-side pair")
+    elif verdict != "holds":
+        return VerificationResult(False, f"malformed certificate: verdict must be 'holds' or 'equal', not {verdict!r}")
+    elif not stated <= 1:
+        return VerificationResult(False, f"stated ratio_upper {claim['ratio_upper']} is not <= 1")
+    if not (rhs_lo > 0 and lhs_up >= 0 and stated * rhs_lo >= lhs_up * (1 - mpmath.mpf(10) ** -12)):
+        return VerificationResult(False, "stated ratio_upper is below lhs_upper / rhs_lower")
+    try:
+        g1, err = _mp_lhs_quad(cfg)
+    except ValueError as exc:
+        return VerificationResult(
+            False, f"cannot verify: {exc} (no independent quadrature; the claim is not confirmed)"
+        )
+    lhs = mpmath.log1p(g1) / (lam - 1)
+    ratio = lhs / rhs
+    details = {
+        "lhs": mpmath.nstr(lhs, 20),
+        "rhs": mpmath.nstr(rhs, 20),
+        "ratio": mpmath.nstr(ratio, 20),
+        "quad_error_estimate": mpmath.nstr(err, 5),
+        "hull_dim": len(_affine_frame(sorted(set(_laws(cfg)[0]) | set(_laws(cfg)[1])))[1]),
+    }
+    tol = mpmath.mpf(10) ** -10
+    if err > tol * abs(g1) + mpmath.mpf(10) ** -25:
+        return VerificationResult(
+            False, f"cannot verify: the quadrature error estimate {mpmath.nstr(err, 3)} is too large", details
+        )
+    if lhs > lhs_up * (1 + tol):
+        return VerificationResult(
+            False, f"recomputed LHS {mpmath.nstr(lhs, 15)} is above the stated lhs_upper {claim['lhs_upper']}", details
+        )
+    if rhs < rhs_lo * (1 - tol):
+        return VerificationResult(
+            False, f"recomputed RHS {mpmath.nstr(rhs, 15)} is below the stated rhs_lower {claim['rhs_lower']}", details
+        )
+    if ratio > stated * (1 + tol):
+        return VerificationResult(
+            False,
+            f"recomputed ratio {mpmath.nstr(ratio, 15)} is above the stated upper bound {claim['ratio_upper']}",
+            details,
+        )
+    return VerificationResult(
+        True,
+        f"verified: LHS / RHS = {mpmath.nstr(ratio, 12)} <= {claim['ratio_upper']} at this configuration "
+        f"(d = {cfg.d}, affine hull of the atoms of dimension {details['hull_dim']}; mpmath quad at {mpmath.mp.dps} digits)",
+        details,
+    )
 
 
 def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: int | None = 4) -> Any:
@@ -334,6 +532,14 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
             rhs = _mp_rhs(cfg)
             if cert.get("kind") == "violation":
                 m = cert["method"]
+                if cert.get("statement") != VIOLATION_STATEMENT or m.get("partition") != PARTITION_TEXT:
+                    return VerificationResult(
+                        False, "malformed certificate: the statement or partition text is not the one generated"
+                    )
+                if set(claim) != {"lhs_lower", "rhs_upper", "ratio_lower"}:
+                    return VerificationResult(
+                        False, "malformed certificate: claim fields must be lhs_lower, rhs_upper, ratio_lower"
+                    )
                 lhs = _mp_lhs_cells(
                     cfg, Fraction(m["h"]), [_opt_fraction(x) for x in m["lo"]], [_opt_fraction(x) for x in m["hi"]]
                 )
@@ -347,6 +553,18 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
                 }
                 if not stated > 1:
                     return VerificationResult(False, f"stated ratio_lower {claim['ratio_lower']} is not > 1", details)
+                if rhs > mpmath.mpf(claim["rhs_upper"]) * (1 + tol):
+                    return VerificationResult(
+                        False,
+                        f"recomputed RHS {mpmath.nstr(rhs, 15)} is above the stated rhs_upper {claim['rhs_upper']}",
+                        details,
+                    )
+                if lhs < mpmath.mpf(claim["lhs_lower"]) * (1 - tol):
+                    return VerificationResult(
+                        False,
+                        f"recomputed cell LHS {mpmath.nstr(lhs, 15)} is below the stated lhs_lower {claim['lhs_lower']}",
+                        details,
+                    )
                 if ratio < stated * (1 - tol):
                     return VerificationResult(
                         False,
@@ -354,6 +572,8 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
                         f"lower bound {claim['ratio_lower']}",
                         details,
                     )
+                if stated > mpmath.mpf(claim["lhs_lower"]) / mpmath.mpf(claim["rhs_upper"]) * (1 + tol):
+                    return VerificationResult(False, "stated ratio_lower is above lhs_lower / rhs_upper", details)
                 return VerificationResult(
                     True,
                     f"verified: Conjecture 1 is violated, LHS / RHS >= "
@@ -362,30 +582,12 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
                     details,
                 )
             if cert.get("kind") == "holds":
-                lhs = _mp_lhs_quad(cfg)
-                ratio = lhs / rhs
-                stated = mpmath.mpf(claim["ratio_upper"])
-                tol = mpmath.mpf(10) ** (-10)
-                details = {"lhs": mpmath.nstr(lhs, 20), "rhs": mpmath.nstr(rhs, 20), "ratio": mpmath.nstr(ratio, 20)}
-                if ratio > stated * (1 + tol):
-                    return VerificationResult(
-                        False,
-                        f"recomputed ratio {mpmath.nstr(ratio, 15)} is above the stated "
-                        f"upper bound {claim['ratio_upper']}",
-                        details,
-                    )
-                if stated > 1 + tol and claim.get("verdict") != "equal":
-                    return VerificationResult(False, f"stated ratio_upper {claim['ratio_upper']} is not <= 1", details)
-                return VerificationResult(
-                    True,
-                    f"verified: LHS / RHS = {mpmath.nstr(ratio, 12)} <= "
-                    f"{claim['ratio_upper']} at this configuration (mpmath quad at "
-                    f"{mpmath.mp.dps} digits)",
-                    details,
-                )
+                return _verify_holds(cfg, cert, rhs)
             return VerificationResult(False, f"malformed certificate: unknown kind {cert.get('kind')!r}")
         finally:
             mpmath.mp.dps = old
+    except BudgetExceeded:
+        raise  # the caller's time budget: exit 2 with its own message, not "cannot verify"
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
         return VerificationResult(False, f"malformed certificate: {type(exc).__name__}: {' '.join(str(exc).split())}")
     except Exception as exc:
@@ -403,11 +605,65 @@ BOXES_STATEMENT = (
 )
 
 
+BOXES_DOMAIN = (
+    "boxes tile [0,1]^(n+1) (coordinates x_1..x_{n-1}, u, u_prime); by translation, permutation "
+    "of the other rows and reflection z -> 1 - z every admissible configuration has the same "
+    "divergences as one in F = {x_1 <= ... <= x_{n-1}, u >= u_prime}; 'outside' boxes do not meet F"
+)
+BOXES_METHODS = {
+    "taylor": (
+        "signed coordinates fixed at the end their sign selects; on that face, with c its centre "
+        "(the 'point') and J the unsigned coordinates: G(c) + sum_J |dG/dk(c)| w_k/2 + "
+        "sum_J,J |H_jk| w_j w_k/8 <= upper (H enclosed over the box)"
+    ),
+    "monotone": "certified derivative signs on the box; sup at the vertex 'point'; G(point) <= upper",
+    "extremal": "certified derivative signs; the vertex is (0..0, u=1, u'=0) where G equals the RHS exactly",
+    "upper": (
+        "a proven upper bound of G on the box: the prover's bound plus half its distance to the "
+        "RHS lower end, rounded up to 15 significant digits (room for verify's independent enclosures)"
+    ),
+}
+#: share of the distance between a box's proven bound and the RHS lower end added to the bound written
+ROOM = Fraction(1, 2)
+
+
+def _decimal_up(x: Fraction, digits: int = 15) -> str:
+    """Smallest decimal with ``digits`` significant digits that is >= x (decimal division rounds
+    correctly in the direction of the context)."""
+    import decimal
+
+    ctx_d = decimal.Context(prec=digits, rounding=decimal.ROUND_CEILING)
+    v = ctx_d.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+    text = format(v, "f")
+    if Fraction(text) < x:  # guard of the rounding direction
+        raise ArithmeticError("decimal rounding went the wrong way")
+    return text
+
+
+def _with_room(boxes: list[Any], rhs_lower: str) -> list[Any]:
+    """The box records with each stated bound raised by :data:`ROOM` of its distance to the RHS lower
+    end (still a proven upper bound of G on the box, still <= the RHS lower end)."""
+    lo = Fraction(rhs_lower)
+    out = []
+    for rec in boxes:
+        rec = list(rec)
+        if rec[2] is not None:
+            u = Fraction(str(rec[2]))
+            if u < lo:
+                cand = _decimal_up(u + (lo - u) * ROOM)
+                if Fraction(cand) <= lo:
+                    rec[2] = cand
+        out.append(rec)
+    return out
+
+
 def make_boxes_certificate(proof: dict[str, Any]) -> dict[str, Any]:
     """Certificate of kind ``holds-boxes`` from :func:`rigorous_rdp.research.conjecture_proof.proof_to_json`.
 
     A proof with open boxes gives a certificate with ``"complete": false``: the statement then holds
-    on the proven boxes only (``verify`` says so and exits 1).
+    on the proven boxes only (``verify`` says so and exits 1).  Each proven box's bound is written
+    with room (:data:`ROOM`) for the verifier's independent enclosures, which are not tighter than
+    the prover's.
     """
     if proof.get("region") is not None:
         raise ValueError("a holds-boxes certificate needs a proof over the whole cube [0,1]^(n+1) (no region).")
@@ -419,24 +675,12 @@ def make_boxes_certificate(proof: dict[str, Any]) -> dict[str, Any]:
         "complete": not proof["open"],
         "case": proof["case"],
         "coordinates": proof["coordinates"],
-        "domain": (
-            "boxes tile [0,1]^(n+1) (coordinates x_1..x_{n-1}, u, u_prime); by translation, permutation "
-            "of the other rows and reflection z -> 1 - z every admissible configuration has the same "
-            "divergences as one in F = {x_1 <= ... <= x_{n-1}, u >= u_prime}; 'outside' boxes do not meet F"
-        ),
+        "domain": BOXES_DOMAIN,
         "rhs_g": proof["rhs_g"],
-        "boxes": proof["boxes"],
+        "boxes": _with_room(proof["boxes"], proof["rhs_g"]["lower"]),
         "outside": proof["outside"],
         "open": proof["open"],
-        "methods": {
-            "taylor": (
-                "signed coordinates fixed at the end their sign selects; on that face, with c its centre "
-                "(the 'point') and J the unsigned coordinates: G(c) + sum_J |dG/dk(c)| w_k/2 + "
-                "sum_J,J |H_jk| w_j w_k/8 <= upper (H enclosed over the box)"
-            ),
-            "monotone": "certified derivative signs on the box; sup at the vertex 'point'; G(point) <= upper",
-            "extremal": "certified derivative signs; the vertex is (0..0, u=1, u'=0) where G equals the RHS exactly",
-        },
+        "methods": BOXES_METHODS,
         "summary": {k: v for k, v in proof["summary"].items() if k != "seconds"},
     }
     cert["sha256"] = _hash(cert)
@@ -541,24 +785,88 @@ def recheck_box(
     return None, worst
 
 
+#: sub-boxes the independent re-proof may bisect one certificate box into
+MAX_SUBBOXES = 64
+PREC_BOXES = 96
+
+
+def _box_str(b: tuple[tuple[Fraction, Fraction], ...]) -> str:
+    return "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in b) + "]"
+
+
+def _summary_mismatch(cert: dict[str, Any], proven: list[Any], outside: list[Any], open_: list[Any]) -> str | None:
+    """The first summary field that is not what the case and the boxes say (None if all agree)."""
+    case, summ = cert["case"], cert["summary"]
+    methods: dict[str, int] = {}
+    for _, rec in proven:
+        methods[rec[1]] = methods.get(rec[1], 0) + 1
+    want = {
+        "n": case["n"],
+        "m": case["m"],
+        "r": case["r"],
+        "lambda": case["lambda"],
+        "sigma": case["sigma"],
+        "proven": not open_,
+        "boxes_proven": len(proven),
+        "boxes_outside": len(outside),
+        "boxes_open": len(open_),
+        "methods": methods,
+        "rhs_g": cert["rhs_g"],
+    }
+    for k, v in want.items():
+        if summ.get(k) != v:
+            return k
+    allowed = set(want) | {"statement", "open_g_upper"}
+    extra = set(summ) - allowed
+    if extra:
+        return sorted(extra)[0]
+    if "statement" in summ and summ["statement"] != (
+        "ratio <= 1 for every configuration" if not open_ else "not proven: open boxes remain"
+    ):
+        return "statement"
+    return None
+
+
 def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) -> Any:
     import random
 
     from ..certificates.common import VerificationResult
 
     case = cert["case"]
-    n, m, lam = int(case["n"]), int(case["m"]), int(case["lambda"])
+    if (
+        not isinstance(case, dict)
+        or set(case) != {"model", "d", "n", "m", "r", "lambda", "sigma"}
+        or not all(type(case[k]) is int for k in ("d", "n", "m", "lambda"))
+        or not all(isinstance(case[k], str) for k in ("r", "sigma"))
+    ):
+        return VerificationResult(
+            False, "malformed certificate: case needs model, d, n, m, lambda (integers), r and sigma (strings)"
+        )
+    n, m, lam = case["n"], case["m"], case["lambda"]
     sigma_q = Fraction(str(case["sigma"]))
     if case.get("model") != "range" or int(case.get("d", 0)) != 1:
         return VerificationResult(False, "malformed certificate: holds-boxes covers model range, d = 1 only")
     if not (n >= 2 and 1 <= m < n and lam >= 2 and sigma_q > 0) or Fraction(str(case["r"])) != Fraction(m, n):
         return VerificationResult(False, "malformed certificate: inconsistent case (n, m, r, lambda, sigma)")
     dim = n + 1
+    methods_old = {k: v for k, v in BOXES_METHODS.items() if k != "upper"}
+    if (
+        cert.get("statement") != BOXES_STATEMENT
+        or cert.get("domain") != BOXES_DOMAIN
+        or cert.get("methods") not in (BOXES_METHODS, methods_old)
+        or cert.get("coordinates") != [f"x_{i + 1}" for i in range(n - 1)] + ["u", "u_prime"]
+    ):
+        return VerificationResult(
+            False, "malformed certificate: the statement, domain, methods or coordinates text is not the one generated"
+        )
     proven = [(_fr_box(b[0], dim), b) for b in cert["boxes"]]
     outside = [_fr_box(b, dim) for b in cert["outside"]]
     open_ = [_fr_box(b[0], dim) for b in cert["open"]]
-    if bool(cert["complete"]) != (not open_):
+    if cert["complete"] is not (not open_):
         return VerificationResult(False, "'complete' disagrees with the list of open boxes")
+    bad = _summary_mismatch(cert, proven, outside, open_)
+    if bad is not None:
+        return VerificationResult(False, f"malformed certificate: summary field {bad!r} disagrees with the boxes")
     for b in outside:
         if not _misses_domain(b, n):
             return VerificationResult(False, f"an 'outside' box meets the fundamental domain: {b}")
@@ -601,9 +909,47 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
             mpmath.binomial(lam, j) * r**j * (1 - r) ** (lam - j) * mpmath.exp(mpmath.mpf(j * (j - 1)) / (2 * sig**2))
             for j in range(lam + 1)
         )
-        tol = mpmath.mpf(10) ** -20
-        if not (_mp(rhs_lo) - tol <= g_rhs <= _mp(rhs_hi) + tol):
-            return VerificationResult(False, f"RHS {mpmath.nstr(g_rhs, 20)} is outside the stated enclosure")
+        # the stated RHS enclosure against (9.5) in interval arithmetic (exact rational ends compared)
+        with workprec(PREC_BOXES):
+            s2 = arb(sigma_q.numerator) ** 2 / arb(sigma_q.denominator) ** 2
+            rb = arb(m) / n
+            g_ball = sum(
+                (
+                    math.comb(lam, j) * rb**j * (1 - rb) ** (lam - j) * (arb(j * (j - 1)) / (2 * s2)).exp()
+                    for j in range(lam + 1)
+                ),
+                arb(0),
+            )
+            lo_ok = g_ball > arb(rhs_lo.numerator) / rhs_lo.denominator
+            hi_ok = g_ball < arb(rhs_hi.numerator) / rhs_hi.denominator
+        if not (lo_ok and hi_ok):
+            return VerificationResult(False, f"RHS {mpmath.nstr(g_rhs, 20)} is not proven inside the stated enclosure")
+        # every box re-proven with independent enclosures (rigorous_rdp.reference.conjecture_boxes)
+        case_b = BoxCase(n, m, lam, sigma_q)
+        with workprec(PREC_BOXES):
+            rhs_lo_ball = arb(rhs_lo.numerator) / rhs_lo.denominator
+            rhs_target = arb(rhs_lo_ball.lower())
+        subboxes = 0
+        for b, rec in proven:
+            if rec[1] == "extremal":
+                target = rhs_target  # sup = G(extremal vertex) = RHS: settled by certified signs only
+            else:
+                up = Fraction(str(rec[2]))
+                target = arb(up.numerator) / up.denominator
+                if target.rad() != 0:
+                    with workprec(PREC_BOXES):
+                        target = arb(target.lower())
+            hint = [Fraction(str(x)) for x in rec[3]] if rec[3] is not None and rec[1] != "extremal" else None
+            ok, used, why = reprove_box(
+                case_b, b, target, extremal=rec[1] == "extremal", max_boxes=MAX_SUBBOXES, hint=hint
+            )
+            subboxes += used
+            if not ok:
+                return VerificationResult(
+                    False,
+                    f"box {_box_str(b)}: the stated bound {rec[2] if rec[1] != 'extremal' else 'RHS'} is not "
+                    f"re-proven by the independent enclosure ({why})",
+                )
         rng = random.Random(cert["sha256"])
         if sample is None or sample >= len(proven):
             chosen = proven
@@ -619,6 +965,8 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
             worst = max(worst, w)
         details = {
             "boxes": len(proven),
+            "boxes_reproven": len(proven),
+            "subboxes": subboxes,
             "outside": len(outside),
             "open": len(open_),
             "sampled": len(chosen),
@@ -627,7 +975,8 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
         }
         what = (
             f"n = {n}, m = {m}, lambda = {lam}, sigma = {case['sigma']}: {len(proven)} proven boxes and "
-            f"{len(outside)} outside the domain tile [0,1]^{dim}; {len(chosen)} boxes re-evaluated with mpmath"
+            f"{len(outside)} outside the domain tile [0,1]^{dim}; every proven box re-proven with independent "
+            f"enclosures ({subboxes} boxes after bisection); {len(chosen)} also re-evaluated with mpmath"
         )
         if open_:
             return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)

@@ -799,40 +799,70 @@ def prove_case(
             file=sys.stderr,
             leave=False,
         )
-    processed = 0
     try:
-        while stack:
-            box, depth = stack.pop()
-            processed += 1
-            if bar is not None:
-                bar.update(1)
-            if outside_domain(case, box):
-                res.outside.append(box)
-                continue
-            if processed > max_boxes:
-                res.open.append({"box": box, "upper": None, "depth": depth})
-                continue
-            b = box_bounds(case, box, rhs_lower, exact_rhs=rhs_override is None)
-            if b["proven"]:
-                res.proven.append({"box": box, **b})
-                continue
-            if depth >= max_depth:
-                res.open.append({"box": box, "upper": b["upper"], "depth": depth})
-                continue
-            k = b.get("split", _widest(box))
-            lo, hi = box[k]
-            mid = (lo + hi) / 2
-            left = list(box)
-            right = list(box)
-            left[k] = (lo, mid)
-            right[k] = (mid, hi)
-            stack.append((right, depth + 1))
-            stack.append((left, depth + 1))
+        _branch_and_bound(case, stack, res, rhs_lower, rhs_override is None, max_depth, max_boxes, bar)
+    except SystemError as exc:
+        # Ctrl-C inside an acb.integral callback reaches Python as "SystemError: ... returned a result
+        # with an exception set" whose cause is the KeyboardInterrupt: give the interrupt back
+        _raise_if_interrupted(exc)
+        raise
     finally:
         if bar is not None:
             bar.close()
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def _raise_if_interrupted(exc: BaseException) -> None:
+    """Raise KeyboardInterrupt if ``exc`` was caused (directly or through its chain) by one."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+
+
+def _branch_and_bound(
+    case: ProofCase,
+    stack: list[tuple[Box, int]],
+    res: ProofResult,
+    rhs_lower: arb,
+    exact_rhs: bool,
+    max_depth: int,
+    max_boxes: int,
+    bar: Any,
+) -> None:
+    """The loop of :func:`prove_case` (fills ``res``)."""
+    processed = 0
+    while stack:
+        box, depth = stack.pop()
+        processed += 1
+        if bar is not None:
+            bar.update(1)
+        if outside_domain(case, box):
+            res.outside.append(box)
+            continue
+        if processed > max_boxes:
+            res.open.append({"box": box, "upper": None, "depth": depth})
+            continue
+        b = box_bounds(case, box, rhs_lower, exact_rhs=exact_rhs)
+        if b["proven"]:
+            res.proven.append({"box": box, **b})
+            continue
+        if depth >= max_depth:
+            res.open.append({"box": box, "upper": b["upper"], "depth": depth})
+            continue
+        k = b.get("split", _widest(box))
+        lo, hi = box[k]
+        mid = (lo + hi) / 2
+        left = list(box)
+        right = list(box)
+        left[k] = (lo, mid)
+        right[k] = (mid, hi)
+        stack.append((right, depth + 1))
+        stack.append((left, depth + 1))
 
 
 def _q(x: Fraction) -> str:

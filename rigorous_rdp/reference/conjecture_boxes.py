@@ -1,0 +1,511 @@
+r"""Independent re-proof of the boxes of a Conjecture 1 ``holds-boxes`` certificate.
+
+The prover (:mod:`rigorous_rdp.research.conjecture_proof`) bounds
+:math:`G(\theta) = \int p_\theta^\lambda q_\theta^{1-\lambda}` on a box with ``acb.integral`` point
+values and a compensated Riemann enclosure of the Hessian.  This module re-proves, for every box
+``B`` of a certificate and its stated bound ``b``, that :math:`\sup_B G \le b`, along a different
+path (own formulas, own quadrature, own tails; nothing of ``conjecture_proof`` is imported):
+
+* **Point values** :math:`G(c)` and :math:`\partial_k G(c)` at a rational point: Taylor-model
+  quadrature.  On each cell :math:`[y_0 - w/2, y_0 + w/2]` of the window, the integrand is expanded
+  to order ``K`` about :math:`y_0` in ball arithmetic (``arb_series``); Taylor's theorem with
+  Lagrange remainder bounds the rest by the ``K``-th coefficient of the expansion about the whole
+  cell (a ball containing :math:`f^{(K)}(\xi)/K!` for every :math:`\xi` in the cell), so
+
+  .. math:: \int_{\text{cell}} f \in \sum_{j<K,\ j\text{ even}} c_j\,\frac{2(w/2)^{j+1}}{j+1}
+            + [-1, 1]\,|c_K(\text{cell})|\,\frac{2(w/2)^{K+1}}{K+1}.
+
+* **Hessian over a box**: the second derivative of the compensated integrand
+  :math:`q\,g(p/q)`, :math:`g(R) = R^\lambda - \lambda R + \lambda - 1` (same integral, derived in
+  :func:`hessian_over_box`), evaluated in interval arithmetic with the dataset values ranging over
+  the box and ``y`` over a cell, times the cell width, summed (a Riemann enclosure; cells of
+  ``HCELL`` sigma on the core, 4 times wider outside).  Every density is divided by one common
+  Gaussian factor first, so the exponents are linear in ``y`` and the balls stay narrow.
+
+* **Tails** outside the window :math:`[L, U]`, for every configuration with values in
+  :math:`[0, 1]` (all means in :math:`[0, m]`): for :math:`y \ge U \ge m`, :math:`p \le
+  \varphi_\sigma(y - m)` and :math:`q \ge \varphi_\sigma(y)`, so (complete the square)
+  :math:`p^\lambda q^{1-\lambda} \le K\varphi_\sigma(y - \lambda m)`, :math:`K =
+  e^{\lambda(\lambda-1)m^2/(2\sigma^2)}`; for :math:`y \le L \le 0` likewise :math:`\le
+  K\varphi_\sigma(y + (\lambda-1)m)`.  Each derivative of a mean is 0 or 1 and
+  :math:`|y - s| \le M = |y| + m`, so :math:`|\partial_k f| \le (2\lambda-1) f M/\sigma^2` and
+  :math:`|\partial_{jk} f| \le f\,[((2\lambda-1)^2 + 2(2\lambda-1)) M^2/\sigma^4 + (2\lambda-1)/\sigma^2]`;
+  for the compensated part :math:`|\partial_{jk} p| \le p\,(M^2/\sigma^4 + 1/\sigma^2)` with
+  :math:`p \le \varphi_\sigma(y - m)` (resp. :math:`\varphi_\sigma(y)`) beyond the window, the same for
+  ``q``; the moments :math:`\int_T^\infty (z + a)^i\varphi_\sigma(z)\,dz` (``i`` <= 2) are in closed form.
+
+* **Per box**: the gradient on the box is enclosed by the mean value theorem,
+  :math:`\partial_k G(B) \subset \partial_k G(c) + \sum_j H_{kj}(B)[-h_j, h_j]`.  A coordinate whose
+  enclosure excludes 0 is monotone on the box (a product set), so the supremum lies on the face
+  where it sits at the end its sign selects.  On that face, with centre :math:`c'` and free
+  coordinates ``J``, Taylor's formula gives :math:`\sup \le G(c') + \sum_J |\partial_k G(c')| h_k +
+  \frac12\sum_{J\times J} |H_{jk}(B)| h_j h_k`; with no free coordinate the supremum is the vertex
+  value.  At the extremal vertex :math:`(0..0, u = 1, u' = 0)` :math:`G` equals the RHS exactly
+  (:math:`q = \mu_0`, :math:`p = (1-r)\mu_0 + r\mu_1`), so a box containing it is settled only by
+  certified signs that select it.  When the bound exceeds ``b`` the box is bisected (widest side)
+  and the halves are re-proven, up to a limit of boxes.
+
+Interval arithmetic: python-flint ``arb`` balls (each operation's result contains the exact value
+for all inputs in the input balls); exact rational inputs enter through ``arb(p)/arb(q)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from flint import arb, arb_series, ctx
+
+__all__ = ["BoxCase", "hessian_over_box", "point_values", "reprove_box"]
+
+PREC = 96
+#: Taylor order and cell width (in units of sigma) of the point quadrature
+ORDER = 20
+CELL = Fraction(1, 2)
+#: cell width of the Riemann enclosure of the Hessian (in units of sigma) where the integrand lives
+#: (4 times wider outside, :func:`_cells`)
+HCELL = Fraction(1, 32)
+
+
+def _a(x: Fraction | int) -> arb:
+    x = Fraction(x)
+    return arb(x.numerator) / arb(x.denominator)
+
+
+@dataclass(frozen=True)
+class BoxCase:
+    """``n`` rows, batch ``m``, integer order ``lam`` >= 2, noise ``sigma`` > 0 (exact)."""
+
+    n: int
+    m: int
+    lam: int
+    sigma: Fraction
+    atoms: list[tuple[tuple[int, ...], tuple[int, ...]]] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not (self.n >= 2 and 1 <= self.m < self.n and self.lam >= 2 and self.sigma > 0):
+            raise ValueError("inconsistent case (n, m, lambda, sigma)")
+        u, up = self.n - 1, self.n
+        atoms = []
+        for S in itertools.combinations(range(self.n), self.m):
+            rows = tuple(i for i in S if i < self.n - 1)
+            atoms.append(((*rows, u) if self.n - 1 in S else rows, (*rows, up) if self.n - 1 in S else rows))
+        object.__setattr__(self, "atoms", atoms)
+
+    @property
+    def dim(self) -> int:
+        return self.n + 1
+
+    def window(self) -> tuple[Fraction, Fraction]:
+        """[L, U] (multiples of the cell width): the tail bounds beyond are about 2^-64 or less."""
+        s = float(self.sigma)
+        log_k = self.lam * (self.lam - 1) * self.m**2 / (2 * s * s)
+        t = math.sqrt(2 * (log_k + 64 * math.log(2) + 4)) + 1
+        step = self.sigma * CELL
+        lo = -(self.lam - 1) * self.m - t * s
+        hi = self.lam * self.m + t * s
+        return step * math.floor(lo / step), step * math.ceil(hi / step)
+
+
+def _cells(case: BoxCase, fine: Fraction, coarse: Fraction, core: int = 5) -> list[tuple[Fraction, Fraction]]:
+    """Cells tiling the window [L, U]: width ``fine * sigma`` on the core
+    [-(lambda-1) m - core sigma, lambda m + core sigma] (where the integrands live), ``coarse * sigma``
+    outside (``coarse`` a multiple of ``fine`` and a divisor of the window's grid, ``CELL``)."""
+    L, U = case.window()
+    f, c = case.sigma * fine, case.sigma * coarse
+    lo = max(L, c * math.floor((-(case.lam - 1) * case.m - core * case.sigma) / c))
+    hi = min(U, c * math.ceil((case.lam * case.m + core * case.sigma) / c))
+    out = [(L + i * c, L + (i + 1) * c) for i in range(int((lo - L) / c))]
+    out += [(lo + i * f, lo + (i + 1) * f) for i in range(int((hi - lo) / f))]
+    out += [(hi + i * c, hi + (i + 1) * c) for i in range(int((U - hi) / c))]
+    return out
+
+
+def _phibar(x: arb) -> arb:
+    return (x / arb(2).sqrt()).erfc() / 2
+
+
+def _tail_moments(case: BoxCase, prec: int = PREC) -> tuple[arb, arb, arb]:
+    r"""Upper bounds of :math:`\int_{\mathbb R\setminus[L,U]} f\,M^i` (``i`` = 0, 1, 2; ``f`` the
+    normalised integrand, :math:`M = |y| + m`), module docstring."""
+    L, U = case.window()
+    lam, m = case.lam, case.m
+    old = ctx.prec
+    ctx.prec = prec
+    try:
+        s = _a(case.sigma)
+        K = (arb(lam * (lam - 1) * m * m) / (2 * s * s)).exp()
+
+        def phi(z: arb) -> arb:
+            return (-(z * z) / (2 * s * s)).exp() / (s * (2 * arb.pi()).sqrt())
+
+        def side(edge: Fraction, c: int) -> tuple[arb, arb, arb]:
+            # int_edge^inf (y + m)^i phi(y - c) dy, z = y - c >= T, a = c + m >= 0, T > 0
+            T = _a(edge - c)
+            a = arb(c + m)
+            i0 = _phibar(T / s)
+            i1z = s * s * phi(T)  # int z phi
+            i2z = s * s * (T * phi(T) + i0)  # int z^2 phi
+            return i0, i1z + a * i0, i2z + 2 * a * i1z + a * a * i0
+
+        up = side(U, lam * m)
+        lo = side(-L, (lam - 1) * m)
+        return tuple(K * (x + y) for x, y in zip(up, lo, strict=True))  # type: ignore[return-value]
+    finally:
+        ctx.prec = old
+
+
+def _means(case: BoxCase, theta: Sequence[arb]) -> tuple[list[arb], list[arb]]:
+    sp = [sum((theta[i] for i in a), arb(0)) for a, _ in case.atoms]
+    sq = [sum((theta[i] for i in b), arb(0)) for _, b in case.atoms]
+    return sp, sq
+
+
+def _series_integrands(case: BoxCase, Y: Any, theta: Sequence[arb], grad: bool) -> list[Any]:
+    r"""[f, df/dtheta_0, ...] (unnormalised: without 1 / (N sigma sqrt(2 pi))) as series in ``Y``.
+
+    Written with one Gaussian factored out, :math:`e^{-(y-s)^2/(2\sigma^2)} =
+    e^{-(y-s_0)^2/(2\sigma^2)}\,e^{(s-s_0)(2y-s-s_0)/(2\sigma^2)}` (:math:`s_0` an exact reference
+    point), so the sums :math:`W_p, W_q` in :math:`f = e^{-(y-s_0)^2/(2\sigma^2)} W_p^\lambda
+    W_q^{1-\lambda}` have exponents linear in ``y``: their expansions about a cell stay narrow."""
+    s = _a(case.sigma)
+    inv_s2 = 1 / (s * s)
+    half = inv_s2 / 2
+    sp, sq = _means(case, theta)
+    lam = case.lam
+    s0 = arb(sq[0].mid())
+    wp, dp, wq, dq = [], [], [], []
+    for (a, b), mp_, mq_ in zip(case.atoms, sp, sq, strict=True):
+        w = ((mp_ - s0) * (2 * Y - mp_ - s0) * half).exp()
+        d = (Y - mp_) * inv_s2
+        wp.append(w)
+        dp.append(d)
+        if a == b:  # an atom common to p and q
+            wq.append(w)
+            dq.append(d)
+        else:
+            wq.append(((mq_ - s0) * (2 * Y - mq_ - s0) * half).exp())
+            dq.append((Y - mq_) * inv_s2)
+    Wp = sum(wp[1:], wp[0])
+    Wq = sum(wq[1:], wq[0])
+    R = Wp / Wq
+    t0 = Y - s0
+    f = (-(t0 * t0) * half).exp() * Wp
+    for _ in range(lam - 1):
+        f = f * R
+    out = [f]
+    if grad:
+        for k in range(case.dim):
+            jp = [j for j, (a, _) in enumerate(case.atoms) if k in a]
+            jq = [j for j, (_, b) in enumerate(case.atoms) if k in b]
+            Pk = sum((dp[j] * wp[j] for j in jp), 0 * Y) / Wp
+            Qk = sum((dq[j] * wq[j] for j in jq), 0 * Y) / Wq
+            out.append(f * (lam * Pk - (lam - 1) * Qk))
+    return out
+
+
+def point_values(case: BoxCase, point: Sequence[Fraction], grad: bool = True, prec: int = PREC) -> list[arb]:
+    """Enclosures of ``[G, dG/dtheta_0, ..., dG/dtheta_n]`` (only ``[G]`` when ``grad`` is False)
+    at a configuration with exact rational values in [0, 1] (module docstring)."""
+    old_prec, old_cap = ctx.prec, ctx.cap
+    ctx.prec, ctx.cap = prec, ORDER + 2
+    try:
+        theta = [_a(x) for x in point]
+        nint = 1 + (case.dim if grad else 0)
+        acc = [arb(0)] * nint
+        weights: dict[Fraction, tuple[list[arb], arb]] = {}
+        for a, b in _cells(case, CELL, CELL):
+            if b - a not in weights:
+                hw = _a((b - a) / 2)
+                # weights of the even powers: int_{-w/2}^{w/2} t^j dt = 2 (w/2)^(j+1) / (j+1)
+                weights[b - a] = (
+                    [2 * hw ** (j + 1) / (j + 1) if j % 2 == 0 else arb(0) for j in range(ORDER)],
+                    2 * hw ** (ORDER + 1) / (ORDER + 1),
+                )
+            wts, rem_w = weights[b - a]
+            y0 = _a((a + b) / 2)
+            ser = _series_integrands(case, arb_series([y0, 1], prec=ORDER), theta, grad)
+            cell = _a(a).union(_a(b))
+            rem = _series_integrands(case, arb_series([cell, 1], prec=ORDER + 1), theta, grad)
+            for i in range(nint):
+                co = ser[i].coeffs()
+                v = sum((co[j] * wts[j] for j in range(0, min(len(co), ORDER), 2)), arb(0))
+                rc = rem[i].coeffs()
+                if len(rc) <= ORDER:  # never seen; a missing coefficient must not count as a zero remainder
+                    raise ArithmeticError("Taylor model: the remainder coefficient is missing")
+                r = abs(rc[ORDER])
+                acc[i] += v + arb(0, (r * rem_w).upper())
+        s = _a(case.sigma)
+        norm = 1 / (s * (2 * arb.pi()).sqrt() * len(case.atoms))
+        t0, t1, _ = _tail_moments(case, prec)
+        out = [acc[0] * norm + arb(0, t0.upper())]
+        d_tail = (2 * case.lam - 1) * t1 / (s * s)
+        out += [x * norm + arb(0, d_tail.upper()) for x in acc[1:]]
+        # G itself is >= the window integral (the integrand is positive)
+        out[0] = arb((acc[0] * norm).lower()).union(arb(out[0].upper()))
+        return out
+    finally:
+        ctx.prec, ctx.cap = old_prec, old_cap
+
+
+def _exp_neg_sq(t: arb, half: arb) -> arb:
+    """exp(-t^2 half) for a ball t, with a non-negative lower end whatever the width."""
+    lo, hi = t.lower(), t.upper()
+    amin = arb(0) if lo <= 0 <= hi else (lo if lo > 0 else -hi)
+    amax = hi if abs(hi) >= abs(lo) else -lo
+    up = (-(amin * amin) * half).exp().upper()
+    dn = (-(amax * amax) * half).exp().lower()
+    if dn < 0:
+        dn = arb(0)
+    return arb(dn).union(arb(up))
+
+
+def _density_tail_moments(case: BoxCase, prec: int = PREC) -> tuple[arb, arb, arb]:
+    r"""Upper bounds of :math:`\int_{\mathbb R\setminus[L,U]} p\,M^i` (the same for ``q``), ``i`` = 0, 1, 2:
+    for :math:`y \ge U \ge m`, :math:`p \le \varphi_\sigma(y - m)`; for :math:`y \le L \le 0`,
+    :math:`p \le \varphi_\sigma(y)` (all means in :math:`[0, m]`)."""
+    L, U = case.window()
+    m = case.m
+    old = ctx.prec
+    ctx.prec = prec
+    try:
+        s = _a(case.sigma)
+
+        def phi(z: arb) -> arb:
+            return (-(z * z) / (2 * s * s)).exp() / (s * (2 * arb.pi()).sqrt())
+
+        def side(edge: Fraction, c: int) -> tuple[arb, arb, arb]:
+            T = _a(edge - c)
+            a = arb(c + m)
+            i0 = _phibar(T / s)
+            i1z = s * s * phi(T)
+            i2z = s * s * (T * phi(T) + i0)
+            return i0, i1z + a * i0, i2z + 2 * a * i1z + a * a * i0
+
+        up = side(U, m)
+        lo = side(-L, 0)
+        return tuple(x + y for x, y in zip(up, lo, strict=True))  # type: ignore[return-value]
+    finally:
+        ctx.prec = old
+
+
+def _poly_coeffs(lam: int) -> tuple[list[int], list[int], list[int]]:
+    r"""Integer coefficients, in :math:`\Delta`, of :math:`((1+\Delta)^{\lambda-1} - 1)/\Delta`,
+    :math:`((1+\Delta)^\lambda - 1)/\Delta` and
+    :math:`(\lambda(1+\Delta)^{\lambda-1} - (\lambda-1)(1+\Delta)^\lambda - 1)/\Delta^2` (the last has no
+    terms of order 0 and 1 in :math:`\Delta`: both are :math:`\lambda - (\lambda-1) - 1 = 0` and
+    :math:`\lambda(\lambda-1) - (\lambda-1)\lambda = 0`)."""
+    b1 = [math.comb(lam - 1, i) for i in range(lam)]
+    b0 = [math.comb(lam, i) for i in range(lam + 1)]
+    s1 = b1[1:]
+    s0 = b0[1:]
+    h = [lam * (b1[i] if i < len(b1) else 0) - (lam - 1) * b0[i] - (1 if i == 0 else 0) for i in range(lam + 1)]
+    if h[0] != 0 or h[1] != 0:
+        raise ArithmeticError("compensated Hessian: the expansion does not start at order 2")
+    return s1, s0, h[2:]
+
+
+def _horner(coeffs: list[int], x: arb) -> arb:
+    acc = arb(0)
+    for c in reversed(coeffs):
+        acc = acc * x + c
+    return acc
+
+
+def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], prec: int = PREC) -> list[list[arb]]:
+    r"""Enclosure of :math:`\partial_{jk} G` for every configuration in ``box``.
+
+    Compensated integrand (derived here): both laws have mass 1 for every configuration, so
+    :math:`\int \partial_{jk} p = \int \partial_{jk} q = 0` and :math:`\partial_{jk} G = \int
+    \partial_{jk}[q\,g(R)]` with :math:`R = p/q`, :math:`g(R) = R^\lambda - \lambda R + \lambda - 1`.
+    Differentiating twice (:math:`R_j = (p_j - Rq_j)/q`, :math:`R_{jk} = (p_{jk} - Rq_{jk} - R_jq_k -
+    R_kq_j)/q`) and using :math:`g - Rg' = -(\lambda-1)(R^\lambda - 1)`:
+
+    .. math:: \partial_{jk}[q g(R)] = \lambda(R^{\lambda-1} - 1)\,p_{jk} - (\lambda-1)(R^\lambda - 1)\,q_{jk}
+              + \lambda(\lambda-1)R^{\lambda-2}\,D_jD_k/q,\qquad D_j = p_j - Rq_j.
+
+    With ``C``, ``P``, ``Q`` the sums over the atoms common to ``p`` and ``q``, only in ``p``, only in
+    ``q`` (:math:`p_{jk} = C_{jk} + P_{jk}`, :math:`q_{jk} = C_{jk} + Q_{jk}`) and :math:`\Delta = R - 1
+    = (P - Q)/q`, the first two terms are :math:`\Delta^2 h(\Delta)\,C_{jk} + \lambda\Delta
+    s_1(\Delta)\,P_{jk} - (\lambda-1)\Delta s_0(\Delta)\,Q_{jk}` (polynomials of :func:`_poly_coeffs`),
+    which vanish where the laws agree, so the balls stay narrow.  Riemann enclosure on cells of width
+    ``HCELL * sigma`` with the dataset values over the box; tails: :math:`|\partial_{jk}[q g]| \le
+    |\partial_{jk} f| + \lambda|p_{jk}| + (\lambda-1)|q_{jk}|` with :math:`|p_{jk}| \le p\,(M^2/\sigma^4 +
+    1/\sigma^2)` (:func:`_tail_moments`, :func:`_density_tail_moments`).
+    """
+    old = ctx.prec
+    ctx.prec = prec
+    try:
+        dim = case.dim
+        theta = [_a(lo).union(_a(hi)) for lo, hi in box]
+        sp, sq = _means(case, theta)
+        s = _a(case.sigma)
+        inv_s2 = 1 / (s * s)
+        half = inv_s2 / 2
+        lam = case.lam
+        c1_, c0, ch = _poly_coeffs(lam)
+        cells = _cells(case, HCELL, 4 * HCELL)
+        pairs = [(j, k) for j in range(dim) for k in range(j, dim)]
+        H = {jk: arb(0) for jk in pairs}
+        s0 = arb(_a(box[case.n][0]).union(_a(box[case.n][1])).mid())  # exact reference point
+        common = [j for j, (a, b) in enumerate(case.atoms) if a == b]
+        differ = [j for j, (a, b) in enumerate(case.atoms) if a != b]
+        ip = [set(a) for a, _ in case.atoms]
+        iq = [set(b) for _, b in case.atoms]
+        # index lists: atoms (common / only in p / only in q) whose mean moves with coordinate k, with j and k
+        c1 = {k: [a for a in common if k in ip[a]] for k in range(dim)}
+        p1 = {k: [a for a in differ if k in ip[a]] for k in range(dim)}
+        q1 = {k: [a for a in differ if k in iq[a]] for k in range(dim)}
+        c2_ = {jk: [a for a in c1[jk[0]] if jk[1] in ip[a]] for jk in pairs}
+        p2 = {jk: [a for a in p1[jk[0]] if jk[1] in ip[a]] for jk in pairs}
+        q2 = {jk: [a for a in q1[jk[0]] if jk[1] in iq[a]] for jk in pairs}
+        zero = arb(0)
+        for a_end, b_end in cells:
+            y = _a(a_end).union(_a(b_end))
+            width = _a(b_end - a_end)
+            # every density divided by exp(-(y - s0)^2 / (2 sigma^2)): exponents linear in y
+            tp = [(y - mu) * inv_s2 for mu in sp]
+            tq = [(y - mu) * inv_s2 for mu in sq]
+            ep = [((mu - s0) * (2 * y - mu - s0) * half).exp() for mu in sp]
+            eq = [((mu - s0) * (2 * y - mu - s0) * half).exp() for mu in sq]
+            Cs = sum((ep[j] for j in common), zero)
+            Ps = sum((ep[j] for j in differ), zero)
+            Qs = sum((eq[j] for j in differ), zero)
+            q = Cs + Qs
+            R = (Cs + Ps) / q
+            Dl = (Ps - Qs) / q
+            tep = [t * e for t, e in zip(tp, ep, strict=True)]
+            teq = [t * e for t, e in zip(tq, eq, strict=True)]
+            ttp = [(t * t - inv_s2) * e for t, e in zip(tp, ep, strict=True)]
+            ttq = [(t * t - inv_s2) * e for t, e in zip(tq, eq, strict=True)]
+            Dj = []
+            for k in range(dim):
+                Cj = sum((tep[a] for a in c1[k]), zero)
+                Pj = sum((tep[a] for a in p1[k]), zero)
+                Qj = sum((teq[a] for a in q1[k]), zero)
+                Dj.append(Pj - Qj - Dl * (Cj + Qj))
+            Rl2 = arb(1)
+            for _ in range(lam - 2):
+                Rl2 = Rl2 * R
+            a_c = Dl * Dl * _horner(ch, Dl)
+            a_p = lam * Dl * _horner(c1_, Dl)
+            a_q = (lam - 1) * Dl * _horner(c0, Dl)
+            cross = lam * (lam - 1) * Rl2 / q
+            gauss = _exp_neg_sq(y - s0, half)
+            for jk in pairs:
+                Cjk = sum((ttp[a] for a in c2_[jk]), zero)
+                Pjk = sum((ttp[a] for a in p2[jk]), zero)
+                Qjk = sum((ttq[a] for a in q2[jk]), zero)
+                H[jk] += width * gauss * (a_c * Cjk + a_p * Pjk - a_q * Qjk + cross * Dj[jk[0]] * Dj[jk[1]])
+        norm = 1 / (s * (2 * arb.pi()).sqrt() * len(case.atoms))
+        t0, _, t2 = _tail_moments(case, prec)
+        d0, _, d2_ = _density_tail_moments(case, prec)
+        c2 = arb((2 * lam - 1) ** 2 + 2 * (2 * lam - 1))
+        tail = (
+            c2 * t2 * inv_s2 * inv_s2
+            + (2 * lam - 1) * t0 * inv_s2
+            + (2 * lam - 1) * (d2_ * inv_s2 * inv_s2 + d0 * inv_s2)
+        ).upper()
+        out = [[arb(0)] * dim for _ in range(dim)]
+        for j, k in pairs:
+            out[j][k] = out[k][j] = H[j, k] * norm + arb(0, tail)
+        return out
+    finally:
+        ctx.prec = old
+
+
+def _absmax(x: arb) -> arb:
+    return arb(max(abs(x.lower()), abs(x.upper())))
+
+
+def _extremal(case: BoxCase) -> tuple[Fraction, ...]:
+    return tuple([Fraction(0)] * (case.n - 1) + [Fraction(1), Fraction(0)])
+
+
+def reprove_box(
+    case: BoxCase,
+    box: Sequence[tuple[Fraction, Fraction]],
+    target: arb,
+    *,
+    extremal: bool = False,
+    max_boxes: int = 64,
+    hint: Sequence[Fraction] | None = None,
+) -> tuple[bool, int, str]:
+    r"""Prove :math:`\sup_{\text{box}} G \le` ``target`` (an exact arb point), bisecting up to
+    ``max_boxes`` sub-boxes (module docstring).  ``extremal``: ``target`` stands for the RHS itself, so
+    a sub-box whose certified signs select the extremal vertex is settled (:math:`\sup = G(v) =`
+    RHS); without it a box containing that vertex is refused (there :math:`G` = RHS, above every
+    bound the certificate may state below the RHS).  Returns ``(proven, sub-boxes used, reason)``."""
+    ext = _extremal(case)
+    if not extremal and all(lo <= x <= hi for (lo, hi), x in zip(box, ext, strict=True)):
+        return False, 0, "the box contains the extremal vertex, where G equals the RHS"
+    memo: dict[tuple[Fraction, ...], list[arb]] = {}
+
+    def values(pt: Sequence[Fraction], grad: bool = True) -> list[arb]:
+        key = tuple(pt)
+        if key not in memo or (grad and len(memo[key]) == 1):
+            memo[key] = point_values(case, pt, grad=grad)
+        return memo[key]
+
+    # the certificate's own point first: a bound below G there is refuted at once
+    inside = hint is not None and all(lo <= x <= hi for (lo, hi), x in zip(box, hint, strict=True))
+    if hint is not None and inside and values(hint)[0] > target:
+        return False, 0, f"refuted: G at the stated point {[str(x) for x in hint]} is above the bound"
+    stack = [list(box)]
+    used = 0
+    while stack:
+        B = stack.pop()
+        used += 1
+        if used > max_boxes:
+            return False, used, f"not re-proven within {max_boxes} sub-boxes"
+        old = ctx.prec
+        ctx.prec = PREC
+        try:
+            c = [(lo + hi) / 2 for lo, hi in B]
+            h = [_a((hi - lo) / 2) for lo, hi in B]
+            gc = values(c)
+            if gc[0] > target:
+                return False, used, f"refuted: G at {[str(x) for x in c]} is above the bound"
+            H = hessian_over_box(case, B)
+            signs = []
+            for k in range(case.dim):
+                gk = gc[1 + k] + sum((H[k][j] * arb(0, h[j].upper()) for j in range(case.dim)), arb(0))
+                signs.append(1 if gk > 0 else -1 if gk < 0 else 0)
+            face = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(B, signs, strict=True)]
+            free = [k for k in range(case.dim) if signs[k] == 0 and B[k][0] < B[k][1]]
+            contains_ext = all(lo <= x <= hi for (lo, hi), x in zip(B, ext, strict=True))
+            ok = False
+            if extremal and not free and tuple(face) == ext:
+                ok = True  # sup = G(extremal vertex) = RHS exactly
+            elif contains_ext:
+                ok = False  # G reaches the RHS at the vertex: only the signs above can settle the box
+            elif not free:
+                gv = values(face, grad=False)[0]
+                if gv > target:
+                    return False, used, f"refuted: G at the vertex {[str(x) for x in face]} is above the bound"
+                ok = bool(gv <= target)
+            else:
+                gf = gc if face == c else values(face)
+                if gf[0] > target:
+                    return False, used, f"refuted: G at {[str(x) for x in face]} is above the bound"
+                bound = gf[0]
+                for k in free:
+                    bound += _absmax(gf[1 + k]) * h[k]
+                    for j in free:
+                        bound += _absmax(H[j][k]) * h[j] * h[k] / 2
+                ok = bool(bound <= target)
+        finally:
+            ctx.prec = old
+        if not ok:
+            k = max(range(case.dim), key=lambda i: B[i][1] - B[i][0])
+            lo, hi = B[k]
+            mid = (lo + hi) / 2
+            left, right = list(B), list(B)
+            left[k] = (lo, mid)
+            right[k] = (mid, hi)
+            stack += [right, left]
+    return True, used, "re-proven"
