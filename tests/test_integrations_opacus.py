@@ -246,3 +246,140 @@ def test_make_private_with_epsilon(opacus):
     engine = _train_privately(torch, 1, 1, "make_private_with_epsilon", target_epsilon=8.0, target_delta=1e-5, epochs=2)
     assert len(engine.accountant) == 8
     assert engine.get_epsilon(1e-5) <= 8.0
+
+
+# ---------------------------------------------------------------------------
+# the certified PLD accountant ("certified_pld")
+# ---------------------------------------------------------------------------
+
+
+def _gaussian_delta(mu, eps):
+    """delta(eps) of N(mu, 1) vs N(0, 1) (Balle & Wang 2018, Thm 8), in mpmath."""
+    import mpmath
+
+    mu, eps = mpmath.mpf(mu), mpmath.mpf(eps)
+    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+@pytest.mark.opacus
+def test_pld_is_an_opacus_accountant_and_brackets_the_gaussian(opacus):
+    import mpmath
+    from opacus.accountants import IAccountant
+
+    acc = certified.CertifiedPLDAccountant()
+    assert isinstance(acc, IAccountant) and acc.mechanism() == certified.PLD_MECHANISM == "certified_pld"
+    assert acc.get_epsilon(1e-5) == 0.0 and len(acc) == 0
+    for _ in range(10):  # sample_rate 1: ten Gaussian steps, one Gaussian with mu = sqrt(10)/2
+        acc.step(noise_multiplier=2.0, sample_rate=1.0)
+    assert acc.history == [(2.0, 1.0, 10)] and len(acc) == 10
+    with mpmath.workdps(40):
+        ref = mpmath.findroot(lambda e: _gaussian_delta(mpmath.sqrt(10) / 2, e) - mpmath.mpf("1e-5"), 4)
+    lo, up = acc.get_epsilon_bracket(1e-5)
+    assert lo <= float(ref) <= up and up - lo <= 0.011
+    assert acc.get_epsilon(1e-5) == up
+    eps, order = acc.get_privacy_spent(delta=1e-5)
+    assert eps == up and math.isnan(order)
+
+
+@pytest.mark.opacus
+def test_pld_bracket_overlaps_opacus_prv_and_is_below_rdp(opacus):
+    from opacus.accountants import PRVAccountant, RDPAccountant
+
+    acc = certified.CertifiedPLDAccountant()
+    prv, rdp = PRVAccountant(), RDPAccountant()
+    for a in (acc, prv, rdp):
+        a.history = [(1.1, 0.01, 1000)]
+    lo, up = acc.get_epsilon_bracket(1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        eps_prv = prv.get_epsilon(1e-5, eps_error=0.01)  # a float estimate, within about 0.01
+        eps_rdp = rdp.get_epsilon(1e-5)
+    assert lo - 0.02 <= eps_prv <= up + 0.02
+    assert up < eps_rdp  # the true optimum is below the RDP route's bound
+
+
+@pytest.mark.opacus
+def test_pld_state_dict_and_bad_input(opacus):
+    acc = certified.CertifiedPLDAccountant()
+    for _ in range(3):
+        acc.step(noise_multiplier=1.0, sample_rate=0.1)
+    state = acc.state_dict()
+    assert state["mechanism"] == certified.PLD_MECHANISM
+    rdp = certified.CertifiedRDPAccountant()
+    rdp.load_state_dict(state)  # the same steps
+    assert rdp.history == acc.history
+    other = certified.CertifiedPLDAccountant()
+    other.load_state_dict(rdp.state_dict())
+    assert other.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
+    assert pickle.loads(pickle.dumps(acc)).history == acc.history
+    with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\)"):
+        acc.get_epsilon(0.0)
+    with pytest.raises(ValueError, match=r"^width must be in \(0, 10\]"):
+        certified.CertifiedPLDAccountant(width=20.0)
+    acc.step(noise_multiplier=0.0, sample_rate=0.1)
+    assert acc.get_epsilon(1e-5) == math.inf
+
+
+@pytest.mark.opacus
+@_QUIET
+def test_privacy_engine_trains_with_certified_pld(opacus):
+    torch = pytest.importorskip("torch")
+    from opacus import PrivacyEngine
+    from opacus.accountants import create_accountant
+
+    assert certified.register_pld() == "certified_pld"
+    assert certified.register_pld() == "certified_pld"  # idempotent
+    assert isinstance(create_accountant("certified_pld"), certified.CertifiedPLDAccountant)
+    torch.manual_seed(2)
+    x = torch.randn(64, 4)
+    y = (x[:, 2] > 0).long()
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16)
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    engine = PrivacyEngine(accountant="certified_pld")
+    model, optimizer, loader = engine.make_private(
+        module=model, optimizer=optimizer, data_loader=loader, max_grad_norm=1.0, noise_multiplier=1.1
+    )
+    assert isinstance(engine.accountant, certified.CertifiedPLDAccountant)
+    for _ in range(2):
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            optimizer.step()
+    assert len(engine.accountant) == 8  # 2 epochs of 4 Poisson batches (q = 1/4)
+    eps = engine.get_epsilon(1e-5)
+    lo, up = engine.accountant.get_epsilon_bracket(1e-5)
+    rdp = certified.CertifiedRDPAccountant()
+    rdp.history = list(engine.accountant.history)
+    assert eps == up and 0 < lo <= up < rdp.get_epsilon(1e-5)
+
+
+@pytest.mark.opacus
+@_QUIET
+def test_make_private_with_epsilon_certified_pld(opacus):
+    # Opacus's own noise search calls the accountant by its mechanism() name: "certified_pld"
+    torch = pytest.importorskip("torch")
+    from opacus import PrivacyEngine
+
+    certified.register_pld()
+    torch.manual_seed(3)
+    x = torch.randn(64, 4)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, (x[:, 0] > 0).long()), batch_size=16)
+    model = torch.nn.Linear(4, 2)
+    engine = PrivacyEngine(accountant="certified_pld")
+    model, optimizer, loader = engine.make_private_with_epsilon(
+        module=model,
+        optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+        data_loader=loader,
+        target_epsilon=3.0,
+        target_delta=1e-5,
+        epochs=2,
+        max_grad_norm=1.0,
+    )
+    for _ in range(2):
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            optimizer.step()
+    assert len(engine.accountant) == 8
+    assert engine.get_epsilon(1e-5) <= 3.0

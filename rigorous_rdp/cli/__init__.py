@@ -23,7 +23,7 @@ import sys
 from ._common import CliError, Parser, run_command
 
 #: the accountant: certified numbers for a mechanism
-ACCOUNTING: list[str] = ["rdp", "epsilon", "delta", "dpsgd", "calibrate", "certify", "verify"]
+ACCOUNTING: list[str] = ["rdp", "epsilon", "delta", "profile", "dpsgd", "calibrate", "certify", "verify"]
 #: research: the seeds' figures, claims and open questions, and the peer audit
 RESEARCH: list[str] = ["reproduce", "conjecture", "constant", "routes", "audit"]
 SUBCOMMANDS: list[str] = ACCOUNTING + RESEARCH

@@ -95,6 +95,13 @@ tree aggregation, repeat-and-select, mixtures, discrete Laplace and truncated
 events are refused, as is randomized response under REPLACE_SPECIAL (no
 certified bound for them here).
 
+:class:`CertifiedPldAccountant` is the PLD counterpart: the same translation and float
+conventions, but each translated event must have a certified dominating pair
+(:func:`rigorous_rdp.registry.pld_pair`), and the answer is a bracket of the *true optimal*
+epsilon (or delta) from :class:`rigorous_rdp.pld.PldAccountant`; ``get_epsilon`` /
+``get_delta`` return its upper end rounded up, ``get_epsilon_bracket`` /
+``get_delta_bracket`` both ends rounded outward.
+
 By default the order is optimised over the grid *and* over real orders between
 grid points (``continuous=True``), which gives a smaller certified epsilon than
 the grid alone; ``continuous=False`` restricts to the grid, as dp-accounting.
@@ -104,9 +111,10 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from math import isqrt
+from typing import TYPE_CHECKING
 
 import dp_accounting
 import numpy as np
@@ -114,15 +122,25 @@ from dp_accounting import dp_event as _dpe
 from dp_accounting.privacy_accountant import NeighboringRelation
 from flint import arb
 
+if TYPE_CHECKING:
+    from ..pld.accountant import PldAccountant, PldDeltaResult, PldEpsilonResult
+
 from .. import events as ev
 from ..accountant import DeltaResult, EpsilonResult, RdpAccountant
 from ..arith import DEFAULT_DIGITS, Certified
 from ..errors import UnsupportedEventError as _OurUnsupported
-from ..registry import rdp_curve
+from ..registry import pld_pair, rdp_curve
 from ..validation import integer_at_least
 from ._inputs import read_orders, weaker_reading
 
-__all__ = ["NORM_BOUND", "SENSITIVITY", "CertifiedRdpAccountant", "NeighboringRelation", "to_rigorous_event"]
+__all__ = [
+    "NORM_BOUND",
+    "SENSITIVITY",
+    "CertifiedPldAccountant",
+    "CertifiedRdpAccountant",
+    "NeighboringRelation",
+    "to_rigorous_event",
+]
 
 _NOOP: ev.DpEvent = ev.ComposedEvent(())
 _SIG_DIGITS = 30  # significant digits of the rational lower bound of an effective sigma
@@ -240,11 +258,26 @@ def _check_unit(noise_unit: object) -> str:
 
 
 def _check_curve(ours: ev.DpEvent, event: object) -> ev.DpEvent:
+    """``ours`` if it has a certified RDP curve, else :class:`_Refused` naming ``event``."""
     try:
         rdp_curve(ours)
     except ValueError as exc:  # includes rigorous_rdp.UnsupportedEventError: no bound for valid input
         raise _Refused(event, str(exc)) from None
     return ours
+
+
+def _check_pair(ours: ev.DpEvent, event: object) -> ev.DpEvent:
+    """``ours`` if it has a certified dominating pair (PLD accountant), else :class:`_Refused`
+    whose message is the PLD accountant's reason (it names what is missing)."""
+    try:
+        pld_pair(ours)
+    except ValueError as exc:  # includes rigorous_rdp.UnsupportedEventError
+        raise _Refused(event, str(exc)) from None
+    return ours
+
+
+#: a translation step's check of a sampled event: :func:`_check_curve` (RDP) or :func:`_check_pair` (PLD)
+_Check = Callable[[ev.DpEvent, object], ev.DpEvent]
 
 
 def to_rigorous_event(
@@ -276,17 +309,19 @@ def to_rigorous_event(
         raise _OurUnsupported(f"{r.message} (event {r.event})") from None
 
 
-def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) -> tuple[ev.DpEvent, bool]:
+def _translate(
+    event: object, rel: NeighboringRelation, unit: str = NORM_BOUND, check: _Check = _check_curve
+) -> tuple[ev.DpEvent, bool]:
     if isinstance(event, _dpe.NoOpDpEvent):
         return _NOOP, False
     if isinstance(event, _dpe.NonPrivateDpEvent):
         return _NOOP, True
     if isinstance(event, _dpe.SelfComposedDpEvent):
         n = integer_at_least(event.count, "count", 0)
-        inner, non_private = _translate(event.event, rel, unit)
+        inner, non_private = _translate(event.event, rel, unit, check)
         return ev.SelfComposedEvent(inner, n), non_private and n > 0
     if isinstance(event, _dpe.ComposedDpEvent):
-        parts = [_translate(e, rel, unit) for e in event.events]
+        parts = [_translate(e, rel, unit, check) for e in event.events]
         return ev.ComposedEvent(tuple(p for p, _ in parts)), any(np_ for _, np_ in parts)
     if isinstance(event, _dpe.GaussianDpEvent):
         s = weaker_reading(event.noise_multiplier, "noise_multiplier", smaller=True)
@@ -301,9 +336,9 @@ def _translate(event: object, rel: NeighboringRelation, unit: str = NORM_BOUND) 
     if isinstance(event, _dpe.RandomizedResponseDpEvent):
         return _randomized_response(event, rel)
     if isinstance(event, _dpe.PoissonSampledDpEvent):
-        return _poisson(event, rel, unit)
+        return _poisson(event, rel, unit, check)
     if isinstance(event, (_dpe.SampledWithoutReplacementDpEvent, _dpe.SampledWithReplacementDpEvent)):
-        return _fixed_size(event, rel, unit)
+        return _fixed_size(event, rel, unit, check)
     if isinstance(event, _dpe.DpEvent):
         raise _Refused(event, "Unsupported event.")
     raise _Refused(event, f"`event` must be a dp_accounting `DpEvent`. Found {type(event)}.")
@@ -332,7 +367,9 @@ def _randomized_response(event: _dpe.RandomizedResponseDpEvent, rel: Neighboring
     return ev.RandomizedResponseEvent(1 - p / 2), False
 
 
-def _poisson(event: _dpe.PoissonSampledDpEvent, rel: NeighboringRelation, unit: str) -> tuple[ev.DpEvent, bool]:
+def _poisson(
+    event: _dpe.PoissonSampledDpEvent, rel: NeighboringRelation, unit: str, check: _Check = _check_curve
+) -> tuple[ev.DpEvent, bool]:
     q = weaker_reading(event.sampling_probability, "sampling_probability", smaller=False)
     if not 0 <= q <= 1:
         raise ValueError(f"sampling_probability must be in [0, 1]. Found {event.sampling_probability!r}.")
@@ -347,7 +384,7 @@ def _poisson(event: _dpe.PoissonSampledDpEvent, rel: NeighboringRelation, unit: 
             return _NOOP, False
         if b == 0:
             return _NOOP, True
-        return _check_curve(ev.PoissonSampledEvent(ev.LaplaceEvent(b), q, ev.Adjacency.ADD_REMOVE), event), False
+        return check(ev.PoissonSampledEvent(ev.LaplaceEvent(b), q, ev.Adjacency.ADD_REMOVE), event), False
     inv_sq = _gaussian_inverse_square(inner_ev, event)
     adjacency = ev.Adjacency.REPLACE_ONE if rel is NeighboringRelation.REPLACE_ONE else ev.Adjacency.ADD_REMOVE
     if q == 0 or inv_sq == 0:
@@ -355,13 +392,14 @@ def _poisson(event: _dpe.PoissonSampledDpEvent, rel: NeighboringRelation, unit: 
     if inv_sq is None:
         return _NOOP, True
     sigma = _sampled_sigma(inv_sq, rel, unit)
-    return _check_curve(ev.PoissonSampledEvent(ev.GaussianEvent(sigma), q, adjacency), event), False
+    return check(ev.PoissonSampledEvent(ev.GaussianEvent(sigma), q, adjacency), event), False
 
 
 def _fixed_size(
     event: _dpe.SampledWithoutReplacementDpEvent | _dpe.SampledWithReplacementDpEvent,
     rel: NeighboringRelation,
     unit: str,
+    check: _Check = _check_curve,
 ) -> tuple[ev.DpEvent, bool]:
     replacement = isinstance(event, _dpe.SampledWithReplacementDpEvent)
     n = integer_at_least(event.source_dataset_size, "source_dataset_size", 1)
@@ -387,7 +425,7 @@ def _fixed_size(
     ours = ev.FixedSizeSampledEvent(
         ev.GaussianEvent(_sampled_sigma(inv_sq, rel, unit)), b, n, replacement=replacement, adjacency=adjacency
     )
-    return _check_curve(ours, event), False
+    return check(ours, event), False
 
 
 class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
@@ -531,3 +569,208 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
 
 def _order_float(order: Fraction | None) -> float:
     return math.inf if order is None else float(order)
+
+
+# ---------------------------------------------------------------------------
+# the certified PLD accountant
+# ---------------------------------------------------------------------------
+
+
+def _float_up(x: Fraction) -> float:
+    """The smallest float >= ``x`` (inf beyond the floats)."""
+    try:
+        v = float(x)
+    except OverflowError:
+        return math.inf
+    return math.nextafter(v, math.inf) if Fraction(v) < x else v
+
+
+def _float_down(x: Fraction) -> float:
+    """The largest float <= ``x``."""
+    v = float(x)
+    return math.nextafter(v, -math.inf) if Fraction(v) > x else v
+
+
+class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
+    r"""Certified PLD accountant with the interface of ``dp_accounting.pld.PLDAccountant``.
+
+    It takes dp-accounting's own events, translated exactly as by
+    :class:`CertifiedRdpAccountant` (the table in the module docstring, the same
+    ``noise_unit`` and the same safe reading of floats), and composes them in a
+    :class:`rigorous_rdp.pld.PldAccountant`: the answer is a certified bracket
+    ``[lower, upper]`` of the *true optimal* epsilon (or delta) of the composition of
+    the events' dominating pairs, not an upper bound on it only::
+
+        acc = CertifiedPldAccountant()           # instead of dp_accounting.pld.PLDAccountant()
+        acc.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.1)), 1000)
+        acc.get_epsilon(1e-5)                    # float: the certified upper end, rounded up
+        acc.get_epsilon_bracket(1e-5)            # (lower, upper), rounded outward
+        acc.certified_epsilon(1e-5)              # PldEpsilonResult: exact ends, grid, directions
+
+    An event is accepted when every part of it translates (as for the RDP adapter) *and*
+    has a certified dominating pair in :func:`rigorous_rdp.registry.pld_pair`; otherwise
+    ``compose`` raises ``dp_accounting.UnsupportedEventError`` with the PLD accountant's
+    reason (e.g. sampling without replacement under REPLACE_ONE: "the PLD accountant
+    supports fixed-size sampling only without replacement under add-remove adjacency ...").
+    ``SampledWithoutReplacementDpEvent`` under ADD_OR_REMOVE_ONE is accepted (dp-accounting's
+    own PLD accountant refuses it); the pairs used for it only dominate the mechanism, so the
+    lower end of its bracket is 0.
+
+    Floats are read on the safe side (:mod:`._inputs`), so the bracket is that of the event
+    with each float taken in its weaker meaning: its upper end holds for both meanings (the
+    binary value and the shortest decimal), its lower end for the weaker one (the two differ
+    by about 1e-16 relative; pass ``Fraction`` or decimal strings for an exact reading).
+
+    Args:
+        neighboring_relation: a ``dp_accounting.NeighboringRelation``.
+        width: requested width of the epsilon bracket (relative width for delta); only the
+            tightness depends on it, never the validity (:class:`~rigorous_rdp.pld.PldAccountant`).
+        grid, max_grid, max_length: the grid options of :class:`~rigorous_rdp.pld.PldAccountant`.
+        noise_unit: as for :class:`CertifiedRdpAccountant`.
+
+    Raises:
+        ValueError: bad options (the message names the option).
+    """
+
+    def __init__(
+        self,
+        neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+        *,
+        width: object = None,
+        grid: int | None = None,
+        max_grid: int = 20000,
+        max_length: int = 1_000_000,
+        noise_unit: str = NORM_BOUND,
+    ):
+        from ..pld.accountant import DEFAULT_WIDTH, PldAccountant
+
+        self.noise_unit = _check_unit(noise_unit)
+        if not isinstance(neighboring_relation, NeighboringRelation):
+            names = ", ".join(r.name for r in NeighboringRelation)
+            raise ValueError(
+                f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names})."
+                f" Found {neighboring_relation!r}."
+            )
+        super().__init__(neighboring_relation)
+        # the width only steers the grid: a float is read as its shortest decimal
+        w = DEFAULT_WIDTH if width is None else (Fraction(repr(width)) if isinstance(width, float) else width)
+        self._acc = PldAccountant(width=w, grid=grid, max_grid=max_grid, max_length=max_length)
+        self._non_private = False
+        self._composed_any = False
+
+    # -- the PrivacyAccountant contract -------------------------------------
+
+    def _maybe_compose(
+        self, event: _dpe.DpEvent, count: int, do_compose: bool
+    ) -> dp_accounting.PrivacyAccountant.CompositionErrorDetails | None:
+        try:
+            ours, non_private = _translate(event, self.neighboring_relation, self.noise_unit, _check_pair)
+            if not do_compose:
+                # every one-step part must have a dominating pair (unsampled ones included)
+                self._acc._tally(ours, max(count, 1))
+        except _Refused as r:
+            return self.CompositionErrorDetails(invalid_event=r.event, error_message=r.message)
+        except ValueError as exc:  # includes rigorous_rdp.UnsupportedEventError
+            return self.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
+        if do_compose:
+            self._acc.compose(ours, count)
+            self._non_private = self._non_private or (non_private and count > 0)
+        return None
+
+    def compose(self, event: object, count: int = 1) -> CertifiedPldAccountant:
+        """Account for ``count`` applications of ``event`` (returns ``self``).
+
+        Raises:
+            dp_accounting.UnsupportedEventError: no certified dominating pair for ``event``.
+            TypeError: ``event`` is not a ``dp_accounting.DpEvent``.
+            ValueError: a parameter of ``event`` or ``count`` is out of range.
+        """
+        count = integer_at_least(count, "count", 1)
+        if isinstance(event, _dpe.DpEvent):
+            with contextlib.suppress(_Refused):  # bad values raise ValueError here
+                _translate(event, self.neighboring_relation, self.noise_unit, _check_pair)
+        return super().compose(event, count)
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """Certified epsilon for ``target_delta``: the upper end of the bracket, rounded up."""
+        return self.get_epsilon_bracket(target_delta)[1]
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """Certified delta for ``target_epsilon``: the upper end of the bracket, rounded up."""
+        return self.get_delta_bracket(target_epsilon)[1]
+
+    # -- brackets ------------------------------------------------------------
+
+    def _delta_target(self, target_delta: object) -> Fraction:
+        delta = weaker_reading(target_delta, "target_delta", smaller=True)
+        if not 0 <= delta <= 1:
+            raise ValueError(f"target_delta must be in [0, 1]. Found {target_delta!r}.")
+        return delta
+
+    def get_epsilon_bracket(self, target_delta: float) -> tuple[float, float]:
+        """``(lower, upper)``: floats rounded outward around the true optimal epsilon.
+
+        ``target_delta`` in [0, 1] (dp-accounting's contract): 1 gives 0; 0 gives
+        infinity unless nothing was composed; a non-private event gives infinity.
+        """
+        delta = self._delta_target(target_delta)
+        if self._non_private and delta < 1:
+            return math.inf, math.inf
+        if delta == 1 or (delta == 0 and not self._acc._active()):
+            return 0.0, 0.0
+        if delta == 0:
+            return math.inf, math.inf
+        b = self.certified_epsilon(target_delta).value
+        lo, up = getattr(b, "lo_exact", None), getattr(b, "up_exact", None)
+        if lo is None or up is None:  # a closed-form result holds a ball: its ends rounded outward
+            return b.lower_float(), b.upper_float()
+        return _float_down(lo), _float_up(up)
+
+    def get_delta_bracket(self, target_epsilon: float) -> tuple[float, float]:
+        """``(lower, upper)``: floats rounded outward around the true optimal delta
+        (``(1.0, 1.0)`` after a non-private event)."""
+        if self._non_private:
+            self._epsilon_target(target_epsilon)
+            return 1.0, 1.0
+        b = self.certified_delta(target_epsilon).value
+        lo, up = getattr(b, "lo_exact", None), getattr(b, "up_exact", None)
+        if lo is None or up is None:  # a closed-form result holds a ball: its ends rounded outward
+            return max(0.0, b.lower_float()), min(1.0, b.upper_float())
+        return _float_down(lo), min(1.0, _float_up(up))
+
+    def _epsilon_target(self, target_epsilon: object) -> Fraction:
+        eps = weaker_reading(target_epsilon, "target_epsilon", smaller=True)
+        if eps < 0:
+            raise ValueError(f"target_epsilon must be >= 0. Found {target_epsilon!r}.")
+        return eps
+
+    def certified_epsilon(self, target_delta: object) -> PldEpsilonResult:
+        """The certified result for ``0 < target_delta < 1``: the exact bracket, the grid and
+        the per-direction brackets (:class:`~rigorous_rdp.pld.PldEpsilonResult`).
+
+        Raises:
+            ValueError: ``target_delta`` outside (0, 1) or below 1e-100, or a non-private
+                event was composed (epsilon is infinite; see :meth:`get_epsilon_bracket`).
+        """
+        delta = self._delta_target(target_delta)
+        if not 0 < delta < 1:
+            raise ValueError(f"target_delta must be in (0, 1) for a bracket. Found {target_delta!r}.")
+        if self._non_private:
+            raise ValueError("a non-private event was composed: epsilon is infinite (no finite bracket).")
+        return self._acc.get_epsilon_result(delta)
+
+    def certified_delta(self, target_epsilon: object) -> PldDeltaResult:
+        """The certified result for ``target_epsilon >= 0`` (:class:`~rigorous_rdp.pld.PldDeltaResult`).
+
+        Raises:
+            ValueError: ``target_epsilon < 0``, or a non-private event was composed (delta is 1).
+        """
+        eps = self._epsilon_target(target_epsilon)
+        if self._non_private:
+            raise ValueError("a non-private event was composed: delta is 1 (see get_delta_bracket).")
+        return self._acc.get_delta_result(eps)
+
+    @property
+    def accountant(self) -> PldAccountant:
+        """The underlying certified :class:`~rigorous_rdp.pld.PldAccountant`."""
+        return self._acc
