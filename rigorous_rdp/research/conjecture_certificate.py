@@ -572,7 +572,15 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
                         f"lower bound {claim['ratio_lower']}",
                         details,
                     )
-                if stated > mpmath.mpf(claim["lhs_lower"]) / mpmath.mpf(claim["rhs_upper"]) * (1 + tol):
+                if not ratio > 1 + tol:
+                    return VerificationResult(
+                        False, f"recomputed ratio {mpmath.nstr(ratio, 15)} is not certainly above 1", details
+                    )
+                # the three stated numbers are printed to 15 significant digits, each rounded outward
+                # (lhs down, rhs up, ratio down), so the quotient of the printed ends may be below the
+                # printed ratio by up to about 2e-14 relative; more than that is an inconsistent claim
+                printed = mpmath.mpf(10) ** -13
+                if stated > mpmath.mpf(claim["lhs_lower"]) / mpmath.mpf(claim["rhs_upper"]) * (1 + printed):
                     return VerificationResult(False, "stated ratio_lower is above lhs_lower / rhs_upper", details)
                 return VerificationResult(
                     True,
