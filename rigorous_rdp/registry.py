@@ -32,8 +32,9 @@ from typing import Any
 
 from . import events as ev
 from .curves import MinCurve, RdpCurve
-from .errors import UnsupportedEventError
+from .errors import InvalidParameter, UnsupportedEventError
 from .events import Adjacency, Bound, Sampling
+from .validation import SAMPLED_NOISE, tau_for_bound
 
 __all__ = [
     "NOISES",
@@ -161,7 +162,7 @@ def _sigma(event: Any) -> Fraction:
     inner = event.event
     if not isinstance(inner, ev.GaussianEvent):  # pragma: no cover - the table routes only Gaussians here
         raise UnsupportedEventError(f"expected a GaussianEvent inside {type(event).__name__}")
-    return inner.noise_multiplier
+    return SAMPLED_NOISE.check(inner.noise_multiplier, "noise_multiplier")
 
 
 def _poisson_gaussian(event: ev.PoissonSampledEvent) -> RdpCurve:
@@ -473,41 +474,72 @@ def sampled_event(
     b = None if bound is None else Bound.parse(bound)
     fixed = s in (Sampling.FSWOR, Sampling.FSWR)
     if not fixed and (batch_size is not None or dataset_size is not None):
-        raise ValueError(f"batch_size and dataset_size apply to sampling fswor|fswr, not sampling {s.value}.")
+        raise InvalidParameter(
+            "batch_size",
+            f"and {{dataset_size}} apply to {{sampling}} fswor|fswr, not {{sampling}} {s.value}",
+            related=("dataset_size", "sampling"),
+        )
     if s is not Sampling.POISSON and sampling_probability is not None:
-        raise ValueError(f"sampling_probability applies to sampling poisson, not sampling {s.value}.")
+        raise InvalidParameter(
+            "sampling_probability",
+            f"applies to {{sampling}} poisson, not {{sampling}} {s.value}",
+            related=("sampling",),
+        )
     if not fixed and taylor_order is not None:
-        raise ValueError(f"taylor_order applies to sampling fswor|fswr, not sampling {s.value}.")
-    if tau is not None and b is not Bound.TAU:
-        raise ValueError(f"tau applies to bound tau only. Found bound {b.value if b else 'default'}.")
+        raise InvalidParameter(
+            "taylor_order", f"applies to {{sampling}} fswor|fswr, not {{sampling}} {s.value}", related=("sampling",)
+        )
+    tau_for_bound(b, tau)
     if s is Sampling.NONE:
         if adj is not Adjacency.ADD_REMOVE:
-            raise ValueError("adjacency replace-one needs a sampling scheme (sampling poisson|fswor|fswr).")
+            raise InvalidParameter(
+                "adjacency",
+                "replace-one needs a sampling scheme ({sampling} poisson|fswor|fswr)",
+                related=("sampling",),
+            )
         if b is not None:
-            raise ValueError("bound applies to a sampled mechanism (sampling poisson|fswor), not sampling none.")
+            raise InvalidParameter(
+                "bound",
+                "applies to a sampled mechanism ({sampling} poisson|fswor), not {sampling} none",
+                related=("sampling",),
+            )
         event: ev.DpEvent = base
     elif s is Sampling.POISSON:
         if sampling_probability is None:
-            raise ValueError("sampling_probability is required with sampling poisson (a number in [0, 1]).")
+            raise InvalidParameter(
+                "sampling_probability",
+                "is required with {sampling} poisson (a number in [0, 1])",
+                related=("sampling",),
+            )
         if b is None:
             event = ev.PoissonSampledEvent(base, sampling_probability, adj)
         else:
             if b is Bound.WANG2019:
-                raise ValueError("bound wang2019 applies to sampling fswor with adjacency replace-one.")
+                raise _wang2019_only()
             if adj is not Adjacency.ADD_REMOVE:
-                raise ValueError("bound: the Zhu & Wang 2019 bounds are for add-remove adjacency only.")
+                raise InvalidParameter(
+                    "bound", "(the Zhu & Wang 2019 bounds) is for {adjacency} add-remove only", related=("adjacency",)
+                )
             event = ev.ZhuWangSampledEvent(base, sampling_probability, b, tau)
     else:
         if batch_size is None or dataset_size is None:
-            raise ValueError(f"batch_size and dataset_size are required with sampling {s.value}.")
+            raise InvalidParameter(
+                "batch_size",
+                f"and {{dataset_size}} are required with {{sampling}} {s.value}",
+                related=("dataset_size", "sampling"),
+            )
         if b is Bound.WANG2019:
             if s is not Sampling.FSWOR or adj is not Adjacency.REPLACE_ONE:
-                raise ValueError("bound wang2019 applies to sampling fswor with adjacency replace-one.")
+                raise _wang2019_only()
             if taylor_order is not None:
-                raise ValueError("taylor_order does not apply to bound wang2019.")
+                raise InvalidParameter("taylor_order", "does not apply to {bound} wang2019", related=("bound",))
             event = ev.Wang2019SampledEvent(base, batch_size, dataset_size)
         elif b is not None:
-            raise ValueError(f"bound {b.value} applies to sampling poisson (Zhu & Wang 2019), not sampling {s.value}.")
+            raise InvalidParameter(
+                "bound",
+                f"{b.value} applies to {{sampling}} poisson (Zhu & Wang 2019), not {{sampling}} {s.value}",
+                related=("sampling",),
+            )
         else:
             kw: dict[str, Any] = {} if taylor_order is None else {"taylor_order": taylor_order}
             event = ev.FixedSizeSampledEvent(
@@ -521,7 +553,13 @@ def _parse_sampling(value: object) -> Sampling:
     for m in Sampling:
         if m.value == value:
             return m
-    raise ValueError(f"sampling must be one of {', '.join(m.value for m in Sampling)}. Found {value!r}.")
+    raise InvalidParameter("sampling", f"must be one of {', '.join(m.value for m in Sampling)}", value)
+
+
+def _wang2019_only() -> InvalidParameter:
+    return InvalidParameter(
+        "bound", "wang2019 applies to {sampling} fswor with {adjacency} replace-one", related=("sampling", "adjacency")
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -13,9 +13,9 @@ from fractions import Fraction
 from typing import Any
 
 from ..certificate import make_certificate, write_certificate
-from ..pld import cli_support as pld_cli
 from ..pld.certificate_support import make_pld_certificate
 from . import _common as common
+from . import _method as pld_cli
 
 HELP = "write a JSON certificate of a certified epsilon"
 DESCRIPTION = (

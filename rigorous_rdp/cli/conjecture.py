@@ -59,7 +59,7 @@ def register(sub: Any) -> None:
         "--max-boxes", default="20000", metavar="B", help="--prove: boxes processed before giving up (default 20000)"
     )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.set_defaults(func=run, text=text, option_names=_OPTIONS)
+    p.set_defaults(func=run, text=text)
 
 
 def _int(value: str, name: str, low: int) -> int:
@@ -67,23 +67,6 @@ def _int(value: str, name: str, low: int) -> int:
     if f.denominator != 1 or f < low:
         raise ValueError(f"{name} must be an integer >= {low}. Found {value}.")
     return int(f)
-
-
-_OPTIONS = (
-    "trials",
-    "seed",
-    "jobs",
-    "steps",
-    "model",
-    "dim",
-    "dask",
-    "out",
-    "rows",
-    "batch",
-    "order",
-    "sigma",
-    "max_boxes",
-)
 
 
 def _run_prove(args: argparse.Namespace) -> dict[str, Any]:

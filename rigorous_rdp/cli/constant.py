@@ -41,23 +41,7 @@ def register(sub: Any) -> None:
     p.add_argument("--jobs", default="1", metavar="J", help="with --table: local worker processes (default 1)")
     p.add_argument("--dask", default=None, metavar="SPEC", help="with --table: local:N or a scheduler address")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.set_defaults(func=run, text=text, option_names=_OPTIONS)
-
-
-_OPTIONS = (
-    "c1",
-    "c2",
-    "sigma-max",
-    "sigma-min",
-    "sigma",
-    "max-cells",
-    "digits",
-    "table",
-    "out",
-    "jobs",
-    "dask",
-    "integer",
-)
+    p.set_defaults(func=run, text=text)
 
 
 def _cells(value: str) -> int:

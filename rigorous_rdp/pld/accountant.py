@@ -47,9 +47,11 @@ import numpy as np
 from flint import arb, fmpq
 
 from .. import events as ev
+from .. import validation
 from ..accountant import ComposingAccountant, DeltaQuantity, EpsilonQuantity
-from ..arith import Certified, parse_rational, workprec
-from ..errors import UnsupportedEventError
+from ..arith import Certified, workprec
+from ..errors import InvalidParameter, UnsupportedEventError
+from ..validation import RealRange
 from .compose import compose_all, delta_at, delta_screen
 from .discretize import DiscretePld, arb_upper_fraction, discretize
 from .profiles import Profile, gaussian_profile, laplace_profile, poisson_gaussian_profile, randomized_response_profile
@@ -64,6 +66,14 @@ DEFAULT_WIDTH = Fraction(1, 100)
 MIN_DELTA = Fraction(1, 10**100)
 
 DIRECTIONS = ("remove", "add")
+
+#: the Gaussian noise multipliers whose pairs the grid handles (smaller ones make the privacy loss
+#: too wide for a grid, larger ones too narrow: both end in float overflow or gigabytes)
+PLD_NOISE = RealRange(Fraction(1, 10), Fraction(1000), "in [0.1, 1000] for the PLD accountant (a limit of its grid)")
+
+PLD_DELTA = RealRange(MIN_DELTA, Fraction(1), "in [1e-100, 1) for the PLD accountant", hi_open=True)
+#: requested width of an epsilon bracket (relative width of a delta bracket)
+PLD_WIDTH = RealRange(Fraction(0), Fraction(10), "in (0, 10]", lo_open=True)
 
 FSWOR_REFUSAL = (
     "pld supports fixed-size sampling only without replacement under add-remove adjacency "
@@ -138,6 +148,8 @@ class _Pair:
 
 def _pairs(event: ev.DpEvent) -> _Pair | None:
     """The dominating pairs of a leaf event, ``None`` for a no-op, or raise."""
+    if isinstance(getattr(event, "event", event), ev.GaussianEvent):
+        PLD_NOISE.check(getattr(event, "event", event).noise_multiplier, "noise_multiplier")
     if isinstance(event, ev.GaussianEvent):
         p = gaussian_profile(event.noise_multiplier)
         return _Pair(p, p)
@@ -151,11 +163,11 @@ def _pairs(event: ev.DpEvent) -> _Pair | None:
         if event.adjacency is not ev.Adjacency.ADD_REMOVE:
             raise UnsupportedEventError(
                 "pld supports Poisson sampling under add-remove adjacency only (replace-one has no "
-                "certified dominating pair here); use --method rdp."
+                "certified dominating pair here); use the RDP accountant."
             )
         if not isinstance(event.event, ev.GaussianEvent):
             raise UnsupportedEventError(
-                "pld supports Poisson sampling of the Gaussian mechanism only; use --method rdp."
+                "pld supports Poisson sampling of the Gaussian mechanism only; use the RDP accountant."
             )
         q, s = event.sampling_probability, event.event.noise_multiplier
         if q == 0:
@@ -181,7 +193,7 @@ def _pairs(event: ev.DpEvent) -> _Pair | None:
             p = gaussian_profile(s)
             return _Pair(p, p, tight=False)
         return _Pair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"), tight=False)
-    raise UnsupportedEventError(f"pld does not support {type(event).__name__}; use --method rdp.")
+    raise UnsupportedEventError(f"pld does not support {type(event).__name__}; use the RDP accountant.")
 
 
 @dataclass(frozen=True)
@@ -240,10 +252,7 @@ class PldDeltaResult(DeltaQuantity, PldResult):
 
 
 def check_width(width: object) -> Fraction:
-    w = parse_rational(width, "width")
-    if not 0 < w <= 10:
-        raise ValueError(f"width must be in (0, 10]. Found {float(w)!r}.")
-    return w
+    return PLD_WIDTH.check(width, "width")
 
 
 class PldAccountant(ComposingAccountant[_Pair]):
@@ -279,7 +288,7 @@ class PldAccountant(ComposingAccountant[_Pair]):
     ):
         self.width = check_width(width)
         if grid is not None and (isinstance(grid, bool) or not isinstance(grid, int) or grid < 1):
-            raise ValueError(f"grid must be an integer >= 1. Found {grid!r}.")
+            raise InvalidParameter("grid", "must be an integer >= 1", grid)
         self.grid = grid
         self.max_grid = int(max_grid)
         self.max_length = int(max_length)
@@ -416,13 +425,10 @@ class PldAccountant(ComposingAccountant[_Pair]):
         Raises:
             ValueError: if delta is outside (0, 1) or width outside (0, 10].
         """
-        delta = parse_rational(target_delta, "delta")
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
-        if delta < MIN_DELTA:
-            # the tail budgets and the range screens are floats (choices only); below
-            # this they underflow, so refuse rather than fail deep inside
-            raise ValueError(f"delta must be in [1e-100, 1) for the pld method. Found {float(delta)!r}.")
+        delta = validation.unit_interval(target_delta, "target_delta", open_low=True, open_high=True)
+        # the tail budgets and the range screens are floats (choices only); below
+        # MIN_DELTA they underflow, so refuse rather than fail deep inside
+        PLD_DELTA.check(delta, "target_delta")
         w = self.width if width is None else check_width(width)
         if not self._active():
             z = _bracket(Fraction(0), Fraction(0))
@@ -497,9 +503,7 @@ class PldAccountant(ComposingAccountant[_Pair]):
     def get_delta_result(self, target_epsilon: object, width: object = None) -> PldDeltaResult:
         """Certified bracket of the optimal delta at ``target_epsilon`` (``width`` is the
         requested relative width of the delta bracket)."""
-        eps = parse_rational(target_epsilon, "epsilon")
-        if eps < 0:
-            raise ValueError(f"epsilon must be >= 0. Found {float(eps)!r}.")
+        eps = validation.nonnegative(target_epsilon, "target_epsilon")
         w = self.width if width is None else check_width(width)
         if not self._active():
             return PldDeltaResult(_bracket(Fraction(0), Fraction(0)), eps, 1, 0, Fraction(0))

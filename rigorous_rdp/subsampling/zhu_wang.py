@@ -64,8 +64,10 @@ from flint import arb, ctx
 from .. import floatmath
 from ..arith import log_binomial_pmf, parse_rational, to_arb, workprec
 from ..curves import RdpCurve
+from ..errors import InvalidParameter
 from ..events import Bound, ZhuWangSampledEvent
 from ..floatmath import log1pexp, log_expm1
+from ..validation import tau_for_bound
 
 __all__ = [
     "Bound",
@@ -617,12 +619,12 @@ def poisson_subsampled_curve(
     if b is None:
         b = Bound.TIGHT if established else Bound.GENERAL
     if b is Bound.TIGHT and not established:
-        raise ValueError(
-            "bound tight needs condition (4) (Zhu & Wang 2019, Thm 8), which is not established for"
-            " this mechanism; use --bound general, or pass a successful condition (4) check."
+        raise InvalidParameter(
+            "bound",
+            "tight needs condition (4) (Zhu & Wang 2019, Thm 8), which is not established for"
+            " this mechanism; use {bound} general, or pass a successful condition (4) check",
         )
-    if b is not Bound.TAU and tau is not None:
-        raise ValueError(f"tau applies to --bound tau only. Found --tau {tau} with --bound {b.value}.")
+    tau_for_bound(b, tau)
     return ZhuWangCurve(
         base,
         q,
