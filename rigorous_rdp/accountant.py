@@ -401,7 +401,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         if orders is None:
             self.orders: tuple[Fraction, ...] = DEFAULT_ORDERS
         else:
-            self.orders = validation.orders(orders)
+            self.orders = validation.orders(orders, "alpha")
         conversion = conversion_name(conversion)
         if isinstance(max_prec, bool) or not isinstance(max_prec, int) or max_prec < 64:
             raise ValueError(f"max_prec must be an integer >= 64 (bits). Found {max_prec!r}.")

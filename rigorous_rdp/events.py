@@ -82,7 +82,14 @@ class _Choice(enum.Enum):
             if member.value == value:
                 return member
         names = ", ".join(m.value for m in cls)
-        raise InvalidParameter(cls.__name__.lower(), f"must be one of {names}", value)
+        raise InvalidParameter(cls.__name__.lower(), f"must be one of {names}", _Repr(value))
+
+
+class _Repr(str):
+    """A value quoted by its repr in a message (``'renyi'``, ``''``, ``None``)."""
+
+    def __new__(cls, value: object) -> _Repr:
+        return super().__new__(cls, repr(value))
 
 
 class Adjacency(_Choice):

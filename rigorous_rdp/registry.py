@@ -34,7 +34,7 @@ from . import events as ev
 from .curves import MinCurve, RdpCurve
 from .errors import InvalidParameter, UnsupportedEventError
 from .events import Adjacency, Bound, Sampling
-from .validation import SAMPLED_NOISE, tau_for_bound
+from .validation import POISSON_NOISE, SAMPLED_NOISE, RealRange, tau_for_bound
 
 __all__ = [
     "NOISES",
@@ -157,18 +157,18 @@ def _base_curve(event: ev.DpEvent) -> RdpCurve:
     return next(n for n in NOISES if n.event is type(event)).build(event)
 
 
-def _sigma(event: Any) -> Fraction:
-    """The noise multiplier of the Gaussian mechanism inside a sampled event."""
+def _sigma(event: Any, limits: RealRange = SAMPLED_NOISE) -> Fraction:
+    """The noise multiplier of the Gaussian mechanism inside a sampled event, within ``limits``."""
     inner = event.event
     if not isinstance(inner, ev.GaussianEvent):  # pragma: no cover - the table routes only Gaussians here
         raise UnsupportedEventError(f"expected a GaussianEvent inside {type(event).__name__}")
-    return SAMPLED_NOISE.check(inner.noise_multiplier, "noise_multiplier")
+    return limits.check(inner.noise_multiplier, "noise_multiplier")
 
 
 def _poisson_gaussian(event: ev.PoissonSampledEvent) -> RdpCurve:
     from .subsampling.poisson_gaussian import PoissonGaussianCurve
 
-    return PoissonGaussianCurve(event.sampling_probability, _sigma(event))
+    return PoissonGaussianCurve(event.sampling_probability, _sigma(event, POISSON_NOISE))
 
 
 def _poisson_gaussian_replace_one(event: ev.PoissonSampledEvent) -> RdpCurve:

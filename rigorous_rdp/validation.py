@@ -14,8 +14,9 @@ The rules, and who applies them:
 * a probability in [0, 1] with a floor 1e-100000 on nonzero values (``sampling_probability``):
   :data:`PROBABILITY` via :func:`probability`;
 * an open unit interval (``target_delta``, randomized response ``p``): :func:`unit_interval`;
-* the noise multiplier of a subsampled Gaussian in [1e-100, 1e100]: :data:`SAMPLED_NOISE`,
-  applied where the registry builds the curves of sampled Gaussians; the PLD accountant's
+* the noise multiplier of a subsampled Gaussian in [1e-100, 1e100] (:data:`SAMPLED_NOISE`; at most
+  1e100 for Poisson add/remove, :data:`POISSON_NOISE`), applied where the registry builds the curves
+  of sampled Gaussians; the PLD accountant's
   own ranges (noise, delta, width) are in :mod:`rigorous_rdp.pld.accountant`;
 * a Renyi order in (1, 1e100], integral where a bound needs it: :func:`order`;
   a sequence of orders (never a string): :func:`orders`;
@@ -43,6 +44,7 @@ __all__ = [
     "MAX_DIGITS",
     "MAX_ORDER",
     "MAX_TAYLOR_ORDER",
+    "POISSON_NOISE",
     "PROBABILITY",
     "SAMPLED_NOISE",
     "RealRange",
@@ -121,7 +123,12 @@ SAMPLED_NOISE = RealRange(
     Fraction(10**100),
     "in [1e-100, 1e100] for a subsampled Gaussian (a limit of the implementation)",
 )
-_ORDER = RealRange(Fraction(1), MAX_ORDER, "> 1 and at most 1e100", lo_open=True)
+#: the noise multiplier of a Poisson-subsampled Gaussian under add/remove adjacency, whose
+#: bound handles any small sigma (its float screens overflow above 1e100)
+POISSON_NOISE = RealRange(
+    Fraction(0), Fraction(10**100), "at most 1e100 for a subsampled Gaussian (a limit of the implementation)", lo_open=True
+)
+_ORDER = RealRange(Fraction(1), MAX_ORDER, "> 1 (a number in (1, 1e100])", lo_open=True)
 
 
 def probability(value: object, name: str = "sampling_probability") -> Fraction:
@@ -137,7 +144,7 @@ def integer_in_range(value: object, name: str, lo: int, hi: int | None = None) -
     """An integer in ``[lo, hi]`` (``hi=None``: no upper limit beyond the number range): ints,
     integral rationals and strings such as "1e4"; the text is checked before any big number
     is built, and ``bool`` is refused."""
-    accepted = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {_integer_text(hi)}]"
+    accepted = f"an integer >= {lo}" + ("" if hi is None else f" (in [{lo}, {_integer_text(hi)}])")
     if isinstance(value, bool):
         raise InvalidParameter(name, f"must be {accepted}", value)
     if isinstance(value, numbers.Integral):
@@ -161,7 +168,7 @@ def count(value: object, name: str = "count", minimum: int = 0) -> int:
     """A number of steps or repetitions: a Python integer (not a bool, float or string) in
     ``[minimum, 1e18]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidParameter(name, f"must be an integer in [{minimum}, 1e18]", value)
+        raise InvalidParameter(name, f"must be an integer >= {minimum} (in [{minimum}, 1e18])", value)
     return integer_in_range(value, name, minimum, MAX_COUNT)
 
 
