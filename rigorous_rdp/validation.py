@@ -126,7 +126,10 @@ SAMPLED_NOISE = RealRange(
 #: the noise multiplier of a Poisson-subsampled Gaussian under add/remove adjacency, whose
 #: bound handles any small sigma (its float screens overflow above 1e100)
 POISSON_NOISE = RealRange(
-    Fraction(0), Fraction(10**100), "at most 1e100 for a subsampled Gaussian (a limit of the implementation)", lo_open=True
+    Fraction(0),
+    Fraction(10**100),
+    "at most 1e100 for a subsampled Gaussian (a limit of the implementation)",
+    lo_open=True,
 )
 _ORDER = RealRange(Fraction(1), MAX_ORDER, "> 1 (a number in (1, 1e100])", lo_open=True)
 
