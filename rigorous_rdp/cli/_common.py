@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import budget, validation
 from ..arith import DEFAULT_DIGITS, MAX_DECIMAL_EXPONENT, parse_rational
-from ..errors import BudgetExceeded, InvalidParameter, PrecisionExhausted, UnsupportedEventError
+from ..errors import BudgetExceeded, InvalidParameter, PrecisionExhausted, UnsupportedEventError, quote
 from ..events import DpEvent, Sampling
 from ..validation import MAX_COUNT, MAX_TAYLOR_ORDER, TINY, RealRange
 
@@ -490,3 +490,106 @@ def add_bound_options(p: argparse.ArgumentParser) -> None:
         " --adjacency replace-one: wang2019 (Wang et al. 2019, Thm 9)",
     )
     g.add_argument("--tau", default=None, metavar="K", help="number of exact terms of --bound tau, K >= 1")
+
+
+# ---------------------------------------------------------------------------
+# output paths and parallel options (checked before any work starts)
+# ---------------------------------------------------------------------------
+
+#: most local worker processes (``--jobs``) on one machine
+MAX_JOBS = 256
+
+
+def output_file(path: object, option: str = "--out") -> str:
+    """The file that ``option`` names, checked before any work: a regular file (replaced) or a
+    new name, in an existing directory. A symlink is written through (its target is the file);
+    a directory, a device, a FIFO or any other non-regular file is refused, never replaced.
+
+    Returns the path to write (the symlink's target when ``path`` is a symlink)."""
+    text = str(path)
+    if not text.strip():
+        raise ValueError(f"{option} must be a file name. Found ''.")
+    shown = quote(text)
+    try:
+        real = os.path.realpath(text)  # follows symlinks, also dangling ones
+        name = os.path.basename(real)
+        parent = os.path.dirname(real)
+        if not name or os.path.isdir(real):
+            raise ValueError(f"{option} must be a file, not a directory. Found {shown}.")
+        if os.path.lexists(real) and not os.path.isfile(real):
+            raise ValueError(f"{option} must be a regular file or a new name (not a device or FIFO). Found {shown}.")
+        if not os.path.isdir(parent):
+            raise ValueError(f"{option} must be in an existing directory. Found {shown}.")
+        if len(name.encode("utf-8", "surrogateescape")) > os.pathconf(parent, "PC_NAME_MAX"):
+            raise ValueError(f"{option} must be a file name of at most 255 bytes. Found {shown}.")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise ValueError(f"{option} must be in a writable directory. Found {shown}.")
+    except OSError as exc:
+        raise ValueError(f"{option} cannot be used: {exc.strerror}. Found {shown}.") from None
+    return real
+
+
+def write_text_atomic(path: str, text: str, option: str = "--out") -> None:
+    """Write ``text`` to ``path`` (checked by :func:`output_file`) atomically: a temporary file
+    in the same directory, then a rename; on any error ``path`` is left as it was."""
+    import contextlib
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".rigorous-rdp-", suffix=".tmp", dir=os.path.dirname(path))
+    except OSError as exc:
+        raise ValueError(f"{option} cannot be written: {exc.strerror}. Found {quote(path)}.") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise ValueError(f"{option} cannot be written: {exc.strerror}. Found {quote(path)}.") from None
+        raise
+
+
+def output_dir(path: object, option: str = "--out") -> str:
+    """A directory that ``option`` names, checked before any work: an existing directory, or a
+    new one whose nearest existing ancestor is a writable directory."""
+    text = str(path)
+    if not text.strip():
+        raise ValueError(f"{option} must be a directory name. Found ''.")
+    shown = quote(text)
+    try:
+        real = os.path.realpath(text)
+        if os.path.lexists(real) and not os.path.isdir(real):
+            raise ValueError(f"{option} must be a directory. Found {shown}.")
+        ancestor = real
+        while not os.path.lexists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        if not os.path.isdir(ancestor):
+            raise ValueError(f"{option} must be under a directory, not under a file. Found {shown}.")
+        if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in real.split(os.sep)):
+            raise ValueError(f"{option} must have names of at most 255 bytes. Found {shown}.")
+        if not os.access(ancestor, os.W_OK | os.X_OK):
+            raise ValueError(f"{option} must be in a writable directory. Found {shown}.")
+    except OSError as exc:
+        raise ValueError(f"{option} cannot be used: {exc.strerror}. Found {shown}.") from None
+    return real
+
+
+def parallel_options(args: argparse.Namespace) -> tuple[int, str | None]:
+    """``--jobs`` (local worker processes, 1 to 256; default 1) and ``--dask`` (validated),
+    which exclude each other."""
+    from ..research.parallel import validate_dask
+
+    jobs_given = getattr(args, "jobs", None)
+    dask = getattr(args, "dask", None)
+    if jobs_given is not None and dask is not None:
+        raise ValueError(
+            "--jobs and --dask exclude each other (--jobs: local worker processes; --dask: the workers of a cluster)."
+        )
+    jobs = 1 if jobs_given is None else validation.integer_in_range(jobs_given, "jobs", 1, MAX_JOBS)
+    if dask is not None and len(str(dask)) > 80:
+        raise ValueError(f"--dask must be local:N or a scheduler address. Found {quote(dask)}.")
+    return jobs, validate_dask(dask)

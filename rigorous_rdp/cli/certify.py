@@ -33,11 +33,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    out_path = common.output_file(args.out)  # before any work
     template = common.accountant_option(args)
     steps = common.parse_steps(args.steps)
     event = common.build_event(args)
-    if not str(args.out).strip():
-        raise ValueError("--out must be a file name. Found ''.")
     method = pld_cli.method_of(args)
 
     def rdp() -> dict[str, Any]:
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         else {"rdp": rdp, "pld": pld}[method]()
     )
     try:
-        write_certificate(cert, args.out)
+        write_certificate(cert, out_path)
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
     except OSError as exc:
