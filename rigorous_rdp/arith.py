@@ -526,14 +526,24 @@ def refine(
 # ---------------------------------------------------------------------------
 
 
+def _ball(x: object, name: str) -> arb:
+    """``x`` as a ball: an arb as is, an int or Fraction exactly; anything else (a bool, a float,
+    a string) is a ``TypeError`` naming the parameter."""
+    if isinstance(x, arb):
+        return x
+    if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
+        return to_arb(x)
+    raise TypeError(f"{name} must be an arb ball (or an exact int or Fraction). Found {type(x).__name__}.")
+
+
 def certainly_lt(a: arb, b: arb) -> bool:
     """True only if every point of ``a`` is below every point of ``b``."""
-    return bool(a < b)
+    return bool(_ball(a, "a") < _ball(b, "b"))
 
 
 def certainly_le(a: arb, b: arb) -> bool:
     """True only if every point of ``a`` is ``<=`` every point of ``b``."""
-    return bool(a <= b)
+    return bool(_ball(a, "a") <= _ball(b, "b"))
 
 
 def compare(a: arb, b: arb) -> int:
@@ -541,7 +551,9 @@ def compare(a: arb, b: arb) -> int:
 
     Raises:
         UndecidedComparison: when the balls overlap and are not both exact.
+        TypeError: when ``a`` or ``b`` is not a ball (nor an exact int or Fraction).
     """
+    a, b = _ball(a, "a"), _ball(b, "b")
     if a < b:
         return -1
     if b < a:
