@@ -12,6 +12,7 @@ line renders the same error with its option names (``--sigma``, ``--q``) by
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import MAX_EMAX, MIN_EMIN, Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
@@ -36,12 +37,8 @@ def quote(value: object) -> str:
     of being converted to text (which Python refuses beyond 4300 digits)."""
     if isinstance(value, bool) or value is None:
         text = repr(value)
-    elif isinstance(value, int):
-        text = _big(value) or str(value)
-    elif isinstance(value, Fraction):
-        terms = (value.numerator, value.denominator)
-        big = any(_big(t) for t in terms)
-        text = f"a fraction with a term of about {max(map(_digits, terms))} digits" if big else str(value)
+    elif isinstance(value, (int, Fraction)):
+        text = _exact_text(Fraction(value))
     elif isinstance(value, str):
         plain = value.isprintable() and value.strip() == value and value != ""
         text = value if plain else repr(value)
@@ -56,13 +53,33 @@ def quote(value: object) -> str:
     return text
 
 
+def _exact_text(f: Fraction) -> str:
+    """A rational as a short decimal when it is one (``1/100`` -> ``0.01``, ``10**400`` ->
+    ``1e400``), else ``p/q``; huge terms are described by their size instead."""
+    terms = (f.numerator, f.denominator)
+    if max(abs(t).bit_length() for t in terms) > 20000:
+        return f"a number with about {max(map(_digits, terms))} digits"
+    den = f.denominator
+    twos = (den & -den).bit_length() - 1
+    rest = den >> twos
+    while rest % 5 == 0:
+        rest //= 5
+    if rest == 1:  # a terminating decimal
+        with localcontext() as ctx:
+            ctx.prec = _digits(f.numerator) + 2 * _digits(den) + 5
+            ctx.Emax, ctx.Emin = MAX_EMAX, MIN_EMIN
+            d = (Decimal(f.numerator) / Decimal(den)).normalize()
+        text = f"{d:e}" if abs(d.adjusted()) > 6 else f"{d:f}"
+        text = text.replace("e+", "e")
+        if len(text) <= MAX_QUOTE:
+            return text
+    if max(abs(t).bit_length() for t in terms) > 1000:
+        return f"a number with about {max(map(_digits, terms))} digits"
+    return str(f)
+
+
 def _digits(n: int) -> int:
     return max(1, int(abs(n).bit_length() * 0.30103) + 1)
-
-
-def _big(n: int) -> str:
-    """``an integer of about D digits`` when ``n`` is too long to quote, else ''."""
-    return f"an integer of about {_digits(n)} digits" if abs(n).bit_length() > 300 else ""
 
 
 _ABSENT = object()

@@ -96,7 +96,7 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
     out["prove"]["statement"] = (
         "ratio <= 1 for every configuration" if res.complete else "not proven: open boxes remain"
     )
-    if args.out is not None:
+    if out_path is not None:
         from ..certificate import write_certificate
         from ..research.conjecture_certificate import make_boxes_certificate
 
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             progress=not args.json,
         )
     out = res.to_json()
-    if args.out is not None:
+    if out_path is not None:
         out["certificate"] = _write_certificate(res, out_path, args.out)
     if spec is not None:
         out["dask"] = spec

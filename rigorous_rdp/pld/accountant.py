@@ -148,8 +148,9 @@ class _Pair:
 
 def _pairs(event: ev.DpEvent) -> _Pair | None:
     """The dominating pairs of a leaf event, ``None`` for a no-op, or raise."""
-    if isinstance(getattr(event, "event", event), ev.GaussianEvent):
-        PLD_NOISE.check(getattr(event, "event", event).noise_multiplier, "noise_multiplier")
+    gaussian = getattr(event, "event", event)
+    if isinstance(gaussian, ev.GaussianEvent):
+        PLD_NOISE.check(gaussian.noise_multiplier, "noise_multiplier")
     if isinstance(event, ev.GaussianEvent):
         p = gaussian_profile(event.noise_multiplier)
         return _Pair(p, p)
@@ -163,12 +164,10 @@ def _pairs(event: ev.DpEvent) -> _Pair | None:
         if event.adjacency is not ev.Adjacency.ADD_REMOVE:
             raise UnsupportedEventError(
                 "pld supports Poisson sampling under add-remove adjacency only (replace-one has no "
-                "certified dominating pair here); use the RDP accountant."
+                "certified dominating pair here)."
             )
         if not isinstance(event.event, ev.GaussianEvent):
-            raise UnsupportedEventError(
-                "pld supports Poisson sampling of the Gaussian mechanism only; use the RDP accountant."
-            )
+            raise UnsupportedEventError("pld supports Poisson sampling of the Gaussian mechanism only.")
         q, s = event.sampling_probability, event.event.noise_multiplier
         if q == 0:
             return None
@@ -193,7 +192,7 @@ def _pairs(event: ev.DpEvent) -> _Pair | None:
             p = gaussian_profile(s)
             return _Pair(p, p, tight=False)
         return _Pair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"), tight=False)
-    raise UnsupportedEventError(f"pld does not support {type(event).__name__}; use the RDP accountant.")
+    raise UnsupportedEventError(f"pld does not support {type(event).__name__}.")
 
 
 @dataclass(frozen=True)

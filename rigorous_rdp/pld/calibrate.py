@@ -88,8 +88,7 @@ def calibrate_sigma_pld(
         # FSwoR is accounted through pairs that only dominate it: their lower ends say
         # nothing about the mechanism, so "the next smaller sigma misses" is unprovable
         raise UnsupportedEventError(
-            "pld calibration supports events whose pairs are tight "
-            "(not fswor: its Poisson pairs only dominate it); use the RDP calibration."
+            "pld calibration supports events whose pairs are tight (not fswor: its Poisson pairs only dominate it)."
         )
 
     def bracket(sigma: Fraction, w: Fraction) -> PldEpsilonResult:
