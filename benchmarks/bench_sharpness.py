@@ -42,8 +42,8 @@ from rigorous_rdp import (  # noqa: E402
 )
 from rigorous_rdp.accountant import clear_caches  # noqa: E402
 from rigorous_rdp.arith import refine  # noqa: E402
-from rigorous_rdp.curves import rdp_curve  # noqa: E402
 from rigorous_rdp.mechanisms import LaplaceCurve  # noqa: E402
+from rigorous_rdp.registry import rdp_curve  # noqa: E402
 from rigorous_rdp.subsampling.poisson_replace_one import PoissonReplaceOneGaussianCurve  # noqa: E402
 from rigorous_rdp.subsampling.zhu_wang import poisson_subsampled_curve  # noqa: E402
 

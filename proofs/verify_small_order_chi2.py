@@ -109,8 +109,8 @@ def test_bound_above_true_divergence():
     """The certified curve is above the exact divergences of Poisson-subsampled Laplace
     (both directions, quadrature) on a few configurations."""
     from rigorous_rdp.arith import workprec
-    from rigorous_rdp.curves import rdp_curve
     from rigorous_rdp.events import LaplaceEvent
+    from rigorous_rdp.registry import rdp_curve
     from rigorous_rdp.subsampling.zhu_wang import SmallOrderChi2Curve
 
     def lap(z, m, b):

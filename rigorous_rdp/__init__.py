@@ -22,7 +22,7 @@ from .accountant import DEFAULT_ORDERS, DeltaResult, EpsilonResult, RdpAccountan
 from .arith import Certified, certainly_le, certainly_lt, compare, refine, workprec
 from .calibrate import SigmaCalibration, StepsBudget, calibrate_sigma, max_steps
 from .conversion import Conversion
-from .curves import RdpCurve, rdp_curve, supports
+from .curves import RdpCurve
 from .errors import PrecisionExhausted, UndecidedComparison, UnsupportedEventError
 from .events import (
     Adjacency,
@@ -39,7 +39,7 @@ from .events import (
     Wang2019SampledEvent,
     ZhuWangSampledEvent,
 )
-from .registry import ROWS, sampled_event
+from .registry import ROWS, rdp_curve, sampled_event, supports
 
 __version__ = "0.1.0"
 

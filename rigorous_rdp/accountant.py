@@ -43,14 +43,13 @@ import numpy.typing as npt
 from flint import arb
 
 from . import validation
-
-# registration of the bounds with rdp_curve
 from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb
 from .conversion import Conversion, conversion_name, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
-from .curves import RdpCurve, rdp_curve
+from .curves import RdpCurve
 from .errors import PrecisionExhausted, UnsupportedEventError
 from .events import DpEvent, leaf_counts
 from .floatmath import log_fraction
+from .registry import rdp_curve
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -84,7 +83,10 @@ _INTEGER_SCREEN = np.array([2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64
 
 @dataclass(frozen=True)
 class RdpResult:
-    """Certified total RDP at one order."""
+    """Certified total RDP at one order: an enclosure of the value of the composed RDP
+    upper bound (:attr:`claim`)."""
+
+    claim: ClassVar[str] = "enclosure of the certified RDP upper bound at the order"
 
     order: Fraction
     rdp: Certified
@@ -123,6 +125,9 @@ class ConversionResult:
 
     quantity: ClassVar[str] = "value"
     target_name: ClassVar[str] = "target"
+    #: what is certified: ``value.upper()`` is an upper bound on the optimal value (the RDP route
+    #: proves no lower bound on it; a PLD result is a bracket instead)
+    claim: ClassVar[str] = "enclosure of an upper bound (RDP composed, then converted) on the optimal value"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -328,6 +333,11 @@ class ComposingAccountant(Generic[_L]):
     is mapped once by :meth:`_leaf` to what the accountant composes (its RDP curve,
     its dominating pairs; ``None`` for a no-op) and counted; :meth:`_add` stores the
     counts of one :meth:`compose`, which is all or nothing.
+
+    Both accountants answer with one vocabulary (dp_accounting's): ``get_epsilon(target_delta)``
+    and ``get_delta(target_epsilon)`` give the certified value, ``get_epsilon_result`` and
+    ``get_delta_result`` the typed result whose ``claim`` says what is certified (an upper
+    bound for RDP, a bracket of the optimum for PLD).
     """
 
     def supports(self, event: DpEvent) -> bool:
@@ -802,6 +812,18 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
     def get_epsilon(self, target_delta: object) -> Certified:
         """Certified epsilon for ``target_delta`` (see :meth:`get_epsilon_and_order`)."""
         return self.get_epsilon_and_order(target_delta).epsilon
+
+    def get_epsilon_result(self, target_delta: object) -> EpsilonResult:
+        """The typed result of :meth:`get_epsilon` (the vocabulary shared with the PLD accountant)."""
+        return self.get_epsilon_and_order(target_delta)
+
+    def get_delta(self, target_epsilon: object) -> Certified:
+        """Certified delta for ``target_epsilon`` (see :meth:`get_delta_and_order`)."""
+        return self.get_delta_and_order(target_epsilon).delta
+
+    def get_delta_result(self, target_epsilon: object) -> DeltaResult:
+        """The typed result of :meth:`get_delta` (the vocabulary shared with the PLD accountant)."""
+        return self.get_delta_and_order(target_epsilon)
 
     def get_delta_and_order(self, target_epsilon: object) -> DeltaResult:
         """Smallest certified delta found by the order search, for ``target_epsilon``."""

@@ -56,12 +56,9 @@ import mpmath
 
 from .accountant import DEFAULT_ORDERS, RdpAccountant
 from .arith import DEFAULT_DIGITS, parse_rational
-from .curves import rdp_curve
 from .errors import UnsupportedEventError
-from .events import EVENT_TAGS, ComposedEvent, DpEvent, SelfComposedEvent, leaf_counts
-from .registry import NOISES, event_key, reference_pure_dp_of_curve
-
-_TAG_OF: dict[type, str] = {cls: tag for tag, cls in EVENT_TAGS.items()}
+from .events import ComposedEvent, DpEvent, SelfComposedEvent, leaf_counts
+from .registry import describe, event_tags, rdp_curve, reference_pure_dp_of_curve
 
 __all__ = [
     "CERTIFICATE_FORMAT",
@@ -136,7 +133,7 @@ def event_to_json(event: DpEvent) -> dict[str, Any]:
     ``{"type": <tag of events.EVENT_TAGS>, <field>: <value>, ...}``: rationals as
     ``"p/q"`` strings, enums by value, nested events as objects, tuples as lists.
     """
-    tag = _TAG_OF.get(type(event))
+    tag = next((t for t, cls in event_tags().items() if cls is type(event)), None)
     if tag is None:
         raise UnsupportedEventError(f"no JSON form for {type(event).__name__}")
     out: dict[str, Any] = {"type": tag}
@@ -175,7 +172,7 @@ def _event_from_json(obj: Any, depth: int) -> DpEvent:
         raise CertificateError(f"events are nested more than {_MAX_EVENT_DEPTH} levels deep.")
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise CertificateError(f"event must be an object with a 'type'. Found {obj!r}.")
-    cls = EVENT_TAGS.get(obj["type"])
+    cls = event_tags().get(obj["type"])
     if cls is None:
         raise CertificateError(f"unknown event type {obj['type']!r}.")
     names = {f.name for f in dataclasses.fields(cls)}
@@ -194,7 +191,7 @@ def _event_from_json(obj: Any, depth: int) -> DpEvent:
 
 def describe_event(event: Any) -> dict[str, Any]:
     """Flat human-readable summary (noise, its parameter, sampling, adjacency, bound),
-    read off the event's row key in :mod:`rigorous_rdp.registry`.
+    stated by the event's scheme (:func:`rigorous_rdp.registry.describe`).
 
     For composed events the summary is ``{"composed": [...]}`` of the parts.
     """
@@ -202,21 +199,7 @@ def describe_event(event: Any) -> dict[str, Any]:
         return {"self_composed": describe_event(event.event), "count": event.count}
     if isinstance(event, ComposedEvent):
         return {"composed": [describe_event(e) for e in event.events]}
-    mech, sampling, adjacency, bound = event_key(event)
-    inner = getattr(event, "event", event)
-    noise = next(n for n in NOISES if n.event is mech)
-    out: dict[str, Any] = {"noise": noise.name, noise.option: _rat(getattr(inner, noise.field))}
-    out["sampling"] = sampling.value
-    if hasattr(event, "batch_size"):
-        out.update(batch_size=event.batch_size, dataset_size=event.dataset_size)
-        if hasattr(event, "taylor_order"):
-            out["taylor_order"] = event.taylor_order
-    elif sampling.value == "poisson":
-        out["q"] = _rat(event.sampling_probability)
-    out["adjacency"] = adjacency.value
-    if bound is not None:
-        out["bound"] = bound.value
-    return out
+    return describe(event)
 
 
 _flatten = leaf_counts

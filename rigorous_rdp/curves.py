@@ -9,8 +9,8 @@ of one application of a mechanism.  It offers two evaluations:
   Any order gives a valid bound, so a poor screen can only cost tightness,
   never soundness: the reported value is always recomputed by ``certified``.
 
-:func:`rdp_curve` maps an event to its curve through the one table of
-:mod:`rigorous_rdp.registry`.
+:func:`rigorous_rdp.registry.rdp_curve` maps an event to its curve (through the event's
+:class:`~rigorous_rdp.scheme.Scheme`); this module knows no event.
 """
 
 from __future__ import annotations
@@ -25,10 +25,8 @@ from flint import arb
 
 from . import validation
 from .arith import arb_min, workprec
-from .errors import UnsupportedEventError
-from .events import DpEvent
 
-__all__ = ["MinCurve", "RdpCurve", "bound_name", "rdp_curve", "supports"]
+__all__ = ["MinCurve", "RdpCurve", "bound_name"]
 
 
 class RdpCurve(abc.ABC):
@@ -218,24 +216,3 @@ def bound_name(curve: RdpCurve, alpha: Fraction) -> str:
         name: str = w(Fraction(alpha))
         return name
     return curve.name
-
-
-def rdp_curve(event: DpEvent) -> RdpCurve:
-    """The certified RDP curve of one application of ``event`` (its row in
-    :data:`rigorous_rdp.registry.ROWS`).
-
-    Raises:
-        UnsupportedEventError: if no certified bound is registered for it.
-    """
-    from .registry import curve_for_event
-
-    return curve_for_event(event)
-
-
-def supports(event: DpEvent) -> bool:
-    """True if :func:`rdp_curve` has a certified bound for ``event`` (never raises)."""
-    try:
-        rdp_curve(event)
-    except (UnsupportedEventError, ValueError):
-        return False
-    return True

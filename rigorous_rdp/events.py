@@ -24,8 +24,11 @@ All mechanisms have sensitivity 1:
 
 Error messages name the API parameter (``noise_multiplier must be > 0. Found
 ...``); the command line maps these names to its options (``--sigma``).
-Which certified bound an event gets is decided in one place, the table of
-:mod:`rigorous_rdp.registry`.
+How an event is read (its certified RDP curve, its PLD pair, its references, its
+parameters) is decided by its :class:`~rigorous_rdp.scheme.Scheme`, one per event shape,
+listed in :mod:`rigorous_rdp.registry`.  :data:`EVENT_TAGS` holds the tags of the
+composition events; each scheme adds those of its own events
+(:func:`rigorous_rdp.registry.event_tags`).
 """
 
 from __future__ import annotations
@@ -105,7 +108,8 @@ def _check_event(value: object, name: str = "event") -> None:
 
 
 class Sampling(enum.Enum):
-    """How the minibatch of one step is drawn (the ``--sampling`` option)."""
+    """The built-in sampling schemes (the registry lists every scheme by name:
+    :func:`rigorous_rdp.registry.samplings`)."""
 
     NONE = "none"
     POISSON = "poisson"

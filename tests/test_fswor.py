@@ -14,12 +14,13 @@ from flint import arb
 
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import refine, workprec
-from rigorous_rdp.curves import MinCurve, bound_name, rdp_curve
+from rigorous_rdp.curves import MinCurve, bound_name
 from rigorous_rdp.errors import UnsupportedEventError
 from rigorous_rdp.events import FixedSizeSampledEvent, GaussianEvent
 from rigorous_rdp.reference import fswor as ref
 from rigorous_rdp.reference import reference_rdp
 from rigorous_rdp.reference import sharp as sharp_ref
+from rigorous_rdp.registry import rdp_curve
 from rigorous_rdp.subsampling import fswor as fw
 
 Q_PAPER = F(120, 50000)

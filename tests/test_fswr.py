@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from rigorous_rdp import FixedSizeSampledEvent, GaussianEvent, RdpAccountant, UnsupportedEventError
 from rigorous_rdp.arith import workprec
-from rigorous_rdp.curves import rdp_curve
 from rigorous_rdp.events import Adjacency
 from rigorous_rdp.reference import fixed_size_misc as R
 from rigorous_rdp.reference import reference_rdp
+from rigorous_rdp.registry import rdp_curve
 from rigorous_rdp.subsampling.fswr import (
     FswrGaussianCurve,
     fswr_lower,

@@ -19,7 +19,6 @@ from _containment import contains, describe, endpoints, rel_width, width_ok
 from flint import arb
 
 from rigorous_rdp.arith import refine, to_arb, workprec
-from rigorous_rdp.curves import rdp_curve
 from rigorous_rdp.events import GaussianEvent, LaplaceEvent, RandomizedResponseEvent
 from rigorous_rdp.mechanisms import (
     gaussian_rdp,
@@ -30,6 +29,7 @@ from rigorous_rdp.mechanisms import (
 )
 from rigorous_rdp.reference import reference_rdp
 from rigorous_rdp.reference.gaussian import gaussian_rdp_mp, laplace_rdp_mp, randomized_response_rdp_mp
+from rigorous_rdp.registry import rdp_curve
 
 DIGITS = 12
 # error of the mpmath references at 50 digits (quadrature of the definition, or plain sums)

@@ -219,7 +219,7 @@ def test_bad_width_at_construction():
 def test_unsupported_events_refused(event):
     acc = PldAccountant()
     assert not acc.supports(event)
-    with pytest.raises(UnsupportedEventError, match="pld"):
+    with pytest.raises(UnsupportedEventError, match="PLD accountant"):
         acc.compose(event, 1)
 
 

@@ -31,10 +31,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rigorous_rdp.arith import certainly_lt, refine, to_arb, workprec
-from rigorous_rdp.curves import rdp_curve
 from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent
 from rigorous_rdp.reference import reference_rdp
 from rigorous_rdp.reference.gaussian import poisson_gaussian_log_a_binomial_mp, poisson_gaussian_rdp_mp
+from rigorous_rdp.registry import rdp_curve
 from rigorous_rdp.subsampling.poisson_gaussian import log_a_fractional
 
 DATA = Path(__file__).parent / "data" / "poisson_gaussian_reference.json"

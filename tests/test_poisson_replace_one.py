@@ -21,12 +21,13 @@ from flint import arb
 from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.cli import main
-from rigorous_rdp.curves import MinCurve, bound_name, rdp_curve
+from rigorous_rdp.curves import MinCurve, bound_name
 from rigorous_rdp.events import Adjacency
 from rigorous_rdp.mechanisms import GaussianCurve
 from rigorous_rdp.reference import fixed_size_misc as R
 from rigorous_rdp.reference import reference_rdp
 from rigorous_rdp.reference import sharp as sharp_ref
+from rigorous_rdp.registry import rdp_curve
 from rigorous_rdp.subsampling.fswor import fswor_replace_one_rdp
 from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve
 from rigorous_rdp.subsampling.poisson_replace_one import (

@@ -1,4 +1,4 @@
-"""Contract over every row of the one table (rigorous_rdp.registry.ROWS).
+"""Contract over every row of the registry (rigorous_rdp.registry.rows(): every scheme and bound).
 
 For each row: build the event from its command-line example -> certify -> verify accepts
 -> the event survives a JSON round trip -> a tampered copy (epsilon lowered, hash
@@ -18,7 +18,9 @@ from rigorous_rdp import registry
 from rigorous_rdp.certificate import content_hash, event_from_json, event_to_json, verify_file
 from rigorous_rdp.cli import main
 from rigorous_rdp.cli._common import build_event
-from rigorous_rdp.curves import MinCurve, rdp_curve
+from rigorous_rdp.curves import MinCurve
+from rigorous_rdp.errors import UnsupportedEventError
+from rigorous_rdp.registry import rdp_curve
 
 
 def _run(argv, capsys):
@@ -29,30 +31,20 @@ def _run(argv, capsys):
 
 def _namespace(cli):
     """Mechanism options of a row's example as the parser would give them."""
-    ns = argparse.Namespace(
-        noise="gaussian",
-        sigma=None,
-        scale=None,
-        p=None,
-        sampling="none",
-        q=None,
-        batch_size=None,
-        dataset_size=None,
-        adjacency="add-remove",
-        taylor_order=None,
-        bound=None,
-        tau=None,
-    )
+    ns = argparse.Namespace(noise="gaussian", sampling="none", adjacency="add-remove", bound=None, tau=None)
+    for param in registry.parameters():
+        setattr(ns, param.dest, None)
     it = iter(cli)
     for opt in it:
         setattr(ns, opt[2:].replace("-", "_"), next(it))
     return ns
 
 
-@pytest.mark.parametrize("row", registry.ROWS, ids=lambda r: r.label)
+@pytest.mark.parametrize("row", registry.rows(), ids=lambda r: r.label)
 def test_row_lookup_round_trip(row):
     event = build_event(_namespace(row.cli), guarantee=False)
-    assert registry.lookup(event) is row
+    assert event == row.event()
+    assert registry.lookup(event) == row
     again = event_from_json(json.loads(json.dumps(event_to_json(event))))
     assert again == event
     curve = rdp_curve(event)
@@ -70,7 +62,23 @@ def reference_once(monkeypatch):
     monkeypatch.setattr(registry, "reference_rdp", functools.cache(registry.reference_rdp))
 
 
-@pytest.mark.parametrize("row", registry.ROWS, ids=lambda r: r.label)
+@pytest.mark.parametrize("row", registry.rows(), ids=lambda r: r.label)
+def test_row_pld_reading(row):
+    """Every row has a PLD reading: a pair and its independent reference, or a refusal in API words."""
+    event = row.event()
+    try:
+        pair = registry.pld_pair(event)
+    except UnsupportedEventError as exc:
+        assert "PLD accountant" in str(exc) and "--" not in str(exc)
+        with pytest.raises(UnsupportedEventError):
+            registry.reference_pld(event)
+        return
+    assert pair is not None and pair.remove.key and pair.add.key
+    kind, params = registry.reference_pld(event)
+    assert params and (callable(kind) or kind in ("gaussian", "laplace", "rr", "poisson-gaussian"))
+
+
+@pytest.mark.parametrize("row", registry.rows(), ids=lambda r: r.label)
 def test_row_certify_verify_tamper(row, tmp_path, capsys, reference_once):
     path = tmp_path / "cert.json"
     code, out, err = _run(
@@ -131,7 +139,6 @@ def test_fswr_and_poisson_replace_one_q1_certificates_verify(tmp_path, capsys):
 
 def test_unsupported_combination_names_the_table():
     from rigorous_rdp import GaussianEvent
-    from rigorous_rdp.errors import UnsupportedEventError
 
     with pytest.raises(UnsupportedEventError, match="supported: GaussianEvent/fswr/add-remove/default"):
         registry.sampled_event(GaussianEvent(1), "fswr", adjacency="replace-one", batch_size=2, dataset_size=10)

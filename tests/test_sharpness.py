@@ -23,7 +23,7 @@ from _refcheck import endpoints, mp_fraction
 import rigorous_rdp.reference.fswor as rf
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import workprec
-from rigorous_rdp.curves import bound_name, rdp_curve
+from rigorous_rdp.curves import bound_name
 from rigorous_rdp.events import (
     FixedSizeSampledEvent,
     GaussianEvent,
@@ -35,6 +35,7 @@ from rigorous_rdp.reference import sharp as S
 from rigorous_rdp.reference.fixed_size_misc import fswr_lower_exact_mp, fswr_upper_mp, wang_lower_mp
 from rigorous_rdp.reference.gaussian import gaussian_rdp_mp, poisson_gaussian_rdp_mp
 from rigorous_rdp.reference.zhu_wang import base_rdp_mp, theorem8_mp
+from rigorous_rdp.registry import rdp_curve
 
 TOL = F(1, 10**6)
 

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from rigorous_rdp import GaussianEvent, LaplaceEvent, RdpAccountant, UnsupportedEventError
 from rigorous_rdp.arith import workprec
-from rigorous_rdp.curves import rdp_curve
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve
 from rigorous_rdp.reference import fixed_size_misc as R
 from rigorous_rdp.reference import reference_rdp
+from rigorous_rdp.registry import rdp_curve
 from rigorous_rdp.subsampling.poisson_gaussian import log_a_integer
 from rigorous_rdp.subsampling.wang2019 import (
     Wang2019SampledEvent,

@@ -10,13 +10,14 @@ from flint import arb
 
 from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import rel_width_ok, workprec
-from rigorous_rdp.curves import MinCurve, bound_name, rdp_curve
+from rigorous_rdp.curves import MinCurve, bound_name
 from rigorous_rdp.events import LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
 from rigorous_rdp.reference import reference_rdp
 from rigorous_rdp.reference import sharp as sharp_ref
 from rigorous_rdp.reference.gaussian import laplace_rdp_mp
 from rigorous_rdp.reference.zhu_wang import base_rdp_mp, theorem11_mp, zhu_wang_rdp_mp
+from rigorous_rdp.registry import rdp_curve
 from rigorous_rdp.research.abadi import abadi_lemma3_rdp, abadi_validity_range
 from rigorous_rdp.subsampling.poisson_gaussian import poisson_gaussian_rdp
 from rigorous_rdp.subsampling.zhu_wang import (

@@ -22,7 +22,8 @@ from paper_repro._common import decorate, fast_tag
 from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.arith import Certified, decimal_lower, refine, workprec
 from rigorous_rdp.conversion import epsilon_balle
-from rigorous_rdp.curves import MinCurve, rdp_curve
+from rigorous_rdp.curves import MinCurve
+from rigorous_rdp.registry import rdp_curve
 from rigorous_rdp.subsampling.fswr import fswr_lower_rdp
 from rigorous_rdp.subsampling.wang2019 import Wang2019SampledEvent, wang2019_gaussian_lower
 

@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Any
 from .. import budget, validation
 from ..arith import DEFAULT_DIGITS, MAX_DECIMAL_EXPONENT, parse_rational
 from ..errors import BudgetExceeded, InvalidParameter, PrecisionExhausted, UnsupportedEventError, quote
-from ..events import DpEvent, Sampling
+from ..events import DpEvent
 from ..validation import MAX_COUNT, MAX_TAYLOR_ORDER, TINY, RealRange
 
 if TYPE_CHECKING:
     from ..accountant import RdpAccountant
 
-SAMPLINGS = tuple(s.value for s in Sampling)
 ADJACENCIES = ("add-remove", "replace-one")
 
 
@@ -132,28 +131,20 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_mechanism_options(p: argparse.ArgumentParser, *, sigma: bool = True) -> None:
-    g = p.add_argument_group("mechanism")
-    from ..registry import NOISES
+    """``--noise``, ``--sampling``, ``--adjacency`` and the parameter option of every noise and
+    sampling scheme of the registry (:func:`rigorous_rdp.registry.parameters`)."""
+    from .. import registry
 
-    g.add_argument(
-        "--noise", default="gaussian", choices=[n.name for n in NOISES], help="base mechanism (default gaussian)"
-    )
-    for n in NOISES:
-        if n.option != "sigma" or sigma:
-            g.add_argument(f"--{n.option}", metavar=n.metavar, help=n.help)
-    g.add_argument("--sampling", default="none", choices=SAMPLINGS, help="subsampling scheme (default none)")
-    g.add_argument("--q", metavar="Q", help="Poisson sampling probability, 0 <= Q <= 1")
-    g.add_argument("--batch-size", metavar="B", help="fixed-size minibatch size, 1 <= B <= N")
-    g.add_argument("--dataset-size", metavar="N", help="dataset size N >= 1 (fixed-size sampling)")
+    g = p.add_argument_group("mechanism")
+    names = [n.name for n in registry.noises()]
+    g.add_argument("--noise", default=names[0], choices=names, help=f"base mechanism (default {names[0]})")
+    g.add_argument("--sampling", default="none", choices=registry.samplings(), help="subsampling scheme (default none)")
     g.add_argument(
         "--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)"
     )
-    g.add_argument(
-        "--taylor-order",
-        metavar="M",
-        default=None,
-        help="order m >= 3 of the Taylor bounds of Birrell et al. (default 3)",
-    )
+    for param in registry.parameters():
+        if param.option != "sigma" or sigma:
+            g.add_argument(f"--{param.option}", metavar=param.metavar, default=None, help=param.help)
 
 
 def parse_digits(args: argparse.Namespace) -> float:
@@ -162,18 +153,19 @@ def parse_digits(args: argparse.Namespace) -> float:
 
 def build_base_event(args: argparse.Namespace, sigma: object | None = None) -> DpEvent:
     """The base mechanism from --noise and its parameter (``sigma`` overrides --sigma)."""
-    from ..registry import NOISES
+    from ..registry import noises
 
-    noise = next(n for n in NOISES if n.name == args.noise)
-    given = {n.option: getattr(args, n.option.replace("-", "_"), None) for n in NOISES}
+    noise = next(n for n in noises() if n.name == args.noise)
+    given = {n.parameter.option: getattr(args, n.parameter.dest, None) for n in noises()}
     if sigma is not None:
         given["sigma"] = sigma
+    option = noise.parameter.option
     for k, v in given.items():
-        if v is not None and k != noise.option:
-            raise ValueError(f"--{k} does not apply to --noise {noise.name} (it takes --{noise.option}).")
-    if given[noise.option] is None:
-        raise ValueError(f"--{noise.option} is required with --noise {noise.name} ({noise.help}).")
-    return noise.event(**{noise.field: given[noise.option]})
+        if v is not None and k != option:
+            raise ValueError(f"--{k} does not apply to --noise {noise.name} (it takes --{option}).")
+    if given[option] is None:
+        raise ValueError(f"--{option} is required with --noise {noise.name} ({noise.parameter.help}).")
+    return noise.event(**{noise.parameter.field: given[option]})
 
 
 def build_event(args: argparse.Namespace, sigma: object | None = None, *, guarantee: bool = True) -> DpEvent:
@@ -183,22 +175,16 @@ def build_event(args: argparse.Namespace, sigma: object | None = None, *, guaran
     ``guarantee``: the command reports a privacy guarantee (epsilon, delta), so a
     lower bound (``--bound lower``) is refused.
     """
-    from ..registry import lookup, sampled_event
+    from ..registry import lookup, sampled_event, sampling_parameters, scheme_parameters
 
     base = build_base_event(args, sigma)
     bound = getattr(args, "bound", None)
     tau = getattr(args, "tau", None)
-    event = sampled_event(
-        base,
-        args.sampling,
-        adjacency=args.adjacency,
-        bound=bound,
-        tau=tau,
-        sampling_probability=args.q,
-        batch_size=args.batch_size,
-        dataset_size=args.dataset_size,
-        taylor_order=args.taylor_order,
-    )
+    own = {p.field for p in sampling_parameters(args.sampling)}
+    values = {p.field: getattr(args, p.dest, None) for p in scheme_parameters()}
+    # a parameter of the sampling scheme first, then the others (each refused by name)
+    ordered = {**{f: v for f, v in values.items() if f not in own}, **{f: values[f] for f in own}}
+    event = sampled_event(base, args.sampling, adjacency=args.adjacency, bound=bound, tau=tau, **ordered)
     if guarantee and not lookup(event).guarantee:
         raise ValueError(
             f"--bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
@@ -208,22 +194,23 @@ def build_event(args: argparse.Namespace, sigma: object | None = None, *, guaran
 
 
 def mechanism_json(args: argparse.Namespace, sigma: str | None = None) -> dict[str, Any]:
+    """The ``mechanism`` echo of ``--json``: the noise and its parameter, the sampling scheme and
+    its parameters (as the registry names them), the adjacency; numbers as typed (integers as
+    JSON integers), a parameter not given as ``null``."""
+    from ..registry import noises, sampling_parameters
+
     out: dict[str, Any] = {"noise": args.noise}
-    for k in ("sigma", "scale", "p"):
-        v = getattr(args, k, None)
-        if k == "sigma" and sigma is not None:
-            v = sigma
+    for n in noises():
+        v = sigma if (n.parameter.option == "sigma" and sigma is not None) else getattr(args, n.parameter.dest, None)
         if v is not None:
-            out[k] = str(v)
+            out[n.parameter.json] = str(v)
     out["sampling"] = args.sampling
-    if args.sampling == "poisson":
-        out["q"] = str(args.q)
-    if args.sampling in ("fswor", "fswr"):
-        out["batch_size"] = int(parse_rational(args.batch_size, "batch-size"))
-        out["dataset_size"] = int(parse_rational(args.dataset_size, "dataset-size"))
-        out["taylor_order"] = (
-            None if args.taylor_order is None else int(parse_rational(args.taylor_order, "taylor-order"))
-        )
+    for param in sampling_parameters(args.sampling):
+        v = getattr(args, param.dest, None)
+        if param.integer:
+            out[param.json] = None if v is None else int(parse_rational(v, param.option))
+        else:
+            out[param.json] = None if v is None else str(v)
     out["adjacency"] = args.adjacency
     return out
 
@@ -255,9 +242,9 @@ def option_of(parameter: str, options: frozenset[str] | None = None) -> str:
     """The command-line option of an API parameter (``noise_multiplier`` -> ``--sigma``); the
     parameter's own name when the command has no such option (``options``: the command's
     option strings; ``None``: any)."""
-    from ..registry import NOISES
+    from ..registry import parameters
 
-    table = {**{n.field: f"--{n.option}" for n in NOISES}, **OPTION_OF}
+    table = {**{p.field: f"--{p.option}" for p in parameters()}, **OPTION_OF}
     option = table.get(parameter) or "--" + parameter.replace("_", "-")
     return option if options is None or option in options or not option.startswith("--") else parameter
 
@@ -318,12 +305,35 @@ LONGER_DEFAULT = {"verify": 600.0}
 MAX_CERTIFICATE_DIGITS = 4000
 
 
+#: the range of a parameter a scheme declares (:data:`rigorous_rdp.scheme.RANGES`) that has no
+#: entry in :data:`OPTION_RANGES`: the same wording as the built-in options of its kind
+_RANGE_KINDS: dict[str, Callable[[str], Callable[[Any], object]]] = {
+    "positive": lambda name: _real(name, _POSITIVE),
+    "open-unit": lambda name: _real(name, _OPEN_UNIT),
+    "probability": lambda name: (
+        OPTION_RANGES["q"] if name == "q" else _real(name, RealRange(Fraction(0), _ONE, "in [0, 1]"))
+    ),
+    "count": lambda name: _integer(name, 1, MAX_COUNT),
+    "taylor-order": lambda name: _integer(name, 3, MAX_TAYLOR_ORDER),
+}
+
+
+def _option_ranges() -> dict[str, Callable[[Any], object]]:
+    """:data:`OPTION_RANGES` and the ranges of the registry's other parameters."""
+    from ..registry import parameters
+
+    out = dict(OPTION_RANGES)
+    for param in parameters():
+        out.setdefault(param.dest, _RANGE_KINDS[param.range](param.option))
+    return out
+
+
 def check_option_ranges(args: argparse.Namespace) -> None:
     """Refuse out-of-range numbers before any conversion or computation (one ValueError)."""
     command = getattr(args, "command", None)
     if command not in RANGE_CHECKED:
         return
-    for dest, check in OPTION_RANGES.items():
+    for dest, check in _option_ranges().items():
         value = getattr(args, dest, None)
         if value is not None and not isinstance(value, bool):
             parsed = check(value)

@@ -15,7 +15,7 @@ from typing import Any
 from ..accountant import RdpAccountant
 from ..arith import parse_rational
 from ..events import GaussianEvent
-from ..registry import sampled_event
+from ..registry import sampled_event, sampling_parameters
 from ..validation import integer_at_least
 from . import _method as pld_cli
 from ._common import ADJACENCIES, add_command, add_result_options, fmt_interval, parse_digits
@@ -45,15 +45,37 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--delta", default=DEFAULTS["delta"], metavar="D", help="target delta in (0, 1) (default 1e-5)")
     p.add_argument(
-        "--sampling",
-        default="poisson",
-        choices=("poisson", "fswor", "fswr"),
-        help="minibatch sampling (default poisson)",
+        "--sampling", default="poisson", choices=dpsgd_samplings(), help="minibatch sampling (default poisson)"
     )
     p.add_argument(
         "--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)"
     )
     add_result_options(p)
+
+
+#: what a DP-SGD run gives a sampling scheme: q = B/N, or the batch and dataset sizes
+_TRAINING_TERMS = {"sampling_probability", "batch_size", "dataset_size"}
+
+
+def dpsgd_samplings() -> list[str]:
+    """The sampling schemes of the Gaussian mechanism whose required parameters a DP-SGD run
+    describes (:data:`_TRAINING_TERMS`), from the registry."""
+    from ..events import GaussianEvent
+    from ..registry import SCHEMES
+
+    out = []
+    for s in SCHEMES:
+        required = {p.field for p in s.parameters if p.required}
+        if s.sampling != "none" and s.noise.event is GaussianEvent and required <= _TRAINING_TERMS:
+            out.append(s.sampling)
+    return list(dict.fromkeys(out))
+
+
+def _training_values(sampling: str, b: int, n: int) -> dict[str, Any]:
+    """The sampling parameters of a run with batch size ``b`` out of ``n`` examples."""
+    fields = {p.field for p in sampling_parameters(sampling)}
+    terms = {"sampling_probability": Fraction(b, n), "batch_size": b, "dataset_size": n}
+    return {k: v for k, v in terms.items() if k in fields}
 
 
 def _positive_int(value: str, name: str) -> int:
@@ -70,14 +92,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"epochs must be > 0. Found {args.epochs}.")
     steps = -((-epochs * n) // b)  # ceil
     steps = int(steps)
-    fixed = args.sampling != "poisson"
     event = sampled_event(
-        GaussianEvent(args.sigma),
-        args.sampling,
-        adjacency=args.adjacency,
-        sampling_probability=None if fixed else Fraction(b, n),
-        batch_size=b if fixed else None,
-        dataset_size=n if fixed else None,
+        GaussianEvent(args.sigma), args.sampling, adjacency=args.adjacency, **_training_values(args.sampling, b, n)
     )
     method = pld_cli.method_of(args)
 

@@ -117,8 +117,8 @@ from flint import arb
 from .. import events as ev
 from ..accountant import DeltaResult, EpsilonResult, RdpAccountant
 from ..arith import DEFAULT_DIGITS, Certified
-from ..curves import rdp_curve
 from ..errors import UnsupportedEventError as _OurUnsupported
+from ..registry import rdp_curve
 from ..validation import integer_at_least
 from ._inputs import read_orders, weaker_reading
 

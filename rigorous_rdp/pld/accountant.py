@@ -7,7 +7,7 @@ dominating pairs of its events.  For the Gaussian, Laplace, randomized response 
 the Poisson-subsampled Gaussian the pairs are tight (attained by two neighbouring
 datasets), so the bracket contains the optimal privacy parameter of the composed
 mechanism itself.  FSwoR is accounted through pairs that only dominate it
-(``_Pair.tight`` is False): its upper end is valid, and its lower end is reported as 0.
+(``DominatingPair.tight`` is False): its upper end is valid, and its lower end is reported as 0.
 
 How the bracket is proven (each step in its module):
 
@@ -50,13 +50,14 @@ from .. import events as ev
 from .. import validation
 from ..accountant import ComposingAccountant, DeltaQuantity, EpsilonQuantity
 from ..arith import Certified, workprec
-from ..errors import InvalidParameter, UnsupportedEventError
+from ..errors import InvalidParameter
+from ..registry import pld_pair
 from ..validation import RealRange
 from .compose import compose_all, delta_at, delta_screen
 from .discretize import DiscretePld, arb_upper_fraction, discretize
-from .profiles import Profile, gaussian_profile, laplace_profile, poisson_gaussian_profile, randomized_response_profile
+from .profiles import DominatingPair, Profile
 
-__all__ = ["DEFAULT_WIDTH", "FSWOR_REFUSAL", "PldAccountant", "PldDeltaResult", "PldEpsilonResult"]
+__all__ = ["DEFAULT_WIDTH", "Bracket", "PldAccountant", "PldDeltaResult", "PldEpsilonResult"]
 
 #: default requested width of the epsilon bracket
 DEFAULT_WIDTH = Fraction(1, 100)
@@ -75,30 +76,27 @@ PLD_DELTA = RealRange(MIN_DELTA, Fraction(1), "in [1e-100, 1) for the PLD accoun
 #: requested width of an epsilon bracket (relative width of a delta bracket)
 PLD_WIDTH = RealRange(Fraction(0), Fraction(10), "in (0, 10]", lo_open=True)
 
-FSWOR_REFUSAL = (
-    "pld supports fixed-size sampling only without replacement under add-remove adjacency "
-    "(Gaussian noise), through the Poisson pairs with sigma/2 and q = batch-size/dataset-size "
-    "(see docs/pld.md); {what} is not supported by pld."
-)
-
 
 def _frac_arb(x: Fraction) -> arb:
     return arb(fmpq(x.numerator, x.denominator))
 
 
+@dataclass(frozen=True)
 class Bracket(Certified):
-    """A :class:`Certified` ball built from two exact rational endpoints, which it keeps:
-    its JSON form prints those endpoints rounded outward (an arb radius has a 30-bit
-    mantissa, so the ball's own endpoints can lie slightly outside, e.g. a tiny
-    negative lower end of a delta)."""
+    """A certified bracket ``[lower, upper]`` of the TRUE optimal value (epsilon or delta) of a
+    composition: a ball built from two exact rational endpoints, which it keeps.  Its JSON
+    form prints those endpoints rounded outward (an arb radius has a 30-bit mantissa, so the
+    ball's own endpoints can lie slightly outside, e.g. a tiny negative lower end of a delta).
 
-    lo_exact: Fraction
-    up_exact: Fraction
+    Attributes:
+        lo_exact: the exact lower end (a proven lower bound on the optimum).
+        up_exact: the exact upper end (a proven upper bound on the optimum).
+    """
 
-    def __init__(self, ball: arb, prec: int, lo: Fraction, up: Fraction):
-        super().__init__(ball, prec)
-        object.__setattr__(self, "lo_exact", lo)
-        object.__setattr__(self, "up_exact", up)
+    claim: ClassVar[str] = "bracket: the true optimal value of the composition lies in [lower, upper]"
+
+    lo_exact: Fraction = Fraction(0)
+    up_exact: Fraction = Fraction(0)
 
     def to_json(self, sig: int | None = None) -> dict:
         from ..arith import round_decimal
@@ -111,7 +109,7 @@ class Bracket(Certified):
         return {"lower": dec(self.lo_exact, False), "upper": dec(self.up_exact, True)}
 
 
-def _bracket(lo: Fraction, up: Fraction) -> Certified:
+def _bracket(lo: Fraction, up: Fraction) -> Bracket:
     """A ball whose exact endpoints enclose the rationals ``lo <= up`` (and remembers them)."""
     bits = (
         max(
@@ -125,7 +123,13 @@ def _bracket(lo: Fraction, up: Fraction) -> Certified:
     )
     with workprec(bits):
         ball = _frac_arb(lo).union(_frac_arb(up))
-    return Bracket(ball, bits, lo, up)
+    return Bracket(ball, bits, lo_exact=lo, up_exact=up)
+
+
+def _as_bracket(value: Certified) -> Bracket:
+    if not isinstance(value, Bracket):  # pragma: no cover - every PLD result holds a Bracket
+        raise TypeError(f"expected a Bracket. Found {type(value).__name__}.")
+    return value
 
 
 def decimal_text(x: Fraction) -> str:
@@ -133,66 +137,6 @@ def decimal_text(x: Fraction) -> str:
 
     v = frac_json(x)
     return v if isinstance(v, str) else repr(v)
-
-
-@dataclass(frozen=True)
-class _Pair:
-    """The dominating pairs of one event: a profile per direction."""
-
-    remove: Profile
-    add: Profile
-    #: False when the pairs only dominate the mechanism (FSwoR): then the lower end of a
-    #: bracket bounds the pairs' epsilon, not the mechanism's, and is reported as 0
-    tight: bool = True
-
-
-def _pairs(event: ev.DpEvent) -> _Pair | None:
-    """The dominating pairs of a leaf event, ``None`` for a no-op, or raise."""
-    gaussian = getattr(event, "event", event)
-    if isinstance(gaussian, ev.GaussianEvent):
-        PLD_NOISE.check(gaussian.noise_multiplier, "noise_multiplier")
-    if isinstance(event, ev.GaussianEvent):
-        p = gaussian_profile(event.noise_multiplier)
-        return _Pair(p, p)
-    if isinstance(event, ev.LaplaceEvent):
-        p = laplace_profile(event.scale)
-        return _Pair(p, p)
-    if isinstance(event, ev.RandomizedResponseEvent):
-        p = randomized_response_profile(event.p)
-        return _Pair(p, p)
-    if isinstance(event, ev.PoissonSampledEvent):
-        if event.adjacency is not ev.Adjacency.ADD_REMOVE:
-            raise UnsupportedEventError(
-                "pld supports Poisson sampling under add-remove adjacency only (replace-one has no "
-                "certified dominating pair here)."
-            )
-        if not isinstance(event.event, ev.GaussianEvent):
-            raise UnsupportedEventError("pld supports Poisson sampling of the Gaussian mechanism only.")
-        q, s = event.sampling_probability, event.event.noise_multiplier
-        if q == 0:
-            return None
-        if q == 1:
-            p = gaussian_profile(s)
-            return _Pair(p, p)
-        return _Pair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"))
-    if isinstance(event, ev.FixedSizeSampledEvent):
-        if event.replacement:
-            raise UnsupportedEventError(FSWOR_REFUSAL.format(what="sampling with replacement (fswr)"))
-        if event.adjacency is not ev.Adjacency.ADD_REMOVE:
-            raise UnsupportedEventError(FSWOR_REFUSAL.format(what="replace-one adjacency"))
-        if not isinstance(event.event, ev.GaussianEvent):
-            raise UnsupportedEventError(FSWOR_REFUSAL.format(what="a non-Gaussian inner mechanism"))
-        # Birrell et al. Thm 3.1 argument for hockey-stick divergences (docs/pld.md,
-        # proofs/verify_fswor_hockey_stick.py): remove direction dominated by the Poisson
-        # remove pair, add direction by the Poisson add pair, both with noise sigma/2 and
-        # q = |B|/|D| (the q of the larger dataset is at most |B|/|D|; monotone in q).
-        q = event.sampling_probability
-        s = event.event.noise_multiplier / 2
-        if q == 1:
-            p = gaussian_profile(s)
-            return _Pair(p, p, tight=False)
-        return _Pair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"), tight=False)
-    raise UnsupportedEventError(f"pld does not support {type(event).__name__}.")
 
 
 @dataclass(frozen=True)
@@ -210,13 +154,15 @@ class PldResult:
 
     quantity: ClassVar[str]
     target_name: ClassVar[str]
+    #: what is certified: a bracket of the true optimum (an RDP result bounds it from above only)
+    claim: ClassVar[str] = "bracket of the true optimal value of the composition of the dominating pairs"
 
-    value: Certified
+    value: Certified  # a Bracket (typed as the base class shared with the RDP results)
     target: Fraction
     grid: int
     scale_bits: int
     tail: Fraction
-    directions: dict[str, tuple[Certified, int]] = field(default_factory=dict)
+    directions: dict[str, tuple[Bracket, int]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {
@@ -254,7 +200,7 @@ def check_width(width: object) -> Fraction:
     return PLD_WIDTH.check(width, "width")
 
 
-class PldAccountant(ComposingAccountant[_Pair]):
+class PldAccountant(ComposingAccountant[DominatingPair]):
     r"""Certified PLD accountant (two-sided bracket of the optimal epsilon / delta).
 
     Args:
@@ -292,16 +238,19 @@ class PldAccountant(ComposingAccountant[_Pair]):
         self.max_grid = int(max_grid)
         self.max_length = int(max_length)
         self._last_length = 0
-        self._events: dict[ev.DpEvent, tuple[_Pair, int]] = {}
+        self._events: dict[ev.DpEvent, tuple[DominatingPair, int]] = {}
         self._cache: dict[tuple, tuple[DiscretePld, DiscretePld | None]] = {}
         self.last_tail_step = 0.0
 
     # -- composition ---------------------------------------------------------
 
-    def _leaf(self, event: ev.DpEvent) -> _Pair | None:
-        return _pairs(event)
+    def _leaf(self, event: ev.DpEvent) -> DominatingPair | None:
+        gaussian = getattr(event, "event", event)
+        if isinstance(gaussian, ev.GaussianEvent):
+            PLD_NOISE.check(gaussian.noise_multiplier, "noise_multiplier")
+        return pld_pair(event)
 
-    def _add(self, new: dict[ev.DpEvent, tuple[_Pair, int]]) -> None:
+    def _add(self, new: dict[ev.DpEvent, tuple[DominatingPair, int]]) -> None:
         for leaf, (pair, c) in new.items():
             self._events[leaf] = (pair, self._events.get(leaf, (pair, 0))[1] + c)
 
@@ -309,12 +258,8 @@ class PldAccountant(ComposingAccountant[_Pair]):
         """True if every composed pair is attained by the mechanism (lower ends valid)."""
         return all(pair.tight for pair, _ in self._active())
 
-    def _active(self) -> list[tuple[_Pair, int]]:
+    def _active(self) -> list[tuple[DominatingPair, int]]:
         return [(p, c) for p, c in self._events.values() if c > 0]
-
-    @property
-    def total_steps(self) -> int:
-        return sum(c for _, c in self._active())
 
     # -- grids ----------------------------------------------------------------
 
@@ -473,7 +418,7 @@ class PldAccountant(ComposingAccountant[_Pair]):
             order = sorted(dirs, key=lambda d: coarse[d], reverse=True)
         else:
             order = list(dirs)
-        brackets: dict[str, tuple[Certified, int]] = {}
+        brackets: dict[str, tuple[Bracket, int]] = {}
         los: dict[str, Fraction] = {}
         ups: dict[str, Fraction] = {}
         scale_bits, tail = 0, Fraction(0)
@@ -493,9 +438,9 @@ class PldAccountant(ComposingAccountant[_Pair]):
         up = max(ups.values())
         return PldEpsilonResult(_bracket(lo, up), delta, n, scale_bits, tail, brackets)
 
-    def get_epsilon(self, target_delta: object, width: object = None) -> Certified:
+    def get_epsilon(self, target_delta: object, width: object = None) -> Bracket:
         """Certified bracket ``[lower, upper]`` of the optimal epsilon at ``target_delta``."""
-        return self.get_epsilon_result(target_delta, width).epsilon
+        return _as_bracket(self.get_epsilon_result(target_delta, width).epsilon)
 
     # -- delta ----------------------------------------------------------------
 
@@ -510,7 +455,7 @@ class PldAccountant(ComposingAccountant[_Pair]):
         tail_abs = 1e-30
 
         def at_grid(n: int) -> tuple[PldDeltaResult, float, float]:
-            dirs: dict[str, tuple[Certified, int]] = {}
+            dirs: dict[str, tuple[Bracket, int]] = {}
             lo_all, up_all = Fraction(0), Fraction(0)
             scale_bits, tail = 0, Fraction(0)
             for d in self._directions():
@@ -525,9 +470,9 @@ class PldAccountant(ComposingAccountant[_Pair]):
 
         return self._best_over_grids(n, float(w), at_grid)
 
-    def get_delta(self, target_epsilon: object, width: object = None) -> Certified:
+    def get_delta(self, target_epsilon: object, width: object = None) -> Bracket:
         """Certified bracket ``[lower, upper]`` of the optimal delta at ``target_epsilon``."""
-        return self.get_delta_result(target_epsilon, width).delta
+        return _as_bracket(self.get_delta_result(target_epsilon, width).delta)
 
 
 # ---------------------------------------------------------------------------

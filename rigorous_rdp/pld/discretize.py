@@ -65,7 +65,7 @@ from fractions import Fraction
 from flint import arb, fmpq, fmpz_poly
 
 from ..arith import bisect_first, workprec
-from .profiles import Profile, ProfilePoint
+from .profiles import Profile
 
 __all__ = ["DiscretePld", "discretize", "grid_range", "vertex_indices"]
 
@@ -104,11 +104,6 @@ def _exact_int_down(x: arb) -> int:
     return int(v)
 
 
-def _dyadic_up(x: arb) -> arb:
-    """An exact (radius 0) number >= every point of ``x``."""
-    return x.upper()
-
-
 def _find_top(profile: Profile, n: int, tail: float, start: int) -> int:
     """Smallest grid index >= start whose screened delta is <= tail (float choice only)."""
     hi = max(start + 1, 1)
@@ -144,10 +139,6 @@ def grid_range(profile: Profile, n: int, tail: float) -> tuple[int, int]:
     if t <= b:
         t = b + 1
     return b, t
-
-
-def _points(profile: Profile, n: int, b: int, t: int) -> list[ProfilePoint]:
-    return [profile.oracle(Fraction(i, n)) for i in range(b, t + 1)]
 
 
 def _masses_from_vertices(xs: list[arb], idx: list[int], vals: list[arb], v0_slope: arb, final_slope: arb) -> list[arb]:

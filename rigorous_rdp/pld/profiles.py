@@ -49,6 +49,7 @@ from typing import NamedTuple
 from flint import arb, fmpq
 
 __all__ = [
+    "DominatingPair",
     "Profile",
     "ProfilePoint",
     "gaussian_profile",
@@ -91,6 +92,23 @@ class Profile:
     key: tuple
 
 
+@dataclass(frozen=True)
+class DominatingPair:
+    """The dominating pair(s) of one step: a profile per direction ("remove": the pair
+    (P, Q) of removing a record, "add": the swapped one; symmetric mechanisms have one).
+
+    Attributes:
+        remove: the profile of the remove direction.
+        add: the profile of the add direction.
+        tight: False when the pairs only dominate the mechanism (FSwoR): then the lower end
+            of a bracket bounds the pairs' epsilon, not the mechanism's, and is reported as 0.
+    """
+
+    remove: Profile
+    add: Profile
+    tight: bool = True
+
+
 def _q(x: Fraction) -> arb:
     return arb(fmpq(x.numerator, x.denominator))
 
@@ -108,10 +126,6 @@ def _sf_cdf(z: arb) -> tuple[arb, arb]:
         return s, 1 - s
     c = _sf(-z)
     return 1 - c, c
-
-
-def _cdf(z: arb) -> arb:
-    return _sf(-z)
 
 
 def _fexp(x: float) -> float:

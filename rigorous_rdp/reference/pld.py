@@ -144,13 +144,15 @@ def poisson_gaussian_delta(q, sigma, steps: int, eps, direction: str = "remove",
 # ---------------------------------------------------------------------------
 
 
-def single_delta(kind: str, params: tuple, direction: str, eps) -> mpmath.mpf:
+def single_delta(kind: Any, params: tuple, direction: str, eps) -> mpmath.mpf:
     """delta_1(eps) of one dominating pair, in mpmath at the current precision.
 
     ``kind``: "gaussian" (sigma,), "poisson-gaussian" (q, sigma), "laplace" (b,),
-    "rr" (p,).  Gaussian, Laplace and randomized response are symmetric (the
-    direction does not matter)."""
+    "rr" (p,), or a scheme's own ``(params, direction, eps) -> mpf`` (a callable).  Gaussian,
+    Laplace and randomized response are symmetric (the direction does not matter)."""
     e = _mp(eps)
+    if callable(kind):
+        return kind(params, direction, e)
     if kind == "gaussian":
         (s,) = params
         mu = 1 / _mp(s)
@@ -202,7 +204,7 @@ def _last_down(pred, start: int) -> int:
     return start - _first_up(lambda j: pred(start - j), 0)
 
 
-def connect_the_dots_upper(kind: str, params: tuple, direction: str, n: int, scale_bits: int, tail) -> tuple:
+def connect_the_dots_upper(kind: Any, params: tuple, direction: str, n: int, scale_bits: int, tail) -> tuple:
     r"""The dominating connect-the-dots PLD on every grid point :math:`k/n` between a bottom
     and a top where the profile (minus :math:`1 - e^\varepsilon`) is below ``tail``, with
     masses rounded up to integers at scale :math:`2^{-S}` (plus one unit for the mpmath
@@ -303,33 +305,18 @@ def composed_upper_delta(parts, n: int, scale_bits: int, tail_step, comp_tail, e
 
 
 def reference_parts(leaves, direction: str) -> list:
-    """[(kind, params, direction, count)] for leaf events with counts (the dominating
-    pairs, written out independently of :mod:`rigorous_rdp.pld`)."""
-    from ..events import (
-        FixedSizeSampledEvent,
-        GaussianEvent,
-        LaplaceEvent,
-        PoissonSampledEvent,
-        RandomizedResponseEvent,
-    )
+    """[(kind, params, direction, count)] for leaf events with counts: the dominating pairs as
+    each event's scheme writes them out for this reference (:meth:`rigorous_rdp.scheme.Scheme.reference_pld`,
+    independently of :mod:`rigorous_rdp.pld`); no-ops (q = 0) are left out."""
+    from ..errors import UnsupportedEventError
+    from ..registry import reference_pld
 
-    out: list[tuple[str, tuple[Fraction, ...], str, Any]] = []
+    out: list[tuple[Any, tuple[Any, ...], str, Any]] = []
     for ev, count in leaves:
-        if isinstance(ev, GaussianEvent):
-            out.append(("gaussian", (ev.noise_multiplier,), direction, count))
-        elif isinstance(ev, LaplaceEvent):
-            out.append(("laplace", (ev.scale,), direction, count))
-        elif isinstance(ev, RandomizedResponseEvent):
-            out.append(("rr", (ev.p,), direction, count))
-        elif isinstance(ev, (PoissonSampledEvent, FixedSizeSampledEvent)) and isinstance(ev.event, GaussianEvent):
-            q = ev.sampling_probability
-            s = ev.event.noise_multiplier / (2 if isinstance(ev, FixedSizeSampledEvent) else 1)
-            if q == 0:
-                continue
-            if q == 1:
-                out.append(("gaussian", (s,), direction, count))
-            else:
-                out.append(("poisson-gaussian", (q, s), direction, count))
-        else:
-            raise ValueError(f"no reference PLD for {type(ev).__name__}")
+        try:
+            part = reference_pld(ev)
+        except UnsupportedEventError as exc:
+            raise ValueError(f"no reference PLD for {type(ev).__name__}: {exc}") from None
+        if part is not None:
+            out.append((part[0], part[1], direction, count))
     return out

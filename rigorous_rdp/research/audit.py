@@ -54,8 +54,8 @@ from flint import arb
 
 from ..accountant import DEFAULT_ORDERS, RdpAccountant
 from ..arith import decimal_lower, workprec
-from ..curves import rdp_curve
 from ..events import Adjacency, DpEvent, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
+from ..registry import rdp_curve
 
 __all__ = ["PEERS", "AuditConfig", "audit_configs", "available_peers", "run_audit"]
 

@@ -47,13 +47,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from flint import acb, arb, ctx
 
 from ..arith import parse_rational, to_arb, workprec
+from ..subsampling.zhu_wang import Condition4Certificate
 from ..validation import positive
 
 __all__ = [
@@ -137,30 +137,6 @@ def lemma9_sides_discrete(pi: Dist, mu: Dist, alpha: int) -> tuple[Fraction, Fra
     r1 = sum((a * (a / b - 1) ** (alpha - 1) for a, b in zip(pp, mm, strict=False) if b), Fraction(0))
     r2 = sum((b * (a / b - 1) ** (alpha - 1) for a, b in zip(pp, mm, strict=False) if b), Fraction(0))
     return lhs, r1 - r2
-
-
-@dataclass(frozen=True)
-class Condition4Certificate:
-    r"""Outcome of a condition (4) check.
-
-    Attributes:
-        holds: True only when every odd order :math:`3 \le \ell \le` ``max_order`` was
-            *proven* non-negative for every pair (or parameter) checked.
-        max_order: the largest order covered (Theorem 8 may be used up to it).
-        method: how it was checked.
-        values: per (pair index or parameter label, order): the exact value
-            (``Fraction``), an ``arb`` enclosure, or a string verdict.
-        failures: entries proven negative or left undecided.
-    """
-
-    holds: bool
-    max_order: int
-    method: str
-    values: dict[tuple[object, int], object] = field(default_factory=dict)
-    failures: tuple[tuple[object, int, str], ...] = ()
-
-    def __bool__(self) -> bool:
-        return self.holds
 
 
 def check_condition4_discrete(

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -562,6 +563,30 @@ def zhu_wang_curve(
 # ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Condition4Certificate:
+    r"""Outcome of a condition (4) check.
+
+    Attributes:
+        holds: True only when every odd order :math:`3 \le \ell \le` ``max_order`` was
+            *proven* non-negative for every pair (or parameter) checked.
+        max_order: the largest order covered (Theorem 8 may be used up to it).
+        method: how it was checked.
+        values: per (pair index or parameter label, order): the exact value
+            (``Fraction``), an ``arb`` enclosure, or a string verdict.
+        failures: entries proven negative or left undecided.
+    """
+
+    holds: bool
+    max_order: int
+    method: str
+    values: dict[tuple[object, int], object] = field(default_factory=dict)
+    failures: tuple[tuple[object, int, str], ...] = ()
+
+    def __bool__(self) -> bool:
+        return self.holds
+
+
 def condition4_established(base: object) -> bool:
     r"""True when condition (4) of Zhu & Wang 2019 is proven for the base mechanism.
 
@@ -574,7 +599,7 @@ def condition4_established(base: object) -> bool:
       equal ones and (Ber(p), Ber(1-p)) in either order, for which
       :math:`D_{\chi^\ell} = (2p-1)^\ell[(1-p)^{1-\ell} - p^{1-\ell}] \ge 0` for odd
       :math:`\ell` (:func:`rigorous_rdp.research.chi_divergence.randomized_response_chi`).
-    * anything else: ``False`` unless a :class:`~rigorous_rdp.research.chi_divergence.Condition4Certificate`
+    * anything else: ``False`` unless a :class:`Condition4Certificate`
       (a successful certified check) is passed.
     """
     from ..events import GaussianEvent, LaplaceEvent, RandomizedResponseEvent
@@ -585,10 +610,6 @@ def condition4_established(base: object) -> bool:
         (GaussianEvent, LaplaceEvent, RandomizedResponseEvent, GaussianCurve, LaplaceCurve, RandomizedResponseCurve),
     ):
         return True
-    try:
-        from ..research.chi_divergence import Condition4Certificate
-    except ImportError:  # pragma: no cover
-        return False
     return isinstance(base, Condition4Certificate) and base.holds
 
 
@@ -612,7 +633,7 @@ def poisson_subsampled_curve(
             uses Thm 11 with condition (4), its Thm 5 analogue otherwise.
         condition4: evidence for condition (4): ``None`` (decide from the base:
             built-in Gaussian, Laplace, randomized response), or a
-            :class:`~rigorous_rdp.research.chi_divergence.Condition4Certificate`.
+            :class:`Condition4Certificate`.
     """
     established = condition4_established(condition4 if condition4 is not None else base)
     b = None if bound is None else Bound.parse(bound)

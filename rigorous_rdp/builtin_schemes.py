@@ -1,0 +1,644 @@
+r"""The built-in event shapes: Gaussian, Laplace and randomized response, without sampling,
+with Poisson sampling and with fixed-size sampling (see :mod:`rigorous_rdp.scheme`).
+
+Every reading of a shape is here, next to its parameters: the certified RDP curve (the
+default bound and the bounds a user may choose), the PLD dominating pair or why there is
+none, and the independent mpmath references of both.  Bound modules, profiles and
+references are imported inside the functions, so importing the table stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from . import events as ev
+from .errors import InvalidParameter, UnsupportedEventError
+from .events import Adjacency, Bound
+from .scheme import BoundChoice, Noise, Parameter, PureReferenceFn, ReferenceFn, References, Scheme, Unsampled
+from .validation import POISSON_NOISE, SAMPLED_NOISE
+
+if TYPE_CHECKING:
+    from .curves import RdpCurve
+    from .pld.profiles import DominatingPair
+
+__all__ = ["NOISES", "SCHEMES"]
+
+_AR, _R1 = Adjacency.ADD_REMOVE, Adjacency.REPLACE_ONE
+
+
+# ---------------------------------------------------------------------------
+# base mechanisms
+# ---------------------------------------------------------------------------
+
+
+def _gaussian(event: ev.GaussianEvent) -> RdpCurve:
+    from .mechanisms import GaussianCurve
+
+    return GaussianCurve(event.noise_multiplier)
+
+
+def _laplace(event: ev.LaplaceEvent) -> RdpCurve:
+    from .mechanisms import LaplaceCurve
+
+    return LaplaceCurve(event.scale)
+
+
+def _randomized_response(event: ev.RandomizedResponseEvent) -> RdpCurve:
+    from .mechanisms import RandomizedResponseCurve
+
+    return RandomizedResponseCurve(event.p)
+
+
+def _symmetric(profile: Any) -> DominatingPair:
+    from .pld.profiles import DominatingPair
+
+    return DominatingPair(profile, profile)
+
+
+def _gaussian_pld(event: ev.GaussianEvent) -> DominatingPair:
+    from .pld.profiles import gaussian_profile
+
+    return _symmetric(gaussian_profile(event.noise_multiplier))
+
+
+def _laplace_pld(event: ev.LaplaceEvent) -> DominatingPair:
+    from .pld.profiles import laplace_profile
+
+    return _symmetric(laplace_profile(event.scale))
+
+
+def _rr_pld(event: ev.RandomizedResponseEvent) -> DominatingPair:
+    from .pld.profiles import randomized_response_profile
+
+    return _symmetric(randomized_response_profile(event.p))
+
+
+def _gaussian_refs() -> Mapping[type, ReferenceFn]:
+    from .mechanisms import GaussianCurve
+    from .reference import gaussian as rg
+
+    return {GaussianCurve: lambda c, a, dps, _r: rg.gaussian_rdp_mp(a, c.sigma, dps)}
+
+
+def _mp_rat(x: Fraction) -> Any:
+    import mpmath
+
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _laplace_refs() -> Mapping[type, ReferenceFn]:
+    from .mechanisms import LaplaceCurve
+    from .reference import gaussian as rg
+
+    return {LaplaceCurve: lambda c, a, dps, _r: rg.laplace_rdp_mp(a, c.scale, dps)}
+
+
+def _laplace_pure() -> Mapping[type, PureReferenceFn]:
+    import mpmath
+
+    from .mechanisms import LaplaceCurve
+
+    def pure(c: Any, dps: int, _r: References) -> tuple[Any, Fraction | None]:
+        with mpmath.workdps(dps):
+            return 1 / _mp_rat(c.scale), 1 / c.scale
+
+    return {LaplaceCurve: pure}
+
+
+def _rr_refs() -> Mapping[type, ReferenceFn]:
+    from .mechanisms import RandomizedResponseCurve
+    from .reference import gaussian as rg
+
+    return {RandomizedResponseCurve: lambda c, a, dps, _r: rg.randomized_response_rdp_mp(a, c.p, dps)}
+
+
+def _rr_pure() -> Mapping[type, PureReferenceFn]:
+    import mpmath
+
+    from .mechanisms import RandomizedResponseCurve
+
+    def pure(c: Any, dps: int, _r: References) -> tuple[Any, Fraction | None]:
+        with mpmath.workdps(dps):
+            p = _mp_rat(c.p)
+            return abs(mpmath.log(p / (1 - p))), (Fraction(0) if c.p == Fraction(1, 2) else None)
+
+    return {RandomizedResponseCurve: pure}
+
+
+GAUSSIAN = Noise(
+    "gaussian",
+    ev.GaussianEvent,
+    Parameter("noise_multiplier", "sigma", "S", "Gaussian noise multiplier (sensitivity 1), S > 0", "positive"),
+    "the Gaussian mechanism",
+    _gaussian,
+    "Mironov 2017, Prop. 7",
+    "2",
+    "gaussian",
+    pld=_gaussian_pld,
+    reference_pld=lambda e: ("gaussian", (e.noise_multiplier,)),
+    references=_gaussian_refs,
+    zhu_wang=True,
+)
+LAPLACE = Noise(
+    "laplace",
+    ev.LaplaceEvent,
+    Parameter("scale", "scale", "B", "Laplace scale b > 0 (sensitivity 1)", "positive"),
+    "the Laplace mechanism",
+    _laplace,
+    "Mironov 2017, Prop. 6",
+    "2",
+    "laplace",
+    pld=_laplace_pld,
+    reference_pld=lambda e: ("laplace", (e.scale,)),
+    references=_laplace_refs,
+    pure_references=_laplace_pure,
+    pure_dp=True,
+    zhu_wang=True,
+)
+RANDOMIZED_RESPONSE = Noise(
+    "randomized-response",
+    ev.RandomizedResponseEvent,
+    Parameter("p", "p", "P", "randomized response: probability of the true answer, 0 < P < 1", "open-unit"),
+    "binary randomized response",
+    _randomized_response,
+    "Mironov 2017, Prop. 5",
+    "3/5",
+    "randomized-response",
+    pld=_rr_pld,
+    reference_pld=lambda e: ("rr", (e.p,)),
+    references=_rr_refs,
+    pure_references=_rr_pure,
+    pure_dp=True,
+    zhu_wang=True,
+)
+#: the base mechanisms (the first is the default of ``--noise``)
+NOISES: tuple[Noise, ...] = (GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE)
+
+
+# ---------------------------------------------------------------------------
+# Poisson sampling
+# ---------------------------------------------------------------------------
+
+Q = Parameter(
+    "sampling_probability", "q", "Q", "Poisson sampling probability, 0 <= Q <= 1", "probability", json_key="q"
+)
+_POISSON_CLI = ("--sampling", "poisson", "--q", "1/100")
+_ZW_BOUNDS = (
+    BoundChoice(Bound.TIGHT, "Zhu & Wang 2019, Thm 8 (condition (4))", ("--bound", "tight")),
+    BoundChoice(Bound.GENERAL, "Zhu & Wang 2019, Thm 5", ("--bound", "general")),
+    BoundChoice(Bound.LOWER, "Zhu & Wang 2019, Thm 6 (a lower bound)", ("--bound", "lower"), guarantee=False),
+    BoundChoice(Bound.TAU, "Zhu & Wang 2019, Thm 11", ("--bound", "tau", "--tau", "3")),
+)
+POISSON_GAUSSIAN_ONLY = (
+    "the PLD accountant supports Poisson sampling of the Gaussian mechanism under add-remove adjacency "
+    "only (no certified dominating pair for {what}); the RDP accountant supports it."
+)
+
+
+def _sigma(event: Any) -> Fraction:
+    """The noise multiplier of the Gaussian mechanism inside a sampled event."""
+    inner = event.event
+    if not isinstance(inner, ev.GaussianEvent):  # pragma: no cover - schemes route only Gaussians here
+        raise UnsupportedEventError(f"expected a GaussianEvent inside {type(event).__name__}")
+    sigma: Fraction = inner.noise_multiplier
+    return sigma
+
+
+class Poisson(Scheme):
+    """Poisson sampling (probability q) of a base mechanism, add-remove or replace-one.
+
+    Gaussian, add-remove: the exact curve (Mironov, Talwar, Zhang 2019), tight PLD pairs.
+    Gaussian, replace-one: the minimum of Birrell et al. Thm C.9, the weak triangle
+    inequality and :math:`2\\alpha/\\sigma^2`.  Pure-DP bases (condition (4)): Zhu & Wang
+    2019 Thm 8, capped by Lemma 4.  With add-remove adjacency the Zhu & Wang bounds may be
+    chosen instead (``bound``).
+    """
+
+    sampling = "poisson"
+    parameters = (Q,)
+    event_classes = MappingProxyType(
+        {"poisson-sampled": ev.PoissonSampledEvent, "zhu-wang-sampled": ev.ZhuWangSampledEvent}
+    )
+
+    def __init__(self, noise: Noise, adjacency: Adjacency, citation: str):
+        self.noise = noise
+        self.adjacency = adjacency
+        chosen = _ZW_BOUNDS if (noise.zhu_wang and adjacency is _AR) else ()
+        self.bounds = (BoundChoice(None, citation), *chosen)
+        self.example = _POISSON_CLI + (("--adjacency", "replace-one") if adjacency is _R1 else ())
+        self.shape = f"Poisson sampling of {noise.event.__name__}"
+        self.description = f"{self.shape} with {adjacency.value} adjacency"
+
+    def matches(self, event: ev.DpEvent) -> bool:
+        if isinstance(event, ev.PoissonSampledEvent):
+            return type(event.event) is self.noise.event and event.adjacency is self.adjacency
+        if isinstance(event, ev.ZhuWangSampledEvent):
+            return type(event.event) is self.noise.event and self.adjacency is _AR
+        return False
+
+    def bound_of(self, event: ev.DpEvent) -> Bound | None:
+        if isinstance(event, ev.ZhuWangSampledEvent):
+            return event.bound or Bound.TIGHT
+        return None
+
+    def build(self, base: ev.DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> ev.DpEvent:
+        q: Any = values.get("sampling_probability")
+        if bound is None:
+            return ev.PoissonSampledEvent(base, q, self.adjacency)
+        if bound is Bound.WANG2019:
+            raise _wang2019_only()
+        if self.adjacency is not _AR:
+            raise InvalidParameter(
+                "bound", "(the Zhu & Wang 2019 bounds) is for {adjacency} add-remove only", related=("adjacency",)
+            )
+        return ev.ZhuWangSampledEvent(base, q, bound, tau)
+
+    def rdp_curve(self, event: Any) -> RdpCurve:
+        bound = self.bound_of(event)
+        base = self.noise.event
+        if bound is not None:
+            from .subsampling.zhu_wang import poisson_subsampled_curve
+
+            return poisson_subsampled_curve(
+                self.noise.rdp(event.event),
+                event.sampling_probability,
+                bound=event.bound,
+                tau=event.tau,
+                condition4=event.event,
+            )
+        if base is ev.GaussianEvent and self.adjacency is _AR:
+            from .subsampling.poisson_gaussian import PoissonGaussianCurve
+
+            return PoissonGaussianCurve(
+                event.sampling_probability, POISSON_NOISE.check(_sigma(event), "noise_multiplier")
+            )
+        if base is ev.GaussianEvent:
+            from .subsampling.poisson_replace_one import poisson_replace_one_default_curve
+
+            return poisson_replace_one_default_curve(
+                event.sampling_probability, SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
+            )
+        from .subsampling.zhu_wang import poisson_pure_dp_default_curve
+
+        return poisson_pure_dp_default_curve(
+            self.noise.rdp(event.event), event.sampling_probability, condition4=event.event
+        )
+
+    def _gaussian_ar(self) -> bool:
+        return self.noise.event is ev.GaussianEvent and self.adjacency is _AR
+
+    def _pld_ok(self, event: Any) -> None:
+        bound = self.bound_of(event)
+        if bound is not None:
+            raise UnsupportedEventError(
+                f"the PLD accountant takes no RDP bound (bound {bound.value} chooses a theorem of the RDP accountant)."
+            )
+
+    def pld_pair(self, event: Any) -> DominatingPair | None:
+        self._pld_ok(event)
+        if not self._gaussian_ar():
+            what = "replace-one adjacency" if self.adjacency is _R1 else self.noise.description
+            raise UnsupportedEventError(POISSON_GAUSSIAN_ONLY.format(what=what))
+        from .pld.profiles import DominatingPair, gaussian_profile, poisson_gaussian_profile
+
+        q, s = event.sampling_probability, _sigma(event)
+        if q == 0:
+            return None
+        if q == 1:
+            return _symmetric(gaussian_profile(s))
+        return DominatingPair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"))
+
+    def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]] | None:
+        self._pld_ok(event)
+        if not self._gaussian_ar():
+            return super().reference_pld(event)
+        return _poisson_gaussian_reference(event.sampling_probability, _sigma(event))
+
+    def rdp_references(self) -> Mapping[type, ReferenceFn]:
+        out: dict[type, ReferenceFn] = dict(self.noise.references() if self.noise.references else {})
+        if self.noise.event is ev.GaussianEvent:
+            out.update(_poisson_gaussian_refs())
+        out.update(_zhu_wang_refs())
+        return out
+
+    def pure_references(self) -> Mapping[type, PureReferenceFn]:
+        out = dict(self.noise.pure_references() if self.noise.pure_references else {})
+        out.update(_zhu_wang_pure())
+        return out
+
+
+def _poisson_gaussian_reference(q: Fraction, sigma: Fraction) -> tuple[Any, tuple[Any, ...]] | None:
+    if q == 0:
+        return None
+    if q == 1:
+        return ("gaussian", (sigma,))
+    return ("poisson-gaussian", (q, sigma))
+
+
+def _poisson_gaussian_refs() -> Mapping[type, ReferenceFn]:
+
+    from .reference import fixed_size_misc as fsm
+    from .reference import gaussian as rg
+    from .reference import sharp as rs
+    from .subsampling.poisson_gaussian import PoissonGaussianCurve
+    from .subsampling.poisson_replace_one import PoissonReplaceOneGaussianCurve, WeakTriangleReplaceOneCurve
+    from .subsampling.wang2019 import Wang2019Curve
+
+    def weak_triangle(c: Any, a: Fraction, dps: int, refs: References) -> Any:
+        # at the Hoelder exponent p the curve uses, on the reference of its add/remove curve
+        inner = c.add_remove
+        return rs.weak_triangle_reference(
+            a, inner.q, inner.sigma, dps=dps, p=c.optimal_p(a), add_remove=lambda o: refs.rdp(inner, o, dps)
+        )
+
+    def wang(c: Any, a: Fraction, dps: int, _r: References) -> Any:
+        from .mechanisms import GaussianCurve
+
+        if not isinstance(c.base, GaussianCurve):
+            raise UnsupportedEventError(f"no mpmath reference for Wang et al. 2019 over {c.base.name}")
+        # the replace-one Gaussian base curve has noise sigma/2 (wang2019.replace_one_gaussian_curve)
+        return fsm.wang_upper_mp(a, 2 * c.base.sigma, c.q, dps=dps)
+
+    return {
+        PoissonGaussianCurve: lambda c, a, dps, _r: rg.poisson_gaussian_rdp_mp(a, c.q, c.sigma, dps),
+        PoissonReplaceOneGaussianCurve: lambda c, a, dps, _r: fsm.poisson_replace_one_mp(
+            a, c.q, c.sigma, m=c.m, dps=dps
+        ),
+        WeakTriangleReplaceOneCurve: weak_triangle,
+        Wang2019Curve: wang,
+    }
+
+
+def _zhu_wang_refs() -> Mapping[type, ReferenceFn]:
+    import mpmath
+
+    from .mechanisms import GaussianCurve, LaplaceCurve, RandomizedResponseCurve
+    from .reference import sharp as rs
+    from .reference import zhu_wang as rz
+    from .subsampling.zhu_wang import SmallOrderChi2Curve, ZhuWangCurve
+
+    def zhu_wang(c: Any, a: Fraction, dps: int, _r: References) -> Any:
+        kinds = {
+            GaussianCurve: ("gaussian", "sigma"),
+            LaplaceCurve: ("laplace", "scale"),
+            RandomizedResponseCurve: ("randomized-response", "p"),
+        }
+        if type(c.base) not in kinds or c.tau_general:
+            raise UnsupportedEventError(f"no mpmath reference for the Zhu & Wang bound over {c.base.name}")
+        kind, attr = kinds[type(c.base)]
+        return rz.zhu_wang_rdp_mp(
+            kind, getattr(c.base, attr), c.q, a, c.bound.value, dps, cap_pure_dp=c.cap_pure_dp, tau=c.tau
+        )
+
+    def small_order(c: Any, a: Fraction, dps: int, refs: References) -> Any:
+        if a > 2:
+            return mpmath.inf
+        eps2 = refs.rdp(c.base, Fraction(2), dps)
+        try:
+            eps_inf = refs.pure(c.base, dps)[0]
+        except UnsupportedEventError:
+            eps_inf = None
+        return rs.small_order_chi2_reference(a, c.q, eps2, eps_inf, dps)
+
+    return {ZhuWangCurve: zhu_wang, SmallOrderChi2Curve: small_order}
+
+
+def _zhu_wang_pure() -> Mapping[type, PureReferenceFn]:
+    import mpmath
+
+    from .subsampling.zhu_wang import ZhuWangCurve
+
+    def pure(c: Any, dps: int, refs: References) -> tuple[Any, Fraction | None]:
+        # Lemma 4: log(1 + q (e^eps_inf - 1)) (the lower bound has none)
+        if c.bound is Bound.LOWER:
+            raise UnsupportedEventError("the Zhu & Wang lower bound has no pure-DP epsilon")
+        base, exact = refs.pure(c.base, dps)
+        with mpmath.workdps(dps):
+            value = mpmath.log1p(_mp_rat(c.q) * mpmath.expm1(base))
+        return value, (Fraction(0) if exact == 0 or c.q == 0 else None)
+
+    return {ZhuWangCurve: pure}
+
+
+# ---------------------------------------------------------------------------
+# fixed-size sampling
+# ---------------------------------------------------------------------------
+
+BATCH_SIZE = Parameter("batch_size", "batch-size", "B", "fixed-size minibatch size, 1 <= B <= N", "count", integer=True)
+DATASET_SIZE = Parameter(
+    "dataset_size", "dataset-size", "N", "dataset size N >= 1 (fixed-size sampling)", "count", integer=True
+)
+TAYLOR_ORDER = Parameter(
+    "taylor_order",
+    "taylor-order",
+    "M",
+    "order m >= 3 of the Taylor bounds of Birrell et al. (default 3)",
+    "taylor-order",
+    integer=True,
+    required=False,
+)
+FIXED_SIZE_REFUSAL = (
+    "the PLD accountant supports fixed-size sampling only without replacement under add-remove adjacency "
+    "(Gaussian noise), through the Poisson pairs with sigma/2 and q = batch_size/dataset_size "
+    "(see docs/pld.md); {what} is not supported by the PLD accountant."
+)
+
+
+class FixedSize(Scheme):
+    """Fixed-size sampling of the Gaussian mechanism (Birrell et al. 2024): a minibatch of
+    ``batch_size`` out of ``dataset_size`` records, without replacement (fswor) or with (fswr)."""
+
+    parameters = (BATCH_SIZE, DATASET_SIZE, TAYLOR_ORDER)
+    event_classes = MappingProxyType(
+        {"fixed-size-sampled": ev.FixedSizeSampledEvent, "wang2019-sampled": ev.Wang2019SampledEvent}
+    )
+
+    def __init__(self, replacement: bool, adjacency: Adjacency, citation: str, *chosen: BoundChoice):
+        self.noise = GAUSSIAN
+        self.replacement = replacement
+        self.sampling = "fswr" if replacement else "fswor"
+        self.adjacency = adjacency
+        self.bounds = (BoundChoice(None, citation), *chosen)
+        size = ("3", "100") if replacement else ("10", "1000")
+        self.example = ("--sampling", self.sampling, "--batch-size", size[0], "--dataset-size", size[1]) + (
+            ("--adjacency", "replace-one") if adjacency is _R1 else ()
+        )
+        how = "with" if replacement else "without"
+        self.shape = f"fixed-size sampling {how} replacement of GaussianEvent"
+        self.description = f"{self.shape} with {adjacency.value} adjacency"
+
+    def matches(self, event: ev.DpEvent) -> bool:
+        if isinstance(event, ev.FixedSizeSampledEvent):
+            return (
+                type(event.event) is ev.GaussianEvent
+                and event.replacement is self.replacement
+                and event.adjacency is self.adjacency
+            )
+        if isinstance(event, ev.Wang2019SampledEvent):
+            return any(c.bound is Bound.WANG2019 for c in self.bounds) and type(event.event) is ev.GaussianEvent
+        return False
+
+    def bound_of(self, event: ev.DpEvent) -> Bound | None:
+        return Bound.WANG2019 if isinstance(event, ev.Wang2019SampledEvent) else None
+
+    def sampling_values(self, event: Any) -> dict[str, Any]:
+        return {p.field: getattr(event, p.field) for p in self.parameters if hasattr(event, p.field)}
+
+    def summary(self, event: Any) -> dict[str, Any]:
+        out = super().summary(event) if hasattr(event, "taylor_order") else self._summary_wang(event)
+        return out
+
+    def _summary_wang(self, event: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"noise": "gaussian", "sigma": self._json(_sigma(event)), "sampling": self.sampling}
+        out.update(batch_size=event.batch_size, dataset_size=event.dataset_size)
+        out["adjacency"] = self.adjacency.value
+        out["bound"] = Bound.WANG2019.value
+        return out
+
+    def build(self, base: ev.DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> ev.DpEvent:
+        b: Any = values.get("batch_size")
+        n: Any = values.get("dataset_size")
+        m: Any = values.get("taylor_order")
+        if bound is Bound.WANG2019:
+            if self.replacement or self.adjacency is not _R1:
+                raise _wang2019_only()
+            if m is not None:
+                raise InvalidParameter("taylor_order", "does not apply to {bound} wang2019", related=("bound",))
+            return ev.Wang2019SampledEvent(base, b, n)
+        if bound is not None:
+            raise InvalidParameter(
+                "bound",
+                f"{bound.value} applies to {{sampling}} poisson (Zhu & Wang 2019), not {{sampling}} {self.sampling}",
+                related=("sampling",),
+            )
+        kw: dict[str, Any] = {} if m is None else {"taylor_order": m}
+        return ev.FixedSizeSampledEvent(base, b, n, replacement=self.replacement, adjacency=self.adjacency, **kw)
+
+    def rdp_curve(self, event: Any) -> RdpCurve:
+        sigma = SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
+        if isinstance(event, ev.Wang2019SampledEvent):
+            from .subsampling.wang2019 import replace_one_gaussian_curve, wang2019_curve
+
+            return wang2019_curve(replace_one_gaussian_curve(sigma), event.batch_size, event.dataset_size)
+        if self.replacement:
+            from .subsampling.fswr import FswrGaussianCurve
+
+            return FswrGaussianCurve(sigma, event.batch_size, event.dataset_size)
+        if self.adjacency is _AR:
+            # Thm 3.1 (6) exactly at every real order; an explicit taylor_order gives the Thm 3.3 bound
+            from .subsampling.fswor import fswor_add_remove_default_curve
+
+            return fswor_add_remove_default_curve(event.sampling_probability, sigma, event.taylor_order)
+        # per order the minimum of Birrell et al. Thm 3.5 (Taylor order chosen per order, or the
+        # explicit taylor_order) and Wang et al. 2019 Thm 9
+        from .subsampling.fswor import fswor_replace_one_default_curve
+
+        return fswor_replace_one_default_curve(sigma, event.batch_size, event.dataset_size, event.taylor_order)
+
+    def _pld_ok(self, event: Any) -> None:
+        if isinstance(event, ev.Wang2019SampledEvent):
+            raise UnsupportedEventError("the PLD accountant takes no RDP bound (bound wang2019 chooses a theorem).")
+        if self.replacement:
+            raise UnsupportedEventError(FIXED_SIZE_REFUSAL.format(what="sampling with replacement (fswr)"))
+        if self.adjacency is not _AR:
+            raise UnsupportedEventError(FIXED_SIZE_REFUSAL.format(what="replace-one adjacency"))
+
+    def pld_pair(self, event: Any) -> DominatingPair | None:
+        self._pld_ok(event)
+        # Birrell et al. Thm 3.1 argument for hockey-stick divergences (docs/pld.md,
+        # proofs/verify_fswor_hockey_stick.py): remove direction dominated by the Poisson
+        # remove pair, add direction by the Poisson add pair, both with noise sigma/2 and
+        # q = |B|/|D| (the q of the larger dataset is at most |B|/|D|; monotone in q).
+        from .pld.profiles import DominatingPair, gaussian_profile, poisson_gaussian_profile
+
+        q, s = event.sampling_probability, _sigma(event) / 2
+        if q == 1:
+            p = gaussian_profile(s)
+            return DominatingPair(p, p, tight=False)
+        return DominatingPair(
+            poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"), tight=False
+        )
+
+    def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]] | None:
+        self._pld_ok(event)
+        return _poisson_gaussian_reference(event.sampling_probability, _sigma(event) / 2)
+
+    def rdp_references(self) -> Mapping[type, ReferenceFn]:
+        return {**_gaussian_refs(), **_poisson_gaussian_refs(), **_fixed_size_refs()}
+
+
+def _fixed_size_refs() -> Mapping[type, ReferenceFn]:
+    from collections.abc import Callable
+
+    import mpmath
+
+    from .reference import fixed_size_misc as fsm
+    from .reference import fswor as rf
+    from .reference import sharp as rs
+    from .subsampling.fswor import (
+        FsworAddRemoveCurve,
+        FsworAddRemoveExactCurve,
+        FsworReplaceOneAutoCurve,
+        FsworReplaceOneCurve,
+    )
+    from .subsampling.fswr import FswrGaussianCurve
+
+    def fswor(fn: Callable[..., Any]) -> ReferenceFn:
+        def ref(c: Any, a: Fraction, dps: int, _r: References) -> Any:
+            with mpmath.workdps(dps):
+                return +fn(a, c.q, c.sigma, c.m)
+
+        return ref
+
+    def fswor_auto(c: Any, a: Fraction, dps: int, _r: References) -> Any:
+        # the Taylor order the curve uses at this order (any m gives a valid bound; compare the same formula)
+        with mpmath.workdps(dps):
+            return +rf.ref_replace_one_rdp(a, c.q, c.sigma, c.taylor_order_at(a))
+
+    return {
+        FsworAddRemoveCurve: fswor(rf.ref_add_remove_rdp),
+        FsworAddRemoveExactCurve: lambda c, a, dps, _r: rs.fswor_add_remove_exact_reference(a, c.q, c.sigma, dps),
+        FsworReplaceOneAutoCurve: fswor_auto,
+        FsworReplaceOneCurve: fswor(rf.ref_replace_one_rdp),
+        FswrGaussianCurve: lambda c, a, dps, _r: fsm.fswr_upper_mp(
+            a, c.sigma, c.batch_size, c.dataset_size, dps, fractional="exact"
+        ),
+    }
+
+
+# ---------------------------------------------------------------------------
+# the built-in schemes
+# ---------------------------------------------------------------------------
+
+SCHEMES: tuple[Scheme, ...] = (
+    *(Unsampled(n) for n in NOISES),
+    Poisson(GAUSSIAN, _AR, "exact: Mironov, Talwar, Zhang 2019; blog part 2, Claim 27 / (9.5)"),
+    Poisson(
+        GAUSSIAN,
+        _R1,
+        "min of Birrell et al. 2024, Thm C.9, the weak triangle inequality (Mironov 2017, Prop. 11) and "
+        "2 alpha / sigma^2",
+    ),
+    FixedSize(False, _AR, "Birrell et al. 2024, Thm 3.1 (6) exactly (Thm 3.3 with --taylor-order)"),
+    FixedSize(
+        False,
+        _R1,
+        "min of Birrell et al. 2024, Thm 3.4-3.5 and Wang et al. 2019, Thm 9",
+        BoundChoice(Bound.WANG2019, "Wang, Balle, Kasiviswanathan 2019, Thm 9", ("--bound", "wang2019")),
+    ),
+    FixedSize(True, _AR, "Birrell et al. 2024, Thm 3.6, eq. (16)"),
+    *(
+        Poisson(n, _AR, "Zhu & Wang 2019, Thm 8, capped by Lemma 4; second-moment bound on (1, 2]")
+        for n in NOISES
+        if n.pure_dp
+    ),
+)
+
+
+def _wang2019_only() -> InvalidParameter:
+    return InvalidParameter(
+        "bound", "wang2019 applies to {sampling} fswor with {adjacency} replace-one", related=("sampling", "adjacency")
+    )
