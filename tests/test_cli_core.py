@@ -245,13 +245,13 @@ def test_extreme_values_are_represented(capsys):
 def test_no_command_line_words_below_cli():
     """Messages of the library speak the API's words (``noise_multiplier``, ``bound tau``);
     only ``rigorous_rdp/cli/`` names options (``--sigma``, ``--bound tau``). Docstrings may
-    mention the options. registry.py still holds each row's example command line (the docs
-    table), which the scheme table is to take over."""
+    mention the options. The scheme table (registry.py, scheme.py, builtin_schemes.py) holds each
+    row's example command line for the docs table; those are exempt."""
     import ast
     import re
 
     option = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
-    pending = {"registry.py"}
+    pending = {"registry.py", "scheme.py", "builtin_schemes.py"}
     found = []
     package = ROOT / "rigorous_rdp"
     for path in sorted(package.rglob("*.py")):

@@ -68,7 +68,7 @@ from ..curves import RdpCurve
 from ..errors import InvalidParameter
 from ..events import Bound, ZhuWangSampledEvent
 from ..floatmath import log1pexp, log_expm1
-from ..validation import tau_for_bound
+from ..validation import probability, tau_for_bound
 
 __all__ = [
     "Bound",
@@ -387,9 +387,7 @@ class ZhuWangCurve(RdpCurve):
         if not isinstance(base, RdpCurve):
             base = CallableCurve(base)
         self.base = base
-        qq = parse_rational(q, "q")
-        if not 0 <= qq <= 1:
-            raise ValueError(f"q must be in [0, 1]. Found {float(qq)!r}.")
+        qq = probability(q, "q")
         self.q = qq
         self.bound = Bound.parse(bound)
         if self.bound is Bound.WANG2019:
@@ -700,8 +698,7 @@ def small_order_chi2_rdp(alpha: Fraction, q: Fraction, eps2: arb, eps_inf: arb |
     """
     if not 1 < alpha <= 2:
         raise ValueError(f"alpha must be in (1, 2] for the second-moment bound. Found {float(alpha)!r}.")
-    if not 0 <= q <= 1:
-        raise ValueError(f"q must be in [0, 1]. Found {float(q)!r}.")
+    q = probability(q, "q")
     if q == 0:
         return arb(0)
     a = to_arb(alpha)
@@ -760,9 +757,7 @@ class SmallOrderChi2Curve(RdpCurve):
     def __init__(self, base: RdpCurve, q: object):
         if not isinstance(base, RdpCurve) or not base.is_upper_bound:
             raise ValueError("base must be an RDP upper-bound curve.")
-        qq = parse_rational(q, "q")
-        if not 0 <= qq <= 1:
-            raise ValueError(f"q must be in [0, 1]. Found {float(qq)!r}.")
+        qq = probability(q, "q")
         if qq == 1 and base.pure_dp_epsilon() is None:
             raise ValueError("q must be < 1 for the second-moment bound without a pure-DP epsilon.")
         self.base = base
