@@ -50,7 +50,7 @@ def main() -> None:
     py = shlex.quote(sys.executable)
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     rows: list[tuple[float | None, str, str]] = []
-    for f in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+    for f in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
         for t in transcripts(f.read_text(), f.name):
             cmds = [_with_heredoc(c) for c in t.commands]
             if ns.only and not any(o in c for c in cmds for o in ns.only):

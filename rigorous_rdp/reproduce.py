@@ -1,8 +1,8 @@
 r"""Regenerate the figures of the source documents (the ``reproduce`` command).
 
-Every module ``paper_repro/<source>/<name>.py`` (names not starting with ``_``)
+Every module ``rigorous_rdp/paper_repro/<source>/<name>.py`` (names not starting with ``_``)
 that defines ``ID``, ``TITLE``, ``SOURCE`` and ``main(out_dir, fast=False)`` is a
-figure script (the convention of :mod:`paper_repro`).  :func:`discover` finds
+figure script (the convention of :mod:`rigorous_rdp.paper_repro`).  :func:`discover` finds
 them, :func:`run_figures` runs a selection, in this process (``jobs=1``) or in
 a :class:`concurrent.futures.ProcessPoolExecutor` (``jobs > 1``), with a tqdm
 progress bar on stderr.  A failing script is reported and does not stop the
@@ -26,7 +26,16 @@ from pathlib import Path
 
 from .errors import InvalidParameter, quote
 
-__all__ = ["FigureRun", "FigureScript", "default_out_dir", "discover", "run_figures", "select"]
+__all__ = ["FigureRun", "FigureScript", "default_out_dir", "discover", "require_figure_extras", "run_figures", "select"]
+
+
+#: the source documents, by the file name of their text (a figure script's ``SOURCE``)
+CITATIONS = {
+    "001_bdd2e238bc870026.txt": "blog part 1 (2019)",
+    "000_b75598ebeda44c3a.txt": "blog part 2 (2019)",
+    "002_8442ad9e6f211c1c.txt": "Zhu & Wang, ICML 2019",
+    "004_85a5147f28f95754.txt": "Birrell et al. 2024",
+}
 
 
 @dataclass(frozen=True)
@@ -38,8 +47,13 @@ class FigureScript:
     source: str
     module: str
 
+    @property
+    def citation(self) -> str:
+        """The source document as a reader names it (the seed file name if it is not listed)."""
+        return CITATIONS.get(self.source, self.source)
+
     def to_json(self) -> dict:
-        return {"id": self.id, "source": self.source, "title": self.title}
+        return {"id": self.id, "source": self.source, "citation": self.citation, "title": self.title}
 
 
 @dataclass(frozen=True)
@@ -108,7 +122,7 @@ def _find_by_id(package: str, ids: Sequence[str]) -> dict[str, FigureScript] | N
     return found
 
 
-def discover(package: str = "paper_repro", ids: Sequence[str] = ()) -> dict[str, FigureScript]:
+def discover(package: str = "rigorous_rdp.paper_repro", ids: Sequence[str] = ()) -> dict[str, FigureScript]:
     r"""All figure scripts of ``package``, keyed by ID, in natural order of the IDs.
 
     A module that cannot be imported is kept under the pseudo-ID
@@ -174,18 +188,34 @@ def select(scripts: dict[str, FigureScript], targets: Sequence[str]) -> list[Fig
     return list(seen.values())
 
 
+#: what the figure scripts import beyond the core install (the ``[figures]`` extra)
+FIGURE_EXTRAS = {"matplotlib": "matplotlib", "sklearn": "scikit-learn"}
+
+
+def require_figure_extras() -> None:
+    """Raise ``ValueError`` (one line, naming what to install) when a package of the
+    ``[figures]`` extra is missing; the core install certifies without them."""
+    import importlib.util
+
+    missing = [dist for mod, dist in FIGURE_EXTRAS.items() if importlib.util.find_spec(mod) is None]
+    if missing:
+        raise ValueError(
+            f'reproduce needs {" and ".join(missing)} (the [figures] extra): pip install -e ".[figures]" in a checkout.'
+        )
+
+
+#: the default output directory, relative to the current directory (never the committed
+#: ``figures/`` of a checkout, which ``--out figures`` rewrites on purpose)
+DEFAULT_OUT = "rigorous-rdp-figures"
+
+
 def default_out_dir(fast: bool = False) -> Path:
-    r"""``figures/`` of the repository when running from a checkout, else ``./figures``; with
-    ``fast``, its subfolder ``fast/`` (the smaller previews never replace the committed figures).
-
-    A checkout is recognised by ``pyproject.toml`` next to the ``paper_repro``
-    package directory.
+    r"""``./rigorous-rdp-figures`` in the current directory; with ``fast``, its subfolder
+    ``fast/``. The figures committed in a checkout (``figures/``) are only written when asked
+    for (``--out figures``), so running the command never changes the source tree by itself.
     """
-    import paper_repro
-
-    root = Path(paper_repro.__file__).resolve().parent.parent
-    base = root if (root / "pyproject.toml").is_file() and (root / "rigorous_rdp").is_dir() else Path.cwd()
-    return base / "figures" / "fast" if fast else base / "figures"
+    base = Path.cwd() / DEFAULT_OUT
+    return base / "fast" if fast else base
 
 
 def run_one(module: str, fig_id: str, out_dir: str, fast: bool) -> FigureRun:

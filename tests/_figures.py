@@ -25,9 +25,9 @@ def figure_cases(names: list[str]) -> list:
 
 
 def figure_data(name: str, source: str, tmp_path: Path) -> dict:
-    """The numbers of ``paper_repro.blog.<name>``: committed (a full run) or computed now with ``fast=True``
+    """The numbers of ``rigorous_rdp.paper_repro.blog.<name>``: committed (a full run) or computed now with ``fast=True``
     (which must also write a PNG of a plausible size)."""
-    mod = importlib.import_module(f"paper_repro.blog.{name}")
+    mod = importlib.import_module(f"rigorous_rdp.paper_repro.blog.{name}")
     if source == "committed":
         data = json.loads((ROOT / "figures" / f"{mod.ID}.json").read_text())
         assert data.get("fast") is not True

@@ -21,10 +21,14 @@ values that change from run to run such as a certificate's hash.
 doctests (ELLIPSIS, NORMALIZE_WHITESPACE). Other blocks are executed statement
 by statement; an expression statement whose trailing comment *starts with a
 Python value* (``x.upper_float()  # 5.63 (rounded up)``) must evaluate to that
-value (floats compare exactly, as parsed); comments that are prose
+value (floats compare exactly, as parsed: state only certified values this way); comments that are prose
 (``# certified total RDP``) are not checked. A ``print(...)`` call with a trailing
 comment must print that comment (or its start, followed by prose after a space,
 colon or parenthesis), one line per commented call.
+
+**Peer output** is never compared exactly: the caller names the lines that show a peer's
+numbers by their start (``peer_prefixes``) and their numbers are compared within
+:data:`PEER_REL_TOL` relative (the text around them exactly).
 """
 
 from __future__ import annotations
@@ -231,17 +235,42 @@ def run(cmd: str, cwd: Path = ROOT, timeout: float = 600) -> list[str]:
     return run_block([cmd], cwd, timeout)[0]
 
 
-def line_matches(expected: str, got: str) -> bool:
-    """Equality, with ``...`` in ``expected`` matching any text."""
+#: a decimal number in an output line (sign, digits, fraction, exponent)
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+#: Peer output (dp-accounting, Opacus, prv-accountant, autodp) is compared with this relative
+#: tolerance, never exactly: a peer computes in floating point with its own libraries (FFTs,
+#: scipy's special functions, BLAS), and its last digits change with the machine (Opacus's PRV
+#: epsilon 2.867140811262486 here, 2.8671408112727965 on another CPU: 3.6e-12 relative).
+#: 1e-6 relative keeps every digit a sentence of the docs relies on.
+PEER_REL_TOL = 1e-6
+
+
+def numbers_close(expected: str, got: str, rel_tol: float = PEER_REL_TOL) -> bool:
+    """The two lines are equal once their numbers are set aside, and each number of ``got`` is
+    within ``rel_tol`` (relative) of the number at the same place in ``expected``."""
+    if _NUMBER.sub("#", expected) != _NUMBER.sub("#", got):
+        return False
+    pairs = zip(_NUMBER.findall(expected), _NUMBER.findall(got), strict=True)
+    return all(abs(float(e) - float(g)) <= rel_tol * abs(float(e)) for e, g in pairs)
+
+
+def line_matches(expected: str, got: str, peer_prefixes: tuple[str, ...] = ()) -> bool:
+    """Equality, with ``...`` in ``expected`` matching any text; a line that starts with one of
+    ``peer_prefixes`` (a peer's output) compares its numbers within :data:`PEER_REL_TOL`."""
+    if peer_prefixes and expected.startswith(peer_prefixes):
+        return numbers_close(expected, got)
     if "..." not in expected:
         return expected == got
     pattern = ".*".join(re.escape(part) for part in expected.split("..."))
     return re.fullmatch(pattern, got, flags=re.S) is not None
 
 
-def output_matches(expected, got) -> bool:
+def output_matches(expected, got, peer_prefixes: tuple[str, ...] = ()) -> bool:
     expected, got = list(expected), list(got)
-    return len(expected) == len(got) and all(line_matches(e, g) for e, g in zip(expected, got, strict=False))
+    return len(expected) == len(got) and all(
+        line_matches(e, g, peer_prefixes) for e, g in zip(expected, got, strict=False)
+    )
 
 
 def _mismatch(command: Command, got: list[str]) -> str:
@@ -255,13 +284,14 @@ def check_command(command: Command, cwd: Path = ROOT) -> None:
     assert output_matches(command.expected, got), _mismatch(command, got)
 
 
-def check_transcript(transcript: Transcript, cwd: Path) -> None:
-    """Run the commands of a block in one shell and assert that every output is the transcript's."""
+def check_transcript(transcript: Transcript, cwd: Path, peer_prefixes: tuple[str, ...] = ()) -> None:
+    """Run the commands of a block in one shell and assert that every output is the transcript's
+    (lines starting with one of ``peer_prefixes`` within :data:`PEER_REL_TOL`)."""
     results = run_block([c.cmd for c in transcript.commands], cwd)
     bad = [
         _mismatch(c, got)
         for c, got in zip(transcript.commands, results, strict=False)
-        if not output_matches(c.expected, got)
+        if not output_matches(c.expected, got, peer_prefixes)
     ]
     assert not bad, "\n\n".join(bad)
 
@@ -330,8 +360,10 @@ def _print_comments(stmt: ast.stmt, comments: dict[int, str]) -> list[str]:
     return [comments[c.end_lineno] for c in sorted(calls, key=lambda c: c.lineno) if c.end_lineno in comments]
 
 
-def run_python_block(block: Block, source: str = "") -> int:
-    """Execute a Python block (see module doc); returns the number of values checked."""
+def run_python_block(block: Block, source: str = "", peer_prefixes: tuple[str, ...] = ()) -> int:
+    """Execute a Python block (see module doc); returns the number of values checked. Printed
+    lines that start with one of ``peer_prefixes`` (a peer's output) compare their numbers within
+    :data:`PEER_REL_TOL`."""
     where = f"{source}:{block.line}"
     if ">>>" in block.text:
         test = doctest.DocTestParser().get_doctest(block.text, {}, where, source, block.line)
@@ -361,7 +393,9 @@ def run_python_block(block: Block, source: str = "") -> int:
             # one printed line per commented print() call: compare them in order
             assert len(printed) == len(stated), f"{here}: printed {printed!r}, the text says {stated!r}"
             for got, text in zip(printed, stated, strict=False):
-                assert _printed_matches(got, text), f"{here}: printed {got!r}, the text says {text!r}"
+                peer = bool(peer_prefixes) and text.startswith(peer_prefixes)
+                ok = numbers_close(text, got) if peer else _printed_matches(got, text)
+                assert ok, f"{here}: printed {got!r}, the text says {text!r}"
                 checked += 1
         elif isinstance(stmt, ast.Expr) and stmt.end_lineno in comments:
             has, stated_value = _stated_value(comments[stmt.end_lineno], namespace)
@@ -371,7 +405,7 @@ def run_python_block(block: Block, source: str = "") -> int:
                 )
                 checked += 1
     if block.output is not None:
-        assert output_matches(block.output, everything), (
+        assert output_matches(block.output, everything, peer_prefixes), (
             f"{where}: printed\n" + "\n".join(everything) + "\nthe block below says\n" + "\n".join(block.output)
         )
         checked += len(block.output)

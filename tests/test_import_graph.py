@@ -135,7 +135,10 @@ def test_low_modules_do_not_import_the_registry(name):
 
 def test_core_does_not_import_research():
     graph = import_graph()
-    core = [m for m in graph if not m.startswith(("rigorous_rdp.research", "rigorous_rdp.cli"))]
+    # the command line and the figure scripts are consumers of the research modules, not the core
+    core = [
+        m for m in graph if not m.startswith(("rigorous_rdp.research", "rigorous_rdp.cli", "rigorous_rdp.paper_repro"))
+    ]
     assert len(core) > 30
     edges = {(m, t) for m in core for t in graph[m] if t.startswith("rigorous_rdp.research")}
     assert edges <= PENDING_RESEARCH_EDGES

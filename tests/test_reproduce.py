@@ -58,7 +58,8 @@ def test_list_json(capsys):
     ids = [f["id"] for f in data["figures"]]
     assert len(ids) == len(set(ids))
     for f in data["figures"]:
-        assert set(f) == {"id", "source", "title"}
+        assert set(f) == {"id", "source", "citation", "title"}
+        assert f["citation"] != f["source"]  # every source document has a citation
         assert f["title"] and f["source"].endswith(".txt")
         assert (Path("/work/shared/seeds") / f["source"]).name == f["source"]
     for fid in OWN_IDS:
@@ -232,7 +233,7 @@ def test_discover_by_id_imports_only_those_modules():
         "import sys; from rigorous_rdp import reproduce as rep\n"
         "one = rep.discover(ids=['birrell2024-fig7'])\n"
         "assert list(one) == ['birrell2024-fig7'], list(one)\n"
-        "assert 'paper_repro.zhuwang2019.fig4' not in sys.modules\n"
+        "assert 'rigorous_rdp.paper_repro.zhuwang2019.fig4' not in sys.modules\n"
         "every = rep.discover()\n"
         "assert every['birrell2024-fig7'] == one['birrell2024-fig7']\n"
         "assert len(every) > 20\n"
@@ -249,7 +250,7 @@ def test_digits_read_as_scikit_learn_loads_them():
     pytest.importorskip("sklearn")
     from sklearn.datasets import load_digits
 
-    from paper_repro.birrell2024._dpsgd import _digits
+    from rigorous_rdp.paper_repro.birrell2024._dpsgd import _digits
 
     x, y = _digits()
     ref = load_digits()
@@ -258,14 +259,14 @@ def test_digits_read_as_scikit_learn_loads_them():
 
 
 def test_subplots_draws_as_pyplot(tmp_path):
-    """A figure made by ``paper_repro._common.subplots`` (no pyplot) saves to the same PNG bytes as the
+    """A figure made by ``rigorous_rdp.paper_repro._common.subplots`` (no pyplot) saves to the same PNG bytes as the
     same figure made by ``matplotlib.pyplot.subplots``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from paper_repro._common import decorate, save_figure, subplots
+    from rigorous_rdp.paper_repro._common import decorate, save_figure, subplots
 
     def draw(fig, axes):
         for ax, k in zip(axes, (1, 2), strict=True):
@@ -284,16 +285,19 @@ def test_subplots_draws_as_pyplot(tmp_path):
     assert not plt.get_fignums()  # save_figure closed the pyplot figure
 
 
-def test_default_out_dir_is_the_checkout():
-    assert rep.default_out_dir() == REPO / "figures"
-    assert rep.default_out_dir(fast=True) == REPO / "figures" / "fast"  # previews never replace figures
+def test_default_out_dir_is_outside_the_source_tree(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert rep.default_out_dir() == tmp_path / "rigorous-rdp-figures"
+    assert rep.default_out_dir(fast=True) == tmp_path / "rigorous-rdp-figures" / "fast"
+    monkeypatch.chdir(REPO)  # even from the root of a checkout: not its committed figures/
+    assert rep.default_out_dir() != REPO / "figures"
 
 
 # --- the numerical pieces of the training / variance figures --------------------------
 
 
 def test_clipped_sum_equals_materialised_per_example_clipping():
-    from paper_repro.birrell2024 import _dpsgd as D
+    from rigorous_rdp.paper_repro.birrell2024 import _dpsgd as D
 
     data = D.load_digits_split()
     params = D._init_params(np.random.default_rng(3), 64, 32, 10)
@@ -320,7 +324,7 @@ def test_clipped_sum_equals_materialised_per_example_clipping():
 
 
 def test_variance_formulas_against_enumeration():
-    from paper_repro.birrell2024.variance import formulas
+    from rigorous_rdp.paper_repro.birrell2024.variance import formulas
 
     a = np.array([0.3, -1.2, 2.0, 0.7, 0.1, -0.4])
     n = len(a)
@@ -341,7 +345,7 @@ def test_variance_formulas_against_enumeration():
 
 
 def test_batch_sampler_distributions():
-    from paper_repro.birrell2024._dpsgd import draw_batch
+    from rigorous_rdp.paper_repro.birrell2024._dpsgd import draw_batch
 
     rng = np.random.default_rng(0)
     sizes = [len(draw_batch("poisson", rng, 1440, 120)) for _ in range(2000)]

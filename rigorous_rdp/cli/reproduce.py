@@ -18,9 +18,9 @@ def register(sub: Any) -> None:
         "reproduce",
         run,
         text,
-        help="regenerate the figures of the source documents into figures/",
+        help="regenerate the figures of the source documents (into ./rigorous-rdp-figures)",
         description=(
-            "Run the figure scripts of paper_repro/: each writes <ID>.png and <ID>.json "
+            "Run the figure scripts of rigorous_rdp/paper_repro/: each writes <ID>.png and <ID>.json "
             "(the plotted numbers). A failing figure is reported and the exit status is 1."
         ),
     )
@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
         "--out",
         metavar="DIR",
         default=None,
-        help="output directory (default: figures/ of the repository checkout, else ./figures; with --fast, its subfolder fast/)",
+        help="output directory (default: ./rigorous-rdp-figures, with --fast its subfolder fast/)",
     )
     p.add_argument("--jobs", default=None, metavar="N", help="number of worker processes, 1 <= N <= 256 (default 1)")
     add_dask_option(p, "run the figures on Dask")
@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"FIGURE_ID {exc.requirement} (list the IDs with: rigorous-rdp reproduce --list).") from None
     if args.list:
         return {"figures": [s.to_json() for s in chosen]}
+    rep.require_figure_extras()
     out_dir = Path(args.out) if args.out else rep.default_out_dir(args.fast)
     if spec is None:
         runs = rep.run_figures(chosen, out_dir, jobs=jobs, fast=args.fast, progress=not args.no_progress)
@@ -83,7 +84,8 @@ def _run_figure(item: Any) -> Any:
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     w = max([len(f["id"]) for f in res["figures"]] + [10])
     if args.list:
-        return "\n".join(f"{f['id']:<{w}}  {f['source']:<26} {f['title']}" for f in res["figures"])
+        c = max(len(f["citation"]) for f in res["figures"]) if res["figures"] else 0
+        return "\n".join(f"{f['id']:<{w}}  {f['citation']:<{c}}  {f['title']}" for f in res["figures"])
     lines = []
     for f in res["figures"]:
         if f["status"] == "ok":
