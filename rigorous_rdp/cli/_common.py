@@ -252,6 +252,7 @@ def option_of(parameter: str, options: frozenset[str] | None = None) -> str:
 _ONE = Fraction(1)
 _TINY_F = TINY
 _POSITIVE = RealRange(_TINY_F, Fraction(10**MAX_DECIMAL_EXPONENT), f"a number in [{_TINY}, {_HUGE})", hi_open=True)
+_CONSTANT = RealRange(Fraction(1, 10**100), Fraction(1000), "a number in [1e-100, 1e3]")
 _MODERATE = RealRange(Fraction(1, 10**100), Fraction(10**100), "a number in [1e-100, 1e100]")
 _OPEN_UNIT = RealRange(
     Fraction(0), _ONE, "in (0, 1)", lo_open=True, hi_open=True, floor=_TINY_F, floor_text=f"at least {_TINY}"
@@ -282,9 +283,10 @@ OPTION_RANGES: dict[str, Callable[[Any], object]] = {
     "dataset_size": _integer("dataset_size", 1, MAX_COUNT),
     "taylor_order": _integer("taylor_order", 3, MAX_TAYLOR_ORDER),
     "tau": _integer("tau", 1, None),
-    # constant (research): C(c1, c2) of Claim 26, computed with floats in its planning
-    "c1": _real("c1", _MODERATE),
-    "c2": _real("c2", _MODERATE),
+    # constant (research): C(c1, c2) of Claim 26, computed with floats in its planning; beyond
+    # 1e3 its screens allocate gigabytes (c2 = 1e5: 30 GB) or overflow
+    "c1": _real("c1", _CONSTANT),
+    "c2": _real("c2", _CONSTANT),
     "sigma_max": _real("sigma_max", _MODERATE),
     "sigma_min": _real("sigma_min", _MODERATE),
     "alpha": lambda v: [validation.order(a, "alpha") for a in v],
