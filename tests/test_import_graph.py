@@ -11,19 +11,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "rigorous_rdp"
 
-#: cycles that another change removes (the certificate package split): each entry is the exact
-#: set of modules of one strongly connected component that may still be found
-PENDING_CYCLES: list[frozenset[str]] = [
-    frozenset(
-        {
-            "rigorous_rdp.certificate",
-            "rigorous_rdp.pld.certificate_support",
-            "rigorous_rdp.research.conjecture_certificate",
-        }
-    )
-]
-#: core -> research edges that the same change removes
-PENDING_RESEARCH_EDGES = {("rigorous_rdp.certificate", "rigorous_rdp.research.conjecture_certificate")}
+#: cycles that another change removes: each entry is the exact set of modules of one strongly
+#: connected component that may still be found (none left)
+PENDING_CYCLES: list[frozenset[str]] = []
+#: core -> research edges that another change removes (none left)
+PENDING_RESEARCH_EDGES: set[tuple[str, str]] = set()
 
 
 def _modules(root: Path = ROOT) -> dict[str, Path]:

@@ -3,12 +3,15 @@
 References: the closed form of the composed Gaussian, the exact binomial sum for
 randomized response, and mpmath direct integration (rigorous_rdp.reference.pld) for
 Laplace and the Poisson-subsampled Gaussian at T <= 2; dp-accounting's PLD where
-installed.  Containment and width are asserted separately.
+installed.  Containment and width are asserted separately.  Plain Gaussian and randomized-
+response ledgers are tested here on the grid path (``exact=False``); their closed forms in
+tests/test_pld_closed_form.py.
 """
 
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from fractions import Fraction as F
 
 import mpmath
@@ -46,7 +49,7 @@ def _width(cert) -> F:
 @pytest.mark.parametrize("steps", [1, 2, 3, 4])
 @pytest.mark.parametrize("eps", [F(0), F(1, 2), F(2)])
 def test_gaussian_closed_form(steps, eps):
-    acc = PldAccountant(width="0.001").compose(GaussianEvent(2), steps)
+    acc = PldAccountant(width="0.001", exact=False).compose(GaussianEvent(2), steps)
     d = acc.get_delta(eps)
     ref = gaussian_delta(2, steps, eps)
     assert _contains(d, ref)
@@ -57,7 +60,7 @@ def test_gaussian_closed_form(steps, eps):
 def test_gaussian_small_sigma_delta(sigma, eps):
     """Small noise: the bottom of the grid range lies far below -37, where the float
     screen used to compute log(e^eps - 1 + 1) = log(0) and crash."""
-    acc = PldAccountant(width="0.001").compose(GaussianEvent(sigma), 1)
+    acc = PldAccountant(width="0.001", exact=False).compose(GaussianEvent(sigma), 1)
     d = acc.get_delta(eps)
     assert _contains(d, gaussian_delta(sigma, 1, eps))
 
@@ -65,7 +68,7 @@ def test_gaussian_small_sigma_delta(sigma, eps):
 def test_gaussian_epsilon_closed_form():
     """epsilon(delta) of 4 Gaussians (sigma = 2): the closed-form root lies in the bracket."""
     delta = F(1, 10**5)
-    acc = PldAccountant().compose(GaussianEvent(2), 4)
+    acc = PldAccountant(exact=False).compose(GaussianEvent(2), 4)
     eps = acc.get_epsilon(delta)
     with mpmath.workdps(40):
         root = mpmath.findroot(lambda e: gaussian_delta(2, 4, e) - mpmath.mpf(1) / 10**5, 3)
@@ -75,7 +78,7 @@ def test_gaussian_epsilon_closed_form():
 
 @pytest.mark.parametrize("steps", [1, 2, 3, 4])
 def test_randomized_response_exact(steps):
-    acc = PldAccountant(width="0.001").compose(RandomizedResponseEvent(F(3, 4)), steps)
+    acc = PldAccountant(width="0.001", exact=False).compose(RandomizedResponseEvent(F(3, 4)), steps)
     for eps in (F(0), F(1, 2), F(1)):
         d = acc.get_delta(eps)
         assert _contains(d, randomized_response_delta(F(3, 4), steps, eps))
@@ -277,19 +280,23 @@ def test_pld_certificate_verifies_and_detects_a_false_claim():
     assert cert["method"]["kind"] == "pld"
     res = verify_certificate(cert)
     assert res.ok, res.reason
-    bad = json.loads(json.dumps(cert))
-    lo = F(bad["epsilon"]["lower"])
-    bad["epsilon"] = {"lower": str(lo * 9 / 10), "upper": str(lo * 95 / 100)}  # below the true epsilon
-    bad.pop("sha256")
-    bad["sha256"] = content_hash(bad)
-    res = verify_certificate(bad)
+
+    def forged(lower: str, upper: str) -> dict:
+        # the bracket and the direction that gives it changed alike (a consistent forgery)
+        bad = json.loads(json.dumps(cert))
+        top = max(bad["method"]["directions"], key=lambda d: F(bad["method"]["directions"][d]["epsilon"]["upper"]))
+        bad["epsilon"] = bad["method"]["directions"][top]["epsilon"] = {"lower": lower, "upper": upper}
+        bad.pop("claim")
+        bad["sha256"] = content_hash(bad)
+        return bad
+
+    lo = Decimal(cert["epsilon"]["lower"])
+    res = verify_certificate(forged(str(lo * 9 / 10), str(lo * 95 / 100)))  # below the true epsilon
     assert not res.ok and "not confirmed" in res.reason
 
     # a raised lower end (claiming "not DP" where the dominated pair cannot prove it:
     # above the certified upper end's neighbourhood of the truth) is rejected too
-    bad = json.loads(json.dumps(cert))
-    up = F(bad["epsilon"]["upper"])
-    bad["epsilon"] = {"lower": str(up), "upper": str(up)}
-    bad["sha256"] = content_hash(bad)
+    up = cert["epsilon"]["upper"]
+    bad = forged(up, up)
     res = verify_certificate(bad)
     assert not res.ok and "lower delta" in res.reason

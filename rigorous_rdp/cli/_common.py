@@ -293,6 +293,20 @@ OPTION_RANGES: dict[str, Callable[[Any], object]] = {
 }
 
 
+#: ``delta --epsilon``: 0 is a valid target
+_DELTA_EPSILON = _real(
+    "epsilon",
+    RealRange(
+        Fraction(0),
+        Fraction(10**MAX_DECIMAL_EXPONENT),
+        f"0 or a number in [{_TINY}, {_HUGE})",
+        hi_open=True,
+        floor=_TINY_F,
+        floor_text=f"0 or at least {_TINY}",
+    ),
+)
+
+
 #: the commands whose options follow OPTION_RANGES (others define their own ranges)
 RANGE_CHECKED = ("rdp", "epsilon", "delta", "calibrate", "certify", "dpsgd", "constant")
 #: commands without a default time budget (batch jobs; --max-seconds still applies); so is
@@ -338,6 +352,8 @@ def check_option_ranges(args: argparse.Namespace) -> None:
     for dest, check in _option_ranges().items():
         value = getattr(args, dest, None)
         if value is not None and not isinstance(value, bool):
+            if dest == "epsilon" and command == "delta":
+                check = _DELTA_EPSILON  # delta at epsilon = 0 is the total-variation distance
             parsed = check(value)
             if command == "certify":
                 for f in parsed if isinstance(parsed, list) else [parsed]:

@@ -78,7 +78,9 @@ def text_line(res: dict[str, Any], key: str) -> str:
     v = res[key]
     what = "bracket of the true optimal value" if res.get("chosen", "pld") == "pld" else "certified RDP bound"
     line = f"{key} = [{v['lower']}, {v['upper']}]  ({res['method']}: {what}; rely on the upper end {v['upper']})"
-    if "pld" in res:
+    if "pld" in res and "exact" in res["pld"]:
+        line += f"\n  pld exact: {res['pld']['exact']}"
+    elif "pld" in res:
         line += f"\n  pld grid width {res['pld']['grid_width']}, masses at scale 2^-{res['pld']['scale_bits']}"
     if res.get("method") == "best":
         line += "\n  candidates: " + ", ".join(f"{n} {c[key]['upper']}" for n, c in res["candidates"].items())

@@ -12,8 +12,9 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
-from ..certificate import make_certificate, write_certificate
-from ..pld.certificate_support import make_pld_certificate
+from ..certificates.common import write_certificate
+from ..certificates.pld import make_pld_certificate
+from ..certificates.rdp import make_certificate
 from . import _common as common
 from . import _method as pld_cli
 

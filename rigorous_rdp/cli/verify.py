@@ -1,9 +1,10 @@
 """``rigorous-rdp verify FILE``: recompute a certificate's claim independently.
 
-Exit status 0 iff the stated upper bound on epsilon is confirmed by the mpmath
-reference path (see :mod:`rigorous_rdp.certificate`); 1 with a one-line reason
-for a modified, corrupted or unverifiable certificate (also one nested deeper
-than 64 levels or larger than 16 MiB, refused before parsing); 2 for bad
+Exit status 0 iff every claim of the certificate is re-derived on the independent
+path (the verifier of its kind, :mod:`rigorous_rdp.certificates.kinds`); 1 with a
+one-line reason for a modified, corrupted, malformed or unverifiable certificate
+(also one nested deeper than 64 levels or larger than 16 MiB, refused before
+parsing; a duplicated key; a number outside the one grammar); 2 for bad
 command-line input (for example a file that cannot be read, ``--dps`` outside
 [30, 150]) and when the time budget (``--max-seconds``, default 60 s) runs out.
 """
@@ -15,10 +16,10 @@ from typing import Any
 
 from .. import budget
 from ..arith import parse_rational
-from ..certificate import VerificationResult, verify_file
+from ..certificates.common import MAX_DEPTH, MAX_FILE_BYTES, json_depth_exceeds
+from ..certificates.kinds import verify_file
 
-#: largest certificate file read (a certificate is a few kilobytes)
-MAX_FILE_BYTES = 16 << 20  # a holds-boxes certificate of n = 4 rows is about 1.5 MB
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "json_depth_exceeds", "register", "run", "text"]
 
 
 def register(sub: Any) -> None:
@@ -33,7 +34,7 @@ def register(sub: Any) -> None:
         "--dps",
         default=None,
         metavar="N",
-        help=f"mpmath precision in decimal digits, {MIN_DPS} <= N <= {MAX_DPS} (default max(50, 3 * digits + 10))",
+        help=f"mpmath precision in decimal digits, {MIN_DPS} <= N <= {MAX_DPS} (default max(50, 3 * digits + 10), at most 150)",
     )
     p.add_argument(
         "--all-boxes",
@@ -48,8 +49,6 @@ def register(sub: Any) -> None:
 #: accepted --dps range; the reference quadrature at 150 digits takes about 10 s, at
 #: 200 digits about 45 s and at 400 digits several minutes (2 cores)
 MIN_DPS, MAX_DPS = 30, 150
-#: deepest nesting of JSON arrays/objects accepted in a certificate (a certificate has depth 4)
-MAX_DEPTH = 64
 
 
 def _dps(value: str | None) -> int | None:
@@ -65,49 +64,11 @@ def _dps(value: str | None) -> int | None:
     return int(f)
 
 
-def json_depth_exceeds(raw: bytes, limit: int = MAX_DEPTH) -> bool:
-    """True if the JSON text nests arrays/objects deeper than ``limit`` (strings skipped).
-
-    Checked before parsing: Python's ``json`` module recurses once per level and
-    fails with RecursionError on 100,000 nested ``[``.
-    """
-    depth = 0
-    in_string = escaped = False
-    for ch in raw:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == 0x5C:  # backslash
-                escaped = True
-            elif ch == 0x22:  # quote
-                in_string = False
-        elif ch == 0x22:
-            in_string = True
-        elif ch in (0x5B, 0x7B):  # [ {
-            depth += 1
-            if depth > limit:
-                return True
-        elif ch in (0x5D, 0x7D):
-            depth -= 1
-    return False
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     dps = _dps(args.dps)
-    try:
-        with open(args.file, "rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ValueError(f"FILE cannot be read: {exc.strerror} ({args.file}).") from None
-    if len(raw) > MAX_FILE_BYTES:
-        res = VerificationResult(False, f"malformed certificate: larger than {MAX_FILE_BYTES} bytes")
-    elif json_depth_exceeds(raw):
-        res = VerificationResult(False, f"malformed JSON: nested deeper than {MAX_DEPTH} levels")
-    else:
-        res = verify_file(args.file, dps=dps, all_boxes=args.all_boxes)
+    res = verify_file(args.file, dps=dps, all_boxes=args.all_boxes)
     if budget.expired():  # a reference computation stopped by the budget is not a verdict
         budget.check("the independent reference values")
-    out = {"file": args.file, **res.to_json()}
     out = {"file": args.file, **res.to_json()}
     out["_exit_status"] = 0 if res.ok else 1
     return out

@@ -41,7 +41,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import numpy as np
 from flint import arb, fmpq
@@ -56,6 +56,9 @@ from ..validation import RealRange
 from .compose import compose_all, delta_at, delta_screen
 from .discretize import DiscretePld, arb_upper_fraction, discretize
 from .profiles import DominatingPair, Profile
+
+if TYPE_CHECKING:
+    from .closed_form import ClosedForm
 
 __all__ = ["DEFAULT_WIDTH", "Bracket", "PldAccountant", "PldDeltaResult", "PldEpsilonResult"]
 
@@ -213,6 +216,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             array would exceed about this many coefficients (time and memory grow with
             it; mechanisms with a long loss range, e.g. sigma = 0.1, reach it early).
             The bracket is then returned wider than requested, still valid.
+        exact: answer plain Gaussian and plain randomized-response ledgers from their closed
+            forms (:mod:`~rigorous_rdp.pld.closed_form`, no grid) unless a ``grid`` is fixed.
 
     Example:
         >>> from rigorous_rdp import GaussianEvent, PoissonSampledEvent
@@ -230,8 +235,10 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         grid: int | None = None,
         max_grid: int = 20000,
         max_length: int = 1_000_000,
+        exact: bool = True,
     ):
         self.width = check_width(width)
+        self.exact = exact
         if grid is not None and (isinstance(grid, bool) or not isinstance(grid, int) or grid < 1):
             raise InvalidParameter("grid", "must be an integer >= 1", grid)
         self.grid = grid
@@ -253,6 +260,15 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     def _add(self, new: dict[ev.DpEvent, tuple[DominatingPair, int]]) -> None:
         for leaf, (pair, c) in new.items():
             self._events[leaf] = (pair, self._events.get(leaf, (pair, 0))[1] + c)
+
+    def _closed_form(self) -> ClosedForm | None:
+        """The exact profile of the ledger (plain Gaussians / randomized responses), unless
+        ``exact=False`` or a fixed grid asks for the grid path."""
+        from .closed_form import closed_form_of
+
+        if not self.exact or self.grid is not None:
+            return None
+        return closed_form_of([(e, c) for e, (_, c) in self._events.items() if c > 0])
 
     def _tight(self) -> bool:
         """True if every composed pair is attained by the mechanism (lower ends valid)."""
@@ -377,6 +393,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         if not self._active():
             z = _bracket(Fraction(0), Fraction(0))
             return PldEpsilonResult(z, delta, 1, 0, Fraction(0))
+        if (cf := self._closed_form()) is not None and (exact := cf.epsilon_result(delta, w)) is not None:
+            return exact
         tail_abs = float(delta) * 1e-9
         n = self._initial_grid(w, float(delta))
 
@@ -451,6 +469,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         w = self.width if width is None else check_width(width)
         if not self._active():
             return PldDeltaResult(_bracket(Fraction(0), Fraction(0)), eps, 1, 0, Fraction(0))
+        if (cf := self._closed_form()) is not None:
+            return cf.delta_result(eps)
         n = self._initial_grid(w, 1e-5)
         tail_abs = 1e-30
 
@@ -508,7 +528,8 @@ def _screen_eps(P: DiscretePld, n: int, delta: float) -> float:
     a, b = A[k - 1], B[k - 1]
     if b <= 0 or a <= delta:
         return float(losses[k])
-    return float(min(losses[k], max(losses[k - 1], math.log((a - delta) / b))))
+    # log of the ratio as a difference of logs: (a - delta) / b overflows for a tiny b
+    return float(min(losses[k], max(losses[k - 1], math.log(float(a) - delta) - math.log(float(b)))))
 
 
 def _eps_upper(U: DiscretePld, n: int, delta: Fraction) -> Fraction:

@@ -259,7 +259,12 @@ def poisson_gaussian_log_a_mp(alpha: Fraction, q: Fraction, sigma: Fraction, dps
     """
     if q == 0:
         return mpf(0)  # the integrand is exactly the N(0, sigma^2) density
-    work = dps + 15 + _digits_lost(alpha, q, sigma)
+    lost = _digits_lost(alpha, q, sigma)
+    if lost > 100 and Fraction(alpha).denominator == 1:
+        # q so small that the quadrature would need hundreds of digits (q = 1e-300: 600);
+        # at an integer order the binomial sum (9.5) is exact and costs alpha + 1 terms
+        return poisson_gaussian_log_a_binomial_mp(int(alpha), q, sigma, dps)
+    work = dps + 15 + lost
     for _ in range(6):
         with mp.workdps(work):
             a, qq, s = _mpf(alpha), _mpf(q), _mpf(sigma)

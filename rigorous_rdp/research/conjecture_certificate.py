@@ -309,9 +309,9 @@ def _mp_lhs_quad(cfg: ProbeConfig) -> mpmath.mpf:
 def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: int | None = 4) -> Any:
     """Re-check a ``rigorous-rdp-conjecture`` certificate (module docstring); never raises for a bad one.
 
-    Returns a :class:`rigorous_rdp.certificate.VerificationResult`.
+    Returns a :class:`rigorous_rdp.certificates.common.VerificationResult`.
     """
-    from ..certificate import VerificationResult
+    from ..certificates.common import VerificationResult
 
     try:
         if not isinstance(cert, dict) or cert.get("format") != FORMAT:
@@ -544,7 +544,7 @@ def recheck_box(
 def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) -> Any:
     import random
 
-    from ..certificate import VerificationResult
+    from ..certificates.common import VerificationResult
 
     case = cert["case"]
     n, m, lam = int(case["n"]), int(case["m"]), int(case["lambda"])

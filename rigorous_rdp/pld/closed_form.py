@@ -1,0 +1,666 @@
+r"""Exact privacy profiles of compositions whose privacy-loss law is known in closed form.
+
+Two ledgers are answered here without any discretisation, in ball arithmetic, to about
+19 significant digits (the enclosure *is* the bracket of the optimal value: its two ends
+differ only by the ball's width):
+
+* **Gaussian mechanisms** (no sampling, sensitivity 1, any mix of noise multipliers
+  :math:`\sigma_i`, each applied :math:`T_i` times).  The composed pair is one Gaussian pair
+  :math:`(N(\mu, 1), N(0, 1))` with :math:`\mu^2 = \sum_i T_i/\sigma_i^2` (the product of
+  Gaussians is a Gaussian; scale each coordinate by :math:`1/\sigma_i`), whose profile is
+  (Balle & Wang 2018, Thm 8; Dong, Roth & Su 2022, Cor. 2.13)
+
+  .. math::
+      \delta(\varepsilon) = \bar\Phi(a) - e^{\varepsilon}\bar\Phi(a + \mu),\qquad
+      a = \frac{\varepsilon}{\mu} - \frac{\mu}{2} = \frac{2\varepsilon - \mu^2}{2\mu}.
+
+  With Mills' ratio :math:`R(x) = \bar\Phi(x)/\varphi(x)` and :math:`e^\varepsilon
+  \varphi(a + \mu) = \varphi(a)`, this is :math:`\delta = \varphi(a)\,(R(a) - R(a + \mu))`
+  (used for :math:`a \ge 0`: no overflowing :math:`e^\varepsilon`, no difference of two
+  tiny tails).  For :math:`\mu < 2^{-20}`, :math:`R(a) - R(a + \mu)` is its Taylor
+  polynomial of order 5 in :math:`\mu` plus a Lagrange remainder evaluated on the ball
+  :math:`X = [a, a + \mu]` (inclusion principle), with the derivatives
+  :math:`R^{(k)} = (-1)^k M_k`, :math:`M_k(x) = \int_0^\infty t^k e^{-xt - t^2/2}\,dt \ge 0`.  For
+  :math:`x > 2^{16}`, :math:`R(x)` is enclosed by two partial sums of its asymptotic
+  series, which bracket it for every x > 0 (expand :math:`e^{-t^2/2}` in
+  :math:`R(x) = \int_0^\infty e^{-xt - t^2/2}\,dt`; the partial sums of the exponential
+  series of :math:`e^{-u}`, u >= 0, alternate around it):
+  :math:`S_4(x) \le R(x) \le S_4(x) + 105/x^9`, :math:`S_4 = 1/x - 1/x^3 + 3/x^5 - 15/x^7`.
+
+* **Randomized response** with probability p (:math:`p' = \max(p, 1-p)`), T times.  The
+  composed loss is :math:`\ell_k = (2k - T)\ell` with :math:`\ell = \log(p'/(1-p'))`,
+  :math:`k \sim \mathrm{Bin}(T, p')` under P, so
+  :math:`\delta(\varepsilon) = \sum_{k:\,\ell_k > \varepsilon} P(k)\,(1 - e^{\varepsilon - \ell_k})`,
+  a finite sum of non-negative terms.  Only a window of indices around the threshold and
+  the mode is summed; the rest is bounded by geometric series, because the binomial
+  pmf is log-concave (:math:`\rho_k = P(k+1)/P(k) = \frac{T-k}{k+1}\frac{p'}{1-p'}` decreases
+  in k): :math:`\sum_{k > b} P(k) \le P(b)\rho_b/(1 - \rho_b)` when :math:`\rho_b < 1`, and
+  :math:`\sum_{k < a} P(k) \le P(a)\sigma/(1 - \sigma)`, :math:`\sigma = 1/\rho_{a-1} < 1`.
+  Every omitted term lies in :math:`[0, P(k)]`, so the omitted sum is enclosed by
+  :math:`[0, \text{bound}]`.  Between two atoms :math:`\ell_{k-1} \le \varepsilon \le \ell_k`
+  the profile is :math:`A_k - e^\varepsilon B_k` (:math:`A_k = P(K \ge k)`,
+  :math:`B_k = Q(K \ge k)`), so :math:`\varepsilon(\delta)` is the closed form
+  :math:`\ell_k + \log((A_k - \delta)/(e^{\ell_k} B_k))` on the piece where the profile
+  crosses :math:`\delta`, the piece being certified by the profile at its two ends.
+
+Both pairs are symmetric (the swapped pair has the same profile), so the add and remove
+directions coincide.  :math:`\varepsilon(\delta)` of the Gaussian is found by a guess
+(Newton on :math:`\log\delta`) and verified: :math:`\delta(a_-) > \delta \ge \delta(a_+)`
+certified in ball arithmetic proves :math:`a_- < a^* \le a_+` because the profile is
+decreasing.  The Laplace mechanism is not here: its T-fold loss law is a mixture over
+the numbers of atoms of Irwin-Hall splines whose evaluation cancels catastrophically for
+large T (see ``proofs/verify_laplace_composition.py``), so it stays on the grid path.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+import numpy as np
+from flint import arb, ctx, fmpq
+
+from .. import events as ev
+from ..arith import Certified, log_binomial_pmf, workprec
+from .accountant import PldDeltaResult, PldEpsilonResult, _bracket, decimal_text
+
+__all__ = [
+    "ClosedForm",
+    "ExactDeltaResult",
+    "ExactEpsilonResult",
+    "GaussianComposition",
+    "RandomizedResponseComposition",
+    "closed_form_of",
+]
+
+#: relative accuracy aimed at (bits): about 19 significant digits
+TARGET_BITS = 64
+#: the working precision is doubled up to this before giving up on the requested accuracy
+MAX_PREC = 1 << 13
+_BIG = 1 << 16
+_TINY_MU = Fraction(1, 1 << 20)
+#: randomized response: profile values at the atoms decided in exact rationals up to this T
+EXACT_STEPS = 3000
+
+
+def _q(x: Fraction | int) -> arb:
+    x = Fraction(x)
+    return arb(fmpq(x.numerator, x.denominator))
+
+
+def _frac(x: arb) -> Fraction:
+    """The exact midpoint of a ball as a Fraction."""
+    m, e = x.mid().man_exp()
+    man, exp = int(m), int(e)
+    return Fraction(man * (1 << exp)) if exp >= 0 else Fraction(man, 1 << -exp)
+
+
+def _flog(x: Fraction) -> float:
+    """log of a positive rational in floats (no underflow of tiny rationals)."""
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
+def _rel_ok(x: arb, bits: int) -> bool:
+    if not x.is_finite():
+        return False
+    if x.rad() == 0:
+        return True
+    return x.rel_accuracy_bits() >= bits
+
+
+def _unit(x: arb) -> arb:
+    """``x`` intersected with [0, 1] (a probability difference), when they overlap."""
+    box = arb(0).union(arb(1))
+    return x.intersection(box) if x.overlaps(box) else x
+
+
+class ClosedForm:
+    """An exact privacy profile: ``delta_ball`` (enclosure at the working precision) and a
+    certified ``epsilon``."""
+
+    description: str
+
+    def delta_ball(self, eps: Fraction) -> arb:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def parameters(self) -> dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def epsilon(self, delta: Fraction, width: Fraction) -> Certified:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def epsilon_result(self, delta: Fraction, width: Fraction) -> ExactEpsilonResult | None:
+        """The :class:`ExactEpsilonResult` at ``delta`` (bracket width <= ``width``), or
+        ``None`` when it cannot be certified (the caller then takes the grid path)."""
+        try:
+            v = self.epsilon(delta, width)
+        except ArithmeticError:
+            return None  # undecided (an exact tie beyond the exact range): the grid path answers
+        return ExactEpsilonResult(v, delta, 0, 0, Fraction(0), {"remove": (v, 0)}, self.description, self.parameters())
+
+    def delta_result(self, eps: Fraction) -> ExactDeltaResult:
+        """The :class:`ExactDeltaResult` at ``eps``."""
+        v = self.delta(eps)
+        if v.ball.is_finite() and v.ball.upper() > arb(2) ** -10000:
+            # exact rational ends clipped to [0, 1] (the ball's own ends may poke out by rounding)
+            with workprec(v.prec + 64):
+                lo, up = _frac(v.ball.lower()), _frac(v.ball.upper())
+            v = _bracket(max(Fraction(0), lo), min(Fraction(1), up))
+        return ExactDeltaResult(v, eps, 0, 0, Fraction(0), {"remove": (v, 0)}, self.description, self.parameters())
+
+    def delta(self, eps: Fraction) -> Certified:
+        """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about
+        2^-64, or the last valid enclosure when the precision cap is reached)."""
+        prec = 128
+        last: arb | None = None
+        while True:
+            with workprec(prec):
+                ball = self.delta_ball(eps)
+                if ball.is_finite():
+                    ball = _unit(ball)
+            if ball.is_finite():
+                last = ball
+                if _rel_ok(ball, TARGET_BITS):
+                    return Certified(ball, prec)
+            if prec >= MAX_PREC:
+                if last is None:
+                    return Certified(arb(0).union(arb(1)), prec)
+                return Certified(last, prec)
+            prec *= 2
+
+    def _certainly(self, eps_or_a: Any, target: Fraction, above: bool, fn: Any = None) -> bool:
+        """True if the profile at the point is certainly ``> target`` (``above``) or
+        certainly ``<= target`` (not ``above``); precision raised while undecided."""
+        f = self.delta_ball if fn is None else fn
+        prec = 128
+        while prec <= MAX_PREC:
+            with workprec(prec):
+                t = _q(target)
+                d = f(eps_or_a)
+                if d.is_finite():
+                    if above and d > t:
+                        return True
+                    if not above and d <= t:
+                        return True
+                    if (above and d <= t) or (not above and d > t):
+                        return False
+            prec *= 2
+        return False
+
+
+# ---------------------------------------------------------------------------
+# Gaussian
+# ---------------------------------------------------------------------------
+
+
+def _sf(x: arb) -> arb:
+    r""":math:`\bar\Phi(x)`."""
+    return (x / arb(2).sqrt()).erfc() / 2
+
+
+def _pdf(x: arb) -> arb:
+    return (-(x * x) / 2).exp() / (2 * arb.pi()).sqrt()
+
+
+def _asym(x: arb) -> tuple[arb, arb]:
+    """``(S4(x), 105/x^9)``: Mills' ratio lies in ``[S4, S4 + 105/x^9]`` for x > 0."""
+    i = 1 / x
+    i2 = i * i
+    s4 = i * (1 - i2 * (1 - i2 * (3 - 15 * i2)))
+    return s4, 105 * i * i2 * i2 * i2 * i2
+
+
+def _mills(x: arb) -> arb:
+    r"""Mills' ratio :math:`R(x) = \bar\Phi(x)/\varphi(x)`."""
+    if x > _BIG:
+        s, r = _asym(x)
+        return s.union(s + r)
+    return _sf(x) * (2 * arb.pi()).sqrt() * ((x * x) / 2).exp()
+
+
+def _one_minus_xr(x: arb) -> arb:
+    r""":math:`1 - xR(x) > 0` (= :math:`-R'(x)`); for large x from the asymptotic
+    bracket: :math:`1/x^2 - 3/x^4 + 15/x^6 - 105/x^8 \le 1 - xR \le 1/x^2 - 3/x^4 + 15/x^6`."""
+    if x > _BIG:
+        i2 = 1 / (x * x)
+        hi = i2 * (1 - i2 * (3 - 15 * i2))
+        return (hi - 105 * i2 * i2 * i2 * i2).union(hi)
+    return 1 - x * _mills(x)
+
+
+def _moments(x: arb, n: int) -> list[arb]:
+    r""":math:`M_k(x) = \int_0^\infty t^k e^{-xt - t^2/2}\,dt = (-1)^k R^{(k)}(x)`, k = 0..n
+    (:math:`M_0 = R`, :math:`M_1 = 1 - xR`, :math:`M_{k+1} = k M_{k-1} - x M_k` by parts)."""
+    M = [_mills(x), _one_minus_xr(x)]
+    for k in range(1, n):
+        M.append(k * M[k - 1] - x * M[k])
+    return M
+
+
+@dataclass(frozen=True)
+class GaussianComposition(ClosedForm):
+    r"""Gaussian mechanisms composed: one Gaussian pair with :math:`\mu^2` = ``mu2`` (exact)."""
+
+    mu2: Fraction
+    description = (
+        "composed Gaussian mechanisms = one Gaussian pair N(mu, 1) vs N(0, 1), mu^2 = sum steps/sigma^2; "
+        "delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) in ball arithmetic (no discretisation)"
+    )
+
+    def parameters(self) -> dict[str, Any]:
+        return {"mu_squared": decimal_text(self.mu2)}
+
+    def _mu(self) -> arb:
+        return _q(self.mu2).sqrt()
+
+    def delta_a(self, a: Fraction | arb) -> arb:
+        r"""Enclosure of :math:`\delta` at :math:`a = \varepsilon/\mu - \mu/2` (exact or a ball)."""
+        mu = self._mu()
+        aa = _q(a) if isinstance(a, Fraction) else a
+        if self.mu2 < _TINY_MU * _TINY_MU:
+            # Taylor expansion of R(a) - R(a + mu) to order 5, remainder on the ball [a, a + mu]
+            M = _moments(aa, 5)
+            M6 = _moments(aa.union(aa + mu), 6)[6]
+            total = arb(0)
+            term = arb(1)
+            for n in range(1, 6):
+                term = term * mu / n
+                total += (-1) ** (n + 1) * term * M[n]
+            rem = term * mu / 6 * arb(0).union(M6.upper().max(arb(0)))
+            return _pdf(aa) * (total - rem)
+        if aa >= 0:
+            return _pdf(aa) * (_mills(aa) - _mills(aa + mu))
+        return _sf(aa) - _pdf(aa) * _mills(aa + mu)
+
+    def _a_of(self, eps: Fraction) -> arb:
+        return _q(2 * eps - self.mu2) / (2 * self._mu())
+
+    def delta_ball(self, eps: Fraction) -> arb:
+        return self.delta_a(self._a_of(eps))
+
+    def _slope(self, a: arb) -> arb:
+        r""":math:`d\delta/da = -\mu\,\varphi(a) R(a + \mu)`."""
+        mu = self._mu()
+        return -mu * _pdf(a) * _mills(a + mu)
+
+    def _newton(self, target: Fraction, a_hi: Fraction, prec: int) -> Fraction:
+        """A guess of the root a* of delta(a) = target (Newton on log delta, bracketed)."""
+        with workprec(prec):
+            mu = self._mu()
+            logt = _q(target).log()
+            lo = _frac(-mu / 2)
+            hi = a_hi
+            a = hi
+            tol = Fraction(1, 1 << (prec - 24))
+            bound = arb(2) ** 64 * (1 + abs(_q(lo)) + abs(_q(hi)))
+            for _ in range(150):
+                aa = _q(a)
+                d = self.delta_a(aa)
+                if d.is_finite() and d.mid() > 0:
+                    g = d.log() - logt
+                    if g.mid() > 0:
+                        lo = a
+                    else:
+                        hi = a
+                    gp = self._slope(aa) / d
+                    cand = aa - g / gp
+                    if cand.is_finite() and gp.mid() < 0 and abs(cand.mid()) < bound:
+                        c = _frac(cand)
+                        if abs(c - a) <= tol * (1 + abs(a)):
+                            return c  # converged (a step within the noise may leave the bracket)
+                        if lo < c < hi:
+                            a = c
+                            continue
+                # bisection when Newton leaves the bracket (or cannot be evaluated)
+                nxt = (lo + hi) / 2
+                if abs(nxt - a) <= tol * (1 + abs(a)):
+                    return nxt
+                a = nxt
+            return a
+
+    def epsilon(self, delta: Fraction, width: Fraction) -> Certified:
+        """Certified enclosure of the optimal epsilon at ``delta`` (width <= ``width``)."""
+        if self._certainly(Fraction(0), delta, above=False):
+            return Certified(arb(0), 128)
+        with workprec(128):
+            # Phi_bar(a0) = delta (for delta > 1/2 through 1 - delta: no rounding to erfcinv(2))
+            small = delta <= Fraction(1, 2)
+            a0 = (2 * _q(delta if small else 1 - delta)).erfcinv() * arb(2).sqrt() * (1 if small else -1)
+            # delta(a) < Phi_bar(a) <= delta for a >= a0 (a guess bound only)
+            a_hi = _frac(a0.upper()) + Fraction(1, 1 << 40)
+        # an upper bound on mu (integer square root): the bracket width is 2 mu r
+        mu_hi = Fraction(math.isqrt(math.ceil(self.mu2 * 4**64)) + 1, 2**64)
+        for prec in (128, 256, 512, 1024, 2048, 4096, MAX_PREC):
+            a = self._newton(delta, a_hi, prec)
+            # half-width in a: relative 2^-68 of eps/mu = a + mu/2, and 2 mu r <= width / 2
+            # (no smaller than (1 + |a|) 2^-3000: beyond that the bracket is returned wider
+            # than requested, still valid, as the grid path does under its cost cap)
+            r = min(max(a + mu_hi / 2, Fraction(1, 1 << 40)) / (1 << 68), width / (4 * mu_hi))
+            r = max(r, (1 + abs(a)) / (1 << 3000))
+            lo_a, hi_a = a - r, a + r
+            if self._certainly(hi_a, delta, False, self.delta_a) and self._certainly(lo_a, delta, True, self.delta_a):
+                with workprec(max(prec, 128)):
+                    mu = self._mu()
+                    half = _q(self.mu2) / 2
+                    e_lo = (mu * _q(lo_a) + half).lower()
+                    e_hi = (mu * _q(hi_a) + half).upper()
+                    ball = e_lo.union(e_hi)
+                    if not e_lo > 0:
+                        ball = arb(0).union(e_hi)
+                    return Certified(ball, prec)
+        raise ArithmeticError("pld closed form: could not certify the Gaussian epsilon")
+
+
+# ---------------------------------------------------------------------------
+# randomized response
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RandomizedResponseComposition(ClosedForm):
+    r"""``steps`` randomized responses with :math:`p' = \max(p, 1 - p)` = ``p`` (> 1/2)."""
+
+    p: Fraction
+    steps: int
+    description = (
+        "composed randomized response: loss (2k - T) log(p/(1-p)) with k ~ Binomial(T, p); delta(eps) "
+        "an exact finite sum in ball arithmetic (window around threshold and mode, geometric tail bounds)"
+    )
+
+    def parameters(self) -> dict[str, Any]:
+        return {"p": decimal_text(self.p), "steps": self.steps}
+
+    # -- the binomial law -----------------------------------------------------
+
+    @property
+    def _mode(self) -> int:
+        return min(self.steps, math.floor((self.steps + 1) * self.p))
+
+    def _window(self) -> int:
+        """Half-width of the summed window (a choice: the tail bounds keep it valid)."""
+        bits = ctx.prec + 24
+        sd = math.sqrt(self.steps * float(self.p) * float(1 - self.p))
+        return math.ceil(1.25 * sd * math.sqrt(2 * math.log(2) * bits)) + bits // 8 + 4
+
+    def _ell(self) -> arb:
+        return (_q(self.p) / _q(1 - self.p)).log()
+
+    def _pmf(self, k: int) -> arb:
+        return log_binomial_pmf(self.steps, k, _q(self.p).log(), _q(1 - self.p).log()).exp()
+
+    def _sums(self, j: int, E: arb) -> tuple[arb, arb, arb]:
+        r"""For :math:`0 \le j \le T` and a ball :math:`0 \le E \le 1`: enclosures of
+        :math:`A = \sum_{i \ge j} P(i)`, :math:`S = \sum_{i \ge j} P(i) r^{i-j}` and
+        :math:`H = \sum_{i \ge j} P(i)(1 - E r^{i-j})`, :math:`r = ((1-p)/p)^2`."""
+        T, p = self.steps, self.p
+        W = self._window()
+        m = self._mode
+        a = j if j >= m - W else m - W
+        b = min(T, max(a, m) + W)
+        r = _q(((1 - p) / p) ** 2)
+        ratio = _q(p / (1 - p))
+        P = self._pmf(a)
+        w = r ** (a - j)
+        A = arb(0)
+        S = arb(0)
+        H = arb(0)
+        scale = arb(2) ** (ctx.prec + 8)
+        pq_f = math.exp(min(700.0, _flog(p) - _flog(1 - p)))
+        for i in range(a, b + 1):
+            A += P
+            S += P * w
+            H += P * (1 - E * w)
+            if i < b:
+                if i > m + 4 and (i - a) % 32 == 0:
+                    # stop early once the geometric tail bound is negligible (a choice only)
+                    rho_f = (T - i) * pq_f / (i + 1)
+                    if rho_f < 0.9 and P * scale * 10 < H.min(S):
+                        b = i
+                        break
+                P = P * (T - i) * ratio / (i + 1)
+                w = w * r
+        bound = arb(0)
+        if a > j:
+            sig = _q(Fraction(a) * (1 - p) / ((T - a + 1) * p))
+            if not sig < 1:
+                return arb("nan"), arb("nan"), arb("nan")
+            bound += self._pmf(a) * sig / (1 - sig)
+        if b < T:
+            rho = _q(Fraction(T - b) * p / ((b + 1) * (1 - p)))
+            if not rho < 1:
+                return arb("nan"), arb("nan"), arb("nan")
+            bound += P * rho / (1 - rho)
+        extra = arb(0).union(bound.upper())
+        return A + extra, S + extra, H + extra
+
+    # -- profile ----------------------------------------------------------------
+
+    def delta_ball(self, eps: Fraction) -> arb:
+        T = self.steps
+        if self.p == Fraction(1, 2):
+            return arb(0)
+        ell = self._ell()
+        ea = _q(eps)
+        if ea >= T * ell:
+            return arb(0)
+        # first index with loss (2k - T) ell > eps (certified below; a float guess first)
+        k = max(0, math.floor((T + float(eps) / float(ell.mid())) / 2) - 1)
+        while k > 0 and not (2 * (k - 1) - T) * ell <= ea:
+            k -= 1  # the float guess was too high: every skipped index must have loss <= eps
+        while k <= T:
+            loss = (2 * k - T) * ell
+            if loss > ea:
+                break
+            if not (loss <= ea or (eps == 0 and 2 * k == T)):
+                return arb("nan")  # undecided at this precision
+            k += 1
+        if k > T:
+            return arb(0)
+        E = (ea - (2 * k - T) * ell).exp()
+        return self._sums(k, E)[2]
+
+    def _bp(self, k: int) -> arb:
+        r""":math:`\delta(\ell_k)` for :math:`0 \le k < T` (from the next atom on)."""
+        r = _q(((1 - self.p) / self.p) ** 2)
+        return self._sums(k + 1, r)[2]
+
+    def _exact_value(self, k: int | None) -> Fraction:
+        r"""The profile at the atom :math:`\ell_k` (or at 0 for ``k=None``) as an exact rational:
+        :math:`\sum_{i \ge j} P(i)(1 - ((1-p)/p)^{m_i})` with :math:`m_i = 2(i - k)` (or
+        :math:`2i - T`), in integers over the common denominator :math:`b^T a^M` (p = a/b)."""
+        T, a, b = self.steps, self.p.numerator, self.p.denominator
+        c = b - a
+        j, base = (T // 2 + 1, T) if k is None else (k + 1, 2 * k)
+        top = 2 * T - base
+        num = 0
+        for i in range(j, T + 1):
+            m = 2 * i - base
+            num += comb(T, i) * a**i * c ** (T - i) * (a**m - c**m) * a ** (top - m)
+        return Fraction(num, b**T * a**top)
+
+    def _above(self, k: int | None, delta: Fraction) -> bool:
+        """Whether the profile at the atom l_k (at 0 for ``k=None``) is > delta: decided in
+        ball arithmetic, else (equality is possible: both are rational) exactly for small T."""
+        prec = 128
+        while prec <= 1024:
+            with workprec(prec):
+                t = _q(delta)
+                d = self.delta_ball(Fraction(0)) if k is None else self._bp(k)
+                if d.is_finite():
+                    if d > t:
+                        return True
+                    if d <= t:
+                        return False
+            prec *= 2
+        if self.steps <= EXACT_STEPS:
+            return self._exact_value(k) > delta
+        raise ArithmeticError("pld closed form: undecided comparison of the profile with delta")
+
+    def _guess_piece(self, delta: Fraction) -> int:
+        """A float guess of the first index k > T/2 with delta(l_k) <= delta (log-space sums)."""
+        T, p = self.steps, self.p
+        # the crossing lies within 60 standard deviations of the mode unless delta is within
+        # e^-1800 of 0 or 1 (a guess only: certify() falls back to a bisection)
+        sd = math.sqrt(T * float(p) * float(1 - p))
+        half = max(T // 2, self._mode - math.ceil(60 * sd) - 10)
+        top = min(T, self._mode + math.ceil(60 * sd) + 10)
+        ks = np.arange(half, top + 1, dtype=np.float64)
+        lpq = _flog(p) - _flog(1 - p)
+        lp0 = math.lgamma(T + 1) - math.lgamma(half + 1) - math.lgamma(T - half + 1)
+        lp0 += half * _flog(p) + (T - half) * _flog(1 - p)
+        with np.errstate(all="ignore"):
+            steps_ = np.log((T - ks[:-1]) / (ks[:-1] + 1)) + lpq
+            logp = np.concatenate([[lp0], lp0 + np.cumsum(steps_)])
+            # suffix sums from index k + 1 on, in log space
+            log_a = np.logaddexp.accumulate(logp[::-1])[::-1]
+            log_c = np.logaddexp.accumulate((logp - 2 * lpq * ks)[::-1])[::-1]
+            la = np.append(log_a[1:], -np.inf)
+            lu = np.append(log_c[1:], -np.inf) + 2 * lpq * ks
+            d = np.exp(la) * -np.expm1(np.minimum(lu - la, 0.0))
+            d = np.where(np.isfinite(d), d, 0.0)
+        idx = np.nonzero(d <= float(delta))[0]
+        k = half + int(idx[0]) if len(idx) else top
+        return min(T, max(T // 2 + 1, k))
+
+    def _bisect_piece(self, delta: Fraction) -> int:
+        """The same guess by bisection on 64-bit ball evaluations (the fallback)."""
+        lo, hi = self.steps // 2, self.steps  # delta(l_half) > t >= delta(l_T) = 0
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            with workprec(64):
+                above = bool(self._bp(mid).mid() > _q(delta).mid())
+            if above:
+                lo = mid
+            else:
+                hi = mid
+        return hi
+
+    def epsilon(self, delta: Fraction, width: Fraction) -> Certified:
+        """Certified enclosure of the optimal epsilon at ``delta``."""
+        T = self.steps
+        if self.p == Fraction(1, 2):
+            return Certified(arb(0), 128)
+        half = T // 2  # loss at index <= half is <= 0, delta there >= delta(0)
+        k = self._guess_piece(delta)
+        zero = Certified(arb(0), 128)
+
+        def certify(k: int) -> int:
+            """-1 / +1: the piece is left / right of k; 0: delta(l_{k-1}) > t >= delta(l_k)
+            proven (for l_{k-1} <= 0 through delta(0) > t: delta is non-increasing);
+            2: delta(0) <= t proven (epsilon = 0)."""
+            if k - 1 > half:
+                if not self._above(k - 1, delta):
+                    return -1
+            elif not self._above(None, delta):
+                return 2
+            if k < T and self._above(k, delta):
+                return 1
+            return 0
+
+        for _ in range(6):
+            move = certify(k)
+            if move == 2:
+                return zero
+            if move == 0:
+                break
+            k = min(T, max(half + 1, k + move))
+        else:
+            k = self._bisect_piece(delta)
+            move = certify(k)
+            if move == 2:
+                return zero
+            if move != 0:
+                raise ArithmeticError("pld closed form: could not certify the randomized-response piece")
+        prec = 128
+        while True:
+            with workprec(prec):
+                ell = self._ell()
+                t = _q(delta)
+                A, S, _ = self._sums(k, arb(1))
+                # on [l_{k-1}, l_k]: delta(eps) = A - e^{eps - l_k} S
+                lk = (2 * k - T) * ell
+                eps = lk + ((A - t) / S).log()
+                lo_e = (lk - 2 * ell).max(arb(0))
+                if eps.is_finite():
+                    eps = eps.intersection(lo_e.lower().union(lk.upper())) if eps.overlaps(lo_e.union(lk)) else eps
+                    if _rel_ok(eps, TARGET_BITS) and 2 * eps.rad() <= _q(width):
+                        return Certified(eps, prec)
+            if prec >= MAX_PREC:
+                if eps.is_finite():
+                    return Certified(eps, prec)
+                raise ArithmeticError("pld closed form: randomized-response epsilon not resolved")
+            prec *= 2
+
+
+# ---------------------------------------------------------------------------
+# results and dispatch
+# ---------------------------------------------------------------------------
+
+
+def _exact_json(res: Any) -> dict:
+    v = res.value.to_json()
+    return {
+        res.quantity: v,
+        res.target_name: decimal_text(res.target),
+        "method": "pld",
+        "pld": {
+            "exact": res.exact,
+            "parameters": res.parameters,
+            "directions": {"remove": {res.quantity: v, "note": "symmetric pair: add = remove"}},
+        },
+    }
+
+
+@dataclass(frozen=True)
+class ExactEpsilonResult(PldEpsilonResult):
+    """A :class:`PldEpsilonResult` from a closed form (``grid`` = 0: no discretisation)."""
+
+    exact: str = ""
+    parameters: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return _exact_json(self)
+
+
+@dataclass(frozen=True)
+class ExactDeltaResult(PldDeltaResult):
+    """A :class:`PldDeltaResult` from a closed form (``grid`` = 0: no discretisation)."""
+
+    exact: str = ""
+    parameters: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return _exact_json(self)
+
+
+def closed_form_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
+    """The closed form of a ledger of leaf events with counts > 0, or ``None`` if it has none:
+    every event a Gaussian (also Poisson with q = 1 under add-remove), or every event a
+    randomized response with the same ``max(p, 1 - p)``."""
+    if not ledger:
+        return None
+    mu2 = Fraction(0)
+    rr: set[Fraction] = set()
+    steps = 0
+    for event, count in ledger:
+        if (
+            isinstance(event, ev.PoissonSampledEvent)
+            and event.sampling_probability == 1
+            and event.adjacency is ev.Adjacency.ADD_REMOVE
+        ):
+            event = event.event
+        if isinstance(event, ev.GaussianEvent):
+            mu2 += Fraction(count) / event.noise_multiplier**2
+        elif isinstance(event, ev.RandomizedResponseEvent):
+            rr.add(max(event.p, 1 - event.p))
+            steps += count
+        else:
+            return None
+    if rr and mu2 == 0 and len(rr) == 1:
+        return RandomizedResponseComposition(rr.pop(), steps)
+    if not rr and mu2 > 0:
+        return GaussianComposition(mu2)
+    return None
