@@ -18,6 +18,7 @@ Quick start::
     '5.6318'
 """
 
+from . import _startup  # noqa: F401  (first: the command line's Ctrl-C during start-up, see budget)
 from .accountant import DEFAULT_ORDERS, DeltaResult, EpsilonResult, RdpAccountant, RdpResult
 from .arith import Certified, certainly_le, certainly_lt, compare, refine, workprec
 from .calibrate import SigmaCalibration, StepsBudget, calibrate_sigma, max_steps

@@ -308,6 +308,42 @@ def _endpoint_arb(x: arb, upper: bool) -> arb:
         return x.upper() if upper else x.lower()
 
 
+def _float_outward(v: arb, up: bool) -> float:
+    """The exact (radius-zero) ``v`` rounded to a float upward (``up``) or downward.
+
+    Works from the binary mantissa and exponent, so a value such as ``2**-10**10`` costs
+    nothing (no exact fraction of it is built): beyond the float range it rounds to
+    ``inf`` / the largest float, below the smallest subnormal to ``0`` / the smallest
+    subnormal, on the outward side.
+    """
+    fman, fexp = v.mid().man_exp()
+    man, exp = int(fman), int(fexp)
+    if man == 0:
+        return 0.0
+    top = exp + man.bit_length()  # 2**(top-1) <= |v| < 2**top
+    neg = man < 0
+    if top > 1025:  # |v| >= 2**1024 > the largest float
+        if neg:
+            return -math.inf if not up else -sys.float_info.max
+        return math.inf if up else sys.float_info.max
+    if top < -1080:  # |v| < 2**-1080, below half the smallest subnormal (2**-1074)
+        tiny = math.ldexp(1.0, -1074)
+        if neg:
+            return -0.0 if up else -tiny
+        return tiny if up else 0.0
+    f = Fraction(man) * Fraction(2) ** exp  # at most ~1100 + (mantissa) bits
+    if abs(f) > _FLOAT_MAX:
+        if f > 0:
+            return math.inf if up else sys.float_info.max
+        return -sys.float_info.max if up else -math.inf
+    r = float(f)
+    if up and Fraction(r) < f:
+        r = math.nextafter(r, math.inf)
+    elif not up and Fraction(r) > f:
+        r = math.nextafter(r, -math.inf)
+    return r
+
+
 def _magnitude_bits(v: arb) -> int:
     man, exp = v.mid().man_exp()
     return abs(int(exp)) + int(man).bit_length()
@@ -409,25 +445,13 @@ class Certified:
         """The upper endpoint rounded up to a Python float."""
         if not self.ball.is_finite():
             return math.inf
-        f = Fraction(decimal_upper(self.ball, 20))
-        if abs(f) > _FLOAT_MAX:  # beyond the floats: round up to inf or to -max
-            return math.inf if f > 0 else -sys.float_info.max
-        v = float(f)
-        if Fraction(v) < f:
-            v = math.nextafter(v, math.inf)
-        return v
+        return _float_outward(_endpoint_arb(self.ball, True), up=True)
 
     def lower_float(self) -> float:
         """The lower endpoint rounded down to a Python float."""
         if not self.ball.is_finite():
             return -math.inf
-        f = Fraction(decimal_lower(self.ball, 20))
-        if abs(f) > _FLOAT_MAX:  # beyond the floats: round down to max or to -inf
-            return sys.float_info.max if f > 0 else -math.inf
-        v = float(f)
-        if Fraction(v) > f:
-            v = math.nextafter(v, -math.inf)
-        return v
+        return _float_outward(_endpoint_arb(self.ball, False), up=False)
 
     def mid_float(self) -> float:
         """Midpoint as a float, for display and plotting only (not a bound)."""

@@ -21,6 +21,18 @@ from this route"), and :func:`expired` tells a caller that an exception which
 escaped from C code (for example a ``SystemError`` raised around a callback of
 ``acb.integral``) was caused by the budget.
 
+Ctrl-C is the other way a computation stops: inside :func:`interruptible` (the command line runs
+every command in one) SIGINT sets a flag before it raises ``KeyboardInterrupt``, so an interrupt
+that was swallowed (by C code that returned a ``SystemError``, or by a handler that cannot
+propagate it) is raised again by the next :func:`check`, and :func:`interrupted` tells a caller
+that an exception it caught was caused by Ctrl-C.
+
+Memory is budgeted too: code that allocates in proportion to its input (a list per batch
+element, an array per trial, a grid per cell) first estimates what it needs and calls
+:func:`check_memory`, which refuses with :class:`MemoryBudgetExceeded` (one line naming
+``--max-memory``) when the estimate exceeds the cap: :data:`DEFAULT_MEMORY` unless a
+``with memory_budget(size):`` block (the command line's ``--max-memory SIZE``) sets another.
+
 Budgets nest: an inner block can only shorten the deadline of the outer one.
 Without any block there is no deadline (the Python API is unlimited unless the
 caller sets a budget; the command line sets one, see ``--max-seconds``).
@@ -31,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import math
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -38,12 +51,25 @@ from collections.abc import Iterator
 from .errors import BudgetExceeded
 
 __all__ = [
+    "DEFAULT_MEMORY",
     "DEFAULT_SECONDS",
+    "MAX_MEMORY",
     "MAX_SECONDS",
+    "MIN_MEMORY",
     "RETRY_SECONDS",
+    "MemoryBudgetExceeded",
+    "caused_by_interrupt",
     "check",
+    "check_memory",
     "expired",
+    "format_size",
+    "interrupted",
+    "interruptible",
+    "memory_budget",
+    "memory_cap",
     "parse_seconds",
+    "parse_size",
+    "quiet_startup_interrupt",
     "remaining",
     "time_budget",
 ]
@@ -55,9 +81,17 @@ MAX_SECONDS = 86400.0
 #: interval at which the backstop timer fires again after the deadline
 RETRY_SECONDS = 0.5
 
+#: default memory budget of a computation, in bytes (4 GiB)
+DEFAULT_MEMORY = 4 * 2**30
+#: smallest and largest memory budget accepted (16 MiB, 1 TiB)
+MIN_MEMORY = 16 * 2**20
+MAX_MEMORY = 2**40
+
 _deadline: float | None = None
+_memory_cap: int = DEFAULT_MEMORY
 _seconds: float | None = None
 _expired = False
+_interrupted = False
 
 
 def parse_seconds(value: object, name: str = "max-seconds") -> float:
@@ -79,6 +113,116 @@ def parse_seconds(value: object, name: str = "max-seconds") -> float:
     if not (math.isfinite(s) and 0 < s <= MAX_SECONDS):
         raise ValueError(message)
     return s
+
+
+class MemoryBudgetExceeded(BudgetExceeded):
+    """A computation would need more memory than its budget (see :func:`check_memory`);
+    raised before the memory is allocated."""
+
+    def __init__(self, message: str, needed: float, cap: int, where: str = ""):
+        super().__init__(message, seconds=None, where=where)
+        self.needed = needed
+        self.cap = cap
+
+
+_UNITS = {
+    "": 1,
+    "B": 1,
+    "K": 2**10,
+    "KB": 2**10,
+    "M": 2**20,
+    "MB": 2**20,
+    "G": 2**30,
+    "GB": 2**30,
+    "T": 2**40,
+    "TB": 2**40,
+}
+
+
+def format_size(nbytes: float) -> str:
+    """``nbytes`` in the largest binary unit that keeps it >= 1 (``3.5G``, ``200M``)."""
+    for unit in ("T", "G", "M", "K"):
+        if nbytes >= _UNITS[unit]:
+            return f"{nbytes / _UNITS[unit]:.3g}{unit}"
+    return f"{nbytes:.0f}B"
+
+
+def parse_size(value: object, name: str = "max-memory") -> int:
+    """A memory size in bytes: a number with an optional unit K, M, G or T (powers of 1024;
+    ``B``/``KB``/... accepted, case-insensitive), between 16M and 1T.
+
+    Raises:
+        ValueError: naming ``name`` and the accepted range.
+    """
+    message = f"{name} must be a size such as 512M or 4G (K, M, G, T: powers of 1024) in [16M, 1T]. Found {value!r}."
+    if isinstance(value, bool):
+        raise ValueError(message)
+    text = str(value).strip().upper()
+    if len(text) > 40:
+        raise ValueError(message)
+    unit = text.lstrip("0123456789.E+-_")
+    number = text[: len(text) - len(unit)] if unit else text
+    if unit not in _UNITS:
+        raise ValueError(message)
+    try:
+        x = float(number)
+    except ValueError:
+        raise ValueError(message) from None
+    if not math.isfinite(x):
+        raise ValueError(message)
+    size = x * _UNITS[unit]
+    if not MIN_MEMORY <= size <= MAX_MEMORY:
+        raise ValueError(message)
+    return int(size)
+
+
+def memory_cap() -> int:
+    """The memory budget in force, in bytes."""
+    return _memory_cap
+
+
+@contextlib.contextmanager
+def memory_budget(size: object | None) -> Iterator[None]:
+    """Run the block with a memory budget of ``size`` (bytes, or text such as ``"2G"``; ``None``:
+    keep the current one, :data:`DEFAULT_MEMORY` outside any block).
+
+    Raises:
+        ValueError: when ``size`` is not in [16M, 1T].
+    """
+    global _memory_cap
+    if size is None:
+        yield
+        return
+    cap = parse_size(size)
+    old = _memory_cap
+    _memory_cap = cap
+    try:
+        yield
+    finally:
+        _memory_cap = old
+
+
+def check_memory(nbytes: float, what: str, less: str = "") -> None:
+    """Refuse, before allocating, a computation estimated to need ``nbytes`` bytes when that
+    exceeds the memory budget.
+
+    Args:
+        nbytes: the estimate (of the dominant allocations).
+        what: what needs it, with the option that makes it large (``"--batch-size 1e9"``).
+        less: how to ask for less (appended to the message).
+
+    Raises:
+        MemoryBudgetExceeded: one line naming ``--max-memory``.
+    """
+    if nbytes > _memory_cap:
+        hint = f" or {less}" if less else ""
+        raise MemoryBudgetExceeded(
+            f"{what} needs about {format_size(nbytes)} of memory, more than the memory budget of"
+            f" {format_size(_memory_cap)}; raise it with --max-memory SIZE (up to 1T){hint}",
+            needed=nbytes,
+            cap=_memory_cap,
+            where=what,
+        )
 
 
 def remaining() -> float:
@@ -103,9 +247,80 @@ def _exceeded(where: str) -> BudgetExceeded:
     )
 
 
+def interrupted() -> bool:
+    """True once Ctrl-C was pressed inside :func:`interruptible` (even if the interrupt was swallowed)."""
+    return _interrupted
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """True if ``exc`` is, or was raised while handling, a ``KeyboardInterrupt`` (for example the
+    ``SystemError`` of a C function whose Python callback was interrupted), or Ctrl-C was pressed."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return _interrupted
+
+
+def _on_sigint(signum, frame) -> None:  # pragma: no cover - signal timing
+    global _interrupted
+    _interrupted = True
+    raise KeyboardInterrupt
+
+
+def _startup_sigint(signum, frame) -> None:  # pragma: no cover - signal timing
+    sys.stderr.write("rigorous-rdp: interrupted\n")
+    raise SystemExit(130)
+
+
+def quiet_startup_interrupt() -> None:
+    """When this process is the command line (``rigorous-rdp ...`` or ``python -m rigorous_rdp``),
+    make Ctrl-C during start-up (imports, before :func:`interruptible` takes over) end the
+    process with one line and status 130 instead of a traceback.  Does nothing for a program
+    that imports the package, or when SIGINT is not Python's default handler."""
+    argv = list(getattr(sys, "orig_argv", []) or [])
+    name = sys.argv[0].replace("\\", "/").rsplit("/", 1)[-1] if sys.argv else ""
+    as_module = "-m" in argv and argv.index("-m") + 1 < len(argv) and argv[argv.index("-m") + 1] == "rigorous_rdp"
+    if not (as_module or name.startswith("rigorous-rdp")):
+        return
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _startup_sigint)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Run the block with Ctrl-C recorded (see :func:`interrupted`) as well as raised.
+
+    In a thread other than the main one (where signal handlers cannot be set) the block runs as is.
+    """
+    global _interrupted
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.getsignal(signal.SIGINT)
+    was = _interrupted
+    _interrupted = False
+    signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    finally:
+        if old is _startup_sigint or old is None:
+            old = signal.default_int_handler
+        signal.signal(signal.SIGINT, old)
+        _interrupted = was
+
+
 def check(where: str = "") -> None:
-    """Raise :class:`BudgetExceeded` if the deadline has passed (cheap; call it in loops)."""
+    """Raise :class:`BudgetExceeded` if the deadline has passed, ``KeyboardInterrupt`` if Ctrl-C
+    was pressed and swallowed (cheap; call it in loops)."""
     global _expired
+    if _interrupted:
+        raise KeyboardInterrupt
     if _deadline is not None and time.monotonic() >= _deadline:
         _expired = True
         raise _exceeded(where)

@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InvalidParameter, quote
+from . import budget
+from .errors import BudgetExceeded, InvalidParameter, quote
 
 __all__ = ["FigureRun", "FigureScript", "default_out_dir", "discover", "require_figure_extras", "run_figures", "select"]
 
@@ -231,6 +232,8 @@ def run_one(module: str, fig_id: str, out_dir: str, fast: bool) -> FigureRun:
             if not (Path(out_dir) / f"{fig_id}.{ext}").is_file():
                 raise RuntimeError(f"the script did not write {fig_id}.{ext}")
     except Exception as exc:
+        if isinstance(exc, BudgetExceeded) or budget.expired() or budget.caused_by_interrupt(exc):
+            raise  # the time budget or Ctrl-C stops the run; it is not a failed figure
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" ({Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
         msg = " ".join(f"{type(exc).__name__}: {exc}".split())
@@ -275,7 +278,9 @@ def run_figures(
         from concurrent.futures import ProcessPoolExecutor  # here: one process needs no pool
 
         # workers are forked before the progress bar starts its monitor thread
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)))
+        from .research.parallel import ignore_sigint
+
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)), initializer=ignore_sigint)
         futs = {pool.submit(run_one, s.module, s.id, str(out), fast): s for s in scripts}
     bar = tqdm(
         total=len(scripts), desc="figures", unit="fig", file=sys.stderr, disable=not progress, dynamic_ncols=True
@@ -290,9 +295,11 @@ def run_figures(
         if on_result is not None:
             on_result(r)
 
+    aborted = True
     try:
         if not parallel:
             for s in scripts:
+                budget.check(f"figure {s.id}")
                 bar.set_description(s.id)
                 done(run_one(s.module, s.id, str(out), fast))
         else:
@@ -305,8 +312,11 @@ def run_figures(
                 except Exception as exc:
                     r = FigureRun(s.id, False, 0.0, " ".join(f"{type(exc).__name__}: {exc}".split()))
                 done(r)
+        aborted = False
     finally:
         bar.close()
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:  # on the budget or Ctrl-C: the workers are stopped at once
+            from .research.parallel import stop_executor
+
+            stop_executor(pool, futs, own=True, aborted=aborted)
     return [results[s.id] for s in scripts]

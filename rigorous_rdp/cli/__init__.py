@@ -15,6 +15,7 @@ and sets ``func`` (``args -> dict``, the JSON object) and optionally ``text``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import sys
@@ -74,14 +75,40 @@ def build_parser(argv: list[str] | None = None) -> Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser(sys.argv[1:] if argv is None else argv)
+    """Run one command; Ctrl-C at any point (start-up included) ends it with one line and status 130."""
+    from .. import budget
+
     try:
-        args = parser.parse_args(argv)
-    except CliError as exc:
-        print(f"rigorous-rdp: error: {exc}", file=sys.stderr)
-        return 2
-    args.option_strings = _option_strings(parser, args.command)
-    return run_command(args)
+        with budget.interruptible():
+            parser = build_parser(sys.argv[1:] if argv is None else argv)
+            try:
+                args = parser.parse_args(argv)
+            except CliError as exc:
+                print(f"rigorous-rdp: error: {exc}", file=sys.stderr)
+                return 2
+            args.option_strings = _option_strings(parser, args.command)
+            status = run_command(args)
+    except KeyboardInterrupt:
+        print("rigorous-rdp: interrupted", file=sys.stderr)
+        status = 130
+    if status == 130 and argv is None:  # the program itself: every cleanup has run (finally blocks)
+        _exit_interrupted()
+    return status
+
+
+def _exit_interrupted() -> None:  # pragma: no cover - ends the process
+    """End the interrupted program with status 130 now: a KeyboardInterrupt recorded by the
+    interpreter (inside C code, say) would otherwise make it kill itself with SIGINT at exit."""
+    import os
+
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None:  # release what worker processes left registered (semaphores), quietly
+        with contextlib.suppress(Exception):
+            mp_util._run_finalizers(0)  # type: ignore[attr-defined]
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(130)
 
 
 def _option_strings(parser: argparse.ArgumentParser, command: str) -> frozenset[str]:

@@ -43,6 +43,13 @@ class Parser(argparse.ArgumentParser):
             f" {budget.DEFAULT_SECONDS:g} for queries, 600 for verify; none for reproduce, audit,"
             " conjecture); past it the command stops with exit status 2",
         )
+        self.add_argument(
+            "--max-memory",
+            default=argparse.SUPPRESS,
+            metavar="SIZE",
+            help=f"memory budget, e.g. 512M or 8G, in [16M, 1T] (default {budget.DEFAULT_MEMORY // 2**30}G);"
+            " a query estimated to need more is refused before allocating (exit status 2)",
+        )
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise CliError(" ".join(str(message).split()))
@@ -427,7 +434,8 @@ def run_command(args: argparse.Namespace) -> int:
     options: frozenset[str] | None = getattr(args, "option_strings", None)
     try:
         seconds = _budget_seconds(args)
-        with budget.time_budget(seconds):
+        memory = getattr(args, "max_memory", None)
+        with budget.time_budget(seconds), budget.memory_budget(memory and budget.parse_size(memory, "--max-memory")):
             try:
                 check_option_ranges(args)
                 result = func(args)
@@ -436,6 +444,8 @@ def run_command(args: argparse.Namespace) -> int:
             except BudgetExceeded:
                 raise
             except Exception as exc:
+                if budget.caused_by_interrupt(exc):  # e.g. a SystemError around an interrupted callback
+                    raise KeyboardInterrupt from exc
                 if budget.expired():  # e.g. a SystemError around a callback interrupted by the budget
                     raise budget.BudgetExceeded("time budget exceeded", seconds=seconds) from exc
                 raise

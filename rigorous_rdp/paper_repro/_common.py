@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -102,9 +103,32 @@ def save_figure(fig: Figure, data: dict[str, Any], out_dir: Path, fig_id: str) -
     """Write ``<out_dir>/<fig_id>.png`` and ``<out_dir>/<fig_id>.json``; close the figure."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_dir / f"{fig_id}.png", dpi=120, bbox_inches="tight")
+    _write_atomically(
+        out_dir / f"{fig_id}.png", lambda tmp: fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")
+    )
     if "matplotlib.pyplot" in sys.modules:  # a figure made by pyplot (not by subplots above)
         sys.modules["matplotlib.pyplot"].close(fig)
     payload = _clean(dict(data, id=fig_id))
-    (out_dir / f"{fig_id}.json").write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
+    text = json.dumps(payload, indent=1, sort_keys=True) + "\n"
+    _write_atomically(out_dir / f"{fig_id}.json", lambda tmp: Path(tmp).write_text(text))
     return payload
+
+
+def _write_atomically(path: Path, write: Any) -> None:
+    """``write(tmp)`` into a temporary file next to ``path``, then rename it to ``path``: an
+    interrupted run (Ctrl-C, a time budget) leaves the old file or the new one, never half of one."""
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # the mode of an ordinary new file, not mkstemp's 0600
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

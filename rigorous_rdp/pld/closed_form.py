@@ -65,7 +65,7 @@ from flint import arb, ctx, fmpq
 
 from .. import events as ev
 from ..arith import Certified, log_binomial_pmf, workprec
-from .accountant import PldDeltaResult, PldEpsilonResult, _bracket, decimal_text
+from .accountant import Bracket, PldDeltaResult, PldEpsilonResult, _bracket, decimal_text
 
 __all__ = [
     "ClosedForm",
@@ -96,6 +96,16 @@ def _frac(x: arb) -> Fraction:
     m, e = x.mid().man_exp()
     man, exp = int(m), int(e)
     return Fraction(man * (1 << exp)) if exp >= 0 else Fraction(man, 1 << -exp)
+
+
+def _bracket_of(v: Certified) -> Bracket:
+    """The exact-ended bracket that encloses the ball of ``v`` (clipped below at 0: epsilon and
+    delta are non-negative); the ends are the ball's own endpoints, rounded outward."""
+    if isinstance(v, Bracket):
+        return v
+    with workprec(v.prec + 64):
+        lo, up = _frac(v.ball.lower()), _frac(v.ball.upper())
+    return _bracket(max(Fraction(0), lo), up)
 
 
 def _flog(x: Fraction) -> float:
@@ -139,7 +149,8 @@ class ClosedForm:
             v = self.epsilon(delta, width)
         except ArithmeticError:
             return None  # undecided (an exact tie beyond the exact range): the grid path answers
-        return ExactEpsilonResult(v, delta, 0, 0, Fraction(0), {"remove": (v, 0)}, self.description, self.parameters())
+        b = _bracket_of(v)
+        return ExactEpsilonResult(b, delta, 0, 0, Fraction(0), {"remove": (b, 0)}, self.description, self.parameters())
 
     def delta_result(self, eps: Fraction) -> ExactDeltaResult:
         """The :class:`ExactDeltaResult` at ``eps``."""
@@ -148,8 +159,10 @@ class ClosedForm:
             # exact rational ends clipped to [0, 1] (the ball's own ends may poke out by rounding)
             with workprec(v.prec + 64):
                 lo, up = _frac(v.ball.lower()), _frac(v.ball.upper())
-            v = _bracket(max(Fraction(0), lo), min(Fraction(1), up))
-        return ExactDeltaResult(v, eps, 0, 0, Fraction(0), {"remove": (v, 0)}, self.description, self.parameters())
+            b = _bracket(max(Fraction(0), lo), min(Fraction(1), up))
+        else:
+            b = _bracket_of(v)
+        return ExactDeltaResult(b, eps, 0, 0, Fraction(0), {"remove": (b, 0)}, self.description, self.parameters())
 
     def delta(self, eps: Fraction) -> Certified:
         """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about

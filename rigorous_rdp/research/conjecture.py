@@ -64,6 +64,7 @@ products of Gaussian interval probabilities, computed in ball arithmetic
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import time
@@ -78,7 +79,7 @@ from flint import acb, arb
 from ..arith import Certified, refine, to_arb, workprec
 from ..errors import PrecisionExhausted
 from .constant import log_g_mixture, logsumexp
-from .parallel import map_ordered
+from .parallel import imap_ordered
 
 __all__ = [
     "DIMS",
@@ -1104,16 +1105,29 @@ def probe(
         raise ValueError(f"model must be one of range, clip, poisson. Found {model!r}.")
     if dim not in DIMS:
         raise ValueError(f"dim must be 1, 2 or 3. Found {dim}.")
-    items = [(model, dim, seed, i, steps) for i in range(trials)]
+    # trials are generated and reduced as a stream (a billion trials cost the memory of a few):
+    # the reduction is that of the whole list in index order (first maximum, stable sort)
+    items = ((model, dim, seed, i, steps) for i in range(trials))
     t0 = time.perf_counter()
-    res = map_ordered(_trial, items, executor=executor, jobs=jobs, progress=progress, desc="conjecture probe")
-    wall = time.perf_counter() - t0
-    n_screens = sum(x["screens"] for x in res)
-    worst = max(res, key=lambda x: x["screen"]["ratio"])
-    cands = sorted(
-        (x for x in res if x["screen"]["ratio"] > 1 + candidate_tol and not is_rhs_pair(x["config"])),
-        key=lambda x: -x["screen"]["ratio"],
+    n_screens = 0
+    worst: dict[str, Any] | None = None
+    n_cands = 0
+    cands: list[dict[str, Any]] = []  # the max_certify best candidates, by (-ratio, index)
+    stream = imap_ordered(
+        _trial, items, executor=executor, jobs=jobs, progress=progress, desc="conjecture probe", total=trials
     )
+    with contextlib.closing(stream):
+        for x in stream:
+            n_screens += x["screens"]
+            if worst is None or x["screen"]["ratio"] > worst["screen"]["ratio"]:
+                worst = x
+            if x["screen"]["ratio"] > 1 + candidate_tol and not is_rhs_pair(x["config"]):
+                n_cands += 1
+                cands.append(x)
+                cands.sort(key=lambda c: (-c["screen"]["ratio"], c["index"]))
+                del cands[max_certify:]
+    wall = time.perf_counter() - t0
+    assert worst is not None  # trials >= 1
     wc = certify_config(worst["config"], digits)
     records = []
     for x in cands[:max_certify]:
@@ -1128,8 +1142,8 @@ def probe(
         trials,
         seed,
         steps,
-        max(x["screen"]["ratio"] for x in res),
-        len(cands),
+        worst["screen"]["ratio"],
+        n_cands,
         worst,
         wc,
         len(records),

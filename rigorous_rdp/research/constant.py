@@ -75,6 +75,7 @@ from typing import Any, TypeVar
 import numpy as np
 from flint import acb, acb_series, arb, ctx
 
+from .. import budget
 from ..arith import Certified, parse_rational, refine, to_arb, workprec
 from ..subsampling.poisson_gaussian import integer_tail_plan, log_a_fractional, log_a_integer
 
@@ -188,15 +189,31 @@ def log_g_screen(lam: float, r: float, sigma: float) -> float:
         return -z * z / 2 + lam * lb
 
     hi = max(14.0, lam / sigma + 14.0)
+    _check_screen_memory((hi + 14.0) / 0.25, lam, sigma)
     # a coarse pass finds where the integrand is within e^-60 of its maximum; the fine pass covers that
     zc = np.arange(-14.0, hi + 0.25, 0.25)
     fc = log_integrand(zc)
     keep = np.nonzero(fc > fc.max() - 60)[0]
     lo_z, hi_z = max(-14.0, float(zc[keep[0]]) - 1.0), min(hi, float(zc[keep[-1]]) + 1.0)
     h = 1.0 / 32
+    _check_screen_memory((hi_z - lo_z) / h, lam, sigma)
     z = np.arange(lo_z, hi_z + h, h)
     val = logsumexp(log_integrand(z)) + math.log(h) - 0.5 * math.log(2 * math.pi)
     return float(max(0.0, val))
+
+
+#: bytes per point of the screen's quadrature (the abscissae and about ten float temporaries)
+SCREEN_BYTES_PER_POINT = 96
+
+
+def _check_screen_memory(points: float, lam: float, sigma: float) -> None:
+    """Refuse, before allocating, a screen whose window ``[-14, lambda/sigma + 14]`` (in steps of
+    1/4, then 1/32) needs more memory than the budget: the window grows like ``c2 sigma``."""
+    budget.check_memory(
+        points * SCREEN_BYTES_PER_POINT,
+        f"the float screen of G at sigma = {sigma:.3g} (order lambda = {lam:.3g}, {points:.3g} quadrature points)",
+        "ask for less: the grid grows like c2 sigma (a smaller --c2, --sigma-max, --sigma-min or --c1)",
+    )
 
 
 def _lam_r(c1: Fraction, c2: Fraction, sigma: Fraction, integer: bool) -> tuple[Fraction, Fraction]:
@@ -392,6 +409,8 @@ def constant_sup(
     if cells < 1:
         raise ValueError(f"cells must be >= 1. Found {cells}.")
     fa, fb = float(a), float(b)
+    # the screen's window at sigma-max is the largest: refuse at once, not after minutes of cells
+    _check_screen_memory((fb * float(smax) + 28.0) / 0.25, fb * float(smax) ** 2, float(smax))
     prec0 = max(64, int(digits * 3.33) + 30)
     if not integer:
         pts = sorted(

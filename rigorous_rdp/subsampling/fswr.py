@@ -92,6 +92,7 @@ from ..floatmath import log_expm1
 __all__ = [
     "T_SETS",
     "FswrGaussianCurve",
+    "check_fswr_memory",
     "fswr_curve",
     "fswr_log_weights",
     "fswr_lower",
@@ -322,6 +323,24 @@ def fswr_upper(
     )
 
 
+#: bytes per batch element of the upper bound (16): a few lists of |B| balls per order (weights,
+#: log H per n, the log-convex extension) and float arrays of the screen; measured about 2.6 KB
+#: per element at |B| = 1e5 and 3e5 (peak resident memory, default --digits)
+FSWR_BYTES_PER_ELEMENT = 3000
+
+
+def check_fswr_memory(batch_size: int) -> None:
+    """Refuse, before allocating, a batch size whose sum (16) needs more memory than the budget
+    (:func:`rigorous_rdp.budget.check_memory`): the sum has one term per batch element."""
+    from .. import budget
+
+    budget.check_memory(
+        FSWR_BYTES_PER_ELEMENT * batch_size,
+        f"fixed-size sampling with replacement at --batch-size {batch_size:.3g} (one term per batch element)",
+        "ask for a smaller --batch-size",
+    )
+
+
 # float screen (order selection only) ----------------------------------------
 
 
@@ -411,6 +430,7 @@ class FswrGaussianCurve(RdpCurve):
 
     def __init__(self, sigma: Fraction, batch_size: int, dataset_size: int):
         self.sigma, self.batch_size, self.dataset_size = validate_fswr(sigma, batch_size, dataset_size)
+        check_fswr_memory(self.batch_size)
 
     def certified(self, alpha: Fraction) -> arb:
         self.check_order(alpha)
