@@ -481,7 +481,10 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def budget_message(exc: BudgetExceeded) -> str:
-    """The command line's words for a time budget that ran out."""
+    """The command line's words for a time budget that ran out (a memory budget's refusal
+    names ``--max-memory`` itself)."""
+    if isinstance(exc, budget.MemoryBudgetExceeded):
+        return _one_line(str(exc))
     what = f" while computing {exc.where}" if exc.where else ""
     seconds = "" if exc.seconds is None else f" of {exc.seconds:g} s"
     return _one_line(

@@ -71,10 +71,14 @@ MIN_DELTA = Fraction(1, 10**100)
 
 DIRECTIONS = ("remove", "add")
 
-#: the Gaussian noise multipliers whose pairs the grid handles (smaller ones make the privacy loss
+#: the noise multipliers of a sampled Gaussian whose pairs the grid handles (smaller ones make the privacy loss
 #: too wide for a grid, larger ones too narrow: both end in float overflow or gigabytes)
 PLD_NOISE = RealRange(Fraction(1, 10), Fraction(1000), "in [0.1, 1000] for the PLD accountant (a limit of its grid)")
 
+#: the noise multiplier of a plain Gaussian (exact closed form; its profile is set up with floats)
+PLD_PLAIN_NOISE = RealRange(
+    Fraction(0), Fraction(10**300), "at most 1e300 for the PLD accountant (a limit of its float set-up)", lo_open=True
+)
 PLD_DELTA = RealRange(MIN_DELTA, Fraction(1), "in [1e-100, 1) for the PLD accountant", hi_open=True)
 #: requested width of an epsilon bracket (relative width of a delta bracket)
 PLD_WIDTH = RealRange(Fraction(0), Fraction(10), "in (0, 10]", lo_open=True)
@@ -252,9 +256,11 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     # -- composition ---------------------------------------------------------
 
     def _leaf(self, event: ev.DpEvent) -> DominatingPair | None:
-        gaussian = getattr(event, "event", event)
+        gaussian = getattr(event, "event", None)  # a sampled Gaussian takes the grid path
         if isinstance(gaussian, ev.GaussianEvent):
             PLD_NOISE.check(gaussian.noise_multiplier, "noise_multiplier")
+        elif isinstance(event, ev.GaussianEvent):
+            PLD_PLAIN_NOISE.check(event.noise_multiplier, "noise_multiplier")
         return pld_pair(event)
 
     def _add(self, new: dict[ev.DpEvent, tuple[DominatingPair, int]]) -> None:
