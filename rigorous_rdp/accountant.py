@@ -354,8 +354,7 @@ class ComposingAccountant(Generic[_L]):
         Raises:
             UnsupportedEventError: if a component has no certified bound here.
         """
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"steps must be an integer >= 0. Found {count!r}.")
+        count = validation.count(count, "count", 0)
         self._add(self._tally(event, count))
         return self
 
@@ -412,15 +411,12 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         if orders is None:
             self.orders: tuple[Fraction, ...] = DEFAULT_ORDERS
         else:
-            self.orders = tuple(sorted({validation.order(a) for a in orders}))
-            if not self.orders:
-                raise ValueError("alpha must be a non-empty list of orders > 1. Found [].")
+            self.orders = validation.orders(orders, "alpha")
         conversion = conversion_name(conversion)
         if isinstance(max_prec, bool) or not isinstance(max_prec, int) or max_prec < 64:
             raise ValueError(f"max_prec must be an integer >= 64 (bits). Found {max_prec!r}.")
-        if not (isinstance(digits, (int, float)) and 1 <= digits <= 1000):
-            raise ValueError(f"digits must be in [1, 1000]. Found {digits!r}.")
-        self.continuous = bool(continuous)
+        digits = validation.digits(digits)
+        self.continuous = validation.flag(continuous, "continuous")
         self.conversion = conversion
         self.digits = digits
         self.max_prec = int(max_prec)
@@ -792,9 +788,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
             ValueError: if delta is outside (0, 1).
             PrecisionExhausted: if no candidate reaches the requested width.
         """
-        delta = parse_rational(target_delta, "delta")
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
+        delta = validation.unit_interval(target_delta, "target_delta", open_low=True, open_high=True)
         self._require_upper_bounds()
         if not self.active_curves():
             return EpsilonResult(Certified(arb(0), 0), None, "none", None, delta)
@@ -833,9 +827,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
 
     def get_delta_and_order(self, target_epsilon: object) -> DeltaResult:
         """Smallest certified delta found by the order search, for ``target_epsilon``."""
-        eps = parse_rational(target_epsilon, "epsilon")
-        if eps < 0:
-            raise ValueError(f"epsilon must be >= 0. Found {float(eps)!r}.")
+        eps = validation.nonnegative(target_epsilon, "target_epsilon")
         self._require_upper_bounds()
         if not self.active_curves():
             return DeltaResult(Certified(arb(0), 0), None, "none", None, eps)

@@ -35,7 +35,7 @@ from fractions import Fraction
 from flint import arb, ctx, fmpq
 
 from . import budget
-from .errors import PrecisionExhausted, UndecidedComparison
+from .errors import InvalidParameter, PrecisionExhausted, UndecidedComparison
 
 _FLOAT_MAX = Fraction(sys.float_info.max)
 
@@ -110,29 +110,24 @@ def parse_rational(value: object, name: str) -> Fraction:
     ``ValueError`` naming the parameter ``name``.
     """
     if isinstance(value, bool):
-        raise ValueError(f"{name} must be a number. Found {value!r}.")
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, int):
-        return Fraction(value)
+        raise InvalidParameter(name, "must be a number", value)
+    if isinstance(value, (Fraction, int, fmpq)):
+        result = Fraction(int(value.p), int(value.q)) if isinstance(value, fmpq) else Fraction(value)
+        _check_fraction_magnitude(result, name, value)
+        return result
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"{name} must be a finite number. Found {value!r}.")
+            raise InvalidParameter(name, "must be a finite number", value)
         return Fraction(value)
     if isinstance(value, Decimal):
         if not value.is_finite():
-            raise ValueError(f"{name} must be a finite number. Found {value!r}.")
+            raise InvalidParameter(name, "must be a finite number", value)
         _check_magnitude(value, name, value)
         return Fraction(value)
-    if isinstance(value, fmpq):
-        return Fraction(int(value.p), int(value.q))
     if isinstance(value, str):
         text = value.strip()
         if len(text) > MAX_INPUT_CHARS:
-            raise ValueError(
-                f"{name} must be a number written with at most {MAX_INPUT_CHARS} characters."
-                f" Found {len(text)} characters."
-            )
+            raise InvalidParameter(name, f"must be a number written with at most {MAX_INPUT_CHARS} characters", value)
         try:
             if "/" in text:
                 num, den = text.split("/", 1)
@@ -147,10 +142,10 @@ def parse_rational(value: object, name: str) -> Fraction:
                 result = Fraction(d)
         except (ZeroDivisionError, InvalidOperation):
             if _EXPONENT_FORM.fullmatch(text):  # a decimal whose exponent Decimal cannot even hold
-                raise ValueError(f"{name} must be {_RANGE_TEXT}. Found {_short(value)}.") from None
-            raise ValueError(f"{name} must be a number. Found {value!r}.") from None
+                raise InvalidParameter(name, f"must be {_RANGE_TEXT}", value) from None
+            raise InvalidParameter(name, "must be a number", value) from None
         return result
-    raise ValueError(f"{name} must be a number. Found {value!r}.")
+    raise InvalidParameter(name, "must be a number", value)
 
 
 #: decimal exponent range of user numbers: 0 or 1e-100000 <= |x| <= 1e100000
@@ -175,7 +170,7 @@ def _check_magnitude(d: Decimal, name: str, shown: object) -> None:
     if d.is_zero():
         return
     if not -MAX_DECIMAL_EXPONENT <= d.adjusted() < MAX_DECIMAL_EXPONENT:
-        raise ValueError(f"{name} must be {_RANGE_TEXT}. Found {_short(shown)}.")
+        raise InvalidParameter(name, f"must be {_RANGE_TEXT}", shown)
 
 
 def _check_fraction_magnitude(f: Fraction, name: str, shown: object) -> None:
@@ -184,15 +179,10 @@ def _check_fraction_magnitude(f: Fraction, name: str, shown: object) -> None:
     # |log2 f| within one bit of (bit lengths difference); 1e100000 ~ 2**332193
     bits = abs(f.numerator).bit_length() - f.denominator.bit_length()
     if abs(bits) > _MAX_BITS:
-        raise ValueError(f"{name} must be {_RANGE_TEXT}. Found {_short(shown)}.")
+        raise InvalidParameter(name, f"must be {_RANGE_TEXT}", shown)
 
 
 _MAX_BITS = int(MAX_DECIMAL_EXPONENT * LOG2_10) + 2
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
 
 
 def to_arb(x: Fraction | int | arb) -> arb:
@@ -560,14 +550,24 @@ def refine(
 # ---------------------------------------------------------------------------
 
 
+def _ball(x: object, name: str) -> arb:
+    """``x`` as a ball: an arb as is, an int or Fraction exactly; anything else (a bool, a float,
+    a string) is a ``TypeError`` naming the parameter."""
+    if isinstance(x, arb):
+        return x
+    if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
+        return to_arb(x)
+    raise TypeError(f"{name} must be an arb ball (or an exact int or Fraction). Found {type(x).__name__}.")
+
+
 def certainly_lt(a: arb, b: arb) -> bool:
     """True only if every point of ``a`` is below every point of ``b``."""
-    return bool(a < b)
+    return bool(_ball(a, "a") < _ball(b, "b"))
 
 
 def certainly_le(a: arb, b: arb) -> bool:
     """True only if every point of ``a`` is ``<=`` every point of ``b``."""
-    return bool(a <= b)
+    return bool(_ball(a, "a") <= _ball(b, "b"))
 
 
 def compare(a: arb, b: arb) -> int:
@@ -575,7 +575,9 @@ def compare(a: arb, b: arb) -> int:
 
     Raises:
         UndecidedComparison: when the balls overlap and are not both exact.
+        TypeError: when ``a`` or ``b`` is not a ball (nor an exact int or Fraction).
     """
+    a, b = _ball(a, "a"), _ball(b, "b")
     if a < b:
         return -1
     if b < a:

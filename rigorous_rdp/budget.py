@@ -243,8 +243,8 @@ def expired() -> bool:
 def _exceeded(where: str) -> BudgetExceeded:
     what = f" while computing {where}" if where else ""
     return BudgetExceeded(
-        f"time budget of {_seconds:g} s exceeded{what}; raise it with --max-seconds S "
-        f"(0 < S <= {int(MAX_SECONDS)}) or ask for less (fewer orders, lower --digits)",
+        f"time budget of {_seconds:g} s exceeded{what}; raise the budget "
+        f"(0 < seconds <= {int(MAX_SECONDS)}) or ask for less (fewer orders, fewer digits)",
         seconds=_seconds,
         where=where,
     )

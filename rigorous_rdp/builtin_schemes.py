@@ -15,9 +15,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
-from .errors import UnsupportedEventError
+from .errors import InvalidParameter, UnsupportedEventError
 from .events import Adjacency, Bound
 from .scheme import BoundChoice, Noise, Parameter, PureReferenceFn, ReferenceFn, References, Scheme, Unsampled
+from .validation import POISSON_NOISE, SAMPLED_NOISE
 
 if TYPE_CHECKING:
     from .curves import RdpCurve
@@ -248,9 +249,11 @@ class Poisson(Scheme):
         if bound is None:
             return ev.PoissonSampledEvent(base, q, self.adjacency)
         if bound is Bound.WANG2019:
-            raise ValueError("bound wang2019 applies to sampling fswor with adjacency replace-one.")
+            raise _wang2019_only()
         if self.adjacency is not _AR:
-            raise ValueError("bound: the Zhu & Wang 2019 bounds are for add-remove adjacency only.")
+            raise InvalidParameter(
+                "bound", "(the Zhu & Wang 2019 bounds) is for {adjacency} add-remove only", related=("adjacency",)
+            )
         return ev.ZhuWangSampledEvent(base, q, bound, tau)
 
     def rdp_curve(self, event: Any) -> RdpCurve:
@@ -269,11 +272,15 @@ class Poisson(Scheme):
         if base is ev.GaussianEvent and self.adjacency is _AR:
             from .subsampling.poisson_gaussian import PoissonGaussianCurve
 
-            return PoissonGaussianCurve(event.sampling_probability, _sigma(event))
+            return PoissonGaussianCurve(
+                event.sampling_probability, POISSON_NOISE.check(_sigma(event), "noise_multiplier")
+            )
         if base is ev.GaussianEvent:
             from .subsampling.poisson_replace_one import poisson_replace_one_default_curve
 
-            return poisson_replace_one_default_curve(event.sampling_probability, _sigma(event))
+            return poisson_replace_one_default_curve(
+                event.sampling_probability, SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
+            )
         from .subsampling.zhu_wang import poisson_pure_dp_default_curve
 
         return poisson_pure_dp_default_curve(
@@ -497,19 +504,21 @@ class FixedSize(Scheme):
         m: Any = values.get("taylor_order")
         if bound is Bound.WANG2019:
             if self.replacement or self.adjacency is not _R1:
-                raise ValueError("bound wang2019 applies to sampling fswor with adjacency replace-one.")
+                raise _wang2019_only()
             if m is not None:
-                raise ValueError("taylor_order does not apply to bound wang2019.")
+                raise InvalidParameter("taylor_order", "does not apply to {bound} wang2019", related=("bound",))
             return ev.Wang2019SampledEvent(base, b, n)
         if bound is not None:
-            raise ValueError(
-                f"bound {bound.value} applies to sampling poisson (Zhu & Wang 2019), not sampling {self.sampling}."
+            raise InvalidParameter(
+                "bound",
+                f"{bound.value} applies to {{sampling}} poisson (Zhu & Wang 2019), not {{sampling}} {self.sampling}",
+                related=("sampling",),
             )
         kw: dict[str, Any] = {} if m is None else {"taylor_order": m}
         return ev.FixedSizeSampledEvent(base, b, n, replacement=self.replacement, adjacency=self.adjacency, **kw)
 
     def rdp_curve(self, event: Any) -> RdpCurve:
-        sigma = _sigma(event)
+        sigma = SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
         if isinstance(event, ev.Wang2019SampledEvent):
             from .subsampling.wang2019 import replace_one_gaussian_curve, wang2019_curve
 
@@ -627,3 +636,9 @@ SCHEMES: tuple[Scheme, ...] = (
         if n.pure_dp
     ),
 )
+
+
+def _wang2019_only() -> InvalidParameter:
+    return InvalidParameter(
+        "bound", "wang2019 applies to {sampling} fswor with {adjacency} replace-one", related=("sampling", "adjacency")
+    )

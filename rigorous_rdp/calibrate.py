@@ -41,8 +41,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from . import validation
 from .accountant import EpsilonResult, RdpAccountant
-from .arith import bisect_first, parse_rational, to_arb, workprec
+from .arith import bisect_first, to_arb, workprec
 from .events import DpEvent
 
 __all__ = [
@@ -58,6 +59,8 @@ __all__ = [
 DEFAULT_SIGMA_DIGITS = 4
 SIGMA_MAX = Fraction(10) ** 6
 SIGMA_MIN = Fraction(1, 10**6)
+#: targets above this are screened as this (floats overflow beyond 1e308)
+_FLOAT_CAP = Fraction(10) ** 300
 STEPS_MAX = 10**15
 
 Progress = Callable[[str, EpsilonResult], None] | None
@@ -282,12 +285,8 @@ class _Evaluator:
 
 
 def check_calibration_inputs(target_epsilon: object, target_delta: object) -> tuple[Fraction, Fraction]:
-    eps = parse_rational(target_epsilon, "epsilon")
-    if eps <= 0:
-        raise ValueError(f"epsilon must be > 0. Found {float(eps)!r}.")
-    delta = parse_rational(target_delta, "delta")
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
+    eps = validation.positive(target_epsilon, "epsilon")
+    delta = validation.unit_interval(target_delta, "delta", open_low=True, open_high=True)
     return eps, delta
 
 
@@ -334,7 +333,8 @@ def calibrate_sigma(
         acc.compose(make_event(Fraction(s)), 1)
         return _screen_epsilon(acc, float(delta), float(steps))
 
-    guess = _solve_decreasing(screen, float(eps), float(SIGMA_MIN), float(SIGMA_MAX)) or 1.0
+    # the guess is a float search (any guess is safe: the grid verdicts below are certified)
+    guess = _solve_decreasing(screen, float(min(eps, _FLOAT_CAP)), float(SIGMA_MIN), float(SIGMA_MAX)) or 1.0
 
     # Grid of sigma_digits significant digits at the magnitude of the guess.
     e10 = math.floor(math.log10(guess))
@@ -404,7 +404,7 @@ def max_steps(
     def f(t: float) -> float:
         return _screen_epsilon(acc1, float(delta), t)
 
-    x = _solve_decreasing(lambda t: -f(t), -float(eps), 1.0, float(STEPS_MAX))
+    x = _solve_decreasing(lambda t: -f(t), -float(min(eps, _FLOAT_CAP)), 1.0, float(STEPS_MAX))
     start = max(1, int(x)) if x is not None else 1
     # first step count that does not meet the target (t = 0 always meets)
     first_miss = _first_true(lambda t: verdict(t)[0] != 1, start + 1, 0, STEPS_MAX)

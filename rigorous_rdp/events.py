@@ -38,7 +38,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeVar
 
-from .validation import integer_at_least, positive, unit_interval
+from .errors import InvalidParameter
+from .validation import (
+    MAX_COUNT,
+    MAX_TAYLOR_ORDER,
+    count,
+    flag,
+    integer_in_range,
+    positive,
+    probability,
+    tau_for_bound,
+    unit_interval,
+)
 
 __all__ = [
     "Adjacency",
@@ -74,7 +85,14 @@ class _Choice(enum.Enum):
             if member.value == value:
                 return member
         names = ", ".join(m.value for m in cls)
-        raise ValueError(f"{cls.__name__.lower()} must be one of {names}. Found {value!r}.")
+        raise InvalidParameter(cls.__name__.lower(), f"must be one of {names}", _Repr(value))
+
+
+class _Repr(str):
+    """A value quoted by its repr in a message (``'renyi'``, ``''``, ``None``)."""
+
+    def __new__(cls, value: object) -> _Repr:
+        return super().__new__(cls, repr(value))
 
 
 class Adjacency(_Choice):
@@ -86,7 +104,7 @@ class Adjacency(_Choice):
 
 def _check_event(value: object, name: str = "event") -> None:
     if not isinstance(value, DpEvent):
-        raise ValueError(f"{name} must be a DpEvent. Found {value!r}.")
+        raise InvalidParameter(name, "must be a DpEvent", value)
 
 
 class Sampling(enum.Enum):
@@ -183,7 +201,7 @@ class PoissonSampledEvent(DpEvent):
 
     def __post_init__(self) -> None:
         _check_event(self.event)
-        _set(self, "sampling_probability", unit_interval(self.sampling_probability, "sampling_probability"))
+        _set(self, "sampling_probability", probability(self.sampling_probability))
         _set(self, "adjacency", Adjacency.parse(self.adjacency))
 
 
@@ -217,9 +235,8 @@ class FixedSizeSampledEvent(DpEvent):
         _set(self, "batch_size", b)
         _set(self, "dataset_size", n)
         if self.taylor_order is not None:
-            _set(self, "taylor_order", integer_at_least(self.taylor_order, "taylor_order", 3))
-        if not isinstance(self.replacement, bool):
-            raise ValueError(f"replacement must be True or False. Found {self.replacement!r}.")
+            _set(self, "taylor_order", integer_in_range(self.taylor_order, "taylor_order", 3, MAX_TAYLOR_ORDER))
+        flag(self.replacement, "replacement")
         _set(self, "adjacency", Adjacency.parse(self.adjacency))
 
     @property
@@ -236,7 +253,7 @@ class SelfComposedEvent(DpEvent):
 
     def __post_init__(self) -> None:
         _check_event(self.event)
-        _set(self, "count", integer_at_least(self.count, "count", 0))
+        _set(self, "count", count(self.count, "count", 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,20 +291,15 @@ class ZhuWangSampledEvent(DpEvent):
 
     def __post_init__(self) -> None:
         _check_event(self.event)
-        _set(self, "sampling_probability", unit_interval(self.sampling_probability, "sampling_probability"))
+        _set(self, "sampling_probability", probability(self.sampling_probability))
         if self.bound is not None:
             b = Bound.parse(self.bound)
             if b is Bound.WANG2019:
-                raise ValueError(
-                    "bound must be one of tight, general, lower, tau for Poisson sampling. Found 'wang2019'."
+                raise InvalidParameter(
+                    "bound", "must be one of tight, general, lower, tau for Poisson sampling", "wang2019"
                 )
             _set(self, "bound", b)
-        if self.tau is not None:
-            _set(self, "tau", integer_at_least(self.tau, "tau", 1))
-            if self.bound is not Bound.TAU:
-                raise ValueError(f"tau applies to bound tau only. Found bound {self.bound!r}.")
-        if self.bound is Bound.TAU and self.tau is None:
-            raise ValueError("tau is required with bound tau (an integer >= 1).")
+        _set(self, "tau", tau_for_bound(self.bound, self.tau))
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,10 +333,10 @@ class Wang2019SampledEvent(DpEvent):
 
 
 def _sizes(batch_size: object, dataset_size: object) -> tuple[int, int]:
-    b = integer_at_least(batch_size, "batch_size", 1)
-    n = integer_at_least(dataset_size, "dataset_size", 1)
+    b = integer_in_range(batch_size, "batch_size", 1, MAX_COUNT)
+    n = integer_in_range(dataset_size, "dataset_size", 1, MAX_COUNT)
     if b > n:
-        raise ValueError(f"batch_size must be <= dataset_size ({n}). Found {b}.")
+        raise InvalidParameter("batch_size", f"must be <= {{dataset_size}} ({n})", b, related=("dataset_size",))
     return b, n
 
 

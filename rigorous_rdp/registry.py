@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import builtin_schemes
 from . import events as ev
-from .errors import UnsupportedEventError
+from .errors import InvalidParameter, UnsupportedEventError
 from .events import Adjacency, Bound, Sampling
 from .scheme import BoundChoice, Noise, Parameter, References, Scheme
+from .validation import tau_for_bound
 
 if TYPE_CHECKING:
     from .curves import RdpCurve
@@ -248,7 +249,7 @@ def _sampling_name(value: object) -> str:
         return value.value
     names = samplings()
     if value not in names:
-        raise ValueError(f"sampling must be one of {', '.join(names)}. Found {value!r}.")
+        raise InvalidParameter("sampling", f"must be one of {', '.join(names)}", value)
     return str(value)
 
 
@@ -289,15 +290,20 @@ def sampled_event(
             known = _with(field)
             if not known:
                 raise TypeError(f"sampled_event() got an unexpected keyword argument {field!r}")
-            raise ValueError(f"{field} applies to sampling {known}, not sampling {s}.")
-    if tau is not None and b is not Bound.TAU:
-        raise ValueError(f"tau applies to bound tau only. Found bound {b.value if b else 'default'}.")
+            raise InvalidParameter(
+                field, f"applies to {{sampling}} {known}, not {{sampling}} {s}", related=("sampling",)
+            )
+    tau_for_bound(b, tau)
     if s == "none" and adj is not Adjacency.ADD_REMOVE:
         others = "|".join(x for x in samplings() if x != "none")
-        raise ValueError(f"adjacency replace-one needs a sampling scheme (sampling {others}).")
+        raise InvalidParameter(
+            "adjacency", f"replace-one needs a sampling scheme ({{sampling}} {others})", related=("sampling",)
+        )
     for p in own:
         if p.required and p.field not in given:
-            raise ValueError(f"{p.field} is required with sampling {s} (it must be {_range_text(p)}).")
+            raise InvalidParameter(
+                p.field, f"is required with {{sampling}} {s} (it must be {_range_text(p)})", related=("sampling",)
+            )
     scheme = next((x for x in SCHEMES if x.sampling == s and x.noise.event is type(base) and x.adjacency is adj), None)
     if scheme is None:
         near = [x for x in SCHEMES if x.sampling == s and x.noise.event is type(base)]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import budget
-from .errors import BudgetExceeded
+from .errors import BudgetExceeded, InvalidParameter, quote
 
 __all__ = ["FigureRun", "FigureScript", "default_out_dir", "discover", "require_figure_extras", "run_figures", "select"]
 
@@ -181,8 +181,8 @@ def select(scripts: dict[str, FigureScript], targets: Sequence[str]) -> list[Fig
         return list(scripts.values())
     unknown = [t for t in targets if t not in scripts]
     if unknown:
-        which = ", ".join(repr(u) for u in unknown)
-        raise ValueError(f"FIGURE_ID {which} is unknown (list the IDs with: rigorous-rdp reproduce --list).")
+        which = ", ".join(quote(repr(u)) for u in unknown[:5])
+        raise InvalidParameter("figure_id", f"{which} is unknown", related=())
     seen: dict[str, FigureScript] = {}
     for t in targets:
         seen.setdefault(t, scripts[t])

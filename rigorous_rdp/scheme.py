@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from .errors import UnsupportedEventError
+from .errors import InvalidParameter, UnsupportedEventError
 from .events import Adjacency, Bound, DpEvent
 
 if TYPE_CHECKING:
@@ -368,7 +368,11 @@ class Unsampled(Scheme):
 
     def build(self, base: DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> DpEvent:
         if bound is not None:
-            raise ValueError("bound applies to a sampled mechanism (sampling poisson|fswor), not sampling none.")
+            raise InvalidParameter(
+                "bound",
+                "applies to a sampled mechanism ({sampling} poisson|fswor), not {sampling} none",
+                related=("sampling",),
+            )
         return base
 
     def rdp_curve(self, event: Any) -> RdpCurve:

@@ -245,13 +245,13 @@ def test_explicit_grid_and_conversion_names():
 @pytest.mark.parametrize("delta", ["0", "1", "-1e-5", "2", "nan", "inf", "abc"])
 def test_bad_delta(delta):
     acc = RdpAccountant().compose(_dpsgd(), 10)
-    with pytest.raises(ValueError, match=r"^delta must be"):
+    with pytest.raises(ValueError, match=r"^target_delta must be"):
         acc.get_epsilon(delta)
 
 
 @pytest.mark.parametrize("eps", ["-1", "nan", "x"])
 def test_bad_epsilon(eps):
-    with pytest.raises(ValueError, match=r"^epsilon must be"):
+    with pytest.raises(ValueError, match=r"^target_epsilon must be"):
         RdpAccountant().compose(_dpsgd(), 10).get_delta_and_order(eps)
 
 
@@ -275,7 +275,7 @@ def test_bad_constructor_arguments(kwargs, prefix):
 
 @pytest.mark.parametrize("count", [-1, 1.5, True, "3"])
 def test_bad_counts(count):
-    with pytest.raises(ValueError, match=r"^steps must be"):
+    with pytest.raises(ValueError, match=r"^count must be"):
         RdpAccountant().compose(_dpsgd(), count)
 
 

@@ -23,6 +23,7 @@ from flint import arb
 
 from rigorous_rdp import budget
 from rigorous_rdp.arith import refine, workprec
+from rigorous_rdp.cli._common import budget_message
 from rigorous_rdp.errors import BudgetExceeded
 from rigorous_rdp.subsampling.poisson_gaussian import PoissonGaussianCurve
 from rigorous_rdp.subsampling.poisson_gaussian_series import fast_rdp, gaussian_exp_moment, log_a_sandwich, log_a_series
@@ -101,7 +102,7 @@ def answered(argv):
         (
             cmd("rdp --sampling fswor --batch-size 1 --dataset-size 10 --sigma 1e-400 --alpha 2"),
             "--sigma",
-            "[1e-100, 1e100] with --sampling fswor|fswr",
+            "[1e-100, 1e100] for a subsampled Gaussian",
         ),
         (cmd("epsilon --noise laplace --scale 1e-100000 --steps 10 --delta 1e-5"), "--scale", "[1e-1000, 1e1000]"),
         # integer orders beyond the binomial sum where the sandwich is wide
@@ -279,7 +280,9 @@ def test_budget_stops_refine_with_a_named_limit():
     t.join(10)
     assert len(errors) == 1 and calls
     assert "time budget of 0.3 s exceeded while computing slow thing" in str(errors[0])
-    assert "--max-seconds" in str(errors[0]) and not budget.expired()
+    assert errors[0].seconds == 0.3 and errors[0].where == "slow thing" and not budget.expired()
+    # the command line names its option (the API message has no command-line words)
+    assert "--max-seconds S" in budget_message(errors[0]) and "--" not in str(errors[0])
 
 
 def test_budget_interrupts_code_without_checks():

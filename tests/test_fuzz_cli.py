@@ -367,3 +367,143 @@ def test_verify_fuzz(examples, base_certificate, tmp_path):
         _verify_case(data, tmp_path, ["--json"] if json_flag else [])
 
     inner()
+
+
+# ---------------------------------------------------------------------------
+# the inputs that ended in internal errors (issue "Verify means verified"), enumerated
+# ---------------------------------------------------------------------------
+
+#: extreme noise multipliers: beyond the float range, below it, and long digit strings
+EXTREME = ["1e308", "1e-308", "1e400", "1e-400", "1e99999", "1e-99999", "1" * 400, "1" * 5000, "9" * 1200]
+EXTREME_TEMPLATES = [
+    "rdp --sigma {} --alpha 2",
+    "epsilon --sampling poisson --q 0.01 --sigma {} --steps 10 --delta 1e-5",
+    "epsilon --sampling fswor --batch-size 10 --dataset-size 1000 --sigma {} --steps 10 --delta 1e-5",
+    "delta --sigma {} --steps 10 --epsilon 1",
+    "dpsgd --sigma {} --epochs 1 --delta 1e-5",
+    "epsilon --method pld --sigma {} --steps 10 --delta 1e-5",
+    "epsilon --method pld --sampling poisson --q 0.01 --sigma {} --steps 10 --delta 1e-5",
+    "calibrate --steps 10 --epsilon {} --delta 1e-5",
+    "routes --epsilon 1 --r 0.01 --k 1 --sigma {}",
+    "routes --epsilon {} --r 0.01 --k 1 --sigma 1",
+    "routes --epsilon 1 --r {} --k 1 --sigma 1",
+    "routes --epsilon 1 --r 0.01 --k {} --sigma 1",
+    "constant --c1 1 --c2 {}",
+]
+EXTREME_CASES = [t.format(v) for t in EXTREME_TEMPLATES for v in EXTREME] + [
+    "routes --epsilon 1e300 --r 1 --k 1 --sigma 1",
+    "routes --epsilon 1 --r 1e-300 --k 1 --sigma 1",
+    "routes --epsilon 1 --r 0.5 --k 1 --sigma 1e-300",
+    "conjecture --trials 1 --jobs 1e30",
+    "conjecture --trials 1 --jobs " + "9" * 5000,
+    "constant --c1 1 --c2 1 --jobs 2",
+    "constant --c1 100 --c2 1",
+    "constant --c1 1 --c2 1e5",
+    "constant --c1 1 --c2 1e8",
+    "epsilon --method pld --sigma 1 --steps 1e18 --delta 1e-5",
+    "epsilon --method pld --sigma 1 --steps 10 --delta 1e-5 --width 1e-300",
+    "epsilon --sigma " + "x" * 5000 + " --steps 10 --delta 1e-5",
+]
+
+
+@pytest.mark.parametrize("line", EXTREME_CASES, ids=[c[:60] for c in EXTREME_CASES])
+def test_extreme_inputs_answer_or_refuse(line, tmp_path):
+    argv = line.split()
+    status, out, err = run_cli(argv, tmp_path)
+    check_outcome(argv, status, out, err)
+    # a refusal quotes at most 80 characters of the input
+    assert len(err) < 400, err[:500]
+
+
+# ---------------------------------------------------------------------------
+# output paths: checked before any work, written atomically to a regular file
+# ---------------------------------------------------------------------------
+
+#: commands that write FILE with --out (the work they would do is long: a refusal must come first)
+OUT_COMMANDS = [
+    ["certify", "--sigma", "2", "--steps", "10", "--delta", "1e-5", "--max-seconds", "30"],
+    ["conjecture", "--trials", "2000", "--max-seconds", "30"],
+    ["constant", "--table", "--max-seconds", "30"],
+]
+
+
+def _bad_paths(tmp: Path) -> dict:
+    """Paths that must be refused: a directory, a FIFO (a non-regular file, like a device), a
+    symlink to a FIFO, a path under a regular file, a missing directory, a too-long name."""
+    import os
+
+    fifo = tmp / "fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    link = tmp / "link-to-fifo"
+    if not link.is_symlink():
+        link.symlink_to(fifo)
+    plain = tmp / "plain.txt"
+    plain.write_text("x")
+    return {
+        "directory": str(tmp),
+        "root": "/",
+        "fifo": str(fifo),
+        "symlink to a fifo": str(link),
+        "under a file": str(plain / "x.json"),
+        "missing directory": str(tmp / "missing" / "x.json"),
+        "too long": str(tmp / ("x" * 300)),
+        "empty": "",
+    }
+
+
+@pytest.mark.parametrize("argv", OUT_COMMANDS, ids=[a[0] for a in OUT_COMMANDS])
+def test_out_refused_before_work(argv, tmp_path):
+    import time
+
+    for what, path in _bad_paths(tmp_path).items():
+        t0 = time.monotonic()
+        status, out, err = run_in_process([*argv, "--out", path])
+        assert_one_line_error(status, out, err, "--out")
+        assert time.monotonic() - t0 < 5, (what, "refused only after the work")
+    assert (tmp_path / "fifo").exists() and not (tmp_path / "fifo").is_file()  # never replaced
+
+
+def test_reproduce_out_dir_refused_before_work(tmp_path):
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    for path in (str(plain), str(plain / "sub"), "/proc/version"):
+        status, out, err = run_in_process(["reproduce", "birrell2024-fig7", "--out", path])
+        assert_one_line_error(status, out, err, "--out")
+    assert plain.read_text() == "x"
+
+
+def test_certify_writes_through_a_symlink(tmp_path):
+    target = tmp_path / "target.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    status, _out, err = run_in_process(
+        ["certify", "--sigma", "2", "--steps", "10", "--delta", "1e-5", "--out", str(link)]
+    )
+    assert status == 0, err
+    assert link.is_symlink() and json.loads(target.read_text())["format"] == "rigorous-rdp-certificate"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+
+
+# ---------------------------------------------------------------------------
+# contradictory options
+# ---------------------------------------------------------------------------
+
+CONTRADICTIONS = [
+    (["conjecture", "--trials", "1", "--jobs", "2", "--dask", "local:2"], "--jobs"),
+    (["reproduce", "birrell2024-fig7", "--jobs", "2", "--dask", "local:2"], "--jobs"),
+    (["constant", "--table", "--jobs", "2", "--dask", "local:2"], "--jobs"),
+    (["constant", "--table", "--c1", "1"], "--table"),
+    (["constant", "--table", "--sigma-max", "10"], "--table"),
+    (["constant", "--c1", "1", "--c2", "1", "--out", "x.json"], "--out"),
+    (["conjecture", "--prove", "--rows", "3", "--jobs", "2"], "--trials, --jobs"),
+    (["rdp", "--sigma", "1", "--alpha", "2", "--tau", "3"], "--tau"),
+    (["epsilon", "--sigma", "1", "--steps", "1", "--delta", "1e-5", "--method", "rdp", "--width", "0.1"], "--width"),
+]
+
+
+@pytest.mark.parametrize("argv,option", CONTRADICTIONS, ids=[" ".join(a)[:50] for a, _ in CONTRADICTIONS])
+def test_contradictory_options_refused(argv, option):
+    status, out, err = run_in_process(argv)
+    assert_one_line_error(status, out, err, option)

@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             except CliError as exc:
                 print(f"rigorous-rdp: error: {exc}", file=sys.stderr)
                 return 2
+            args.option_strings = _option_strings(parser, args.command)
             status = run_command(args)
     except KeyboardInterrupt:
         print("rigorous-rdp: interrupted", file=sys.stderr)
@@ -108,6 +109,15 @@ def _exit_interrupted() -> None:  # pragma: no cover - ends the process
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(130)
+
+
+def _option_strings(parser: argparse.ArgumentParser, command: str) -> frozenset[str]:
+    """The options of ``command`` (an API error names a parameter; the command line names
+    the option of that parameter when the command has one)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return frozenset(o for a in action.choices[command]._actions for o in a.option_strings)
+    return frozenset()
 
 
 __all__ = ["ACCOUNTING", "RESEARCH", "SUBCOMMANDS", "build_parser", "json", "main"]

@@ -5,50 +5,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from .. import budget
+from .. import budget, validation
 from ..arith import DEFAULT_DIGITS, MAX_DECIMAL_EXPONENT, parse_rational
-from ..errors import BudgetExceeded, PrecisionExhausted, UnsupportedEventError
+from ..errors import BudgetExceeded, InvalidParameter, PrecisionExhausted, UnsupportedEventError, quote
 from ..events import DpEvent
+from ..validation import MAX_COUNT, MAX_TAYLOR_ORDER, TINY, RealRange
 
 if TYPE_CHECKING:
     from ..accountant import RdpAccountant
 
 ADJACENCIES = ("add-remove", "replace-one")
-
-# API parameter names that are CLI options of the same name
-_OPTION_NAMES = (
-    "sigma",
-    "scale",
-    "p",
-    "q",
-    "batch-size",
-    "dataset-size",
-    "taylor-order",
-    "adjacency",
-    "alpha",
-    "delta",
-    "epsilon",
-    "steps",
-    "digits",
-    "noise",
-    "sampling",
-    "tau",
-    "bound",
-    "epochs",
-    "c1",
-    "c2",
-    "sigma-max",
-    "sigma-min",
-    "width",
-    "method",
-)
 
 
 class CliError(Exception):
@@ -136,9 +107,9 @@ def add_target_delta(p: argparse.ArgumentParser) -> None:
 
 def add_result_options(p: argparse.ArgumentParser) -> None:
     """``--method`` / ``--width`` (RDP, PLD or the better of the two), then the output options."""
-    from ..pld import cli_support as pld_cli
+    from . import _method
 
-    pld_cli.add_method_options(p)
+    _method.add_method_options(p)
     add_output_options(p)
 
 
@@ -184,10 +155,7 @@ def add_mechanism_options(p: argparse.ArgumentParser, *, sigma: bool = True) -> 
 
 
 def parse_digits(args: argparse.Namespace) -> float:
-    d = parse_rational(args.digits, "digits")
-    if not 1 <= d <= 1000:
-        raise ValueError(f"digits must be in [1, 1000]. Found {args.digits}.")
-    return int(d) if d.denominator == 1 else float(d)
+    return validation.digits(args.digits, "digits")
 
 
 def build_base_event(args: argparse.Namespace, sigma: object | None = None) -> DpEvent:
@@ -201,9 +169,9 @@ def build_base_event(args: argparse.Namespace, sigma: object | None = None) -> D
     option = noise.parameter.option
     for k, v in given.items():
         if v is not None and k != option:
-            raise ValueError(f"{k} does not apply to --noise {noise.name} (it takes --{option}).")
+            raise ValueError(f"--{k} does not apply to --noise {noise.name} (it takes --{option}).")
     if given[option] is None:
-        raise ValueError(f"{option} is required with --noise {noise.name} ({noise.parameter.help}).")
+        raise ValueError(f"--{option} is required with --noise {noise.name} ({noise.parameter.help}).")
     return noise.event(**{noise.parameter.field: given[option]})
 
 
@@ -219,10 +187,6 @@ def build_event(args: argparse.Namespace, sigma: object | None = None, *, guaran
     base = build_base_event(args, sigma)
     bound = getattr(args, "bound", None)
     tau = getattr(args, "tau", None)
-    if bound is None and tau is not None:
-        raise ValueError("tau applies to --bound tau only. Found --bound default.")
-    if bound == "tau" and tau is None:
-        raise ValueError("tau is required with --bound tau (an integer >= 1).")
     own = {p.field for p in sampling_parameters(args.sampling)}
     values = {p.field: getattr(args, p.dest, None) for p in scheme_parameters()}
     # a parameter of the sampling scheme first, then the others (each refused by name)
@@ -230,7 +194,7 @@ def build_event(args: argparse.Namespace, sigma: object | None = None, *, guaran
     event = sampled_event(base, args.sampling, adjacency=args.adjacency, bound=bound, tau=tau, **ordered)
     if guarantee and not lookup(event).guarantee:
         raise ValueError(
-            f"bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
+            f"--bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
             " shown by `rigorous-rdp rdp` only. Use --bound tight|general|tau here."
         )
     return event
@@ -259,101 +223,47 @@ def mechanism_json(args: argparse.Namespace, sigma: str | None = None) -> dict[s
 
 
 def parse_steps(value: str) -> int:
-    return int_in_range(value, "steps", 1, MAX_COUNT)
+    return validation.integer_in_range(value, "steps", 1, MAX_COUNT)
 
 
-#: largest step count, batch or dataset size accepted on the command line
-MAX_COUNT = 10**18
-#: largest order is 10**MAX_ORDER_EXPONENT (order selection and messages use floats)
-MAX_ORDER_EXPONENT = 100
-#: largest Taylor order of the fixed-size bounds
-MAX_TAYLOR_ORDER = 1000
 _TINY = f"1e-{MAX_DECIMAL_EXPONENT}"
 _HUGE = f"1e{MAX_DECIMAL_EXPONENT}"
 
 
-def int_in_range(value: object, name: str, lo: int, hi: int | None) -> int:
-    """An integer in ``[lo, hi]`` (``hi=None``: no upper limit beyond the number range);
-    the text is checked before any big number is built."""
-    accepted = f">= {lo}" if hi is None else f"in [{lo}, {_int_text(hi)}]"
-    message = f"{name} must be an integer {accepted}. Found {_shown(value)}."
-    try:
-        f = parse_rational(value, name)
-    except ValueError:
-        raise ValueError(message) from None
-    if f.denominator != 1 or f < lo or (hi is not None and f > hi):
-        raise ValueError(message)
-    return int(f)
-
-
-#: API parameter names (events, registry) -> command-line options
-API_OPTIONS = {
+#: API parameter names -> command-line options, where the option is not the name itself
+#: (``batch_size`` -> ``--batch-size`` needs no entry); the noise parameters come from the
+#: registry (:func:`option_of`)
+OPTION_OF = {
     "noise_multiplier": "--sigma",
     "sampling_probability": "--q",
-    "batch_size": "--batch-size",
-    "dataset_size": "--dataset-size",
-    "taylor_order": "--taylor-order",
     "count": "--steps",
+    "target_delta": "--delta",
+    "target_epsilon": "--epsilon",
+    "orders": "--alpha",
+    "max_seconds": "--max-seconds",
+    "figure_id": "FIGURE_ID",
 }
-_API_RE = re.compile(r"\b(" + "|".join(API_OPTIONS) + r")\b")
-#: "sampling poisson", "adjacency replace-one", "bound tau" inside a message: the option and its value
-_CHOICE_RE = re.compile(
-    r"(?<![-\w])(sampling|adjacency|bound) (?=(none|poisson|fswor|fswr|add-remove|replace-one|tight|general|lower"
-    r"|tau|wang2019|default)\b)"
-)
 
 
-def _int_text(n: int) -> str:
-    return f"1e{len(str(n)) - 1}" if n >= 10**6 and n == 10 ** (len(str(n)) - 1) else str(n)
+def option_of(parameter: str, options: frozenset[str] | None = None) -> str:
+    """The command-line option of an API parameter (``noise_multiplier`` -> ``--sigma``); the
+    parameter's own name when the command has no such option (``options``: the command's
+    option strings; ``None``: any)."""
+    from ..registry import parameters
 
-
-def _shown(value: object) -> str:
-    """The value as typed when it is plain text (``1.5``), else its repr (``''``, ``' x'``), shortened."""
-    text = value if isinstance(value, str) and value.isprintable() and value.strip() == value and value else repr(value)
-    return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
-
-
-@dataclass(frozen=True)
-class RealRange:
-    """The accepted range of a real option: from ``lo`` to ``hi`` (each end closed unless
-    ``lo_open`` / ``hi_open``), described to the user as ``text``; a nonzero value below
-    ``floor`` is refused with ``floor_text`` (a limit of the implementation, stated apart from
-    the mathematical range)."""
-
-    lo: Fraction
-    hi: Fraction
-    text: str
-    lo_open: bool = False
-    hi_open: bool = False
-    floor: Fraction | None = None
-    floor_text: str = ""
-
-    def check(self, value: object, name: str) -> Fraction:
-        """``value`` as an exact rational in the range; a one-line ValueError naming ``name`` otherwise."""
-        try:
-            f = parse_rational(value, name)  # refuses magnitudes outside [1e-100000, 1e100000) first
-        except ValueError as exc:
-            if "magnitude" in str(exc) or "characters" in str(exc):
-                tiny = bool(re.search(r"[eE]-\d", str(value))) and "/" not in str(value)
-                limit = self.floor_text if (tiny and self.floor is not None) else self.text
-                raise ValueError(f"{name} must be {limit}. Found {_shown(value)}.") from None
-            raise
-        ok = (f > self.lo if self.lo_open else f >= self.lo) and (f < self.hi if self.hi_open else f <= self.hi)
-        if not ok:
-            raise ValueError(f"{name} must be {self.text}. Found {_shown(value)}.")
-        if self.floor is not None and 0 < abs(f) < self.floor:
-            raise ValueError(f"{name} must be {self.floor_text}. Found {_shown(value)}.")
-        return f
+    table = {**{p.field: f"--{p.option}" for p in parameters()}, **OPTION_OF}
+    option = table.get(parameter) or "--" + parameter.replace("_", "-")
+    return option if options is None or option in options or not option.startswith("--") else parameter
 
 
 _ONE = Fraction(1)
-_TINY_F = Fraction(1, 10**MAX_DECIMAL_EXPONENT)
+_TINY_F = TINY
 _POSITIVE = RealRange(_TINY_F, Fraction(10**MAX_DECIMAL_EXPONENT), f"a number in [{_TINY}, {_HUGE})", hi_open=True)
+_CONSTANT = RealRange(Fraction(1, 10**100), Fraction(1000), "a number in [1e-100, 1e3]")
 _MODERATE = RealRange(Fraction(1, 10**100), Fraction(10**100), "a number in [1e-100, 1e100]")
 _OPEN_UNIT = RealRange(
     Fraction(0), _ONE, "in (0, 1)", lo_open=True, hi_open=True, floor=_TINY_F, floor_text=f"at least {_TINY}"
 )
-_ORDER = RealRange(_ONE, Fraction(10**MAX_ORDER_EXPONENT), f"a number in (1, 1e{MAX_ORDER_EXPONENT}]", lo_open=True)
 
 
 def _real(name: str, limits: RealRange) -> Callable[[Any], Fraction]:
@@ -362,8 +272,8 @@ def _real(name: str, limits: RealRange) -> Callable[[Any], Fraction]:
 
 
 def _integer(name: str, lo: int, hi: int | None) -> Callable[[Any], int]:
-    """The range check of an integer option (see :func:`int_in_range`)."""
-    return lambda v: int_in_range(v, name, lo, hi)
+    """The range check of an integer option (see :func:`rigorous_rdp.validation.integer_in_range`)."""
+    return lambda v: validation.integer_in_range(v, name, lo, hi)
 
 
 #: accepted ranges of the numeric options of the accounting commands (checked before any work)
@@ -372,32 +282,22 @@ OPTION_RANGES: dict[str, Callable[[Any], object]] = {
     "scale": _real("scale", RealRange(Fraction(1, 10**1000), Fraction(10**1000), "a number in [1e-1000, 1e1000]")),
     "epsilon": _real("epsilon", _POSITIVE),
     "p": _real("p", _OPEN_UNIT),
-    "q": _real(
-        "q",
-        RealRange(
-            Fraction(0), _ONE, "in [0, 1]", floor=_TINY_F, floor_text=f"0 or at least {_TINY} (the smallest q handled)"
-        ),
-    ),
+    "q": _real("q", validation.PROBABILITY),
     "delta": _real("delta", _OPEN_UNIT),
     "epochs": _real("epochs", RealRange(_TINY_F, Fraction(10**12), f"a number in [{_TINY}, 1e12]")),
     "steps": _integer("steps", 1, MAX_COUNT),
-    "batch_size": _integer("batch-size", 1, MAX_COUNT),
-    "dataset_size": _integer("dataset-size", 1, MAX_COUNT),
-    "taylor_order": _integer("taylor-order", 3, MAX_TAYLOR_ORDER),
+    "batch_size": _integer("batch_size", 1, MAX_COUNT),
+    "dataset_size": _integer("dataset_size", 1, MAX_COUNT),
+    "taylor_order": _integer("taylor_order", 3, MAX_TAYLOR_ORDER),
     "tau": _integer("tau", 1, None),
-    # constant (research): C(c1, c2) of Claim 26, computed with floats in its planning
-    "c1": _real("c1", _MODERATE),
-    "c2": _real("c2", _MODERATE),
-    "sigma_max": _real("sigma-max", _MODERATE),
-    "sigma_min": _real("sigma-min", _MODERATE),
-    "alpha": lambda v: [_ORDER.check(a, "alpha") for a in v],
+    # constant (research): C(c1, c2) of Claim 26, computed with floats in its planning; beyond
+    # 1e3 its screens allocate gigabytes (c2 = 1e5: 30 GB) or overflow
+    "c1": _real("c1", _CONSTANT),
+    "c2": _real("c2", _CONSTANT),
+    "sigma_max": _real("sigma_max", _MODERATE),
+    "sigma_min": _real("sigma_min", _MODERATE),
+    "alpha": lambda v: [validation.order(a, "alpha") for a in v],
 }
-
-
-#: the fixed-size bounds plan their precision with floats of 1/sigma^2
-_FIXED_SIZE_SIGMA = _real(
-    "sigma", RealRange(Fraction(1, 10**100), Fraction(10**100), "in [1e-100, 1e100] with --sampling fswor|fswr")
-)
 
 
 #: ``delta --epsilon``: 0 is a valid target
@@ -459,8 +359,6 @@ def check_option_ranges(args: argparse.Namespace) -> None:
     for dest, check in _option_ranges().items():
         value = getattr(args, dest, None)
         if value is not None and not isinstance(value, bool):
-            if dest == "sigma" and getattr(args, "sampling", None) in ("fswor", "fswr"):
-                check = _FIXED_SIZE_SIGMA
             if dest == "epsilon" and command == "delta":
                 check = _DELTA_EPSILON  # delta at epsilon = 0 is the total-variation distance
             parsed = check(value)
@@ -475,42 +373,21 @@ def _check_certificate_digits(f: object, name: str, shown: object) -> None:
     f = Fraction(f)
     bits = max(abs(f.numerator).bit_length(), f.denominator.bit_length())
     if bits * 0.30103 > MAX_CERTIFICATE_DIGITS:
-        raise ValueError(
-            f"{name} must have an exact value with at most {MAX_CERTIFICATE_DIGITS} digits in a"
-            f" certificate (numerator and denominator; e.g. q >= 1e-{MAX_CERTIFICATE_DIGITS}). Found"
-            f" {_shown(shown)}."
+        raise InvalidParameter(
+            name,
+            f"must have an exact value with at most {MAX_CERTIFICATE_DIGITS} digits in a"
+            f" certificate (numerator and denominator; e.g. q >= 1e-{MAX_CERTIFICATE_DIGITS})",
+            shown,
         )
 
 
-def _name_option(message: str, extra: tuple = ()) -> str:
-    """Map the API's parameter names to options, and prefix ``--`` when the message starts
-    with an option name (shared or the subcommand's own)."""
-    message = _CHOICE_RE.sub(r"--\1 ", _API_RE.sub(lambda m: API_OPTIONS[m.group(1)], message))
-    message = _registry_words(message)
-    if message.startswith("--"):
-        return message
-    for name in _OPTION_NAMES + tuple(extra):
-        if message.startswith(name + " "):
-            return "--" + message
-    return message
-
-
-def _registry_words(message: str) -> str:
-    """The API names of the registry's other parameters and sampling schemes as options (the
-    built-in ones are mapped by ``API_OPTIONS`` and ``_CHOICE_RE``)."""
-    from ..registry import parameters, samplings
-
-    for p in parameters():
-        if p.field not in API_OPTIONS and p.field != p.option:
-            message = re.sub(rf"(?<![-\w]){re.escape(p.field)}\b", "--" + p.option, message)
-    names = "|".join(re.escape(x) for x in samplings())
-    return re.sub(rf"(?<![-\w])sampling (?=({names})(?![-\w]))", "--sampling ", message)
-
-
-def _parameter_options() -> tuple[str, ...]:
-    from ..registry import parameters
-
-    return tuple(p.option for p in parameters())
+def _named(message: str, options: frozenset[str] | None) -> str:
+    """A plain ``ValueError`` of a module that does not raise :class:`InvalidParameter` yet
+    (the research modules) starts with its parameter's name: when the command has an
+    option of that name, the message starts with the option."""
+    first = message.split(" ", 1)[0]
+    option = "--" + first.replace("_", "-")
+    return "--" + message if options and not first.startswith("-") and option in options else message
 
 
 def _one_line(text: str, limit: int = 2000) -> str:
@@ -524,7 +401,12 @@ def _budget_seconds(args: argparse.Namespace) -> float | None:
         command = getattr(args, "command", None)
         batch = command in UNLIMITED or (command == "constant" and getattr(args, "table", False))
         return None if batch else LONGER_DEFAULT.get(str(command), budget.DEFAULT_SECONDS)
-    return budget.parse_seconds(value, "--max-seconds")
+    try:
+        return budget.parse_seconds(value, "max_seconds")
+    except ValueError:
+        raise InvalidParameter(
+            "max_seconds", f"must be a number of seconds in (0, {int(budget.MAX_SECONDS)}]", value
+        ) from None
 
 
 def _render(args: argparse.Namespace, result: Any) -> str:
@@ -549,7 +431,7 @@ def run_command(args: argparse.Namespace) -> int:
     covered too; nothing is written to stdout unless the whole text is ready.
     """
     func: Callable[[argparse.Namespace], dict[str, Any]] = args.func
-    names = tuple(getattr(args, "option_names", ())) + _parameter_options()
+    options: frozenset[str] | None = getattr(args, "option_strings", None)
     try:
         seconds = _budget_seconds(args)
         memory = getattr(args, "max_memory", None)
@@ -565,16 +447,14 @@ def run_command(args: argparse.Namespace) -> int:
                 if budget.caused_by_interrupt(exc):  # e.g. a SystemError around an interrupted callback
                     raise KeyboardInterrupt from exc
                 if budget.expired():  # e.g. a SystemError around a callback interrupted by the budget
-                    raise budget.BudgetExceeded(
-                        f"time budget of {seconds:g} s exceeded; raise it with --max-seconds S"
-                        f" (0 < S <= {int(budget.MAX_SECONDS)}) or ask for less (fewer orders, lower --digits)",
-                        seconds=seconds,
-                    ) from exc
+                    raise budget.BudgetExceeded("time budget exceeded", seconds=seconds) from exc
                 raise
     except BudgetExceeded as exc:
-        return _fail(_one_line(str(exc)))
+        return _fail(budget_message(exc))
+    except InvalidParameter as exc:
+        return _fail(_one_line(exc.render(lambda p: option_of(p, options))))
     except (ValueError, UnsupportedEventError) as exc:
-        return _fail(_name_option(_one_line(str(exc)), names))
+        return _fail(_named(_one_line(str(exc)), options))
     except PrecisionExhausted as exc:
         return _fail(
             f"precision exhausted: {_one_line(str(exc), 500)}; ask for fewer digits (--digits D, 1 <= D <= 1000)"
@@ -600,6 +480,19 @@ def run_command(args: argparse.Namespace) -> int:
     return status
 
 
+def budget_message(exc: BudgetExceeded) -> str:
+    """The command line's words for a time budget that ran out (a memory budget's refusal
+    names ``--max-memory`` itself)."""
+    if isinstance(exc, budget.MemoryBudgetExceeded):
+        return _one_line(str(exc))
+    what = f" while computing {exc.where}" if exc.where else ""
+    seconds = "" if exc.seconds is None else f" of {exc.seconds:g} s"
+    return _one_line(
+        f"time budget{seconds} exceeded{what}; raise it with --max-seconds S (0 < S <= {int(budget.MAX_SECONDS)})"
+        " or ask for less (fewer orders, lower --digits)"
+    )
+
+
 def fmt_interval(d: dict[str, str]) -> str:
     return f"[{d['lower']}, {d['upper']}]"
 
@@ -607,13 +500,7 @@ def fmt_interval(d: dict[str, str]) -> str:
 def orders_option(values: list[str] | None) -> list[Fraction] | None:
     if not values:
         return None
-    out = []
-    for v in values:
-        a = parse_rational(v, "alpha")
-        if a <= 1:
-            raise ValueError(f"alpha must be > 1. Found {v}.")
-        out.append(a)
-    return out
+    return [validation.order(v, "alpha") for v in values]
 
 
 def accountant_option(args: argparse.Namespace) -> RdpAccountant:
@@ -644,3 +531,106 @@ def add_bound_options(p: argparse.ArgumentParser) -> None:
         " --adjacency replace-one: wang2019 (Wang et al. 2019, Thm 9)",
     )
     g.add_argument("--tau", default=None, metavar="K", help="number of exact terms of --bound tau, K >= 1")
+
+
+# ---------------------------------------------------------------------------
+# output paths and parallel options (checked before any work starts)
+# ---------------------------------------------------------------------------
+
+#: most local worker processes (``--jobs``) on one machine
+MAX_JOBS = 256
+
+
+def output_file(path: object, option: str = "--out") -> str:
+    """The file that ``option`` names, checked before any work: a regular file (replaced) or a
+    new name, in an existing directory. A symlink is written through (its target is the file);
+    a directory, a device, a FIFO or any other non-regular file is refused, never replaced.
+
+    Returns the path to write (the symlink's target when ``path`` is a symlink)."""
+    text = str(path)
+    if not text.strip():
+        raise ValueError(f"{option} must be a file name. Found ''.")
+    shown = quote(text)
+    try:
+        real = os.path.realpath(text)  # follows symlinks, also dangling ones
+        name = os.path.basename(real)
+        parent = os.path.dirname(real)
+        if not name or os.path.isdir(real):
+            raise ValueError(f"{option} must be a file, not a directory. Found {shown}.")
+        if os.path.lexists(real) and not os.path.isfile(real):
+            raise ValueError(f"{option} must be a regular file or a new name (not a device or FIFO). Found {shown}.")
+        if not os.path.isdir(parent):
+            raise ValueError(f"{option} must be in an existing directory. Found {shown}.")
+        if len(name.encode("utf-8", "surrogateescape")) > os.pathconf(parent, "PC_NAME_MAX"):
+            raise ValueError(f"{option} must be a file name of at most 255 bytes. Found {shown}.")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise ValueError(f"{option} must be in a writable directory. Found {shown}.")
+    except OSError as exc:
+        raise ValueError(f"{option} cannot be used: {exc.strerror}. Found {shown}.") from None
+    return real
+
+
+def write_text_atomic(path: str, text: str, option: str = "--out") -> None:
+    """Write ``text`` to ``path`` (checked by :func:`output_file`) atomically: a temporary file
+    in the same directory, then a rename; on any error ``path`` is left as it was."""
+    import contextlib
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".rigorous-rdp-", suffix=".tmp", dir=os.path.dirname(path))
+    except OSError as exc:
+        raise ValueError(f"{option} cannot be written: {exc.strerror}. Found {quote(path)}.") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise ValueError(f"{option} cannot be written: {exc.strerror}. Found {quote(path)}.") from None
+        raise
+
+
+def output_dir(path: object, option: str = "--out") -> str:
+    """A directory that ``option`` names, checked before any work: an existing directory, or a
+    new one whose nearest existing ancestor is a writable directory."""
+    text = str(path)
+    if not text.strip():
+        raise ValueError(f"{option} must be a directory name. Found ''.")
+    shown = quote(text)
+    try:
+        real = os.path.realpath(text)
+        if os.path.lexists(real) and not os.path.isdir(real):
+            raise ValueError(f"{option} must be a directory. Found {shown}.")
+        ancestor = real
+        while not os.path.lexists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        if not os.path.isdir(ancestor):
+            raise ValueError(f"{option} must be under a directory, not under a file. Found {shown}.")
+        if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in real.split(os.sep)):
+            raise ValueError(f"{option} must have names of at most 255 bytes. Found {shown}.")
+        if not os.access(ancestor, os.W_OK | os.X_OK):
+            raise ValueError(f"{option} must be in a writable directory. Found {shown}.")
+    except OSError as exc:
+        raise ValueError(f"{option} cannot be used: {exc.strerror}. Found {shown}.") from None
+    return real
+
+
+def parallel_options(args: argparse.Namespace) -> tuple[int, str | None]:
+    """``--jobs`` (local worker processes, 1 to 256; default 1) and ``--dask`` (validated),
+    which exclude each other."""
+    from ..research.parallel import validate_dask
+
+    jobs_given = getattr(args, "jobs", None)
+    dask = getattr(args, "dask", None)
+    if jobs_given is not None and dask is not None:
+        raise ValueError(
+            "--jobs and --dask exclude each other (--jobs: local worker processes; --dask: the workers of a cluster)."
+        )
+    jobs = 1 if jobs_given is None else validation.integer_in_range(jobs_given, "jobs", 1, MAX_JOBS)
+    if dask is not None and len(str(dask)) > 80:
+        raise ValueError(f"--dask must be local:N or a scheduler address. Found {quote(dask)}.")
+    return jobs, validate_dask(dask)

@@ -18,8 +18,8 @@ from typing import Any
 
 from ..arith import parse_rational
 from ..calibrate import DEFAULT_SIGMA_DIGITS, calibrate_sigma, check_calibration_inputs, max_steps
-from ..pld import cli_support as pld_cli
 from . import _common as common
+from . import _method as pld_cli
 
 HELP = "smallest certified noise multiplier (or largest step count) for a target"
 DESCRIPTION = (

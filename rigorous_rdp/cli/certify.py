@@ -15,8 +15,8 @@ from typing import Any
 from ..certificates.common import write_certificate
 from ..certificates.pld import make_pld_certificate
 from ..certificates.rdp import make_certificate
-from ..pld import cli_support as pld_cli
 from . import _common as common
+from . import _method as pld_cli
 
 HELP = "write a JSON certificate of a certified epsilon"
 DESCRIPTION = (
@@ -34,11 +34,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    out_path = common.output_file(args.out)  # before any work
     template = common.accountant_option(args)
     steps = common.parse_steps(args.steps)
     event = common.build_event(args)
-    if not str(args.out).strip():
-        raise ValueError("--out must be a file name. Found ''.")
     method = pld_cli.method_of(args)
 
     def rdp() -> dict[str, Any]:
@@ -54,7 +53,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         else {"rdp": rdp, "pld": pld}[method]()
     )
     try:
-        write_certificate(cert, args.out)
+        write_certificate(cert, out_path)
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
     except OSError as exc:

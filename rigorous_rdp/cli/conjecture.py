@@ -13,7 +13,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .. import validation
 from ..arith import parse_rational
+from ..errors import quote
+from . import _common as common
 
 HELP = "probe Conjecture 1 of the blog post (part 2) on exact Gaussian-mixture laws"
 DESCRIPTION = (__doc__ or "").partition("\n\n")[2]
@@ -27,7 +30,7 @@ def register(sub: Any) -> None:
         "--trials", default=None, metavar="N", help="number of random starts (integer >= 1; required without --prove)"
     )
     p.add_argument("--seed", default="0", metavar="S", help="random seed (integer >= 0, default 0)")
-    p.add_argument("--jobs", default="1", metavar="J", help="local worker processes (default 1)")
+    p.add_argument("--jobs", default=None, metavar="J", help="local worker processes, 1 <= J <= 256 (default 1)")
     p.add_argument(
         "--dask",
         default=None,
@@ -59,51 +62,32 @@ def register(sub: Any) -> None:
         "--max-boxes", default="20000", metavar="B", help="--prove: boxes processed before giving up (default 20000)"
     )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.set_defaults(func=run, text=text, option_names=_OPTIONS)
+    p.set_defaults(func=run, text=text)
 
 
 def _int(value: str, name: str, low: int) -> int:
-    f = parse_rational(value, name)
-    if f.denominator != 1 or f < low:
-        raise ValueError(f"{name} must be an integer >= {low}. Found {value}.")
-    return int(f)
-
-
-_OPTIONS = (
-    "trials",
-    "seed",
-    "jobs",
-    "steps",
-    "model",
-    "dim",
-    "dask",
-    "out",
-    "rows",
-    "batch",
-    "order",
-    "sigma",
-    "max_boxes",
-)
+    return validation.integer_in_range(value, name.replace("-", "_"), low)
 
 
 def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
     from ..research.conjecture_proof import ProofCase, proof_to_json, prove_case
 
     if args.rows is None:
-        raise ValueError("rows must be given with --prove (an integer in [2, 6]).")
+        raise ValueError("--rows must be given with --prove (an integer in [2, 6]).")
     if args.model != "range" or args.dim != "1":
         raise ValueError("--prove covers --model range --dim 1 only.")
-    if args.trials is not None or args.dask is not None:
-        raise ValueError("--trials and --dask do not apply to --prove.")
+    if args.trials is not None or args.dask is not None or args.jobs is not None:
+        raise ValueError("--trials, --jobs and --dask do not apply to --prove.")
+    out_path = None if args.out is None else common.output_file(args.out)
     n = _int(args.rows, "rows", 2)
     if n > 6:
-        raise ValueError(f"rows must be an integer in [2, 6]. Found {args.rows}.")
+        raise ValueError(f"--rows must be an integer in [2, 6]. Found {quote(args.rows)}.")
     m = _int(args.batch, "batch", 1)
     if m >= n:
-        raise ValueError(f"batch must be an integer in [1, rows - 1]. Found {args.batch}.")
+        raise ValueError(f"--batch must be an integer in [1, rows - 1]. Found {quote(args.batch)}.")
     lam = _int(args.order, "order", 2)
     if lam > 16:
-        raise ValueError(f"order must be an integer in [2, 16]. Found {args.order}.")
+        raise ValueError(f"--order must be an integer in [2, 16]. Found {quote(args.order)}.")
     sigma = parse_rational(args.sigma, "sigma")
     max_boxes = _int(args.max_boxes, "max-boxes", 1)
     res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=not args.json)
@@ -112,33 +96,33 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
     out["prove"]["statement"] = (
         "ratio <= 1 for every configuration" if res.complete else "not proven: open boxes remain"
     )
-    if args.out is not None:
+    if out_path is not None:
         from ..certificate import write_certificate
         from ..research.conjecture_certificate import make_boxes_certificate
 
         cert = make_boxes_certificate(proof)
-        write_certificate(cert, args.out)
+        write_certificate(cert, out_path)
         out["certificate"] = {"written": True, "file": args.out, "kind": cert["kind"], "complete": cert["complete"]}
     return out
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..research.conjecture import MODELS, probe
-    from ..research.parallel import dask_executor, validate_dask, validate_jobs
+    from ..research.parallel import dask_executor
 
     if args.prove:
         return _run_prove(args)
     if args.trials is None:
-        raise ValueError("trials must be given (an integer >= 1), or use --prove.")
+        raise ValueError("--trials must be given (an integer >= 1), or use --prove.")
     if args.model not in MODELS:
-        raise ValueError(f"model must be one of range, clip, poisson. Found {args.model}.")
+        raise ValueError(f"--model must be one of range, clip, poisson. Found {quote(args.model)}.")
     if args.dim not in ("1", "2", "3"):
-        raise ValueError(f"dim must be 1, 2 or 3. Found {args.dim}.")
+        raise ValueError(f"--dim must be 1, 2 or 3. Found {quote(args.dim)}.")
     trials = _int(args.trials, "trials", 1)
     seed = _int(args.seed, "seed", 0)
     steps = _int(args.steps, "steps", 0)
-    jobs = validate_jobs(args.jobs)
-    spec = validate_dask(args.dask)
+    jobs, spec = common.parallel_options(args)
+    out_path = None if args.out is None else common.output_file(args.out)
     with dask_executor(spec) as ex:
         res = probe(
             trials,
@@ -151,8 +135,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             progress=not args.json,
         )
     out = res.to_json()
-    if args.out is not None:
-        out["certificate"] = _write_certificate(res, args.out)
+    if out_path is not None:
+        out["certificate"] = _write_certificate(res, out_path, args.out)
     if spec is not None:
         out["dask"] = spec
     return out
@@ -195,7 +179,7 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _write_certificate(res: Any, path: str) -> dict[str, Any]:
+def _write_certificate(res: Any, path: str, shown: str) -> dict[str, Any]:
     from ..certificate import write_certificate
     from ..research.conjecture_certificate import make_holds_certificate, make_violation_certificate
 
@@ -207,4 +191,4 @@ def _write_certificate(res: Any, path: str) -> dict[str, Any]:
     else:
         return {"written": False, "reason": "nothing proven to certify (no proven violation; d > 1 or undecided)"}
     write_certificate(cert, path)
-    return {"written": True, "file": path, "kind": cert["kind"], "claim": cert["claim"]}
+    return {"written": True, "file": shown, "kind": cert["kind"], "claim": cert["claim"]}

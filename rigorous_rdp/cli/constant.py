@@ -10,8 +10,12 @@ in {0.25, 0.5, 1, 2}.
 from __future__ import annotations
 
 import argparse
+import json
 from fractions import Fraction
 from typing import Any, cast
+
+from ..errors import quote
+from . import _common as common
 
 HELP = "certified C(c1, c2) of Claim 26: sup over sigma of G_lambda(r mu1 + (1-r) mu0 || mu0)"
 DESCRIPTION = (__doc__ or "").partition("\n\n")[2]
@@ -37,26 +41,16 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--table", action="store_true", help="certified table for c1, c2 in {0.25, 0.5, 1, 2}")
     p.add_argument("--out", default=None, metavar="FILE", help="with --table: also write the table (JSON) to FILE")
-    p.add_argument("--jobs", default="1", metavar="J", help="with --table: local worker processes (default 1)")
+    p.add_argument(
+        "--jobs", default=None, metavar="J", help="with --table: local worker processes, 1 <= J <= 256 (default 1)"
+    )
     p.add_argument("--dask", default=None, metavar="SPEC", help="with --table: local:N or a scheduler address")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.set_defaults(func=run, text=text, option_names=_OPTIONS)
+    p.set_defaults(func=run, text=text)
 
 
-_OPTIONS = (
-    "c1",
-    "c2",
-    "sigma-max",
-    "sigma-min",
-    "sigma",
-    "max-cells",
-    "digits",
-    "table",
-    "out",
-    "jobs",
-    "dask",
-    "integer",
-)
+#: options of a single C(c1, c2) that --table does not take
+_NOT_WITH_TABLE = ("c1", "c2", "sigma_min", "sigma_max", "integer")
 
 
 def _cells(value: str) -> int:
@@ -64,7 +58,7 @@ def _cells(value: str) -> int:
 
     f = parse_rational(value, "max-cells")
     if f.denominator != 1 or not 1 <= f <= 100000:
-        raise ValueError(f"max-cells must be an integer in [1, 100000]. Found {value}.")
+        raise ValueError(f"--max-cells must be an integer in [1, 100000]. Found {quote(value)}.")
     return int(f)
 
 
@@ -73,29 +67,35 @@ def _rel_width(value: str) -> float:
 
     f = parse_rational(value, "digits")
     if not 1 <= f <= 11:
-        raise ValueError(f"digits must be a number in [1, 11]. Found {value}.")
+        raise ValueError(f"--digits must be a number in [1, 11]. Found {quote(value)}.")
     return 10.0 ** -float(f)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..arith import decimal_upper, to_arb, workprec
     from ..research.constant import constant_json, constant_sup, constant_table, constant_whole_range
-    from ..research.parallel import dask_executor, validate_dask, validate_jobs
+    from ..research.parallel import dask_executor
 
     cells = _cells(args.max_cells)
     rel_width = _rel_width(args.digits)
     if args.table:
-        jobs = validate_jobs(args.jobs)
-        spec = validate_dask(args.dask)
+        given = [f"--{o.replace('_', '-')}" for o in _NOT_WITH_TABLE if getattr(args, o) not in (None, False)]
+        if given:
+            raise ValueError(
+                f"--table computes its own grid of c1, c2 and takes no {', '.join(given)} (contradictory options)."
+            )
+        jobs, spec = common.parallel_options(args)
+        out_path = common.output_file(args.out) if args.out is not None else None
         with dask_executor(spec) as ex:
             rows = constant_table(executor=ex, jobs=jobs, max_cells=cells, rel_width=rel_width)
         out = {"table": rows, "orders": "real lambda <= c2 sigma^2, r <= c1 / sigma", "sigma_range_upper": "inf"}
-        if args.out:
-            from ..certificate import write_certificate
-
-            write_certificate(out, args.out)  # atomic: a complete file or none (Ctrl-C included)
+        if out_path is not None:
+            common.write_text_atomic(out_path, json.dumps(out, indent=2) + "\n")
             out["file"] = args.out
         return out
+    given = [f"--{o}" for o in ("out", "jobs", "dask") if getattr(args, o) is not None]
+    if given:
+        raise ValueError(f"--out, --jobs and --dask apply to --table only. Found {', '.join(given)}.")
     if args.c1 is None:
         raise ValueError("c1 is required (or --table).")
     if args.c2 is None:

@@ -15,9 +15,9 @@ from typing import Any
 from ..accountant import RdpAccountant
 from ..arith import parse_rational
 from ..events import GaussianEvent
-from ..pld import cli_support as pld_cli
 from ..registry import sampled_event, sampling_parameters
 from ..validation import integer_at_least
+from . import _method as pld_cli
 from ._common import ADJACENCIES, add_command, add_result_options, fmt_interval, parse_digits
 
 DEFAULTS = {"dataset_size": "60000", "batch_size": "600", "sigma": "1.1", "epochs": "100", "delta": "1e-5"}

@@ -10,8 +10,8 @@ import argparse
 from typing import Any
 
 from ..accountant import RdpAccountant
-from ..pld import cli_support as pld_cli
 from . import _common as common
+from . import _method as pld_cli
 
 #: the certified quantity -> the option holding its target
 TARGETS = {"epsilon": "delta", "delta": "epsilon"}

@@ -43,6 +43,8 @@ from typing import TYPE_CHECKING, Any
 
 from flint import arb, fmpq
 
+from .. import validation
+from ..errors import quote
 from . import _common as common
 
 if TYPE_CHECKING:
@@ -117,7 +119,7 @@ def _real_list(values: list[str], name: str, lo: Fraction, hi: Fraction, what: s
         raise ValueError(f"--{name} takes at most {MAX_POINTS} values. Found {len(values)}.")
     out = []
     for v in values:
-        message = f"--{name} must be numbers {what}. Found {common._shown(v)}."
+        message = f"--{name} must be numbers {what}. Found {quote(v)}."
         try:
             f = common.RealRange(lo, hi, what).check(v, name)
         except ValueError:
@@ -138,7 +140,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
             raise ValueError("--epsilon-max applies to --num, not to --epsilons.")
         out["epsilons"] = _real_list(args.epsilons, "epsilons", Fraction(0), MAX_EPSILON, "in [0, 1000]")
     else:
-        out["num"] = 21 if args.num is None else common.int_in_range(args.num, "--num", 2, MAX_POINTS)
+        out["num"] = 21 if args.num is None else validation.integer_in_range(args.num, "num", 2, MAX_POINTS)
         out["epsilon_max"] = None
         if args.epsilon_max is not None:
             out["epsilon_max"] = common.RealRange(Fraction(0), MAX_EPSILON, "in (0, 1000]", lo_open=True).check(
@@ -152,7 +154,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     if args.plot is not None:
         suffix = args.plot.rsplit(".", 1)[-1].lower() if "." in args.plot else ""
         if suffix not in ("png", "pdf", "svg"):
-            raise ValueError(f"--plot must name a .png, .pdf or .svg file. Found {common._shown(args.plot)}.")
+            raise ValueError(f"--plot must name a .png, .pdf or .svg file. Found {quote(args.plot)}.")
+        out["plot"] = common.output_file(args.plot, "--plot")
     return out
 
 
@@ -432,7 +435,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "pld": {"exact": prof.exact} if prof.exact else {"grid_width": f"1/{prof.grid}", "scale_bits": prof.scale_bits},
     }
     if args.plot is not None:
-        _plot(args.plot, prof, opts, res)
+        _plot(opts["plot"], prof, opts, res)
         res["plot"] = args.plot
     return res
 
@@ -496,8 +499,22 @@ def _plot(path: str, prof: PrivacyProfile, opts: dict[str, Any], res: dict[str, 
         + ("  (PLD: closed form)" if "exact" in res["pld"] else f"  (PLD grid {res['pld']['grid_width']})")
     )
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    import contextlib
+    import os
+    import tempfile
+
+    # written to a temporary file next to it, then renamed: an interrupted run leaves no half plot
+    fd, tmp = tempfile.mkstemp(prefix=".rigorous-rdp-", suffix=".tmp", dir=os.path.dirname(path) or ".")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=120, format=path.rsplit(".", 1)[-1].lower())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    finally:
+        plt.close(fig)
 
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..arith import parse_rational
+from ..errors import InvalidParameter
+from . import _common as common
 from ._common import add_command, add_dask_option, add_json_option
 
 
@@ -30,7 +31,7 @@ def register(sub: Any) -> None:
         default=None,
         help="output directory (default: ./rigorous-rdp-figures, with --fast its subfolder fast/)",
     )
-    p.add_argument("--jobs", default="1", metavar="N", help="number of worker processes (default 1)")
+    p.add_argument("--jobs", default=None, metavar="N", help="number of worker processes, 1 <= N <= 256 (default 1)")
     add_dask_option(p, "run the figures on Dask")
     p.add_argument("--fast", action="store_true", help="smaller smoke versions of the figures")
     p.add_argument("--list", action="store_true", help="list the figure IDs and exit")
@@ -38,29 +39,24 @@ def register(sub: Any) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
-def _jobs(value: str) -> int:
-    f = parse_rational(value, "jobs")
-    if f.denominator != 1 or f < 1:
-        raise ValueError(f"--jobs must be an integer >= 1. Found {value}.")
-    return int(f)
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from .. import reproduce as rep
-    from ..research.parallel import dask_executor, map_ordered, validate_dask
+    from ..research.parallel import dask_executor, map_ordered
 
+    jobs, spec = common.parallel_options(args)
+    if args.out:
+        common.output_dir(args.out)  # before any work
     try:
-        jobs = _jobs(args.jobs)
-    except ValueError as exc:
-        msg = str(exc)
-        raise ValueError(msg if msg.startswith("--") else "--" + msg) from None
-    scripts = rep.discover(ids=args.figures)  # only the modules of the figures asked for
-    chosen = rep.select(scripts, args.figures)
+        scripts = rep.discover(ids=args.figures)  # only the modules of the figures asked for
+        chosen = rep.select(scripts, args.figures)
+    except InvalidParameter as exc:
+        if exc.parameter != "figure_id":
+            raise
+        raise ValueError(f"FIGURE_ID {exc.requirement} (list the IDs with: rigorous-rdp reproduce --list).") from None
     if args.list:
         return {"figures": [s.to_json() for s in chosen]}
     rep.require_figure_extras()
     out_dir = Path(args.out) if args.out else rep.default_out_dir(args.fast)
-    spec = validate_dask(args.dask)
     if spec is None:
         runs = rep.run_figures(chosen, out_dir, jobs=jobs, fast=args.fast, progress=not args.no_progress)
     else:  # one figure per Dask task; results in the order of the selection

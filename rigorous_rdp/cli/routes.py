@@ -17,10 +17,7 @@ def register(sub: Any) -> None:
     p.add_argument("--k", required=True, metavar="K", help="epochs (integer >= 1); T = ceil(k / r) steps")
     p.add_argument("--sigma", required=True, metavar="S", help="noise multiplier sigma > 0")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.set_defaults(func=run, option_names=_OPTIONS)
-
-
-_OPTIONS = ("epsilon", "r", "k", "sigma")
+    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

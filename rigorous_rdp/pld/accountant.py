@@ -46,9 +46,11 @@ import numpy as np
 from flint import arb
 
 from .. import events as ev
+from .. import validation
 from ..accountant import ComposingAccountant
-from ..arith import parse_rational
+from ..errors import InvalidParameter
 from ..registry import pld_pair
+from ..validation import RealRange
 from .compose import compose_all, delta_at, delta_screen
 from .discretize import DiscretePld, arb_upper_fraction, discretize
 from .profiles import DominatingPair, Profile
@@ -68,15 +70,24 @@ MIN_DELTA = Fraction(1, 10**100)
 
 DIRECTIONS = ("remove", "add")
 
+#: the noise multipliers of a sampled Gaussian whose pairs the grid handles (smaller ones make the privacy loss
+#: too wide for a grid, larger ones too narrow: both end in float overflow or gigabytes)
+PLD_NOISE = RealRange(Fraction(1, 10), Fraction(1000), "in [0.1, 1000] for the PLD accountant (a limit of its grid)")
+
+#: the noise multiplier of a plain Gaussian (exact closed form; its profile is set up with floats)
+PLD_PLAIN_NOISE = RealRange(
+    Fraction(0), Fraction(10**300), "at most 1e300 for the PLD accountant (a limit of its float set-up)", lo_open=True
+)
+PLD_DELTA = RealRange(MIN_DELTA, Fraction(1), "in [1e-100, 1) for the PLD accountant", hi_open=True)
+#: requested width of an epsilon bracket (relative width of a delta bracket)
+PLD_WIDTH = RealRange(Fraction(0), Fraction(10), "in (0, 10]", lo_open=True)
+
 
 _P = TypeVar("_P", bound=PldResult)
 
 
 def check_width(width: object) -> Fraction:
-    w = parse_rational(width, "width")
-    if not 0 < w <= 10:
-        raise ValueError(f"width must be in (0, 10]. Found {float(w)!r}.")
-    return w
+    return PLD_WIDTH.check(width, "width")
 
 
 class PldAccountant(ComposingAccountant[DominatingPair]):
@@ -116,7 +127,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         self.width = check_width(width)
         self.exact = exact
         if grid is not None and (isinstance(grid, bool) or not isinstance(grid, int) or grid < 1):
-            raise ValueError(f"grid must be an integer >= 1. Found {grid!r}.")
+            raise InvalidParameter("grid", "must be an integer >= 1", grid)
         self.grid = grid
         self.max_grid = int(max_grid)
         self.max_length = int(max_length)
@@ -128,6 +139,11 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     # -- composition ---------------------------------------------------------
 
     def _leaf(self, event: ev.DpEvent) -> DominatingPair | None:
+        gaussian = getattr(event, "event", None)  # a sampled Gaussian takes the grid path
+        if isinstance(gaussian, ev.GaussianEvent):
+            PLD_NOISE.check(gaussian.noise_multiplier, "noise_multiplier")
+        elif isinstance(event, ev.GaussianEvent):
+            PLD_PLAIN_NOISE.check(event.noise_multiplier, "noise_multiplier")
         return pld_pair(event)
 
     def _add(self, new: dict[ev.DpEvent, tuple[DominatingPair, int]]) -> None:
@@ -266,13 +282,10 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         Raises:
             ValueError: if delta is outside (0, 1) or width outside (0, 10].
         """
-        delta = parse_rational(target_delta, "delta")
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
-        if delta < MIN_DELTA:
-            # the tail budgets and the range screens are floats (choices only); below
-            # this they underflow, so refuse rather than fail deep inside
-            raise ValueError(f"delta must be in [1e-100, 1) for the pld method. Found {float(delta)!r}.")
+        delta = validation.unit_interval(target_delta, "target_delta", open_low=True, open_high=True)
+        # the tail budgets and the range screens are floats (choices only); below
+        # MIN_DELTA they underflow, so refuse rather than fail deep inside
+        PLD_DELTA.check(delta, "target_delta")
         w = self.width if width is None else check_width(width)
         if not self._active():
             z = _bracket(Fraction(0), Fraction(0))
@@ -349,9 +362,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     def get_delta_result(self, target_epsilon: object, width: object = None) -> PldDeltaResult:
         """Certified bracket of the optimal delta at ``target_epsilon`` (``width`` is the
         requested relative width of the delta bracket)."""
-        eps = parse_rational(target_epsilon, "epsilon")
-        if eps < 0:
-            raise ValueError(f"epsilon must be >= 0. Found {float(eps)!r}.")
+        eps = validation.nonnegative(target_epsilon, "target_epsilon")
         w = self.width if width is None else check_width(width)
         if not self._active():
             return PldDeltaResult(_bracket(Fraction(0), Fraction(0)), eps, 1, 0, Fraction(0))

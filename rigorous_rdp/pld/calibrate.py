@@ -36,8 +36,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..arith import parse_rational
-from ..errors import PrecisionExhausted
+from .. import validation
+from ..errors import PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent
 from .accountant import PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
 from .compose import compose_all
@@ -298,20 +298,15 @@ def calibrate_sigma_pld(
     Raises:
         PrecisionExhausted: if a decision stays undecided after ``max_rounds`` refinements.
     """
-    E = parse_rational(target_epsilon, "epsilon")
-    delta = parse_rational(target_delta, "delta")
-    if E <= 0:
-        raise ValueError(f"epsilon must be > 0. Found {float(E)!r}.")
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1). Found {float(delta)!r}.")
+    E = validation.positive(target_epsilon, "target_epsilon")
+    delta = validation.unit_interval(target_delta, "target_delta", open_low=True, open_high=True)
     w0 = check_width(width) if width is not None else None
 
     if not PldAccountant().compose(make_event(Fraction(1)), steps)._tight():
         # FSwoR is accounted through pairs that only dominate it: their lower ends say
         # nothing about the mechanism, so "the next smaller sigma misses" is unprovable
-        raise ValueError(
-            "calibrate with --method pld supports events whose pairs are tight "
-            "(not fswor: its Poisson pairs only dominate it); use --method rdp."
+        raise UnsupportedEventError(
+            "pld calibration supports events whose pairs are tight (not fswor: its Poisson pairs only dominate it)."
         )
     Ef = float(E)
 

@@ -537,7 +537,10 @@ def _majorant_terms(c1: float, c2: float, sc: float, t0: float) -> float | None:
         return None
     if any(sc < b * math.expm1(levels[k + 1]) / levels[k] ** 2 for k in range(len(levels) - 1)):
         return None
-    total = math.exp(b * b / (2 * (1 - 2 * alpha))) / math.sqrt(1 - 2 * alpha)
+    head = b * b / (2 * (1 - 2 * alpha))
+    if head > 700.0:  # the majorant overflows a float: no admissible level here (a float choice only)
+        return None
+    total = math.exp(head) / math.sqrt(1 - 2 * alpha)
     for k in range(len(levels) - 1):
         total += 0.5 * math.exp(min(700.0, b * sc * math.expm1(levels[k + 1]) - sc * sc * levels[k] ** 2 / 2))
     tk = levels[-1]

@@ -60,7 +60,7 @@ import numpy as np
 from flint import arb
 
 from ..arith import Certified, parse_rational, refine, to_arb, workprec
-from ..validation import positive
+from ..validation import RealRange, integer_in_range
 from .constant import log_g_mixture, log_g_screen
 
 __all__ = [
@@ -74,6 +74,16 @@ __all__ = [
 ]
 
 
+#: accepted ranges of the inputs of the three routes (limits of the float scans)
+ROUTE_RANGES = {
+    "epsilon": RealRange(Fraction(1, 10**10), Fraction(10**4), "> 0 (a number in [1e-10, 1e4])"),
+    "r": RealRange(Fraction(1, 10**12), Fraction(1), "in (0, 1] (at least 1e-12)"),
+    "sigma": RealRange(Fraction(1, 1000), Fraction(10**6), "> 0 (a number in [1e-3, 1e6])"),
+}
+#: largest number of epochs k
+MAX_EPOCHS = 10**12
+
+
 @dataclass(frozen=True)
 class RouteInputs:
     """Validated common inputs: epsilon > 0, 0 < r <= 1, integer epochs k >= 1, sigma > 0."""
@@ -85,15 +95,13 @@ class RouteInputs:
 
     @classmethod
     def parse(cls, epsilon: object, r: object, k: object, sigma: object) -> RouteInputs:
-        e = positive(epsilon, "epsilon")
-        rr = parse_rational(r, "r")
-        kk = parse_rational(k, "k")
-        s = positive(sigma, "sigma")
-        if not 0 < rr <= 1:
-            raise ValueError(f"r must be in (0, 1]. Found {r}.")
-        if kk.denominator != 1 or kk < 1:
-            raise ValueError(f"k must be an integer >= 1 (epochs). Found {k}.")
-        return cls(e, rr, int(kk), s)
+        """The inputs within :data:`ROUTE_RANGES` (the float scans that choose the points of
+        routes 1-3 overflow or divide by zero beyond them)."""
+        e = ROUTE_RANGES["epsilon"].check(epsilon, "epsilon")
+        rr = ROUTE_RANGES["r"].check(r, "r")
+        kk = integer_in_range(k, "k", 1, MAX_EPOCHS)
+        s = ROUTE_RANGES["sigma"].check(sigma, "sigma")
+        return cls(e, rr, kk, s)
 
     @property
     def steps(self) -> int:

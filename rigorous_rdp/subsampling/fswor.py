@@ -73,6 +73,7 @@ from flint import arb, arb_poly, ctx
 from ..arith import accurate_bits, to_arb, workprec
 from ..curves import RdpCurve
 from ..floatmath import log_expm1, log_factorials
+from ..validation import probability
 from .poisson_gaussian import poisson_gaussian_rdp
 
 __all__ = [
@@ -537,8 +538,7 @@ def fswor_add_remove_exact_rdp(alpha: Fraction, q: Fraction, sigma: Fraction) ->
     """
     if alpha <= 1:
         raise ValueError(f"alpha must be > 1. Found {float(alpha)!r}.")
-    if not 0 <= q <= 1:
-        raise ValueError(f"q must be in [0, 1]. Found {float(q)!r}.")
+    q = probability(q, "q")
     return poisson_gaussian_rdp(alpha, q, Fraction(sigma) / 2, ctx.prec)
 
 

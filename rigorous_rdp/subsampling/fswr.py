@@ -459,7 +459,7 @@ def fswr_curve(inner: DpEvent, event: FixedSizeSampledEvent) -> RdpCurve:
     if event.adjacency is not Adjacency.ADD_REMOVE:
         raise UnsupportedEventError(
             "no certified bound for fixed-size sampling with replacement under replace-one adjacency"
-            " (Birrell et al., Thm 3.6 is for add/remove adjacency); use --adjacency add-remove"
+            " (Birrell et al., Thm 3.6 is for add/remove adjacency); use add-remove adjacency"
         )
     return FswrGaussianCurve(inner.noise_multiplier, event.batch_size, event.dataset_size)
 

@@ -356,10 +356,8 @@ def poisson_replace_one_default_curve(q: Fraction, sigma: Fraction) -> RdpCurve:
     from .poisson_gaussian import PoissonGaussianCurve
     from .wang2019 import replace_one_gaussian_curve
 
-    q = Fraction(q)
+    q = validation.probability(q, "q")
     sigma = Fraction(sigma)
-    if not 0 <= q <= 1:
-        raise ValueError(f"q must be in [0, 1]. Found {float(q)!r}.")
     gauss2 = replace_one_gaussian_curve(sigma)
     gauss2.name = "gaussian-sensitivity-2"
     gauss2.citation = "Mironov 2017, Prop. 7 with sensitivity 2; van Erven & Harremoes 2014, Thm 13"

@@ -65,8 +65,10 @@ from flint import arb, ctx
 from .. import floatmath
 from ..arith import log_binomial_pmf, parse_rational, to_arb, workprec
 from ..curves import RdpCurve
+from ..errors import InvalidParameter
 from ..events import Bound, ZhuWangSampledEvent
 from ..floatmath import log1pexp, log_expm1
+from ..validation import probability, tau_for_bound
 
 __all__ = [
     "Bound",
@@ -385,9 +387,7 @@ class ZhuWangCurve(RdpCurve):
         if not isinstance(base, RdpCurve):
             base = CallableCurve(base)
         self.base = base
-        qq = parse_rational(q, "q")
-        if not 0 <= qq <= 1:
-            raise ValueError(f"q must be in [0, 1]. Found {float(qq)!r}.")
+        qq = probability(q, "q")
         self.q = qq
         self.bound = Bound.parse(bound)
         if self.bound is Bound.WANG2019:
@@ -638,12 +638,12 @@ def poisson_subsampled_curve(
     if b is None:
         b = Bound.TIGHT if established else Bound.GENERAL
     if b is Bound.TIGHT and not established:
-        raise ValueError(
-            "bound tight needs condition (4) (Zhu & Wang 2019, Thm 8), which is not established for"
-            " this mechanism; use --bound general, or pass a successful condition (4) check."
+        raise InvalidParameter(
+            "bound",
+            "tight needs condition (4) (Zhu & Wang 2019, Thm 8), which is not established for"
+            " this mechanism; use {bound} general, or pass a successful condition (4) check",
         )
-    if b is not Bound.TAU and tau is not None:
-        raise ValueError(f"tau applies to --bound tau only. Found --tau {tau} with --bound {b.value}.")
+    tau_for_bound(b, tau)
     return ZhuWangCurve(
         base,
         q,
@@ -698,8 +698,7 @@ def small_order_chi2_rdp(alpha: Fraction, q: Fraction, eps2: arb, eps_inf: arb |
     """
     if not 1 < alpha <= 2:
         raise ValueError(f"alpha must be in (1, 2] for the second-moment bound. Found {float(alpha)!r}.")
-    if not 0 <= q <= 1:
-        raise ValueError(f"q must be in [0, 1]. Found {float(q)!r}.")
+    q = probability(q, "q")
     if q == 0:
         return arb(0)
     a = to_arb(alpha)
@@ -758,9 +757,7 @@ class SmallOrderChi2Curve(RdpCurve):
     def __init__(self, base: RdpCurve, q: object):
         if not isinstance(base, RdpCurve) or not base.is_upper_bound:
             raise ValueError("base must be an RDP upper-bound curve.")
-        qq = parse_rational(q, "q")
-        if not 0 <= qq <= 1:
-            raise ValueError(f"q must be in [0, 1]. Found {float(qq)!r}.")
+        qq = probability(q, "q")
         if qq == 1 and base.pure_dp_epsilon() is None:
             raise ValueError("q must be < 1 for the second-moment bound without a pure-DP epsilon.")
         self.base = base

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from ..arith import parse_rational
+from ..errors import UnsupportedEventError
 from ..events import DpEvent
-from .accountant import DEFAULT_WIDTH, PldAccountant, check_width
+from ..pld.accountant import DEFAULT_WIDTH, PldAccountant, check_width
 
 __all__ = [
     "METHODS",
@@ -64,12 +64,12 @@ def method_of(args: argparse.Namespace) -> str:
     width = getattr(args, "width", None)
     if width is not None:
         if method == "rdp":
-            raise ValueError("width applies to --method pld|best, not --method rdp.")
-        check_width(parse_rational(width, "width"))
+            raise ValueError("--width applies to --method pld|best, not --method rdp.")
+        check_width(width)
     if method == "pld":
         for opt in ("bound", "tau", "alpha"):
             if getattr(args, opt, None):
-                raise ValueError(f"{opt} applies to --method rdp|best, not --method pld.")
+                raise ValueError(f"--{opt} applies to --method rdp|best, not --method pld.")
     return method
 
 
@@ -120,7 +120,7 @@ def choose_best(
         except ValueError as exc:  # includes UnsupportedEventError
             errors[name] = str(exc)
     if not results:
-        raise ValueError(f"method best: no method supports this event ({'; '.join(errors.values())})")
+        raise ValueError(f"--method best: no method supports this event ({'; '.join(errors.values())})")
     chosen = min(results, key=lambda n: _upper(results[n], key))
     out = dict(results[chosen])
     out["method"] = "best"
@@ -138,7 +138,12 @@ def run_method(
     or :func:`choose_best_sigma` for ``key`` "sigma")."""
     if method == "best":
         return choose_best_sigma(rdp_res, pld_res) if key == "sigma" else choose_best(rdp_res, pld_res, key)
-    return {"rdp": rdp_res, "pld": pld_res}[method]()
+    if method == "pld":
+        try:
+            return pld_res()
+        except UnsupportedEventError as exc:
+            raise ValueError(f"--method pld: {exc} Use --method rdp.") from None
+    return rdp_res()
 
 
 def pld_calibrate(
@@ -150,7 +155,7 @@ def pld_calibrate(
     sigma_digits: int,
 ) -> dict[str, Any]:
     """JSON of :func:`rigorous_rdp.pld.calibrate.calibrate_sigma_pld`."""
-    from .calibrate import calibrate_sigma_pld
+    from ..pld.calibrate import calibrate_sigma_pld
 
     width = getattr(args, "width", None)
     return calibrate_sigma_pld(make_event, steps, epsilon, delta, sigma_digits=sigma_digits, width=width).to_json()
