@@ -384,7 +384,13 @@ def test_closed_dask_port_fails_within_the_budget():
     ("args", "after"),
     [
         ("constant --table --json", 3.0),
-        ("calibrate --method pld --sampling poisson --q 0.01 --steps 1000 --epsilon 1 --delta 1e-5 --json", 2.0),
+        # (1e5 steps at 6 significant digits of sigma: several seconds of certified work, so it is still
+        # running when interrupted; 1e3 steps now finish within the 2 s before the interrupt)
+        (
+            "calibrate --method pld --sampling poisson --q 0.01 --steps 100000 --epsilon 1 --delta 1e-5 "
+            "--sigma-digits 6 --json",
+            2.0,
+        ),
         ("conjecture --trials 100000 --jobs 2 --json", 3.0),
     ],
 )

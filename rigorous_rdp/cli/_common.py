@@ -456,9 +456,12 @@ def run_command(args: argparse.Namespace) -> int:
     except (ValueError, UnsupportedEventError) as exc:
         return _fail(_named(_one_line(str(exc)), options))
     except PrecisionExhausted as exc:
-        return _fail(
-            f"precision exhausted: {_one_line(str(exc), 500)}; ask for fewer digits (--digits D, 1 <= D <= 1000)"
+        hint = (
+            "ask for fewer significant digits of sigma (--sigma-digits K)"
+            if getattr(args, "command", None) == "calibrate"
+            else "ask for fewer digits (--digits D, 1 <= D <= 1000)"
         )
+        return _fail(f"precision exhausted: {_one_line(str(exc), 500)}; {hint}")
     except KeyboardInterrupt:
         print("rigorous-rdp: interrupted", file=sys.stderr)
         return 130
