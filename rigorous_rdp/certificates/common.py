@@ -55,6 +55,7 @@ __all__ = [
     "parse_exact",
     "parse_json",
     "rat_text",
+    "replace_atomically",
     "summary_words",
     "write_certificate",
 ]
@@ -459,6 +460,13 @@ def write_certificate(cert: dict[str, Any], path: str) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".cert-", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise ValueError(f"out cannot be written: {exc.strerror} ({directory}).") from None
+    replace_atomically(fd, tmp, path, text)
+
+
+def replace_atomically(fd: int, tmp: str, path: str, text: str) -> None:
+    """Write ``text`` to the open temporary file ``fd`` (named ``tmp``, in the directory of
+    ``path``), sync it, then rename it onto ``path``; on any error ``tmp`` is removed and the
+    error re-raised, leaving ``path`` as it was."""
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -576,25 +576,15 @@ def output_file(path: object, option: str = "--out") -> str:
 def write_text_atomic(path: str, text: str, option: str = "--out") -> None:
     """Write ``text`` to ``path`` (checked by :func:`output_file`) atomically: a temporary file
     in the same directory, then a rename; on any error ``path`` is left as it was."""
-    import contextlib
     import tempfile
+
+    from ..certificates.common import replace_atomically
 
     try:
         fd, tmp = tempfile.mkstemp(prefix=".rigorous-rdp-", suffix=".tmp", dir=os.path.dirname(path))
+        replace_atomically(fd, tmp, path, text)
     except OSError as exc:
         raise ValueError(f"{option} cannot be written: {exc.strerror}. Found {quote(path)}.") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise ValueError(f"{option} cannot be written: {exc.strerror}. Found {quote(path)}.") from None
-        raise
 
 
 def output_dir(path: object, option: str = "--out") -> str:
