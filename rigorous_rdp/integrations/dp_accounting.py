@@ -257,6 +257,15 @@ def _check_unit(noise_unit: object) -> str:
     return str(noise_unit)
 
 
+def _check_relation(neighboring_relation: object) -> NeighboringRelation:
+    if not isinstance(neighboring_relation, NeighboringRelation):
+        names = ", ".join(r.name for r in NeighboringRelation)
+        raise ValueError(
+            f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names}). Found {neighboring_relation!r}."
+        )
+    return neighboring_relation
+
+
 def _check_curve(ours: ev.DpEvent, event: object) -> ev.DpEvent:
     """``ours`` if it has a certified RDP curve, else :class:`_Refused` naming ``event``."""
     try:
@@ -464,13 +473,7 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
         noise_unit: str = NORM_BOUND,
     ):
         self.noise_unit = _check_unit(noise_unit)
-        if not isinstance(neighboring_relation, NeighboringRelation):
-            names = ", ".join(r.name for r in NeighboringRelation)
-            raise ValueError(
-                f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names})."
-                f" Found {neighboring_relation!r}."
-            )
-        super().__init__(neighboring_relation)
+        super().__init__(_check_relation(neighboring_relation))
         orders = read_orders(orders)
         self._acc = RdpAccountant(orders, continuous=continuous, conversion=conversion, digits=digits)
         self._non_private = False
@@ -645,13 +648,7 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
         from ..pld.accountant import DEFAULT_WIDTH, PldAccountant
 
         self.noise_unit = _check_unit(noise_unit)
-        if not isinstance(neighboring_relation, NeighboringRelation):
-            names = ", ".join(r.name for r in NeighboringRelation)
-            raise ValueError(
-                f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names})."
-                f" Found {neighboring_relation!r}."
-            )
-        super().__init__(neighboring_relation)
+        super().__init__(_check_relation(neighboring_relation))
         # the width only steers the grid: a float is read as its shortest decimal
         w = DEFAULT_WIDTH if width is None else (Fraction(repr(width)) if isinstance(width, float) else width)
         self._acc = PldAccountant(width=w, grid=grid, max_grid=max_grid, max_length=max_length)
