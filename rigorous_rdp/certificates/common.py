@@ -300,6 +300,17 @@ def hash_failure(cert: dict[str, Any]) -> VerificationResult | None:
     return None
 
 
+def envelope_failure(cert: dict[str, Any], top: set[str]) -> VerificationResult | None:
+    """The checks every verifier starts with: the top-level keys ``top`` (``claim`` optional),
+    the content hash (a failed result if it does not match, else None), then ``created`` and
+    ``software`` (:func:`check_info`)."""
+    check_keys(cert, top, {"claim"}, "the certificate")
+    failed = hash_failure(cert)
+    if failed is None:
+        check_info(cert)
+    return failed
+
+
 def versions() -> dict[str, str]:
     """Versions of the packages a certificate was made with (information)."""
     from importlib import metadata
