@@ -6,34 +6,19 @@ mpmath references of :mod:`rigorous_rdp.reference`, and closed forms.
 
 from __future__ import annotations
 
-import logging
 import math
 from fractions import Fraction
 
 import mpmath
 import pytest
+from _dp_peer import NR, PS, G, dp_accounting, quiet_absl  # noqa: F401 -- quiet_absl: an autouse fixture
+from _mpcheck import M, ball_contains
 
-dp_accounting = pytest.importorskip("dp_accounting")
-
-from _mpcheck import M, ball_contains  # noqa: E402 -- after importorskip
-
-from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent, RandomizedResponseEvent  # noqa: E402 -- after importorskip
-from rigorous_rdp.integrations.dp_accounting import CertifiedRdpAccountant, to_rigorous_event  # noqa: E402 -- after importorskip
-from rigorous_rdp.reference import reference_rdp  # noqa: E402 -- after importorskip
+from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent, RandomizedResponseEvent
+from rigorous_rdp.integrations.dp_accounting import CertifiedRdpAccountant, to_rigorous_event
+from rigorous_rdp.reference import reference_rdp
 
 pytestmark = pytest.mark.peers
-
-NR = dp_accounting.NeighboringRelation
-G = dp_accounting.GaussianDpEvent
-PS = dp_accounting.PoissonSampledDpEvent
-
-
-@pytest.fixture(autouse=True)
-def _quiet_absl():
-    # dp-accounting logs a warning per order where its float series does not converge
-    logging.disable(logging.WARNING)
-    yield
-    logging.disable(logging.NOTSET)
 
 
 def _mp_epsilon_cks(rdp, alpha, delta):

@@ -7,29 +7,16 @@ own PLD accountant (a float code path) at a fine grid, with a tolerance.
 
 from __future__ import annotations
 
-import logging
 import math
 from fractions import Fraction
 
 import mpmath
 import pytest
+from _dp_peer import NR, PS, G, dp_accounting, quiet_absl  # noqa: F401 -- quiet_absl: an autouse fixture
 
-dp_accounting = pytest.importorskip("dp_accounting")
-
-from rigorous_rdp.integrations.dp_accounting import CertifiedPldAccountant  # noqa: E402 -- after importorskip
+from rigorous_rdp.integrations.dp_accounting import CertifiedPldAccountant
 
 pytestmark = pytest.mark.peers
-
-NR = dp_accounting.NeighboringRelation
-G = dp_accounting.GaussianDpEvent
-PS = dp_accounting.PoissonSampledDpEvent
-
-
-@pytest.fixture(autouse=True)
-def _quiet_absl():
-    logging.disable(logging.WARNING)
-    yield
-    logging.disable(logging.NOTSET)
 
 
 def _gaussian_delta(mu, eps):

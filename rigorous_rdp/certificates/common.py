@@ -55,6 +55,7 @@ __all__ = [
     "parse_exact",
     "parse_json",
     "rat_text",
+    "replace_atomically",
     "summary_words",
     "write_certificate",
 ]
@@ -299,6 +300,17 @@ def hash_failure(cert: dict[str, Any]) -> VerificationResult | None:
     return None
 
 
+def envelope_failure(cert: dict[str, Any], top: set[str]) -> VerificationResult | None:
+    """The checks every verifier starts with: the top-level keys ``top`` (``claim`` optional),
+    the content hash (a failed result if it does not match, else None), then ``created`` and
+    ``software`` (:func:`check_info`)."""
+    check_keys(cert, top, {"claim"}, "the certificate")
+    failed = hash_failure(cert)
+    if failed is None:
+        check_info(cert)
+    return failed
+
+
 def versions() -> dict[str, str]:
     """Versions of the packages a certificate was made with (information)."""
     from importlib import metadata
@@ -459,6 +471,13 @@ def write_certificate(cert: dict[str, Any], path: str) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".cert-", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise ValueError(f"out cannot be written: {exc.strerror} ({directory}).") from None
+    replace_atomically(fd, tmp, path, text)
+
+
+def replace_atomically(fd: int, tmp: str, path: str, text: str) -> None:
+    """Write ``text`` to the open temporary file ``fd`` (named ``tmp``, in the directory of
+    ``path``), sync it, then rename it onto ``path``; on any error ``tmp`` is removed and the
+    error re-raised, leaving ``path`` as it was."""
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -49,12 +49,11 @@ from .common import (
     CERTIFICATE_VERSION,
     CertificateError,
     VerificationResult,
-    check_info,
     check_keys,
     content_hash,
     describe_event,
+    envelope_failure,
     event_to_json,
-    hash_failure,
     interval,
     parse_decimal,
     parse_exact,
@@ -178,11 +177,9 @@ def verify_pld(cert: dict[str, Any], *, dps: int | None = None) -> VerificationR
         CertificateError: a malformed certificate (the caller turns it into a result).
         UnsupportedEventError: no certified pair for the event.
     """
-    check_keys(cert, _TOP, {"claim"}, "the certificate")
-    failed = hash_failure(cert)
+    failed = envelope_failure(cert, _TOP)
     if failed is not None:
         return failed
-    check_info(cert)
     event, summary, steps, delta = read_inputs(cert)
     method = require(cert, "method", dict)
     check_keys(method, _METHOD, set(), "method")

@@ -52,13 +52,12 @@ from .common import (
     CERTIFICATE_VERSION,
     CertificateError,
     VerificationResult,
-    check_info,
     check_keys,
     content_hash,
     describe_event,
+    envelope_failure,
     event_from_json_strict,
     event_to_json,
-    hash_failure,
     interval,
     parse_exact,
     rat_text,
@@ -271,11 +270,9 @@ def verify_rdp(cert: dict[str, Any], *, dps: int | None = None, reference: Any =
     Raises:
         CertificateError: a malformed certificate (the caller turns it into a result).
     """
-    check_keys(cert, _TOP, {"claim"}, "the certificate")
-    failed = hash_failure(cert)
+    failed = envelope_failure(cert, _TOP)
     if failed is not None:
         return failed
-    check_info(cert)
     event, summary, steps, delta = read_inputs(cert)
     method = require(cert, "method", dict)
     conversion, alpha = _check_method(method, event)

@@ -544,18 +544,30 @@ def add_bound_options(p: argparse.ArgumentParser) -> None:
 MAX_JOBS = 256
 
 
+def _checked_path(path: object, option: str, noun: str, check: Callable[[str, str], None]) -> str:
+    """``os.path.realpath(path)`` after ``check(real, shown)`` (which raises the one-line
+    ``ValueError``); an empty name is refused as not ``noun``, an ``OSError`` becomes a one-line
+    ``ValueError`` naming ``option``."""
+    text = str(path)
+    if not text.strip():
+        raise ValueError(f"{option} must be {noun}. Found ''.")
+    shown = quote(text)
+    try:
+        real = os.path.realpath(text)  # follows symlinks, also dangling ones
+        check(real, shown)
+    except OSError as exc:
+        raise ValueError(f"{option} cannot be used: {exc.strerror}. Found {shown}.") from None
+    return real
+
+
 def output_file(path: object, option: str = "--out") -> str:
     """The file that ``option`` names, checked before any work: a regular file (replaced) or a
     new name, in an existing directory. A symlink is written through (its target is the file);
     a directory, a device, a FIFO or any other non-regular file is refused, never replaced.
 
     Returns the path to write (the symlink's target when ``path`` is a symlink)."""
-    text = str(path)
-    if not text.strip():
-        raise ValueError(f"{option} must be a file name. Found ''.")
-    shown = quote(text)
-    try:
-        real = os.path.realpath(text)  # follows symlinks, also dangling ones
+
+    def check(real: str, shown: str) -> None:
         name = os.path.basename(real)
         parent = os.path.dirname(real)
         if not name or os.path.isdir(real):
@@ -568,44 +580,29 @@ def output_file(path: object, option: str = "--out") -> str:
             raise ValueError(f"{option} must be a file name of at most 255 bytes. Found {shown}.")
         if not os.access(parent, os.W_OK | os.X_OK):
             raise ValueError(f"{option} must be in a writable directory. Found {shown}.")
-    except OSError as exc:
-        raise ValueError(f"{option} cannot be used: {exc.strerror}. Found {shown}.") from None
-    return real
+
+    return _checked_path(path, option, "a file name", check)
 
 
 def write_text_atomic(path: str, text: str, option: str = "--out") -> None:
     """Write ``text`` to ``path`` (checked by :func:`output_file`) atomically: a temporary file
     in the same directory, then a rename; on any error ``path`` is left as it was."""
-    import contextlib
     import tempfile
+
+    from ..certificates.common import replace_atomically
 
     try:
         fd, tmp = tempfile.mkstemp(prefix=".rigorous-rdp-", suffix=".tmp", dir=os.path.dirname(path))
+        replace_atomically(fd, tmp, path, text)
     except OSError as exc:
         raise ValueError(f"{option} cannot be written: {exc.strerror}. Found {quote(path)}.") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise ValueError(f"{option} cannot be written: {exc.strerror}. Found {quote(path)}.") from None
-        raise
 
 
 def output_dir(path: object, option: str = "--out") -> str:
     """A directory that ``option`` names, checked before any work: an existing directory, or a
     new one whose nearest existing ancestor is a writable directory."""
-    text = str(path)
-    if not text.strip():
-        raise ValueError(f"{option} must be a directory name. Found ''.")
-    shown = quote(text)
-    try:
-        real = os.path.realpath(text)
+
+    def check(real: str, shown: str) -> None:
         if os.path.lexists(real) and not os.path.isdir(real):
             raise ValueError(f"{option} must be a directory. Found {shown}.")
         ancestor = real
@@ -617,9 +614,8 @@ def output_dir(path: object, option: str = "--out") -> str:
             raise ValueError(f"{option} must have names of at most 255 bytes. Found {shown}.")
         if not os.access(ancestor, os.W_OK | os.X_OK):
             raise ValueError(f"{option} must be in a writable directory. Found {shown}.")
-    except OSError as exc:
-        raise ValueError(f"{option} cannot be used: {exc.strerror}. Found {shown}.") from None
-    return real
+
+    return _checked_path(path, option, "a directory name", check)
 
 
 def parallel_options(args: argparse.Namespace) -> tuple[int, str | None]:

@@ -114,7 +114,7 @@ import math
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 from math import isqrt
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import dp_accounting
 import numpy as np
@@ -255,6 +255,15 @@ def _check_unit(noise_unit: object) -> str:
     if noise_unit not in _NOISE_UNITS:
         raise ValueError(f"noise_unit must be one of {', '.join(_NOISE_UNITS)}. Found {noise_unit!r}.")
     return str(noise_unit)
+
+
+def _check_relation(neighboring_relation: object) -> NeighboringRelation:
+    if not isinstance(neighboring_relation, NeighboringRelation):
+        names = ", ".join(r.name for r in NeighboringRelation)
+        raise ValueError(
+            f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names}). Found {neighboring_relation!r}."
+        )
+    return neighboring_relation
 
 
 def _check_curve(ours: ev.DpEvent, event: object) -> ev.DpEvent:
@@ -428,6 +437,24 @@ def _fixed_size(
     return check(ours, event), False
 
 
+def _compose_checked(
+    acc: Any, event: object, count: int, do_compose: bool, translate: Callable[[], tuple[ev.DpEvent, bool]]
+) -> dp_accounting.PrivacyAccountant.CompositionErrorDetails | None:
+    """``_maybe_compose`` of both certified accountants: ``translate()`` gives the event in this
+    package's terms and whether it is non-private, or a refusal, returned as
+    ``CompositionErrorDetails``; with ``do_compose`` the event is composed into ``acc._acc``."""
+    try:
+        ours, non_private = translate()
+    except _Refused as r:
+        return acc.CompositionErrorDetails(invalid_event=r.event, error_message=r.message)
+    except ValueError as exc:  # includes rigorous_rdp.UnsupportedEventError
+        return acc.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
+    if do_compose:
+        acc._acc.compose(ours, count)
+        acc._non_private = acc._non_private or (non_private and count > 0)
+    return None
+
+
 class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
     r"""Certified RDP accountant with the interface of ``dp_accounting.rdp.RdpAccountant``.
 
@@ -464,13 +491,7 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
         noise_unit: str = NORM_BOUND,
     ):
         self.noise_unit = _check_unit(noise_unit)
-        if not isinstance(neighboring_relation, NeighboringRelation):
-            names = ", ".join(r.name for r in NeighboringRelation)
-            raise ValueError(
-                f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names})."
-                f" Found {neighboring_relation!r}."
-            )
-        super().__init__(neighboring_relation)
+        super().__init__(_check_relation(neighboring_relation))
         orders = read_orders(orders)
         self._acc = RdpAccountant(orders, continuous=continuous, conversion=conversion, digits=digits)
         self._non_private = False
@@ -480,16 +501,9 @@ class CertifiedRdpAccountant(dp_accounting.PrivacyAccountant):
     def _maybe_compose(
         self, event: _dpe.DpEvent, count: int, do_compose: bool
     ) -> dp_accounting.PrivacyAccountant.CompositionErrorDetails | None:
-        try:
-            ours, non_private = _translate(event, self.neighboring_relation, self.noise_unit)
-        except _Refused as r:
-            return self.CompositionErrorDetails(invalid_event=r.event, error_message=r.message)
-        except ValueError as exc:
-            return self.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
-        if do_compose:
-            self._acc.compose(ours, count)
-            self._non_private = self._non_private or (non_private and count > 0)
-        return None
+        return _compose_checked(
+            self, event, count, do_compose, lambda: _translate(event, self.neighboring_relation, self.noise_unit)
+        )
 
     def compose(self, event: object, count: int = 1) -> CertifiedRdpAccountant:
         """Account for ``count`` applications of ``event`` (returns ``self``).
@@ -645,13 +659,7 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
         from ..pld.accountant import DEFAULT_WIDTH, PldAccountant
 
         self.noise_unit = _check_unit(noise_unit)
-        if not isinstance(neighboring_relation, NeighboringRelation):
-            names = ", ".join(r.name for r in NeighboringRelation)
-            raise ValueError(
-                f"neighboring_relation must be a dp_accounting.NeighboringRelation ({names})."
-                f" Found {neighboring_relation!r}."
-            )
-        super().__init__(neighboring_relation)
+        super().__init__(_check_relation(neighboring_relation))
         # the width only steers the grid: a float is read as its shortest decimal
         w = DEFAULT_WIDTH if width is None else (Fraction(repr(width)) if isinstance(width, float) else width)
         self._acc = PldAccountant(width=w, grid=grid, max_grid=max_grid, max_length=max_length)
@@ -663,19 +671,15 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
     def _maybe_compose(
         self, event: _dpe.DpEvent, count: int, do_compose: bool
     ) -> dp_accounting.PrivacyAccountant.CompositionErrorDetails | None:
-        try:
+
+        def translate() -> tuple[ev.DpEvent, bool]:
             ours, non_private = _translate(event, self.neighboring_relation, self.noise_unit, _check_pair)
             if not do_compose:
                 # every one-step part must have a dominating pair (unsampled ones included)
                 self._acc._tally(ours, max(count, 1))
-        except _Refused as r:
-            return self.CompositionErrorDetails(invalid_event=r.event, error_message=r.message)
-        except ValueError as exc:  # includes rigorous_rdp.UnsupportedEventError
-            return self.CompositionErrorDetails(invalid_event=event, error_message=str(exc))
-        if do_compose:
-            self._acc.compose(ours, count)
-            self._non_private = self._non_private or (non_private and count > 0)
-        return None
+            return ours, non_private
+
+        return _compose_checked(self, event, count, do_compose, translate)
 
     def compose(self, event: object, count: int = 1) -> CertifiedPldAccountant:
         """Account for ``count`` applications of ``event`` (returns ``self``).

@@ -64,7 +64,7 @@ import numpy as np
 from flint import arb, ctx, fmpq
 
 from .. import events as ev
-from ..arith import Certified, log_binomial_pmf, workprec
+from ..arith import Certified, accurate_bits, log_binomial_pmf, workprec
 from .results import Bracket, PldDeltaResult, PldEpsilonResult, _bracket, decimal_text
 
 __all__ = [
@@ -111,14 +111,6 @@ def _bracket_of(v: Certified) -> Bracket:
 def _flog(x: Fraction) -> float:
     """log of a positive rational in floats (no underflow of tiny rationals)."""
     return math.log(x.numerator) - math.log(x.denominator)
-
-
-def _rel_ok(x: arb, bits: int) -> bool:
-    if not x.is_finite():
-        return False
-    if x.rad() == 0:
-        return True
-    return x.rel_accuracy_bits() >= bits
 
 
 def _unit(x: arb) -> arb:
@@ -176,7 +168,7 @@ class ClosedForm:
                     ball = _unit(ball)
             if ball.is_finite():
                 last = ball
-                if _rel_ok(ball, TARGET_BITS):
+                if accurate_bits(ball, TARGET_BITS):
                     return Certified(ball, prec)
             if prec >= MAX_PREC:
                 if last is None:
@@ -599,7 +591,7 @@ class RandomizedResponseComposition(ClosedForm):
                 lo_e = (lk - 2 * ell).max(arb(0))
                 if eps.is_finite():
                     eps = eps.intersection(lo_e.lower().union(lk.upper())) if eps.overlaps(lo_e.union(lk)) else eps
-                    if _rel_ok(eps, TARGET_BITS) and 2 * eps.rad() <= _q(width):
+                    if accurate_bits(eps, TARGET_BITS) and 2 * eps.rad() <= _q(width):
                         return Certified(eps, prec)
             if prec >= MAX_PREC:
                 if eps.is_finite():

@@ -129,6 +129,18 @@ def _phibar(x: arb) -> arb:
     return (x / arb(2).sqrt()).erfc() / 2
 
 
+def _side_moments(s: arb, m: int, edge: Fraction, c: int) -> tuple[arb, arb, arb]:
+    r""":math:`\int_{edge}^\infty (y + m)^i \varphi_s(y - c)\,dy` for ``i`` = 0, 1, 2, at the current
+    precision (:math:`z = y - c \ge T = edge - c > 0`, :math:`a = c + m \ge 0`)."""
+    T = _a(edge - c)
+    a = arb(c + m)
+    phi_T = (-(T * T) / (2 * s * s)).exp() / (s * (2 * arb.pi()).sqrt())
+    i0 = _phibar(T / s)
+    i1z = s * s * phi_T  # int z phi
+    i2z = s * s * (T * phi_T + i0)  # int z^2 phi
+    return i0, i1z + a * i0, i2z + 2 * a * i1z + a * a * i0
+
+
 def _tail_moments(case: BoxCase, prec: int = PREC) -> tuple[arb, arb, arb]:
     r"""Upper bounds of :math:`\int_{\mathbb R\setminus[L,U]} f\,M^i` (``i`` = 0, 1, 2; ``f`` the
     normalised integrand, :math:`M = |y| + m`), module docstring."""
@@ -139,21 +151,8 @@ def _tail_moments(case: BoxCase, prec: int = PREC) -> tuple[arb, arb, arb]:
     try:
         s = _a(case.sigma)
         K = (arb(lam * (lam - 1) * m * m) / (2 * s * s)).exp()
-
-        def phi(z: arb) -> arb:
-            return (-(z * z) / (2 * s * s)).exp() / (s * (2 * arb.pi()).sqrt())
-
-        def side(edge: Fraction, c: int) -> tuple[arb, arb, arb]:
-            # int_edge^inf (y + m)^i phi(y - c) dy, z = y - c >= T, a = c + m >= 0, T > 0
-            T = _a(edge - c)
-            a = arb(c + m)
-            i0 = _phibar(T / s)
-            i1z = s * s * phi(T)  # int z phi
-            i2z = s * s * (T * phi(T) + i0)  # int z^2 phi
-            return i0, i1z + a * i0, i2z + 2 * a * i1z + a * a * i0
-
-        up = side(U, lam * m)
-        lo = side(-L, (lam - 1) * m)
+        up = _side_moments(s, m, U, lam * m)
+        lo = _side_moments(s, m, -L, (lam - 1) * m)
         return tuple(K * (x + y) for x, y in zip(up, lo, strict=True))  # type: ignore[return-value]
     finally:
         ctx.prec = old
@@ -274,20 +273,8 @@ def _density_tail_moments(case: BoxCase, prec: int = PREC) -> tuple[arb, arb, ar
     ctx.prec = prec
     try:
         s = _a(case.sigma)
-
-        def phi(z: arb) -> arb:
-            return (-(z * z) / (2 * s * s)).exp() / (s * (2 * arb.pi()).sqrt())
-
-        def side(edge: Fraction, c: int) -> tuple[arb, arb, arb]:
-            T = _a(edge - c)
-            a = arb(c + m)
-            i0 = _phibar(T / s)
-            i1z = s * s * phi(T)
-            i2z = s * s * (T * phi(T) + i0)
-            return i0, i1z + a * i0, i2z + 2 * a * i1z + a * a * i0
-
-        up = side(U, m)
-        lo = side(-L, 0)
+        up = _side_moments(s, m, U, m)
+        lo = _side_moments(s, m, -L, 0)
         return tuple(x + y for x, y in zip(up, lo, strict=True))  # type: ignore[return-value]
     finally:
         ctx.prec = old

@@ -409,15 +409,7 @@ def add_rdp(
     epochs: the smaller of the geometric-mean bound (Feldman & Shenfeld 2025) and the
     Laplace-transform bound (module docstring).  Exact at :math:`t = 1`.
 
-    Args:
-        noise_multiplier: :math:`\sigma > 0`.
-        steps_per_epoch: :math:`t \ge 1`.
-        orders: integer orders in [2, MAX_ORDER].
-        epochs: number of epochs :math:`E \ge 1`.
-        prec: working precision in bits (default: the current one).
-
-    Raises:
-        ValueError: naming the parameter and its range.
+    The arguments, the result (one ball per order) and the errors are those of :func:`remove_rdp`.
     """
     sigma, t, alphas, e = _noise(noise_multiplier), _steps(steps_per_epoch), _orders(orders), _epochs(epochs)
     with workprec(prec) as p, workprec(p + GUARD_BITS):
