@@ -422,7 +422,9 @@ def test_ctrl_c_during_prove_exits_130_quickly_and_writes_nothing(tmp_path, boxe
     os.set_blocking(proc.stderr.fileno(), True)
     err = (seen + proc.stderr.read()).decode()
     assert proc.returncode == 130, err[-500:]
-    assert elapsed < 2.0
+    # typically 0.07-0.25 s; the 2 s promise plus 1 s of scheduling slack on a shared 2-core machine
+    # (as in tests/test_limits.py: SLACK), where the other test worker competes for the cores
+    assert elapsed < 3.0, elapsed
     assert err.rstrip().splitlines()[-1] == "rigorous-rdp: interrupted"
     assert "internal error" not in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
