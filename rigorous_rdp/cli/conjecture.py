@@ -158,16 +158,23 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
             lines.append(f"  certificate ({cert['kind']}) written to {cert['file']}")
         return "\n".join(lines)
     w = res["worst"]
+    enclosure = (
+        f"[{w['ratio']['lower']}, {w['ratio']['upper']}]"
+        if w["ratio"]["upper"] is not None
+        else f">= {w['ratio']['lower']}, no upper bound certified"
+    )
     lines = [
         f"Conjecture 1 probe, model {res['model']}, dimension {res['dim']}: {res['trials']} trials "
-        f"(seed {res['seed']}, {res['local_steps']} local steps each)",
+        f"+ {res['structured_starts']} structured starts (seed {res['seed']}, {res['local_steps']} local steps "
+        "each, then continuation in sigma, r, lambda)",
         f"  largest screened ratio D(p||q) / D(r mu1 + (1-r) mu0 || mu0): {res['screened_max']:.6g}",
-        f"  its certified enclosure: [{w['ratio']['lower']}, {w['ratio']['upper']}] ({w['verdict']})",
+        f"  its certified ratio: {enclosure} ({w['verdict']})",
         f"  configuration: {w['config']}",
         f"  certified violations: {res['violations']}  (screened candidates: {res['candidates']})",
     ]
     for v in res["violations_certified"]:
         lines.append(f"    ratio >= {v['ratio_lower']}: {v['config']}")
+    lines.append(f"  {res['supremum']['statement']}")
     lines.append(f"  float screen: {res['screens_per_second']:.1f} configurations/s; total {res['seconds']:.1f} s")
     cert = res.get("certificate")
     if cert is not None:
