@@ -333,16 +333,7 @@ def test_screen_does_not_depend_on_the_axes():
     )
     t = F(3, 1024)
     tr = ProbeConfig(
-        "range",
-        40,
-        1,
-        F(0),
-        F(3, 4),
-        F(5, 2),
-        ((t, -t),),
-        (39,),
-        (1 + t, -t),
-        (F(1, 2) + t, F(866, 1000) - t),
+        "range", 40, 1, F(0), F(3, 4), F(5, 2), ((t, -t),), (39,), (1 + t, -t), (F(1, 2) + t, F(866, 1000) - t)
     )
     a = screen_ratio(c)
     assert screen_ratio(sw) == a and screen_ratio(tr) == a

@@ -402,10 +402,7 @@ def _float_mix(cfg: ProbeConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
 
     def proj(atoms):
         return np.array(
-            [
-                [math.fsum(float(x - y) * b for x, y, b in zip(m, c0, bv, strict=True)) for bv in basis]
-                for _, m in atoms
-            ]
+            [[math.fsum(float(x - y) * b for x, y, b in zip(m, c0, bv, strict=True)) for bv in basis] for _, m in atoms]
         )
 
     return proj(pa), lp, proj(qa), lq
@@ -851,7 +848,7 @@ def certify_violation(
     R = rhs_certified(cfg)
     k = 4
     with workprec(96):
-        best = {"proven": False, "per_sigma": 0, "lhs_lower": arb(0), "rhs": R, "ratio_lower": arb(0)}
+        best: dict[str, Any] = {"proven": False, "per_sigma": 0, "lhs_lower": arb(0), "rhs": R, "ratio_lower": arb(0)}
     pa, qa = exact_atoms(cfg)
     while k <= max_per_sigma:
         work = cell_count(cfg, k) * (len(pa) + len(qa))
@@ -861,13 +858,7 @@ def certify_violation(
         with workprec(96):
             ratio_lo = arb(low.lower()) / arb(R.ball.upper()) if R.ball > 0 else arb(0)
         if not (best["proven"] and ratio_lo.lower() <= best["ratio_lower"].lower()):
-            best = {
-                "proven": bool(ratio_lo > 1),
-                "per_sigma": k,
-                "lhs_lower": low,
-                "rhs": R,
-                "ratio_lower": ratio_lo,
-            }
+            best = {"proven": bool(ratio_lo > 1), "per_sigma": k, "lhs_lower": low, "rhs": R, "ratio_lower": ratio_lo}
         if best["proven"] and refine_work <= 0:
             break
         k *= 2
@@ -1210,8 +1201,12 @@ def structured_configs(model: str, d: int) -> list[ProbeConfig]:
         geos = [([zero], [Fraction(1)], e1, zero), ([e1], [Fraction(1)], e1, zero)]
         if d >= 2:
             geos.append(([V[1], V[2]], [Fraction(1, 2), Fraction(1, 2)], V[2], zero))
-        params = [(11, Fraction(1, 1000), SIGMA_MIN, Fraction(2)), (11, Fraction(1, 10), Fraction(1), Fraction(2))]
-        params.append((11, Fraction(1, 1000), Fraction(1, 2), Fraction(129, 128)))
+        # (n, Poisson rate r, sigma, lambda); fixed-size sampling: (n, m, sigma, lambda)
+        params: list[tuple[int, Fraction, Fraction, Fraction]] = [
+            (11, Fraction(1, 1000), SIGMA_MIN, Fraction(2)),
+            (11, Fraction(1, 10), Fraction(1), Fraction(2)),
+            (11, Fraction(1, 1000), Fraction(1, 2), Fraction(129, 128)),
+        ]
     else:
         geos = [
             ([V[0]], [Fraction(1)], V[1], V[0]),  # the right-hand-side pair: ratio 1
@@ -1224,11 +1219,11 @@ def structured_configs(model: str, d: int) -> list[ProbeConfig]:
         if d == 3:
             geos.append(([V[0], V[1]], [Fraction(1, 2), Fraction(1, 2)], V[2], V[3]))  # tetrahedron
         params = [
-            (N_MAX, 1, SIGMA_MIN, Fraction(2)),
-            (N_MAX, 1, Fraction(1, 2), Fraction(2)),
-            (N_MAX, 1, Fraction(1, 2), Fraction(129, 128)),
-            (50, 1, Fraction(1), Fraction(2)),
-            (10, 2, Fraction(1, 2), Fraction(3)),
+            (N_MAX, Fraction(1), SIGMA_MIN, Fraction(2)),
+            (N_MAX, Fraction(1), Fraction(1, 2), Fraction(2)),
+            (N_MAX, Fraction(1), Fraction(1, 2), Fraction(129, 128)),
+            (50, Fraction(1), Fraction(1), Fraction(2)),
+            (10, Fraction(2), Fraction(1, 2), Fraction(3)),
         ]
     out: list[ProbeConfig] = []
     for vals, fracs, u, up in geos:
@@ -1253,13 +1248,20 @@ def structured_configs(model: str, d: int) -> list[ProbeConfig]:
             try:
                 if model == "poisson":
                     cfg = ProbeConfig(
-                        model, n, 0, Fraction(m_or_r), sigma, lam, tuple(v for v, _ in keep),
-                        tuple(c for _, c in keep), u_p, up_p,
+                        model, n, 0, m_or_r, sigma, lam, tuple(v for v, _ in keep), tuple(c for _, c in keep), u_p, up_p
                     )
                 else:
                     cfg = ProbeConfig(
-                        model, n, int(m_or_r), Fraction(0), sigma, lam, tuple(v for v, _ in keep),
-                        tuple(c for _, c in keep), u_p, up_p,
+                        model,
+                        n,
+                        int(m_or_r),
+                        Fraction(0),
+                        sigma,
+                        lam,
+                        tuple(v for v, _ in keep),
+                        tuple(c for _, c in keep),
+                        u_p,
+                        up_p,
                     )
             except ValueError:
                 continue
@@ -1348,6 +1350,7 @@ class ProbeResult:
                 "lower": None if best is None else best["ratio_lower"],
                 "lower_config": None if best is None else best["config"].to_json(),
                 "upper": None,
+                "r0_limit": None if best is None else _r0_limit(best["config"]),
                 "statement": _sup_statement(self.model, self.dim, best),
             },
             "violations": self.violations,
@@ -1378,9 +1381,22 @@ class ProbeResult:
                 "ratio = D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0); worst.certified: the "
                 "verdict (ratio <= 1 or > 1) is proven by the certified enclosure; worst.ratio.upper is "
                 "null when no upper bound is certified (only a loose one is known); violations: number of "
-                "candidates with a proven ratio > 1; supremum: of the ratio over the search box"
+                "candidates with a proven ratio > 1; supremum: of the ratio over the search box (r0_limit: "
+                "the r -> 0 limit at the best violation's geometry and sigma, a float value, not a bound)"
             ),
         }
+
+
+def _r0_limit(cfg: ProbeConfig) -> float | None:
+    r"""The r -> 0 leading-order ratio (:func:`limit_ratio_r0`) of ``cfg``'s geometry at its sigma, when
+    it has the shape of that formula (fixed-size sampling, m = 1, the other rows at one point); else
+    None.  A float value, not a bound: it is what the ratio tends to as n grows with the rest fixed."""
+    if cfg.sampling != "fixed" or cfg.m != 1 or len(cfg.values) != 1:
+        return None
+    c = cfg.values[0]
+    a = [float(x - y) for x, y in zip(cfg.u, c, strict=True)]
+    b = [float(x - y) for x, y in zip(cfg.u_prime, c, strict=True)]
+    return _round_sig(limit_ratio_r0(a, b, float(cfg.sigma)))
 
 
 def _sup_statement(model: str, dim: int, best: dict[str, Any] | None) -> str:
