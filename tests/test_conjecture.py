@@ -387,3 +387,14 @@ def test_same_json_with_other_threads_and_simd_kernels():
     a = _env_run(args, one)
     b = _env_run([*args, "--jobs", "2"], two)
     assert a == b
+
+
+@pytest.mark.slow
+def test_done_when_targets_with_200_trials_seed_7():
+    """The targets of the issue, as the CLI runs them (about 20 s and 60 s of CPU)."""
+    one = probe(200, 7).to_json()
+    assert one["screened_max"] >= 0.999 and one["violations"] == 0
+    two = probe(200, 7, model="range", dim=2).to_json()
+    # at least the documented triangle witness (n = 50, m = 1, sigma = 1, lambda = 2: >= 1.14459)
+    assert F(two["supremum"]["lower"]) >= F("1.14459")
+    assert two["worst"]["ratio"]["upper"] is None  # only the loose pairing bound is known there
