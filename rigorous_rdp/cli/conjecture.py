@@ -1,10 +1,12 @@
 """``rigorous-rdp conjecture``: numerical probe of Conjecture 1 (blog post, part 2).
 
 Compare D_lambda(p||q) for subsampled Gaussian mechanisms on neighbouring datasets with D_lambda(r
-mu_1 + (1-r) mu_0 || mu_0) over random, locally optimised datasets of one model and dimension; the
-worst configuration gets a certified enclosure and every candidate violation a certified lower
-bound. Models: range (fixed-size without replacement, replace-one, row values in a set of diameter
-<= 1), clip (same sampling, row values in the ball of radius 1/2), poisson (Poisson sampling,
+mu_1 + (1-r) mu_0 || mu_0) over structured starts (the right-hand-side pair, simplices of side 1, two
+clusters, at r = 1/1000, small sigma and lambda near 1) and random starts of one model and dimension,
+each locally optimised and continued in sigma, r and lambda; the worst configuration gets a
+certified enclosure (its upper end only where it is tight) and the best candidate violations a
+certified lower bound. The same seed gives the same JSON on every machine. Models: range
+(fixed-size without replacement, replace-one, row values in a set of diameter <= 1), clip (same sampling, row values in the ball of radius 1/2), poisson (Poisson sampling,
 add/remove, row values in the unit ball).
 """
 
@@ -27,7 +29,10 @@ def register(sub: Any) -> None:
     p.add_argument("--model", default="range", metavar="M", help="range | clip | poisson (default range)")
     p.add_argument("--dim", default="1", metavar="D", help="dimension of the row values: 1, 2 or 3 (default 1)")
     p.add_argument(
-        "--trials", default=None, metavar="N", help="number of random starts (integer >= 1; required without --prove)"
+        "--trials",
+        default=None,
+        metavar="N",
+        help="number of random starts, run after the structured starts (integer >= 1; required without --prove)",
     )
     p.add_argument("--seed", default="0", metavar="S", help="random seed (integer >= 0, default 0)")
     p.add_argument("--jobs", default=None, metavar="J", help="local worker processes, 1 <= J <= 256 (default 1)")
