@@ -1,13 +1,14 @@
 """``rigorous-rdp conjecture``: numerical probe of Conjecture 1 (blog post, part 2).
 
 Compare D_lambda(p||q) for subsampled Gaussian mechanisms on neighbouring datasets with D_lambda(r
-mu_1 + (1-r) mu_0 || mu_0) over structured starts (the right-hand-side pair, simplices of side 1, two
-clusters, at r = 1/1000, small sigma and lambda near 1) and random starts of one model and dimension,
-each locally optimised and continued in sigma, r and lambda; the worst configuration gets a
-certified enclosure (its upper end only where it is tight) and the best candidate violations a
-certified lower bound. The same seed gives the same JSON on every machine. Models: range
-(fixed-size without replacement, replace-one, row values in a set of diameter <= 1), clip (same sampling, row values in the ball of radius 1/2), poisson (Poisson sampling,
-add/remove, row values in the unit ball).
+mu_1 + (1-r) mu_0 || mu_0) over structured starts (the right-hand-side pair, simplices of side 1,
+two clusters, at r = 1/1000, small sigma and lambda near 1) and random starts of one model and
+dimension, each locally optimised and continued in sigma, r and lambda; the worst configuration gets
+a certified enclosure (its upper end only where it is tight) and the best candidate violations a
+certified lower bound. The same seed gives the same JSON on every machine. Models: range (fixed-size
+without replacement, replace-one, row values in a set of diameter <= 1), clip (same sampling, row
+values in the ball of radius 1/2), poisson (Poisson sampling, add/remove, row values in the unit
+ball).
 """
 
 from __future__ import annotations
