@@ -98,6 +98,7 @@ __all__ = [
     "optimise_config",
     "probe",
     "random_config",
+    "ratio_to_json",
     "rhs_certified",
     "screen_ratio",
     "structured_configs",
@@ -1299,6 +1300,18 @@ def _tight(ratio: arb, rel: float = 1e-6) -> bool:
     return bool(hi - lo <= arb(rel) * abs(lo)) or bool(hi == lo)
 
 
+def ratio_to_json(ratio: Certified, digits: int = 12) -> dict[str, Any]:
+    """JSON of a certified ratio enclosure: ``lower`` always; ``upper`` only when it is tight (relative
+    width <= 1e-6) or decides the verdict (<= 1), else None ("no upper bound certified": the upper
+    end of a wide enclosure, in d >= 2 the loose pairing bound of Claim 24, is proven but says nothing
+    about the ratio)."""
+    out: dict[str, Any] = dict(ratio.to_json(digits))
+    ball = ratio.ball
+    if not (_tight(ball) or bool(ball.upper() <= 1)):
+        out["upper"] = None
+    return out
+
+
 @dataclass
 class ProbeResult:
     """Result of :func:`probe` (see :meth:`to_json`; the contract of DESIGN.md section 5)."""
@@ -1323,14 +1336,8 @@ class ProbeResult:
     def to_json(self) -> dict[str, Any]:
         wc = self.worst_certified
         decided = wc["verdict"] in ("holds", "violated", "equal")
-        ratio = wc["ratio"].to_json(12)
-        ball = wc["ratio"].ball
-        tight = _tight(ball) or bool(ball.upper() <= 1)
-        if not tight:
-            # the upper end of a wide enclosure (in d >= 2 the loose pairing bound of Claim 24) is
-            # proven but says nothing about the ratio: it is printed only when it is tight (relative
-            # width <= 1e-6) or decides the verdict (<= 1)
-            ratio["upper"] = None
+        ratio = ratio_to_json(wc["ratio"])
+        tight = ratio["upper"] is not None
         best = max(self.violation_records, key=lambda v: Fraction(v["ratio_lower"]), default=None)
         return {
             "model": self.model,

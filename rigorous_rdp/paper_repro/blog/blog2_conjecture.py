@@ -22,6 +22,7 @@ from rigorous_rdp.research.conjecture import (
     certify_config,
     certify_violation,
     is_rhs_pair,
+    ratio_to_json,
     screen_ratio,
     structured_configs,
 )
@@ -85,7 +86,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
                 "screened_max": worst["screen"]["ratio"],
                 "worst": {
                     "config": worst["config"].to_json(),
-                    "ratio": cert["ratio"].to_json(12),
+                    "ratio": ratio_to_json(cert["ratio"]),
                     "verdict": cert["verdict"],
                 },
                 "violations": viol,
