@@ -6,7 +6,8 @@ local search and continuation; its worst configuration gets a certified enclosur
 screened candidate violations a certified lower bound; the ``range`` panels in d >= 2 also show the
 equilateral-triangle witness (m = 1, n = 50, sigma = 1, lambda = 2), whose violation is proven.  A last
 row shows, per model and dimension, the noise levels sigma at which a violation is proven (refuted),
-and whether the rest is open (screened only) or a theorem (``poisson``).
+the 1-d noise levels of the small cases ``conjecture --prove`` settles (proven, green), and whether
+the rest is open (screened only) or a theorem (``poisson``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ SEED = 2019
 TRIALS = {1: 24, 2: 16, 3: 8}
 FAST_TRIALS = 2
 STEPS = 10
+#: noise levels of the 1-d cases proven by ``conjecture --prove`` (docs/blog_part2_conjecture.md,
+#: "The result"; drawn in the last row, not recomputed by this script)
+PROVEN_SIGMAS = [1.0, 2.0, 4.0]
 
 
 def witness(d: int) -> ProbeConfig:
@@ -140,7 +144,14 @@ def _regions(row, panels: list[dict]) -> None:
             if "witness" in p:
                 sig.append(float(Fraction(p["witness"]["config"]["sigma"])))
             ax.plot(sig, [d] * len(sig), "v", color="tab:red", ms=9)
+        if model != "poisson":
+            # the cases `conjecture --prove` settles (n <= 4, m <= 2, lambda in {2, 3, 4}; one
+            # holds-boxes certificate each, docs/blog_part2_conjecture.md), not computed here
+            ax.plot(PROVEN_SIGMAS, [1] * len(PROVEN_SIGMAS), "o", color="tab:green", ms=8)
+            ax.text(0.27, 1.25, "green: proven for n <= 4, m <= 2 (--prove)", fontsize=7)
         ax.set_xscale("log")
+        ax.set_xticks([0.25, 0.5, 1, 2, 4, 8], ["1/4", "1/2", "1", "2", "4", "8"])
+        ax.minorticks_off()
         ax.set_yticks([1, 2, 3])
         ax.set_ylim(0.5, 3.5)
         ax.set_xlabel("sigma (search box [1/4, 8])", fontsize=8)
