@@ -304,7 +304,7 @@ def calibrate_sigma(
 
     Args:
         make_event: ``sigma -> event`` of one step (e.g. ``lambda s:
-            PoissonSampledEvent(GaussianEvent(s), q)``); ``sigma`` is an exact Fraction.
+            PoissonSampledEvent(q, GaussianEvent(s))``); ``sigma`` is an exact Fraction.
         steps: number of composed steps (>= 1).
         target_epsilon: E > 0; target_delta: delta in (0, 1) (both exact).
         sigma_digits: significant decimal digits of the returned sigma (1..15).

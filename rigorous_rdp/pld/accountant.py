@@ -109,7 +109,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     Example:
         >>> from rigorous_rdp import GaussianEvent, PoissonSampledEvent
         >>> from rigorous_rdp.pld import PldAccountant
-        >>> acc = PldAccountant().compose(PoissonSampledEvent(GaussianEvent("1.1"), "0.01"), 1000)
+        >>> acc = PldAccountant().compose(PoissonSampledEvent("0.01", GaussianEvent("1.1")), 1000)
         >>> res = acc.get_epsilon_result("1e-5")
         >>> 1.4 < res.epsilon.lower_float() <= res.epsilon.upper_float() < 1.6
         True
