@@ -13,9 +13,9 @@ Outside a session (the Python API, worker processes, tests) a task only counts: 
 drawn and the cost is an attribute increment.  Inside one, a background thread redraws a single
 line on stderr (``\r`` on a terminal, one line every :data:`LINE_INTERVAL` seconds otherwise)
 once the command has run for :data:`DELAY` seconds, so a quick command prints nothing.  The
-line names the innermost task, its count, the elapsed time and, when the task knows its total,
-an ETA (linear in the steps done); a task without a total shows the time left by the budget
-(``--max-seconds``) instead.  The line is erased when the session ends, before the result, an
+line names the running tasks (outermost first) with their counts, the elapsed time and, when a
+task knows its total, an ETA (steps left times the time per step); without one it shows the time
+left in the budget (``--max-seconds``) instead.  The line is erased when the session ends, before the result, an
 error or ``interrupted`` is printed: stdout, and so ``--json`` output, never carries progress.
 """
 
@@ -159,7 +159,7 @@ class _Session:
             timing += f", ETA {format_seconds(eta)}"
         left = budget.remaining()
         if math.isfinite(left) and (eta is None or eta > left):
-            timing += f", at most {format_seconds(left)} left (--max-seconds)"
+            timing += f", at most {format_seconds(left)} left in the time budget"
         return f"{head}{body} [{timing}]"
 
     def draw(self) -> None:

@@ -144,8 +144,10 @@ def test_ctrl_c_while_progress_is_drawn():
         assert first.wait(120), "no progress line"
         t0 = time.monotonic()
         p.send_signal(signal.SIGINT)
-        out, _ = p.communicate(timeout=60)
+        p.wait(timeout=60)
         stopped = time.monotonic() - t0
+        assert p.stdout is not None
+        out = p.stdout.read()
     finally:
         if p.poll() is None:
             p.kill()

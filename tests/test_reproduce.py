@@ -76,14 +76,18 @@ def test_list_selected_text(capsys):
     assert [ln.split()[0] for ln in lines] == ["birrell2024-fig7", "birrell2024-fig2"]
 
 
-def test_fast_subset_writes_png_and_json(tmp_path, capsys):
+def test_fast_subset_writes_png_and_json(tmp_path, capsys, monkeypatch):
+    from rigorous_rdp import progress
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)  # draw at once (a fast run ends within a second)
+    monkeypatch.setattr(progress, "LINE_INTERVAL", 0.01)
     ids = ["birrell2024-fig7", "birrell2024-fig5", "birrell2024-variance"]
-    code, out, err = _run(capsys, *ids, "--fast", "--out", str(tmp_path), "--json")
+    code, out, err = _run(capsys, *ids, "--fast", "--out", str(tmp_path), "--json", "--progress")
     assert code == 0, err
     res = json.loads(out)
     assert res["failed"] == [] and res["fast"] is True
     assert [f["id"] for f in res["figures"]] == ids
-    assert "figures" in err or "birrell2024" in err  # the progress bar is on stderr
+    assert "rigorous-rdp reproduce: figures " in err  # the progress is on stderr, the JSON alone on stdout
     for fid in ids:
         png = (tmp_path / f"{fid}.png").read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
