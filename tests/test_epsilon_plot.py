@@ -5,6 +5,7 @@ format of its extension, and a bad file or a missing matplotlib is one line, exi
 from __future__ import annotations
 
 import json
+import os
 import sys
 from fractions import Fraction
 
@@ -92,6 +93,10 @@ def test_text_output_names_the_file(tmp_path):
     assert status == 0, err
     assert out.rstrip().splitlines()[-1].startswith(f"plot written to {tmp_path / 'e.pdf'} (epsilon against steps")
     assert (tmp_path / "e.pdf").read_bytes()[:5] == b"%PDF-"
+    mode = (tmp_path / "e.pdf").stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    assert mode == 0o666 & ~umask  # an ordinary file, not the private mode of a temporary one
 
 
 @pytest.mark.parametrize("name", ["eps.jpg", "eps", "eps.png.txt"])

@@ -135,7 +135,7 @@ def draw(path: str, args: argparse.Namespace, res: dict[str, Any]) -> dict[str, 
     )
     fig.tight_layout()
     save_figure(fig, path)
-    return {"file": path, **data}
+    return {"file": args.plot, **data}  # the name as given (written at its real path ``path``)
 
 
 def describe(res: dict[str, Any]) -> str:

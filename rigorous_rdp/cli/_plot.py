@@ -49,6 +49,9 @@ def save_figure(fig: Any, path: str, dpi: int = 120) -> None:
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=dpi, format=path.rsplit(".", 1)[-1].lower())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # a temporary file is private (0600); the plot is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
