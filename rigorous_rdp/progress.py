@@ -217,6 +217,37 @@ def _columns(stream: TextIO) -> int:
 _session: _Session | None = None
 
 
+_forking: _Session | None = None
+
+
+def _before_fork() -> None:
+    """A process forked (a worker pool) while the line is being written would inherit a held
+    stderr lock: fork only between two draws."""
+    global _forking
+    s = _session
+    if s is not None and s.pid == os.getpid():
+        s.out_lock.acquire()
+        _forking = s
+
+
+def _after_fork_in_parent() -> None:
+    global _forking
+    if _forking is not None:
+        _forking.out_lock.release()
+        _forking = None
+
+
+def _after_fork_in_child() -> None:
+    global _forking
+    if _forking is not None:
+        _forking.out_lock = threading.Lock()  # the child never draws (its pid is not the session's)
+        _forking = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child)
+
+
 def active() -> bool:
     """True inside a :func:`session` that draws (in the process that opened it)."""
     return _session is not None and _session.pid == os.getpid()

@@ -96,6 +96,22 @@ def test_session_off_and_quiet_on_a_terminal(fast_progress):
     assert stream.getvalue() == ""
 
 
+def _slow_square(x: int) -> int:
+    time.sleep(0.02)
+    return x * x
+
+
+def test_work_items_of_worker_processes_are_counted(fast_progress):
+    """A pool forked while the line is drawn (workers never draw; the parent counts their items)."""
+    from rigorous_rdp.research.parallel import map_ordered
+
+    stream = _Tty()
+    with progress.session("rigorous-rdp test", stream=stream):
+        squares = map_ordered(_slow_square, list(range(40)), jobs=2, progress=True, desc="squares")
+    assert squares == [x * x for x in range(40)]
+    assert re.search(r"squares \d+/40 items", stream.getvalue())
+
+
 def test_progress_line_with_an_eta(fast_progress):
     status, out, err = run_cli([*PLD_EPSILON, "--progress"])
     assert status == 0, err
