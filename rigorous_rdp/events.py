@@ -113,6 +113,17 @@ def _event_first(event: object, other: object) -> tuple[object, object]:
     return event, other
 
 
+def _dp_accounting_sizes_order(ev: FixedSizeSampledEvent | Wang2019SampledEvent) -> None:
+    """``(dataset_size, batch_size, event)``, the order of dp-accounting's
+    ``SampledWithoutReplacementDpEvent(source_dataset_size, sample_size, event)``, read as such
+    when the event comes last (told apart by type, as for :class:`PoissonSampledEvent`)."""
+    event, batch, dataset = ev.event, ev.batch_size, ev.dataset_size
+    if not isinstance(event, DpEvent) and isinstance(dataset, DpEvent):
+        _set(ev, "event", dataset)
+        _set(ev, "batch_size", batch)
+        _set(ev, "dataset_size", event)
+
+
 def _check_event(value: object, name: str = "event") -> None:
     if not isinstance(value, DpEvent):
         raise InvalidParameter(name, "must be a DpEvent", value)
@@ -234,6 +245,10 @@ class PoissonSampledEvent(DpEvent):
 class FixedSizeSampledEvent(DpEvent):
     """Fixed-size minibatch of ``batch_size`` out of ``dataset_size`` records.
 
+    ``FixedSizeSampledEvent(dataset_size, batch_size, event)``, the order of dp-accounting's
+    ``SampledWithoutReplacementDpEvent`` / ``SampledWithReplacementDpEvent``, is accepted too
+    (the event last; told apart by type).
+
     Args:
         event: the mechanism applied to the minibatch (sum of clipped terms).
         batch_size: |B| >= 1.
@@ -255,6 +270,7 @@ class FixedSizeSampledEvent(DpEvent):
     taylor_order: int | None = None
 
     def __post_init__(self) -> None:
+        _dp_accounting_sizes_order(self)
         _check_event(self.event)
         b, n = _sizes(self.batch_size, self.dataset_size)
         _set(self, "batch_size", b)
@@ -343,6 +359,9 @@ class Wang2019SampledEvent(DpEvent):
     selects this bound; the base curve of the :class:`GaussianEvent` (DP-SGD: sum of
     gradients clipped at norm 1) is the replace-one curve :math:`2\alpha/\sigma^2` (129).
 
+    The order ``(dataset_size, batch_size, event)`` is accepted too, as for
+    :class:`FixedSizeSampledEvent`.
+
     Args:
         event: the mechanism applied to the minibatch.
         batch_size: |B| >= 1.
@@ -354,6 +373,7 @@ class Wang2019SampledEvent(DpEvent):
     dataset_size: int
 
     def __post_init__(self) -> None:
+        _dp_accounting_sizes_order(self)
         _check_event(self.event)
         b, n = _sizes(self.batch_size, self.dataset_size)
         _set(self, "batch_size", b)

@@ -102,3 +102,17 @@ def test_get_delta_and_float_of_results():
     man, exp = res.epsilon.upper().mid().man_exp()
     upper = Fraction(int(man)) * Fraction(2) ** int(exp)
     assert Fraction(float(res.epsilon)) >= upper > Fraction(math.nextafter(float(res.epsilon), -math.inf))
+
+
+def test_fixed_size_events_accept_dp_accounting_order():
+    """``SampledWithoutReplacementDpEvent(source_dataset_size, sample_size, event)``'s order: the
+    event last means (dataset_size, batch_size, event)."""
+    from rigorous_rdp.events import FixedSizeSampledEvent, Wang2019SampledEvent
+
+    a = FixedSizeSampledEvent(50000, 256, G)
+    assert a == FixedSizeSampledEvent(G, 256, 50000)
+    assert (a.batch_size, a.dataset_size, a.sampling_probability) == (256, 50000, Fraction(256, 50000))
+    assert FixedSizeSampledEvent(50000, 256, G, True).replacement is True
+    assert Wang2019SampledEvent(50000, 120, G) == Wang2019SampledEvent(G, 120, 50000)
+    with pytest.raises(InvalidParameter, match="batch_size must be <= dataset_size"):
+        FixedSizeSampledEvent(256, 50000, G)  # in dp-accounting's order the dataset comes first
