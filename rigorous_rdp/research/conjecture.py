@@ -1417,7 +1417,7 @@ def _sup_statement(model: str, dim: int, best: dict[str, Any] | None) -> str:
     if model == "poisson":
         return lower + " (the ratio is <= 1 by Mironov, Talwar, Zhang 2019, Thm 4; not re-proven here)"
     if dim == 1 and model in ("range", "clip"):
-        return lower + " (ratio <= 1 is proven for small n by conjecture --prove)"
+        return lower + " (ratio <= 1 is proven for small n by the branch and bound of conjecture_proof)"
     return lower
 
 
