@@ -260,3 +260,35 @@ def test_dpsgd_balls_and_bins_composes_epochs(capsys):
     with mpmath.workdps(60):
         reference = 10 * ref.remove_rdp_partition_sum(a, "1", 1000, dps=50)
     assert _within(res["rdp"], reference), (a, res["rdp"], reference)
+
+
+def _figure(source, tmp_path):
+    from pathlib import Path
+
+    from rigorous_rdp.paper_repro.samplers import epsilon_vs_epochs as fig
+
+    if source == "committed":
+        data = json.loads((Path(__file__).resolve().parents[1] / "figures" / "samplers.json").read_text())
+        assert data["fast"] is False
+        return data
+    data = fig.main(tmp_path, fast=True)
+    assert (tmp_path / "samplers.png").stat().st_size > 10_000
+    return data
+
+
+@pytest.mark.parametrize(
+    "source", ["committed", pytest.param("fast", marks=pytest.mark.slow)], ids=["committed", "fast"]
+)
+def test_samplers_figure(source, tmp_path):
+    """The figure's numbers: certified guarantees never below the shuffle lower bound's claims gap, the issue's
+    Poisson PLD value at 10 epochs, and the Gaussian mechanism without amplification above the shuffle bound."""
+    data = _figure(source, tmp_path)
+    eps, epochs = data["epsilon"], data["epochs"]
+    for i, e in enumerate(epochs):
+        lower = eps["shuffle, LOWER bound"][i]
+        assert lower > eps["Poisson, PLD (upper end)"][i] and lower > eps["Poisson, RDP"][i]  # Chua et al.'s gap
+        no_amplification = _gaussian_epsilon(1 / mpmath.sqrt(e), mpmath.mpf(1) / 10**5)
+        assert lower < no_amplification
+        assert eps["balls-and-bins, RDP"][i] > 0
+    if 10 in epochs:
+        assert abs(eps["Poisson, PLD (upper end)"][epochs.index(10)] - 0.476) < 0.001  # issue 25: Poisson PLD 0.476
