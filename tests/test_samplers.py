@@ -292,3 +292,35 @@ def test_samplers_figure(source, tmp_path):
         assert eps["balls-and-bins, RDP"][i] > 0
     if 10 in epochs:
         assert abs(eps["Poisson, PLD (upper end)"][epochs.index(10)] - 0.476) < 0.001  # issue 25: Poisson PLD 0.476
+
+
+def test_dp_accounting_adapter_takes_random_allocation():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from rigorous_rdp.integrations.dp_accounting import (
+        CertifiedPldAccountant,
+        CertifiedRdpAccountant,
+        NeighboringRelation,
+        RandomAllocationDpEvent,
+        to_rigorous_event,
+    )
+
+    event = RandomAllocationDpEvent(event=dp_accounting.GaussianDpEvent(1.0), num_selected=2, num_steps=100)
+    ours, non_private = to_rigorous_event(event)
+    assert ours == RandomAllocationEvent(GaussianEvent(1), 100, 2) and not non_private
+    acc = CertifiedRdpAccountant(orders=[2, 8])
+    assert acc.supports(event)
+    acc.compose(event, 3)
+    eps, order = acc.get_epsilon_and_optimal_order(1e-5)
+    # the RDP at the order used: 3 epochs x 2 blocks of 50 steps, at least the remove divergence of the blocks
+    with mpmath.workdps(40):
+        blocks = 3 * 2 * ref.remove_rdp_partition_sum(int(order), "1", 50, dps=40)
+        conv = (mpmath.log(1 / mpmath.mpf("1e-5")) + (order - 1) * mpmath.log1p(-1 / mpmath.mpf(order))
+                - mpmath.log(order)) / (order - 1)  # fmt: skip
+    assert eps >= float(blocks + conv) * (1 - 1e-12)
+    # the PLD adapter and replace-one refuse it in dp-accounting's way
+    assert not CertifiedPldAccountant().supports(event)
+    assert not CertifiedRdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE).supports(event)
+    assert CertifiedRdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_SPECIAL).supports(event)
+    with pytest.raises(ValueError, match="num_selected must be <= num_steps"):
+        to_rigorous_event(RandomAllocationDpEvent(event=dp_accounting.GaussianDpEvent(1.0), num_selected=3,
+                                                  num_steps=2))  # fmt: skip
