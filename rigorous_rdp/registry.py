@@ -297,7 +297,7 @@ def sampled_event(
             )
     tau_for_bound(b, tau)
     if s == "none" and adj is not Adjacency.ADD_REMOVE:
-        others = "|".join(x for x in samplings() if x != "none")
+        others = "|".join(x for x in samplings() if any(s.sampling == x and s.adjacency is adj for s in SCHEMES))
         raise InvalidParameter(
             "adjacency", f"replace-one needs a sampling scheme ({{sampling}} {others})", related=("sampling",)
         )

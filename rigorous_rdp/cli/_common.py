@@ -237,8 +237,8 @@ def build_event(args: argparse.Namespace, sigma: object | None = None, *, guaran
     ordered = {**{f: v for f, v in values.items() if f not in own}, **{f: values[f] for f in own}}
     event = sampled_event(base, args.sampling, adjacency=args.adjacency, bound=bound, tau=tau, **ordered)
     refusal = getattr(lookup(event).scheme, "refusal", None)
-    if guarantee and refusal:
-        raise ValueError(refusal)
+    if guarantee and refusal is not None:
+        raise refusal
     if guarantee and not lookup(event).guarantee:
         raise ValueError(
             f"--bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"

@@ -169,9 +169,9 @@ _CITATION = (
 )
 SHUFFLE_REFUSAL = (
     "no upper bound on the privacy of shuffling is known (Chua et al., ICML 2024, show that accounting it as "
-    "Poisson sampling over-claims); the toolkit certifies only lower bounds for shuffle: the RDP lower bound "
-    "(rdp) and an epsilon lower bound (dpsgd --sampling shuffle). Train with balls-and-bins sampling to get a "
-    "guarantee."
+    "Poisson sampling over-claims); only lower bounds are certified for shuffle sampling: its RDP lower bound "
+    "(rdp) and an epsilon lower bound next to the Poisson claim (dpsgd with shuffle sampling). Train with "
+    "balls-and-bins sampling to get a guarantee"
 )
 
 
@@ -256,8 +256,8 @@ class RandomAllocation(_EpochScheme):
 class Shuffle(_EpochScheme):
     """``shuffle`` sampling of the Gaussian mechanism: a certified lower bound only."""
 
-    #: why a command that reports a guarantee refuses the scheme (the command line's words)
-    refusal = "--sampling shuffle is not a privacy guarantee: " + SHUFFLE_REFUSAL
+    #: why a query that reports a guarantee refuses the scheme (``{sampling}`` names the parameter)
+    refusal = InvalidParameter("sampling", "shuffle is not a privacy guarantee: " + SHUFFLE_REFUSAL)
 
     sampling = "shuffle"
     parameters = (builtin_schemes.BATCH_SIZE, builtin_schemes.DATASET_SIZE)
