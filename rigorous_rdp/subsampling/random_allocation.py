@@ -98,8 +98,25 @@ The add-direction values are therefore enclosures of a proven *upper bound* on
 The add/remove RDP is the maximum of the two (:func:`rdp`).
 
 :math:`t = 1` is the plain Gaussian mechanism: both directions equal :math:`\alpha/(2\sigma^2)`
-(Mironov 2017, Prop. 7), which the tests check.  Only :math:`k = 1` (one step per epoch per
-example) is implemented.
+(Mironov 2017, Prop. 7), which the tests check.
+
+**k > 1** (each example in ``selected`` = :math:`k` of the :math:`t` steps, a uniformly random
+:math:`k`-subset; dominating pair :math:`P_k = \binom{t}{k}^{-1}\sum_{|S|=k}N(\sum_{i\in S}e_i, \sigma^2 I)`
+vs :math:`Q`, likelihood ratio :math:`L_k = \binom{t}{k}^{-1}\sum_{|S|=k}\prod_{i\in S}Y_i`).  Cut the
+positions into :math:`k` consecutive blocks, :math:`r = t - k\lfloor t/k\rfloor` of
+:math:`\lfloor t/k\rfloor + 1` steps and :math:`k - r` of :math:`\lfloor t/k\rfloor` steps.  A uniform
+permutation :math:`\pi` of the steps followed by one uniform position per block selects a uniform
+:math:`k`-subset, so :math:`L_k = \mathbb{E}_\pi \prod_B L_{\pi(B)}` (the mean of the :math:`Y_i` over
+each block's steps).  :math:`x^\beta` is convex for :math:`\beta = \alpha > 1` and for
+:math:`\beta = 1 - \alpha < 0`; Jensen's inequality and independence across blocks give
+:math:`\mathbb{E}_Q[L_k^\beta] \le \prod_B \mathbb{E}[L_{|B|}^\beta]`, so each direction's RDP of
+:math:`k`-of-:math:`t` allocation is at most the sum over the blocks of the :math:`k = 1` values
+(an upper bound; exact for :math:`k \in \{1, t\}`).  This is the decomposition Feldman & Shenfeld
+use for :math:`k > 1` (their published code bounds :math:`k`-of-:math:`t` by :math:`k` times the
+1-of-:math:`\lfloor t/k\rfloor` value; the blocks here use the exact sizes, no monotonicity in
+:math:`t` needed).  ``proofs/verify_random_allocation.py`` (step 10) checks the uniform subset by
+exact enumeration, the mixture identity as polynomials, and the inequality exactly at small
+:math:`t`.
 """
 
 from __future__ import annotations
