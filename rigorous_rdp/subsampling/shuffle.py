@@ -38,6 +38,15 @@ compose the PLD of the statistic :math:`M_e`, which gives a larger lower bound t
 here).  :math:`(j, C)` is chosen by a float search (any choice is valid); the value at the chosen
 :math:`(j, C)` is a ball (arb ``erfc``, exact rational :math:`C`), and its lower end is the lower bound.
 
+A second family follows Chua et al.'s multi-epoch analysis (NeurIPS 2024), which composes the
+privacy loss of :math:`M_e`: cut the line into bins :math:`B_1, \dots, B_K` (fixed rational
+edges), give bin :math:`j` an integer label :math:`r_j` (a float rounding of its log-likelihood
+ratio; any labels give valid events), and use :math:`S_\tau` = "the sum over the epochs of the
+labels of the bins of :math:`M_e` is at least :math:`\tau`".  Its probabilities are tail sums of the
+coefficients of :math:`G_P(z)^E` and :math:`G_Q(z)^E`, :math:`G_P(z) = \sum_j P(M_e \in B_j) z^{r_j}`
+(and likewise for Q): exact polynomial powers in ball arithmetic.  The reported lower bound is the
+larger of the two families' certified lower ends (each is a valid lower bound).
+
 **RDP lower bound** (:class:`ShuffleLowerBoundCurve`): with every other gradient 0 instead of
 :math:`-1`, the same argument gives the pair :math:`P = \frac1t\sum_i N(e_i, \sigma^2 I)`,
 :math:`Q = N(0, \sigma^2 I)` of balls-and-bins, so the RDP of shuffling (zero-out neighbours) is
@@ -59,7 +68,7 @@ from .. import validation
 from ..arith import Rational, to_arb, workprec
 from .random_allocation import RandomAllocationGaussianCurve
 
-__all__ = ["ShuffleEpsilonLowerBound", "ShuffleLowerBoundCurve", "shuffle_epsilon_lower_bound"]
+__all__ = ["LossSumEvent", "ShuffleEpsilonLowerBound", "ShuffleLowerBoundCurve", "shuffle_epsilon_lower_bound"]
 
 #: the means of the pair (Chua et al. 2024): the example's batch sum moves by 2 on D, by 1 on D'
 _MEAN_P, _MEAN_Q = 2, 1
@@ -84,9 +93,12 @@ class ShuffleEpsilonLowerBound:
 
     Attributes:
         epsilon: ball containing :math:`\\log((P(S) - \\delta)/Q(S))`; rely on its lower end.
-        epochs_threshold: :math:`j` of the event :math:`S_{j,C}`.
-        cap: :math:`C` of the event (exact rational).
-        p_event, q_event: balls of :math:`P(S)` and :math:`Q(S)`.
+        epochs_threshold: :math:`j` of the event :math:`S_{j,C}` (family "cube"; 0 otherwise).
+        cap: :math:`C` of the event (exact rational; family "cube").
+        p_event, q_event: balls of :math:`P(S)` and :math:`Q(S)` (family "cube").
+        family: "cube" (at least j epochs with a released sum above C) or "loss-sum" (the sum
+            of the binned per-epoch log-likelihood ratios above a threshold).
+        event: the event of the loss-sum family (``None`` for "cube").
     """
 
     epsilon: arb
@@ -94,6 +106,8 @@ class ShuffleEpsilonLowerBound:
     cap: Fraction
     p_event: arb
     q_event: arb
+    family: str = "cube"
+    event: LossSumEvent | None = None
 
 
 def _log_ndtr(x: arb) -> arb:
@@ -142,6 +156,78 @@ def _choose(sigma: float, t: int, epochs: int, delta: float) -> tuple[int, float
     return None if best is None else (best[1], best[2])
 
 
+@dataclass(frozen=True)
+class LossSumEvent:
+    """The event of the loss-sum family: bin ``j`` of ``M_e`` is ``(edges[j-1], edges[j]]`` (the first
+    and last bins unbounded), has label ``labels[j]``; the event is "the sum of the labels over the
+    epochs is at least ``threshold``"."""
+
+    edges: tuple[Fraction, ...]
+    labels: tuple[int, ...]
+    threshold: int
+
+
+#: number of bins of the statistic M_e in the loss-sum family, and the largest label range
+_BINS = 600
+_MAX_LABELS = 400
+
+
+def _cdf_ball(cap: arb, mean: int, sigma: arb, t: int) -> arb:
+    """P(max_i y_i <= cap) for y ~ (1/t) sum_i N(mean e_i, sigma^2 I_t)."""
+    return (_log_ndtr((cap - mean) / sigma) + (t - 1) * _log_ndtr(cap / sigma)).exp()
+
+
+def _loss_sum_bound(sigma: Fraction, t: int, e: int, delta: Fraction) -> tuple[arb, LossSumEvent] | None:
+    """The best certified value of log((P(S_tau) - delta)/Q(S_tau)) over tau (module docstring,
+    second family), at the current working precision, and its event; None if no tau has
+    P(S_tau) > delta."""
+    sf = float(sigma)
+    hi = _MEAN_P + 12.0 * sf + math.sqrt(2 * math.log(max(t, 2))) * sf
+    lo = max(-6.0 * sf, sf * float(stats.norm.ppf(math.exp(-60.0 / t))))
+    edges = [Fraction(x).limit_denominator(1 << 20) for x in np.linspace(lo, hi, _BINS - 1)]
+    s = to_arb(sigma)
+    cdf_p = [arb(0)] + [_cdf_ball(to_arb(c), _MEAN_P, s, t) for c in edges] + [arb(1)]
+    cdf_q = [arb(0)] + [_cdf_ball(to_arb(c), _MEAN_Q, s, t) for c in edges] + [arb(1)]
+    p_bins = [cdf_p[i + 1] - cdf_p[i] for i in range(len(cdf_p) - 1)]
+    q_bins = [cdf_q[i + 1] - cdf_q[i] for i in range(len(cdf_q) - 1)]
+    # float labels: the rounded log-likelihood ratio of each bin on a grid of at most _MAX_LABELS steps
+    ratios = []
+    for pb, qb in zip(p_bins, q_bins, strict=True):
+        pm, qm = float(pb.mid()), float(qb.mid())
+        ratios.append(math.log(pm / qm) if pm > 0 and qm > 0 else None)
+    finite = [r for r in ratios if r is not None]
+    if not finite:
+        return None
+    r_lo, r_hi = min(finite), max(finite)
+    h = max((r_hi - r_lo) / _MAX_LABELS, 1e-9)
+    labels = [0 if r is None else math.floor((r - r_lo) / h) for r in ratios]
+    n = max(labels) + 1
+    gp, gq = [arb(0)] * n, [arb(0)] * n
+    for lab, pb, qb in zip(labels, p_bins, q_bins, strict=True):
+        gp[lab] += pb.max(arb(0)) if not pb >= 0 else pb
+        gq[lab] += qb.max(arb(0)) if not qb >= 0 else qb
+    from flint import arb_poly
+
+    cp = (arb_poly(gp) ** e).coeffs()
+    cq = (arb_poly(gq) ** e).coeffs()
+    cp = list(cp) + [arb(0)] * (len(cq) - len(cp))
+    cq = list(cq) + [arb(0)] * (len(cp) - len(cq))
+    d = to_arb(delta)
+    best: tuple[arb, int] | None = None
+    tail_p, tail_q = arb(0), arb(0)
+    for k in range(len(cp) - 1, -1, -1):
+        tail_p += cp[k]
+        tail_q += cq[k]
+        gap = tail_p - d
+        if gap > 0 and tail_q > 0:
+            v = (gap / tail_q).log()
+            if best is None or v.lower() > best[0].lower():
+                best = (v, k)
+    if best is None:
+        return None
+    return best[0], LossSumEvent(tuple(edges), tuple(labels), best[1])
+
+
 def shuffle_epsilon_lower_bound(
     noise_multiplier: Rational, steps_per_epoch: int, target_delta: Rational, *, epochs: int = 1, prec: int = 128
 ) -> ShuffleEpsilonLowerBound | None:
@@ -165,15 +251,18 @@ def shuffle_epsilon_lower_bound(
     delta = validation.unit_interval(target_delta, "target_delta", open_low=True, open_high=True)
     e = validation.integer_in_range(epochs, "epochs", 1, 10_000)
     chosen = _choose(float(sigma), t, e, float(delta))
-    if chosen is None:
-        return None
-    j, cap_f = chosen
-    cap = Fraction(cap_f).limit_denominator(1 << 24)
     with workprec(prec):
-        s, c = to_arb(sigma), to_arb(cap)
-        p_ev = _binomial_tail(e, j, _tail_ball(c, _MEAN_P, s, t))
-        q_ev = _binomial_tail(e, j, _tail_ball(c, _MEAN_Q, s, t))
-        gap = p_ev - to_arb(delta)
-        if not (gap > 0 and q_ev > 0):
-            return None
-        return ShuffleEpsilonLowerBound((gap / q_ev).log(), j, cap, p_ev, q_ev)
+        cube: ShuffleEpsilonLowerBound | None = None
+        if chosen is not None:
+            j, cap_f = chosen
+            cap = Fraction(cap_f).limit_denominator(1 << 24)
+            s, c = to_arb(sigma), to_arb(cap)
+            p_ev = _binomial_tail(e, j, _tail_ball(c, _MEAN_P, s, t))
+            q_ev = _binomial_tail(e, j, _tail_ball(c, _MEAN_Q, s, t))
+            gap = p_ev - to_arb(delta)
+            if gap > 0 and q_ev > 0:
+                cube = ShuffleEpsilonLowerBound((gap / q_ev).log(), j, cap, p_ev, q_ev, "cube")
+        loss = _loss_sum_bound(sigma, t, e, delta) if e > 1 else None
+        if loss is not None and (cube is None or loss[0].lower() > cube.epsilon.lower()):
+            return ShuffleEpsilonLowerBound(loss[0], 0, Fraction(0), arb(0), arb(0), "loss-sum", loss[1])
+        return cube
