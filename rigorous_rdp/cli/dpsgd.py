@@ -194,13 +194,20 @@ def _run_shuffle(args: argparse.Namespace, t: int, e: int, method: str, mechanis
         "note": "no upper bound on the privacy of shuffling is known: the true epsilon is at least"
         " epsilon_lower_bound.lower (Chua et al. 2024 pair, certified); poisson_claim is what Poisson accounting"
         " with q = B/N would certify, not a guarantee for shuffling",
-        "test": None if bound is None else {"epochs_at_least": bound.epochs_threshold, "cap": str(bound.cap)},
+        "test": None if bound is None else _shuffle_test(bound),
         "poisson_claim": claim,
         "steps": e * t,
         "mechanism": mechanism,
         "epochs": str(args.epochs),
         "delta": str(args.delta),
     }
+
+
+def _shuffle_test(bound: Any) -> dict[str, Any]:
+    """The event of the lower bound (rigorous_rdp.subsampling.shuffle), for the JSON output."""
+    if bound.family == "cube":
+        return {"family": "cube", "epochs_at_least": bound.epochs_threshold, "cap": str(bound.cap)}
+    return {"family": "loss-sum", "bins": len(bound.event.labels), "threshold": bound.event.threshold}
 
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:

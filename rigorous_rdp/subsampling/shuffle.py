@@ -33,10 +33,9 @@ the largest released sum of epoch :math:`e`, and independence of the coordinates
 
 and, over :math:`E` independent epochs, :math:`S_{j,C}` = "at least :math:`j` epochs have
 :math:`M_e > C`", with :math:`P(S_{j,C})` and :math:`Q(S_{j,C})` binomial tails in :math:`p(C)`,
-:math:`q(C)` (:math:`j = 1, E = 1` is Chua et al.'s single-epoch bound; for :math:`E > 1` they
-compose the PLD of the statistic :math:`M_e`, which gives a larger lower bound than the events
-here).  :math:`(j, C)` is chosen by a float search (any choice is valid); the value at the chosen
-:math:`(j, C)` is a ball (arb ``erfc``, exact rational :math:`C`), and its lower end is the lower bound.
+:math:`q(C)` (:math:`j = 1, E = 1` is Chua et al.'s single-epoch bound).  :math:`(j, C)` is
+chosen by a float search (any choice is valid); the value at the chosen :math:`(j, C)` is a ball
+(arb ``erfc``, exact rational :math:`C`), and its lower end is the lower bound.
 
 A second family follows Chua et al.'s multi-epoch analysis (NeurIPS 2024), which composes the
 privacy loss of :math:`M_e`: cut the line into bins :math:`B_1, \dots, B_K` (fixed rational
