@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     lines = [
-        f"RDP of {res['steps']} step(s), certified enclosures (bound: {res['bound']})"
+        f"RDP of {res['steps']} {'epoch' if res['mechanism'].get('epochs') is not None else 'step'}(s),"
+        f" certified enclosures (bound: {res['bound']})"
         + ("" if res.get("guarantee", True) else " -- a LOWER bound, not a privacy guarantee")
     ]
     for r in res["results"]:
