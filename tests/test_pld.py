@@ -18,7 +18,6 @@ import mpmath
 import pytest
 
 from rigorous_rdp import (
-    Adjacency,
     Bound,
     ComposedEvent,
     FixedSizeSampledEvent,

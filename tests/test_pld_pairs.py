@@ -44,10 +44,10 @@ def _mp(x: F) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def _contains(ball, value, rel=mpmath.mpf(10) ** -12) -> bool:
+def _contains(ball, value, rel: float = 1e-12) -> bool:
     lo = mpmath.mpf(ball.lower().str(30, radius=False))
     hi = mpmath.mpf(ball.upper().str(30, radius=False))
-    slack = rel * (1 + abs(value))
+    slack = mpmath.mpf(rel) * (1 + abs(value))
     return lo - slack <= value <= hi + slack
 
 
@@ -90,7 +90,7 @@ def test_replace_one_oracle_against_its_loss_measure(q, sigma):
     prof = replace_one_gaussian_profile(q, sigma)
     for e in (F(-1), F(-1, 20), F(0), F(1, 10), F(1)):
         want = ref.replace_one_gaussian_delta(q, sigma, 1, e, dps=20)
-        assert _contains(prof.oracle(e).delta, want, rel=mpmath.mpf(10) ** -12), e
+        assert _contains(prof.oracle(e).delta, want, rel=1e-12), e
         _check_slopes(prof, e)
 
 
@@ -150,7 +150,7 @@ def test_poisson_laplace_composed_contains_quadrature(steps):
     want = max(ref.poisson_laplace_delta(q, b, steps, eps, d, dps=15) for d in ("remove", "add"))
     lo, up = _delta_bracket(PoissonSampledEvent(LaplaceEvent(b), q), steps, eps)
     assert lo <= want * (1 + mpmath.mpf(10) ** -8) and want * (1 - mpmath.mpf(10) ** -8) <= up
-    assert 0 < lo and up < 1.05 * want
+    assert lo > 0 and up < 1.05 * want
 
 
 @pytest.mark.parametrize("steps", [1, 2, 40])

@@ -180,11 +180,8 @@ def _finite_tails(atoms: list[tuple[Fraction, Fraction]]) -> Callable[[Fraction]
         ta = _q(t)
         for p, q in atoms:
             pa, qa = _q(p), _q(q)
-            if p == q:
-                rel = (0 > t) - (0 < t)  # sign of loss - t with loss exactly 0
-            else:
-                # log(P_i/Q_i) of a rational ratio != 1 is irrational: never equal to t
-                rel = 1 if _decide_lt(ta, (pa / qa).log()) else -1
+            # the sign of loss - t; log(P_i/Q_i) of a rational ratio != 1 is irrational: never equal to t
+            rel = (t < 0) - (t > 0) if p == q else (1 if _decide_lt(ta, (pa / qa).log()) else -1)
             if rel > 0:
                 pgt, qgt = pgt + pa, qgt + qa
             else:
@@ -215,10 +212,7 @@ def poisson_randomized_response_profile(q: Fraction, p: Fraction, direction: str
     pp = max(p, 1 - p)
     atoms = [(q * pp + (1 - q) * (1 - pp), 1 - pp), (q * (1 - pp) + (1 - q) * pp, pp)]
     return finite_pair_profile(
-        f"poisson-randomized-response(q={q}, p={p}, {direction})",
-        ("poisson-rr", q, pp, direction),
-        atoms,
-        direction,
+        f"poisson-randomized-response(q={q}, p={p}, {direction})", ("poisson-rr", q, pp, direction), atoms, direction
     )
 
 
