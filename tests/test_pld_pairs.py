@@ -355,3 +355,25 @@ def test_poisson_and_fswor_replace_one_share_the_pair():
     pa, pb = pld_pair(a), pld_pair(b)
     assert pa is not None and pb is not None and pa.remove.key == pb.remove.key and not pa.tight
     assert math.isclose(pa.remove.screen_delta(0.3), pb.remove.screen_delta(0.3))
+
+
+def test_birrell_fig3_pair_bracket_is_narrow_and_above_the_rdp_bound(monkeypatch):
+    """Birrell et al. Fig. 3 (sigma 6, B = 120, N = 50,000, 250 epochs, delta 1e-5), replace-one: the
+    epsilon of the pair V itself is bracketed to width <= 0.01 (the pair composed with its own lower
+    end), and its lower end is above the certified RDP bound: since V is the best single dominating
+    pair of this step (proofs/verify_pld_pairs.py, step 6), composing one pair per step cannot beat RDP
+    here. The accountant's own answer for the event is the upper end, with lower end 0."""
+    from rigorous_rdp import RdpAccountant
+    from rigorous_rdp.pld import accountant as pld_accountant
+    from rigorous_rdp.pld.profiles import DominatingPair
+
+    event = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency=R1)
+    steps, delta = 104167, F(1, 10**5)
+    rdp = RdpAccountant().compose(event, steps).get_epsilon(delta)
+    plain = PldAccountant().compose(event, steps).get_epsilon_result(delta).epsilon
+    v = replace_one_gaussian_profile(F(120, 50000), F(6))
+    monkeypatch.setattr(pld_accountant, "pld_pair", lambda _e: DominatingPair(v, v, tight=True))
+    own = PldAccountant(width=F(1, 200)).compose(event, steps).get_epsilon_result(delta).epsilon
+    assert plain.lo_exact == 0 and own.lo_exact <= plain.up_exact
+    assert own.up_exact - own.lo_exact <= F(1, 100)
+    assert float(rdp.upper()) < float(own.lo_exact)
