@@ -157,8 +157,10 @@ def test_epsilon_of_random_allocation_json(capsys):
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["--sampling", "balls-and-bins", "--steps-per-epoch", "0", "--epochs", "2"], "--steps-per-epoch must be"),
-        (["--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "0"], "--epochs must be"),
+        (["--sampling", "balls-and-bins", "--steps-per-epoch", "0", "--epochs", "2"],
+         "--steps-per-epoch must be an integer >= 1 (in [1, 1e9])"),
+        (["--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "0"],
+         "(an integer >= 1 with --sampling balls-and-bins"),
         (["--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "1.5"], "--epochs must be an integer"),
         (["--sampling", "balls-and-bins", "--steps-per-epoch", "10"], "--epochs is required"),
         (["--sampling", "random-allocation", "--steps-per-epoch", "10", "--epochs", "2"], "--selected is required"),
@@ -367,3 +369,11 @@ def test_shuffle_loss_sum_event_against_mpmath(monkeypatch):
         )
         value = mpmath.log((p_s - mpmath.mpf(1) / 10**5) / q_s)
     assert contains(res.epsilon, value, rel=Fraction(1, 10**20)), (res.epsilon, value)
+
+
+def test_order_out_of_range_names_the_range_and_the_plain_value(capsys):
+    code, out, err = _run(
+        ["rdp", "--sigma", "1", "--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--alpha", "20000"], capsys
+    )
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "in [2, 10000]" in err and "Found 20000." in err and "Fraction" not in err, err

@@ -346,7 +346,15 @@ OPTION_RANGES: dict[str, Callable[[Any], object]] = {
     "p": _real("p", _OPEN_UNIT),
     "q": _real("q", validation.PROBABILITY),
     "delta": _real("delta", _OPEN_UNIT),
-    "epochs": _real("epochs", RealRange(_TINY_F, Fraction(10**12), f"a number in [{_TINY}, 1e12]")),
+    "epochs": _real(
+        "epochs",
+        RealRange(
+            _TINY_F,
+            Fraction(10**12),
+            f"a number in [{_TINY}, 1e12] (an integer >= 1 with --sampling balls-and-bins|random-allocation|shuffle)",
+        ),
+    ),
+    "steps_per_epoch": _integer("steps_per_epoch", 1, 10**9),
     "steps": _integer("steps", 1, MAX_COUNT),
     "batch_size": _integer("batch_size", 1, MAX_COUNT),
     "dataset_size": _integer("dataset_size", 1, MAX_COUNT),

@@ -184,7 +184,7 @@ def _epochs(epochs: object) -> int:
 def _orders(orders: Iterable[object]) -> list[int]:
     out = []
     for a in orders:
-        message = f"orders must be integers in [2, {MAX_ORDER}] for random allocation. Found {a!r}."
+        message = f"orders must be integers in [2, {MAX_ORDER}] for random allocation. Found {a}."
         try:
             v = parse_rational(a, "orders")
         except ValueError:
