@@ -51,7 +51,7 @@ from ..accountant import ComposingAccountant
 from ..errors import InvalidParameter
 from ..registry import pld_pair
 from ..validation import RealRange
-from .compose import compose_all, delta_at, delta_screen
+from .compose import Coarsening, compose_all, delta_at, delta_screen
 from .discretize import DiscretePld, arb_upper_fraction, discretize
 from .profiles import DominatingPair, Profile
 from .results import Bracket, PldDeltaResult, PldEpsilonResult, PldResult, _as_bracket, _bracket
@@ -69,6 +69,11 @@ DEFAULT_WIDTH = Fraction(1, 100)
 MIN_DELTA = Fraction(1, 10**100)
 
 DIRECTIONS = ("remove", "add")
+
+#: the loss variance per composed step (in units of the squared grid width) that the coarsening of the
+#: growing upper arrays may add (:class:`~rigorous_rdp.pld.compose.Coarsening`; tightness and speed only):
+#: about half of what the upper discretisation itself adds by the error model of ``_initial_grid``
+COARSEN_VAR = 0.09
 
 #: the noise multipliers of a sampled Gaussian whose pairs the grid handles (smaller ones make the privacy loss
 #: too wide for a grid, larger ones too narrow: both end in float overflow or gigabytes)
@@ -135,6 +140,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         self._events: dict[ev.DpEvent, tuple[DominatingPair, int]] = {}
         self._cache: dict[tuple, tuple[DiscretePld, DiscretePld | None]] = {}
         self.last_tail_step = 0.0
+        self.coarsen_var = COARSEN_VAR
 
     # -- composition ---------------------------------------------------------
 
@@ -187,7 +193,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     ) -> tuple[DiscretePld, DiscretePld | None, int, Fraction]:
         """Composed (upper, lower) PLDs of one direction on grid 1/n (lower only if asked)."""
         ups, los, scale_bits, comp_tail = self._discretized(direction, n, tail_abs, lower)
-        U = compose_all(ups, comp_tail)
+        U = compose_all(ups, comp_tail, Coarsening(n, self.coarsen_var))
         self._last_length = max(self._last_length, U.coeffs.length())
         # without a certified lower PLD for some component the lower bound is the
         # trivial one (returned as None: delta >= 0, epsilon >= 0)
