@@ -18,7 +18,7 @@ from flint import fmpz_poly
 from rigorous_rdp import GaussianEvent
 from rigorous_rdp.arith import exact_endpoints
 from rigorous_rdp.pld import PldAccountant
-from rigorous_rdp.pld.compose import Coarsening, coarsen_up, compose_all, delta_at
+from rigorous_rdp.pld.compose import Coarsening, coarsen_down, coarsen_up, compose_all, delta_at
 from rigorous_rdp.pld.discretize import DiscretePld
 from rigorous_rdp.reference.pld import gaussian_delta
 
@@ -47,17 +47,22 @@ def _probe_points(pld: DiscretePld, n: int, factor: int) -> list:
 
 
 def _check_dominates(fine: DiscretePld, coarse: DiscretePld, n: int, factor: int) -> None:
+    """delta of ``coarse`` >= (upper) or <= (lower) delta of ``fine`` at every probe point."""
     with mpmath.workdps(80):
         scale = max(1, sum(int(c) for c in fine.coeffs.coeffs()))
         for t in _probe_points(fine, n, factor):
             d_f = _mp_delta(fine, n, t)
             d_c = _mp_delta(coarse, n, t)
-            assert d_c >= d_f - scale * mpmath.mpf(10) ** -60, (t, d_c, d_f)
+            if fine.upper:
+                assert d_c >= d_f - scale * mpmath.mpf(10) ** -60, (t, d_c, d_f)
+            else:
+                assert d_c <= d_f + scale * mpmath.mpf(10) ** -60, (t, d_c, d_f)
 
 
-def _random_pld(rng: random.Random, length: int, step: int, bits: int) -> DiscretePld:
+def _random_pld(rng: random.Random, length: int, step: int, bits: int, upper: bool = True) -> DiscretePld:
     coeffs = [rng.choice([0, 1, 2, rng.getrandbits(bits), rng.getrandbits(bits // 2)]) for _ in range(length)]
-    return DiscretePld(rng.randint(-40, 40), fmpz_poly(coeffs), bits, F(rng.randint(0, 5), 1 << bits), True, step)
+    inf = F(rng.randint(0, 5), 1 << bits) if upper else F(0)
+    return DiscretePld(rng.randint(-40, 40), fmpz_poly(coeffs), bits, inf, upper, step)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -97,10 +102,49 @@ def test_coarsen_up_single_atoms(r):
         _check_dominates(fine, coarse, n, factor)
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("factor", [2, 3, 8])
+def test_coarsen_down_is_dominated_at_every_epsilon(seed, factor):
+    rng = random.Random(2000 * seed + factor)
+    n = rng.choice([3, 10, 100, 1265])
+    step = rng.choice([1, 2])
+    fine = _random_pld(rng, rng.randint(1, 30), step, 70, upper=False)
+    coarse = coarsen_down(fine, factor, n)
+    assert coarse.step == factor * step and not coarse.upper
+    assert sum(int(c) for c in coarse.coeffs.coeffs()) == sum(int(c) for c in fine.coeffs.coeffs())
+    _check_dominates(fine, coarse, n, factor)
+
+
+@pytest.mark.parametrize("factor", [2, 3, 4])
+def test_coarsen_down_smooth_mass_is_second_order(factor):
+    """On a smooth (Gaussian-shaped) array most of the connect-the-dots up-share survives
+    (the held-back part is small), and delta stays below the fine array's everywhere."""
+    n = 400
+    coeffs = [int(2**60 * mpmath.exp(-(((j - 60) / 15.0) ** 2) / 2)) for j in range(120)]
+    fine = DiscretePld(-100, fmpz_poly(coeffs), 64, F(0), False)
+    coarse = coarsen_down(fine, factor, n)
+    _check_dominates(fine, coarse, n, factor)
+    cd = coarsen_up(DiscretePld(-100, fmpz_poly(coeffs), 64, F(0), True), factor, n)
+    with mpmath.workdps(30):
+        e_lo = mpmath.mpf(0)
+        e_up = mpmath.mpf(0)
+        for j, c in enumerate(coarse.coeffs.coeffs()):
+            e_lo += int(c) * (-100 + j * factor)
+        for j, c in enumerate(cd.coeffs.coeffs()):
+            e_up += int(c) * (-100 + j * factor)
+        total = sum(coeffs)
+        # mean loss (in fine grid units): the lower one is below, by a small part of the
+        # (f - 1) / 2 steps that moving every atom down would cost
+        gap = (e_up - e_lo) / total
+        assert 0 <= gap <= (factor - 1) / 2 * 0.25
+
+
 def test_coarsen_up_refuses_a_lower_pld():
     low = DiscretePld(0, fmpz_poly([1, 2, 3]), 10, F(0), False)
     with pytest.raises(ValueError, match="upper"):
         coarsen_up(low, 2, 10)
+    with pytest.raises(ValueError, match="lower"):
+        coarsen_down(DiscretePld(0, fmpz_poly([1, 2, 3]), 10, F(0), True), 2, 10)
 
 
 @pytest.mark.parametrize("eps", [F(-3, 7), F(0), F(1, 3), F(17, 10), F(5)])

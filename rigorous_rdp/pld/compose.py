@@ -56,8 +56,25 @@ split into :math:`p(1 - \rho)` at a and :math:`p\rho` at c with
 chord of that convex function on :math:`[e^a, e^c]` (so above it), and both vanish
 beyond :math:`e^c` (connect the dots on one atom, as in
 :mod:`~rigorous_rdp.pld.discretize`).  Rounding :math:`p\rho` *up* to an integer moves
-more mass up (Fact 4).  Lower arrays are never coarsened this way (the chord lies
-above).
+more mass up (Fact 4).
+
+**Fact 6 (coarsening a lower array).**  The chord lies above, so a lower array is
+coarsened by :func:`coarsen_down`: every atom gives an up-share :math:`u \le p\rho` to
+its upper coarse point c and the rest to its lower coarse point a.  Write K for the mass
+held back from the connect-the-dots share (:math:`p\rho - u \ge 0`).  For
+:math:`t \le a` the change of the atom's term is :math:`-e^t K (e^{-a} - e^{-c}) \le 0`
+(with the full share the term is unchanged there, Fact 5); for :math:`t \ge c` it is 0.
+For t in :math:`[a, c)` (coarse interval m) the atoms of interval m can raise
+:math:`\delta` by at most :math:`U_m (1 - e^{t - c}) \le U_m (1 - e^{-H})` (their
+up-shares :math:`U_m`; H the coarse spacing), the atoms of intervals below do
+nothing, and those of every interval :math:`m' > m` lower it by
+:math:`e^t (1 - e^{-H}) e^{-a_{m'}} K_{m'} \ge (1 - e^{-H}) e^{-(m' - m)H} K_{m'}`.  So
+:math:`\delta` of the coarse array is at most that of the fine one at every t if
+:math:`U_m \le W_m = \sum_{j \ge 1} e^{-jH} K_{m+j}` for every m, which
+:func:`coarsen_down` enforces from the top down with integer lower bounds of
+:math:`W_m` (a lower bound of :math:`e^{-H}`, floors).  The held-back mass is a small
+fraction (about :math:`H` times the hazard rate of the loss) of each up-share, so the
+error stays second order in H.
 """
 
 from __future__ import annotations
@@ -73,7 +90,7 @@ from flint import arb, arb_poly, fmpq, fmpz_poly
 from ..arith import workprec
 from .discretize import DiscretePld, arb_upper_fraction
 
-__all__ = ["Coarsening", "coarsen_up", "compose_all", "delta_at", "delta_screen", "multiply", "power"]
+__all__ = ["Coarsening", "coarsen_down", "coarsen_up", "compose_all", "delta_at", "delta_screen", "multiply", "power"]
 
 
 def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
@@ -161,19 +178,29 @@ def multiply(a: DiscretePld, b: DiscretePld, tail: Fraction) -> DiscretePld:
 _RATIO_BITS = 64
 
 
-def _split_ratios(step: int, factor: int, n: int) -> list[int]:
-    r"""Integers :math:`R_r \ge 2^{B} \rho_r` (:math:`B` = ``_RATIO_BITS``) with
+def _split_ratios(step: int, factor: int, n: int, up: bool = True) -> list[int]:
+    r"""Integers :math:`R_r \ge 2^{B} \rho_r` (:math:`B` = ``_RATIO_BITS``; with ``up``
+    False, :math:`0 \le R_r \le 2^{B} \rho_r`) with
     :math:`\rho_r = (1 - e^{-r s/N}) / (1 - e^{-f s/N})`, the share of an atom at
     :math:`r` fine steps above a coarse point that goes to the next coarse point, and
-    :math:`R_r \le 2^B` (:math:`\rho_r < 1`).  Upper ends of arb balls, rounded up."""
+    :math:`R_r \le 2^B` (:math:`\rho_r < 1`).  Ends of arb balls, rounded outward."""
     out = [0]
     with workprec(_RATIO_BITS + 64):
         den = 1 - (-arb(fmpq(factor * step, n))).exp()
         for r in range(1, factor):
-            rho = (1 - (-arb(fmpq(r * step, n))).exp()) / den
-            up = arb_upper_fraction(rho * (1 << _RATIO_BITS))
-            out.append(min(1 << _RATIO_BITS, math.ceil(up)))
+            rho = (1 - (-arb(fmpq(r * step, n))).exp()) / den * (1 << _RATIO_BITS)
+            if up:
+                out.append(min(1 << _RATIO_BITS, math.ceil(arb_upper_fraction(rho))))
+            else:
+                out.append(max(0, math.floor(-arb_upper_fraction(-rho))))
     return out
+
+
+def _decay_lower(spacing: Fraction) -> int:
+    r"""An integer :math:`\beta \le 2^B e^{-H}` (:math:`H` = ``spacing``)."""
+    with workprec(_RATIO_BITS + 64):
+        v = (-arb(fmpq(spacing.numerator, spacing.denominator))).exp() * (1 << _RATIO_BITS)
+        return max(0, math.floor(-arb_upper_fraction(-v)))
 
 
 def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
@@ -200,13 +227,51 @@ def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     return DiscretePld(pld.offset, fmpz_poly(new.tolist()), pld.scale_bits, pld.inf_mass, True, pld.step * factor)
 
 
+def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
+    r"""A lower PLD on every ``factor``-th point of ``pld``'s grid whose delta is at most
+    ``pld``'s at every real epsilon (Fact 6): connect-the-dots up-shares (rounded down),
+    of which each coarse interval keeps only as much as the held-back mass of the
+    intervals above it covers.  Exact integer arithmetic; the step becomes
+    ``factor * pld.step``."""
+    if pld.upper:
+        raise ValueError("pld: coarsen_down is for lower PLDs (upper ones: coarsen_up)")
+    if factor < 1:
+        raise ValueError("pld: the coarsening factor must be >= 1")
+    if factor == 1 or pld.coeffs.length() == 0:
+        return pld
+    ratios = np.array(_split_ratios(pld.step, factor, n, up=False), dtype=object)
+    beta = _decay_lower(Fraction(factor * pld.step, n))
+    c = np.array([int(x) for x in pld.coeffs.coeffs()], dtype=object)
+    m = -(-len(c) // factor)
+    grid = np.concatenate([c, np.zeros(m * factor - len(c), dtype=object)]).reshape(m, factor)
+    cd = (grid * ratios) >> _RATIO_BITS  # floor(c_j R_r / 2^B) <= the connect-the-dots share
+    cd_rows = cd.sum(axis=1).tolist()
+    allowed = [0] * m
+    w = 0  # an integer lower bound on W_m (nothing above the top interval)
+    for i in range(m - 1, -1, -1):
+        u = min(cd_rows[i], w)
+        allowed[i] = u
+        w = (beta * (cd_rows[i] - u + w)) >> _RATIO_BITS
+    rows = np.array(cd_rows, dtype=object)
+    keep = np.array(allowed, dtype=object)
+    nz = rows > 0
+    up = np.zeros_like(cd)
+    # each atom's up-share scaled by allowed / cd of its row, rounded down (sum <= allowed)
+    up[nz] = (cd[nz] * keep[nz][:, None]) // rows[nz][:, None]
+    new = np.zeros(m + 1, dtype=object)
+    new[:m] += (grid - up).sum(axis=1)
+    new[1:] += up.sum(axis=1)
+    return DiscretePld(pld.offset, fmpz_poly(new.tolist()), pld.scale_bits, pld.inf_mass, False, pld.step * factor)
+
+
 @dataclass(frozen=True)
 class Coarsening:
-    r"""When :func:`power` coarsens the growing upper array (a choice of tightness and
-    speed only: every coarsening keeps the upper bound, Fact 5).
+    r"""When :func:`power` coarsens the growing array (a choice of tightness and speed
+    only: every coarsening keeps an upper array an upper bound, Fact 5, and a lower one
+    a lower bound, Fact 6).
 
-    Splitting an atom over a coarse step of s grid points adds a loss variance of at most
-    about :math:`s^2 / 6` (in units of :math:`N^{-2}`) to each composed copy; a
+    Splitting an atom over a coarse step of s grid points (connect the dots) adds a loss
+    variance of at most about :math:`s^2 / 6` (in units of :math:`N^{-2}`) to each composed copy; a
     coarsening of the array of k copies (or of the base multiplied into it) is repeated
     count/k times by the later products.  With ``var_per_step`` b, the added variance per
     composed step allowed to all coarsenings of one power together, each of the
@@ -235,7 +300,7 @@ def identity(scale_bits: int, upper: bool) -> DiscretePld:
 def _at_step(pld: DiscretePld, step: int, n: int) -> DiscretePld:
     if step % pld.step:
         raise ValueError("pld: coarse steps must be multiples of each other")
-    return coarsen_up(pld, step // pld.step, n)
+    return (coarsen_up if pld.upper else coarsen_down)(pld, step // pld.step, n)
 
 
 def power(a: DiscretePld, count: int, tail: Fraction, coarsening: Coarsening | None = None) -> DiscretePld:
@@ -244,12 +309,13 @@ def power(a: DiscretePld, count: int, tail: Fraction, coarsening: Coarsening | N
     (about log2(count) squarings and popcount(count) - 1 products with the short ``a``;
     the squarings run on the growing array only, not on a second growing base).
 
-    With ``coarsening`` (upper PLDs only) the growing array is coarsened after a product
-    when :meth:`Coarsening.step_at` allows a step at least twice the current one; ``a``
-    is then coarsened to the same step before it is multiplied in."""
+    With ``coarsening`` the growing array is coarsened after a product when
+    :meth:`Coarsening.step_at` allows a step at least twice the current one
+    (:func:`coarsen_up` for an upper PLD, :func:`coarsen_down` for a lower one); ``a`` is
+    then coarsened to the same step before it is multiplied in."""
     if count <= 0:
         return identity(a.scale_bits, a.upper)
-    coarse = coarsening if a.upper else None
+    coarse = coarsening
     bases = {a.step: a}
     result = a
     copies = 1
@@ -271,7 +337,7 @@ def power(a: DiscretePld, count: int, tail: Fraction, coarsening: Coarsening | N
 def compose_all(
     parts: Sequence[tuple[DiscretePld, int]], tail: Fraction, coarsening: Coarsening | None = None
 ) -> DiscretePld:
-    """Composition of ``count`` copies of each PLD in ``parts`` (upper PLDs coarsened as
+    """Composition of ``count`` copies of each PLD in ``parts`` (coarsened as
     ``coarsening`` allows, see :func:`power`; parts of different steps are brought to the
     larger one)."""
     result: DiscretePld | None = None
