@@ -195,3 +195,16 @@ def test_coarsened_gaussian_grid_path_contains_closed_form(steps):
     with mpmath.workdps(40):
         assert gaussian_delta(sigma, steps, hi) <= mpmath.mpf(1) / 10**5 <= gaussian_delta(sigma, steps, lo)
     assert hi - lo <= F(2, 100)
+
+
+def test_calibrate_pld_refusal_names_the_undecided_sigma():
+    """With one grid per decision and 9 significant digits the calibration cannot decide;
+    the refusal says which sigma, which end, the grid and why."""
+    from rigorous_rdp.errors import PrecisionExhausted
+    from rigorous_rdp.pld.calibrate import calibrate_sigma_pld
+
+    with pytest.raises(PrecisionExhausted) as info:
+        calibrate_sigma_pld(lambda s: GaussianEvent(s), 4, 1, F(1, 10**5), sigma_digits=9, max_rounds=1)
+    msg = str(info.value)
+    assert "at sigma = " in msg and "end of epsilon is" in msg and "on grid 1/" in msg
+    assert "1 grids tried" in msg
