@@ -73,8 +73,8 @@ def prv(steps, eps_error=0.01):
     from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
 
     mech = PoissonSubsampledGaussianMechanism(noise_multiplier=float(SIGMA), sampling_probability=float(Q))
-    acc = PRVAccountant(prvs=mech, max_self_compositions=[steps], eps_error=eps_error, delta_error=1e-10)
-    return acc.compute_epsilon(delta=float(DELTA), num_self_compositions=[steps])
+    acc = PRVAccountant(prvs=mech, max_self_compositions=steps, eps_error=eps_error, delta_error=1e-10)
+    return acc.compute_epsilon(delta=float(DELTA), num_self_compositions=steps)
 
 
 PRV_ERRORS = (0.01, 0.003, 0.001)
