@@ -198,22 +198,30 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         return DIRECTIONS
 
     def _composed(
-        self, direction: str, n: int, tail_abs: float, lower: bool = True
+        self, direction: str, n: int, tail_abs: float, lower: bool = True, fast: bool = False
     ) -> tuple[DiscretePld, DiscretePld | None, int, Fraction]:
-        """Composed (upper, lower) PLDs of one direction on grid 1/n (lower only if asked)."""
-        ups, los, scale_bits, comp_tail = self._discretized(direction, n, tail_abs, lower)
-        U = compose_all(ups, comp_tail, Coarsening(n, self.coarsen_var))
+        """Composed (upper, lower) PLDs of one direction on grid 1/n (lower only if asked).
+
+        ``fast`` (the epsilon queries): sparser vertices where the tails are small and the
+        growing arrays coarsened (:class:`~rigorous_rdp.pld.compose.Coarsening`); both cost
+        tightness only around epsilon(delta) of moderate delta, which the error model covers.
+        Without it (delta queries and profiles, whose relative accuracy reaches deep tails)
+        every array stays on the grid 1/n."""
+        ups, los, scale_bits, comp_tail = self._discretized(direction, n, tail_abs, lower, fast)
+        U = compose_all(ups, comp_tail, Coarsening(n, self.coarsen_var) if fast else None)
         self._last_length = max(self._last_length, U.coeffs.length())
         # without a certified lower PLD for some component the lower bound is the
         # trivial one (returned as None: delta >= 0, epsilon >= 0)
-        L = compose_all(los, comp_tail, Coarsening(n, self.coarsen_var_lower)) if los is not None else None
+        coarse_lo = Coarsening(n, self.coarsen_var_lower) if fast else None
+        L = compose_all(los, comp_tail, coarse_lo) if los is not None else None
         return U, L, scale_bits, comp_tail
 
     def _discretized(
-        self, direction: str, n: int, tail_abs: float, lower: bool = True
+        self, direction: str, n: int, tail_abs: float, lower: bool = True, fast: bool = False
     ) -> tuple[list[tuple[DiscretePld, int]], list[tuple[DiscretePld, int]] | None, int, Fraction]:
         """The discretised parts ``(uppers, lowers or None, scale_bits, composition tail)``
-        of one direction on grid 1/n (lowers only if asked and certified for every part)."""
+        of one direction on grid 1/n (lowers only if asked and certified for every part;
+        ``fast``: sparser vertices, see :meth:`_composed`)."""
         parts = self._parts(direction)
         total = sum(c for _, c in parts)
         products = sum(2 * max(1, c.bit_length()) + 1 for _, c in parts)
@@ -227,9 +235,10 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         los: list[tuple[DiscretePld, int]] = []
         lower_ok = lower
         for prof, c in parts:
-            key = (prof.key, n, scale_bits, tail_step, lower)
+            thin = VERTEX_THIN if fast else 1e-9
+            key = (prof.key, n, scale_bits, tail_step, lower, thin)
             if key not in self._cache:
-                self._cache[key] = discretize(prof, n, scale_bits, tail_step, thin=VERTEX_THIN, lower=lower)
+                self._cache[key] = discretize(prof, n, scale_bits, tail_step, thin=thin, lower=lower)
             u, lo_pld = self._cache[key]
             ups.append((u, c))
             if lo_pld is None:
@@ -343,7 +352,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         if len(dirs) > 1:
             # coarse upper ends decide which direction dominates (a choice only)
             for d in dirs:
-                U, _, _, _ = self._composed(d, n_coarse, tail_abs, lower=False)
+                U, _, _, _ = self._composed(d, n_coarse, tail_abs, lower=False, fast=True)
                 coarse[d] = _eps_upper(U, n_coarse, delta)
             order = sorted(dirs, key=lambda d: coarse[d], reverse=True)
         else:
@@ -359,7 +368,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
                 ups[d] = coarse[d]
                 brackets[d] = (_bracket(Fraction(0), coarse[d]), n_coarse)
                 continue
-            U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight())
+            U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight(), fast=True)
             up = _eps_upper(U, n, delta)
             lo = _eps_lower(L, n, delta) if L is not None else Fraction(0)
             ups[d], los[d] = up, lo

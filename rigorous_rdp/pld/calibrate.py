@@ -227,7 +227,7 @@ class _Candidate:
         for d in order:
             grids = [n] if d == order[0] else [max(50, n // 4), n]
             for g in grids:
-                U, _, self.scale_bits, self.tail = self.acc._composed(d, g, self.tail_abs, lower=False)
+                U, _, self.scale_bits, self.tail = self.acc._composed(d, g, self.tail_abs, lower=False, fast=True)
                 up = _eps_upper(U, g, self.delta)
                 if up <= target:
                     break
@@ -248,7 +248,7 @@ class _Candidate:
         ``target``."""
         best = Fraction(0)
         for d in self._order():
-            _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True)
+            _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True, fast=True)
             if los is None:
                 continue
             lo = _eps_lower(compose_all(los, self.tail, Coarsening(n, self.acc.coarsen_var_lower)), n, self.delta)
