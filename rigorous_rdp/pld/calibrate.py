@@ -39,7 +39,7 @@ import numpy as np
 from .. import validation
 from ..errors import PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent
-from .accountant import PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
+from .accountant import EPS_TAIL, PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
 from .compose import Coarsening, compose_all
 from .discretize import grid_range
 from .profiles import Profile
@@ -190,7 +190,7 @@ class _Candidate:
         self.sigma = sigma
         self.delta = delta
         self.acc = PldAccountant().compose(make_event(sigma), steps)
-        self.tail_abs = float(delta) * 1e-9
+        self.tail_abs = float(delta) * EPS_TAIL
         self.up: Fraction | None = None
         self.up_dirs: dict[str, tuple[Fraction, int]] = {}
         self.lo = Fraction(0)

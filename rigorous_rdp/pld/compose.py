@@ -307,7 +307,9 @@ def power(a: DiscretePld, count: int, tail: Fraction, coarsening: Coarsening | N
     """``count``-fold self-composition by left-to-right binary powering: square for every
     bit of ``count`` after the leading one, then multiply by ``a`` when the bit is set
     (about log2(count) squarings and popcount(count) - 1 products with the short ``a``;
-    the squarings run on the growing array only, not on a second growing base).
+    the squarings run on the growing array only, not on a second growing base).  ``tail``
+    is the trimming budget of one product of the whole composition; the early products, which
+    later squarings repeat many times, get a proportionally smaller one.
 
     With ``coarsening`` the growing array is coarsened after a product when
     :meth:`Coarsening.step_at` allows a step at least twice the current one
@@ -319,14 +321,20 @@ def power(a: DiscretePld, count: int, tail: Fraction, coarsening: Coarsening | N
     bases = {a.step: a}
     result = a
     copies = 1
+    bits = count.bit_length()
+    # a product giving k copies is repeated about count/k times by the later squarings: its
+    # trimming budget is tail * k/count * (2 bits + 1)/(2 bits), so that the at most 2 (bits - 1)
+    # products of the power move at most (2 bits + 1) * tail to +infinity in the end, the
+    # power's share of the budget (as many products as it counts)
+    share = Fraction(2 * bits + 1, 2 * bits * count)
     for bit in bin(count)[3:]:
-        result = multiply(result, result, tail)
         copies *= 2
+        result = multiply(result, result, tail * share * copies)
         if bit == "1":
             if result.step not in bases:
                 bases[result.step] = _at_step(a, result.step, coarse.n if coarse else 0)
-            result = multiply(result, bases[result.step], tail)
             copies += 1
+            result = multiply(result, bases[result.step], tail * share * copies)
         if coarse is not None:
             s = coarse.step_at(copies, count)
             if s >= 2 * result.step:
