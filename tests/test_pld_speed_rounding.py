@@ -208,3 +208,21 @@ def test_calibrate_pld_refusal_names_the_undecided_sigma():
     msg = str(info.value)
     assert "at sigma = " in msg and "end of epsilon is" in msg and "on grid 1/" in msg
     assert "1 grids tried" in msg
+
+
+def test_fswor_grid_is_refined_by_the_pairs_own_bracket():
+    """Fixed-size sampling (pairs that only dominate, lower end reported as 0): the grid is
+    refined until the pairs' own bracket meets the width, so the upper end is below the
+    certified RDP bound of the same event (an independent method) and above the proven lower
+    end of the Poisson pairs it is accounted through."""
+    from rigorous_rdp import FixedSizeSampledEvent, PoissonSampledEvent, RdpAccountant
+
+    ev = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000)
+    res = PldAccountant().compose(ev, 1000).get_epsilon_result(F(1, 10**5))
+    lo, hi = exact_endpoints(res.epsilon)
+    assert lo <= 0
+    rdp = RdpAccountant().compose(ev, 1000).get_epsilon(F(1, 10**5))
+    assert hi <= exact_endpoints(rdp.ball)[0]
+    pair = PldAccountant().compose(PoissonSampledEvent(GaussianEvent(3), F(120, 50000)), 1000)
+    p_lo, _ = exact_endpoints(pair.get_epsilon_result(F(1, 10**5)).epsilon)
+    assert p_lo <= hi <= p_lo + F(2, 100)

@@ -324,24 +324,30 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         tail_abs = float(delta) * EPS_TAIL
         n = self._initial_grid(w, float(delta))
 
+        tight = self._tight()
+
         def at_grid(n: int) -> tuple[PldEpsilonResult, float, float]:
-            res = self._epsilon_at_grid(delta, n, tail_abs)
-            return res, res.width(), res.width()
+            res, pair_width = self._epsilon_at_grid(delta, n, tail_abs)
+            # pairs that only dominate (reported lower end 0): the grid is judged by the bracket of
+            # the pairs' own epsilon, and the smallest upper end wins
+            return res, pair_width, res.width() if tight else res.epsilon.upper_float()
 
-        return self._best_over_grids(n, float(w), at_grid)
+        return self._best_over_grids(n, float(w), at_grid, refine=True)
 
-    def _best_over_grids(self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]]) -> _P:
+    def _best_over_grids(
+        self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]], refine: bool = False
+    ) -> _P:
         """The best result over up to four grids, from 1/n on: ``at_grid(n)`` gives a result, the
-        width it reached (compared with the requested ``w``) and its width for ranking.  The grid
-        is refined only while the requested width is not met, the grid is free and every pair
-        is attained (lower ends valid)."""
+        width it reached (compared with the requested ``w``) and its rank (smaller is better).  The
+        grid is refined only while the requested width is not met, the grid is free and every pair
+        is attained (lower ends valid) or ``refine`` (the width is then the pairs' own)."""
         best: tuple[_P, float] | None = None
         for _attempt in range(4):
             self._last_length = 0
             res, got, rank = at_grid(n)
             if best is None or rank < best[1]:
                 best = (res, rank)
-            if got <= w or self.grid is not None or n >= self.max_grid or not self._tight():
+            if got <= w or self.grid is not None or n >= self.max_grid or not (refine or self._tight()):
                 break
             nxt = self._next_grid(n, got, w)
             if nxt <= n:
@@ -350,7 +356,11 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         assert best is not None
         return best[0]
 
-    def _epsilon_at_grid(self, delta: Fraction, n: int, tail_abs: float) -> PldEpsilonResult:
+    def _epsilon_at_grid(self, delta: Fraction, n: int, tail_abs: float) -> tuple[PldEpsilonResult, float]:
+        """The bracket on grid 1/n, and the width of the bracket of the pairs' own epsilon (the
+        reported one when every pair is attained; otherwise the reported lower end is 0 and the
+        pairs' lower end only measures the discretisation error, to choose the grid)."""
+        tight = self._tight()
         dirs = self._directions()
         n_coarse = max(50, n // 3)
         coarse: dict[str, Fraction] = {}
@@ -368,19 +378,21 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         scale_bits, tail = 0, Fraction(0)
         for d in order:
             if los and coarse[d] <= max(los.values()):
-                # this direction cannot change the maximum: its upper end (coarse grid,
-                # still a proven upper bound) is below a proven lower end of another one
+                # this direction cannot change the maximum of the upper ends: its upper end
+                # (coarse grid, still a proven upper bound) is below a proven lower end of the
+                # pairs' epsilon in another direction, so below that direction's upper end
                 ups[d] = coarse[d]
                 brackets[d] = (_bracket(Fraction(0), coarse[d]), n_coarse)
                 continue
-            U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight(), fast=True)
+            U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=True, fast=True)
             up = _eps_upper(U, n, delta)
             lo = _eps_lower(L, n, delta) if L is not None else Fraction(0)
             ups[d], los[d] = up, lo
-            brackets[d] = (_bracket(lo, up), n)
+            brackets[d] = (_bracket(lo if tight else Fraction(0), up), n)
         lo = max(los.values())
         up = max(ups.values())
-        return PldEpsilonResult(_bracket(lo, up), delta, n, scale_bits, tail, brackets)
+        res = PldEpsilonResult(_bracket(lo if tight else Fraction(0), up), delta, n, scale_bits, tail, brackets)
+        return res, float(up - lo)
 
     def get_epsilon(self, target_delta: object, width: object = None) -> Bracket:
         """Certified bracket ``[lower, upper]`` of the optimal epsilon at ``target_delta``."""
