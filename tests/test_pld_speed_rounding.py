@@ -169,7 +169,7 @@ def test_power_coarsens_and_keeps_the_bound():
     ups, _, _, tail = acc._discretized("remove", 200, 1e-14, lower=False)
     base = ups[0][0]
     plain = compose_all([(base, 300)], tail)
-    coarse = compose_all([(base, 300)], tail, Coarsening(200, 2.0))
+    coarse = compose_all([(base, 300)], tail, coarsening=Coarsening(200, 2.0))
     assert plain.step == 1 and coarse.step >= 4
     for k in range(0, 100):
         eps = F(k, 10)

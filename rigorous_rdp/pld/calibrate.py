@@ -36,11 +36,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import validation
+from .. import progress, validation
 from ..errors import PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent
 from .accountant import EPS_TAIL, PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
-from .compose import Coarsening, compose_all
+from .compose import Coarsening, compose_all, products
 from .discretize import grid_range
 from .profiles import Profile
 
@@ -251,7 +251,9 @@ class _Candidate:
             _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True, fast=True)
             if los is None:
                 continue
-            lo = _eps_lower(compose_all(los, self.tail, Coarsening(n, self.acc.coarsen_var_lower)), n, self.delta)
+            coarse = Coarsening(n, self.acc.coarsen_var_lower)
+            with progress.task(f"PLD composition ({d}, grid 1/{n})", products([c for _, c in los]), "products") as t:
+                lo = _eps_lower(compose_all(los, self.tail, t.update, coarsening=coarse), n, self.delta)
             self.lo_dirs[d] = max(self.lo_dirs.get(d, Fraction(0)), lo)
             best = max(best, lo)
             if best > target:
@@ -321,6 +323,7 @@ def calibrate_sigma_pld(
     screen_n = [1000]
 
     def screen(sigma: float, coarse_ok: bool = True) -> float:
+        progress.note(f"float screen of sigma {sigma:.6g} (a guess; certified decisions follow)")
         c = _Candidate(make_event, Fraction(sigma), steps, delta)
         n = screen_n[0]
         while True:
@@ -424,6 +427,7 @@ def calibrate_sigma_pld(
         The grid is refined while a single step's array stays within ``_MAX_STEP_POINTS``
         points (the cost of every product grows with it)."""
         c, est = cand(s)
+        progress.note(f"certifying that sigma {decimal_text(s)} {'meets' if upper else 'misses'} the target")
         need = max(abs(est - Ef), 1e-9)
         # the error model splits a bracket's width about 1 : 2 between the upper and the
         # lower end, so this width puts the end asked for at about half of ``need``

@@ -80,7 +80,7 @@ error stays second order in H.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -90,7 +90,17 @@ from flint import arb, arb_poly, fmpq, fmpz_poly
 from ..arith import workprec
 from .discretize import DiscretePld, arb_upper_fraction
 
-__all__ = ["Coarsening", "coarsen_down", "coarsen_up", "compose_all", "delta_at", "delta_screen", "multiply", "power"]
+__all__ = [
+    "Coarsening",
+    "coarsen_down",
+    "coarsen_up",
+    "compose_all",
+    "delta_at",
+    "delta_screen",
+    "multiply",
+    "power",
+    "products",
+]
 
 
 def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
@@ -303,13 +313,27 @@ def _at_step(pld: DiscretePld, step: int, n: int) -> DiscretePld:
     return (coarsen_up if pld.upper else coarsen_down)(pld, step // pld.step, n)
 
 
-def power(a: DiscretePld, count: int, tail: Fraction, coarsening: Coarsening | None = None) -> DiscretePld:
+def products(counts: Sequence[int]) -> int:
+    """The number of :func:`multiply` calls of :func:`compose_all` for parts of these counts."""
+    used = [c for c in counts if c > 0]
+    return sum(c.bit_length() - 1 + bin(c).count("1") - 1 for c in used) + max(0, len(used) - 1)
+
+
+def power(
+    a: DiscretePld,
+    count: int,
+    tail: Fraction,
+    on_product: Callable[[], object] | None = None,
+    *,
+    coarsening: Coarsening | None = None,
+) -> DiscretePld:
     """``count``-fold self-composition by left-to-right binary powering: square for every
     bit of ``count`` after the leading one, then multiply by ``a`` when the bit is set
     (about log2(count) squarings and popcount(count) - 1 products with the short ``a``;
     the squarings run on the growing array only, not on a second growing base).  ``tail``
     is the trimming budget of one product of the whole composition; the early products, which
-    later squarings repeat many times, get a proportionally smaller one.
+    later squarings repeat many times, get a proportionally smaller one.  ``on_product`` is
+    called after each product (progress).
 
     With ``coarsening`` the growing array is coarsened after a product when
     :meth:`Coarsening.step_at` allows a step at least twice the current one
@@ -330,11 +354,15 @@ def power(a: DiscretePld, count: int, tail: Fraction, coarsening: Coarsening | N
     for bit in bin(count)[3:]:
         copies *= 2
         result = multiply(result, result, tail * share * copies)
+        if on_product is not None:
+            on_product()
         if bit == "1":
             if result.step not in bases:
                 bases[result.step] = _at_step(a, result.step, coarse.n if coarse else 0)
             copies += 1
             result = multiply(result, bases[result.step], tail * share * copies)
+            if on_product is not None:
+                on_product()
         if coarse is not None:
             s = coarse.step_at(copies, count)
             if s >= 2 * result.step:
@@ -343,21 +371,30 @@ def power(a: DiscretePld, count: int, tail: Fraction, coarsening: Coarsening | N
 
 
 def compose_all(
-    parts: Sequence[tuple[DiscretePld, int]], tail: Fraction, coarsening: Coarsening | None = None
+    parts: Sequence[tuple[DiscretePld, int]],
+    tail: Fraction,
+    on_product: Callable[[], object] | None = None,
+    *,
+    coarsening: Coarsening | None = None,
 ) -> DiscretePld:
-    """Composition of ``count`` copies of each PLD in ``parts`` (coarsened as
-    ``coarsening`` allows, see :func:`power`; parts of different steps are brought to the
-    larger one)."""
+    """Composition of ``count`` copies of each PLD in ``parts`` (:func:`products` products,
+    ``on_product`` called after each; coarsened as ``coarsening`` allows, see :func:`power`;
+    parts of different steps are brought to the larger one)."""
     result: DiscretePld | None = None
     for pld, count in parts:
         if count == 0:
             continue
-        p = power(pld, count, tail, coarsening)
-        if result is not None and result.step != p.step:
+        p = power(pld, count, tail, on_product, coarsening=coarsening)
+        if result is None:
+            result = p
+            continue
+        if result.step != p.step:
             n = coarsening.n if coarsening is not None else 0
             step = max(result.step, p.step)
             result, p = _at_step(result, step, n), _at_step(p, step, n)
-        result = p if result is None else multiply(result, p, tail)
+        result = multiply(result, p, tail)
+        if on_product is not None:
+            on_product()
     if result is None:
         raise ValueError("pld: nothing to compose")
     return result
