@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from .errors import InvalidParameter, UnsupportedEventError
-from .events import Adjacency, Bound
+from .events import Adjacency, Bound, BoundOptions
 from .scheme import BoundChoice, Noise, Parameter, PureReferenceFn, ReferenceFn, References, Scheme, Unsampled
 from .validation import POISSON_NOISE, SAMPLED_NOISE
 
@@ -214,14 +214,12 @@ class Poisson(Scheme):
     Gaussian, replace-one: the minimum of Birrell et al. Thm C.9, the weak triangle
     inequality and :math:`2\\alpha/\\sigma^2`.  Pure-DP bases (condition (4)): Zhu & Wang
     2019 Thm 8, capped by Lemma 4.  With add-remove adjacency the Zhu & Wang bounds may be
-    chosen instead (``bound``).
+    chosen instead (the accountant option ``bound``).
     """
 
     sampling = "poisson"
     parameters = (Q,)
-    event_classes = MappingProxyType(
-        {"poisson-sampled": ev.PoissonSampledEvent, "zhu-wang-sampled": ev.ZhuWangSampledEvent}
-    )
+    event_classes = MappingProxyType({"poisson-sampled": ev.PoissonSampledEvent})
 
     def __init__(self, noise: Noise, adjacency: Adjacency, citation: str):
         self.noise = noise
@@ -235,40 +233,34 @@ class Poisson(Scheme):
     def matches(self, event: ev.DpEvent) -> bool:
         if isinstance(event, ev.PoissonSampledEvent):
             return type(event.event) is self.noise.event and event.adjacency is self.adjacency
-        if isinstance(event, ev.ZhuWangSampledEvent):
-            return type(event.event) is self.noise.event and self.adjacency is _AR
         return False
 
-    def bound_of(self, event: ev.DpEvent) -> Bound | None:
-        if isinstance(event, ev.ZhuWangSampledEvent):
-            return event.bound or Bound.TIGHT
-        return None
-
-    def build(self, base: ev.DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> ev.DpEvent:
-        q: Any = values.get("sampling_probability")
-        if bound is None:
-            return ev.PoissonSampledEvent(base, q, self.adjacency)
-        if bound is Bound.WANG2019:
+    def check_options(self, options: BoundOptions, event: Any = None) -> BoundChoice:
+        if options.bound is Bound.WANG2019:
             raise _wang2019_only()
-        if self.adjacency is not _AR:
+        if options.bound is not None and self.adjacency is not _AR:
             raise InvalidParameter(
                 "bound", "(the Zhu & Wang 2019 bounds) is for {adjacency} add-remove only", related=("adjacency",)
             )
-        return ev.ZhuWangSampledEvent(base, q, bound, tau)
+        return super().check_options(options, event)
+
+    def build(self, base: ev.DpEvent, values: Mapping[str, Any]) -> ev.DpEvent:
+        q: Any = values.get("sampling_probability")
+        return ev.PoissonSampledEvent(base, q, self.adjacency)
+
+    def chosen_curve(self, event: Any, options: BoundOptions) -> RdpCurve:
+        from .subsampling.zhu_wang import poisson_subsampled_curve
+
+        return poisson_subsampled_curve(
+            self.noise.rdp(event.event),
+            event.sampling_probability,
+            bound=options.bound,
+            tau=options.tau,
+            condition4=event.event,
+        )
 
     def rdp_curve(self, event: Any) -> RdpCurve:
-        bound = self.bound_of(event)
         base = self.noise.event
-        if bound is not None:
-            from .subsampling.zhu_wang import poisson_subsampled_curve
-
-            return poisson_subsampled_curve(
-                self.noise.rdp(event.event),
-                event.sampling_probability,
-                bound=event.bound,
-                tau=event.tau,
-                condition4=event.event,
-            )
         if base is ev.GaussianEvent and self.adjacency is _AR:
             from .subsampling.poisson_gaussian import PoissonGaussianCurve
 
@@ -290,15 +282,7 @@ class Poisson(Scheme):
     def _gaussian_ar(self) -> bool:
         return self.noise.event is ev.GaussianEvent and self.adjacency is _AR
 
-    def _pld_ok(self, event: Any) -> None:
-        bound = self.bound_of(event)
-        if bound is not None:
-            raise UnsupportedEventError(
-                f"the PLD accountant takes no RDP bound (bound {bound.value} chooses a theorem of the RDP accountant)."
-            )
-
     def pld_pair(self, event: Any) -> DominatingPair | None:
-        self._pld_ok(event)
         if not self._gaussian_ar():
             what = "replace-one adjacency" if self.adjacency is _R1 else self.noise.description
             raise UnsupportedEventError(POISSON_GAUSSIAN_ONLY.format(what=what))
@@ -312,7 +296,6 @@ class Poisson(Scheme):
         return DominatingPair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"))
 
     def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]] | None:
-        self._pld_ok(event)
         if not self._gaussian_ar():
             return super().reference_pld(event)
         return _poisson_gaussian_reference(event.sampling_probability, _sigma(event))
@@ -452,9 +435,7 @@ class FixedSize(Scheme):
     ``batch_size`` out of ``dataset_size`` records, without replacement (fswor) or with (fswr)."""
 
     parameters = (BATCH_SIZE, DATASET_SIZE, TAYLOR_ORDER)
-    event_classes = MappingProxyType(
-        {"fixed-size-sampled": ev.FixedSizeSampledEvent, "wang2019-sampled": ev.Wang2019SampledEvent}
-    )
+    event_classes = MappingProxyType({"fixed-size-sampled": ev.FixedSizeSampledEvent})
 
     def __init__(self, replacement: bool, adjacency: Adjacency, citation: str, *chosen: BoundChoice):
         self.noise = GAUSSIAN
@@ -477,52 +458,37 @@ class FixedSize(Scheme):
                 and event.replacement is self.replacement
                 and event.adjacency is self.adjacency
             )
-        if isinstance(event, ev.Wang2019SampledEvent):
-            return any(c.bound is Bound.WANG2019 for c in self.bounds) and type(event.event) is ev.GaussianEvent
         return False
 
-    def bound_of(self, event: ev.DpEvent) -> Bound | None:
-        return Bound.WANG2019 if isinstance(event, ev.Wang2019SampledEvent) else None
+    def check_options(self, options: BoundOptions, event: Any = None) -> BoundChoice:
+        if options.bound is Bound.WANG2019 and (self.replacement or self.adjacency is not _R1):
+            raise _wang2019_only()
+        if options.bound is Bound.WANG2019 and getattr(event, "taylor_order", None) is not None:
+            raise InvalidParameter("taylor_order", "does not apply to {bound} wang2019", related=("bound",))
+        if options.bound not in (None, Bound.WANG2019):
+            raise InvalidParameter(
+                "bound",
+                f"{options.name} applies to {{sampling}} poisson (Zhu & Wang 2019), not {{sampling}} {self.sampling}",
+                related=("sampling",),
+            )
+        return super().check_options(options, event)
 
-    def sampling_values(self, event: Any) -> dict[str, Any]:
-        return {p.field: getattr(event, p.field) for p in self.parameters if hasattr(event, p.field)}
-
-    def summary(self, event: Any) -> dict[str, Any]:
-        out = super().summary(event) if hasattr(event, "taylor_order") else self._summary_wang(event)
-        return out
-
-    def _summary_wang(self, event: Any) -> dict[str, Any]:
-        out: dict[str, Any] = {"noise": "gaussian", "sigma": self._json(_sigma(event)), "sampling": self.sampling}
-        out.update(batch_size=event.batch_size, dataset_size=event.dataset_size)
-        out["adjacency"] = self.adjacency.value
-        out["bound"] = Bound.WANG2019.value
-        return out
-
-    def build(self, base: ev.DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> ev.DpEvent:
+    def build(self, base: ev.DpEvent, values: Mapping[str, Any]) -> ev.DpEvent:
         b: Any = values.get("batch_size")
         n: Any = values.get("dataset_size")
         m: Any = values.get("taylor_order")
-        if bound is Bound.WANG2019:
-            if self.replacement or self.adjacency is not _R1:
-                raise _wang2019_only()
-            if m is not None:
-                raise InvalidParameter("taylor_order", "does not apply to {bound} wang2019", related=("bound",))
-            return ev.Wang2019SampledEvent(base, b, n)
-        if bound is not None:
-            raise InvalidParameter(
-                "bound",
-                f"{bound.value} applies to {{sampling}} poisson (Zhu & Wang 2019), not {{sampling}} {self.sampling}",
-                related=("sampling",),
-            )
         kw: dict[str, Any] = {} if m is None else {"taylor_order": m}
         return ev.FixedSizeSampledEvent(base, b, n, replacement=self.replacement, adjacency=self.adjacency, **kw)
 
+    def chosen_curve(self, event: Any, options: BoundOptions) -> RdpCurve:
+        # the only choice (check_options): Wang et al. 2019, Thm 9 alone
+        from .subsampling.wang2019 import replace_one_gaussian_curve, wang2019_curve
+
+        sigma = SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
+        return wang2019_curve(replace_one_gaussian_curve(sigma), event.batch_size, event.dataset_size)
+
     def rdp_curve(self, event: Any) -> RdpCurve:
         sigma = SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
-        if isinstance(event, ev.Wang2019SampledEvent):
-            from .subsampling.wang2019 import replace_one_gaussian_curve, wang2019_curve
-
-            return wang2019_curve(replace_one_gaussian_curve(sigma), event.batch_size, event.dataset_size)
         if self.replacement:
             from .subsampling.fswr import FswrGaussianCurve
 
@@ -539,8 +505,6 @@ class FixedSize(Scheme):
         return fswor_replace_one_default_curve(sigma, event.batch_size, event.dataset_size, event.taylor_order)
 
     def _pld_ok(self, event: Any) -> None:
-        if isinstance(event, ev.Wang2019SampledEvent):
-            raise UnsupportedEventError("the PLD accountant takes no RDP bound (bound wang2019 chooses a theorem).")
         if self.replacement:
             raise UnsupportedEventError(FIXED_SIZE_REFUSAL.format(what="sampling with replacement (fswr)"))
         if self.adjacency is not _AR:

@@ -16,11 +16,14 @@ All mechanisms have sensitivity 1:
   with probability ``sampling_probability`` (q), then the inner mechanism runs.
 * :class:`FixedSizeSampledEvent`: a minibatch of exactly ``batch_size`` records
   drawn from ``dataset_size`` records, without replacement (default) or with.
-* :class:`ZhuWangSampledEvent`: Poisson sampling accounted with a chosen bound of
-  Zhu & Wang 2019 (:class:`Bound`).
-* :class:`Wang2019SampledEvent`: fixed-size sampling without replacement,
-  replace-one, accounted with Wang, Balle, Kasiviswanathan 2019, Thm 9.
 * :class:`SelfComposedEvent`, :class:`ComposedEvent`: adaptive composition.
+
+An event says what the mechanism *is*; which theorem bounds it is a choice of the
+accountant: :class:`BoundOptions` (``RdpAccountant(bound=Bound.GENERAL)``, the command
+line's ``--bound`` / ``--tau``).  ``ZhuWangSampledEvent`` and ``Wang2019SampledEvent``,
+which put that choice into the event, are deprecated aliases of a
+:class:`PoissonSampledEvent` / :class:`FixedSizeSampledEvent` plus the option
+(:meth:`ZhuWangSampledEvent.split`); they remain readable in older certificates.
 
 Error messages name the API parameter (``noise_multiplier must be > 0. Found
 ...``); the command line maps these names to its options (``--sigma``).
@@ -34,6 +37,7 @@ composition events; each scheme adds those of its own events
 from __future__ import annotations
 
 import enum
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeVar
@@ -54,6 +58,7 @@ from .validation import (
 __all__ = [
     "Adjacency",
     "Bound",
+    "BoundOptions",
     "ComposedEvent",
     "DpEvent",
     "FixedSizeSampledEvent",
@@ -66,6 +71,7 @@ __all__ = [
     "Wang2019SampledEvent",
     "ZhuWangSampledEvent",
     "leaf_counts",
+    "split_choice",
 ]
 
 
@@ -131,6 +137,59 @@ class Bound(_Choice):
     LOWER = "lower"
     TAU = "tau"
     WANG2019 = "wang2019"
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class BoundOptions:
+    """The accountant's choice of theorem for every one-step event it composes (an option
+    of :class:`~rigorous_rdp.accountant.RdpAccountant`, never a field of an event).
+
+    Args:
+        bound: ``None`` (default): the tightest valid upper bound the toolkit certifies for
+            each event; else a :class:`Bound` (or its value), which must apply to every event
+            composed (:meth:`rigorous_rdp.scheme.Scheme.check_options`).  ``LOWER`` is a lower
+            bound (Zhu & Wang 2019, Thm 6): shown, never turned into epsilon or delta.
+        tau: the number of exact terms of ``bound`` ``TAU`` (integer >= 1; only with it).
+    """
+
+    bound: Bound | None
+    tau: int | None
+
+    def __init__(self, bound: Bound | str | None = None, tau: object = None):
+        b = None if bound is None else Bound.parse(bound)
+        _set(self, "bound", b)
+        _set(self, "tau", tau_for_bound(b, tau))
+
+    @property
+    def is_default(self) -> bool:
+        """True when no theorem is chosen (each event gets its scheme's default bound)."""
+        return self.bound is None
+
+    @property
+    def name(self) -> str:
+        """``"default"`` or the bound's value."""
+        return "default" if self.bound is None else self.bound.value
+
+    def to_json(self) -> dict[str, object]:
+        """``{"bound": value or null, "tau": K or null}`` (certificates' ``method.accounting``)."""
+        return {"bound": None if self.bound is None else self.bound.value, "tau": self.tau}
+
+    @classmethod
+    def from_json(cls, obj: object) -> BoundOptions:
+        """Inverse of :meth:`to_json` (``ValueError`` on anything else)."""
+        if not isinstance(obj, dict) or set(obj) != {"bound", "tau"}:
+            raise InvalidParameter("accounting", "must be an object with the keys bound and tau", _Repr(obj))
+        if isinstance(obj["tau"], bool) or not (obj["tau"] is None or isinstance(obj["tau"], int)):
+            raise InvalidParameter("tau", "must be an integer >= 1 or null", _Repr(obj["tau"]))
+        return cls(obj["bound"], obj["tau"])
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"{old} is deprecated: events say what the mechanism is, the accountant chooses the bound; use {new}.",
+        DeprecationWarning,
+        stacklevel=4,  # warn, _deprecated, __post_init__, __init__: the caller's line
+    )
 
 
 def _set(obj: object, name: str, value: object) -> None:
@@ -271,8 +330,9 @@ class ComposedEvent(DpEvent):
 
 @dataclass(frozen=True, slots=True)
 class ZhuWangSampledEvent(DpEvent):
-    r"""Poisson subsampling (probability q, add/remove) of ``event``, accounted with a
-    chosen Zhu & Wang 2019 bound.
+    r"""Deprecated: Poisson subsampling (probability q, add/remove) of ``event``, accounted
+    with a chosen Zhu & Wang 2019 bound.  Use ``PoissonSampledEvent(event, q)`` and the
+    accountant option ``RdpAccountant(bound=..., tau=...)`` (:meth:`split` gives both).
 
     Args:
         event: the base mechanism (GaussianEvent, LaplaceEvent, RandomizedResponseEvent).
@@ -300,16 +360,22 @@ class ZhuWangSampledEvent(DpEvent):
                 )
             _set(self, "bound", b)
         _set(self, "tau", tau_for_bound(self.bound, self.tau))
+        _deprecated("ZhuWangSampledEvent", "PoissonSampledEvent(event, q) with RdpAccountant(bound=..., tau=...)")
+
+    def split(self) -> tuple[PoissonSampledEvent, BoundOptions]:
+        """The mechanism (a :class:`PoissonSampledEvent`, add-remove) and the accountant option
+        this event stands for (``bound`` ``None`` here meant ``TIGHT``: every mechanism the
+        event accepts satisfies condition (4))."""
+        event = PoissonSampledEvent(self.event, self.sampling_probability)
+        return event, BoundOptions(self.bound or Bound.TIGHT, self.tau)
 
 
 @dataclass(frozen=True, slots=True)
 class Wang2019SampledEvent(DpEvent):
-    r"""Fixed-size sampling without replacement, replace-one adjacency, accounted with
-    the Wang, Balle, Kasiviswanathan 2019 bound (Theorem 9) instead of Birrell et al.
-
-    ``RdpAccountant().compose(Wang2019SampledEvent(GaussianEvent(6), 120, 50000), T)``
-    selects this bound; the base curve of the :class:`GaussianEvent` (DP-SGD: sum of
-    gradients clipped at norm 1) is the replace-one curve :math:`2\alpha/\sigma^2` (129).
+    r"""Deprecated: fixed-size sampling without replacement, replace-one adjacency, accounted
+    with the Wang, Balle, Kasiviswanathan 2019 bound (Theorem 9) instead of Birrell et al.
+    Use ``FixedSizeSampledEvent(event, b, n, adjacency="replace-one")`` and the accountant
+    option ``RdpAccountant(bound="wang2019")`` (:meth:`split` gives both).
 
     Args:
         event: the mechanism applied to the minibatch.
@@ -326,10 +392,27 @@ class Wang2019SampledEvent(DpEvent):
         b, n = _sizes(self.batch_size, self.dataset_size)
         _set(self, "batch_size", b)
         _set(self, "dataset_size", n)
+        _deprecated(
+            "Wang2019SampledEvent",
+            "FixedSizeSampledEvent(event, b, n, adjacency='replace-one') with RdpAccountant(bound='wang2019')",
+        )
 
     @property
     def sampling_probability(self) -> Fraction:
         return Fraction(self.batch_size, self.dataset_size)
+
+    def split(self) -> tuple[FixedSizeSampledEvent, BoundOptions]:
+        """The mechanism (FSwoR, replace-one) and the accountant option this event stands for."""
+        event = FixedSizeSampledEvent(self.event, self.batch_size, self.dataset_size, adjacency=Adjacency.REPLACE_ONE)
+        return event, BoundOptions(Bound.WANG2019)
+
+
+def split_choice(event: DpEvent) -> tuple[DpEvent, BoundOptions | None]:
+    """A one-step event without a choice of theorem, and the choice a deprecated event
+    carries (``None`` for every other event)."""
+    if isinstance(event, (ZhuWangSampledEvent, Wang2019SampledEvent)):
+        return event.split()
+    return event, None
 
 
 def _sizes(batch_size: object, dataset_size: object) -> tuple[int, int]:

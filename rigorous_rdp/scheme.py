@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidParameter, UnsupportedEventError
-from .events import Adjacency, Bound, DpEvent
+from .events import Adjacency, Bound, BoundOptions, DpEvent
 
 if TYPE_CHECKING:
     from .curves import RdpCurve
@@ -280,10 +280,6 @@ class Scheme:
         """True if ``event`` (one step) has this shape."""
         raise NotImplementedError
 
-    def bound_of(self, event: DpEvent) -> Bound | None:
-        """The explicitly chosen bound ``event`` asks for (``None``: the default)."""
-        return None
-
     def choice(self, bound: Bound | None) -> BoundChoice:
         """The :class:`BoundChoice` of ``bound``; UnsupportedEventError if it does not apply."""
         for c in self.bounds:
@@ -293,12 +289,22 @@ class Scheme:
         what = "default" if bound is None else bound.value
         raise UnsupportedEventError(f"bound {what} does not apply to {self.description} (bounds: {names}).")
 
+    def check_options(self, options: BoundOptions, event: Any = None) -> BoundChoice:
+        """The :class:`BoundChoice` the accountant option ``options`` selects for this shape
+        (and for ``event``, one of its events, when given).
+
+        Raises:
+            InvalidParameter: the chosen bound does not apply here (in API words, naming
+                ``bound`` and what it applies to); schemes override this to say so precisely.
+            UnsupportedEventError: likewise, from :meth:`choice`.
+        """
+        return self.choice(options.bound)
+
     # -- construction ----------------------------------------------------------
 
-    def build(self, base: DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> DpEvent:
+    def build(self, base: DpEvent, values: Mapping[str, Any]) -> DpEvent:
         """The one-step event from the base mechanism and the sampling parameters ``values``
-        (by API field; a parameter not given is absent or ``None``), with an explicitly
-        chosen ``bound`` (and its ``tau``)."""
+        (by API field; a parameter not given is absent or ``None``)."""
         raise NotImplementedError
 
     def sampling_values(self, event: Any) -> dict[str, Any]:
@@ -316,9 +322,6 @@ class Scheme:
         for p in self.parameters:
             out[p.json] = self._json(getattr(event, p.field))
         out["adjacency"] = self.adjacency.value
-        bound = self.bound_of(event)
-        if bound is not None:
-            out["bound"] = bound.value
         return out
 
     @staticmethod
@@ -328,8 +331,23 @@ class Scheme:
     # -- readings --------------------------------------------------------------
 
     def rdp_curve(self, event: Any) -> RdpCurve:
-        """The certified RDP curve of one application of ``event`` (its chosen bound)."""
+        """The certified RDP curve of one application of ``event``: the default bound."""
         raise NotImplementedError
+
+    def chosen_curve(self, event: Any, options: BoundOptions) -> RdpCurve:
+        """The certified RDP curve of ``event`` under an explicitly chosen bound (``options``
+        not default, already accepted by :meth:`check_options`); schemes whose :attr:`bounds`
+        offer a choice override it."""
+        raise UnsupportedEventError(f"bound {options.name} does not apply to {self.description}.")
+
+    def curve(self, event: Any, options: BoundOptions | None = None) -> RdpCurve:
+        """The certified RDP curve of ``event`` under the accountant option ``options``
+        (``None`` or default: :meth:`rdp_curve`; else :meth:`check_options`, then
+        :meth:`chosen_curve`)."""
+        if options is None or options.is_default:
+            return self.rdp_curve(event)
+        self.check_options(options, event)
+        return self.chosen_curve(event, options)
 
     def pld_pair(self, event: Any) -> DominatingPair | None:
         """Dominating pair(s) of one application for the PLD accountant, ``None`` for a no-op.
@@ -366,13 +384,16 @@ class Unsampled(Scheme):
     def matches(self, event: DpEvent) -> bool:
         return type(event) is self.noise.event
 
-    def build(self, base: DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> DpEvent:
-        if bound is not None:
+    def check_options(self, options: BoundOptions, event: Any = None) -> BoundChoice:
+        if options.bound is not None:
             raise InvalidParameter(
                 "bound",
                 "applies to a sampled mechanism ({sampling} poisson|fswor), not {sampling} none",
                 related=("sampling",),
             )
+        return super().check_options(options, event)
+
+    def build(self, base: DpEvent, values: Mapping[str, Any]) -> DpEvent:
         return base
 
     def rdp_curve(self, event: Any) -> RdpCurve:

@@ -17,7 +17,7 @@ import pytest
 from rigorous_rdp import registry
 from rigorous_rdp.certificate import content_hash, event_from_json, event_to_json, verify_file
 from rigorous_rdp.cli import main
-from rigorous_rdp.cli._common import build_event
+from rigorous_rdp.cli._common import bound_options, build_event
 from rigorous_rdp.curves import MinCurve
 from rigorous_rdp.errors import UnsupportedEventError
 from rigorous_rdp.registry import rdp_curve
@@ -42,12 +42,15 @@ def _namespace(cli):
 
 @pytest.mark.parametrize("row", registry.rows(), ids=lambda r: r.label)
 def test_row_lookup_round_trip(row):
-    event = build_event(_namespace(row.cli), guarantee=False)
+    ns = _namespace(row.cli)
+    event = build_event(ns, guarantee=False)
     assert event == row.event()
-    assert registry.lookup(event) == row
+    # the bound is the accountant's option (--bound / --tau), not a field of the event
+    assert bound_options(ns) == row.options
+    assert registry.lookup(event, row.options) == row
     again = event_from_json(json.loads(json.dumps(event_to_json(event))))
     assert again == event
-    curve = rdp_curve(event)
+    curve = rdp_curve(event, row.options)
     parts = curve.curves if isinstance(curve, MinCurve) else [curve]
     table = registry.reference_table()
     for part in parts:

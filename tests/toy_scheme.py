@@ -129,9 +129,7 @@ class RandomSkip(Scheme):
     def matches(self, event: DpEvent) -> bool:
         return isinstance(event, RandomSkipEvent) and type(event.event) is self.noise.event
 
-    def build(self, base: DpEvent, values: dict, bound: object, tau: object) -> DpEvent:
-        if bound is not None:
-            raise ValueError("bound applies to sampling poisson|fswor, not sampling random-skip.")
+    def build(self, base: DpEvent, values: dict) -> DpEvent:
         return RandomSkipEvent(base, values["run_probability"])
 
     def rdp_curve(self, event: RandomSkipEvent) -> RdpCurve:

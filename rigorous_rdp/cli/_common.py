@@ -18,6 +18,7 @@ from ..validation import MAX_COUNT, MAX_TAYLOR_ORDER, TINY, RealRange
 
 if TYPE_CHECKING:
     from ..accountant import RdpAccountant
+    from ..events import BoundOptions
 
 ADJACENCIES = ("add-remove", "replace-one")
 
@@ -175,9 +176,17 @@ def build_base_event(args: argparse.Namespace, sigma: object | None = None) -> D
     return noise.event(**{noise.parameter.field: given[option]})
 
 
+def bound_options(args: argparse.Namespace) -> BoundOptions:
+    """The accountant's choice of theorem that ``--bound`` / ``--tau`` describe."""
+    from ..events import BoundOptions
+
+    return BoundOptions(getattr(args, "bound", None), getattr(args, "tau", None))
+
+
 def build_event(args: argparse.Namespace, sigma: object | None = None, *, guarantee: bool = True) -> DpEvent:
     """One step of the mechanism described by the mechanism options, through the table
-    (:func:`rigorous_rdp.registry.sampled_event`).
+    (:func:`rigorous_rdp.registry.sampled_event`); ``--bound`` / ``--tau`` are checked
+    against it (they configure the accountant: :func:`bound_options`).
 
     ``guarantee``: the command reports a privacy guarantee (epsilon, delta), so a
     lower bound (``--bound lower``) is refused.
@@ -185,16 +194,15 @@ def build_event(args: argparse.Namespace, sigma: object | None = None, *, guaran
     from ..registry import lookup, sampled_event, sampling_parameters, scheme_parameters
 
     base = build_base_event(args, sigma)
-    bound = getattr(args, "bound", None)
-    tau = getattr(args, "tau", None)
+    options = bound_options(args)
     own = {p.field for p in sampling_parameters(args.sampling)}
     values = {p.field: getattr(args, p.dest, None) for p in scheme_parameters()}
     # a parameter of the sampling scheme first, then the others (each refused by name)
     ordered = {**{f: v for f, v in values.items() if f not in own}, **{f: values[f] for f in own}}
-    event = sampled_event(base, args.sampling, adjacency=args.adjacency, bound=bound, tau=tau, **ordered)
-    if guarantee and not lookup(event).guarantee:
+    event = sampled_event(base, args.sampling, adjacency=args.adjacency, options=options, **ordered)
+    if guarantee and not lookup(event, options).guarantee:
         raise ValueError(
-            f"--bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
+            f"--bound {options.name} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
             " shown by `rigorous-rdp rdp` only. Use --bound tight|general|tau here."
         )
     return event
@@ -507,14 +515,18 @@ def orders_option(values: list[str] | None) -> list[Fraction] | None:
 
 
 def accountant_option(args: argparse.Namespace) -> RdpAccountant:
-    """The empty accountant that ``--alpha``, ``--no-continuous``, ``--conversion`` and ``--digits`` describe."""
+    """The empty accountant that ``--alpha``, ``--no-continuous``, ``--conversion``, ``--digits``
+    and ``--bound`` / ``--tau`` describe."""
     from ..accountant import RdpAccountant
 
+    options = bound_options(args)
     return RdpAccountant(
         orders_option(args.alpha),
         continuous=not args.no_continuous,
         conversion=args.conversion,
         digits=parse_digits(args),
+        bound=options.bound,
+        tau=options.tau,
     )
 
 

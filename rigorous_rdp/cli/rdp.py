@@ -23,7 +23,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     digits = common.parse_digits(args)
     orders = common.orders_option(args.alpha)
     steps = common.parse_steps(args.steps)
-    acc = RdpAccountant(orders, digits=digits).compose(common.build_event(args, guarantee=False), steps)
+    options = common.bound_options(args)
+    acc = RdpAccountant(orders, digits=digits, bound=options.bound, tau=options.tau)
+    acc.compose(common.build_event(args, guarantee=False), steps)
     results = [r.to_json() for r in acc.rdp_many(orders or [])]
     # which bound gave the value at each order (MinCurve components report the winner)
     from ..curves import bound_name
