@@ -308,30 +308,69 @@ def calibrate_sigma_pld(
         raise UnsupportedEventError(
             "pld calibration supports events whose pairs are tight (not fswor: its Poisson pairs only dominate it)."
         )
-    Ef = float(E)
+    # 1. float screen (a guess only)
+    screen = _Screen(make_event, steps, delta, float(E))
+    hi = _screen_root(screen, sigma_digits)
+    step = _grid_step(hi, sigma_digits)
+    s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
+    # 2. certified decisions, each on the end it needs, on the grid the error model asks for
+    prover = _Prover(make_event, steps, delta, E, w0, max_rounds, screen.n)
+    at_hi: _Candidate | None = None
+    for _ in range(4 * max_rounds):
+        _, est = prover.cand(s_hi)
+        if est > prover.Ef and prover.prove(s_hi, upper=False):
+            s_hi += step  # s_hi misses the target: move up
+            continue
+        if prover.prove(s_hi, upper=True):
+            at_hi = prover.cands[s_hi]
+            break
+        raise PrecisionExhausted("calibrate (pld): could not certify that a sigma meets the target")
+    if at_hi is None:
+        raise PrecisionExhausted("calibrate (pld): could not certify that a sigma meets the target")
+    for _ in range(4 * max_rounds):
+        s_lo = s_hi - step
+        if s_lo <= 0:
+            raise ValueError("sigma grid step too coarse: the next smaller grid value is <= 0; raise sigma-digits.")
+        _, est = prover.cand(s_lo)
+        if est <= prover.Ef and prover.prove(s_lo, upper=True):
+            s_hi, at_hi = s_lo, prover.cands[s_lo]  # the smaller one also meets it: move down
+            continue
+        if prover.prove(s_lo, upper=False):
+            return PldSigmaCalibration(s_hi, s_lo, at_hi.result(), prover.cands[s_lo].result())
+        break
+    raise PrecisionExhausted("calibrate (pld): could not prove that the next smaller sigma misses the target")
 
-    # 1. float screen (a guess only): bracket in sigma, then the Illinois variant of
-    #    regula falsi in log sigma; after the first sigma only the direction that dominated
-    #    there is screened (the certified decisions below use every direction)
-    dominant: list[tuple[str, ...]] = []
-    screen_n = [1000]
 
-    def screen(sigma: float, coarse_ok: bool = True) -> float:
-        c = _Candidate(make_event, Fraction(sigma), steps, delta)
-        n = screen_n[0]
+class _Screen:
+    """The float screen of :func:`calibrate_sigma_pld`: epsilon(sigma) - E on a grid of ``n``
+    points (a guess only); after the first sigma only the direction that dominated there is
+    screened (the certified decisions use every direction)."""
+
+    def __init__(self, make_event: Callable[[Fraction], DpEvent], steps: int, delta: Fraction, Ef: float):
+        self.make_event, self.steps, self.delta, self.Ef = make_event, steps, delta, Ef
+        self.dominant: list[tuple[str, ...]] = []
+        self.n = 1000
+
+    def __call__(self, sigma: float, coarse_ok: bool = True) -> float:
+        c = _Candidate(self.make_event, Fraction(sigma), self.steps, self.delta)
+        n = self.n
         while True:
             try:
-                if not dominant:
+                if not self.dominant:
                     c.screen_eps(n)
-                    dominant.append((max(c.screen, key=lambda d: c.screen[d]),))
-                    return max(c.screen.values()) - Ef
-                return c.screen_eps(n, dominant[0]) - Ef
+                    self.dominant.append((max(c.screen, key=lambda d: c.screen[d]),))
+                    return max(c.screen.values()) - self.Ef
+                return c.screen_eps(n, self.dominant[0]) - self.Ef
             except _ScreenTooLarge:
                 # far from the answer (a long loss range): a coarser screen decides the side
                 if not coarse_ok or n <= 16:
                     raise
                 n //= 4
 
+
+def _screen_root(screen: _Screen, sigma_digits: int) -> float:
+    """The screened root in sigma: a bracket, then secant steps in log sigma (leaves the
+    screen's final grid in ``screen.n``)."""
     lo, hi = 0.05, 1.0
     f_hi = screen(hi)
     while f_hi > 0:
@@ -371,13 +410,13 @@ def calibrate_sigma_pld(
             if done:
                 break
         slope = abs((f1 - f0) / (x1 - x0)) if x1 != x0 else 0.0
-        if screen_n[0] >= 64000:
+        if screen.n >= 64000:
             break
-        screen_n[0] *= 2
+        screen.n *= 2
         try:
             f_fine = screen(math.exp(x1), coarse_ok=False)
         except _ScreenTooLarge:
-            screen_n[0] //= 2  # keep the last grid that fitted
+            screen.n //= 2  # keep the last grid that fitted
             break
         if abs(f_fine - f1) <= slope * tol_x:
             break
@@ -386,32 +425,45 @@ def calibrate_sigma_pld(
         f1 = f_fine
         f0 = screen(math.exp(x0))
         a, b = x1 - math.log(2), x1 + math.log(2)
-    hi = math.exp(x1)
-    fine_n = screen_n[0]
-    step = _grid_step(hi, sigma_digits)
-    s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
+    return math.exp(x1)
 
-    # 2. certified decisions, each on the end it needs, on the grid the error model asks for
-    cands: dict[Fraction, _Candidate] = {}
-    estimates: dict[Fraction, float] = {}
 
-    def cand(s: Fraction) -> tuple[_Candidate, float]:
-        if s not in cands:
-            cands[s] = _Candidate(make_event, s, steps, delta)
-            estimates[s] = cands[s].screen_eps(fine_n)
-        return cands[s], estimates[s]
+class _Prover:
+    """The certified decisions of :func:`calibrate_sigma_pld` on the candidates it met."""
 
-    def prove(s: Fraction, upper: bool) -> bool:
+    def __init__(
+        self,
+        make_event: Callable[[Fraction], DpEvent],
+        steps: int,
+        delta: Fraction,
+        E: Fraction,
+        w0: Fraction | None,
+        max_rounds: int,
+        fine_n: int,
+    ):
+        self.make_event, self.steps, self.delta = make_event, steps, delta
+        self.E, self.Ef, self.w0, self.max_rounds, self.fine_n = E, float(E), w0, max_rounds, fine_n
+        self.cands: dict[Fraction, _Candidate] = {}
+        self.estimates: dict[Fraction, float] = {}
+
+    def cand(self, s: Fraction) -> tuple[_Candidate, float]:
+        if s not in self.cands:
+            self.cands[s] = _Candidate(self.make_event, s, self.steps, self.delta)
+            self.estimates[s] = self.cands[s].screen_eps(self.fine_n)
+        return self.cands[s], self.estimates[s]
+
+    def prove(self, s: Fraction, upper: bool) -> bool:
         """Try to prove ``eps(s) <= E`` (upper) or ``eps(s) > E`` (lower), refining the grid
         by the error model fitted on the previous attempt: the end's distance to the
         estimate falls like 1/n^2; the grid aims at 60 % of the estimate's distance to E."""
-        c, est = cand(s)
+        E, Ef = self.E, self.Ef
+        c, est = self.cand(s)
         need = max(abs(est - Ef), 1e-9)
         # the error model splits a bracket's width about 1 : 2 between the upper and the
         # lower end, so this width puts the end asked for at about half of ``need``
-        w = w0 if w0 is not None else Fraction(max(1e-7, min(0.05, (1.5 if upper else 0.75) * need)))
-        n = c.acc._initial_grid(w, float(delta))
-        for _ in range(max_rounds):
+        w = self.w0 if self.w0 is not None else Fraction(max(1e-7, min(0.05, (1.5 if upper else 0.75) * need)))
+        n = c.acc._initial_grid(w, float(self.delta))
+        for _ in range(self.max_rounds):
             val = c.upper(n, E) if upper else c.lower(n, E)
             if (val <= E) if upper else (val > E):
                 return True
@@ -420,31 +472,6 @@ def calibrate_sigma_pld(
             err = max(abs(float(val) - est), need)
             n = min(200000, max(n * 5 // 4 + 1, math.ceil(n * math.sqrt(err / (0.6 * need)))))
         return False
-
-    at_hi: _Candidate | None = None
-    for _ in range(4 * max_rounds):
-        _, est = cand(s_hi)
-        if est > Ef and prove(s_hi, upper=False):
-            s_hi += step  # s_hi misses the target: move up
-            continue
-        if prove(s_hi, upper=True):
-            at_hi = cands[s_hi]
-            break
-        raise PrecisionExhausted("calibrate (pld): could not certify that a sigma meets the target")
-    if at_hi is None:
-        raise PrecisionExhausted("calibrate (pld): could not certify that a sigma meets the target")
-    for _ in range(4 * max_rounds):
-        s_lo = s_hi - step
-        if s_lo <= 0:
-            raise ValueError("sigma grid step too coarse: the next smaller grid value is <= 0; raise sigma-digits.")
-        _, est = cand(s_lo)
-        if est <= Ef and prove(s_lo, upper=True):
-            s_hi, at_hi = s_lo, cands[s_lo]  # the smaller one also meets it: move down
-            continue
-        if prove(s_lo, upper=False):
-            return PldSigmaCalibration(s_hi, s_lo, at_hi.result(), cands[s_lo].result())
-        break
-    raise PrecisionExhausted("calibrate (pld): could not prove that the next smaller sigma misses the target")
 
 
 def _q(x: Fraction):
