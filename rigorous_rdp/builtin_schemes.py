@@ -185,12 +185,11 @@ NOISES: tuple[Noise, ...] = (GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE)
 Q = Parameter(
     "sampling_probability", "q", "Q", "Poisson sampling probability, 0 <= Q <= 1", "probability", json_key="q"
 )
-_POISSON_CLI = ("--sampling", "poisson", "--q", "1/100")
 _ZW_BOUNDS = (
-    BoundChoice(Bound.TIGHT, "Zhu & Wang 2019, Thm 8 (condition (4))", ("--bound", "tight")),
-    BoundChoice(Bound.GENERAL, "Zhu & Wang 2019, Thm 5", ("--bound", "general")),
-    BoundChoice(Bound.LOWER, "Zhu & Wang 2019, Thm 6 (a lower bound)", ("--bound", "lower"), guarantee=False),
-    BoundChoice(Bound.TAU, "Zhu & Wang 2019, Thm 11", ("--bound", "tau", "--tau", "3")),
+    BoundChoice(Bound.TIGHT, "Zhu & Wang 2019, Thm 8 (condition (4))"),
+    BoundChoice(Bound.GENERAL, "Zhu & Wang 2019, Thm 5"),
+    BoundChoice(Bound.LOWER, "Zhu & Wang 2019, Thm 6 (a lower bound)", guarantee=False),
+    BoundChoice(Bound.TAU, "Zhu & Wang 2019, Thm 11", example_tau=3),
 )
 POISSON_GAUSSIAN_ONLY = (
     "the PLD accountant supports Poisson sampling of the Gaussian mechanism under add-remove adjacency "
@@ -226,7 +225,7 @@ class Poisson(Scheme):
         self.adjacency = adjacency
         chosen = _ZW_BOUNDS if (noise.zhu_wang and adjacency is _AR) else ()
         self.bounds = (BoundChoice(None, citation), *chosen)
-        self.example = _POISSON_CLI + (("--adjacency", "replace-one") if adjacency is _R1 else ())
+        self.example = MappingProxyType({"sampling_probability": "1/100"})
         self.shape = f"Poisson sampling of {noise.event.__name__}"
         self.description = f"{self.shape} with {adjacency.value} adjacency"
 
@@ -444,9 +443,7 @@ class FixedSize(Scheme):
         self.adjacency = adjacency
         self.bounds = (BoundChoice(None, citation), *chosen)
         size = ("3", "100") if replacement else ("10", "1000")
-        self.example = ("--sampling", self.sampling, "--batch-size", size[0], "--dataset-size", size[1]) + (
-            ("--adjacency", "replace-one") if adjacency is _R1 else ()
-        )
+        self.example = MappingProxyType({"batch_size": size[0], "dataset_size": size[1]})
         how = "with" if replacement else "without"
         self.shape = f"fixed-size sampling {how} replacement of GaussianEvent"
         self.description = f"{self.shape} with {adjacency.value} adjacency"
@@ -586,12 +583,12 @@ SCHEMES: tuple[Scheme, ...] = (
         "min of Birrell et al. 2024, Thm C.9, the weak triangle inequality (Mironov 2017, Prop. 11) and "
         "2 alpha / sigma^2",
     ),
-    FixedSize(False, _AR, "Birrell et al. 2024, Thm 3.1 (6) exactly (Thm 3.3 with --taylor-order)"),
+    FixedSize(False, _AR, "Birrell et al. 2024, Thm 3.1 (6) exactly (Thm 3.3 with a Taylor order)"),
     FixedSize(
         False,
         _R1,
         "min of Birrell et al. 2024, Thm 3.4-3.5 and Wang et al. 2019, Thm 9",
-        BoundChoice(Bound.WANG2019, "Wang, Balle, Kasiviswanathan 2019, Thm 9", ("--bound", "wang2019")),
+        BoundChoice(Bound.WANG2019, "Wang, Balle, Kasiviswanathan 2019, Thm 9"),
     ),
     FixedSize(True, _AR, "Birrell et al. 2024, Thm 3.6, eq. (16)"),
     *(

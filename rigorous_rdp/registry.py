@@ -91,25 +91,17 @@ class Row:
         return self.choice.guarantee
 
     @property
-    def cli(self) -> tuple[str, ...]:
-        """The mechanism options of an example command line of this row (with the options
-        that choose its bound)."""
-        return self.scheme.noise.cli + self.scheme.example + self.choice.cli
-
-    @property
     def options(self) -> BoundOptions:
         """The accountant option that selects this row's bound (its example ``tau``)."""
-        opts = dict(zip(self.choice.cli[::2], self.choice.cli[1::2], strict=True))
-        return BoundOptions(self.choice.bound, opts.get("--tau"))
+        return self.choice.options
 
     def event(self) -> ev.DpEvent:
-        """The one-step event of :attr:`cli` (the row's example; the bound is :attr:`options`)."""
-        opts = dict(zip(self.cli[::2], self.cli[1::2], strict=True))
-        noise = self.scheme.noise
-        base = noise.event(**{noise.parameter.field: opts[f"--{noise.parameter.option}"]})
-        values = {p.field: opts.get(f"--{p.option}") for p in self.scheme.parameters}
-        adjacency = opts.get("--adjacency", Adjacency.ADD_REMOVE.value)
-        return sampled_event(base, self.scheme.sampling, adjacency=adjacency, options=self.options, **values)
+        """The one-step event of the row's example (``noise.example``, ``scheme.example``; the
+        bound is :attr:`options`)."""
+        s = self.scheme
+        base = s.noise.event(**{s.noise.parameter.field: s.noise.example})
+        values = {p.field: s.example.get(p.field) for p in s.parameters}
+        return sampled_event(base, s.sampling, adjacency=s.adjacency, options=self.options, **values)
 
 
 def rows() -> tuple[Row, ...]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidParameter, UnsupportedEventError
@@ -174,7 +175,8 @@ class Noise:
         description: one line.
         rdp: ``event -> RdpCurve``: the certified RDP curve of one application.
         citation: the theorem ``rdp`` implements.
-        example: a value of the parameter for the example command lines.
+        example: a value of the parameter for the examples (the documentation's table, the
+            contract test).
         pld: ``event -> DominatingPair``: a tight dominating pair of one application, or
             ``None`` (then the PLD accountant refuses the mechanism).
         reference_pld: ``event -> (kind, params)`` for :mod:`rigorous_rdp.reference.pld` (a
@@ -210,12 +212,6 @@ class Noise:
         v: Fraction = getattr(event, self.parameter.field)
         return v
 
-    @property
-    def cli(self) -> tuple[str, ...]:
-        """Its options in an example command line (``--noise`` omitted for the default noise)."""
-        head = () if self.name == "gaussian" else ("--noise", self.name)
-        return (*head, f"--{self.parameter.option}", self.example)
-
 
 @dataclass(frozen=True)
 class BoundChoice:
@@ -224,18 +220,23 @@ class BoundChoice:
     Attributes:
         bound: ``None`` for the default, else the :class:`~rigorous_rdp.events.Bound`.
         citation: the theorems the curve implements.
-        cli: the extra command-line options that select it (``--bound tau --tau 3``).
         guarantee: False for a lower bound (display only; never an epsilon).
+        example_tau: the number of exact terms of the example of a ``tau`` bound.
     """
 
     bound: Bound | None
     citation: str
-    cli: tuple[str, ...] = ()
     guarantee: bool = True
+    example_tau: int | None = None
 
     @property
     def name(self) -> str:
         return "default" if self.bound is None else self.bound.value
+
+    @property
+    def options(self) -> BoundOptions:
+        """The accountant option that selects this bound (with its example ``tau``)."""
+        return BoundOptions(self.bound, self.example_tau)
 
 
 class Scheme:
@@ -253,7 +254,8 @@ class Scheme:
         description: one line.
         shape: the mechanism and its sampling without the adjacency ("Poisson sampling of
             GaussianEvent"), for messages.
-        example: the sampling options of an example command line (after the noise's).
+        example: the sampling parameters of an example, by API field (``{"sampling_probability":
+            "1/100"}``; the noise's is ``noise.example``).
         event_classes: ``{tag: event class}`` of the events this scheme defines (certificates).
     """
 
@@ -264,7 +266,7 @@ class Scheme:
     bounds: tuple[BoundChoice, ...] = ()
     description: str = ""
     shape: str = ""
-    example: tuple[str, ...] = ()
+    example: Mapping[str, str] = MappingProxyType({})
     event_classes: Mapping[str, type] = {}
 
     # -- identity --------------------------------------------------------------

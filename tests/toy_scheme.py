@@ -118,7 +118,7 @@ class RandomSkip(Scheme):
             "run_probability", "run-probability", "P", "probability that a step runs, 0 <= P <= 1", "probability"
         ),
     )
-    example = ("--sampling", "random-skip", "--run-probability", "1/10")
+    example = {"run_probability": "1/10"}  # noqa: RUF012 - read only
     event_classes = {"random-skip": RandomSkipEvent}  # noqa: RUF012 - read only
 
     def __init__(self, noise: Noise):

@@ -19,6 +19,7 @@ from ..validation import MAX_COUNT, MAX_TAYLOR_ORDER, TINY, RealRange
 if TYPE_CHECKING:
     from ..accountant import RdpAccountant
     from ..events import BoundOptions
+    from ..registry import Row
 
 ADJACENCIES = ("add-remove", "replace-one")
 
@@ -206,6 +207,29 @@ def build_event(args: argparse.Namespace, sigma: object | None = None, *, guaran
             " shown by `rigorous-rdp rdp` only. Use --bound tight|general|tau here."
         )
     return event
+
+
+def example_options(row: Row) -> tuple[str, ...]:
+    """The mechanism options of a row of the scheme table (:func:`rigorous_rdp.registry.rows`):
+    its example (``noise.example``, ``scheme.example``) and the options that choose its bound
+    (``--noise`` omitted for the default noise, ``--sampling`` and ``--adjacency`` for the defaults)."""
+    from ..events import Adjacency
+    from ..registry import noises
+
+    s, noise = row.scheme, row.scheme.noise
+    out: list[str] = [] if noise.name == noises()[0].name else ["--noise", noise.name]
+    out += [f"--{noise.parameter.option}", noise.example]
+    if s.sampling != "none":
+        out += ["--sampling", s.sampling]
+    out += [x for p in s.parameters if p.field in s.example for x in (f"--{p.option}", s.example[p.field])]
+    if s.adjacency is not Adjacency.ADD_REMOVE:
+        out += ["--adjacency", s.adjacency.value]
+    options = row.options
+    if options.bound is not None:
+        out += ["--bound", options.bound.value]
+    if options.tau is not None:
+        out += ["--tau", str(options.tau)]
+    return tuple(out)
 
 
 def mechanism_json(args: argparse.Namespace, sigma: str | None = None) -> dict[str, Any]:
@@ -458,7 +482,7 @@ def run_command(args: argparse.Namespace) -> int:
                     raise budget.BudgetExceeded("time budget exceeded", seconds=seconds) from exc
                 raise
     except BudgetExceeded as exc:
-        return _fail(budget_message(exc))
+        return _fail(budget_message(exc, options))
     except InvalidParameter as exc:
         return _fail(_one_line(exc.render(lambda p: option_of(p, options))))
     except (ValueError, UnsupportedEventError) as exc:
@@ -491,11 +515,11 @@ def run_command(args: argparse.Namespace) -> int:
     return status
 
 
-def budget_message(exc: BudgetExceeded) -> str:
-    """The command line's words for a time budget that ran out (a memory budget's refusal
-    names ``--max-memory`` itself)."""
+def budget_message(exc: BudgetExceeded, options: frozenset[str] | None = None) -> str:
+    """The command line's words for a time budget that ran out, or for a memory budget's
+    refusal (its parameters named by their options: ``--max-memory``, ``--batch-size``)."""
     if isinstance(exc, budget.MemoryBudgetExceeded):
-        return _one_line(str(exc))
+        return _one_line(exc.render(lambda p: option_of(p, options)))
     what = f" while computing {exc.where}" if exc.where else ""
     seconds = "" if exc.seconds is None else f" of {exc.seconds:g} s"
     return _one_line(
