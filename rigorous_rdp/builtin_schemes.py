@@ -9,7 +9,8 @@ references are imported inside the functions, so importing the table stays cheap
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -34,53 +35,10 @@ _AR, _R1 = Adjacency.ADD_REMOVE, Adjacency.REPLACE_ONE
 # ---------------------------------------------------------------------------
 
 
-def _gaussian(event: ev.GaussianEvent) -> RdpCurve:
-    from .mechanisms import GaussianCurve
-
-    return GaussianCurve(event.noise_multiplier)
-
-
-def _laplace(event: ev.LaplaceEvent) -> RdpCurve:
-    from .mechanisms import LaplaceCurve
-
-    return LaplaceCurve(event.scale)
-
-
-def _randomized_response(event: ev.RandomizedResponseEvent) -> RdpCurve:
-    from .mechanisms import RandomizedResponseCurve
-
-    return RandomizedResponseCurve(event.p)
-
-
 def _symmetric(profile: Any) -> DominatingPair:
     from .pld.profiles import DominatingPair
 
     return DominatingPair(profile, profile)
-
-
-def _gaussian_pld(event: ev.GaussianEvent) -> DominatingPair:
-    from .pld.profiles import gaussian_profile
-
-    return _symmetric(gaussian_profile(event.noise_multiplier))
-
-
-def _laplace_pld(event: ev.LaplaceEvent) -> DominatingPair:
-    from .pld.profiles import laplace_profile
-
-    return _symmetric(laplace_profile(event.scale))
-
-
-def _rr_pld(event: ev.RandomizedResponseEvent) -> DominatingPair:
-    from .pld.profiles import randomized_response_profile
-
-    return _symmetric(randomized_response_profile(event.p))
-
-
-def _gaussian_refs() -> Mapping[type, ReferenceFn]:
-    from .mechanisms import GaussianCurve
-    from .reference import gaussian as rg
-
-    return {GaussianCurve: lambda c, a, dps, _r: rg.gaussian_rdp_mp(a, c.sigma, dps)}
 
 
 def _mp_rat(x: Fraction) -> Any:
@@ -89,91 +47,116 @@ def _mp_rat(x: Fraction) -> Any:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def _laplace_refs() -> Mapping[type, ReferenceFn]:
-    from .mechanisms import LaplaceCurve
-    from .reference import gaussian as rg
+@dataclass(frozen=True)
+class _Readings:
+    """Where the readings of a built-in base mechanism live, by name (imported on first use):
+    its curve class in :mod:`.mechanisms` (whose ``parameter`` is the event's), its privacy
+    profile in :mod:`.pld.profiles`, its mpmath reference ``(alpha, parameter, dps)`` in
+    :mod:`.reference.gaussian`, and its built-in kind in :mod:`.reference.pld`; ``pure``: the
+    plain-mpmath pure-DP epsilon of a curve and its exact value when rational (pure-DP
+    mechanisms only, evaluated at the reference's precision)."""
 
-    return {LaplaceCurve: lambda c, a, dps, _r: rg.laplace_rdp_mp(a, c.scale, dps)}
+    field: str
+    curve: str
+    profile: str
+    reference: str
+    kind: str
+    pure: Callable[[Any], tuple[Any, Fraction | None]] | None = None
+
+    def rdp(self, event: Any) -> RdpCurve:
+        from . import mechanisms
+
+        curve: RdpCurve = getattr(mechanisms, self.curve)(getattr(event, self.field))
+        return curve
+
+    def pld(self, event: Any) -> DominatingPair:
+        from .pld import profiles
+
+        return _symmetric(getattr(profiles, self.profile)(getattr(event, self.field)))
+
+    def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]]:
+        return (self.kind, (getattr(event, self.field),))
+
+    def references(self) -> Mapping[type, ReferenceFn]:
+        from . import mechanisms
+        from .reference import gaussian as rg
+
+        fn = getattr(rg, self.reference)
+        return {getattr(mechanisms, self.curve): lambda c, a, dps, _r: fn(a, c.parameter, dps)}
+
+    def pure_references(self) -> Mapping[type, PureReferenceFn]:
+        import mpmath
+
+        from . import mechanisms
+
+        value = self.pure
+        if value is None:  # pragma: no cover - only pure-DP mechanisms are asked
+            return {}
+
+        def pure(c: Any, dps: int, _r: References) -> tuple[Any, Fraction | None]:
+            with mpmath.workdps(dps):
+                return value(c)
+
+        return {getattr(mechanisms, self.curve): pure}
 
 
-def _laplace_pure() -> Mapping[type, PureReferenceFn]:
+def _base(
+    name: str, event: type, parameter: Parameter, description: str, citation: str, example: str, how: _Readings
+) -> Noise:
+    """A built-in base mechanism (its ``--noise`` name is also its certificate tag); a pure-DP one
+    (``how.pure``) satisfies Zhu & Wang's condition (4)."""
+    pure = how.pure is not None
+    return Noise(
+        *(name, event, parameter, description, how.rdp, citation, example, name),
+        pld=how.pld,
+        reference_pld=how.reference_pld,
+        references=how.references,
+        pure_references=how.pure_references if pure else None,
+        pure_dp=pure,
+        zhu_wang=True,
+    )
+
+
+def _laplace_pure(c: Any) -> tuple[Any, Fraction | None]:
+    """Laplace: epsilon = 1/b exactly."""
+    return 1 / _mp_rat(c.scale), 1 / c.scale
+
+
+def _rr_pure(c: Any) -> tuple[Any, Fraction | None]:
+    """Randomized response: epsilon = |log(p/(1-p))| (0 exactly at p = 1/2)."""
     import mpmath
 
-    from .mechanisms import LaplaceCurve
-
-    def pure(c: Any, dps: int, _r: References) -> tuple[Any, Fraction | None]:
-        with mpmath.workdps(dps):
-            return 1 / _mp_rat(c.scale), 1 / c.scale
-
-    return {LaplaceCurve: pure}
+    p = _mp_rat(c.p)
+    return abs(mpmath.log(p / (1 - p))), (Fraction(0) if c.p == Fraction(1, 2) else None)
 
 
-def _rr_refs() -> Mapping[type, ReferenceFn]:
-    from .mechanisms import RandomizedResponseCurve
-    from .reference import gaussian as rg
-
-    return {RandomizedResponseCurve: lambda c, a, dps, _r: rg.randomized_response_rdp_mp(a, c.p, dps)}
-
-
-def _rr_pure() -> Mapping[type, PureReferenceFn]:
-    import mpmath
-
-    from .mechanisms import RandomizedResponseCurve
-
-    def pure(c: Any, dps: int, _r: References) -> tuple[Any, Fraction | None]:
-        with mpmath.workdps(dps):
-            p = _mp_rat(c.p)
-            return abs(mpmath.log(p / (1 - p))), (Fraction(0) if c.p == Fraction(1, 2) else None)
-
-    return {RandomizedResponseCurve: pure}
-
-
-GAUSSIAN = Noise(
-    "gaussian",
-    ev.GaussianEvent,
-    Parameter("noise_multiplier", "sigma", "S", "Gaussian noise multiplier (sensitivity 1), S > 0", "positive"),
-    "the Gaussian mechanism",
-    _gaussian,
-    "Mironov 2017, Prop. 7",
-    "2",
-    "gaussian",
-    pld=_gaussian_pld,
-    reference_pld=lambda e: ("gaussian", (e.noise_multiplier,)),
-    references=_gaussian_refs,
-    zhu_wang=True,
+_SIGMA = Parameter("noise_multiplier", "sigma", "S", "Gaussian noise multiplier (sensitivity 1), S > 0", "positive")
+_SCALE = Parameter("scale", "scale", "B", "Laplace scale b > 0 (sensitivity 1)", "positive")
+_P = Parameter("p", "p", "P", "randomized response: probability of the true answer, 0 < P < 1", "open-unit")
+_GAUSSIAN_HOW = _Readings("noise_multiplier", "GaussianCurve", "gaussian_profile", "gaussian_rdp_mp", "gaussian")
+_LAPLACE_HOW = _Readings("scale", "LaplaceCurve", "laplace_profile", "laplace_rdp_mp", "laplace", _laplace_pure)
+_RR_HOW = _Readings(
+    "p", "RandomizedResponseCurve", "randomized_response_profile", "randomized_response_rdp_mp", "rr", _rr_pure
 )
-LAPLACE = Noise(
-    "laplace",
-    ev.LaplaceEvent,
-    Parameter("scale", "scale", "B", "Laplace scale b > 0 (sensitivity 1)", "positive"),
-    "the Laplace mechanism",
-    _laplace,
-    "Mironov 2017, Prop. 6",
-    "2",
-    "laplace",
-    pld=_laplace_pld,
-    reference_pld=lambda e: ("laplace", (e.scale,)),
-    references=_laplace_refs,
-    pure_references=_laplace_pure,
-    pure_dp=True,
-    zhu_wang=True,
+GAUSSIAN = _base(
+    "gaussian", ev.GaussianEvent, _SIGMA, "the Gaussian mechanism", "Mironov 2017, Prop. 7", "2", _GAUSSIAN_HOW
 )
-RANDOMIZED_RESPONSE = Noise(
+LAPLACE = _base("laplace", ev.LaplaceEvent, _SCALE, "the Laplace mechanism", "Mironov 2017, Prop. 6", "2", _LAPLACE_HOW)
+RANDOMIZED_RESPONSE = _base(
     "randomized-response",
     ev.RandomizedResponseEvent,
-    Parameter("p", "p", "P", "randomized response: probability of the true answer, 0 < P < 1", "open-unit"),
+    _P,
     "binary randomized response",
-    _randomized_response,
     "Mironov 2017, Prop. 5",
     "3/5",
-    "randomized-response",
-    pld=_rr_pld,
-    reference_pld=lambda e: ("rr", (e.p,)),
-    references=_rr_refs,
-    pure_references=_rr_pure,
-    pure_dp=True,
-    zhu_wang=True,
+    _RR_HOW,
 )
+
+
+def _gaussian_refs() -> Mapping[type, ReferenceFn]:
+    return _GAUSSIAN_HOW.references()
+
+
 #: the base mechanisms (the first is the default of ``--noise``)
 NOISES: tuple[Noise, ...] = (GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE)
 
@@ -532,7 +515,6 @@ class FixedSize(Scheme):
 
 
 def _fixed_size_refs() -> Mapping[type, ReferenceFn]:
-    from collections.abc import Callable
 
     import mpmath
 

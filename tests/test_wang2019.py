@@ -17,16 +17,9 @@ from flint import arb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rigorous_rdp import (
-    BoundOptions,
-    FixedSizeSampledEvent,
-    GaussianEvent,
-    LaplaceEvent,
-    PoissonSampledEvent,
-    RdpAccountant,
-    UnsupportedEventError,
-)
+from rigorous_rdp import GaussianEvent, LaplaceEvent, RdpAccountant, UnsupportedEventError
 from rigorous_rdp.arith import workprec
+from rigorous_rdp.events import BoundOptions, FixedSizeSampledEvent, PoissonSampledEvent
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve
 from rigorous_rdp.reference import fixed_size_misc as R
 from rigorous_rdp.reference import reference_rdp
