@@ -401,6 +401,9 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
             replacement with replace-one adjacency.  An event the bound does not apply to is
             refused by :meth:`compose`.
         tau: the number of exact terms of ``bound="tau"`` (integer >= 1).
+        taylor_order: order m >= 3 of the Taylor bounds of Birrell et al. for fixed-size
+            sampling (``None``: the tightest certified bound; see
+            :class:`~rigorous_rdp.events.BoundOptions`); other events refuse it.
 
     Example:
         >>> from rigorous_rdp import RdpAccountant, GaussianEvent, PoissonSampledEvent
@@ -421,6 +424,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         max_prec: int = MAX_PREC,
         bound: Bound | str | None = None,
         tau: int | None = None,
+        taylor_order: int | None = None,
     ):
         if orders is None:
             self.orders: tuple[Fraction, ...] = DEFAULT_ORDERS
@@ -434,7 +438,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         self.conversion = conversion
         self.digits = digits
         self.max_prec = int(max_prec)
-        self.options = BoundOptions(bound, tau)
+        self.options = BoundOptions(bound, tau, taylor_order)
         self._counts: dict[DpEvent, int] = {}
         self._curves: dict[DpEvent, RdpCurve] = {}
 
@@ -466,6 +470,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
             max_prec=self.max_prec,
             bound=self.options.bound,
             tau=self.options.tau,
+            taylor_order=self.options.taylor_order,
         )
 
     # -- composition ---------------------------------------------------------

@@ -396,15 +396,6 @@ BATCH_SIZE = Parameter("batch_size", "batch-size", "B", "fixed-size minibatch si
 DATASET_SIZE = Parameter(
     "dataset_size", "dataset-size", "N", "dataset size N >= 1 (fixed-size sampling)", "count", integer=True
 )
-TAYLOR_ORDER = Parameter(
-    "taylor_order",
-    "taylor-order",
-    "M",
-    "order m >= 3 of the Taylor bounds of Birrell et al. (default 3)",
-    "taylor-order",
-    integer=True,
-    required=False,
-)
 FIXED_SIZE_REFUSAL = (
     "the PLD accountant supports fixed-size sampling only without replacement under add-remove adjacency "
     "(Gaussian noise), through the Poisson pairs with sigma/2 and q = batch_size/dataset_size "
@@ -416,8 +407,9 @@ class FixedSize(Scheme):
     """Fixed-size sampling of the Gaussian mechanism (Birrell et al. 2024): a minibatch of
     ``batch_size`` out of ``dataset_size`` records, without replacement (fswor) or with (fswr)."""
 
-    parameters = (BATCH_SIZE, DATASET_SIZE, TAYLOR_ORDER)
+    parameters = (BATCH_SIZE, DATASET_SIZE)
     event_classes = MappingProxyType({"fixed-size-sampled": ev.FixedSizeSampledEvent})
+    takes_taylor_order = True
 
     def __init__(self, replacement: bool, adjacency: Adjacency, citation: str, *chosen: BoundChoice):
         self.noise = GAUSSIAN
@@ -443,7 +435,7 @@ class FixedSize(Scheme):
     def check_options(self, options: BoundOptions, event: Any = None) -> BoundChoice:
         if options.bound is Bound.WANG2019 and (self.replacement or self.adjacency is not _R1):
             raise _wang2019_only()
-        if options.bound is Bound.WANG2019 and getattr(event, "taylor_order", None) is not None:
+        if options.bound is Bound.WANG2019 and options.taylor_order is not None:
             raise InvalidParameter("taylor_order", "does not apply to {bound} wang2019", related=("bound",))
         if options.bound not in (None, Bound.WANG2019):
             raise InvalidParameter(
@@ -456,18 +448,29 @@ class FixedSize(Scheme):
     def build(self, base: ev.DpEvent, values: Mapping[str, Any]) -> ev.DpEvent:
         b: Any = values.get("batch_size")
         n: Any = values.get("dataset_size")
-        m: Any = values.get("taylor_order")
-        kw: dict[str, Any] = {} if m is None else {"taylor_order": m}
-        return ev.FixedSizeSampledEvent(base, b, n, replacement=self.replacement, adjacency=self.adjacency, **kw)
+        return ev.FixedSizeSampledEvent(base, b, n, replacement=self.replacement, adjacency=self.adjacency)
+
+    def summary(self, event: Any) -> dict[str, Any]:
+        # the summary has always stated the (now deprecated) Taylor order field of the event
+        out = super().summary(event)
+        adjacency = out.pop("adjacency")
+        out["taylor_order"] = event.taylor_order
+        out["adjacency"] = adjacency
+        return out
 
     def chosen_curve(self, event: Any, options: BoundOptions) -> RdpCurve:
-        # the only choice (check_options): Wang et al. 2019, Thm 9 alone
+        if options.bound is None:  # an explicit Taylor order of the default bound
+            return self._curve(event, options.taylor_order)
+        # the only other choice (check_options): Wang et al. 2019, Thm 9 alone
         from .subsampling.wang2019 import replace_one_gaussian_curve, wang2019_curve
 
         sigma = SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
         return wang2019_curve(replace_one_gaussian_curve(sigma), event.batch_size, event.dataset_size)
 
     def rdp_curve(self, event: Any) -> RdpCurve:
+        return self._curve(event, None)
+
+    def _curve(self, event: Any, taylor_order: int | None) -> RdpCurve:
         sigma = SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
         if self.replacement:
             from .subsampling.fswr import FswrGaussianCurve
@@ -477,12 +480,12 @@ class FixedSize(Scheme):
             # Thm 3.1 (6) exactly at every real order; an explicit taylor_order gives the Thm 3.3 bound
             from .subsampling.fswor import fswor_add_remove_default_curve
 
-            return fswor_add_remove_default_curve(event.sampling_probability, sigma, event.taylor_order)
+            return fswor_add_remove_default_curve(event.sampling_probability, sigma, taylor_order)
         # per order the minimum of Birrell et al. Thm 3.5 (Taylor order chosen per order, or the
         # explicit taylor_order) and Wang et al. 2019 Thm 9
         from .subsampling.fswor import fswor_replace_one_default_curve
 
-        return fswor_replace_one_default_curve(sigma, event.batch_size, event.dataset_size, event.taylor_order)
+        return fswor_replace_one_default_curve(sigma, event.batch_size, event.dataset_size, taylor_order)
 
     def _pld_ok(self, event: Any) -> None:
         if self.replacement:

@@ -150,20 +150,28 @@ class BoundOptions:
             composed (:meth:`rigorous_rdp.scheme.Scheme.check_options`).  ``LOWER`` is a lower
             bound (Zhu & Wang 2019, Thm 6): shown, never turned into epsilon or delta.
         tau: the number of exact terms of ``bound`` ``TAU`` (integer >= 1; only with it).
+        taylor_order: order m >= 3 of the Taylor bounds of Birrell et al. for fixed-size
+            sampling, or ``None`` (default) for the tightest bound the toolkit certifies (FSwoR
+            add/remove: Thm 3.1 (6) exactly; replace-one: m chosen per order, minimum with Wang
+            et al. 2019).  An explicit m gives exactly the Taylor bound of order m (FSwR: no
+            effect, its bound has no Taylor order).
     """
 
     bound: Bound | None
     tau: int | None
+    taylor_order: int | None
 
-    def __init__(self, bound: Bound | str | None = None, tau: object = None):
+    def __init__(self, bound: Bound | str | None = None, tau: object = None, taylor_order: object = None):
         b = None if bound is None else Bound.parse(bound)
         _set(self, "bound", b)
         _set(self, "tau", tau_for_bound(b, tau))
+        m = None if taylor_order is None else integer_in_range(taylor_order, "taylor_order", 3, MAX_TAYLOR_ORDER)
+        _set(self, "taylor_order", m)
 
     @property
     def is_default(self) -> bool:
         """True when no theorem is chosen (each event gets its scheme's default bound)."""
-        return self.bound is None
+        return self.bound is None and self.taylor_order is None
 
     @property
     def name(self) -> str:
@@ -171,17 +179,21 @@ class BoundOptions:
         return "default" if self.bound is None else self.bound.value
 
     def to_json(self) -> dict[str, object]:
-        """``{"bound": value or null, "tau": K or null}`` (certificates' ``method.accounting``)."""
-        return {"bound": None if self.bound is None else self.bound.value, "tau": self.tau}
+        """``{"bound": value or null, "tau": K or null, "taylor_order": m or null}`` (certificates'
+        ``method.accounting``)."""
+        bound = None if self.bound is None else self.bound.value
+        return {"bound": bound, "tau": self.tau, "taylor_order": self.taylor_order}
 
     @classmethod
     def from_json(cls, obj: object) -> BoundOptions:
         """Inverse of :meth:`to_json` (``ValueError`` on anything else)."""
-        if not isinstance(obj, dict) or set(obj) != {"bound", "tau"}:
-            raise InvalidParameter("accounting", "must be an object with the keys bound and tau", _Repr(obj))
-        if isinstance(obj["tau"], bool) or not (obj["tau"] is None or isinstance(obj["tau"], int)):
-            raise InvalidParameter("tau", "must be an integer >= 1 or null", _Repr(obj["tau"]))
-        return cls(obj["bound"], obj["tau"])
+        keys = {"bound", "tau", "taylor_order"}
+        if not isinstance(obj, dict) or set(obj) != keys:
+            raise InvalidParameter("accounting", "must be an object with the keys bound, tau, taylor_order", _Repr(obj))
+        for name in ("tau", "taylor_order"):
+            if isinstance(obj[name], bool) or not (obj[name] is None or isinstance(obj[name], int)):
+                raise InvalidParameter(name, "must be an integer or null", _Repr(obj[name]))
+        return cls(obj["bound"], obj["tau"], obj["taylor_order"])
 
 
 def _deprecated(old: str, new: str) -> None:
@@ -275,10 +287,10 @@ class FixedSizeSampledEvent(DpEvent):
         replacement: ``False`` for sampling without replacement (FSwoR),
             ``True`` with replacement (FSwR).
         adjacency: add-remove or replace-one.
-        taylor_order: order m >= 3 of the Taylor bounds of Birrell et al., or ``None``
-            (default) for the tightest bound the toolkit certifies (FSwoR add/remove:
-            Thm 3.1 (6) exactly; replace-one: m chosen per order, minimum with
-            Wang et al. 2019).  An explicit m gives exactly the Taylor bound of order m.
+        taylor_order: deprecated (a choice of theorem, not a property of the mechanism): use
+            the accountant option ``RdpAccountant(taylor_order=m)`` (:class:`BoundOptions`);
+            an event given one stands for the event without it and that option
+            (:meth:`split`).  ``None`` (default).
     """
 
     event: DpEvent
@@ -297,10 +309,17 @@ class FixedSizeSampledEvent(DpEvent):
             _set(self, "taylor_order", integer_in_range(self.taylor_order, "taylor_order", 3, MAX_TAYLOR_ORDER))
         flag(self.replacement, "replacement")
         _set(self, "adjacency", Adjacency.parse(self.adjacency))
+        if self.taylor_order is not None:
+            _deprecated("FixedSizeSampledEvent(taylor_order=m)", "RdpAccountant(taylor_order=m)")
 
     @property
     def sampling_probability(self) -> Fraction:
         return Fraction(self.batch_size, self.dataset_size)
+
+    def split(self) -> tuple[FixedSizeSampledEvent, BoundOptions]:
+        """The event without a Taylor order and the accountant option it stands for."""
+        event = FixedSizeSampledEvent(self.event, self.batch_size, self.dataset_size, self.replacement, self.adjacency)
+        return event, BoundOptions(taylor_order=self.taylor_order)
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,6 +430,8 @@ def split_choice(event: DpEvent) -> tuple[DpEvent, BoundOptions | None]:
     """A one-step event without a choice of theorem, and the choice a deprecated event
     carries (``None`` for every other event)."""
     if isinstance(event, (ZhuWangSampledEvent, Wang2019SampledEvent)):
+        return event.split()
+    if isinstance(event, FixedSizeSampledEvent) and event.taylor_order is not None:
         return event.split()
     return event, None
 

@@ -207,11 +207,25 @@ def _resolve(event: ev.DpEvent, options: BoundOptions | None) -> tuple[Scheme, e
     if carried is not None:
         if not opts.is_default and opts != carried:
             raise InvalidParameter(
-                "bound",
-                f"is chosen twice: {type(event).__name__} asks for {carried.name}, the accountant for {opts.name}",
+                "bound", f"is chosen twice: by {type(event).__name__} ({carried}) and by the accountant ({opts})"
             )
         opts = carried
-    return scheme_of(plain), plain, opts
+    s = scheme_of(plain)
+    _check_taylor(s.sampling, opts)
+    return s, plain, opts
+
+
+def _check_taylor(sampling: str, options: BoundOptions | None) -> None:
+    """An explicit Taylor order applies to the samplings whose schemes take one."""
+    if options is None or options.taylor_order is None:
+        return
+    known = [x for x in samplings() if any(t.sampling == x and t.takes_taylor_order for t in SCHEMES)]
+    if sampling not in known:
+        raise InvalidParameter(
+            "taylor_order",
+            f"applies to {{sampling}} {'|'.join(known)}, not {{sampling}} {sampling}",
+            related=("sampling",),
+        )
 
 
 def lookup(event: ev.DpEvent, options: BoundOptions | None = None) -> Row:
@@ -275,11 +289,12 @@ def describe(event: ev.DpEvent) -> dict[str, Any]:
     adjacency) as certificates state it.  A deprecated event with a chosen bound adds it
     (``bound``), as certificates written before the bound became an accountant option did."""
     s, plain, opts = _resolve(event, None)
+    if not isinstance(event, (ev.ZhuWangSampledEvent, ev.Wang2019SampledEvent)):
+        return s.summary(event)
     out = s.summary(plain)
-    if plain is not event:
-        if out.get("taylor_order", 0) is None:
-            del out["taylor_order"]  # the deprecated fixed-size event had no Taylor order
-        out["bound"] = opts.name
+    if out.get("taylor_order", 0) is None:
+        del out["taylor_order"]  # Wang2019SampledEvent had no Taylor order
+    out["bound"] = opts.name
     return out
 
 
@@ -325,6 +340,7 @@ def sampled_event(
     """
     s = _sampling_name(sampling)
     adj = Adjacency.parse(adjacency)
+    _check_taylor(s, options)
     given = {k: v for k, v in values.items() if v is not None}
     own = sampling_parameters(s)
     for field in given:

@@ -268,6 +268,8 @@ class Scheme:
     shape: str = ""
     example: Mapping[str, str] = MappingProxyType({})
     event_classes: Mapping[str, type] = {}
+    #: an explicit Taylor order (the accountant option ``taylor_order``) applies to this shape
+    takes_taylor_order: bool = False
 
     # -- identity --------------------------------------------------------------
 
@@ -300,6 +302,8 @@ class Scheme:
                 ``bound`` and what it applies to); schemes override this to say so precisely.
             UnsupportedEventError: likewise, from :meth:`choice`.
         """
+        if options.taylor_order is not None and not self.takes_taylor_order:
+            raise InvalidParameter("taylor_order", f"does not apply to {self.description}")
         return self.choice(options.bound)
 
     # -- construction ----------------------------------------------------------

@@ -109,7 +109,14 @@ def test_deprecated_events_warn_and_equal_event_plus_option():
         RdpAccountant(bound="tight").compose(old)
 
 
-@pytest.mark.parametrize("name", ["legacy_zhu_wang_sampled_certificate", "legacy_wang2019_sampled_certificate"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "legacy_zhu_wang_sampled_certificate",
+        "legacy_wang2019_sampled_certificate",
+        "legacy_fixed_size_taylor_order_certificate",
+    ],
+)
 def test_certificates_of_the_deprecated_events_still_verify(name, tmp_path):
     path = tmp_path / "c.json"
     shutil.copy(DATA / f"{name}.json", path)
@@ -120,7 +127,7 @@ def test_certificates_of_the_deprecated_events_still_verify(name, tmp_path):
 
 def test_a_certificate_records_and_rechecks_the_choice():
     cert = make_certificate(FSWOR_R1, 100, "1/100000", accountant=RdpAccountant(bound="wang2019"))
-    assert cert["method"]["accounting"] == {"bound": "wang2019", "tau": None}
+    assert cert["method"]["accounting"] == {"bound": "wang2019", "tau": None, "taylor_order": None}
     assert cert["method"]["curves"][0]["curve"] == "wang2019"
     assert "bound" not in cert["inputs"]["summary"] and cert["inputs"]["event"]["type"] == "fixed-size-sampled"
     assert verify_certificate(cert).ok
@@ -140,7 +147,8 @@ def test_a_certificate_records_and_rechecks_the_choice():
 
     assert "curves" in edited(lambda m: m.pop("accounting")).reason
     assert (
-        "omitted for the default" in edited(lambda m: m.__setitem__("accounting", {"bound": None, "tau": None})).reason
+        "omitted for the default"
+        in edited(lambda m: m.__setitem__("accounting", {"bound": None, "tau": None, "taylor_order": None})).reason
     )
     res = edited(lambda m: m["accounting"].__setitem__("bound", "general"))
     assert not res.ok and "does not apply" in res.reason
@@ -170,7 +178,7 @@ def test_the_command_line_options_configure_the_accountant(capsys, tmp_path):
     code, _, err = _run(["certify", *argv, "--delta", "1e-3", "--bound", "general", "--out", str(out_file)], capsys)
     assert code == 0, err
     cert = json.loads(out_file.read_text())
-    assert cert["method"]["accounting"] == {"bound": "general", "tau": None}
+    assert cert["method"]["accounting"] == {"bound": "general", "tau": None, "taylor_order": None}
     code, out, _ = _run(["verify", str(out_file)], capsys)
     assert code == 0 and "verified" in out
     code, _, err = _run(["epsilon", *argv, "--delta", "1e-3", "--bound", "wang2019"], capsys)
@@ -186,3 +194,17 @@ def test_reference_of_the_chosen_bound_is_independent():
     with mpmath.workdps(40):
         ref = reference_rdp(LAPLACE, 5, 40, BoundOptions("general"))
         assert mpmath.almosteq(ref, zhu_wang_rdp_mp("laplace", 1, "0.1", 5, "general", 40, cap_pure_dp=True), 1e-35)
+
+
+def test_the_taylor_order_is_an_accountant_option_too():
+    """FixedSizeSampledEvent(taylor_order=m) is deprecated: RdpAccountant(taylor_order=m) gives the
+    same certificate number, recorded as method.accounting, and verify re-checks it."""
+    legacy = json.loads((DATA / "legacy_fixed_size_taylor_order_certificate.json").read_text())
+    cert = make_certificate(FSWOR_R1, 100, "1/100000", accountant=RdpAccountant(taylor_order=4))
+    assert cert["method"]["accounting"] == {"bound": None, "tau": None, "taylor_order": 4}
+    assert cert["epsilon"] == legacy["epsilon"] and cert["method"]["curves"] == legacy["method"]["curves"]
+    assert verify_certificate(cert).ok
+    with pytest.raises(ValueError, match="taylor_order does not apply to bound wang2019"):
+        RdpAccountant(bound="wang2019", taylor_order=4).compose(FSWOR_R1)
+    with pytest.raises(ValueError, match=r"taylor_order applies to sampling fswor\|fswr"):
+        RdpAccountant(taylor_order=4).compose(LAPLACE)

@@ -96,7 +96,7 @@ def _entry_points():
         ("PoissonSampledEvent(adjacency)", lambda v: PoissonSampledEvent(g, "0.1", v)),
         ("FixedSizeSampledEvent(batch_size)", lambda v: FixedSizeSampledEvent(g, v, 100)),
         ("FixedSizeSampledEvent(dataset_size)", lambda v: FixedSizeSampledEvent(g, 1, v)),
-        ("FixedSizeSampledEvent(taylor_order)", lambda v: FixedSizeSampledEvent(g, 1, 10, taylor_order=v)),
+        ("RdpAccountant(taylor_order)", lambda v: RdpAccountant(taylor_order=v)),
         ("RdpAccountant(tau)", lambda v: RdpAccountant(bound="tau", tau=v)),
         ("SelfComposedEvent(count)", lambda v: SelfComposedEvent(g, v)),
         ("RdpAccountant(orders=[v])", lambda v: RdpAccountant([v])),

@@ -344,7 +344,7 @@ def _rdp_forgeries(base: Cert, new: Callable[[], Cert]) -> Iterator[tuple[str, C
         yield "accounting-dropped", _finish(c)
     elif base["inputs"]["event"].get("type") == "poisson-sampled":
         c = new()
-        c["method"]["accounting"] = {"bound": "general", "tau": None}
+        c["method"]["accounting"] = {"bound": "general", "tau": None, "taylor_order": None}
         yield "accounting-added", _finish(c)
 
 

@@ -178,10 +178,10 @@ def build_base_event(args: argparse.Namespace, sigma: object | None = None) -> D
 
 
 def bound_options(args: argparse.Namespace) -> BoundOptions:
-    """The accountant's choice of theorem that ``--bound`` / ``--tau`` describe."""
+    """The accountant's choice of theorem that ``--bound`` / ``--tau`` / ``--taylor-order`` describe."""
     from ..events import BoundOptions
 
-    return BoundOptions(getattr(args, "bound", None), getattr(args, "tau", None))
+    return BoundOptions(getattr(args, "bound", None), getattr(args, "tau", None), getattr(args, "taylor_order", None))
 
 
 def build_event(args: argparse.Namespace, sigma: object | None = None, *, guarantee: bool = True) -> DpEvent:
@@ -551,6 +551,7 @@ def accountant_option(args: argparse.Namespace) -> RdpAccountant:
         digits=parse_digits(args),
         bound=options.bound,
         tau=options.tau,
+        taylor_order=options.taylor_order,
     )
 
 
@@ -570,6 +571,13 @@ def add_bound_options(p: argparse.ArgumentParser) -> None:
         " --adjacency replace-one: wang2019 (Wang et al. 2019, Thm 9)",
     )
     g.add_argument("--tau", default=None, metavar="K", help="number of exact terms of --bound tau, K >= 1")
+    g.add_argument(
+        "--taylor-order",
+        default=None,
+        metavar="M",
+        help="with --sampling fswor|fswr, the order m >= 3 of the Taylor bounds of Birrell et al. (default: the"
+        " tightest certified bound)",
+    )
 
 
 # ---------------------------------------------------------------------------

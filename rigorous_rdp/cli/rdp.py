@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     orders = common.orders_option(args.alpha)
     steps = common.parse_steps(args.steps)
     options = common.bound_options(args)
-    acc = RdpAccountant(orders, digits=digits, bound=options.bound, tau=options.tau)
+    acc = RdpAccountant(orders, digits=digits, bound=options.bound, tau=options.tau, taylor_order=options.taylor_order)
     acc.compose(common.build_event(args, guarantee=False), steps)
     results = [r.to_json() for r in acc.rdp_many(orders or [])]
     # which bound gave the value at each order (MinCurve components report the winner)

@@ -95,11 +95,12 @@ def steps_for(epochs: float, batch: int = BATCH, dataset: int = DATASET) -> int:
     return max(1, round(Fraction(str(epochs)) * dataset / batch))
 
 
-def fswor_r1(m: int, sigma=SIGMA, batch=BATCH, dataset=DATASET) -> FixedSizeSampledEvent:
+def fswor_r1(m: int, sigma=SIGMA, batch=BATCH, dataset=DATASET) -> Accounted:
     """FSwoR, replace-one adjacency, Thm. 3.4 with Taylor order m."""
-    return FixedSizeSampledEvent(
-        GaussianEvent(sigma), batch, dataset, replacement=False, adjacency=Adjacency.REPLACE_ONE, taylor_order=m
+    event = FixedSizeSampledEvent(
+        GaussianEvent(sigma), batch, dataset, replacement=False, adjacency=Adjacency.REPLACE_ONE
     )
+    return Accounted(event, BoundOptions(taylor_order=m))
 
 
 def poisson_r1(sigma=SIGMA, batch=BATCH, dataset=DATASET) -> PoissonSampledEvent:
