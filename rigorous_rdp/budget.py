@@ -240,14 +240,12 @@ def check_memory(nbytes: float, what: str, less: str = "", related: tuple[str, .
     """
     if nbytes > _memory_cap:
         hint = f" or {less}" if less else ""
-        raise MemoryBudgetExceeded(
+        text = (
             f"{what} needs about {format_size(nbytes)} of memory, more than the memory budget of"
-            f" {format_size(_memory_cap)}; raise it with {{max_memory}} SIZE (up to 1T){hint}",
-            needed=nbytes,
-            cap=_memory_cap,
-            where=what.format(**{p: p for p in related}),
-            related=(*related, "max_memory"),
+            f" {format_size(_memory_cap)}; raise it with {{max_memory}} SIZE (up to 1T){hint}"
         )
+        where = what.format(**{p: p for p in related})
+        raise MemoryBudgetExceeded(text, nbytes, _memory_cap, where, (*related, "max_memory"))
 
 
 def remaining() -> float:

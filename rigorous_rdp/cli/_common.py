@@ -571,13 +571,8 @@ def add_bound_options(p: argparse.ArgumentParser) -> None:
         " --adjacency replace-one: wang2019 (Wang et al. 2019, Thm 9)",
     )
     g.add_argument("--tau", default=None, metavar="K", help="number of exact terms of --bound tau, K >= 1")
-    g.add_argument(
-        "--taylor-order",
-        default=None,
-        metavar="M",
-        help="with --sampling fswor|fswr, the order m >= 3 of the Taylor bounds of Birrell et al. (default: the"
-        " tightest certified bound)",
-    )
+    taylor = "with --sampling fswor|fswr, the order m >= 3 of the Taylor bounds of Birrell et al."
+    g.add_argument("--taylor-order", default=None, metavar="M", help=taylor + " (default: the tightest bound)")
 
 
 # ---------------------------------------------------------------------------
