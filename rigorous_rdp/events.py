@@ -13,7 +13,9 @@ All mechanisms have sensitivity 1:
 * :class:`LaplaceEvent`: :math:`M(D) = f(D) + \mathrm{Lap}(b)`, ``scale`` = b.
 * :class:`RandomizedResponseEvent`: report the true bit with probability p.
 * :class:`PoissonSampledEvent`: each record enters the minibatch independently
-  with probability ``sampling_probability`` (q), then the inner mechanism runs.
+  with probability ``sampling_probability`` (q), then the inner mechanism runs;
+  ``PoissonSampledEvent(sampling_probability, event)``, dp-accounting's argument order
+  (the earlier ``(event, sampling_probability)`` is accepted too, told apart by type).
 * :class:`FixedSizeSampledEvent`: a minibatch of exactly ``batch_size`` records
   drawn from ``dataset_size`` records, without replacement (default) or with.
 * :class:`SelfComposedEvent`, :class:`ComposedEvent`: adaptive composition.
@@ -106,6 +108,26 @@ class Adjacency(_Choice):
 
     ADD_REMOVE = "add-remove"
     REPLACE_ONE = "replace-one"
+
+
+def _event_first(event: object, other: object) -> tuple[object, object]:
+    """``(event, other)`` given in either order: dp-accounting puts the sampling probability
+    before the event, this package's earlier signatures after it; the one that is a
+    :class:`DpEvent` is the event (two events or none: left as given, for the validation)."""
+    if not isinstance(event, DpEvent) and isinstance(other, DpEvent):
+        return other, event
+    return event, other
+
+
+def _dp_accounting_sizes_order(ev: FixedSizeSampledEvent | Wang2019SampledEvent) -> None:
+    """``(dataset_size, batch_size, event)``, the order of dp-accounting's
+    ``SampledWithoutReplacementDpEvent(source_dataset_size, sample_size, event)``, read as such
+    when the event comes last (told apart by type, as for :class:`PoissonSampledEvent`)."""
+    event, batch, dataset = ev.event, ev.batch_size, ev.dataset_size
+    if not isinstance(event, DpEvent) and isinstance(dataset, DpEvent):
+        _set(ev, "event", dataset)
+        _set(ev, "batch_size", batch)
+        _set(ev, "dataset_size", event)
 
 
 def _check_event(value: object, name: str = "event") -> None:
@@ -256,19 +278,33 @@ class RandomizedResponseEvent(DpEvent):
         _set(self, "p", unit_interval(self.p, "p", open_low=True, open_high=True))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class PoissonSampledEvent(DpEvent):
     """Poisson subsampling with probability q followed by ``event``.
 
+    ``PoissonSampledEvent(sampling_probability, event)`` is the order of dp-accounting's
+    ``PoissonSampledDpEvent``.  The earlier order ``PoissonSampledEvent(event,
+    sampling_probability)`` is still accepted: the two arguments are told apart by type (the
+    one that is a :class:`DpEvent` is the event), and keyword arguments work in any order.
+
     Args:
-        event: the mechanism applied to the minibatch.
         sampling_probability: q in [0, 1].
+        event: the mechanism applied to the minibatch.
         adjacency: add-remove (default) or replace-one.
     """
 
     event: DpEvent
     sampling_probability: Fraction
     adjacency: Adjacency = Adjacency.ADD_REMOVE
+
+    def __init__(
+        self, sampling_probability: object, event: object, adjacency: Adjacency | str = Adjacency.ADD_REMOVE
+    ) -> None:
+        event, sampling_probability = _event_first(event, sampling_probability)
+        _set(self, "event", event)
+        _set(self, "sampling_probability", sampling_probability)
+        _set(self, "adjacency", adjacency)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         _check_event(self.event)
@@ -279,6 +315,10 @@ class PoissonSampledEvent(DpEvent):
 @dataclass(frozen=True, slots=True)
 class FixedSizeSampledEvent(DpEvent):
     """Fixed-size minibatch of ``batch_size`` out of ``dataset_size`` records.
+
+    ``FixedSizeSampledEvent(dataset_size, batch_size, event)``, the order of dp-accounting's
+    ``SampledWithoutReplacementDpEvent`` / ``SampledWithReplacementDpEvent``, is accepted too
+    (the event last; told apart by type).
 
     Args:
         event: the mechanism applied to the minibatch (sum of clipped terms).
@@ -301,10 +341,7 @@ class FixedSizeSampledEvent(DpEvent):
     taylor_order: int | None = None
 
     def __post_init__(self) -> None:
-        _check_event(self.event)
-        b, n = _sizes(self.batch_size, self.dataset_size)
-        _set(self, "batch_size", b)
-        _set(self, "dataset_size", n)
+        _fixed_size_fields(self)
         if self.taylor_order is not None:
             _set(self, "taylor_order", integer_in_range(self.taylor_order, "taylor_order", 3, MAX_TAYLOR_ORDER))
         flag(self.replacement, "replacement")
@@ -353,6 +390,9 @@ class ZhuWangSampledEvent(DpEvent):
     with a chosen Zhu & Wang 2019 bound.  Use ``PoissonSampledEvent(event, q)`` and the
     accountant option ``RdpAccountant(bound=..., tau=...)`` (:meth:`split` gives both).
 
+    The event and the sampling probability may come in either order (told apart by type), as
+    for :class:`PoissonSampledEvent`: ``ZhuWangSampledEvent(q, event)`` is dp-accounting's order.
+
     Args:
         event: the base mechanism (GaussianEvent, LaplaceEvent, RandomizedResponseEvent).
         sampling_probability: q in [0, 1].
@@ -369,6 +409,10 @@ class ZhuWangSampledEvent(DpEvent):
     tau: int | None = None
 
     def __post_init__(self) -> None:
+        # (sampling_probability, event), dp-accounting's order, is accepted as well (told apart by type)
+        event, q = _event_first(self.event, self.sampling_probability)
+        _set(self, "event", event)
+        _set(self, "sampling_probability", q)
         _check_event(self.event)
         _set(self, "sampling_probability", probability(self.sampling_probability))
         if self.bound is not None:
@@ -396,6 +440,9 @@ class Wang2019SampledEvent(DpEvent):
     Use ``FixedSizeSampledEvent(event, b, n, adjacency="replace-one")`` and the accountant
     option ``RdpAccountant(bound="wang2019")`` (:meth:`split` gives both).
 
+    The order ``(dataset_size, batch_size, event)`` is accepted too, as for
+    :class:`FixedSizeSampledEvent`.
+
     Args:
         event: the mechanism applied to the minibatch.
         batch_size: |B| >= 1.
@@ -407,10 +454,7 @@ class Wang2019SampledEvent(DpEvent):
     dataset_size: int
 
     def __post_init__(self) -> None:
-        _check_event(self.event)
-        b, n = _sizes(self.batch_size, self.dataset_size)
-        _set(self, "batch_size", b)
-        _set(self, "dataset_size", n)
+        _fixed_size_fields(self)
         _deprecated(
             "Wang2019SampledEvent",
             "FixedSizeSampledEvent(event, b, n, adjacency='replace-one') with RdpAccountant(bound='wang2019')",
@@ -434,6 +478,15 @@ def split_choice(event: DpEvent) -> tuple[DpEvent, BoundOptions | None]:
     if isinstance(event, FixedSizeSampledEvent) and event.taylor_order is not None:
         return event.split()
     return event, None
+
+
+def _fixed_size_fields(event: FixedSizeSampledEvent | Wang2019SampledEvent) -> None:
+    """The inner event and the sizes of a fixed-size event, checked and stored exactly."""
+    _dp_accounting_sizes_order(event)
+    _check_event(event.event)
+    b, n = _sizes(event.batch_size, event.dataset_size)
+    _set(event, "batch_size", b)
+    _set(event, "dataset_size", n)
 
 
 def _sizes(batch_size: object, dataset_size: object) -> tuple[int, int]:

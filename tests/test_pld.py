@@ -11,6 +11,7 @@ tests/test_pld_closed_form.py.
 from __future__ import annotations
 
 import json
+import warnings
 from decimal import Decimal
 from fractions import Fraction as F
 
@@ -18,7 +19,7 @@ import mpmath
 import pytest
 
 from rigorous_rdp import (
-    Adjacency,
+    Bound,
     ComposedEvent,
     FixedSizeSampledEvent,
     GaussianEvent,
@@ -27,6 +28,7 @@ from rigorous_rdp import (
     RandomizedResponseEvent,
     SelfComposedEvent,
     UnsupportedEventError,
+    ZhuWangSampledEvent,
 )
 from rigorous_rdp.arith import exact_endpoints
 from rigorous_rdp.pld import PldAccountant
@@ -209,15 +211,17 @@ def test_bad_width_at_construction():
         PldAccountant(width=-1)
 
 
+def _deprecated_zhu_wang():
+    """The deprecated event that carries a choice of RDP theorem (the PLD takes none)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ZhuWangSampledEvent(LaplaceEvent(1), F(1, 10), Bound.GENERAL)
+
+
 @pytest.mark.parametrize(
     "event",
-    [
-        PoissonSampledEvent(GaussianEvent(1), F(1, 10), Adjacency.REPLACE_ONE),
-        PoissonSampledEvent(LaplaceEvent(1), F(1, 10)),
-        FixedSizeSampledEvent(GaussianEvent(1), 10, 100, replacement=True),
-        FixedSizeSampledEvent(GaussianEvent(1), 10, 100, adjacency=Adjacency.REPLACE_ONE),
-    ],
-    ids=["poisson_replace_one", "poisson_laplace", "fswr", "fswor_replace_one"],
+    [FixedSizeSampledEvent(GaussianEvent(1), 10, 100, replacement=True), _deprecated_zhu_wang()],
+    ids=["fswr", "zhu_wang_bound"],
 )
 def test_unsupported_events_refused(event):
     acc = PldAccountant()

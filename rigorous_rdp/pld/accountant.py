@@ -46,12 +46,12 @@ import numpy as np
 from flint import arb
 
 from .. import events as ev
-from .. import validation
+from .. import progress, validation
 from ..accountant import ComposingAccountant
 from ..errors import InvalidParameter
 from ..registry import pld_pair
 from ..validation import RealRange
-from .compose import compose_all, delta_at, delta_screen
+from .compose import compose_all, delta_at, delta_screen, products
 from .discretize import DiscretePld, arb_upper_fraction, discretize
 from .profiles import DominatingPair, Profile
 from .results import Bracket, PldDeltaResult, PldEpsilonResult, PldResult, _as_bracket, _bracket
@@ -109,7 +109,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     Example:
         >>> from rigorous_rdp import GaussianEvent, PoissonSampledEvent
         >>> from rigorous_rdp.pld import PldAccountant
-        >>> acc = PldAccountant().compose(PoissonSampledEvent(GaussianEvent("1.1"), "0.01"), 1000)
+        >>> acc = PldAccountant().compose(PoissonSampledEvent("0.01", GaussianEvent("1.1")), 1000)
         >>> res = acc.get_epsilon_result("1e-5")
         >>> 1.4 < res.epsilon.lower_float() <= res.epsilon.upper_float() < 1.6
         True
@@ -187,11 +187,13 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     ) -> tuple[DiscretePld, DiscretePld | None, int, Fraction]:
         """Composed (upper, lower) PLDs of one direction on grid 1/n (lower only if asked)."""
         ups, los, scale_bits, comp_tail = self._discretized(direction, n, tail_abs, lower)
-        U = compose_all(ups, comp_tail)
-        self._last_length = max(self._last_length, U.coeffs.length())
-        # without a certified lower PLD for some component the lower bound is the
-        # trivial one (returned as None: delta >= 0, epsilon >= 0)
-        L = compose_all(los, comp_tail) if los is not None else None
+        total = products([c for _, c in ups]) + (products([c for _, c in los]) if los is not None else 0)
+        with progress.task(f"PLD composition ({direction}, grid 1/{n})", total, "products") as task:
+            U = compose_all(ups, comp_tail, task.update)
+            self._last_length = max(self._last_length, U.coeffs.length())
+            # without a certified lower PLD for some component the lower bound is the
+            # trivial one (returned as None: delta >= 0, epsilon >= 0)
+            L = compose_all(los, comp_tail, task.update) if los is not None else None
         return U, L, scale_bits, comp_tail
 
     def _discretized(
@@ -296,12 +298,15 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         n = self._initial_grid(w, float(delta))
 
         def at_grid(n: int) -> tuple[PldEpsilonResult, float, float]:
-            res = self._epsilon_at_grid(delta, n, tail_abs)
-            return res, res.width(), res.width()
+            res, pair_width = self._epsilon_at_grid(delta, n, tail_abs)
+            # a pair that only dominates is refined by its own bracket (its lower end is not reported)
+            return res, pair_width, res.width()
 
-        return self._best_over_grids(n, float(w), at_grid)
+        return self._best_over_grids(n, float(w), at_grid, refine_dominating=True)
 
-    def _best_over_grids(self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]]) -> _P:
+    def _best_over_grids(
+        self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]], refine_dominating: bool = False
+    ) -> _P:
         """The best result over up to four grids, from 1/n on: ``at_grid(n)`` gives a result, the
         width it reached (compared with the requested ``w``) and its width for ranking.  The grid
         is refined only while the requested width is not met, the grid is free and every pair
@@ -312,7 +317,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             res, got, rank = at_grid(n)
             if best is None or rank < best[1]:
                 best = (res, rank)
-            if got <= w or self.grid is not None or n >= self.max_grid or not self._tight():
+            if got <= w or self.grid is not None or n >= self.max_grid or not (refine_dominating or self._tight()):
                 break
             nxt = self._next_grid(n, got, w)
             if nxt <= n:
@@ -321,8 +326,11 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         assert best is not None
         return best[0]
 
-    def _epsilon_at_grid(self, delta: Fraction, n: int, tail_abs: float) -> PldEpsilonResult:
+    def _epsilon_at_grid(self, delta: Fraction, n: int, tail_abs: float) -> tuple[PldEpsilonResult, float]:
+        """The bracket on grid 1/n, and the width of the pairs' own bracket (the same unless a pair only
+        dominates: then the reported lower end is 0, and the pairs' one only guides the grid)."""
         dirs = self._directions()
+        tight = self._tight()
         n_coarse = max(50, n // 3)
         coarse: dict[str, Fraction] = {}
         if len(dirs) > 1:
@@ -344,14 +352,15 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
                 ups[d] = coarse[d]
                 brackets[d] = (_bracket(Fraction(0), coarse[d]), n_coarse)
                 continue
-            U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight())
+            U, L, scale_bits, tail = self._composed(d, n, tail_abs)
             up = _eps_upper(U, n, delta)
             lo = _eps_lower(L, n, delta) if L is not None else Fraction(0)
             ups[d], los[d] = up, lo
-            brackets[d] = (_bracket(lo, up), n)
+            brackets[d] = (_bracket(lo if tight else Fraction(0), up), n)
         lo = max(los.values())
         up = max(ups.values())
-        return PldEpsilonResult(_bracket(lo, up), delta, n, scale_bits, tail, brackets)
+        res = PldEpsilonResult(_bracket(lo if tight else Fraction(0), up), delta, n, scale_bits, tail, brackets)
+        return res, float(up - lo)
 
     def get_epsilon(self, target_delta: object, width: object = None) -> Bracket:
         """Certified bracket ``[lower, upper]`` of the optimal epsilon at ``target_delta``."""
