@@ -157,7 +157,9 @@ def wang_lower_rdp(alphas: Sequence[int], sigma=SIGMA, batch=BATCH, dataset=DATA
 def epsilons(event: object, steps: int, deltas: Sequence[str], conversion: str = "balle") -> dict[str, Any]:
     """Certified epsilon (upper ends) and the chosen orders for each delta."""
     event, options = _accounted(event)
-    acc = RdpAccountant(digits=DIGITS, conversion=conversion, bound=options.bound, tau=options.tau)
+    acc = RdpAccountant(
+        digits=DIGITS, conversion=conversion, bound=options.bound, tau=options.tau, taylor_order=options.taylor_order
+    )
     acc.compose(event, steps)
     ups, orders = [], []
     for d in deltas:
