@@ -115,3 +115,21 @@ def test_without_matplotlib(tmp_path, monkeypatch):
     status, out, err = run_cli([*GAUSS, "--plot", str(tmp_path / "eps.png")])
     assert_one_line_error(status, out, err, "--plot needs matplotlib")
     assert "[figures]" in err and not (tmp_path / "eps.png").exists()
+
+
+def test_time_budget_spent_on_the_plot_keeps_the_answer(tmp_path, monkeypatch):
+    """A budget that runs out while the plot's points are computed says so, one line, exit 2, and
+    keeps the answer already certified (here 16 Gaussians of sigma 4: the exact epsilon below it)."""
+    from rigorous_rdp.cli import _epsilon_plot
+    from rigorous_rdp.errors import BudgetExceeded
+
+    def slow(args):
+        raise BudgetExceeded("time budget exceeded", seconds=60.0, where="a plot point")
+
+    monkeypatch.setattr(_epsilon_plot, "compute", slow)
+    status, out, err = run_cli([*GAUSS, "--method", "pld", "--plot", str(tmp_path / "eps.png")])
+    assert_one_line_error(status, out, err, "time budget of 60 s exceeded while computing the --plot points")
+    upper = err.split("answer was certified: epsilon <= ")[1].split(")")[0]
+    with mpmath.workdps(40):
+        assert mpmath.mpf(upper) >= _exact_epsilon(mpmath.mpf(1), Fraction(1, 10**5))
+    assert "--max-seconds" in err and not (tmp_path / "eps.png").exists()
