@@ -13,7 +13,7 @@ import mpmath
 import pytest
 from _cli import assert_one_line_error, cmd, run_cli
 
-from rigorous_rdp.cli._epsilon_plot import delta_grid, steps_grid
+from rigorous_rdp.cli._epsilon_plot import delta_grid, steps_grid, upper_text
 
 pytest.importorskip("matplotlib")
 
@@ -133,3 +133,12 @@ def test_time_budget_spent_on_the_plot_keeps_the_answer(tmp_path, monkeypatch):
     with mpmath.workdps(40):
         assert mpmath.mpf(upper) >= _exact_epsilon(mpmath.mpf(1), Fraction(1, 10**5))
     assert "--max-seconds" in err and not (tmp_path / "eps.png").exists()
+
+
+def test_label_of_the_run_rounds_up():
+    """The legend's "your run" value is never below the certified upper end (a float's 4 significant
+    digits would show 1.744 for 1.74443)."""
+    assert upper_text("1.74443") == "1.745"
+    assert upper_text("1.744750418") == "1.745"
+    assert upper_text("110.792351103") == "110.8"
+    assert upper_text("2") == "2" and upper_text("0.000123456") == "0.0001235"
