@@ -137,6 +137,8 @@ def test_quiet_prints_nothing_and_json_is_unaffected(fast_progress):
 def test_progress_and_quiet_contradict():
     status, out, err = run_cli([*PLD_EPSILON, "--progress", "--quiet"])
     assert_one_line_error(status, out, err, "--progress and --quiet")
+    status, out, err = run_cli(["reproduce", "blog1-gaussian-calibrations", "--progress", "--no-progress"])
+    assert_one_line_error(status, out, err, "--progress and --no-progress")  # the option given
 
 
 def test_ctrl_c_while_progress_is_drawn():
