@@ -68,7 +68,8 @@ def run_query(args: argparse.Namespace, quantity: str) -> dict[str, Any]:
 
 def query_text(args: argparse.Namespace, res: dict[str, Any], quantity: str) -> str:
     target = TARGETS[quantity]
-    given = f"{target} = {getattr(args, target)}, steps = {res['steps']}"
+    unit = "epochs" if res.get("mechanism", {}).get("epochs") is not None else "steps"
+    given = f"{target} = {getattr(args, target)}, {unit} = {res['steps']}"
     if res.get("method") in ("pld", "best"):
         return pld_cli.text_line(res, quantity) + f"\n  {given}"
     value = res[quantity]
