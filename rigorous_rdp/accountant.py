@@ -172,6 +172,10 @@ class Quantities(Generic[_E, _D]):
         :meth:`.Certified.__float__`)."""
         return float(self.value)
 
+    def __format__(self, spec: str) -> str:
+        """``f"{result:.3f}"``: the certified ``value`` rounded up (:meth:`.Certified.__format__`)."""
+        return format(self.value, spec) if spec else str(self)
+
 
 class EpsilonQuantity(Quantities[Certified, Fraction]):
     """A result whose certified ``value`` is epsilon at the target delta."""

@@ -510,7 +510,8 @@ def progress_option(args: argparse.Namespace) -> bool | None:
     on = getattr(args, "progress", False)
     off = getattr(args, "quiet", False) or getattr(args, "no_progress", False)
     if on and off:
-        raise ValueError("--progress and --quiet contradict each other; give one of them.")
+        given = "--quiet" if getattr(args, "quiet", False) else "--no-progress"
+        raise ValueError(f"--progress and {given} contradict each other; give one of them.")
     return True if on else False if off else None
 
 
