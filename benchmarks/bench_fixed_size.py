@@ -14,7 +14,7 @@ delta in {1e-5, 1e-8} one run computes epsilon and its wall-clock time with
   ("as-is" column) is what one gets by passing the DP-SGD noise multiplier
   unchanged; it assumes replace-one sensitivity C and is not a valid guarantee
   for this mechanism -- it is listed because it is the common usage.
-* our certified Wang et al. 2019 bound (``Wang2019SampledEvent``, Theorem 9 with
+* our certified Wang et al. 2019 bound (``RdpAccountant(bound="wang2019")``, Theorem 9 with
   the replace-one Gaussian base curve 2 alpha / sigma^2),
 * our certified Birrell et al. FSwoR replace-one bound (Thm 3.5, Taylor order 4),
   when :mod:`rigorous_rdp.subsampling.fswor` is available,
@@ -37,7 +37,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant
-from rigorous_rdp.subsampling.wang2019 import Wang2019SampledEvent
 
 SIGMA = 6
 BATCH = 120
@@ -67,8 +66,8 @@ def dp_accounting_epsilon(delta: str, noise_multiplier: float):
     return {"epsilon": eps, "alpha": order}
 
 
-def ours(event, delta: str):
-    res = RdpAccountant().compose(event, STEPS).get_epsilon_and_order(delta)
+def ours(event, delta: str, bound: str | None = None, taylor_order: int | None = None):
+    res = RdpAccountant(bound=bound, taylor_order=taylor_order).compose(event, STEPS).get_epsilon_and_order(delta)
     return {
         "epsilon_lower": res.epsilon.to_json()["lower"],
         "epsilon_upper": res.epsilon.to_json()["upper"],
@@ -91,11 +90,15 @@ def run() -> dict:
                 partial(dp_accounting_epsilon, delta, SIGMA)
             )
         row["wang2019_certified"], row["wang2019_seconds"] = _timed(
-            lambda delta=delta: ours(Wang2019SampledEvent(g, BATCH, N), delta)
+            lambda delta=delta: ours(
+                FixedSizeSampledEvent(g, BATCH, N, adjacency=Adjacency.REPLACE_ONE), delta, "wang2019"
+            )
         )
         if have_fswor:
-            ev = FixedSizeSampledEvent(g, BATCH, N, adjacency=Adjacency.REPLACE_ONE, taylor_order=TAYLOR_ORDER)
-            row["fswor_replace_one_certified"], row["fswor_seconds"] = _timed(partial(ours, ev, delta))
+            ev = FixedSizeSampledEvent(g, BATCH, N, adjacency=Adjacency.REPLACE_ONE)
+            row["fswor_replace_one_certified"], row["fswor_seconds"] = _timed(
+                partial(ours, ev, delta, taylor_order=TAYLOR_ORDER)
+            )
         row["poisson_replace_one_certified"], row["poisson_seconds"] = _timed(
             lambda delta=delta: ours(PoissonSampledEvent(g, Fraction(BATCH, N), Adjacency.REPLACE_ONE), delta)
         )

@@ -48,8 +48,8 @@ from rigorous_rdp.subsampling.poisson_replace_one import PoissonReplaceOneGaussi
 from rigorous_rdp.subsampling.zhu_wang import poisson_subsampled_curve  # noqa: E402
 
 
-def _epsilon(event: DpEvent, steps: int, delta: str) -> str:
-    res = RdpAccountant().compose(event, steps).get_epsilon_and_order(delta)
+def _epsilon(event: DpEvent, steps: int, delta: str, taylor_order: int | None = None) -> str:
+    res = RdpAccountant(taylor_order=taylor_order).compose(event, steps).get_epsilon_and_order(delta)
     return f"{res.epsilon.upper_float():.6g} (alpha {float(res.order):.4g})" if res.order else str(res.epsilon)
 
 
@@ -64,22 +64,20 @@ def tasks() -> list[tuple[str, Callable[[], str], Callable[[], str]]]:
     steps_ar = 250 * 50000 // 120
     r1 = Adjacency.REPLACE_ONE
 
-    def fswor(sigma: int, adjacency: Adjacency, taylor_order: int | None) -> FixedSizeSampledEvent:
-        return FixedSizeSampledEvent(
-            GaussianEvent(F(sigma)), 120, 50000, adjacency=adjacency, taylor_order=taylor_order
-        )
+    def fswor(sigma: int, adjacency: Adjacency) -> FixedSizeSampledEvent:
+        return FixedSizeSampledEvent(GaussianEvent(F(sigma)), 120, 50000, adjacency=adjacency)
 
     return [
         ("DP-SGD epsilon", lambda: _epsilon(dpsgd, 10000, "1e-5"), lambda: _epsilon(dpsgd, 10000, "1e-5")),
         (
             "FSwoR add/remove epsilon",
-            lambda: _epsilon(fswor(1, Adjacency.ADD_REMOVE, 3), steps_ar, "1e-5"),
-            lambda: _epsilon(fswor(1, Adjacency.ADD_REMOVE, None), steps_ar, "1e-5"),
+            lambda: _epsilon(fswor(1, Adjacency.ADD_REMOVE), steps_ar, "1e-5", taylor_order=3),
+            lambda: _epsilon(fswor(1, Adjacency.ADD_REMOVE), steps_ar, "1e-5"),
         ),
         (
             "FSwoR replace-one epsilon",
-            lambda: _epsilon(fswor(6, r1, 3), 104167, "1e-5"),
-            lambda: _epsilon(fswor(6, r1, None), 104167, "1e-5"),
+            lambda: _epsilon(fswor(6, r1), 104167, "1e-5", taylor_order=3),
+            lambda: _epsilon(fswor(6, r1), 104167, "1e-5"),
         ),
         (
             "Poisson replace-one RDP(2)",

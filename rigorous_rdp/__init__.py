@@ -28,6 +28,7 @@ from .errors import PrecisionExhausted, UndecidedComparison, UnsupportedEventErr
 from .events import (
     Adjacency,
     Bound,
+    BoundOptions,
     ComposedEvent,
     DpEvent,
     FixedSizeSampledEvent,
@@ -37,9 +38,9 @@ from .events import (
     RandomizedResponseEvent,
     Sampling,
     SelfComposedEvent,
-    Wang2019SampledEvent,
-    ZhuWangSampledEvent,
 )
+from .events import Wang2019SampledEvent as Wang2019SampledEvent  # deprecated alias (event + bound option)
+from .events import ZhuWangSampledEvent as ZhuWangSampledEvent  # deprecated alias (event + bound option)
 from .registry import ROWS, rdp_curve, sampled_event, supports
 
 __version__ = "0.1.0"
@@ -61,6 +62,7 @@ __all__ = [
     "ROWS",
     "Adjacency",
     "Bound",
+    "BoundOptions",
     "Certified",
     "ComposedEvent",
     "Conversion",
@@ -82,8 +84,6 @@ __all__ = [
     "StepsBudget",
     "UndecidedComparison",
     "UnsupportedEventError",
-    "Wang2019SampledEvent",
-    "ZhuWangSampledEvent",
     "__version__",
     "calibrate_sigma",
     "certainly_le",

@@ -47,7 +47,7 @@ from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, 
 from .conversion import Conversion, conversion_name, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
 from .curves import RdpCurve
 from .errors import PrecisionExhausted, UnsupportedEventError
-from .events import DpEvent, leaf_counts
+from .events import Bound, BoundOptions, DpEvent, leaf_counts
 from .floatmath import log_fraction
 from .registry import rdp_curve
 
@@ -172,6 +172,10 @@ class Quantities(Generic[_E, _D]):
         :meth:`.Certified.__float__`)."""
         return float(self.value)
 
+    def __format__(self, spec: str) -> str:
+        """``f"{result:.3f}"``: the certified ``value`` rounded up (:meth:`.Certified.__format__`)."""
+        return format(self.value, spec) if spec else str(self)
+
 
 class EpsilonQuantity(Quantities[Certified, Fraction]):
     """A result whose certified ``value`` is epsilon at the target delta."""
@@ -253,11 +257,14 @@ class _Lru(Generic[_K, _V]):
             self.data.popitem(last=False)
 
 
-_CURVES: _Lru[DpEvent, RdpCurve] = _Lru(256)
-#: (event, order, precision) -> ball of the one-step RDP
-_CERTIFIED: _Lru[tuple[DpEvent, Fraction, int], arb] = _Lru(4096)
-#: (event, order) -> float screen of the one-step RDP
-_SCREENS: _Lru[tuple[DpEvent, float], float] = _Lru(65536)
+#: a one-step event and the accountant's choice of theorem: what decides its curve
+_Leaf = tuple[DpEvent, BoundOptions]
+
+_CURVES: _Lru[_Leaf, RdpCurve] = _Lru(256)
+#: (leaf, order, precision) -> ball of the one-step RDP
+_CERTIFIED: _Lru[tuple[_Leaf, Fraction, int], arb] = _Lru(4096)
+#: (leaf, order) -> float screen of the one-step RDP
+_SCREENS: _Lru[tuple[_Leaf, float], float] = _Lru(65536)
 
 
 def clear_caches() -> None:
@@ -267,11 +274,11 @@ def clear_caches() -> None:
     _SCREENS.data.clear()
 
 
-def _curve_of(event: DpEvent) -> RdpCurve:
-    c = _CURVES.get(event)
+def _curve_of(leaf: _Leaf) -> RdpCurve:
+    c = _CURVES.get(leaf)
     if c is None:
-        c = rdp_curve(event)
-        _CURVES.put(event, c)
+        c = rdp_curve(*leaf)
+        _CURVES.put(leaf, c)
     return c
 
 
@@ -395,6 +402,18 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
             Prop. 12) or ``"balle"`` (Balle et al. 2020, Thm 21; the same expression as CKS).
         digits: relative width of reported enclosures, ``<= 10**-digits``.
         max_prec: maximum working precision in bits.
+        bound: the theorem that bounds every event composed (a
+            :class:`~rigorous_rdp.events.Bound` or its value); ``None`` (default): each event's
+            tightest certified bound.  ``"general"``, ``"tight"``, ``"tau"`` (Zhu & Wang 2019,
+            Thms 5, 8, 11) and ``"lower"`` (Thm 6: a lower bound, for display; epsilon and delta
+            are refused) apply to Poisson sampling with add-remove adjacency; ``"wang2019"``
+            (Wang, Balle, Kasiviswanathan 2019, Thm 9) to fixed-size sampling without
+            replacement with replace-one adjacency.  An event the bound does not apply to is
+            refused by :meth:`compose`.
+        tau: the number of exact terms of ``bound="tau"`` (integer >= 1).
+        taylor_order: order m >= 3 of the Taylor bounds of Birrell et al. for fixed-size
+            sampling (``None``: the tightest certified bound; see
+            :class:`~rigorous_rdp.events.BoundOptions`); other events refuse it.
 
     Example:
         >>> from rigorous_rdp import RdpAccountant, GaussianEvent, PoissonSampledEvent
@@ -413,6 +432,9 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         conversion: Conversion | str = "best",
         digits: float = DEFAULT_DIGITS,
         max_prec: int = MAX_PREC,
+        bound: Bound | str | None = None,
+        tau: int | None = None,
+        taylor_order: int | None = None,
     ):
         if orders is None:
             self.orders: tuple[Fraction, ...] = DEFAULT_ORDERS
@@ -426,6 +448,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         self.conversion = conversion
         self.digits = digits
         self.max_prec = int(max_prec)
+        self.options = BoundOptions(bound, tau, taylor_order)
         self._counts: dict[DpEvent, int] = {}
         self._curves: dict[DpEvent, RdpCurve] = {}
 
@@ -455,12 +478,25 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
             conversion=self.conversion,
             digits=self.digits if digits is None else digits,
             max_prec=self.max_prec,
+            bound=self.options.bound,
+            tau=self.options.tau,
+            taylor_order=self.options.taylor_order,
         )
 
     # -- composition ---------------------------------------------------------
 
+    @property
+    def bound(self) -> Bound | None:
+        """The chosen theorem (``None``: each event's default bound); see :attr:`options`."""
+        return self.options.bound
+
+    @property
+    def tau(self) -> int | None:
+        """The number of exact terms of ``bound="tau"``."""
+        return self.options.tau
+
     def _leaf(self, event: DpEvent) -> RdpCurve:
-        return self._curves.get(event) or _curve_of(event)
+        return self._curves.get(event) or _curve_of((event, self.options))
 
     def _add(self, new: dict[DpEvent, tuple[RdpCurve, int]]) -> None:
         for ev, (curve, c) in new.items():
@@ -491,7 +527,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         prec = ctx.prec
         total = arb(0)
         for e, curve, c in self._active_events():
-            key = (e, alpha, prec)
+            key = ((e, self.options), alpha, prec)
             v = _CERTIFIED.get(key)
             if v is None:
                 v = curve.certified(alpha)
@@ -529,7 +565,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         with workprec(prec):
             for e, curve, c in self._active_events():
                 for a, v in zip(todo, curve.certified_many(todo), strict=True):
-                    _CERTIFIED.put((e, a, prec), v)
+                    _CERTIFIED.put(((e, self.options), a, prec), v)
                     totals[a] += c * v
         upper = all(c.is_upper_bound for c, _ in self.active_curves())
         out = []
@@ -553,7 +589,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
             vals = np.empty(len(a))
             miss = []
             for i, x in enumerate(a):
-                v = _SCREENS.get((e, x))
+                v = _SCREENS.get(((e, self.options), x))
                 if v is None:
                     miss.append(i)
                 else:
@@ -564,7 +600,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
                 fresh = np.where(np.isnan(fresh), np.inf, fresh)
                 for j, i in enumerate(miss):
                     vals[i] = fresh[j]
-                    _SCREENS.put((e, float(a[i])), float(fresh[j]))
+                    _SCREENS.put(((e, self.options), float(a[i])), float(fresh[j]))
             total = total + c * vals
         return total
 

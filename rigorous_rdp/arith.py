@@ -29,7 +29,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_CEILING, Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 
 from flint import arb, ctx, fmpq
@@ -412,6 +412,10 @@ def decimal_upper(x: arb, sig: int = 17) -> str:
 # ---------------------------------------------------------------------------
 
 
+#: a float format spec with an explicit type (:meth:`Certified.__format__`)
+_FORMAT_SPEC = re.compile(r"(?:.?[<>=^])?[+\- ]?z?#?0?\d*[,_]?(?P<prec>\.\d+)?[eEfFgG%]")
+
+
 @dataclass(frozen=True)
 class Certified:
     """A certified enclosure ``[lower, upper]`` of an exact real quantity.
@@ -453,6 +457,23 @@ class Certified:
         exact value.  Not the midpoint (``float(arb)`` is the midpoint rounded to nearest); for a
         quantity that is a lower bound, use :meth:`lower_float`."""
         return self.upper_float()
+
+    def __format__(self, spec: str) -> str:
+        """``f"{c:.3f}"`` (types e, f, g, %, default precision 6): the upper endpoint rounded *up*
+        to the digits asked for, like :meth:`__float__` never below the exact value (a float's
+        format rounds to nearest).  An empty spec gives ``str(c)``."""
+        if not spec:
+            return str(self)
+        m = _FORMAT_SPEC.fullmatch(spec)
+        if m is None:
+            raise TypeError(f"format spec {spec!r}: use a type e, f, g or % (the upper end rounded up)")
+        up = float(self)  # the upper end rounded up (a subclass may know it exactly)
+        if not math.isfinite(up):
+            return format(up, spec)
+        with localcontext() as dec:
+            dec.rounding = ROUND_CEILING
+            text = format(Decimal(up), spec if m["prec"] else spec[:-1] + ".6" + spec[-1])
+        return re.sub(r"([eE][+-])(\d)\b", r"\g<1>0\2", text)  # a float's two-digit exponent
 
     def lower_float(self) -> float:
         """The lower endpoint rounded down to a Python float."""

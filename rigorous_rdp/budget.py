@@ -47,7 +47,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from .errors import BudgetExceeded
 
@@ -120,12 +121,29 @@ def parse_seconds(value: object, name: str = "max-seconds") -> float:
 
 class MemoryBudgetExceeded(BudgetExceeded):
     """A computation would need more memory than its budget (see :func:`check_memory`);
-    raised before the memory is allocated."""
+    raised before the memory is allocated.
 
-    def __init__(self, message: str, needed: float, cap: int, where: str = ""):
-        super().__init__(message, seconds=None, where=where)
+    Its message names parameters in the API's words (``batch_size``, ``max_memory``);
+    :meth:`render` names them otherwise (the command line: ``--batch-size``).
+
+    Attributes:
+        template: the message with a ``{name}`` field for each parameter of ``related``.
+        related: the parameters the message names.
+    """
+
+    def __init__(self, template: str, needed: float, cap: int, where: str = "", related: tuple[str, ...] = ()):
+        self.template = template
+        self.related = tuple(related)
+        super().__init__(self.render(), seconds=None, where=where)
         self.needed = needed
         self.cap = cap
+
+    def render(self, name: Callable[[str], str] | None = None) -> str:
+        """The message with every parameter named by ``name`` (default: the API names)."""
+        return self.template.format(**{p: (name(p) if name else p) for p in self.related})
+
+    def __reduce__(self) -> Any:  # picklable across process pools
+        return (type(self), (self.template, self.needed, self.cap, self.where, self.related))
 
 
 _UNITS = {
@@ -205,27 +223,29 @@ def memory_budget(size: object | None) -> Iterator[None]:
         _memory_cap = old
 
 
-def check_memory(nbytes: float, what: str, less: str = "") -> None:
+def check_memory(nbytes: float, what: str, less: str = "", related: tuple[str, ...] = ()) -> None:
     """Refuse, before allocating, a computation estimated to need ``nbytes`` bytes when that
     exceeds the memory budget.
 
     Args:
         nbytes: the estimate (of the dominant allocations).
-        what: what needs it, with the option that makes it large (``"--batch-size 1e9"``).
-        less: how to ask for less (appended to the message).
+        what: what needs it, with the parameter that makes it large as a ``{name}`` field
+            (``"... at {batch_size} 1e+09"``).
+        less: how to ask for less (appended to the message; ``{name}`` fields likewise).
+        related: the parameters named by ``{name}`` fields in ``what`` and ``less`` (no other
+            braces may appear there).
 
     Raises:
-        MemoryBudgetExceeded: one line naming ``--max-memory``.
+        MemoryBudgetExceeded: one line naming ``max_memory`` (the command line: ``--max-memory``).
     """
     if nbytes > _memory_cap:
         hint = f" or {less}" if less else ""
-        raise MemoryBudgetExceeded(
+        text = (
             f"{what} needs about {format_size(nbytes)} of memory, more than the memory budget of"
-            f" {format_size(_memory_cap)}; raise it with --max-memory SIZE (up to 1T){hint}",
-            needed=nbytes,
-            cap=_memory_cap,
-            where=what,
+            f" {format_size(_memory_cap)}; raise it with {{max_memory}} SIZE (up to 1T){hint}"
         )
+        where = what.format(**{p: p for p in related})
+        raise MemoryBudgetExceeded(text, nbytes, _memory_cap, where, (*related, "max_memory"))
 
 
 def remaining() -> float:

@@ -9,14 +9,15 @@ references are imported inside the functions, so importing the table stays cheap
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from .errors import InvalidParameter, UnsupportedEventError
-from .events import Adjacency, Bound
+from .events import Adjacency, Bound, BoundOptions
 from .scheme import BoundChoice, Noise, Parameter, PureReferenceFn, ReferenceFn, References, Scheme, Unsampled
 from .validation import POISSON_NOISE, SAMPLED_NOISE
 
@@ -34,53 +35,10 @@ _AR, _R1 = Adjacency.ADD_REMOVE, Adjacency.REPLACE_ONE
 # ---------------------------------------------------------------------------
 
 
-def _gaussian(event: ev.GaussianEvent) -> RdpCurve:
-    from .mechanisms import GaussianCurve
-
-    return GaussianCurve(event.noise_multiplier)
-
-
-def _laplace(event: ev.LaplaceEvent) -> RdpCurve:
-    from .mechanisms import LaplaceCurve
-
-    return LaplaceCurve(event.scale)
-
-
-def _randomized_response(event: ev.RandomizedResponseEvent) -> RdpCurve:
-    from .mechanisms import RandomizedResponseCurve
-
-    return RandomizedResponseCurve(event.p)
-
-
 def _symmetric(profile: Any) -> DominatingPair:
     from .pld.profiles import DominatingPair
 
     return DominatingPair(profile, profile)
-
-
-def _gaussian_pld(event: ev.GaussianEvent) -> DominatingPair:
-    from .pld.profiles import gaussian_profile
-
-    return _symmetric(gaussian_profile(event.noise_multiplier))
-
-
-def _laplace_pld(event: ev.LaplaceEvent) -> DominatingPair:
-    from .pld.profiles import laplace_profile
-
-    return _symmetric(laplace_profile(event.scale))
-
-
-def _rr_pld(event: ev.RandomizedResponseEvent) -> DominatingPair:
-    from .pld.profiles import randomized_response_profile
-
-    return _symmetric(randomized_response_profile(event.p))
-
-
-def _gaussian_refs() -> Mapping[type, ReferenceFn]:
-    from .mechanisms import GaussianCurve
-    from .reference import gaussian as rg
-
-    return {GaussianCurve: lambda c, a, dps, _r: rg.gaussian_rdp_mp(a, c.sigma, dps)}
 
 
 def _mp_rat(x: Fraction) -> Any:
@@ -89,91 +47,116 @@ def _mp_rat(x: Fraction) -> Any:
     return mpmath.mpf(x.numerator) / x.denominator
 
 
-def _laplace_refs() -> Mapping[type, ReferenceFn]:
-    from .mechanisms import LaplaceCurve
-    from .reference import gaussian as rg
+@dataclass(frozen=True)
+class _Readings:
+    """Where the readings of a built-in base mechanism live, by name (imported on first use):
+    its curve class in :mod:`.mechanisms` (whose ``parameter`` is the event's), its privacy
+    profile in :mod:`.pld.profiles`, its mpmath reference ``(alpha, parameter, dps)`` in
+    :mod:`.reference.gaussian`, and its built-in kind in :mod:`.reference.pld`; ``pure``: the
+    plain-mpmath pure-DP epsilon of a curve and its exact value when rational (pure-DP
+    mechanisms only, evaluated at the reference's precision)."""
 
-    return {LaplaceCurve: lambda c, a, dps, _r: rg.laplace_rdp_mp(a, c.scale, dps)}
+    field: str
+    curve: str
+    profile: str
+    reference: str
+    kind: str
+    pure: Callable[[Any], tuple[Any, Fraction | None]] | None = None
+
+    def rdp(self, event: Any) -> RdpCurve:
+        from . import mechanisms
+
+        curve: RdpCurve = getattr(mechanisms, self.curve)(getattr(event, self.field))
+        return curve
+
+    def pld(self, event: Any) -> DominatingPair:
+        from .pld import profiles
+
+        return _symmetric(getattr(profiles, self.profile)(getattr(event, self.field)))
+
+    def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]]:
+        return (self.kind, (getattr(event, self.field),))
+
+    def references(self) -> Mapping[type, ReferenceFn]:
+        from . import mechanisms
+        from .reference import gaussian as rg
+
+        fn = getattr(rg, self.reference)
+        return {getattr(mechanisms, self.curve): lambda c, a, dps, _r: fn(a, c.parameter, dps)}
+
+    def pure_references(self) -> Mapping[type, PureReferenceFn]:
+        import mpmath
+
+        from . import mechanisms
+
+        value = self.pure
+        if value is None:  # pragma: no cover - only pure-DP mechanisms are asked
+            return {}
+
+        def pure(c: Any, dps: int, _r: References) -> tuple[Any, Fraction | None]:
+            with mpmath.workdps(dps):
+                return value(c)
+
+        return {getattr(mechanisms, self.curve): pure}
 
 
-def _laplace_pure() -> Mapping[type, PureReferenceFn]:
+def _base(
+    name: str, event: type, parameter: Parameter, description: str, citation: str, example: str, how: _Readings
+) -> Noise:
+    """A built-in base mechanism (its ``--noise`` name is also its certificate tag); a pure-DP one
+    (``how.pure``) satisfies Zhu & Wang's condition (4)."""
+    pure = how.pure is not None
+    return Noise(
+        *(name, event, parameter, description, how.rdp, citation, example, name),
+        pld=how.pld,
+        reference_pld=how.reference_pld,
+        references=how.references,
+        pure_references=how.pure_references if pure else None,
+        pure_dp=pure,
+        zhu_wang=True,
+    )
+
+
+def _laplace_pure(c: Any) -> tuple[Any, Fraction | None]:
+    """Laplace: epsilon = 1/b exactly."""
+    return 1 / _mp_rat(c.scale), 1 / c.scale
+
+
+def _rr_pure(c: Any) -> tuple[Any, Fraction | None]:
+    """Randomized response: epsilon = |log(p/(1-p))| (0 exactly at p = 1/2)."""
     import mpmath
 
-    from .mechanisms import LaplaceCurve
-
-    def pure(c: Any, dps: int, _r: References) -> tuple[Any, Fraction | None]:
-        with mpmath.workdps(dps):
-            return 1 / _mp_rat(c.scale), 1 / c.scale
-
-    return {LaplaceCurve: pure}
+    p = _mp_rat(c.p)
+    return abs(mpmath.log(p / (1 - p))), (Fraction(0) if c.p == Fraction(1, 2) else None)
 
 
-def _rr_refs() -> Mapping[type, ReferenceFn]:
-    from .mechanisms import RandomizedResponseCurve
-    from .reference import gaussian as rg
-
-    return {RandomizedResponseCurve: lambda c, a, dps, _r: rg.randomized_response_rdp_mp(a, c.p, dps)}
-
-
-def _rr_pure() -> Mapping[type, PureReferenceFn]:
-    import mpmath
-
-    from .mechanisms import RandomizedResponseCurve
-
-    def pure(c: Any, dps: int, _r: References) -> tuple[Any, Fraction | None]:
-        with mpmath.workdps(dps):
-            p = _mp_rat(c.p)
-            return abs(mpmath.log(p / (1 - p))), (Fraction(0) if c.p == Fraction(1, 2) else None)
-
-    return {RandomizedResponseCurve: pure}
-
-
-GAUSSIAN = Noise(
-    "gaussian",
-    ev.GaussianEvent,
-    Parameter("noise_multiplier", "sigma", "S", "Gaussian noise multiplier (sensitivity 1), S > 0", "positive"),
-    "the Gaussian mechanism",
-    _gaussian,
-    "Mironov 2017, Prop. 7",
-    "2",
-    "gaussian",
-    pld=_gaussian_pld,
-    reference_pld=lambda e: ("gaussian", (e.noise_multiplier,)),
-    references=_gaussian_refs,
-    zhu_wang=True,
+_SIGMA = Parameter("noise_multiplier", "sigma", "S", "Gaussian noise multiplier (sensitivity 1), S > 0", "positive")
+_SCALE = Parameter("scale", "scale", "B", "Laplace scale b > 0 (sensitivity 1)", "positive")
+_P = Parameter("p", "p", "P", "randomized response: probability of the true answer, 0 < P < 1", "open-unit")
+_GAUSSIAN_HOW = _Readings("noise_multiplier", "GaussianCurve", "gaussian_profile", "gaussian_rdp_mp", "gaussian")
+_LAPLACE_HOW = _Readings("scale", "LaplaceCurve", "laplace_profile", "laplace_rdp_mp", "laplace", _laplace_pure)
+_RR_HOW = _Readings(
+    "p", "RandomizedResponseCurve", "randomized_response_profile", "randomized_response_rdp_mp", "rr", _rr_pure
 )
-LAPLACE = Noise(
-    "laplace",
-    ev.LaplaceEvent,
-    Parameter("scale", "scale", "B", "Laplace scale b > 0 (sensitivity 1)", "positive"),
-    "the Laplace mechanism",
-    _laplace,
-    "Mironov 2017, Prop. 6",
-    "2",
-    "laplace",
-    pld=_laplace_pld,
-    reference_pld=lambda e: ("laplace", (e.scale,)),
-    references=_laplace_refs,
-    pure_references=_laplace_pure,
-    pure_dp=True,
-    zhu_wang=True,
+GAUSSIAN = _base(
+    "gaussian", ev.GaussianEvent, _SIGMA, "the Gaussian mechanism", "Mironov 2017, Prop. 7", "2", _GAUSSIAN_HOW
 )
-RANDOMIZED_RESPONSE = Noise(
+LAPLACE = _base("laplace", ev.LaplaceEvent, _SCALE, "the Laplace mechanism", "Mironov 2017, Prop. 6", "2", _LAPLACE_HOW)
+RANDOMIZED_RESPONSE = _base(
     "randomized-response",
     ev.RandomizedResponseEvent,
-    Parameter("p", "p", "P", "randomized response: probability of the true answer, 0 < P < 1", "open-unit"),
+    _P,
     "binary randomized response",
-    _randomized_response,
     "Mironov 2017, Prop. 5",
     "3/5",
-    "randomized-response",
-    pld=_rr_pld,
-    reference_pld=lambda e: ("rr", (e.p,)),
-    references=_rr_refs,
-    pure_references=_rr_pure,
-    pure_dp=True,
-    zhu_wang=True,
+    _RR_HOW,
 )
+
+
+def _gaussian_refs() -> Mapping[type, ReferenceFn]:
+    return _GAUSSIAN_HOW.references()
+
+
 #: the base mechanisms (the first is the default of ``--noise``)
 NOISES: tuple[Noise, ...] = (GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE)
 
@@ -185,12 +168,11 @@ NOISES: tuple[Noise, ...] = (GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE)
 Q = Parameter(
     "sampling_probability", "q", "Q", "Poisson sampling probability, 0 <= Q <= 1", "probability", json_key="q"
 )
-_POISSON_CLI = ("--sampling", "poisson", "--q", "1/100")
 _ZW_BOUNDS = (
-    BoundChoice(Bound.TIGHT, "Zhu & Wang 2019, Thm 8 (condition (4))", ("--bound", "tight")),
-    BoundChoice(Bound.GENERAL, "Zhu & Wang 2019, Thm 5", ("--bound", "general")),
-    BoundChoice(Bound.LOWER, "Zhu & Wang 2019, Thm 6 (a lower bound)", ("--bound", "lower"), guarantee=False),
-    BoundChoice(Bound.TAU, "Zhu & Wang 2019, Thm 11", ("--bound", "tau", "--tau", "3")),
+    BoundChoice(Bound.TIGHT, "Zhu & Wang 2019, Thm 8 (condition (4))"),
+    BoundChoice(Bound.GENERAL, "Zhu & Wang 2019, Thm 5"),
+    BoundChoice(Bound.LOWER, "Zhu & Wang 2019, Thm 6 (a lower bound)", guarantee=False),
+    BoundChoice(Bound.TAU, "Zhu & Wang 2019, Thm 11", example_tau=3),
 )
 POISSON_GAUSSIAN_ONLY = (
     "the PLD accountant supports Poisson sampling of the Gaussian mechanism under add-remove adjacency "
@@ -214,61 +196,53 @@ class Poisson(Scheme):
     Gaussian, replace-one: the minimum of Birrell et al. Thm C.9, the weak triangle
     inequality and :math:`2\\alpha/\\sigma^2`.  Pure-DP bases (condition (4)): Zhu & Wang
     2019 Thm 8, capped by Lemma 4.  With add-remove adjacency the Zhu & Wang bounds may be
-    chosen instead (``bound``).
+    chosen instead (the accountant option ``bound``).
     """
 
     sampling = "poisson"
     parameters = (Q,)
-    event_classes = MappingProxyType(
-        {"poisson-sampled": ev.PoissonSampledEvent, "zhu-wang-sampled": ev.ZhuWangSampledEvent}
-    )
+    event_classes = MappingProxyType({"poisson-sampled": ev.PoissonSampledEvent})
 
     def __init__(self, noise: Noise, adjacency: Adjacency, citation: str):
         self.noise = noise
         self.adjacency = adjacency
         chosen = _ZW_BOUNDS if (noise.zhu_wang and adjacency is _AR) else ()
         self.bounds = (BoundChoice(None, citation), *chosen)
-        self.example = _POISSON_CLI + (("--adjacency", "replace-one") if adjacency is _R1 else ())
+        self.example = MappingProxyType({"sampling_probability": "1/100"})
         self.shape = f"Poisson sampling of {noise.event.__name__}"
         self.description = f"{self.shape} with {adjacency.value} adjacency"
 
     def matches(self, event: ev.DpEvent) -> bool:
         if isinstance(event, ev.PoissonSampledEvent):
             return type(event.event) is self.noise.event and event.adjacency is self.adjacency
-        if isinstance(event, ev.ZhuWangSampledEvent):
-            return type(event.event) is self.noise.event and self.adjacency is _AR
         return False
 
-    def bound_of(self, event: ev.DpEvent) -> Bound | None:
-        if isinstance(event, ev.ZhuWangSampledEvent):
-            return event.bound or Bound.TIGHT
-        return None
-
-    def build(self, base: ev.DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> ev.DpEvent:
-        q: Any = values.get("sampling_probability")
-        if bound is None:
-            return ev.PoissonSampledEvent(base, q, self.adjacency)
-        if bound is Bound.WANG2019:
+    def check_options(self, options: BoundOptions, event: Any = None) -> BoundChoice:
+        if options.bound is Bound.WANG2019:
             raise _wang2019_only()
-        if self.adjacency is not _AR:
+        if options.bound is not None and self.adjacency is not _AR:
             raise InvalidParameter(
                 "bound", "(the Zhu & Wang 2019 bounds) is for {adjacency} add-remove only", related=("adjacency",)
             )
-        return ev.ZhuWangSampledEvent(base, q, bound, tau)
+        return super().check_options(options, event)
+
+    def build(self, base: ev.DpEvent, values: Mapping[str, Any]) -> ev.DpEvent:
+        q: Any = values.get("sampling_probability")
+        return ev.PoissonSampledEvent(base, q, self.adjacency)
+
+    def chosen_curve(self, event: Any, options: BoundOptions) -> RdpCurve:
+        from .subsampling.zhu_wang import poisson_subsampled_curve
+
+        return poisson_subsampled_curve(
+            self.noise.rdp(event.event),
+            event.sampling_probability,
+            bound=options.bound,
+            tau=options.tau,
+            condition4=event.event,
+        )
 
     def rdp_curve(self, event: Any) -> RdpCurve:
-        bound = self.bound_of(event)
         base = self.noise.event
-        if bound is not None:
-            from .subsampling.zhu_wang import poisson_subsampled_curve
-
-            return poisson_subsampled_curve(
-                self.noise.rdp(event.event),
-                event.sampling_probability,
-                bound=event.bound,
-                tau=event.tau,
-                condition4=event.event,
-            )
         if base is ev.GaussianEvent and self.adjacency is _AR:
             from .subsampling.poisson_gaussian import PoissonGaussianCurve
 
@@ -290,18 +264,10 @@ class Poisson(Scheme):
     def _gaussian_ar(self) -> bool:
         return self.noise.event is ev.GaussianEvent and self.adjacency is _AR
 
-    def _pld_ok(self, event: Any) -> None:
-        bound = self.bound_of(event)
-        if bound is not None:
-            raise UnsupportedEventError(
-                f"the PLD accountant takes no RDP bound (bound {bound.value} chooses a theorem of the RDP accountant)."
-            )
-
     def pld_pair(self, event: Any) -> DominatingPair | None:
         # add/remove: the Poisson pair (qP + (1-q)Q, Q) of the base pair and its swap (Zhu, Dong,
         # Wang 2022, Prop. 30; proofs/verify_pld_pairs.py); replace-one (Gaussian): the
         # symmetrised Poisson pair with sigma/2, which dominates but is not attained
-        self._pld_ok(event)
         q = event.sampling_probability
         if q == 0:
             return None
@@ -330,7 +296,6 @@ class Poisson(Scheme):
         )
 
     def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]] | None:
-        self._pld_ok(event)
         q = event.sampling_probability
         if q == 0:
             return None
@@ -463,15 +428,6 @@ BATCH_SIZE = Parameter("batch_size", "batch-size", "B", "fixed-size minibatch si
 DATASET_SIZE = Parameter(
     "dataset_size", "dataset-size", "N", "dataset size N >= 1 (fixed-size sampling)", "count", integer=True
 )
-TAYLOR_ORDER = Parameter(
-    "taylor_order",
-    "taylor-order",
-    "M",
-    "order m >= 3 of the Taylor bounds of Birrell et al. (default 3)",
-    "taylor-order",
-    integer=True,
-    required=False,
-)
 FSWR_REFUSAL = (
     "the PLD accountant has no dominating pair for fixed-size sampling with replacement (fswr): the missing "
     "theorem is a single-step pair for the Gaussian mixture over the binomial number of draws of the "
@@ -485,10 +441,9 @@ class FixedSize(Scheme):
     """Fixed-size sampling of the Gaussian mechanism (Birrell et al. 2024): a minibatch of
     ``batch_size`` out of ``dataset_size`` records, without replacement (fswor) or with (fswr)."""
 
-    parameters = (BATCH_SIZE, DATASET_SIZE, TAYLOR_ORDER)
-    event_classes = MappingProxyType(
-        {"fixed-size-sampled": ev.FixedSizeSampledEvent, "wang2019-sampled": ev.Wang2019SampledEvent}
-    )
+    parameters = (BATCH_SIZE, DATASET_SIZE)
+    event_classes = MappingProxyType({"fixed-size-sampled": ev.FixedSizeSampledEvent})
+    takes_taylor_order = True
 
     def __init__(self, replacement: bool, adjacency: Adjacency, citation: str, *chosen: BoundChoice):
         self.noise = GAUSSIAN
@@ -497,9 +452,7 @@ class FixedSize(Scheme):
         self.adjacency = adjacency
         self.bounds = (BoundChoice(None, citation), *chosen)
         size = ("3", "100") if replacement else ("10", "1000")
-        self.example = ("--sampling", self.sampling, "--batch-size", size[0], "--dataset-size", size[1]) + (
-            ("--adjacency", "replace-one") if adjacency is _R1 else ()
-        )
+        self.example = MappingProxyType({"batch_size": size[0], "dataset_size": size[1]})
         how = "with" if replacement else "without"
         self.shape = f"fixed-size sampling {how} replacement of GaussianEvent"
         self.description = f"{self.shape} with {adjacency.value} adjacency"
@@ -511,52 +464,48 @@ class FixedSize(Scheme):
                 and event.replacement is self.replacement
                 and event.adjacency is self.adjacency
             )
-        if isinstance(event, ev.Wang2019SampledEvent):
-            return any(c.bound is Bound.WANG2019 for c in self.bounds) and type(event.event) is ev.GaussianEvent
         return False
 
-    def bound_of(self, event: ev.DpEvent) -> Bound | None:
-        return Bound.WANG2019 if isinstance(event, ev.Wang2019SampledEvent) else None
-
-    def sampling_values(self, event: Any) -> dict[str, Any]:
-        return {p.field: getattr(event, p.field) for p in self.parameters if hasattr(event, p.field)}
-
-    def summary(self, event: Any) -> dict[str, Any]:
-        out = super().summary(event) if hasattr(event, "taylor_order") else self._summary_wang(event)
-        return out
-
-    def _summary_wang(self, event: Any) -> dict[str, Any]:
-        out: dict[str, Any] = {"noise": "gaussian", "sigma": self._json(_sigma(event)), "sampling": self.sampling}
-        out.update(batch_size=event.batch_size, dataset_size=event.dataset_size)
-        out["adjacency"] = self.adjacency.value
-        out["bound"] = Bound.WANG2019.value
-        return out
-
-    def build(self, base: ev.DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> ev.DpEvent:
-        b: Any = values.get("batch_size")
-        n: Any = values.get("dataset_size")
-        m: Any = values.get("taylor_order")
-        if bound is Bound.WANG2019:
-            if self.replacement or self.adjacency is not _R1:
-                raise _wang2019_only()
-            if m is not None:
-                raise InvalidParameter("taylor_order", "does not apply to {bound} wang2019", related=("bound",))
-            return ev.Wang2019SampledEvent(base, b, n)
-        if bound is not None:
+    def check_options(self, options: BoundOptions, event: Any = None) -> BoundChoice:
+        if options.bound is Bound.WANG2019 and (self.replacement or self.adjacency is not _R1):
+            raise _wang2019_only()
+        if options.bound is Bound.WANG2019 and options.taylor_order is not None:
+            raise InvalidParameter("taylor_order", "does not apply to {bound} wang2019", related=("bound",))
+        if options.bound not in (None, Bound.WANG2019):
             raise InvalidParameter(
                 "bound",
-                f"{bound.value} applies to {{sampling}} poisson (Zhu & Wang 2019), not {{sampling}} {self.sampling}",
+                f"{options.name} applies to {{sampling}} poisson (Zhu & Wang 2019), not {{sampling}} {self.sampling}",
                 related=("sampling",),
             )
-        kw: dict[str, Any] = {} if m is None else {"taylor_order": m}
-        return ev.FixedSizeSampledEvent(base, b, n, replacement=self.replacement, adjacency=self.adjacency, **kw)
+        return super().check_options(options, event)
+
+    def build(self, base: ev.DpEvent, values: Mapping[str, Any]) -> ev.DpEvent:
+        b: Any = values.get("batch_size")
+        n: Any = values.get("dataset_size")
+        return ev.FixedSizeSampledEvent(base, b, n, replacement=self.replacement, adjacency=self.adjacency)
+
+    def summary(self, event: Any) -> dict[str, Any]:
+        # the summary has always stated the (now deprecated) Taylor order field of the event
+        out = super().summary(event)
+        adjacency = out.pop("adjacency")
+        out["taylor_order"] = event.taylor_order
+        out["adjacency"] = adjacency
+        return out
+
+    def chosen_curve(self, event: Any, options: BoundOptions) -> RdpCurve:
+        if options.bound is None:  # an explicit Taylor order of the default bound
+            return self._curve(event, options.taylor_order)
+        # the only other choice (check_options): Wang et al. 2019, Thm 9 alone
+        from .subsampling.wang2019 import replace_one_gaussian_curve, wang2019_curve
+
+        sigma = SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
+        return wang2019_curve(replace_one_gaussian_curve(sigma), event.batch_size, event.dataset_size)
 
     def rdp_curve(self, event: Any) -> RdpCurve:
-        sigma = SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
-        if isinstance(event, ev.Wang2019SampledEvent):
-            from .subsampling.wang2019 import replace_one_gaussian_curve, wang2019_curve
+        return self._curve(event, None)
 
-            return wang2019_curve(replace_one_gaussian_curve(sigma), event.batch_size, event.dataset_size)
+    def _curve(self, event: Any, taylor_order: int | None) -> RdpCurve:
+        sigma = SAMPLED_NOISE.check(_sigma(event), "noise_multiplier")
         if self.replacement:
             from .subsampling.fswr import FswrGaussianCurve
 
@@ -565,16 +514,14 @@ class FixedSize(Scheme):
             # Thm 3.1 (6) exactly at every real order; an explicit taylor_order gives the Thm 3.3 bound
             from .subsampling.fswor import fswor_add_remove_default_curve
 
-            return fswor_add_remove_default_curve(event.sampling_probability, sigma, event.taylor_order)
+            return fswor_add_remove_default_curve(event.sampling_probability, sigma, taylor_order)
         # per order the minimum of Birrell et al. Thm 3.5 (Taylor order chosen per order, or the
         # explicit taylor_order) and Wang et al. 2019 Thm 9
         from .subsampling.fswor import fswor_replace_one_default_curve
 
-        return fswor_replace_one_default_curve(sigma, event.batch_size, event.dataset_size, event.taylor_order)
+        return fswor_replace_one_default_curve(sigma, event.batch_size, event.dataset_size, taylor_order)
 
     def _pld_ok(self, event: Any) -> None:
-        if isinstance(event, ev.Wang2019SampledEvent):
-            raise UnsupportedEventError("the PLD accountant takes no RDP bound (bound wang2019 chooses a theorem).")
         if self.replacement:
             raise UnsupportedEventError(FSWR_REFUSAL)
 
@@ -611,7 +558,6 @@ class FixedSize(Scheme):
 
 
 def _fixed_size_refs() -> Mapping[type, ReferenceFn]:
-    from collections.abc import Callable
 
     import mpmath
 
@@ -662,12 +608,12 @@ SCHEMES: tuple[Scheme, ...] = (
         "min of Birrell et al. 2024, Thm C.9, the weak triangle inequality (Mironov 2017, Prop. 11) and "
         "2 alpha / sigma^2",
     ),
-    FixedSize(False, _AR, "Birrell et al. 2024, Thm 3.1 (6) exactly (Thm 3.3 with --taylor-order)"),
+    FixedSize(False, _AR, "Birrell et al. 2024, Thm 3.1 (6) exactly (Thm 3.3 with a Taylor order)"),
     FixedSize(
         False,
         _R1,
         "min of Birrell et al. 2024, Thm 3.4-3.5 and Wang et al. 2019, Thm 9",
-        BoundChoice(Bound.WANG2019, "Wang, Balle, Kasiviswanathan 2019, Thm 9", ("--bound", "wang2019")),
+        BoundChoice(Bound.WANG2019, "Wang, Balle, Kasiviswanathan 2019, Thm 9"),
     ),
     FixedSize(True, _AR, "Birrell et al. 2024, Thm 3.6, eq. (16)"),
     *(

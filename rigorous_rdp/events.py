@@ -18,11 +18,14 @@ All mechanisms have sensitivity 1:
   (the earlier ``(event, sampling_probability)`` is accepted too, told apart by type).
 * :class:`FixedSizeSampledEvent`: a minibatch of exactly ``batch_size`` records
   drawn from ``dataset_size`` records, without replacement (default) or with.
-* :class:`ZhuWangSampledEvent`: Poisson sampling accounted with a chosen bound of
-  Zhu & Wang 2019 (:class:`Bound`).
-* :class:`Wang2019SampledEvent`: fixed-size sampling without replacement,
-  replace-one, accounted with Wang, Balle, Kasiviswanathan 2019, Thm 9.
 * :class:`SelfComposedEvent`, :class:`ComposedEvent`: adaptive composition.
+
+An event says what the mechanism *is*; which theorem bounds it is a choice of the
+accountant: :class:`BoundOptions` (``RdpAccountant(bound=Bound.GENERAL)``, the command
+line's ``--bound`` / ``--tau``).  ``ZhuWangSampledEvent`` and ``Wang2019SampledEvent``,
+which put that choice into the event, are deprecated aliases of a
+:class:`PoissonSampledEvent` / :class:`FixedSizeSampledEvent` plus the option
+(:meth:`ZhuWangSampledEvent.split`); they remain readable in older certificates.
 
 Error messages name the API parameter (``noise_multiplier must be > 0. Found
 ...``); the command line maps these names to its options (``--sigma``).
@@ -36,6 +39,7 @@ composition events; each scheme adds those of its own events
 from __future__ import annotations
 
 import enum
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeVar
@@ -56,6 +60,7 @@ from .validation import (
 __all__ = [
     "Adjacency",
     "Bound",
+    "BoundOptions",
     "ComposedEvent",
     "DpEvent",
     "FixedSizeSampledEvent",
@@ -68,6 +73,7 @@ __all__ = [
     "Wang2019SampledEvent",
     "ZhuWangSampledEvent",
     "leaf_counts",
+    "split_choice",
 ]
 
 
@@ -153,6 +159,71 @@ class Bound(_Choice):
     LOWER = "lower"
     TAU = "tau"
     WANG2019 = "wang2019"
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class BoundOptions:
+    """The accountant's choice of theorem for every one-step event it composes (an option
+    of :class:`~rigorous_rdp.accountant.RdpAccountant`, never a field of an event).
+
+    Args:
+        bound: ``None`` (default): the tightest valid upper bound the toolkit certifies for
+            each event; else a :class:`Bound` (or its value), which must apply to every event
+            composed (:meth:`rigorous_rdp.scheme.Scheme.check_options`).  ``LOWER`` is a lower
+            bound (Zhu & Wang 2019, Thm 6): shown, never turned into epsilon or delta.
+        tau: the number of exact terms of ``bound`` ``TAU`` (integer >= 1; only with it).
+        taylor_order: order m >= 3 of the Taylor bounds of Birrell et al. for fixed-size
+            sampling, or ``None`` (default) for the tightest bound the toolkit certifies (FSwoR
+            add/remove: Thm 3.1 (6) exactly; replace-one: m chosen per order, minimum with Wang
+            et al. 2019).  An explicit m gives exactly the Taylor bound of order m (FSwR: no
+            effect, its bound has no Taylor order).
+    """
+
+    bound: Bound | None
+    tau: int | None
+    taylor_order: int | None
+
+    def __init__(self, bound: Bound | str | None = None, tau: object = None, taylor_order: object = None):
+        b = None if bound is None else Bound.parse(bound)
+        _set(self, "bound", b)
+        _set(self, "tau", tau_for_bound(b, tau))
+        m = None if taylor_order is None else integer_in_range(taylor_order, "taylor_order", 3, MAX_TAYLOR_ORDER)
+        _set(self, "taylor_order", m)
+
+    @property
+    def is_default(self) -> bool:
+        """True when no theorem is chosen (each event gets its scheme's default bound)."""
+        return self.bound is None and self.taylor_order is None
+
+    @property
+    def name(self) -> str:
+        """``"default"`` or the bound's value."""
+        return "default" if self.bound is None else self.bound.value
+
+    def to_json(self) -> dict[str, object]:
+        """``{"bound": value or null, "tau": K or null, "taylor_order": m or null}`` (certificates'
+        ``method.accounting``)."""
+        bound = None if self.bound is None else self.bound.value
+        return {"bound": bound, "tau": self.tau, "taylor_order": self.taylor_order}
+
+    @classmethod
+    def from_json(cls, obj: object) -> BoundOptions:
+        """Inverse of :meth:`to_json` (``ValueError`` on anything else)."""
+        keys = {"bound", "tau", "taylor_order"}
+        if not isinstance(obj, dict) or set(obj) != keys:
+            raise InvalidParameter("accounting", "must be an object with the keys bound, tau, taylor_order", _Repr(obj))
+        for name in ("tau", "taylor_order"):
+            if isinstance(obj[name], bool) or not (obj[name] is None or isinstance(obj[name], int)):
+                raise InvalidParameter(name, "must be an integer or null", _Repr(obj[name]))
+        return cls(obj["bound"], obj["tau"], obj["taylor_order"])
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"{old} is deprecated: events say what the mechanism is, the accountant chooses the bound; use {new}.",
+        DeprecationWarning,
+        stacklevel=4,  # warn, _deprecated, __post_init__, __init__: the caller's line
+    )
 
 
 def _set(obj: object, name: str, value: object) -> None:
@@ -256,10 +327,10 @@ class FixedSizeSampledEvent(DpEvent):
         replacement: ``False`` for sampling without replacement (FSwoR),
             ``True`` with replacement (FSwR).
         adjacency: add-remove or replace-one.
-        taylor_order: order m >= 3 of the Taylor bounds of Birrell et al., or ``None``
-            (default) for the tightest bound the toolkit certifies (FSwoR add/remove:
-            Thm 3.1 (6) exactly; replace-one: m chosen per order, minimum with
-            Wang et al. 2019).  An explicit m gives exactly the Taylor bound of order m.
+        taylor_order: deprecated (a choice of theorem, not a property of the mechanism): use
+            the accountant option ``RdpAccountant(taylor_order=m)`` (:class:`BoundOptions`);
+            an event given one stands for the event without it and that option
+            (:meth:`split`).  ``None`` (default).
     """
 
     event: DpEvent
@@ -270,19 +341,22 @@ class FixedSizeSampledEvent(DpEvent):
     taylor_order: int | None = None
 
     def __post_init__(self) -> None:
-        _dp_accounting_sizes_order(self)
-        _check_event(self.event)
-        b, n = _sizes(self.batch_size, self.dataset_size)
-        _set(self, "batch_size", b)
-        _set(self, "dataset_size", n)
+        _fixed_size_fields(self)
         if self.taylor_order is not None:
             _set(self, "taylor_order", integer_in_range(self.taylor_order, "taylor_order", 3, MAX_TAYLOR_ORDER))
         flag(self.replacement, "replacement")
         _set(self, "adjacency", Adjacency.parse(self.adjacency))
+        if self.taylor_order is not None:
+            _deprecated("FixedSizeSampledEvent(taylor_order=m)", "RdpAccountant(taylor_order=m)")
 
     @property
     def sampling_probability(self) -> Fraction:
         return Fraction(self.batch_size, self.dataset_size)
+
+    def split(self) -> tuple[FixedSizeSampledEvent, BoundOptions]:
+        """The event without a Taylor order and the accountant option it stands for."""
+        event = FixedSizeSampledEvent(self.event, self.batch_size, self.dataset_size, self.replacement, self.adjacency)
+        return event, BoundOptions(taylor_order=self.taylor_order)
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,8 +386,9 @@ class ComposedEvent(DpEvent):
 
 @dataclass(frozen=True, slots=True)
 class ZhuWangSampledEvent(DpEvent):
-    r"""Poisson subsampling (probability q, add/remove) of ``event``, accounted with a
-    chosen Zhu & Wang 2019 bound.
+    r"""Deprecated: Poisson subsampling (probability q, add/remove) of ``event``, accounted
+    with a chosen Zhu & Wang 2019 bound.  Use ``PoissonSampledEvent(event, q)`` and the
+    accountant option ``RdpAccountant(bound=..., tau=...)`` (:meth:`split` gives both).
 
     The event and the sampling probability may come in either order (told apart by type), as
     for :class:`PoissonSampledEvent`: ``ZhuWangSampledEvent(q, event)`` is dp-accounting's order.
@@ -348,16 +423,22 @@ class ZhuWangSampledEvent(DpEvent):
                 )
             _set(self, "bound", b)
         _set(self, "tau", tau_for_bound(self.bound, self.tau))
+        _deprecated("ZhuWangSampledEvent", "PoissonSampledEvent(event, q) with RdpAccountant(bound=..., tau=...)")
+
+    def split(self) -> tuple[PoissonSampledEvent, BoundOptions]:
+        """The mechanism (a :class:`PoissonSampledEvent`, add-remove) and the accountant option
+        this event stands for (``bound`` ``None`` here meant ``TIGHT``: every mechanism the
+        event accepts satisfies condition (4))."""
+        event = PoissonSampledEvent(self.event, self.sampling_probability)
+        return event, BoundOptions(self.bound or Bound.TIGHT, self.tau)
 
 
 @dataclass(frozen=True, slots=True)
 class Wang2019SampledEvent(DpEvent):
-    r"""Fixed-size sampling without replacement, replace-one adjacency, accounted with
-    the Wang, Balle, Kasiviswanathan 2019 bound (Theorem 9) instead of Birrell et al.
-
-    ``RdpAccountant().compose(Wang2019SampledEvent(GaussianEvent(6), 120, 50000), T)``
-    selects this bound; the base curve of the :class:`GaussianEvent` (DP-SGD: sum of
-    gradients clipped at norm 1) is the replace-one curve :math:`2\alpha/\sigma^2` (129).
+    r"""Deprecated: fixed-size sampling without replacement, replace-one adjacency, accounted
+    with the Wang, Balle, Kasiviswanathan 2019 bound (Theorem 9) instead of Birrell et al.
+    Use ``FixedSizeSampledEvent(event, b, n, adjacency="replace-one")`` and the accountant
+    option ``RdpAccountant(bound="wang2019")`` (:meth:`split` gives both).
 
     The order ``(dataset_size, batch_size, event)`` is accepted too, as for
     :class:`FixedSizeSampledEvent`.
@@ -373,15 +454,39 @@ class Wang2019SampledEvent(DpEvent):
     dataset_size: int
 
     def __post_init__(self) -> None:
-        _dp_accounting_sizes_order(self)
-        _check_event(self.event)
-        b, n = _sizes(self.batch_size, self.dataset_size)
-        _set(self, "batch_size", b)
-        _set(self, "dataset_size", n)
+        _fixed_size_fields(self)
+        _deprecated(
+            "Wang2019SampledEvent",
+            "FixedSizeSampledEvent(event, b, n, adjacency='replace-one') with RdpAccountant(bound='wang2019')",
+        )
 
     @property
     def sampling_probability(self) -> Fraction:
         return Fraction(self.batch_size, self.dataset_size)
+
+    def split(self) -> tuple[FixedSizeSampledEvent, BoundOptions]:
+        """The mechanism (FSwoR, replace-one) and the accountant option this event stands for."""
+        event = FixedSizeSampledEvent(self.event, self.batch_size, self.dataset_size, adjacency=Adjacency.REPLACE_ONE)
+        return event, BoundOptions(Bound.WANG2019)
+
+
+def split_choice(event: DpEvent) -> tuple[DpEvent, BoundOptions | None]:
+    """A one-step event without a choice of theorem, and the choice a deprecated event
+    carries (``None`` for every other event)."""
+    if isinstance(event, (ZhuWangSampledEvent, Wang2019SampledEvent)):
+        return event.split()
+    if isinstance(event, FixedSizeSampledEvent) and event.taylor_order is not None:
+        return event.split()
+    return event, None
+
+
+def _fixed_size_fields(event: FixedSizeSampledEvent | Wang2019SampledEvent) -> None:
+    """The inner event and the sizes of a fixed-size event, checked and stored exactly."""
+    _dp_accounting_sizes_order(event)
+    _check_event(event.event)
+    b, n = _sizes(event.batch_size, event.dataset_size)
+    _set(event, "batch_size", b)
+    _set(event, "dataset_size", n)
 
 
 def _sizes(batch_size: object, dataset_size: object) -> tuple[int, int]:

@@ -171,8 +171,7 @@ class _Session:
     def _write(self, text: str) -> None:
         try:
             if self.tty:
-                width = max(20, _columns(self.stream) - 1)
-                text = text if len(text) <= width else text[: width - 3] + "..."
+                text = _fit(text, max(20, _columns(self.stream) - 1))
                 self.stream.write("\r" + text + " " * max(0, self.drawn - len(text)))
                 self.drawn = len(text)
             else:
@@ -204,6 +203,15 @@ class _Session:
             self.draw()
             if self.stop.wait(interval):
                 return
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters in the middle: its end (the count, the elapsed time and
+    the ETA, what a narrow terminal most needs) is kept, as is the start naming the command."""
+    if len(text) <= width:
+        return text
+    head = (width - 3) // 3
+    return text[:head] + "..." + text[len(text) - (width - 3 - head) :]
 
 
 def _columns(stream: TextIO) -> int:

@@ -22,10 +22,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import builtin_schemes
 from . import events as ev
 from .errors import InvalidParameter, UnsupportedEventError
-from .events import Adjacency, Bound, Sampling
+from .events import Adjacency, Bound, BoundOptions, Sampling
 from .scheme import BoundChoice, Noise, Parameter, References, Scheme
 from .subsampling import random_allocation_scheme
-from .validation import tau_for_bound
 
 if TYPE_CHECKING:
     from .curves import RdpCurve
@@ -94,19 +93,17 @@ class Row:
         return self.choice.guarantee
 
     @property
-    def cli(self) -> tuple[str, ...]:
-        """The mechanism options of an example command line of this row."""
-        return self.scheme.noise.cli + self.scheme.example + self.choice.cli
+    def options(self) -> BoundOptions:
+        """The accountant option that selects this row's bound (its example ``tau``)."""
+        return self.choice.options
 
     def event(self) -> ev.DpEvent:
-        """The one-step event of :attr:`cli` (the row's example)."""
-        opts = dict(zip(self.cli[::2], self.cli[1::2], strict=True))
-        noise = self.scheme.noise
-        base = noise.event(**{noise.parameter.field: opts[f"--{noise.parameter.option}"]})
-        values = {p.field: opts.get(f"--{p.option}") for p in self.scheme.parameters}
-        adjacency = opts.get("--adjacency", Adjacency.ADD_REMOVE.value)
-        bound, tau = opts.get("--bound"), opts.get("--tau")
-        return sampled_event(base, self.scheme.sampling, adjacency=adjacency, bound=bound, tau=tau, **values)
+        """The one-step event of the row's example (``noise.example``, ``scheme.example``; the
+        bound is :attr:`options`)."""
+        s = self.scheme
+        base = s.noise.event(**{s.noise.parameter.field: s.noise.example})
+        values = {p.field: s.example.get(p.field) for p in s.parameters}
+        return sampled_event(base, s.sampling, adjacency=s.adjacency, options=self.options, **values)
 
 
 def rows() -> tuple[Row, ...]:
@@ -170,12 +167,14 @@ def event_tags() -> dict[str, type]:
 
 
 def scheme_of(event: ev.DpEvent) -> Scheme:
-    """The scheme of a one-step event.
+    """The scheme of a one-step event (of the mechanism a deprecated event with a chosen
+    bound stands for: :func:`~rigorous_rdp.events.split_choice`).
 
     Raises:
         UnsupportedEventError: for composite events (compose them instead), unknown event
             types and unsupported combinations (naming the supported ones nearby).
     """
+    event = ev.split_choice(event)[0]
     for s in SCHEMES:
         if s.matches(event):
             return s
@@ -186,7 +185,12 @@ def scheme_of(event: ev.DpEvent) -> Scheme:
     # the same sampling when the event says which (fswr vs fswor), else every scheme of the class
     same = [s for s in near if getattr(s, "replacement", None) == getattr(event, "replacement", None)] or near
     adjacency = getattr(event, "adjacency", Adjacency.ADD_REMOVE)
-    _refuse(same[0].shape, Adjacency.parse(adjacency), same)
+    _refuse(_shape(same[0]), Adjacency.parse(adjacency), same)
+
+
+def _shape(s: Scheme) -> str:
+    """The shape of ``s`` for messages (a scheme that names none: its sampling and noise)."""
+    return s.shape or f"{s.sampling} sampling of {s.noise.event.__name__}"
 
 
 def _refuse(shape: str, adjacency: Adjacency, near: list[Scheme]) -> NoReturn:
@@ -197,28 +201,73 @@ def _refuse(shape: str, adjacency: Adjacency, near: list[Scheme]) -> NoReturn:
     )
 
 
-def lookup(event: ev.DpEvent) -> Row:
-    """The row (scheme and bound) of a one-step event."""
-    s = scheme_of(event)
-    return Row(s, s.choice(s.bound_of(event)))
+def _resolve(event: ev.DpEvent, options: BoundOptions | None) -> tuple[Scheme, ev.DpEvent, BoundOptions]:
+    """The scheme, the event without a choice of theorem, and the accountant option that applies
+    (``options``, or the choice a deprecated event carries; the two must not differ)."""
+    plain, carried = ev.split_choice(event)
+    opts = BoundOptions() if options is None else options
+    if carried is not None:
+        if not opts.is_default and opts != carried:
+            raise InvalidParameter(
+                "bound", f"is chosen twice: by {type(event).__name__} ({carried}) and by the accountant ({opts})"
+            )
+        opts = carried
+    s = scheme_of(plain)
+    _check_taylor(s.sampling, opts)
+    return s, plain, opts
 
 
-def rdp_curve(event: ev.DpEvent) -> RdpCurve:
-    """The certified RDP curve of one application of ``event`` (its scheme's, for its bound).
+def _check_taylor(sampling: str, options: BoundOptions | None) -> None:
+    """An explicit Taylor order applies to the samplings whose schemes take one."""
+    if options is None or options.taylor_order is None:
+        return
+    known = [x for x in samplings() if any(t.sampling == x and t.takes_taylor_order for t in SCHEMES)]
+    if sampling not in known:
+        raise InvalidParameter(
+            "taylor_order",
+            f"applies to {{sampling}} {'|'.join(known)}, not {{sampling}} {sampling}",
+            related=("sampling",),
+        )
+
+
+def lookup(event: ev.DpEvent, options: BoundOptions | None = None) -> Row:
+    """The row (scheme and bound) of a one-step event under the accountant option ``options``.
+
+    Raises:
+        UnsupportedEventError, InvalidParameter: no such row (the bound does not apply).
+    """
+    s, plain, opts = _resolve(event, options)
+    return Row(s, s.check_options(opts, plain))
+
+
+def rdp_curve(event: ev.DpEvent, options: BoundOptions | None = None) -> RdpCurve:
+    """The certified RDP curve of one application of ``event`` (its scheme's, for the bound
+    that the accountant option ``options`` chooses; default: the scheme's default bound).
 
     Raises:
         UnsupportedEventError: if no certified bound is registered for it.
     """
-    return scheme_of(event).rdp_curve(event)
+    s, plain, opts = _resolve(event, options)
+    return s.curve(plain, opts)
 
 
-def supports(event: ev.DpEvent) -> bool:
+def supports(event: ev.DpEvent, options: BoundOptions | None = None) -> bool:
     """True if :func:`rdp_curve` has a certified bound for ``event`` (never raises)."""
     try:
-        rdp_curve(event)
+        rdp_curve(event, options)
     except (UnsupportedEventError, ValueError):
         return False
     return True
+
+
+def _no_choice(event: ev.DpEvent) -> ev.DpEvent:
+    """``event``; a deprecated event that carries a choice of RDP theorem is refused by the PLD."""
+    plain, carried = ev.split_choice(event)
+    if carried is not None:
+        raise UnsupportedEventError(
+            f"the PLD accountant takes no RDP bound (bound {carried.name} chooses a theorem of the RDP accountant)."
+        )
+    return plain
 
 
 def pld_pair(event: ev.DpEvent) -> DominatingPair | None:
@@ -227,18 +276,28 @@ def pld_pair(event: ev.DpEvent) -> DominatingPair | None:
     Raises:
         UnsupportedEventError: the event's scheme has none (its message says why).
     """
-    return scheme_of(event).pld_pair(event)
+    plain = _no_choice(event)
+    return scheme_of(plain).pld_pair(plain)
 
 
 def reference_pld(event: ev.DpEvent) -> tuple[Any, tuple[Any, ...]] | None:
     """``(kind, params)`` of the independent reference of :func:`pld_pair` (``None``: a no-op)."""
-    return scheme_of(event).reference_pld(event)
+    plain = _no_choice(event)
+    return scheme_of(plain).reference_pld(plain)
 
 
 def describe(event: ev.DpEvent) -> dict[str, Any]:
     """The flat summary of a one-step event (noise, its parameter, sampling, its parameters,
-    adjacency, chosen bound) as certificates state it."""
-    return scheme_of(event).summary(event)
+    adjacency) as certificates state it.  A deprecated event with a chosen bound adds it
+    (``bound``), as certificates written before the bound became an accountant option did."""
+    s, plain, opts = _resolve(event, None)
+    if not isinstance(event, (ev.ZhuWangSampledEvent, ev.Wang2019SampledEvent)):
+        return s.summary(event)
+    out = s.summary(plain)
+    if out.get("taylor_order", 0) is None:
+        del out["taylor_order"]  # Wang2019SampledEvent had no Taylor order
+    out["bound"] = opts.name
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -264,8 +323,7 @@ def sampled_event(
     sampling: Sampling | str = "none",
     *,
     adjacency: Adjacency | str = Adjacency.ADD_REMOVE,
-    bound: Bound | str | None = None,
-    tau: Any = None,
+    options: BoundOptions | None = None,
     **values: Any,
 ) -> ev.DpEvent:
     """Build the one-step event from its description (the command line's options).
@@ -274,8 +332,8 @@ def sampled_event(
         base: the base mechanism.
         sampling: the name of the sampling scheme (:func:`samplings`).
         adjacency: the neighbouring relation.
-        bound: an explicitly chosen bound (``None``: the default of the scheme).
-        tau: the number of exact terms of ``bound`` tau.
+        options: the accountant option that will account the event, checked here against
+            its scheme (the event does not carry it: pass it to the accountant).
         values: the sampling parameters by API field (``sampling_probability``, ``batch_size``,
             ...); ``None`` means not given.
 
@@ -284,7 +342,7 @@ def sampled_event(
     """
     s = _sampling_name(sampling)
     adj = Adjacency.parse(adjacency)
-    b = None if bound is None else Bound.parse(bound)
+    _check_taylor(s, options)
     given = {k: v for k, v in values.items() if v is not None}
     own = sampling_parameters(s)
     for field in given:
@@ -295,7 +353,6 @@ def sampled_event(
             raise InvalidParameter(
                 field, f"applies to {{sampling}} {known}, not {{sampling}} {s}", related=("sampling",)
             )
-    tau_for_bound(b, tau)
     if s == "none" and adj is not Adjacency.ADD_REMOVE:
         others = "|".join(x for x in samplings() if any(s.sampling == x and s.adjacency is adj for s in SCHEMES))
         raise InvalidParameter(
@@ -309,10 +366,12 @@ def sampled_event(
     scheme = next((x for x in SCHEMES if x.sampling == s and x.noise.event is type(base) and x.adjacency is adj), None)
     if scheme is None:
         near = [x for x in SCHEMES if x.sampling == s and x.noise.event is type(base)]
-        shape = near[0].shape if near else f"sampling {s} of {type(base).__name__}"
-        _refuse(shape, adj, near or [x for x in SCHEMES if x.sampling == s])
-    event = scheme.build(base, given, b, tau)
-    lookup(event)  # refuse unsupported combinations here, with the table's message
+        shape = _shape(near[0]) if near else f"sampling {s} of {type(base).__name__}"
+        # else the schemes of this sampling with this adjacency (else any of this sampling)
+        same = [x for x in SCHEMES if x.sampling == s and x.adjacency is adj]
+        _refuse(shape, adj, near or same or [x for x in SCHEMES if x.sampling == s])
+    event = scheme.build(base, given)
+    lookup(event, options)  # refuse unsupported combinations here, with the table's message
     return event
 
 
@@ -331,6 +390,8 @@ def markdown_table() -> str:
     ]
     for r in rows():
         try:
+            if r.bound is not None:  # a theorem of the RDP accountant: the PLD accountant takes none
+                raise UnsupportedEventError(r.label)
             pair = pld_pair(r.event())
             pld = "tight pair" if pair is None or pair.tight else "dominating pair (upper end)"
         except UnsupportedEventError:
@@ -374,10 +435,11 @@ def reference_rdp_of_curve(curve: RdpCurve, alpha: Fraction, dps: int = 50) -> A
     return references().rdp(curve, Fraction(alpha), dps)
 
 
-def reference_rdp(event: ev.DpEvent, alpha: Fraction, dps: int = 50) -> Any:
+def reference_rdp(event: ev.DpEvent, alpha: Fraction, dps: int = 50, options: BoundOptions | None = None) -> Any:
     """Reference value of the RDP bound that the certified code computes for one
-    application of ``event`` at order ``alpha`` (its scheme's curve, then the curve's reference)."""
-    return reference_rdp_of_curve(rdp_curve(event), alpha, dps)
+    application of ``event`` at order ``alpha`` under the accountant option ``options`` (its
+    scheme's curve, then the curve's reference)."""
+    return reference_rdp_of_curve(rdp_curve(event, options), alpha, dps)
 
 
 def reference_pure_dp_of_curve(curve: RdpCurve, dps: int = 50) -> tuple[Any, Fraction | None]:

@@ -27,10 +27,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidParameter, UnsupportedEventError
-from .events import Adjacency, Bound, DpEvent
+from .events import Adjacency, Bound, BoundOptions, DpEvent
 
 if TYPE_CHECKING:
     from .curves import RdpCurve
@@ -174,7 +175,8 @@ class Noise:
         description: one line.
         rdp: ``event -> RdpCurve``: the certified RDP curve of one application.
         citation: the theorem ``rdp`` implements.
-        example: a value of the parameter for the example command lines.
+        example: a value of the parameter for the examples (the documentation's table, the
+            contract test).
         pld: ``event -> DominatingPair``: a tight dominating pair of one application, or
             ``None`` (then the PLD accountant refuses the mechanism).
         reference_pld: ``event -> (kind, params)`` for :mod:`rigorous_rdp.reference.pld` (a
@@ -210,12 +212,6 @@ class Noise:
         v: Fraction = getattr(event, self.parameter.field)
         return v
 
-    @property
-    def cli(self) -> tuple[str, ...]:
-        """Its options in an example command line (``--noise`` omitted for the default noise)."""
-        head = () if self.name == "gaussian" else ("--noise", self.name)
-        return (*head, f"--{self.parameter.option}", self.example)
-
 
 @dataclass(frozen=True)
 class BoundChoice:
@@ -224,18 +220,23 @@ class BoundChoice:
     Attributes:
         bound: ``None`` for the default, else the :class:`~rigorous_rdp.events.Bound`.
         citation: the theorems the curve implements.
-        cli: the extra command-line options that select it (``--bound tau --tau 3``).
         guarantee: False for a lower bound (display only; never an epsilon).
+        example_tau: the number of exact terms of the example of a ``tau`` bound.
     """
 
     bound: Bound | None
     citation: str
-    cli: tuple[str, ...] = ()
     guarantee: bool = True
+    example_tau: int | None = None
 
     @property
     def name(self) -> str:
         return "default" if self.bound is None else self.bound.value
+
+    @property
+    def options(self) -> BoundOptions:
+        """The accountant option that selects this bound (with its example ``tau``)."""
+        return BoundOptions(self.bound, self.example_tau)
 
 
 class Scheme:
@@ -253,7 +254,8 @@ class Scheme:
         description: one line.
         shape: the mechanism and its sampling without the adjacency ("Poisson sampling of
             GaussianEvent"), for messages.
-        example: the sampling options of an example command line (after the noise's).
+        example: the sampling parameters of an example, by API field (``{"sampling_probability":
+            "1/100"}``; the noise's is ``noise.example``).
         event_classes: ``{tag: event class}`` of the events this scheme defines (certificates).
     """
 
@@ -264,8 +266,10 @@ class Scheme:
     bounds: tuple[BoundChoice, ...] = ()
     description: str = ""
     shape: str = ""
-    example: tuple[str, ...] = ()
+    example: Mapping[str, str] = MappingProxyType({})
     event_classes: Mapping[str, type] = {}
+    #: an explicit Taylor order (the accountant option ``taylor_order``) applies to this shape
+    takes_taylor_order: bool = False
 
     # -- identity --------------------------------------------------------------
 
@@ -280,10 +284,6 @@ class Scheme:
         """True if ``event`` (one step) has this shape."""
         raise NotImplementedError
 
-    def bound_of(self, event: DpEvent) -> Bound | None:
-        """The explicitly chosen bound ``event`` asks for (``None``: the default)."""
-        return None
-
     def choice(self, bound: Bound | None) -> BoundChoice:
         """The :class:`BoundChoice` of ``bound``; UnsupportedEventError if it does not apply."""
         for c in self.bounds:
@@ -293,12 +293,24 @@ class Scheme:
         what = "default" if bound is None else bound.value
         raise UnsupportedEventError(f"bound {what} does not apply to {self.description} (bounds: {names}).")
 
+    def check_options(self, options: BoundOptions, event: Any = None) -> BoundChoice:
+        """The :class:`BoundChoice` the accountant option ``options`` selects for this shape
+        (and for ``event``, one of its events, when given).
+
+        Raises:
+            InvalidParameter: the chosen bound does not apply here (in API words, naming
+                ``bound`` and what it applies to); schemes override this to say so precisely.
+            UnsupportedEventError: likewise, from :meth:`choice`.
+        """
+        if options.taylor_order is not None and not self.takes_taylor_order:
+            raise InvalidParameter("taylor_order", f"does not apply to {self.description}")
+        return self.choice(options.bound)
+
     # -- construction ----------------------------------------------------------
 
-    def build(self, base: DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> DpEvent:
+    def build(self, base: DpEvent, values: Mapping[str, Any]) -> DpEvent:
         """The one-step event from the base mechanism and the sampling parameters ``values``
-        (by API field; a parameter not given is absent or ``None``), with an explicitly
-        chosen ``bound`` (and its ``tau``)."""
+        (by API field; a parameter not given is absent or ``None``)."""
         raise NotImplementedError
 
     def sampling_values(self, event: Any) -> dict[str, Any]:
@@ -316,9 +328,6 @@ class Scheme:
         for p in self.parameters:
             out[p.json] = self._json(getattr(event, p.field))
         out["adjacency"] = self.adjacency.value
-        bound = self.bound_of(event)
-        if bound is not None:
-            out["bound"] = bound.value
         return out
 
     @staticmethod
@@ -328,8 +337,23 @@ class Scheme:
     # -- readings --------------------------------------------------------------
 
     def rdp_curve(self, event: Any) -> RdpCurve:
-        """The certified RDP curve of one application of ``event`` (its chosen bound)."""
+        """The certified RDP curve of one application of ``event``: the default bound."""
         raise NotImplementedError
+
+    def chosen_curve(self, event: Any, options: BoundOptions) -> RdpCurve:
+        """The certified RDP curve of ``event`` under an explicitly chosen bound (``options``
+        not default, already accepted by :meth:`check_options`); schemes whose :attr:`bounds`
+        offer a choice override it."""
+        raise UnsupportedEventError(f"bound {options.name} does not apply to {self.description}.")
+
+    def curve(self, event: Any, options: BoundOptions | None = None) -> RdpCurve:
+        """The certified RDP curve of ``event`` under the accountant option ``options``
+        (``None`` or default: :meth:`rdp_curve`; else :meth:`check_options`, then
+        :meth:`chosen_curve`)."""
+        if options is None or options.is_default:
+            return self.rdp_curve(event)
+        self.check_options(options, event)
+        return self.chosen_curve(event, options)
 
     def pld_pair(self, event: Any) -> DominatingPair | None:
         """Dominating pair(s) of one application for the PLD accountant, ``None`` for a no-op.
@@ -366,13 +390,16 @@ class Unsampled(Scheme):
     def matches(self, event: DpEvent) -> bool:
         return type(event) is self.noise.event
 
-    def build(self, base: DpEvent, values: Mapping[str, Any], bound: Bound | None, tau: Any) -> DpEvent:
-        if bound is not None:
+    def check_options(self, options: BoundOptions, event: Any = None) -> BoundChoice:
+        if options.bound is not None:
             raise InvalidParameter(
                 "bound",
                 "applies to a sampled mechanism ({sampling} poisson|fswor), not {sampling} none",
                 related=("sampling",),
             )
+        return super().check_options(options, event)
+
+    def build(self, base: DpEvent, values: Mapping[str, Any]) -> DpEvent:
         return base
 
     def rdp_curve(self, event: Any) -> RdpCurve:

@@ -44,7 +44,7 @@ def test_event_json_round_trip():
         LaplaceEvent(Fraction(1, 3)),
         RandomizedResponseEvent("0.75"),
         POISSON,
-        FixedSizeSampledEvent(GaussianEvent(2), 10, 100, replacement=True, adjacency="replace-one", taylor_order=4),
+        FixedSizeSampledEvent(GaussianEvent(2), 10, 100, replacement=True, adjacency="replace-one"),
         SelfComposedEvent(POISSON, 7),
         ComposedEvent((POISSON, GaussianEvent(3))),
     ]
@@ -116,7 +116,7 @@ def test_broken_hash_and_malformed(tmp_path, cert):
 
 
 def test_no_reference_fails_loudly(cert):
-    def no_reference(event, alpha, dps):
+    def no_reference(event, alpha, dps, options):
         raise UnsupportedEventError(f"no mpmath reference for {type(event).__name__}")
 
     res = verify_certificate(cert, reference=no_reference)
@@ -237,13 +237,14 @@ def test_unknown_field_and_swapped_enclosure_refused():
 
 
 def test_lower_bound_curve_refused():
-    from rigorous_rdp.events import ZhuWangSampledEvent
+    from rigorous_rdp import RdpAccountant
 
-    c = make_certificate(ZhuWangSampledEvent(LaplaceEvent(1), "1/10", bound="general"), 3, "1/1000")
+    general = RdpAccountant(bound="general")
+    c = make_certificate(PoissonSampledEvent(LaplaceEvent(1), "1/10"), 3, "1/1000", accountant=general)
+    assert c["method"]["accounting"] == {"bound": "general", "tau": None, "taylor_order": None}
     assert verify_certificate(c).ok
     bad = json.loads(json.dumps(c))
-    bad["inputs"]["event"]["bound"] = "lower"
-    bad["inputs"]["summary"]["bound"] = "lower"
+    bad["method"]["accounting"]["bound"] = "lower"
     bad["method"]["curves"] = [{"curve": "zhu-wang-lower", "citation": "Zhu & Wang 2019, Thm 6; base: laplace"}]
     bad["rdp"]["lower"] = bad["epsilon"]["lower"] = "0"
     bad.pop("claim")

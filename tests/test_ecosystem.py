@@ -116,3 +116,22 @@ def test_fixed_size_events_accept_dp_accounting_order():
     assert Wang2019SampledEvent(50000, 120, G) == Wang2019SampledEvent(G, 120, 50000)
     with pytest.raises(InvalidParameter, match="batch_size must be <= dataset_size"):
         FixedSizeSampledEvent(256, 50000, G)  # in dp-accounting's order the dataset comes first
+
+
+def test_format_of_certified_rounds_its_upper_end_up():
+    """f"{c:.3f}" is never below the exact value: a float's format would round 2/3 to 0.667 but
+    1.2341 down to 1.234; here the upper end is rounded up to the digits asked for."""
+    with workprec(200):
+        third = Certified(arb(1) / 3, 200)
+        c = Certified(arb(12341) / 10000, 200)  # a ball around 1.2341
+    assert f"{third:.3f}" == "0.334" and f"{third:.2e}" == "3.34e-01" and f"{third:.1%}" == "33.4%"
+    assert f"{c:.3f}" == "1.235" and f"{c:>8.2f}" == "    1.24" and f"{c:f}" == "1.234101"
+    assert f"{_bracket(Fraction(1, 8), Fraction(1, 4)):.2f}" == "0.25"  # an exact end stays
+    assert f"{c}" == str(c)
+    for spec in (".3", "d", ">10"):
+        with pytest.raises(TypeError, match="use a type e, f, g or %"):
+            format(c, spec)
+    res = RdpAccountant().compose(GaussianEvent(2), 1).get_delta_result(1)
+    with mpmath.workdps(50):
+        assert mpmath.mpf(f"{res:.4e}") >= _gaussian_delta(1, 2)
+    assert f"{res:.4e}" == f"{res.delta:.4e}"

@@ -13,7 +13,7 @@ import mpmath
 import pytest
 from _cli import assert_one_line_error, cmd, run_cli
 
-from rigorous_rdp.cli._epsilon_plot import delta_grid, steps_grid
+from rigorous_rdp.cli._epsilon_plot import delta_grid, steps_grid, upper_text
 
 pytest.importorskip("matplotlib")
 
@@ -115,3 +115,30 @@ def test_without_matplotlib(tmp_path, monkeypatch):
     status, out, err = run_cli([*GAUSS, "--plot", str(tmp_path / "eps.png")])
     assert_one_line_error(status, out, err, "--plot needs matplotlib")
     assert "[figures]" in err and not (tmp_path / "eps.png").exists()
+
+
+def test_time_budget_spent_on_the_plot_keeps_the_answer(tmp_path, monkeypatch):
+    """A budget that runs out while the plot's points are computed says so, one line, exit 2, and
+    keeps the answer already certified (here 16 Gaussians of sigma 4: the exact epsilon below it)."""
+    from rigorous_rdp.cli import _epsilon_plot
+    from rigorous_rdp.errors import BudgetExceeded
+
+    def slow(args):
+        raise BudgetExceeded("time budget exceeded", seconds=60.0, where="a plot point")
+
+    monkeypatch.setattr(_epsilon_plot, "compute", slow)
+    status, out, err = run_cli([*GAUSS, "--method", "pld", "--plot", str(tmp_path / "eps.png")])
+    assert_one_line_error(status, out, err, "time budget of 60 s exceeded while computing the --plot points")
+    upper = err.split("answer was certified: epsilon <= ")[1].split(")")[0]
+    with mpmath.workdps(40):
+        assert mpmath.mpf(upper) >= _exact_epsilon(mpmath.mpf(1), Fraction(1, 10**5))
+    assert "--max-seconds" in err and not (tmp_path / "eps.png").exists()
+
+
+def test_label_of_the_run_rounds_up():
+    """The legend's "your run" value is never below the certified upper end (a float's 4 significant
+    digits would show 1.744 for 1.74443)."""
+    assert upper_text("1.74443") == "1.745"
+    assert upper_text("1.744750418") == "1.745"
+    assert upper_text("110.792351103") == "110.8"
+    assert upper_text("2") == "2" and upper_text("0.000123456") == "0.0001235"

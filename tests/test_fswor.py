@@ -16,12 +16,15 @@ from rigorous_rdp.accountant import RdpAccountant
 from rigorous_rdp.arith import refine, workprec
 from rigorous_rdp.curves import MinCurve, bound_name
 from rigorous_rdp.errors import UnsupportedEventError
-from rigorous_rdp.events import FixedSizeSampledEvent, GaussianEvent
+from rigorous_rdp.events import BoundOptions, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
 from rigorous_rdp.reference import fswor as ref
 from rigorous_rdp.reference import reference_rdp
 from rigorous_rdp.reference import sharp as sharp_ref
 from rigorous_rdp.registry import rdp_curve
 from rigorous_rdp.subsampling import fswor as fw
+
+#: the accountant option of the Taylor order m = 4
+M4 = BoundOptions(taylor_order=4)
 
 Q_PAPER = F(120, 50000)
 
@@ -172,9 +175,9 @@ def test_reference_contained(kind, alpha, m):
         assert c.ball.rad() < abs(c.ball.mid()) * 1e-29
     if kind == "replace-one":
         return
-    ev = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, taylor_order=m)
+    ev = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000)
     with mpmath.workdps(50):
-        assert abs(reference_rdp(ev, alpha, 50) - r) <= abs(r) * mpmath.mpf("1e-40")
+        assert abs(reference_rdp(ev, alpha, 50, BoundOptions(taylor_order=m)) - r) <= abs(r) * mpmath.mpf("1e-40")
 
 
 def test_fig6_m3_vs_m4():
@@ -325,8 +328,8 @@ def test_large_order_uses_valid_upper_bound():
 
 
 def test_registry_and_accountant():
-    ev = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one", taylor_order=4)
-    c_min = rdp_curve(ev)  # replace-one: min of Thm 3.5 and Wang et al. 2019 Thm 9
+    ev = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one")
+    c_min = rdp_curve(ev, M4)  # replace-one: min of Thm 3.5 and Wang et al. 2019 Thm 9
     assert isinstance(c_min, MinCurve) and c_min.curves[1].name == "wang2019"
     c = c_min.curves[0]
     assert isinstance(c, fw.FsworReplaceOneCurve) and c.m == 4
@@ -339,12 +342,12 @@ def test_registry_and_accountant():
     # add/remove: Thm 3.1 (6) exactly by default, the seed's Taylor bound when m is given
     ev2 = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000)
     assert isinstance(rdp_curve(ev2), fw.FsworAddRemoveExactCurve)
-    ev3 = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, taylor_order=3)
-    assert isinstance(rdp_curve(ev3), fw.FsworAddRemoveCurve) and rdp_curve(ev3).m == 3
+    m3 = BoundOptions(taylor_order=3)
+    assert isinstance(rdp_curve(ev2, m3), fw.FsworAddRemoveCurve) and rdp_curve(ev2, m3).m == 3
     # replace-one default: Taylor order chosen per order, minimum with Wang et al.
     c_auto = rdp_curve(FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one"))
     assert isinstance(c_auto, MinCurve) and isinstance(c_auto.curves[0], fw.FsworReplaceOneAutoCurve)
-    acc = RdpAccountant().compose(ev, 1000)
+    acc = RdpAccountant(taylor_order=4).compose(ev, 1000)
     res = acc.get_epsilon_and_order("1e-5")
     assert res.epsilon.ball.upper() > 0
     # screen is a float estimate of the certified value
@@ -372,7 +375,15 @@ def test_bad_input():
     with pytest.raises(ValueError, match=r"^taylor-order must be an integer >= 3"):
         fw.FsworReplaceOneCurve(Q_PAPER, F(6), 2)
     with pytest.raises(ValueError, match=r"^taylor_order"):
-        FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, taylor_order=2)
+        RdpAccountant(taylor_order=2)
+    # a Taylor order applies to fixed-size sampling only
+    with pytest.raises(ValueError, match=r"^taylor_order applies to sampling fswor\|fswr, not sampling poisson"):
+        RdpAccountant(taylor_order=3).compose(PoissonSampledEvent(GaussianEvent(6), "0.1"))
+    # the deprecated event field stands for the event and the option
+    with pytest.warns(DeprecationWarning, match="RdpAccountant\\(taylor_order=m\\)"):
+        old = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one", taylor_order=4)
+    r1 = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one")
+    assert old.split() == (r1, M4) and rdp_curve(old).name == rdp_curve(r1, M4).name
     with pytest.raises(ValueError, match=r"^batch_size must be <= dataset_size"):
         FixedSizeSampledEvent(GaussianEvent(6), 60, 50)
     with pytest.raises(ValueError, match=r"^batch_size must be an integer >= 1"):
@@ -408,7 +419,7 @@ def test_exact_add_remove_curve_against_direct_quadrature(alpha, q, sigma):
 def test_exact_add_remove_examples_and_taylor_on_request():
     """|B| = 999, |D| = 1000, sigma = 20, alpha = 1.01: (6) is 0.00504, Thm 3.3 (m = 3) 132.93."""
     default = rdp_curve(FixedSizeSampledEvent(GaussianEvent(20), 999, 1000))
-    taylor = rdp_curve(FixedSizeSampledEvent(GaussianEvent(20), 999, 1000, taylor_order=3))
+    taylor = rdp_curve(FixedSizeSampledEvent(GaussianEvent(20), 999, 1000), BoundOptions(taylor_order=3))
     a = F(101, 100)
     with workprec(64):
         d, t = default.certified(a), taylor.certified(a)
@@ -445,7 +456,7 @@ def test_replace_one_auto_order():
     c = rdp_curve(FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one"))
     assert bound_name(c, F(16)).startswith("fswor-replace-one (m=")
     assert bound_name(c, F(200)) == "wang2019"  # beyond the Taylor bound's jump (see fig2)
-    c4 = rdp_curve(FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one", taylor_order=4))
+    c4 = rdp_curve(FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one"), M4)
     assert isinstance(c4.curves[0], fw.FsworReplaceOneCurve) and c4.curves[0].m == 4
 
 
@@ -455,8 +466,7 @@ def test_fig3_setting_default_epsilon():
     ev = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one")
     eps = RdpAccountant().compose(ev, 104167).get_epsilon("1e-5").upper_float()
     assert 1.1165 < eps <= 1.1181 * 1.001
-    ev4 = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one", taylor_order=4)
-    assert eps <= RdpAccountant().compose(ev4, 104167).get_epsilon("1e-5").upper_float()
+    assert eps <= RdpAccountant(taylor_order=4).compose(ev, 104167).get_epsilon("1e-5").upper_float()
 
 
 def test_direct_moments_at_screen_precision_match_mpmath():

@@ -31,7 +31,6 @@ from rigorous_rdp.events import (
     PoissonSampledEvent,
     RandomizedResponseEvent,
     SelfComposedEvent,
-    ZhuWangSampledEvent,
 )
 
 LONG = "7" * 5000
@@ -97,8 +96,8 @@ def _entry_points():
         ("PoissonSampledEvent(adjacency)", lambda v: PoissonSampledEvent(g, "0.1", v)),
         ("FixedSizeSampledEvent(batch_size)", lambda v: FixedSizeSampledEvent(g, v, 100)),
         ("FixedSizeSampledEvent(dataset_size)", lambda v: FixedSizeSampledEvent(g, 1, v)),
-        ("FixedSizeSampledEvent(taylor_order)", lambda v: FixedSizeSampledEvent(g, 1, 10, taylor_order=v)),
-        ("ZhuWangSampledEvent(tau)", lambda v: ZhuWangSampledEvent(g, "0.1", "tau", v)),
+        ("RdpAccountant(taylor_order)", lambda v: RdpAccountant(taylor_order=v)),
+        ("RdpAccountant(tau)", lambda v: RdpAccountant(bound="tau", tau=v)),
         ("SelfComposedEvent(count)", lambda v: SelfComposedEvent(g, v)),
         ("RdpAccountant(orders=[v])", lambda v: RdpAccountant([v])),
         ("RdpAccountant(orders=v)", lambda v: RdpAccountant(v)),
@@ -194,7 +193,7 @@ def test_message_quotes_at_most_80_characters():
 def test_render_names_options():
     """The command line renders the same error with its option names (no text rewriting)."""
     with pytest.raises(InvalidParameter) as info:
-        ZhuWangSampledEvent(GaussianEvent(1), "0.1", "general", 3)
+        RdpAccountant(bound="general", tau=3)
     exc = info.value
     assert str(exc) == "tau applies to bound tau only. Found bound general."
     assert exc.render(lambda p: "--" + p) == "--tau applies to --bound tau only. Found --bound general."

@@ -6,12 +6,11 @@ import mpmath
 import pytest
 from _containment import contains, describe
 
-from rigorous_rdp import LaplaceEvent, RdpAccountant
-from rigorous_rdp.subsampling.zhu_wang import ZhuWangSampledEvent
+from rigorous_rdp import LaplaceEvent, PoissonSampledEvent, RdpAccountant
 
 
 def test_lower_bound_curve_is_shown_but_not_converted():
-    acc = RdpAccountant().compose(ZhuWangSampledEvent(LaplaceEvent(2), "0.001", bound="lower"), 10)
+    acc = RdpAccountant(bound="lower").compose(PoissonSampledEvent(LaplaceEvent(2), "0.001"), 10)
     shown = acc.rdp(3).rdp
     assert shown.ball > 0
     with pytest.raises(ValueError, match=r"^bound .*lower bound"):
@@ -41,8 +40,8 @@ def test_tight_and_lower_bounds_contain_the_attained_divergence():
     binomial sums of the code); then only the tight one converts to a guarantee."""
     with mpmath.workdps(50):
         ref = 10 * mpmath.log(_subsampled_laplace_moment_by_quadrature(2, "0.001", 3, 50)) / 2
-    lower = RdpAccountant().compose(ZhuWangSampledEvent(LaplaceEvent(2), "0.001", bound="lower"), 10)
-    tight = RdpAccountant().compose(ZhuWangSampledEvent(LaplaceEvent(2), "0.001", bound="tight"), 10)
+    lower = RdpAccountant(bound="lower").compose(PoissonSampledEvent(LaplaceEvent(2), "0.001"), 10)
+    tight = RdpAccountant(bound="tight").compose(PoissonSampledEvent(LaplaceEvent(2), "0.001"), 10)
     for acc in (lower, tight):
         ball = acc.rdp(3, digits=20).rdp
         assert contains(ball, ref, rel=Fraction(1, 10**30)), describe(ball, ref)

@@ -196,7 +196,7 @@ def test_dask_run_without_workers_stops(monkeypatch):
     monkeypatch.setattr(parallel, "NO_WORKER_SECONDS", 0.5)
     ex = parallel._DaskExecutor(_NoWorkerClient(), "tcp://127.0.0.1:8786")
     t0 = time.monotonic()
-    with pytest.raises(ValueError, match=r"^dask: the scheduler tcp://127.0.0.1:8786 has had no live worker"):
+    with pytest.raises(ValueError, match=r"^dask scheduler tcp://127.0.0.1:8786 has had no live worker"):
         map_ordered(_square, [1, 2, 3], executor=ex)
     assert time.monotonic() - t0 < 0.5 + 1.0
 
@@ -237,8 +237,14 @@ def test_parse_size():
 
 def test_check_memory_uses_the_innermost_budget():
     budget.check_memory(budget.DEFAULT_MEMORY, "x")  # at the cap: allowed
-    with pytest.raises(budget.MemoryBudgetExceeded, match=r"--max-memory SIZE"):
-        budget.check_memory(budget.DEFAULT_MEMORY + 1, "x")
+    with pytest.raises(budget.MemoryBudgetExceeded, match=r"raise it with max_memory SIZE") as info:
+        budget.check_memory(
+            budget.DEFAULT_MEMORY + 1, "x at {batch_size} 3", "ask for a smaller {batch_size}", ("batch_size",)
+        )
+    # API words in the message; the command line renders the same exception with its options
+    assert str(info.value).startswith("x at batch_size 3 needs") and str(info.value).endswith("smaller batch_size")
+    shown = info.value.render(lambda p: "--" + p.replace("_", "-"))
+    assert shown.startswith("x at --batch-size 3 needs") and "--max-memory SIZE" in shown
     with budget.memory_budget("16M"):
         assert budget.memory_cap() == 16 * 2**20
         with pytest.raises(budget.MemoryBudgetExceeded, match=r"^y needs about 17M of memory, more than .* 16M"):

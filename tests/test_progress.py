@@ -137,6 +137,8 @@ def test_quiet_prints_nothing_and_json_is_unaffected(fast_progress):
 def test_progress_and_quiet_contradict():
     status, out, err = run_cli([*PLD_EPSILON, "--progress", "--quiet"])
     assert_one_line_error(status, out, err, "--progress and --quiet")
+    status, out, err = run_cli(["reproduce", "blog1-gaussian-calibrations", "--progress", "--no-progress"])
+    assert_one_line_error(status, out, err, "--progress and --no-progress")  # the option given
 
 
 def test_ctrl_c_while_progress_is_drawn():
@@ -205,3 +207,12 @@ def test_terminal_by_default():
     assert p.returncode == 0 and "epsilon = [" in p.stdout and "\r" not in p.stdout
     assert "rigorous-rdp epsilon: " in err and "\r" in err
     assert re.search(r"\r +\r$", err), repr(err[-200:])
+
+
+def test_a_line_wider_than_the_terminal_keeps_its_count_and_eta():
+    line = "rigorous-rdp epsilon: PLD composition (remove, grid 1/2304) 18/25 products (72%) [1.1 s elapsed, ETA 0.4 s]"
+    fitted = progress._fit(line, 79)
+    assert len(fitted) == 79
+    assert fitted.startswith("rigorous-rdp epsilon: ") and "..." in fitted
+    assert fitted.endswith(" 18/25 products (72%) [1.1 s elapsed, ETA 0.4 s]")
+    assert progress._fit(line, len(line)) == line  # a line that fits is unchanged

@@ -17,7 +17,7 @@ import pytest
 from rigorous_rdp import registry
 from rigorous_rdp.certificate import content_hash, event_from_json, event_to_json, verify_file
 from rigorous_rdp.cli import main
-from rigorous_rdp.cli._common import build_event
+from rigorous_rdp.cli._common import bound_options, build_event, example_options
 from rigorous_rdp.curves import MinCurve
 from rigorous_rdp.errors import UnsupportedEventError
 from rigorous_rdp.registry import rdp_curve
@@ -42,12 +42,15 @@ def _namespace(cli):
 
 @pytest.mark.parametrize("row", registry.rows(), ids=lambda r: r.label)
 def test_row_lookup_round_trip(row):
-    event = build_event(_namespace(row.cli), guarantee=False)
+    ns = _namespace(example_options(row))
+    event = build_event(ns, guarantee=False)
     assert event == row.event()
-    assert registry.lookup(event) == row
+    # the bound is the accountant's option (--bound / --tau), not a field of the event
+    assert bound_options(ns) == row.options
+    assert registry.lookup(event, row.options) == row
     again = event_from_json(json.loads(json.dumps(event_to_json(event))))
     assert again == event
-    curve = rdp_curve(event)
+    curve = rdp_curve(event, row.options)
     parts = curve.curves if isinstance(curve, MinCurve) else [curve]
     table = registry.reference_table()
     for part in parts:
@@ -83,7 +86,7 @@ def test_row_pld_reading(row):
 def test_row_certify_verify_tamper(row, tmp_path, capsys, reference_once):
     path = tmp_path / "cert.json"
     code, out, err = _run(
-        ["certify", *row.cli, "--steps", "10", "--delta", "1e-5", "--out", str(path), "--json"], capsys
+        ["certify", *example_options(row), "--steps", "10", "--delta", "1e-5", "--out", str(path), "--json"], capsys
     )
     if not row.guarantee:
         assert code == 2 and "not a privacy guarantee" in err and not path.exists()

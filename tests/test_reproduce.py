@@ -33,7 +33,7 @@ EXPENSIVE = {
     "birrell2024-fig1": 17,
     "birrell2024-fig10": 23,
     "birrell2024-variance": 10,
-    "blog2-conjecture": 23,
+    "blog2-conjecture": 70,
     "samplers": 30,
     "zhuwang2019-fig4": 8,
 }

@@ -34,7 +34,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rigorous_rdp import GaussianEvent, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent
+from rigorous_rdp import GaussianEvent, LaplaceEvent, PoissonSampledEvent, RandomizedResponseEvent, RdpAccountant
 from rigorous_rdp.certificate import (
     CONVERSION_CITATIONS,
     content_hash,
@@ -44,7 +44,7 @@ from rigorous_rdp.certificate import (
     verify_certificate,
     verify_file,
 )
-from rigorous_rdp.events import ComposedEvent, FixedSizeSampledEvent, ZhuWangSampledEvent, leaf_counts
+from rigorous_rdp.events import ComposedEvent, FixedSizeSampledEvent, leaf_counts
 from rigorous_rdp.pld.certificate_support import make_pld_certificate
 from rigorous_rdp.registry import rdp_curve
 
@@ -60,9 +60,11 @@ RDP_BASES: list[tuple[str, Any, int, str]] = [
     ("rr-half", RandomizedResponseEvent("1/2"), 3, "1/1000"),
     ("fswor", FixedSizeSampledEvent(GaussianEvent(2), 10, 100), 3, "1/1000"),
     ("poisson-laplace", PoissonSampledEvent(LaplaceEvent(1), "1/10"), 3, "1/1000"),
-    ("zhu-wang-general", ZhuWangSampledEvent(LaplaceEvent(1), "1/10", bound="general"), 3, "1/1000"),
+    ("zhu-wang-general", PoissonSampledEvent(LaplaceEvent(1), "1/10"), 3, "1/1000"),
     ("composed", ComposedEvent((GaussianEvent(3), RandomizedResponseEvent("3/5"))), 2, "1/1000"),
 ]
+#: the accountant options of a base (the chosen bound: ``method.accounting``)
+RDP_OPTIONS: dict[str, dict[str, Any]] = {"zhu-wang-general": {"bound": "general"}}
 #: valid only (their reference is slow; not used as a base of forgeries)
 RDP_VALID_ONLY = [
     ("poisson-replace-one", PoissonSampledEvent(GaussianEvent(2), "1/10", adjacency="replace-one"), 3, "1/1000")
@@ -94,7 +96,7 @@ def valid(kind: str, name: str) -> Cert:
     bases = {"rdp": RDP_BASES + RDP_VALID_ONLY, "pld": PLD_BASES}[kind]
     _, event, steps, delta = next(b for b in bases if b[0] == name)
     if kind == "rdp":
-        return make_certificate(event, steps, delta)
+        return make_certificate(event, steps, delta, accountant=RdpAccountant(**RDP_OPTIONS.get(name, {})))
     return make_pld_certificate(event, steps, delta)
 
 
@@ -331,13 +333,19 @@ def _rdp_forgeries(base: Cert, new: Callable[[], Cert]) -> Iterator[tuple[str, C
     c = new()
     c["precision"]["digits"] = 10.5
     yield "digits-float", _finish(c)
-    ev = base["inputs"]["event"]
-    if ev.get("type") == "zhu-wang-sampled":
-        # the event carries the Zhu & Wang lower-bound curve (Thm 6): not a guarantee
+    if "accounting" in base["method"]:
+        # the accountant's chosen bound becomes the Zhu & Wang lower-bound curve (Thm 6): not a guarantee
         c = new()
-        if _set_event(c, lambda e: e.__setitem__("bound", "lower")):
-            c["rdp"]["lower"] = c["epsilon"]["lower"] = "0"  # below the lower curve's value
-            yield "lower-bound-curve", _finish(c)
+        c["method"]["accounting"]["bound"] = "lower"
+        c["rdp"]["lower"] = c["epsilon"]["lower"] = "0"  # below the lower curve's value
+        yield "lower-bound-curve", _finish(c)
+        c = new()
+        del c["method"]["accounting"]  # the default bound: other curves than those stated
+        yield "accounting-dropped", _finish(c)
+    elif base["inputs"]["event"].get("type") == "poisson-sampled":
+        c = new()
+        c["method"]["accounting"] = {"bound": "general", "tau": None, "taylor_order": None}
+        yield "accounting-added", _finish(c)
 
 
 def _pld_forgeries(base: Cert, new: Callable[[], Cert]) -> Iterator[tuple[str, Cert]]:

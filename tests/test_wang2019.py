@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 
 from rigorous_rdp import GaussianEvent, LaplaceEvent, RdpAccountant, UnsupportedEventError
 from rigorous_rdp.arith import workprec
+from rigorous_rdp.events import BoundOptions, FixedSizeSampledEvent, PoissonSampledEvent
 from rigorous_rdp.mechanisms import GaussianCurve, LaplaceCurve
 from rigorous_rdp.reference import fixed_size_misc as R
 from rigorous_rdp.reference import reference_rdp
 from rigorous_rdp.registry import rdp_curve
 from rigorous_rdp.subsampling.poisson_gaussian import log_a_integer
 from rigorous_rdp.subsampling.wang2019 import (
-    Wang2019SampledEvent,
     replace_one_gaussian_curve,
     wang2019_curve,
     wang2019_gaussian_lower,
@@ -153,18 +153,23 @@ def test_general_form_with_pure_dp_base():
 
 
 def test_curve_event_accountant_and_reference():
-    ev = Wang2019SampledEvent(GaussianEvent(6), 120, 50000)
-    curve = rdp_curve(ev)
+    ev = FixedSizeSampledEvent(GaussianEvent(6), 120, 50000, adjacency="replace-one")
+    wang = BoundOptions("wang2019")
+    curve = rdp_curve(ev, wang)
     alphas = np.array([1.5, 2.0, 3.5, 20.0])
     with workprec(64):
         cert = [float(curve.certified(Fraction(a)).mid()) for a in alphas]
     assert np.allclose(curve.screen(alphas), cert, rtol=1e-8)
     with workprec(128):
-        assert _contains(curve.certified(Fraction(7)), reference_rdp(ev, Fraction(7)))
-    acc = RdpAccountant().compose(ev, 1000)
+        assert _contains(curve.certified(Fraction(7)), reference_rdp(ev, Fraction(7), options=wang))
+    acc = RdpAccountant(bound="wang2019").compose(ev, 1000)
     assert 0 < acc.get_epsilon("1e-5").upper_float() < 5
     with pytest.raises(UnsupportedEventError):
-        rdp_curve(Wang2019SampledEvent(LaplaceEvent(1), 120, 50000))
+        rdp_curve(FixedSizeSampledEvent(LaplaceEvent(1), 120, 50000, adjacency="replace-one"), wang)
+    # the bound applies to fixed-size sampling without replacement, replace-one only
+    for other in (FixedSizeSampledEvent(GaussianEvent(6), 120, 50000), PoissonSampledEvent(GaussianEvent(6), "0.1")):
+        with pytest.raises(ValueError, match="wang2019 applies to"):
+            rdp_curve(other, wang)
     c2 = wang2019_curve(replace_one_gaussian_curve(6), 120, 50000)
     with workprec(64):
         assert c2.certified(Fraction(9, 2)).overlaps(curve.certified(Fraction(9, 2)))
@@ -192,7 +197,7 @@ def test_extremes_are_finite():
         (lambda: wang2019_gaussian_lower(Fraction(5, 2), 6, Q), "alpha"),
         (lambda: wang2019_curve(GaussianCurve(Fraction(3)), 60, 50), "batch-size"),
         (lambda: wang2019_curve(GaussianCurve(Fraction(3)), 0, 50), "batch-size"),
-        (lambda: Wang2019SampledEvent(GaussianEvent(6), 10, "x"), "dataset_size"),
+        (lambda: FixedSizeSampledEvent(GaussianEvent(6), 10, "x"), "dataset_size"),
         (lambda: wang2019_curve("gauss", 1, 50), "base_curve"),
     ],
 )

@@ -118,7 +118,7 @@ class RandomSkip(Scheme):
             "run_probability", "run-probability", "P", "probability that a step runs, 0 <= P <= 1", "probability"
         ),
     )
-    example = ("--sampling", "random-skip", "--run-probability", "1/10")
+    example = {"run_probability": "1/10"}  # noqa: RUF012 - read only
     event_classes = {"random-skip": RandomSkipEvent}  # noqa: RUF012 - read only
 
     def __init__(self, noise: Noise):
@@ -129,9 +129,7 @@ class RandomSkip(Scheme):
     def matches(self, event: DpEvent) -> bool:
         return isinstance(event, RandomSkipEvent) and type(event.event) is self.noise.event
 
-    def build(self, base: DpEvent, values: dict, bound: object, tau: object) -> DpEvent:
-        if bound is not None:
-            raise ValueError("bound applies to sampling poisson|fswor, not sampling random-skip.")
+    def build(self, base: DpEvent, values: dict) -> DpEvent:
         return RandomSkipEvent(base, values["run_probability"])
 
     def rdp_curve(self, event: RandomSkipEvent) -> RdpCurve:

@@ -27,8 +27,10 @@ factor :math:`10^{\mathrm{dps}/2}` larger than its nominal accuracy.
 
 Every other field is either an input of that re-derivation or checked to be exactly
 what the writer derives from those inputs, else the certificate is refused: the keys
-(no missing, no unknown field), the event in canonical form and a privacy guarantee
-(an event whose row is a lower bound, Zhu & Wang Thm 6, is refused), the summary, the
+(no missing, no unknown field), the event in canonical form, the accountant's choice of
+theorem (``method.accounting``, present only when a bound was chosen: an input of the
+re-derivation, which must apply to every step and be a privacy guarantee; a lower bound,
+Zhu & Wang Thm 6, is refused), the summary, the
 curves and their citations, the conversion and its citation, the order-selection
 record, the precision, ``lower <= upper`` for every enclosure, and the ``claim`` text
 (generated from the numbers by :func:`claim_text`, or absent).
@@ -46,7 +48,7 @@ import mpmath
 from ..accountant import DEFAULT_ORDERS, RdpAccountant
 from ..arith import parse_rational
 from ..conversion import CONVERSIONS
-from ..events import DpEvent, leaf_counts
+from ..events import BoundOptions, DpEvent, leaf_counts
 from .common import (
     CERTIFICATE_FORMAT,
     CERTIFICATE_VERSION,
@@ -95,6 +97,8 @@ MAX_ORDER = 1 << 25
 
 _TOP = {"format", "format_version", "created", "inputs", "method", "rdp", "epsilon", "precision", "software", "sha256"}
 _METHOD = {"curves", "conversion", "conversion_citation", "order", "order_selection"}
+#: keys of ``method`` present only in some certificates: the accountant's chosen bound
+_METHOD_OPTIONAL = {"accounting"}
 
 
 #: the largest number of steps a certificate may state (the range of certify --steps)
@@ -109,12 +113,12 @@ def claim_text(steps: int, summary: dict[str, Any], delta: str, eps_upper: str) 
     )
 
 
-def _curves(event: DpEvent) -> list[dict[str, str]]:
+def _curves(event: DpEvent, options: BoundOptions) -> list[dict[str, str]]:
     from ..registry import rdp_curve
 
     curves: list[dict[str, str]] = []
     for leaf, _ in leaf_counts(event):
-        c = rdp_curve(leaf)
+        c = rdp_curve(leaf, options)
         entry = {"curve": c.name, "citation": c.citation}
         if entry not in curves:
             curves.append(entry)
@@ -131,7 +135,8 @@ def make_certificate(
         steps: number of adaptively composed steps (integer >= 1).
         delta: target delta in (0, 1), taken exactly.
         accountant: the template of the accounting options (default ``RdpAccountant()``);
-            only its options are used (:meth:`RdpAccountant.fresh`).
+            only its options are used (:meth:`RdpAccountant.fresh`).  A chosen bound
+            (``RdpAccountant(bound=...)``) is recorded as ``method.accounting``.
 
     Returns:
         The certificate as a JSON-ready dict, including its ``sha256``.
@@ -150,7 +155,7 @@ def make_certificate(
     acc.compose(event, steps)
     res = acc.get_epsilon_and_order(d)
     method: dict[str, Any] = {
-        "curves": _curves(event),
+        "curves": _curves(event, acc.options),
         "conversion": res.conversion,
         "conversion_citation": CONVERSION_CITATIONS.get(res.conversion, res.conversion),
         "order": None if res.order is None else rat_text(res.order),
@@ -160,6 +165,8 @@ def make_certificate(
             "conversion_option": acc.conversion,
         },
     }
+    if not acc.options.is_default:
+        method["accounting"] = acc.options.to_json()
     summary = describe_event(event)
     epsilon = _printed(res.epsilon)
     cert: dict[str, Any] = {
@@ -220,15 +227,33 @@ def check_claim(cert: dict[str, Any], expected: str, legacy: str) -> None:
         raise CertificateError(f"claim does not state what the certificate's numbers say (expected {expected!r}).")
 
 
-def _check_method(method: dict[str, Any], event: DpEvent) -> tuple[str, Fraction | None]:
+def read_accounting(method: dict[str, Any]) -> BoundOptions:
+    """The accountant's chosen bound (``method.accounting``; absent: the default bound)."""
+    if "accounting" not in method:
+        return BoundOptions()
+    try:
+        options = BoundOptions.from_json(method["accounting"])
+    except ValueError as exc:
+        raise CertificateError(f"method.accounting: {exc}") from None
+    if options.is_default:
+        raise CertificateError("method.accounting must be omitted for the default bound (one description).")
+    return options
+
+
+def _check_method(method: dict[str, Any], event: DpEvent) -> tuple[str, Fraction | None, BoundOptions]:
+    from ..errors import UnsupportedEventError
     from ..registry import lookup
 
-    check_keys(method, _METHOD, set(), "method")
+    check_keys(method, _METHOD, _METHOD_OPTIONAL, "method")
+    options = read_accounting(method)
     for leaf, _ in leaf_counts(event):
-        row = lookup(leaf)
+        try:
+            row = lookup(leaf, options)
+        except (UnsupportedEventError, ValueError) as exc:
+            raise CertificateError(f"method.accounting does not apply to inputs.event: {exc}") from None
         if not row.guarantee:
             raise CertificateError(f"inputs.event uses {row.label}, a lower bound on the RDP, not a privacy guarantee.")
-    if method["curves"] != _curves(event):
+    if method["curves"] != _curves(event, options):
         raise CertificateError("method.curves are not the curves of inputs.event.")
     conversion = require(method, "conversion", str, "method")
     if conversion not in CONVERSION_CITATIONS:
@@ -251,11 +276,11 @@ def _check_method(method: dict[str, Any], event: DpEvent) -> tuple[str, Fraction
     if conversion == "pure-dp":
         if order is not None:
             raise CertificateError("method.order must be null for the pure-dp conversion.")
-        return conversion, None
+        return conversion, None, options
     alpha = parse_exact(order, "method.order")
     if not 1 < alpha <= MAX_ORDER:
         raise CertificateError(f"method.order must be in (1, 2**25]. Found {order[:80]!r}.")
-    return conversion, alpha
+    return conversion, alpha, options
 
 
 def verify_rdp(cert: dict[str, Any], *, dps: int | None = None, reference: Any = None) -> VerificationResult:
@@ -265,7 +290,8 @@ def verify_rdp(cert: dict[str, Any], *, dps: int | None = None, reference: Any =
         cert: the parsed JSON object (format and version already checked).
         dps: mpmath precision in decimal digits (default ``max(50, 3 * digits + 10)``,
             at most :data:`MAX_AUTO_DPS`).
-        reference: replacement for :func:`rigorous_rdp.registry.reference_rdp` (tests).
+        reference: replacement for :func:`rigorous_rdp.registry.reference_rdp` (tests), called
+            as ``reference(event, alpha, dps, options)``.
 
     Raises:
         CertificateError: a malformed certificate (the caller turns it into a result).
@@ -275,7 +301,7 @@ def verify_rdp(cert: dict[str, Any], *, dps: int | None = None, reference: Any =
         return failed
     event, summary, steps, delta = read_inputs(cert)
     method = require(cert, "method", dict)
-    conversion, alpha = _check_method(method, event)
+    conversion, alpha, options = _check_method(method, event)
     eps = require(cert, "epsilon", dict)
     eps_lo, eps_hi = interval(eps, "epsilon")
     prec = require(cert, "precision", dict)
@@ -297,10 +323,10 @@ def verify_rdp(cert: dict[str, Any], *, dps: int | None = None, reference: Any =
         tol = mpmath.mpf(10) ** (-mpmath.mpf(dps) / 2)
         details: dict[str, Any] = {"dps": dps, "conversion": conversion, "stated_epsilon": eps}
         if alpha is None:
-            ref_raw, scale = _pure_dp_reference(leaves, dps)
+            ref_raw, scale = _pure_dp_reference(leaves, dps, options)
             ref_eps = ref_raw
         else:
-            total = _rdp_reference(leaves, alpha, dps, reference)
+            total = _rdp_reference(leaves, alpha, dps, reference, options)
             details["order"] = method["order"]
             details["reference_rdp"] = mpmath.nstr(total, 20)
             if not mpmath.isfinite(total):
@@ -339,14 +365,14 @@ def verify_rdp(cert: dict[str, Any], *, dps: int | None = None, reference: Any =
     )
 
 
-def _pure_dp_reference(leaves: list[tuple[DpEvent, int]], dps: int) -> tuple[Any, Any]:
+def _pure_dp_reference(leaves: list[tuple[DpEvent, int]], dps: int, options: BoundOptions) -> tuple[Any, Any]:
     """Sum of the reference pure-DP epsilons, and the scale of its error (0 when exact)."""
     from ..registry import rdp_curve, reference_pure_dp_of_curve
 
     ref = mpmath.mpf(0)
     exact: Fraction | None = Fraction(0)
     for ev, c in leaves:
-        value, rational = reference_pure_dp_of_curve(rdp_curve(ev), dps)
+        value, rational = reference_pure_dp_of_curve(rdp_curve(ev, options), dps)
         ref += c * value
         exact = None if exact is None or rational is None else exact + c * rational
     # an exact rational reference needs no margin for the error of mpmath
@@ -355,11 +381,13 @@ def _pure_dp_reference(leaves: list[tuple[DpEvent, int]], dps: int) -> tuple[Any
     return ref, abs(ref)
 
 
-def _rdp_reference(leaves: list[tuple[DpEvent, int]], alpha: Fraction, dps: int, reference: Any) -> Any:
+def _rdp_reference(
+    leaves: list[tuple[DpEvent, int]], alpha: Fraction, dps: int, reference: Any, options: BoundOptions
+) -> Any:
     with mpmath.workdps(dps):
         total = mpmath.mpf(0)
         for ev, c in leaves:
-            total += c * mpmath.mpf(reference(ev, alpha, dps))
+            total += c * mpmath.mpf(reference(ev, alpha, dps, options))
     return total
 
 

@@ -18,6 +18,8 @@ from ..validation import MAX_COUNT, MAX_TAYLOR_ORDER, TINY, RealRange
 
 if TYPE_CHECKING:
     from ..accountant import RdpAccountant
+    from ..events import BoundOptions
+    from ..registry import Row
 
 ADJACENCIES = ("add-remove", "replace-one")
 
@@ -232,9 +234,17 @@ def build_base_event(args: argparse.Namespace, sigma: object | None = None) -> D
     return noise.event(**{noise.parameter.field: given[option]})
 
 
+def bound_options(args: argparse.Namespace) -> BoundOptions:
+    """The accountant's choice of theorem that ``--bound`` / ``--tau`` / ``--taylor-order`` describe."""
+    from ..events import BoundOptions
+
+    return BoundOptions(getattr(args, "bound", None), getattr(args, "tau", None), getattr(args, "taylor_order", None))
+
+
 def build_event(args: argparse.Namespace, sigma: object | None = None, *, guarantee: bool = True) -> DpEvent:
     """One step of the mechanism described by the mechanism options, through the table
-    (:func:`rigorous_rdp.registry.sampled_event`).
+    (:func:`rigorous_rdp.registry.sampled_event`); ``--bound`` / ``--tau`` are checked
+    against it (they configure the accountant: :func:`bound_options`).
 
     ``guarantee``: the command reports a privacy guarantee (epsilon, delta), so a
     lower bound (``--bound lower``) is refused.
@@ -242,22 +252,44 @@ def build_event(args: argparse.Namespace, sigma: object | None = None, *, guaran
     from ..registry import lookup, sampled_event, sampling_parameters, scheme_parameters
 
     base = build_base_event(args, sigma)
-    bound = getattr(args, "bound", None)
-    tau = getattr(args, "tau", None)
+    options = bound_options(args)
     own = {p.field for p in sampling_parameters(args.sampling)}
     values = {p.field: getattr(args, p.dest, None) for p in scheme_parameters()}
     # a parameter of the sampling scheme first, then the others (each refused by name)
     ordered = {**{f: v for f, v in values.items() if f not in own}, **{f: values[f] for f in own}}
-    event = sampled_event(base, args.sampling, adjacency=args.adjacency, bound=bound, tau=tau, **ordered)
-    refusal = getattr(lookup(event).scheme, "refusal", None)
+    event = sampled_event(base, args.sampling, adjacency=args.adjacency, options=options, **ordered)
+    refusal = getattr(lookup(event, options).scheme, "refusal", None)
     if guarantee and refusal is not None:
         raise refusal
-    if guarantee and not lookup(event).guarantee:
+    if guarantee and not lookup(event, options).guarantee:
         raise ValueError(
-            f"--bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
+            f"--bound {options.name} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
             " shown by `rigorous-rdp rdp` only. Use --bound tight|general|tau here."
         )
     return event
+
+
+def example_options(row: Row) -> tuple[str, ...]:
+    """The mechanism options of a row of the scheme table (:func:`rigorous_rdp.registry.rows`):
+    its example (``noise.example``, ``scheme.example``) and the options that choose its bound
+    (``--noise`` omitted for the default noise, ``--sampling`` and ``--adjacency`` for the defaults)."""
+    from ..events import Adjacency
+    from ..registry import noises
+
+    s, noise = row.scheme, row.scheme.noise
+    out: list[str] = [] if noise.name == noises()[0].name else ["--noise", noise.name]
+    out += [f"--{noise.parameter.option}", noise.example]
+    if s.sampling != "none":
+        out += ["--sampling", s.sampling]
+    out += [x for p in s.parameters if p.field in s.example for x in (f"--{p.option}", s.example[p.field])]
+    if s.adjacency is not Adjacency.ADD_REMOVE:
+        out += ["--adjacency", s.adjacency.value]
+    options = row.options
+    if options.bound is not None:
+        out += ["--bound", options.bound.value]
+    if options.tau is not None:
+        out += ["--tau", str(options.tau)]
+    return tuple(out)
 
 
 def mechanism_json(args: argparse.Namespace, sigma: str | None = None) -> dict[str, Any]:
@@ -478,7 +510,8 @@ def progress_option(args: argparse.Namespace) -> bool | None:
     on = getattr(args, "progress", False)
     off = getattr(args, "quiet", False) or getattr(args, "no_progress", False)
     if on and off:
-        raise ValueError("--progress and --quiet contradict each other; give one of them.")
+        given = "--quiet" if getattr(args, "quiet", False) else "--no-progress"
+        raise ValueError(f"--progress and {given} contradict each other; give one of them.")
     return True if on else False if off else None
 
 
@@ -527,7 +560,7 @@ def run_command(args: argparse.Namespace) -> int:
                     raise budget.BudgetExceeded("time budget exceeded", seconds=seconds) from exc
                 raise
     except BudgetExceeded as exc:
-        return _fail(budget_message(exc))
+        return _fail(budget_message(exc, options))
     except InvalidParameter as exc:
         return _fail(_one_line(exc.render(lambda p: option_of(p, options))))
     except (ValueError, UnsupportedEventError) as exc:
@@ -560,11 +593,11 @@ def run_command(args: argparse.Namespace) -> int:
     return status
 
 
-def budget_message(exc: BudgetExceeded) -> str:
-    """The command line's words for a time budget that ran out (a memory budget's refusal
-    names ``--max-memory`` itself)."""
+def budget_message(exc: BudgetExceeded, options: frozenset[str] | None = None) -> str:
+    """The command line's words for a time budget that ran out, or for a memory budget's
+    refusal (its parameters named by their options: ``--max-memory``, ``--batch-size``)."""
     if isinstance(exc, budget.MemoryBudgetExceeded):
-        return _one_line(str(exc))
+        return _one_line(exc.render(lambda p: option_of(p, options)))
     what = f" while computing {exc.where}" if exc.where else ""
     seconds = "" if exc.seconds is None else f" of {exc.seconds:g} s"
     return _one_line(
@@ -584,14 +617,19 @@ def orders_option(values: list[str] | None) -> list[Fraction] | None:
 
 
 def accountant_option(args: argparse.Namespace) -> RdpAccountant:
-    """The empty accountant that ``--alpha``, ``--no-continuous``, ``--conversion`` and ``--digits`` describe."""
+    """The empty accountant that ``--alpha``, ``--no-continuous``, ``--conversion``, ``--digits``
+    and ``--bound`` / ``--tau`` describe."""
     from ..accountant import RdpAccountant
 
+    options = bound_options(args)
     return RdpAccountant(
         orders_option(args.alpha),
         continuous=not args.no_continuous,
         conversion=args.conversion,
         digits=parse_digits(args),
+        bound=options.bound,
+        tau=options.tau,
+        taylor_order=options.taylor_order,
     )
 
 
@@ -611,6 +649,8 @@ def add_bound_options(p: argparse.ArgumentParser) -> None:
         " --adjacency replace-one: wang2019 (Wang et al. 2019, Thm 9)",
     )
     g.add_argument("--tau", default=None, metavar="K", help="number of exact terms of --bound tau, K >= 1")
+    taylor = "with --sampling fswor|fswr, the order m >= 3 of the Taylor bounds of Birrell et al."
+    g.add_argument("--taylor-order", default=None, metavar="M", help=taylor + " (default: the tightest bound)")
 
 
 # ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@ as a line.  ``best`` draws both.  The plotted numbers are also in the JSON outpu
 from __future__ import annotations
 
 import argparse
+from decimal import ROUND_CEILING, Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
@@ -40,6 +41,14 @@ def delta_grid(delta: Fraction) -> list[Fraction]:
     """``delta * 10**j`` for ``j`` in :data:`DELTA_DECADES` that stay in ``[MIN_DELTA, 1)`` (exact)."""
     lo, hi = DELTA_DECADES
     return [d for j in range(lo, hi + 1) if MIN_DELTA <= (d := delta * Fraction(10) ** j) < 1]
+
+
+def upper_text(upper: str, digits: int = 4) -> str:
+    """The decimal upper end ``upper`` to ``digits`` significant digits, rounded up (a label that
+    never shows less than the certified value): ``"1.744750418"`` -> ``"1.745"``."""
+    with localcontext() as dec:
+        dec.prec, dec.rounding = digits, ROUND_CEILING
+        return format(+Decimal(upper), "g")
 
 
 def check(args: argparse.Namespace) -> str:
@@ -116,7 +125,7 @@ def draw(path: str, args: argparse.Namespace, res: dict[str, Any]) -> dict[str, 
             )
         you = float(Fraction(res["epsilon"]["upper"]))
         at = steps if xname == "steps" else float(Fraction(str(args.delta)))
-        ax.plot([at], [you], "k*", ms=11, label=f"your run: {you:.4g}")
+        ax.plot([at], [you], "k*", ms=11, label=f"your run: {upper_text(res['epsilon']['upper'])}")
         ax.set_xscale("log")
         lo_y, hi_y = ax.get_ylim()
         if lo_y > 0 and hi_y > 10 * lo_y:  # a log scale only where it spans a decade

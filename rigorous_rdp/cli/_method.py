@@ -87,7 +87,18 @@ def text_line(res: dict[str, Any], key: str) -> str:
     return line
 
 
+def _no_bound(args: argparse.Namespace) -> None:
+    """``--bound`` chooses a theorem of the RDP accountant: the PLD route refuses it (so that
+    ``--method best`` reports the chosen bound)."""
+    bound = getattr(args, "bound", None)
+    if bound:
+        raise UnsupportedEventError(
+            f"the PLD accountant takes no RDP bound (bound {bound} chooses a theorem of the RDP accountant)."
+        )
+
+
 def _accountant(event: DpEvent, steps: int, args: argparse.Namespace) -> PldAccountant:
+    _no_bound(args)
     width = getattr(args, "width", None)
     acc = PldAccountant(width=DEFAULT_WIDTH if width is None else width)
     return acc.compose(event, steps)
@@ -157,6 +168,7 @@ def pld_calibrate(
     """JSON of :func:`rigorous_rdp.pld.calibrate.calibrate_sigma_pld`."""
     from ..pld.calibrate import calibrate_sigma_pld
 
+    _no_bound(args)
     width = getattr(args, "width", None)
     return calibrate_sigma_pld(make_event, steps, epsilon, delta, sigma_digits=sigma_digits, width=width).to_json()
 

@@ -10,6 +10,7 @@ import argparse
 from typing import Any
 
 from ..accountant import RdpAccountant
+from ..errors import BudgetExceeded
 from . import _common as common
 from . import _method as pld_cli
 
@@ -86,7 +87,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         plot = _epsilon_plot.check(args)  # before the query: a bad file name costs nothing
     res = run_query(args, "epsilon")
     if plot is not None:
-        res["plot"] = _epsilon_plot.draw(plot, args, res)
+        try:
+            res["plot"] = _epsilon_plot.draw(plot, args, res)
+        except BudgetExceeded as exc:  # say so, and keep the answer already certified
+            where = f"the --plot points (the answer was certified: epsilon <= {res['epsilon']['upper']})"
+            raise BudgetExceeded(str(exc), seconds=exc.seconds, where=where) from exc
     return res
 
 

@@ -24,8 +24,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     digits = common.parse_digits(args)
     orders = common.orders_option(args.alpha)
     steps = common.parse_steps(args.steps)
+    options = common.bound_options(args)
+    acc = RdpAccountant(orders, digits=digits, bound=options.bound, tau=options.tau, taylor_order=options.taylor_order)
     event = common.build_event(args, guarantee=False)
-    acc = RdpAccountant(orders, digits=digits).compose(event, steps)
+    acc.compose(event, steps)
     results = [r.to_json() for r in acc.rdp_many(orders or [])]
     # which bound gave the value at each order (MinCurve components report the winner)
     from ..curves import bound_name
@@ -39,7 +41,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "mechanism": common.mechanism_json(args),
         "digits": digits,
         "bound": next(c.name for c, _ in acc.active_curves()) if acc.active_curves() else None,
-        "guarantee": getattr(args, "bound", None) != "lower" and lookup(event).guarantee,
+        "guarantee": getattr(args, "bound", None) != "lower" and lookup(event, options).guarantee,
     }
 
 

@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
     p.add_argument("--fast", action="store_true", help="smaller smoke versions of the figures")
     p.add_argument("--list", action="store_true", help="list the figure IDs and exit")
     add_json_option(p)
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-progress", action="store_true", help="the same as --quiet")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

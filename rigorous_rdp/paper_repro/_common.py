@@ -50,6 +50,7 @@ def decorate(
     title_size: float | None = None,
     xlog: bool = False,
     ylog: bool = False,
+    log: str = "",
     grid_alpha: float = 0.3,
     grid_which: Literal["major", "minor", "both"] = "both",
     legend_size: float | None = 8,
@@ -58,8 +59,10 @@ def decorate(
     """Label, scale, grid and legend of one panel, in the house style of the figures.
 
     Call it after the curves are drawn (the legend collects their labels);
-    ``legend_size=None`` leaves the panel without a legend.
+    ``legend_size=None`` leaves the panel without a legend; ``log="xy"`` is
+    ``xlog=True, ylog=True``.
     """
+    xlog, ylog = xlog or "x" in log, ylog or "y" in log
     if xlog:
         ax.set_xscale("log")
     if ylog:
@@ -99,8 +102,9 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
-def save_figure(fig: Figure, data: dict[str, Any], out_dir: Path, fig_id: str) -> dict[str, Any]:
-    """Write ``<out_dir>/<fig_id>.png`` and ``<out_dir>/<fig_id>.json``; close the figure."""
+def save_figure(fig: Figure, data: dict[str, Any], out_dir: Path, fig_id: str, **more: Any) -> dict[str, Any]:
+    """Write ``<out_dir>/<fig_id>.png`` and ``<out_dir>/<fig_id>.json`` (the numbers ``data``
+    and the fields ``more``: ``title=TITLE, source=SOURCE, fast=fast``, ...); close the figure."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_atomically(
@@ -108,7 +112,7 @@ def save_figure(fig: Figure, data: dict[str, Any], out_dir: Path, fig_id: str) -
     )
     if "matplotlib.pyplot" in sys.modules:  # a figure made by pyplot (not by subplots above)
         sys.modules["matplotlib.pyplot"].close(fig)
-    payload = _clean(dict(data, id=fig_id))
+    payload = _clean(dict(data, **more, id=fig_id))
     text = json.dumps(payload, indent=1, sort_keys=True) + "\n"
     _write_atomically(out_dir / f"{fig_id}.json", lambda tmp: Path(tmp).write_text(text))
     return payload

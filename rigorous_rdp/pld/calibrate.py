@@ -39,8 +39,8 @@ import numpy as np
 from .. import progress, validation
 from ..errors import PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent
-from .accountant import PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
-from .compose import compose_all, products
+from .accountant import EPS_TAIL, PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
+from .compose import Coarsening, compose_all, products
 from .discretize import grid_range
 from .profiles import Profile
 
@@ -114,6 +114,10 @@ def _float_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarra
     return b, np.clip(masses, 0.0, None), max(0.0, float(dl[-1]))
 
 
+#: the most grid points of a single step's array a certified decision refines to (the cost of every product
+#: grows with it; about 0.1 s per product at this length)
+_MAX_STEP_POINTS = 200_000
+
 #: the largest FFT length of the float screen (about 0.5 GB of complex spectra at 2^24)
 _SCREEN_MAX = 1 << 23
 
@@ -186,7 +190,7 @@ class _Candidate:
         self.sigma = sigma
         self.delta = delta
         self.acc = PldAccountant().compose(make_event(sigma), steps)
-        self.tail_abs = float(delta) * 1e-9
+        self.tail_abs = float(delta) * EPS_TAIL
         self.up: Fraction | None = None
         self.up_dirs: dict[str, tuple[Fraction, int]] = {}
         self.lo = Fraction(0)
@@ -223,7 +227,7 @@ class _Candidate:
         for d in order:
             grids = [n] if d == order[0] else [max(50, n // 4), n]
             for g in grids:
-                U, _, self.scale_bits, self.tail = self.acc._composed(d, g, self.tail_abs, lower=False)
+                U, _, self.scale_bits, self.tail = self.acc._composed(d, g, self.tail_abs, lower=False, fast=True)
                 up = _eps_upper(U, g, self.delta)
                 if up <= target:
                     break
@@ -244,11 +248,12 @@ class _Candidate:
         ``target``."""
         best = Fraction(0)
         for d in self._order():
-            _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True)
+            _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True, fast=True)
             if los is None:
                 continue
+            coarse = Coarsening(n, self.acc.coarsen_var_lower)
             with progress.task(f"PLD composition ({d}, grid 1/{n})", products([c for _, c in los]), "products") as t:
-                lo = _eps_lower(compose_all(los, self.tail, t.update), n, self.delta)
+                lo = _eps_lower(compose_all(los, self.tail, t.update, coarsening=coarse), n, self.delta)
             self.lo_dirs[d] = max(self.lo_dirs.get(d, Fraction(0)), lo)
             best = max(best, lo)
             if best > target:
@@ -310,10 +315,20 @@ def calibrate_sigma_pld(
             "pld calibration supports events whose pairs are tight (not fswor: its Poisson pairs only dominate it)."
         )
     Ef = float(E)
+    hi, fine_n = _screen_guess(make_event, steps, delta, Ef, sigma_digits)
+    step = _grid_step(hi, sigma_digits)
+    s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
+    prover = _Prover(make_event, steps, delta, E, w0, max_rounds, fine_n)
+    return prover.decide(s_hi, step)
 
-    # 1. float screen (a guess only): bracket in sigma, then the Illinois variant of
-    #    regula falsi in log sigma; after the first sigma only the direction that dominated
-    #    there is screened (the certified decisions below use every direction)
+
+def _screen_guess(
+    make_event: Callable[[Fraction], DpEvent], steps: int, delta: Fraction, Ef: float, sigma_digits: int
+) -> tuple[float, int]:
+    """Phase 1 of :func:`calibrate_sigma_pld`: a float screen (a guess only) of the sigma whose
+    epsilon is ``Ef``, and the screen's grid.  Bracket in sigma, then secant iterations in
+    log sigma; after the first sigma only the direction that dominated there is screened (the
+    certified decisions use every direction)."""
     dominant: list[tuple[str, ...]] = []
     screen_n = [1000]
 
@@ -388,66 +403,115 @@ def calibrate_sigma_pld(
         f1 = f_fine
         f0 = screen(math.exp(x0))
         a, b = x1 - math.log(2), x1 + math.log(2)
-    hi = math.exp(x1)
-    fine_n = screen_n[0]
-    step = _grid_step(hi, sigma_digits)
-    s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
+    return math.exp(x1), screen_n[0]
 
-    # 2. certified decisions, each on the end it needs, on the grid the error model asks for
-    cands: dict[Fraction, _Candidate] = {}
-    estimates: dict[Fraction, float] = {}
 
-    def cand(s: Fraction) -> tuple[_Candidate, float]:
-        if s not in cands:
-            cands[s] = _Candidate(make_event, s, steps, delta)
-            estimates[s] = cands[s].screen_eps(fine_n)
-        return cands[s], estimates[s]
+class _Prover:
+    """Phase 2 of :func:`calibrate_sigma_pld`: certified decisions, each on the end it needs,
+    on the grid the error model asks for, for the candidates met."""
 
-    def prove(s: Fraction, upper: bool) -> bool:
+    def __init__(
+        self,
+        make_event: Callable[[Fraction], DpEvent],
+        steps: int,
+        delta: Fraction,
+        E: Fraction,
+        w0: Fraction | None,
+        max_rounds: int,
+        fine_n: int,
+    ):
+        self.make_event, self.steps, self.delta = make_event, steps, delta
+        self.E, self.Ef, self.w0, self.max_rounds, self.fine_n = E, float(E), w0, max_rounds, fine_n
+        self.cands: dict[Fraction, _Candidate] = {}
+        self.estimates: dict[Fraction, float] = {}
+        self.undecided: list[str] = []
+
+    def cand(self, s: Fraction) -> tuple[_Candidate, float]:
+        if s not in self.cands:
+            self.cands[s] = _Candidate(self.make_event, s, self.steps, self.delta)
+            self.estimates[s] = self.cands[s].screen_eps(self.fine_n)
+        return self.cands[s], self.estimates[s]
+
+    @staticmethod
+    def points_per_step(c: _Candidate, n: int) -> int:
+        """Grid points of the longest single-step array on grid 1/n (float screen)."""
+        tail = c.acc.last_tail_step or c.tail_abs
+        most = 0
+        for d in c.acc._directions():
+            for prof, _ in c.acc._parts(d):
+                b, t = grid_range(prof, n, tail)
+                most = max(most, t - b + 1)
+        return most
+
+    def prove(self, s: Fraction, upper: bool) -> bool:
         """Try to prove ``eps(s) <= E`` (upper) or ``eps(s) > E`` (lower), refining the grid
         by the error model fitted on the previous attempt: the end's distance to the
-        estimate falls like 1/n^2; the grid aims at 60 % of the estimate's distance to E."""
-        c, est = cand(s)
+        estimate falls like 1/n^2; the grid aims at 60 % of the estimate's distance to E.
+        The grid is refined while a single step's array stays within ``_MAX_STEP_POINTS``
+        points (the cost of every product grows with it)."""
+        E, Ef, max_rounds = self.E, self.Ef, self.max_rounds
+        c, est = self.cand(s)
         progress.note(f"certifying that sigma {decimal_text(s)} {'meets' if upper else 'misses'} the target")
         need = max(abs(est - Ef), 1e-9)
         # the error model splits a bracket's width about 1 : 2 between the upper and the
         # lower end, so this width puts the end asked for at about half of ``need``
-        w = w0 if w0 is not None else Fraction(max(1e-7, min(0.05, (1.5 if upper else 0.75) * need)))
-        n = c.acc._initial_grid(w, float(delta))
+        w = self.w0 if self.w0 is not None else Fraction(max(1e-7, min(0.05, (1.5 if upper else 0.75) * need)))
+        n = c.acc._initial_grid(w, float(self.delta))
+        val: Fraction = Fraction(0)
+        capped = False
         for _ in range(max_rounds):
             val = c.upper(n, E) if upper else c.lower(n, E)
             if (val <= E) if upper else (val > E):
                 return True
-            if n >= 200000:
-                return False
             err = max(abs(float(val) - est), need)
-            n = min(200000, max(n * 5 // 4 + 1, math.ceil(n * math.sqrt(err / (0.6 * need)))))
+            want = max(n * 5 // 4 + 1, math.ceil(n * math.sqrt(err / (0.6 * need))))
+            cap = n * _MAX_STEP_POINTS // max(1, self.points_per_step(c, n))
+            if cap <= n:
+                capped = True
+                break
+            n = min(want, cap)
+        end = "upper" if upper else "lower"
+        side = "above" if upper else "not above"
+        why = f"a finer grid would exceed {_MAX_STEP_POINTS} points per step" if capped else f"{max_rounds} grids tried"
+        self.undecided.append(
+            f"at sigma = {decimal_text(s)} the certified {end} end of epsilon is {float(val):.9g}, {side} the "
+            f"target {float(E):.9g}, on grid 1/{n}; the float estimate {est:.9g} is {need:.2g} from the target; {why}"
+        )
         return False
 
-    at_hi: _Candidate | None = None
-    for _ in range(4 * max_rounds):
-        _, est = cand(s_hi)
-        if est > Ef and prove(s_hi, upper=False):
-            s_hi += step  # s_hi misses the target: move up
-            continue
-        if prove(s_hi, upper=True):
-            at_hi = cands[s_hi]
+    def decide(self, s_hi: Fraction, step: Fraction) -> PldSigmaCalibration:
+        """From the guess ``s_hi`` on the sigma grid of ``step``: the smallest grid sigma proven to
+        meet the target, with the next smaller one proven to miss it."""
+        Ef, max_rounds, cands, undecided = self.Ef, self.max_rounds, self.cands, self.undecided
+        at_hi: _Candidate | None = None
+        for _ in range(4 * max_rounds):
+            _, est = self.cand(s_hi)
+            if est > Ef and self.prove(s_hi, upper=False):
+                s_hi += step  # s_hi misses the target: move up
+                continue
+            if self.prove(s_hi, upper=True):
+                at_hi = cands[s_hi]
+                break
+            raise PrecisionExhausted(
+                f"calibrate (pld): could not certify that a sigma meets the target ({undecided[-1]})"
+            )
+        if at_hi is None:
+            raise PrecisionExhausted(
+                "calibrate (pld): could not certify that a sigma meets the target (the search moved too far)"
+            )
+        for _ in range(4 * max_rounds):
+            s_lo = s_hi - step
+            if s_lo <= 0:
+                raise ValueError("sigma grid step too coarse: the next smaller grid value is <= 0; raise sigma-digits.")
+            _, est = self.cand(s_lo)
+            if est <= Ef and self.prove(s_lo, upper=True):
+                s_hi, at_hi = s_lo, cands[s_lo]  # the smaller one also meets it: move down
+                continue
+            if self.prove(s_lo, upper=False):
+                return PldSigmaCalibration(s_hi, s_lo, at_hi.result(), cands[s_lo].result())
             break
-        raise PrecisionExhausted("calibrate (pld): could not certify that a sigma meets the target")
-    if at_hi is None:
-        raise PrecisionExhausted("calibrate (pld): could not certify that a sigma meets the target")
-    for _ in range(4 * max_rounds):
-        s_lo = s_hi - step
-        if s_lo <= 0:
-            raise ValueError("sigma grid step too coarse: the next smaller grid value is <= 0; raise sigma-digits.")
-        _, est = cand(s_lo)
-        if est <= Ef and prove(s_lo, upper=True):
-            s_hi, at_hi = s_lo, cands[s_lo]  # the smaller one also meets it: move down
-            continue
-        if prove(s_lo, upper=False):
-            return PldSigmaCalibration(s_hi, s_lo, at_hi.result(), cands[s_lo].result())
-        break
-    raise PrecisionExhausted("calibrate (pld): could not prove that the next smaller sigma misses the target")
+        why = f" ({undecided[-1]})" if undecided else ""
+        raise PrecisionExhausted(f"calibrate (pld): could not prove that the next smaller sigma misses the target{why}")
 
 
 def _q(x: Fraction):

@@ -61,6 +61,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from flint import arb, fmpq, fmpz_poly
 
@@ -72,7 +73,7 @@ __all__ = ["DiscretePld", "discretize", "grid_range", "vertex_indices"]
 
 @dataclass(frozen=True)
 class DiscretePld:
-    r"""Integer masses on the grid :math:`\{(o + j)/N\}`.
+    r"""Integer masses on the grid :math:`\{(o + j s)/N\}`.
 
     Attributes:
         offset: o, the grid index of coefficient 0.
@@ -81,6 +82,8 @@ class DiscretePld:
         inf_mass: a bound on the P-mass at loss :math:`+\infty` (an upper bound in an
             upper PLD, a lower bound -- here always 0 -- in a lower PLD), exact rational.
         upper: True for a pointwise upper bound, False for a lower bound.
+        step: s, the grid indices between neighbouring coefficients (1 as discretised;
+            larger after :func:`rigorous_rdp.pld.compose.coarsen_up`).
     """
 
     offset: int
@@ -88,6 +91,7 @@ class DiscretePld:
     scale_bits: int
     inf_mass: Fraction
     upper: bool
+    step: int = 1
 
 
 def _exact_int_up(x: arb) -> int:
@@ -257,94 +261,20 @@ def _gap(pts, xs, a: int, c: int) -> arb:
 def _lower(pts, xs, scale) -> list[int]:
     """The lower construction of the module docstring, with local repair.
 
-    Vertices live in a doubly linked list over grid indices.  A vertex that fails a
-    check (its value below ``max(0, 1 - x)`` or a mass not certainly >= 0) is removed
-    and only its neighbours are re-checked; when an end condition fails the end
+    Vertices live in a doubly linked list over grid indices (:class:`_LowerHull`).  A vertex
+    that fails a check (its value below ``max(0, 1 - x)`` or a mass not certainly >= 0) is
+    removed and only its neighbours are re-checked; when an end condition fails the end
     moves inwards.  Every check of the final vertex set has been done on the final
     neighbours, so the argument of the module docstring applies to the result.
     """
     m = len(pts)
     if m < 2:
         raise ArithmeticError("pld: lower discretisation needs two grid points")
-    prv = {i: i - 1 for i in range(1, m)}
-    nxt = {i: i + 1 for i in range(m - 1)}
-    ends = [0, m - 1]
-    alive = set(range(m))
-    gap_cache: dict = {}
-
-    def gap(a: int, c: int) -> arb:
-        key = (a, c)
-        if key not in gap_cache:
-            gap_cache[key] = _gap(pts, xs, a, c)
-        return gap_cache[key]
-
-    # val and slope_right depend only on a vertex's current neighbours (or on its being an
-    # end): cached under that key, so a removal invalidates exactly the affected entries
-    def key(i: int) -> tuple[int, int, int]:
-        return (i, -1 if i == ends[0] else prv[i], -1 if i == ends[1] else nxt[i])
-
-    val_cache: dict = {}
-    slope_cache: dict = {}
-
-    def val(i: int) -> arb:
-        k = key(i)
-        v = val_cache.get(k)
-        if v is None:
-            if i == ends[0]:
-                v = arb(1) - xs[i]
-            elif i == ends[1]:
-                v = arb(0)
-            else:
-                v = pts[i].delta - gap(prv[i], i).max(gap(i, nxt[i]))
-            val_cache[k] = v
-        return v
-
-    def slope_right(i: int) -> arb:
-        if i == ends[1]:
-            return arb(0)
-        j = nxt[i]
-        k = (key(i), key(j))
-        v = slope_cache.get(k)
-        if v is None:
-            v = (val(j) - val(i)) / (xs[j] - xs[i])
-            slope_cache[k] = v
-        return v
-
-    def slope_left(i: int) -> arb:
-        return arb(-1) if i == ends[0] else slope_right(prv[i])
-
-    def mass(i: int) -> arb:
-        return xs[i] * (slope_right(i) - slope_left(i))
-
-    def ok(i: int) -> bool:
-        if i == ends[0]:
-            return bool(pts[i].dlow >= gap(i, nxt[i])) and bool(mass(i) >= 0)
-        if i == ends[1]:
-            return bool(pts[i].delta >= gap(prv[i], i)) and bool(mass(i) >= 0)
-        r = gap(prv[i], i).max(gap(i, nxt[i]))
-        return bool(pts[i].delta >= r and pts[i].dlow >= r) and bool(mass(i) >= 0)
-
-    def remove(i: int) -> list:
-        """Remove vertex i (moving an end inwards if i is an end); return vertices to re-check."""
-        if len(alive) <= 2:
-            raise ArithmeticError("pld: lower discretisation degenerated (grid too coarse)")
-        alive.discard(i)
-        if i == ends[0]:
-            ends[0] = nxt[i]
-            prv.pop(ends[0], None)
-        elif i == ends[1]:
-            ends[1] = prv[i]
-            nxt.pop(ends[1], None)
-        else:
-            a, c = prv[i], nxt[i]
-            nxt[a], prv[c] = c, a
-        # neighbours within two positions on each side
-        left = [k for k in (prv.get(i),) if k is not None]
-        return left
-
+    hull = _LowerHull(pts, xs)
+    prv, nxt, ends, alive = hull.prv, hull.nxt, hull.ends, hull.alive
     work = list(range(m))
     for _ in range(4 * m + 10):
-        failing = [i for i in sorted(set(work)) if i in alive and not ok(i)]
+        failing = [i for i in sorted(set(work)) if i in alive and not hull.ok(i)]
         if not failing:
             break
         nb: set = set()
@@ -361,7 +291,7 @@ def _lower(pts, xs, scale) -> list[int]:
                         nb.add(prv[k])
                     if k != ends[1] and nxt.get(k) is not None:
                         nb.add(nxt[k])
-            remove(i)
+            hull.remove(i)
         work = [k for k in nb if k in alive]
     else:
         raise ArithmeticError("pld: lower discretisation did not converge")
@@ -375,7 +305,91 @@ def _lower(pts, xs, scale) -> list[int]:
         i = nxt[i]
     dense = [0] * m
     for i in order:
-        if not ok(i):
+        if not hull.ok(i):
             raise ArithmeticError("pld: lower discretisation not certified (grid too coarse)")
-        dense[i] = max(0, _exact_int_down(mass(i) * scale))
+        dense[i] = max(0, _exact_int_down(hull.mass(i) * scale))
     return dense
+
+
+class _LowerHull:
+    """The vertices of :func:`_lower` (a doubly linked list over grid indices) and their checks."""
+
+    def __init__(self, pts: Any, xs: Any):
+        m = len(pts)
+        self.pts, self.xs = pts, xs
+        self.prv = {i: i - 1 for i in range(1, m)}
+        self.nxt = {i: i + 1 for i in range(m - 1)}
+        self.ends = [0, m - 1]
+        self.alive = set(range(m))
+        self.gap_cache: dict = {}
+        # val and slope_right depend only on a vertex's current neighbours (or on its being an
+        # end): cached under that key, so a removal invalidates exactly the affected entries
+        self.val_cache: dict = {}
+        self.slope_cache: dict = {}
+
+    def gap(self, a: int, c: int) -> arb:
+        key = (a, c)
+        if key not in self.gap_cache:
+            self.gap_cache[key] = _gap(self.pts, self.xs, a, c)
+        got: arb = self.gap_cache[key]
+        return got
+
+    def key(self, i: int) -> tuple[int, int, int]:
+        ends = self.ends
+        return (i, -1 if i == ends[0] else self.prv[i], -1 if i == ends[1] else self.nxt[i])
+
+    def val(self, i: int) -> arb:
+        k = self.key(i)
+        v = self.val_cache.get(k)
+        if v is None:
+            if i == self.ends[0]:
+                v = arb(1) - self.xs[i]
+            elif i == self.ends[1]:
+                v = arb(0)
+            else:
+                v = self.pts[i].delta - self.gap(self.prv[i], i).max(self.gap(i, self.nxt[i]))
+            self.val_cache[k] = v
+        return v
+
+    def slope_right(self, i: int) -> arb:
+        if i == self.ends[1]:
+            return arb(0)
+        j = self.nxt[i]
+        k = (self.key(i), self.key(j))
+        v = self.slope_cache.get(k)
+        if v is None:
+            v = (self.val(j) - self.val(i)) / (self.xs[j] - self.xs[i])
+            self.slope_cache[k] = v
+        return v
+
+    def slope_left(self, i: int) -> arb:
+        return arb(-1) if i == self.ends[0] else self.slope_right(self.prv[i])
+
+    def mass(self, i: int) -> arb:
+        m: arb = self.xs[i] * (self.slope_right(i) - self.slope_left(i))
+        return m
+
+    def ok(self, i: int) -> bool:
+        pts, ends = self.pts, self.ends
+        if i == ends[0]:
+            return bool(pts[i].dlow >= self.gap(i, self.nxt[i])) and bool(self.mass(i) >= 0)
+        if i == ends[1]:
+            return bool(pts[i].delta >= self.gap(self.prv[i], i)) and bool(self.mass(i) >= 0)
+        r = self.gap(self.prv[i], i).max(self.gap(i, self.nxt[i]))
+        return bool(pts[i].delta >= r and pts[i].dlow >= r) and bool(self.mass(i) >= 0)
+
+    def remove(self, i: int) -> None:
+        """Remove vertex i (moving an end inwards if i is an end)."""
+        if len(self.alive) <= 2:
+            raise ArithmeticError("pld: lower discretisation degenerated (grid too coarse)")
+        self.alive.discard(i)
+        ends, prv, nxt = self.ends, self.prv, self.nxt
+        if i == ends[0]:
+            ends[0] = nxt[i]
+            prv.pop(ends[0], None)
+        elif i == ends[1]:
+            ends[1] = prv[i]
+            nxt.pop(ends[1], None)
+        else:
+            a, c = prv[i], nxt[i]
+            nxt[a], prv[c] = c, a

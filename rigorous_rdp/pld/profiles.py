@@ -182,14 +182,34 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
         raise ValueError(f"q must be in (0, 1] and sigma > 0. Found q={float(q)!r}, sigma={float(sigma)!r}.")
     if direction not in ("remove", "add"):
         raise ValueError(f"direction must be remove or add. Found {direction!r}.")
-    fq, fs = float(q), float(sigma)
-    log1mq = math.log1p(-fq) if fq < 1 else -math.inf
+    pair = _PoissonGaussian(q, sigma, direction)
+    if q == 1:
+        support: tuple[Fraction | None, Fraction | None] = (None, None)
+        name = f"gaussian(sigma={sigma})"
+        key: tuple[object, ...] = ("gaussian", sigma)
+    else:
+        # log(1 - q) is irrational for rational 0 < q < 1; exact rational bounds are not
+        # needed: the oracle decides e^eps vs 1 - q in ball arithmetic.
+        support = (None, None)
+        name = f"poisson-gaussian(q={q}, sigma={sigma}, {direction})"
+        key = ("poisson-gaussian", q, sigma, direction)
+    return Profile(name, pair.oracle, support, pair.screen_delta, pair.screen_dlow, key, pair.screen_arrays)
 
-    def oracle(eps: Fraction) -> ProfilePoint:
-        qa, sa = _q(q), _q(sigma)
+
+class _PoissonGaussian:
+    """The certified oracle and the float screens of :func:`poisson_gaussian_profile`."""
+
+    def __init__(self, q: Fraction, sigma: Fraction, direction: str):
+        self.q, self.sigma, self.direction = q, sigma, direction
+        self.fq, self.fs = float(q), float(sigma)
+        self.log1mq = math.log1p(-self.fq) if self.fq < 1 else -math.inf
+
+    def oracle(self, eps: Fraction) -> ProfilePoint:
+        q = self.q
+        qa, sa = _q(q), _q(self.sigma)
         e = _q(eps).exp()
         one = arb(1)
-        if direction == "remove":
+        if self.direction == "remove":
             if q != 1 and not (e > 1 - qa):
                 # e^eps <= 1 - q (certainly, eps is exact and log(1-q) irrational unless q=0):
                 # L > eps almost surely.
@@ -222,46 +242,51 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
         qle = qa * s1 + (1 - qa) * s0
         return ProfilePoint(pgt - e * qgt, e * qle - ple, qgt, qgt)
 
-    def fthreshold(eps: float) -> float:
+    def fthreshold(self, eps: float) -> float:
         # x*(eps) in floats: log((e^eps - 1 + q)/q) = log1p(expm1(eps)/q), and eps itself
         # for q = 1 (no cancellation for very negative eps); -inf where the float
         # argument is not positive (screening only)
+        fq, fs = self.fq, self.fs
         if fq == 1:
             return fs * fs * eps + 0.5
         u = math.expm1(eps) / fq
         return fs * fs * math.log1p(u) + 0.5 if u > -1.0 else -math.inf
 
-    def screen_delta(eps: float) -> float:
-        if direction == "remove":
+    def screen_delta(self, eps: float) -> float:
+        fq, fs, log1mq = self.fq, self.fs, self.log1mq
+        if self.direction == "remove":
             if fq < 1 and eps <= log1mq:
                 return 1.0 - _fexp(eps)
-            xs = fthreshold(eps)
+            xs = self.fthreshold(eps)
             return fq * _fsf((xs - 1) / fs) + (1 - fq) * _fsf(xs / fs) - _fexp(eps) * _fsf(xs / fs)
         if fq < 1 and -eps <= log1mq:
             return 0.0
-        y = fthreshold(-eps)
+        y = self.fthreshold(-eps)
         return _fsf(-y / fs) - _fexp(eps) * (fq * _fsf(-(y - 1) / fs) + (1 - fq) * _fsf(-y / fs))
 
-    def screen_dlow(eps: float) -> float:
-        if direction == "remove":
+    def screen_dlow(self, eps: float) -> float:
+        fq, fs, log1mq = self.fq, self.fs, self.log1mq
+        if self.direction == "remove":
             if fq < 1 and eps <= log1mq:
                 return 0.0
-            xs = fthreshold(eps)
+            xs = self.fthreshold(eps)
             return _fexp(eps) * _fsf(-xs / fs) - (fq * _fsf(-(xs - 1) / fs) + (1 - fq) * _fsf(-xs / fs))
         if fq < 1 and -eps <= log1mq:
             return _fexp(eps) - 1.0
-        y = fthreshold(-eps)
+        y = self.fthreshold(-eps)
         return _fexp(eps) * (fq * _fsf((y - 1) / fs) + (1 - fq) * _fsf(y / fs)) - _fsf(y / fs)
 
-    def screen_arrays(eps):
+    def screen_arrays(self, eps: Any) -> tuple[Any, Any]:
         """Both screens on a float array (numpy/scipy; the same formulas as above)."""
         import numpy as np
         from scipy.special import erfc
 
-        def sf(z):
+        fq, fs, log1mq = self.fq, self.fs, self.log1mq
+
+        def sf(z: Any) -> Any:
             return 0.5 * erfc(z / math.sqrt(2.0))
 
-        def thr(e):
+        def thr(e: Any) -> Any:
             if fq == 1:
                 return fs * fs * e + 0.5
             with np.errstate(all="ignore"):
@@ -271,7 +296,7 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
         e = np.asarray(eps, dtype=float)
         ex = np.exp(np.minimum(e, 700.0))
         with np.errstate(all="ignore"):
-            if direction == "remove":
+            if self.direction == "remove":
                 xs = thr(e)
                 d = fq * sf((xs - 1) / fs) + (1 - fq) * sf(xs / fs) - ex * sf(xs / fs)
                 lw = ex * sf(-xs / fs) - (fq * sf(-(xs - 1) / fs) + (1 - fq) * sf(-xs / fs))
@@ -288,18 +313,6 @@ def poisson_gaussian_profile(q: Fraction, sigma: Fraction, direction: str) -> Pr
                 d = np.where(above, 0.0, d)
                 lw = np.where(above, ex - 1.0, lw)
             return d, lw
-
-    if q == 1:
-        support: tuple[Fraction | None, Fraction | None] = (None, None)
-        name = f"gaussian(sigma={sigma})"
-        key: tuple[object, ...] = ("gaussian", sigma)
-    else:
-        # log(1 - q) is irrational for rational 0 < q < 1; exact rational bounds are not
-        # needed: the oracle decides e^eps vs 1 - q in ball arithmetic.
-        support = (None, None)
-        name = f"poisson-gaussian(q={q}, sigma={sigma}, {direction})"
-        key = ("poisson-gaussian", q, sigma, direction)
-    return Profile(name, oracle, support, screen_delta, screen_dlow, key, screen_arrays)
 
 
 def gaussian_profile(sigma: Fraction) -> Profile:

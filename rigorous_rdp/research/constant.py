@@ -212,7 +212,8 @@ def _check_screen_memory(points: float, lam: float, sigma: float) -> None:
     budget.check_memory(
         points * SCREEN_BYTES_PER_POINT,
         f"the float screen of G at sigma = {sigma:.3g} (order lambda = {lam:.3g}, {points:.3g} quadrature points)",
-        "ask for less: the grid grows like c2 sigma (a smaller --c2, --sigma-max, --sigma-min or --c1)",
+        "ask for less: the grid grows like c2 sigma (a smaller {c2}, {sigma_max}, {sigma_min} or {c1})",
+        ("c2", "sigma_max", "sigma_min", "c1"),
     )
 
 

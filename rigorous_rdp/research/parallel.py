@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from .. import budget
 from .. import progress as _progress
 from ..budget import ignore_sigint, stop_executor
-from ..errors import BudgetExceeded
+from ..errors import BudgetExceeded, InvalidParameter
 
 __all__ = [
     "SerialExecutor",
@@ -288,10 +288,17 @@ class _DaskExecutor(cf.Executor):
         if self._no_worker_since is None:
             self._no_worker_since = now
         elif now - self._no_worker_since >= NO_WORKER_SECONDS:
-            raise ValueError(
-                f"dask: the scheduler {self._spec} has had no live worker for {NO_WORKER_SECONDS:g} s; the run"
-                " is stopped (start workers, or use --dask local:N)."
+            raise InvalidParameter(
+                "dask",
+                f"scheduler {_braced(self._spec)} has had no live worker for {NO_WORKER_SECONDS:g} s; the run"
+                " is stopped (start workers, or use {dask} local:N)",
+                related=("dask",),
             )
+
+
+def _braced(text: str) -> str:
+    """``text`` inside a message template (:class:`InvalidParameter` formats its ``{name}`` fields)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def _kill_local_workers(cluster: Any) -> None:
@@ -370,8 +377,10 @@ def dask_executor(spec: str | None) -> Iterator[cf.Executor | None]:
             try:
                 client.wait_for_workers(1, timeout=_connect_seconds())
             except (OSError, TimeoutError):
-                raise ValueError(
-                    f"dask scheduler {spec} has no live worker (start workers, or use --dask local:N)."
+                raise InvalidParameter(
+                    "dask",
+                    f"scheduler {_braced(spec)} has no live worker (start workers, or use {{dask}} local:N)",
+                    related=("dask",),
                 ) from None
         yield _DaskExecutor(client, spec)
         aborted = False

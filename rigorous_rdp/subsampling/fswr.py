@@ -336,8 +336,9 @@ def check_fswr_memory(batch_size: int) -> None:
 
     budget.check_memory(
         FSWR_BYTES_PER_ELEMENT * batch_size,
-        f"fixed-size sampling with replacement at --batch-size {batch_size:.3g} (one term per batch element)",
-        "ask for a smaller --batch-size",
+        f"fixed-size sampling with replacement at {{batch_size}} {batch_size:.3g} (one term per batch element)",
+        "ask for a smaller {batch_size}",
+        ("batch_size",),
     )
 
 

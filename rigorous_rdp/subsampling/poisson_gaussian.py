@@ -886,123 +886,181 @@ def log_a_fractional_many(alphas: Sequence[Fraction], q: Fraction, sigma: Fracti
     wprec = prec + guard
     with workprec(wprec):
         grid = _Grid(q, sigma, target, wprec)
-        z0 = sf * sf * lr + 0.5
-        qa = grid.q
-        sa = grid.sigma
-        inv2s2 = grid.inv2s2
-        sigma_sq = sa * sa
-        log_qa = qa.log()
-        one = arb(1)
-        ef = grid.err_factor
-        state: dict[int, tuple[int, list[arb]]] = {}  # subinterval -> (position of its order, values)
-        steps: dict[tuple[int, int], list[arb]] = {}  # (subinterval, step id) -> (1 + x_j)^step
-        step_ids: dict[Fraction, int] = {}
-        step_vals: dict[int, Fraction] = {}
-        seen_steps: set[int] = set()
+        plan = _Plan(grid, sf, lq, lr)
+        walk = _PowerWalk(alphas, idx)
         kg_prev = 0
         for pos, i in enumerate(idx):
-            alpha = alphas[i]
-            fa = float(fa_all[pos])
             if not usable[pos]:
                 continue  # left to the per-order integration
+            fa = float(fa_all[pos])
             log_tol = float(est[pos]) - (target + 3) * math.log(2.0)
-            L, U = _window(fa, lq, sf, log_tol)
-            # right of z0 the tail bound is about C_a (1 + r e^{-w_U})^a Phi(-(U - a)/s); the factor
-            # (1 + r e^{-w_U})^a (up to e^{300} for large q and orders) is taken at a first U0 <= U,
-            # where it is larger, so one correction suffices
-            lc_f = fa * lq + fa * (fa - 1) / (2 * sf * sf)
-            u_sharp = fa + sf * _tail_point(log_tol - 3.0 - lc_f)
-            corr = fa * math.log1p(math.exp(lr - (2 * u_sharp - 1) / (2 * sf * sf)))
-            u_sharp = fa + sf * _tail_point(log_tol - 3.0 - lc_f - corr)
-            if u_sharp < U and u_sharp > z0 + 2 * sf:
-                U = u_sharp
-            kl = math.floor((L - 0.5) / grid.ell)
-            ku = math.ceil((U - 0.5) / grid.ell)
-            # large orders: start the window right of 1/2 when the gap bound allows it
-            zc = sf * sf * (lr + math.log(fa)) + 0.5
-            if fa > z0 + 2 * sf:
-                lo_k, hi_k = min(kg_prev, ku - 1), min(math.floor((fa - 0.5) / grid.ell), ku - 1)
-                if lo_k > 0 and _gap_log_bound(fa, lq, lr, sf, grid.left(lo_k), z0) > log_tol - 2.0:
-                    lo_k = 0
-                elif lo_k < hi_k and _gap_log_bound(fa, lq, lr, sf, grid.left(lo_k + 1), z0) > log_tol - 2.0:
-                    hi_k = lo_k  # the previous order's start is still the largest
-                while lo_k < hi_k:  # largest k with a small enough gap bound on [1/2, left(k)]
-                    mid = (lo_k + hi_k + 1) // 2
-                    if _gap_log_bound(fa, lq, lr, sf, grid.left(mid), z0) <= log_tol - 2.0:
-                        lo_k = mid
-                    else:
-                        hi_k = mid - 1
-                kg_prev = lo_k
-                if lo_k > 0:
-                    kl = lo_k
-            a = to_arb(alpha)
-            lc_base = a * log_qa + a * (a - 1) * inv2s2 - grid.log_norm
-            la2 = (a * (a - 1) / 2).log()
-            am2 = a - 2
-            ge2 = alpha >= 2  # the exact order decides the bound: float(alpha) = 2.0 for some alpha < 2
-            f_lo = math.nextafter(fa, -math.inf)
-            f_hi = math.nextafter(fa, math.inf)
-            step_of: dict[int, int] = {}
-            s_total = arb(0)
-            err = arb(0)
-            for k in range(kl, ku):
-                wphi, lgs, _sw, _swx, box = grid.cell(k)
-                # sum over the nodes of w (1+x)^a, walking from an earlier order where cached
-                st = state.get(k)
-                vals = None
-                if st is not None:
-                    did = step_of.get(st[0])
-                    if did is None:  # number the step alpha - alpha' (one Fraction per step)
-                        d = alpha - alphas[idx[st[0]]]
-                        did = step_of[st[0]] = step_ids.setdefault(d, len(step_ids))
-                        step_vals[did] = d
-                    rp = steps.get((k, did))
-                    if rp is None and did in seen_steps:
-                        da = to_arb(step_vals[did])
-                        rp = steps[(k, did)] = [(da * lg).exp() for lg in lgs]
-                    if rp is not None:
-                        vals = list(map(operator.mul, st[1], rp))
-                    else:
-                        seen_steps.add(did)
-                if vals is None:
-                    vals = [wp * (a * lg).exp() for wp, lg in zip(wphi, lgs, strict=True)]
-                state[k] = (pos, vals)
-                s_total += arb_poly(vals)(one)  # the sum of vals, in one C call
-                # error bound of the subinterval: the quadratic bound left of z0, the
-                # completed square right of it (either one is valid anywhere)
-                lpx2, lb1, ld, lt, P, PX, xl, xu, y2, psl, slope, fsl = box
-                if ld is None:  # Re(1 + x) > 0 not proven on the rectangle: no analyticity, no bound
-                    err = arb("inf")
-                    break
-                lb = lb1 if ge2 else ld
-                if xu <= z0 and lb is not None:
-                    err += (lpx2 + la2 + am2 * lb).exp()
-                    continue
-                if fsl < -0.5 / (fa * sf * sf):
-                    # sup over all real x of -(x - a)^2/(2 s^2) + a (psl + (x - xl) slope)
-                    ex = a * (psl + (a - xl) * slope) + sigma_sq * (a * slope) ** 2 / 2
-                else:
-                    d_lo = max(0.0, math.nextafter(xl - f_hi, -math.inf), math.nextafter(f_lo - xu, -math.inf))
-                    ex = a * lt - arb(d_lo) ** 2 * inv2s2
-                err += (lc_base + y2 + ex).exp() + P + a * PX
-            sw_tot, swx_tot = grid.window_sums(kl, ku)
-            quad = s_total - sw_tot - a * swx_tot
-            err = err * ef
-            with workprec(32):  # bounds on what is cut off: a few correct bits suffice
-                if kl <= 0:
-                    tails = lower_tail_bound(arb(grid.left(kl)), a, qa, sa, _gauss_sf_upper)
-                else:
-                    tails = lower_tail_bound(arb("0.5"), a, qa, sa, _gauss_sf_upper) + _gap_bound(
-                        a, fa, qa, sa, grid.left(kl), z0, zc
-                    )
-                tails += upper_tail_bound(arb(grid.left(ku)), a, qa, sa, _gauss_sf_upper)
-            lo = quad - err
-            hi_b = quad + err + tails
-            lo_end = lo.lower()
-            if lo_end < 0:
-                lo_end = arb(0)
-            i_ball = arb(lo_end).union(arb(hi_b.upper()))
-            log_a = i_ball.log1p()
-            if log_a.is_finite() and log_a.rel_accuracy_bits() >= prec - 12:
-                out[i] = log_a
+            kl, ku, kg_prev = plan.cells(fa, log_tol, kg_prev)
+            out[i] = _log_a_on_cells(grid, plan, walk, pos, alphas[i], fa, kl, ku, prec)
     return out
+
+
+class _Plan:
+    """Float planning of :func:`log_a_fractional_many`: which subintervals an order integrates."""
+
+    def __init__(self, grid: _Grid, sf: float, lq: float, lr: float):
+        self.grid, self.sf, self.lq, self.lr = grid, sf, lq, lr
+        self.z0 = sf * sf * lr + 0.5
+
+    def cells(self, fa: float, log_tol: float, kg_prev: int) -> tuple[int, int, int]:
+        """The subintervals ``kl, ..., ku - 1`` of the order ``fa``, and the start of the gap
+        for the next order (``kg_prev`` is the previous order's)."""
+        grid, sf, lq, lr, z0 = self.grid, self.sf, self.lq, self.lr, self.z0
+        L, U = _window(fa, lq, sf, log_tol)
+        # right of z0 the tail bound is about C_a (1 + r e^{-w_U})^a Phi(-(U - a)/s); the factor
+        # (1 + r e^{-w_U})^a (up to e^{300} for large q and orders) is taken at a first U0 <= U,
+        # where it is larger, so one correction suffices
+        lc_f = fa * lq + fa * (fa - 1) / (2 * sf * sf)
+        u_sharp = fa + sf * _tail_point(log_tol - 3.0 - lc_f)
+        corr = fa * math.log1p(math.exp(lr - (2 * u_sharp - 1) / (2 * sf * sf)))
+        u_sharp = fa + sf * _tail_point(log_tol - 3.0 - lc_f - corr)
+        if u_sharp < U and u_sharp > z0 + 2 * sf:
+            U = u_sharp
+        kl = math.floor((L - 0.5) / grid.ell)
+        ku = math.ceil((U - 0.5) / grid.ell)
+        # large orders: start the window right of 1/2 when the gap bound allows it
+        if fa > z0 + 2 * sf:
+            lo_k, hi_k = min(kg_prev, ku - 1), min(math.floor((fa - 0.5) / grid.ell), ku - 1)
+            if lo_k > 0 and _gap_log_bound(fa, lq, lr, sf, grid.left(lo_k), z0) > log_tol - 2.0:
+                lo_k = 0
+            elif lo_k < hi_k and _gap_log_bound(fa, lq, lr, sf, grid.left(lo_k + 1), z0) > log_tol - 2.0:
+                hi_k = lo_k  # the previous order's start is still the largest
+            while lo_k < hi_k:  # largest k with a small enough gap bound on [1/2, left(k)]
+                mid = (lo_k + hi_k + 1) // 2
+                if _gap_log_bound(fa, lq, lr, sf, grid.left(mid), z0) <= log_tol - 2.0:
+                    lo_k = mid
+                else:
+                    hi_k = mid - 1
+            kg_prev = lo_k
+            if lo_k > 0:
+                kl = lo_k
+        return kl, ku, kg_prev
+
+
+class _PowerWalk:
+    r"""The node values :math:`\omega_j (1+x_j)^\alpha` of each subinterval, walked from an
+    earlier (smaller) order by one multiplication per node with the cached
+    :math:`(1+x_j)^{\alpha - \alpha'}` (a step is cached once it is seen twice)."""
+
+    def __init__(self, alphas: Sequence[Fraction], idx: list[int]):
+        self.alphas, self.idx = alphas, idx
+        self.state: dict[int, tuple[int, list[arb]]] = {}  # subinterval -> (position of its order, values)
+        self.steps: dict[tuple[int, int], list[arb]] = {}  # (subinterval, step id) -> (1 + x_j)^step
+        self.step_ids: dict[Fraction, int] = {}
+        self.step_vals: dict[int, Fraction] = {}
+        self.seen_steps: set[int] = set()
+
+    def values(
+        self, k: int, pos: int, alpha: Fraction, a: arb, wphi: list[arb], lgs: list[arb], step_of: dict[int, int]
+    ) -> list[arb]:
+        """The values of subinterval ``k`` at the order ``alpha`` (position ``pos``); ``step_of``
+        numbers the steps of this order (one Fraction per step)."""
+        st = self.state.get(k)
+        vals = None
+        if st is not None:
+            did = step_of.get(st[0])
+            if did is None:  # number the step alpha - alpha' (one Fraction per step)
+                d = alpha - self.alphas[self.idx[st[0]]]
+                did = step_of[st[0]] = self.step_ids.setdefault(d, len(self.step_ids))
+                self.step_vals[did] = d
+            rp = self.steps.get((k, did))
+            if rp is None and did in self.seen_steps:
+                da = to_arb(self.step_vals[did])
+                rp = self.steps[(k, did)] = [(da * lg).exp() for lg in lgs]
+            if rp is not None:
+                vals = list(map(operator.mul, st[1], rp))
+            else:
+                self.seen_steps.add(did)
+        if vals is None:
+            vals = [wp * (a * lg).exp() for wp, lg in zip(wphi, lgs, strict=True)]
+        self.state[k] = (pos, vals)
+        return vals
+
+
+def _log_a_on_cells(
+    grid: _Grid, plan: _Plan, walk: _PowerWalk, pos: int, alpha: Fraction, fa: float, kl: int, ku: int, prec: int
+) -> arb | None:
+    r""":math:`\log A_\alpha` from the subintervals ``kl, ..., ku - 1`` with the certified
+    quadrature error and tail bounds of :func:`log_a_fractional_many`, or ``None`` below
+    relative accuracy ``2^-(prec - 12)``."""
+    z0 = plan.z0
+    a = to_arb(alpha)
+    one = arb(1)
+    err_of = _CellError(grid, alpha, a, fa, z0)
+    step_of: dict[int, int] = {}
+    s_total = arb(0)
+    err = arb(0)
+    for k in range(kl, ku):
+        wphi, lgs, _sw, _swx, box = grid.cell(k)
+        # sum over the nodes of w (1+x)^a, walking from an earlier order where cached
+        vals = walk.values(k, pos, alpha, a, wphi, lgs, step_of)
+        s_total += arb_poly(vals)(one)  # the sum of vals, in one C call
+        e = err_of(box)
+        if e is None:  # Re(1 + x) > 0 not proven on the rectangle: no analyticity, no bound
+            err = arb("inf")
+            break
+        err += e
+    sw_tot, swx_tot = grid.window_sums(kl, ku)
+    quad = s_total - sw_tot - a * swx_tot
+    err = err * grid.err_factor
+    qa, sa = grid.q, grid.sigma
+    with workprec(32):  # bounds on what is cut off: a few correct bits suffice
+        if kl <= 0:
+            tails = lower_tail_bound(arb(grid.left(kl)), a, qa, sa, _gauss_sf_upper)
+        else:
+            zc = plan.sf * plan.sf * (plan.lr + math.log(fa)) + 0.5
+            tails = lower_tail_bound(arb("0.5"), a, qa, sa, _gauss_sf_upper) + _gap_bound(
+                a, fa, qa, sa, grid.left(kl), z0, zc
+            )
+        tails += upper_tail_bound(arb(grid.left(ku)), a, qa, sa, _gauss_sf_upper)
+    lo = quad - err
+    hi_b = quad + err + tails
+    lo_end = lo.lower()
+    if lo_end < 0:
+        lo_end = arb(0)
+    i_ball = arb(lo_end).union(arb(hi_b.upper()))
+    log_a = i_ball.log1p()
+    if log_a.is_finite() and log_a.rel_accuracy_bits() >= prec - 12:
+        return log_a
+    return None
+
+
+class _CellError:
+    """The bound M of :func:`log_a_fractional_many` on the rectangle of one subinterval, for one
+    order (times the Gauss-Legendre factor later): the quadratic bound left of z0, the completed
+    square right of it (either one is valid anywhere)."""
+
+    def __init__(self, grid: _Grid, alpha: Fraction, a: arb, fa: float, z0: float):
+        self.a, self.fa, self.z0 = a, fa, z0
+        self.inv2s2 = grid.inv2s2
+        self.sigma_sq = grid.sigma * grid.sigma
+        self.sf = grid.sf
+        self.lc_base = a * grid.q.log() + a * (a - 1) * grid.inv2s2 - grid.log_norm
+        self.la2 = (a * (a - 1) / 2).log()
+        self.am2 = a - 2
+        self.ge2 = alpha >= 2  # the exact order decides the bound: float(alpha) = 2.0 for some alpha < 2
+        self.f_lo = math.nextafter(fa, -math.inf)
+        self.f_hi = math.nextafter(fa, math.inf)
+
+    def __call__(self, box: tuple[Any, ...]) -> arb | None:
+        """The bound on one rectangle, ``None`` where Re(1 + x) > 0 is not proven."""
+        a = self.a
+        lpx2, lb1, ld, lt, P, PX, xl, xu, y2, psl, slope, fsl = box
+        if ld is None:
+            return None
+        lb = lb1 if self.ge2 else ld
+        if xu <= self.z0 and lb is not None:
+            e: arb = (lpx2 + self.la2 + self.am2 * lb).exp()
+            return e
+        if fsl < -0.5 / (self.fa * self.sf * self.sf):
+            # sup over all real x of -(x - a)^2/(2 s^2) + a (psl + (x - xl) slope)
+            ex = a * (psl + (a - xl) * slope) + self.sigma_sq * (a * slope) ** 2 / 2
+        else:
+            d_lo = max(0.0, math.nextafter(xl - self.f_hi, -math.inf), math.nextafter(self.f_lo - xu, -math.inf))
+            ex = a * lt - arb(d_lo) ** 2 * self.inv2s2
+        e = (self.lc_base + y2 + ex).exp() + P + a * PX
+        return e

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .. import builtin_schemes
@@ -213,14 +214,14 @@ class RandomAllocation(_EpochScheme):
         if balls_and_bins:
             self.sampling = "balls-and-bins"
             self.parameters = (STEPS_PER_EPOCH,)
-            self.example = ("--sampling", "balls-and-bins", "--steps-per-epoch", "10")
+            self.example = MappingProxyType({"steps_per_epoch": "10"})
             self.event_classes = {"balls-and-bins": BallsAndBinsEvent}
             self.shape = "balls-and-bins sampling of GaussianEvent"
             self.bounds = (BoundChoice(None, _CITATION + " (k = 1)"),)
         else:
             self.sampling = "random-allocation"
             self.parameters = (STEPS_PER_EPOCH, SELECTED)
-            self.example = ("--sampling", "random-allocation", "--steps-per-epoch", "10", "--selected", "2")
+            self.example = MappingProxyType({"steps_per_epoch": "10", "selected": "2"})
             self.event_classes = {"random-allocation": RandomAllocationEvent}
             self.shape = "random-allocation sampling of GaussianEvent"
             self.bounds = (BoundChoice(None, _CITATION + "; k > 1: sum over a block decomposition"),)
@@ -230,13 +231,7 @@ class RandomAllocation(_EpochScheme):
         cls = BallsAndBinsEvent if self.balls_and_bins else RandomAllocationEvent
         return type(event) is cls and type(event.event) is ev.GaussianEvent
 
-    def build(self, base: ev.DpEvent, values: Mapping[str, Any], bound: ev.Bound | None, tau: Any) -> ev.DpEvent:
-        if bound is not None:
-            raise InvalidParameter(
-                "bound",
-                f"applies to {{sampling}} poisson|fswor, not {{sampling}} {self.sampling}",
-                related=("sampling",),
-            )
+    def build(self, base: ev.DpEvent, values: Mapping[str, Any]) -> ev.DpEvent:
         if self.balls_and_bins:
             return BallsAndBinsEvent(base, values["steps_per_epoch"])
         return RandomAllocationEvent(base, values["steps_per_epoch"], values["selected"])
@@ -261,7 +256,7 @@ class Shuffle(_EpochScheme):
 
     sampling = "shuffle"
     parameters = (builtin_schemes.BATCH_SIZE, builtin_schemes.DATASET_SIZE)
-    example = ("--sampling", "shuffle", "--batch-size", "10", "--dataset-size", "100")
+    example = MappingProxyType({"batch_size": "10", "dataset_size": "100"})
     event_classes = {"shuffle": ShuffleEvent}  # noqa: RUF012 - read only
     shape = "shuffle sampling of GaussianEvent"
     description = "shuffle sampling of GaussianEvent with add-remove adjacency"
@@ -280,11 +275,7 @@ class Shuffle(_EpochScheme):
     def matches(self, event: ev.DpEvent) -> bool:
         return type(event) is ShuffleEvent and type(event.event) is ev.GaussianEvent
 
-    def build(self, base: ev.DpEvent, values: Mapping[str, Any], bound: ev.Bound | None, tau: Any) -> ev.DpEvent:
-        if bound is not None:
-            raise InvalidParameter(
-                "bound", "applies to {sampling} poisson|fswor, not {sampling} shuffle", related=("sampling",)
-            )
+    def build(self, base: ev.DpEvent, values: Mapping[str, Any]) -> ev.DpEvent:
         return ShuffleEvent(base, values["batch_size"], values["dataset_size"])
 
     def rdp_curve(self, event: Any) -> RdpCurve:

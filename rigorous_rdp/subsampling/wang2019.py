@@ -68,12 +68,10 @@ from flint import arb
 from .. import floatmath, validation
 from ..arith import parse_rational, to_arb
 from ..curves import RdpCurve
-from ..events import Wang2019SampledEvent
 from ..mechanisms import GaussianCurve
 
 __all__ = [
     "Wang2019Curve",
-    "Wang2019SampledEvent",
     "replace_one_gaussian_curve",
     "wang2019_curve",
     "wang2019_gaussian_lower",

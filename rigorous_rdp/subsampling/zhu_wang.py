@@ -66,7 +66,7 @@ from .. import floatmath
 from ..arith import log_binomial_pmf, parse_rational, to_arb, workprec
 from ..curves import RdpCurve
 from ..errors import InvalidParameter
-from ..events import Bound, ZhuWangSampledEvent
+from ..events import Bound
 from ..floatmath import log1pexp, log_expm1
 from ..validation import probability, tau_for_bound
 
@@ -75,7 +75,6 @@ __all__ = [
     "CallableCurve",
     "SmallOrderChi2Curve",
     "ZhuWangCurve",
-    "ZhuWangSampledEvent",
     "binomial_log_weights",
     "condition4_established",
     "interpolate_rdp",

@@ -14,18 +14,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from flint import arb
 
-from rigorous_rdp import Adjacency, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent, RdpAccountant
+from rigorous_rdp import (
+    Adjacency,
+    BoundOptions,
+    DpEvent,
+    FixedSizeSampledEvent,
+    GaussianEvent,
+    PoissonSampledEvent,
+    RdpAccountant,
+)
 from rigorous_rdp.arith import Certified, decimal_lower, refine, workprec
 from rigorous_rdp.conversion import epsilon_balle
 from rigorous_rdp.curves import MinCurve
 from rigorous_rdp.paper_repro._common import decorate, fast_tag
 from rigorous_rdp.registry import rdp_curve
 from rigorous_rdp.subsampling.fswr import fswr_lower_rdp
-from rigorous_rdp.subsampling.wang2019 import Wang2019SampledEvent, wang2019_gaussian_lower
+from rigorous_rdp.subsampling.wang2019 import wang2019_gaussian_lower
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -87,11 +95,12 @@ def steps_for(epochs: float, batch: int = BATCH, dataset: int = DATASET) -> int:
     return max(1, round(Fraction(str(epochs)) * dataset / batch))
 
 
-def fswor_r1(m: int, sigma=SIGMA, batch=BATCH, dataset=DATASET) -> FixedSizeSampledEvent:
+def fswor_r1(m: int, sigma=SIGMA, batch=BATCH, dataset=DATASET) -> Accounted:
     """FSwoR, replace-one adjacency, Thm. 3.4 with Taylor order m."""
-    return FixedSizeSampledEvent(
-        GaussianEvent(sigma), batch, dataset, replacement=False, adjacency=Adjacency.REPLACE_ONE, taylor_order=m
+    event = FixedSizeSampledEvent(
+        GaussianEvent(sigma), batch, dataset, replacement=False, adjacency=Adjacency.REPLACE_ONE
     )
+    return Accounted(event, BoundOptions(taylor_order=m))
 
 
 def poisson_r1(sigma=SIGMA, batch=BATCH, dataset=DATASET) -> PoissonSampledEvent:
@@ -99,19 +108,36 @@ def poisson_r1(sigma=SIGMA, batch=BATCH, dataset=DATASET) -> PoissonSampledEvent
     return PoissonSampledEvent(GaussianEvent(sigma), Fraction(batch, dataset), Adjacency.REPLACE_ONE)
 
 
-def wang_upper(sigma=SIGMA, batch=BATCH, dataset=DATASET) -> Wang2019SampledEvent:
+class Accounted(NamedTuple):
+    """An event and the accountant's choice of theorem for it."""
+
+    event: DpEvent
+    options: BoundOptions
+
+
+def _accounted(event: object) -> Accounted:
+    """``event`` with its choice of theorem (a bare event: the default bound)."""
+    if isinstance(event, Accounted):
+        return event
+    if not isinstance(event, DpEvent):
+        raise TypeError(f"expected a DpEvent or an Accounted event. Found {event!r}.")
+    return Accounted(event, BoundOptions())
+
+
+def wang_upper(sigma=SIGMA, batch=BATCH, dataset=DATASET) -> Accounted:
     """FSwoR, replace-one, accounted with the Wang et al. (2019) upper bound."""
-    return Wang2019SampledEvent(GaussianEvent(sigma), batch, dataset)
+    event = FixedSizeSampledEvent(GaussianEvent(sigma), batch, dataset, adjacency=Adjacency.REPLACE_ONE)
+    return Accounted(event, BoundOptions("wang2019"))
 
 
-def rdp_upper(event, alphas: Sequence[int], steps: int = 1) -> list[float]:
+def rdp_upper(event: object, alphas: Sequence[int], steps: int = 1) -> list[float]:
     """Upper ends of the certified RDP enclosures of ``steps`` steps at each order.
 
     Plots show each theorem on its own: where the accountant takes the minimum of
     several valid bounds (FSwoR replace-one: Thm 3.4 and Wang et al.), the first
     one (the Birrell et al. theorem) is plotted.
     """
-    curve = rdp_curve(event)
+    curve = rdp_curve(*_accounted(event))
     if isinstance(curve, MinCurve):
         curve = curve.curves[0]
 
@@ -128,9 +154,13 @@ def wang_lower_rdp(alphas: Sequence[int], sigma=SIGMA, batch=BATCH, dataset=DATA
         return [Certified(wang2019_gaussian_lower(int(a), sigma, q), WANG_PREC).lower_float() for a in alphas]
 
 
-def epsilons(event, steps: int, deltas: Sequence[str], conversion: str = "balle") -> dict[str, Any]:
+def epsilons(event: object, steps: int, deltas: Sequence[str], conversion: str = "balle") -> dict[str, Any]:
     """Certified epsilon (upper ends) and the chosen orders for each delta."""
-    acc = RdpAccountant(digits=DIGITS, conversion=conversion).compose(event, steps)
+    event, options = _accounted(event)
+    acc = RdpAccountant(
+        digits=DIGITS, conversion=conversion, bound=options.bound, tau=options.tau, taylor_order=options.taylor_order
+    )
+    acc.compose(event, steps)
     ups, orders = [], []
     for d in deltas:
         r = acc.get_epsilon_and_order(d)

@@ -20,14 +20,13 @@ from flint import arb
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.paper_repro._common import SEEDS as SEED_FILES
 from rigorous_rdp.paper_repro._common import decorate, save_figure, subplots
-from rigorous_rdp.paper_repro.birrell2024._privacy_curves import FSWR_PREC, fswr_lower
+from rigorous_rdp.paper_repro.birrell2024._privacy_curves import FSWR_PREC, SIGMA, fswr_lower
 from rigorous_rdp.subsampling.poisson_gaussian import log_a_integer
 
 ID = "birrell2024-fig1"
 TITLE = "Fig. 1: FSwR-RDP lower bounds (Thm 3.7) vs alpha, sigma = 6, q = 0.001"
 SOURCE = SEED_FILES["birrell2024"]
 
-SIGMA = 6
 Q_INV = 1000
 BATCHES = (10, 25, 50, 100, 200)
 ALPHAS = tuple(range(2, 41))
@@ -48,25 +47,12 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     for b, ys in series.items():
         ax.plot(alphas, ys, marker="o", ms=3, label=f"|B| = {b}")
     ax.plot(alphas, ref, color="0.6", ls="--", lw=1, label="FSwoR, Thm 3.1 (exact, any |B|)")
-    decorate(
-        ax,
-        xlabel=r"$\alpha$",
-        ylabel=r"FS$_\mathrm{wR}$-RDP lower bound $\epsilon'(\alpha)$",
-        title=r"Thm 3.7 lower bounds, $\sigma = 6$, $q = 0.001$",
-        ylog=True,
-    )
-    data = {
-        "title": TITLE,
-        "source": SOURCE,
-        "sigma": SIGMA,
-        "q": f"1/{Q_INV}",
-        "t_sets": "fig1",
-        "alphas": list(alphas),
-        "lower_bounds": {str(b): v for b, v in series.items()},
-        "fswor_exact_reference": ref,
-        "note": "certified lower ends of the enclosures",
-    }
-    return save_figure(fig, data, out_dir, ID)
+    ylabel = r"FS$_\mathrm{wR}$-RDP lower bound $\epsilon'(\alpha)$"
+    decorate(ax, xlabel=r"$\alpha$", ylabel=ylabel, title=r"Thm 3.7 lower bounds, $\sigma = 6$, $q = 0.001$", ylog=True)
+    data = {"sigma": SIGMA, "q": f"1/{Q_INV}", "t_sets": "fig1", "alphas": list(alphas), "fswor_exact_reference": ref}
+    data["lower_bounds"] = {str(b): v for b, v in series.items()}
+    note = "certified lower ends of the enclosures"
+    return save_figure(fig, data, out_dir, ID, title=TITLE, source=SOURCE, note=note)
 
 
 if __name__ == "__main__":

@@ -40,15 +40,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     P.finish_one_step(ax, "Fig. 2", fast)
     ratio = {a: u / lo for a, u, lo in zip(alphas, curves["wang_upper"], curves["thm3.4_m4"], strict=True)}
     gap = {a: u / lo - 1 for a, u, lo in zip(alphas, curves["thm3.4_m4"], curves["wang_lower"], strict=True)}
-    data = {
-        "params": P.setting(steps=1, m=list(M_VALUES)),
-        "alpha": list(alphas),
-        "rdp": curves,
-        "wang_upper_over_thm34_m4": ratio,
-        "thm34_m4_over_wang_lower_minus_1": gap,
-        "fast": fast,
-    }
-    return save_figure(fig, data, out_dir, ID)
+    data = {"alpha": list(alphas), "rdp": curves, "wang_upper_over_thm34_m4": ratio}
+    data["thm34_m4_over_wang_lower_minus_1"] = gap
+    return save_figure(fig, data, out_dir, ID, params=P.setting(steps=1, m=list(M_VALUES)), fast=fast)
 
 
 if __name__ == "__main__":  # pragma: no cover

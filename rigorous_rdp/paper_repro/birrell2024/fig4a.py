@@ -53,14 +53,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         title_size=10,
         grid_which="major",
     )
-    data = {
-        "params": P.setting(delta=DELTA, m=M, conversion=P.BALLE),
-        "epochs": list(epochs),
-        "steps": steps,
-        "results": res,
-        "fast": fast,
-    }
-    return save_figure(fig, data, out_dir, ID)
+    data = {"params": P.setting(delta=DELTA, m=M, conversion=P.BALLE), "epochs": list(epochs), "steps": steps}
+    return save_figure(fig, data, out_dir, ID, results=res, fast=fast)
 
 
 if __name__ == "__main__":  # pragma: no cover

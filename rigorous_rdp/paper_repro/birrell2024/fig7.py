@@ -41,15 +41,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     P.finish_one_step(ax, "Fig. 7", fast)
     below = [a for a, p, lo in zip(alphas, curves["poisson_thmC.9"], curves["wang_lower"], strict=True) if p < lo]
     above = [a for a, f, lo in zip(alphas, curves["fswor_thm3.4"], curves["wang_lower"], strict=True) if f >= lo]
-    data = {
-        "params": P.setting(steps=1, m=M),
-        "alpha": list(alphas),
-        "rdp": curves,
-        "orders_poisson_below_wang_lower": below,
-        "orders_fswor_at_or_above_wang_lower": above,
-        "fast": fast,
-    }
-    return save_figure(fig, data, out_dir, ID)
+    data = {"alpha": list(alphas), "rdp": curves, "orders_poisson_below_wang_lower": below}
+    data["orders_fswor_at_or_above_wang_lower"] = above
+    return save_figure(fig, data, out_dir, ID, params=P.setting(steps=1, m=M), fast=fast)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -44,16 +44,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         xlog=True,
         ylog=True,
     )
-    data = {
-        "title": TITLE,
-        "source": SOURCE,
-        "alpha": ALPHA,
-        "q": f"1/{Q_INV}",
-        "batch_sizes": list(batches),
-        "lower_bounds": {str(s): v for s, v in series.items()},
-        "note": "certified lower ends",
-    }
-    return save_figure(fig, data, out_dir, ID)
+    data = {"alpha": ALPHA, "q": f"1/{Q_INV}", "batch_sizes": list(batches), "note": "certified lower ends"}
+    data["lower_bounds"] = {str(s): v for s, v in series.items()}
+    return save_figure(fig, data, out_dir, ID, title=TITLE, source=SOURCE)
 
 
 if __name__ == "__main__":

@@ -59,28 +59,12 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     ax.plot(xs, upper, "-", color="C0", label="FS$_\\mathrm{wR}$ upper bound (Thm 3.6)")
     ax.plot(ALPHAS_LOWER, lower, "o", color="C3", label="FS$_\\mathrm{wR}$ lower bound (Thm 3.7)")
     ax.plot(xs, fswor, "--", color="C2", label=f"FS$_\\mathrm{{woR}}$ ({FSWOR_BOUND}), comparison only")
-    decorate(
-        ax,
-        xlabel=r"$\alpha$",
-        ylabel=r"one-step RDP $\epsilon(\alpha)$",
-        title=r"$\sigma = 6$, $|B| = 120$, $|D| = 50000$",
-        ylog=True,
-    )
-    data = {
-        "title": TITLE,
-        "source": SOURCE,
-        "sigma": SIGMA,
-        "batch_size": BATCH,
-        "dataset_size": N,
-        "alphas_upper": [str(a) for a in alphas_u],
-        "upper": upper,
-        "alphas_lower": list(ALPHAS_LOWER),
-        "lower": lower,
-        "fswor": fswor,
-        "fswor_bound": FSWOR_BOUND,
-        "note": "upper: certified upper ends; lower: certified lower ends",
-    }
-    return save_figure(fig, data, out_dir, ID)
+    title = r"$\sigma = 6$, $|B| = 120$, $|D| = 50000$"
+    decorate(ax, xlabel=r"$\alpha$", ylabel=r"one-step RDP $\epsilon(\alpha)$", title=title, ylog=True)
+    data = {"sigma": SIGMA, "batch_size": BATCH, "dataset_size": N, "upper": upper, "lower": lower, "fswor": fswor}
+    data.update(alphas_upper=[str(a) for a in alphas_u], alphas_lower=list(ALPHAS_LOWER), fswor_bound=FSWOR_BOUND)
+    note = "upper: certified upper ends; lower: certified lower ends"
+    return save_figure(fig, data, out_dir, ID, title=TITLE, source=SOURCE, note=note)
 
 
 if __name__ == "__main__":

@@ -109,6 +109,11 @@ def _gradients(fast: bool):
     }, D.accuracy(params, data["x_test"], data["y_test"])
 
 
+def _plot_measured(ax: Any, bs: Any, rows: list[dict[str, Any]], key: str, marker: str, color: str, label: str) -> None:
+    """The measured variance ratio ``key`` of each batch size."""
+    ax.plot(bs, [r[key]["measured"] for r in rows], marker, color=color, label=label)
+
+
 def main(out_dir: Path, fast: bool = False) -> dict:
     batches = FAST_BATCHES if fast else BATCHES
     draws = FAST_DRAWS if fast else DRAWS
@@ -170,21 +175,9 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             ylog=True,
             legend_size=7,
         )
-        axr.plot(
-            bs,
-            [r["ratio_B_over_P"]["measured"] for r in rows],
-            "o",
-            color="tab:blue",
-            label="Var[$Z_B$]/Var[$Z_P$] measured",
-        )
+        _plot_measured(axr, bs, rows, "ratio_B_over_P", "o", "tab:blue", "Var[$Z_B$]/Var[$Z_P$] measured")
         axr.axhline(rows[0]["ratio_B_over_P"]["formula_22"], color="tab:blue", lw=1, label="(22)")
-        axr.plot(
-            bs,
-            [r["ratio_R_over_B"]["measured"] for r in rows],
-            "s",
-            color="tab:green",
-            label="Var[$Z_R$]/Var[$Z_B$] measured",
-        )
+        _plot_measured(axr, bs, rows, "ratio_R_over_B", "s", "tab:green", "Var[$Z_R$]/Var[$Z_B$] measured")
         axr.plot(
             grid,
             (1 - 1 / len(a)) / (1 - grid / len(a)),

@@ -106,15 +106,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     for name, vals in out.items():
         v = np.array([np.nan if x is None else x for x in vals], dtype=float)
         ax.plot(ks, v, label=name, ms=4, **styles[name])
-    decorate(
-        ax,
-        xlabel="number of compositions k",
-        ylabel=r"total $\epsilon$",
-        title=rf"k Gaussian mechanisms, $\sigma = {float(SIGMA):g}$, total $\delta = {float(DELTA):g}$",
-        title_size=10,
-        xlog=True,
-        ylog=True,
-    )
+    title = rf"k Gaussian mechanisms, $\sigma = {float(SIGMA):g}$, total $\delta = {float(DELTA):g}$"
+    decorate(ax, xlabel="number of compositions k", ylabel=r"total $\epsilon$", title=title, title_size=10, log="xy")
     data = {
         "title": TITLE,
         "sigma": float(SIGMA),

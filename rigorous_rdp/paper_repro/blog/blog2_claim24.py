@@ -97,15 +97,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     for name, v in left.items():
         axes[0].plot(rf, v, label=name, **st[name])
     axes[0].axhline(unsampled, color="0.5", ls="-.", label=r"no subsampling $\lambda/2\sigma^2$")
-    decorate(
-        axes[0],
-        xlabel="sampling rate r",
-        ylabel=r"RDP at order $\lambda$",
-        title=rf"$\lambda = {lam}$, $\sigma = {float(s):g}$: Claim 24 is $O(r)$, the exact mixture RDP is $O(r^2)$",
-        title_size=10,
-        xlog=True,
-        ylog=True,
-    )
+    title = rf"$\lambda = {lam}$, $\sigma = {float(s):g}$: Claim 24 is $O(r)$, the exact mixture RDP is $O(r^2)$"
+    decorate(axes[0], xlabel="sampling rate r", ylabel=r"RDP at order $\lambda$", title=title, title_size=10, log="xy")
     axes[1].plot(sig, right["Claim 24 (Example 4)"], color="C0", marker="o", label="Claim 24 (Example 4)")
     axes[1].plot(sig, right["exact (9.5)"], color="k", lw=2.2, marker="s", ms=4, label="exact (9.5)")
     axes[1].plot(sig, right["unsampled"], color="0.5", ls="-.", label=r"no subsampling $\lambda/2\sigma^2$")

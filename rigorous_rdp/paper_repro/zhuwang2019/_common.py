@@ -73,8 +73,9 @@ def finish_panel(ax: Axes, mech: str, param: Fraction, regime: str, detail: str,
 
 
 def save_panels(
-    fig: Figure, panels: Mapping[str, object], header: dict[str, Any], out_dir: Path, fig_id: str
+    fig: Figure, panels: Mapping[str, object], header: dict[str, Any], out_dir: Path, fig_id: str, **more: Any
 ) -> dict[str, Any]:
-    """Lay out and save a panel figure; its JSON holds ``header``, gamma and the data of each ``panels`` entry."""
+    """Lay out and save a panel figure; its JSON holds ``header``, the fields ``more`` (``title``,
+    ``source``, ...), gamma and the data of each ``panels`` entry."""
     fig.tight_layout()
-    return save_figure(fig, {**header, "gamma": str(GAMMA), "panels": panels}, out_dir, fig_id)
+    return save_figure(fig, {**header, "gamma": str(GAMMA), "panels": panels}, out_dir, fig_id, **more)

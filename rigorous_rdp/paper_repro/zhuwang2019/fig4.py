@@ -290,14 +290,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     orders = FAST_ORDERS if fast else ORDERS
     fig, cells = panel_grid()
     panels: dict[str, dict[str, object]] = {}
-    header: dict[str, object] = {
-        "title": TITLE,
-        "source": SOURCE,
-        "delta": str(DELTA),
-        "orders": orders,
-        "wang2019_included": True,
-        "conversion": "eq. (2) of the seed: min over orders of k eps(alpha) + log(1/delta)/(alpha-1)",
-    }
+    conversion = "eq. (2) of the seed: min over orders of k eps(alpha) + log(1/delta)/(alpha-1)"
+    header: dict[str, object] = {"delta": str(DELTA), "orders": orders, "conversion": conversion}
     for ax, regime, mech, param in cells:
         d = panel(mech, param, ks, orders)
         panels[f"{regime}/{mech}"] = d
@@ -307,7 +301,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         finish_panel(
             ax, mech, param, regime, r"$\gamma=0.001$, $\delta=10^{-8}$", "number of compositions $k$", r"$\epsilon$"
         )
-    return save_panels(fig, panels, header, out_dir, ID)
+    return save_panels(fig, panels, header, out_dir, ID, title=TITLE, source=SOURCE, wang2019_included=True)
 
 
 if __name__ == "__main__":

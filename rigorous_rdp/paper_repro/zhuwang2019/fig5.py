@@ -53,13 +53,8 @@ def main(out_dir: Path, fast: bool = False) -> dict:
     alphas = FAST_ALPHAS if fast else ALPHAS
     fig, cells = panel_grid()
     panels: dict[str, dict[str, object]] = {}
-    header: dict[str, object] = {
-        "title": TITLE,
-        "source": SOURCE,
-        "taus": list(TAUS),
-        "alphas": alphas,
-        "note": "certified upper ends; tau-term bounds in the sign/log-magnitude form (Remark 12)",
-    }
+    note = "certified upper ends; tau-term bounds in the sign/log-magnitude form (Remark 12)"
+    header: dict[str, object] = {"taus": list(TAUS), "alphas": alphas, "note": note}
     from matplotlib import colormaps
 
     cmap = colormaps["viridis"]
@@ -86,7 +81,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         ax.loglog(alphas, tight, "k--", lw=2, label="tight bound (Thm 8)")
         panels[f"{regime}/{mech}"] = d
         finish_panel(ax, mech, param, regime, r"$\gamma = 0.001$", r"order $\alpha$", r"RDP $\epsilon(\alpha)$")
-    return save_panels(fig, panels, header, out_dir, ID)
+    return save_panels(fig, panels, header, out_dir, ID, title=TITLE, source=SOURCE)
 
 
 if __name__ == "__main__":
