@@ -49,7 +49,7 @@ from .curves import RdpCurve
 from .errors import PrecisionExhausted, UnsupportedEventError
 from .events import Bound, BoundOptions, DpEvent, leaf_counts
 from .floatmath import log_fraction
-from .registry import rdp_curve
+from .registry import rdp_curve, scheme_of
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -368,7 +368,10 @@ class ComposingAccountant(Generic[_L]):
             UnsupportedEventError: if a component has no certified bound here.
         """
         count = validation.count(count, "count", 0)
-        self._add(self._tally(event, count))
+        new = self._tally(event, count)
+        relations = self._relations(new)
+        self._add(new)
+        self._relations_seen = relations
         return self
 
     def _tally(self, event: DpEvent, count: int) -> dict[DpEvent, tuple[_L, int]]:
@@ -377,7 +380,36 @@ class ComposingAccountant(Generic[_L]):
             item = out[leaf][0] if leaf in out else self._leaf(leaf)
             if item is not None:
                 out[leaf] = (item, out.get(leaf, (item, 0))[1] + c)
+        self._relations(out)
         return out
+
+    def _relations(self, new: dict[DpEvent, Any]) -> frozenset[str]:
+        """The neighbouring relations of the sampled events of the ledger with ``new`` added.
+
+        A guarantee holds for one neighbouring relation: a sampled event's bound is for its own
+        adjacency (add/remove or replace-one), so a ledger that mixes them has no meaning and is
+        refused.  An unsampled mechanism is a sensitivity-1 query under whichever relation the
+        ledger uses, so it mixes with either.
+
+        Raises:
+            UnsupportedEventError: the ledger would mix add/remove and replace-one events.
+        """
+        seen: frozenset[str] = getattr(self, "_relations_seen", frozenset())
+        found = set(seen)
+        for leaf in new:
+            try:
+                scheme = scheme_of(leaf)
+            except UnsupportedEventError:
+                continue
+            if scheme.sampling != "none":
+                found.add(scheme.adjacency.value)
+        if len(found) > 1:
+            raise UnsupportedEventError(
+                "the ledger mixes add-remove and replace-one sampled events: a guarantee holds for one"
+                " neighbouring relation, so compose events of one adjacency (an add/remove bound covers"
+                " replace-one neighbours only through group privacy, two steps apart)."
+            )
+        return frozenset(found)
 
     def _leaf(self, event: DpEvent) -> _L | None:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -24,6 +24,7 @@ from rigorous_rdp import (
     LaplaceEvent,
     PoissonSampledEvent,
     RandomizedResponseEvent,
+    RdpAccountant,
     UnsupportedEventError,
 )
 from rigorous_rdp.arith import workprec
@@ -256,17 +257,34 @@ def test_heterogeneous_ledger_contains_reference():
 
 
 def test_heterogeneous_ledger_with_a_dominating_pair_has_lower_end_zero():
+    """A replace-one ledger (a pair that only dominates, mixed with unsampled mechanisms, which are
+    sensitivity-1 queries under the ledger's relation): lower end 0, upper end above the tight part."""
     acc = PldAccountant()
-    acc.compose(PoissonSampledEvent(GaussianEvent(1), F(1, 100)), 50)
-    acc.compose(PoissonSampledEvent(LaplaceEvent(2), F(1, 50)), 20)
+    acc.compose(GaussianEvent(4), 50)
+    acc.compose(LaplaceEvent(20), 20)
     acc.compose(PoissonSampledEvent(GaussianEvent(3), F(1, 20), R1), 10)
     res = acc.get_epsilon_result(F(1, 10**5)).epsilon
     assert res.lo_exact == 0 and res.up_exact > 0
     tight = PldAccountant()
-    tight.compose(PoissonSampledEvent(GaussianEvent(1), F(1, 100)), 50)
-    tight.compose(PoissonSampledEvent(LaplaceEvent(2), F(1, 50)), 20)
+    tight.compose(GaussianEvent(4), 50)
+    tight.compose(LaplaceEvent(20), 20)
     alone = tight.get_epsilon_result(F(1, 10**5)).epsilon
     assert alone.lo_exact > 0 and alone.lo_exact < res.up_exact  # one more event can only raise epsilon
+
+
+@pytest.mark.parametrize("make", [PldAccountant, RdpAccountant])
+def test_a_ledger_mixing_add_remove_and_replace_one_is_refused(make):
+    """A guarantee holds for one neighbouring relation: add/remove and replace-one sampled events in one
+    ledger are refused (in one compose or across two), and the ledger is left unchanged."""
+    add = PoissonSampledEvent(GaussianEvent(1), F(1, 100))
+    rep = PoissonSampledEvent(GaussianEvent(3), F(1, 20), R1)
+    acc = make().compose(add, 5)
+    with pytest.raises(UnsupportedEventError, match="mixes add-remove and replace-one"):
+        acc.compose(rep)
+    assert not acc.supports(rep) and acc.supports(add) and make().supports(rep)
+    with pytest.raises(UnsupportedEventError, match="mixes"):
+        make().compose(ComposedEvent((rep, add)))
+    assert float(acc.get_epsilon(F(1, 10**5))) == float(make().compose(add, 5).get_epsilon(F(1, 10**5)))
 
 
 # ---------------------------------------------------------------------------
