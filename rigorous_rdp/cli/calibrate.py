@@ -74,8 +74,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
     check_calibration_inputs(args.epsilon, args.delta)
     method = pld_cli.method_of(args)
-    if method != "rdp" and args.max_steps:
-        raise ValueError(f"max-steps supports --method rdp only. Found --method {method}.")
+    if method == "pld" and args.max_steps:
+        raise ValueError(f"max-steps supports --method rdp|best only (it uses the RDP). Found --method {method}.")
     template = common.accountant_option(args)
     if args.max_steps:
         if args.steps is not None:
@@ -90,6 +90,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if bar is not None:
                 bar.close()
         out = res.to_json()
+        if method == "best":  # the largest number of steps is searched with the RDP only
+            out.update({"method": "best", "chosen": "rdp", "not_used": {"pld": "--max-steps uses the RDP only"}})
         out.update(
             {
                 "mode": "max-steps",
@@ -105,7 +107,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.steps is None:
         raise ValueError("steps is required (an integer >= 1), unless --max-steps is given.")
     steps = common.parse_steps(args.steps)
-    common.build_event(args, sigma="1")  # validate the other mechanism options before searching
+    event = common.build_event(args, sigma="1")  # validate the other mechanism options before searching
 
     def rdp() -> dict[str, Any]:
         bar, update = _progress(args)
@@ -128,7 +130,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             lambda s: common.build_event(args, sigma=s), steps, args.epsilon, args.delta, args, int(sd)
         )
 
-    out = pld_cli.run_method(method, rdp, pld, "sigma")
+    out = pld_cli.run_method(method, rdp, pld, "sigma", event=event, args=args)
     out.update(
         {
             "mode": "sigma",
@@ -151,19 +153,30 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
         )
         if res["epsilon_at_next_step"]:
             line += f"\n  one more step: epsilon {common.fmt_interval(res['epsilon_at_next_step']['epsilon'])} > {res['epsilon']}"
+        for name, why in res.get("not_used", {}).items():
+            line += f"\n  {name} not used: {why}"
         return line
     s = res["sigma"]
-    if res.get("method") in ("pld", "best") and "epsilon_at_lower" in res and "pld" in res["epsilon_at_sigma"]:
-        return (
-            f"sigma = {s['upper']}  ({res['method']}: certified epsilon bracket "
+    chosen = res.get("chosen", res.get("method", "rdp"))
+    label = f"best: {chosen}, " if res.get("method") == "best" else ("pld: " if chosen == "pld" else "")
+    if chosen == "pld":
+        line = (
+            f"sigma = {s['upper']}  ({label}certified epsilon bracket "
             f"{common.fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= {res['epsilon']} at delta = {res['delta']} "
             f"after {res['steps']} steps)\n  sigma = {s['lower']} does not meet it: the true optimal epsilon is in "
             f"{common.fmt_interval(res['epsilon_at_lower']['epsilon'])}"
         )
-    line = (
-        f"sigma = {s['upper']}  (certified epsilon {common.fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= "
-        f"{res['epsilon']} at delta = {res['delta']} after {res['steps']} steps)"
-    )
-    if res["epsilon_at_lower"]:
-        line += f"\n  sigma = {s['lower']} does not meet it: epsilon {common.fmt_interval(res['epsilon_at_lower']['epsilon'])}"
+    else:
+        line = (
+            f"sigma = {s['upper']}  ({label}certified epsilon {common.fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= "
+            f"{res['epsilon']} at delta = {res['delta']} after {res['steps']} steps)"
+        )
+        if res["epsilon_at_lower"]:
+            line += f"\n  sigma = {s['lower']} does not meet it: epsilon {common.fmt_interval(res['epsilon_at_lower']['epsilon'])}"
+    if res.get("method") == "best":
+        for name, cand in res["candidates"].items():
+            if name != chosen:
+                line += f"\n  {name}: sigma {cand['sigma']['upper']} (larger)"
+        for name, why in res.get("not_used", {}).items():
+            line += f"\n  {name} not used: {why}"
     return line

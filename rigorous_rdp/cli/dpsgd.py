@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     def pld() -> dict[str, Any]:
         return pld_cli.pld_epsilon(event, steps, args.delta, args)
 
-    res = pld_cli.run_method(method, rdp, pld, "epsilon")
+    res = pld_cli.run_method(method, rdp, pld, "epsilon", event=event, args=args)
     res.update(
         {
             "steps": steps,

@@ -37,24 +37,20 @@ def run_query(args: argparse.Namespace, quantity: str) -> dict[str, Any]:
     """The certified ``quantity`` ("epsilon" or "delta") at the target given by the other option."""
     method = pld_cli.method_of(args)
     target = getattr(args, TARGETS[quantity])
+    event = common.build_event(args)
+    steps = common.parse_steps(args.steps)
 
     def rdp() -> dict[str, Any]:
-        acc = accountant_from_args(args)
+        acc = common.accountant_option(args).compose(event, steps)
         res = acc.get_epsilon_and_order(target) if quantity == "epsilon" else acc.get_delta_and_order(target)
         return res.to_json()
 
     def pld() -> dict[str, Any]:
         route = pld_cli.pld_epsilon if quantity == "epsilon" else pld_cli.pld_delta
-        return route(common.build_event(args), common.parse_steps(args.steps), target, args)
+        return route(event, steps, target, args)
 
-    res = pld_cli.run_method(method, rdp, pld, quantity)
-    res.update(
-        {
-            "steps": common.parse_steps(args.steps),
-            "mechanism": common.mechanism_json(args),
-            "digits": common.parse_digits(args),
-        }
-    )
+    res = pld_cli.run_method(method, rdp, pld, quantity, event=event, args=args)
+    res.update({"steps": steps, "mechanism": common.mechanism_json(args), "digits": common.parse_digits(args)})
     return res
 
 
