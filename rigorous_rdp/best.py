@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, ClassVar, TypeVar
 
@@ -152,8 +153,9 @@ def attempt(fn: Callable[[], _T], seconds: float | None = None) -> tuple[_T | No
         return None, exc
 
 
-def _upper(res: dict[str, Any], key: str) -> Fraction:
-    return Fraction(res[key]["upper"])
+def _upper(res: dict[str, Any], key: str) -> Decimal:
+    # Decimal, not Fraction: exact, and fast for exponents such as 1e-100000000
+    return Decimal(res[key]["upper"])
 
 
 def choose(results: dict[str, dict[str, Any]], key: str) -> str:

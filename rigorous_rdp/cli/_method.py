@@ -38,7 +38,6 @@ __all__ = [
     "add_method_options",
     "choose_best",
     "method_of",
-    "namer",
     "pld_calibrate",
     "pld_delta",
     "pld_epsilon",
@@ -140,16 +139,6 @@ def pld_delta(event: DpEvent, steps: int, epsilon: Any, args: argparse.Namespace
     return _accountant(args).compose(event, steps).get_delta_result(epsilon).to_json()
 
 
-def namer(args: argparse.Namespace | None) -> Callable[[str], str] | None:
-    """How a message names an API parameter on this command line (``--sigma`` for ``noise_multiplier``)."""
-    if args is None:
-        return None
-    from ._common import option_of
-
-    options = getattr(args, "option_strings", None)
-    return lambda p: option_of(p, options)
-
-
 def choose_best(
     rdp_res: Callable[[], dict[str, Any]],
     pld_res: Callable[[], dict[str, Any]],
@@ -157,13 +146,14 @@ def choose_best(
     *,
     claims: dict[str, str] | None = None,
     event: DpEvent | None = None,
-    args: argparse.Namespace | None = None,
+    name: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     """``best``: the RDP, then the PLD within its share of the time budget
     (:func:`rigorous_rdp.best.attempt`); the one with the smaller certified upper end of ``key``
     is reported, both are included (:func:`rigorous_rdp.best.best_json`).  A method that
     refuses, cannot certify or runs out of its time is left out with its reason; if the RDP
-    refuses too (bad input), its error is raised."""
+    refuses too (bad input), its error is raised.  ``event``: the event of the query (a chosen RDP
+    bound is named as the reason), ``name``: how messages name a parameter (the command's option)."""
     results: dict[str, dict[str, Any]] = {}
     errors: dict[str, BaseException] = {}
     res, exc = best_mod.attempt(rdp_res)
@@ -177,7 +167,7 @@ def choose_best(
     elif exc is not None:
         errors["pld"] = exc
     events = dict.fromkeys(errors, event) if event is not None else None
-    return best_mod.best_json(results, errors, key, claims=claims, events=events, name=namer(args))
+    return best_mod.best_json(results, errors, key, claims=claims, events=events, name=name)
 
 
 def run_method(
@@ -187,13 +177,13 @@ def run_method(
     key: str,
     *,
     event: DpEvent | None = None,
-    args: argparse.Namespace | None = None,
+    name: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     """The result of ``method`` (``rdp`` or ``pld``: that one; ``best``: :func:`choose_best`,
     with the claims of a calibration for ``key`` "sigma")."""
     if method == "best":
         claims = SIGMA_CLAIMS if key == "sigma" else None
-        return choose_best(rdp_res, pld_res, key, claims=claims, event=event, args=args)
+        return choose_best(rdp_res, pld_res, key, claims=claims, event=event, name=name)
     if method == "pld":
         try:
             return pld_res()

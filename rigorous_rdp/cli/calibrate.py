@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             lambda s: common.build_event(args, sigma=s), steps, args.epsilon, args.delta, args, int(sd)
         )
 
-    out = pld_cli.run_method(method, rdp, pld, "sigma", event=event, args=args)
+    out = pld_cli.run_method(method, rdp, pld, "sigma", event=event, name=common.namer(args))
     out.update(
         {
             "mode": "sigma",

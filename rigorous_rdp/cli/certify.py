@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 errors[name] = exc
         summaries = {n: _summary(c) for n, c in certs.items()}
         events = dict.fromkeys(errors, event)
-        out = best.best_json(summaries, errors, "epsilon", events=events, name=pld_cli.namer(args))
+        out = best.best_json(summaries, errors, "epsilon", events=events, name=common.namer(args))
         cert = certs[out["chosen"]]
     else:
         cert = {"rdp": rdp, "pld": pld}[method]()

@@ -18,7 +18,7 @@ from ..events import GaussianEvent
 from ..registry import sampled_event, sampling_parameters
 from ..validation import integer_at_least
 from . import _method as pld_cli
-from ._common import ADJACENCIES, add_command, add_result_options, fmt_interval, parse_digits
+from ._common import ADJACENCIES, add_command, add_result_options, fmt_interval, namer, parse_digits
 
 DEFAULTS = {"dataset_size": "60000", "batch_size": "600", "sigma": "1.1", "epochs": "100", "delta": "1e-5"}
 
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     def pld() -> dict[str, Any]:
         return pld_cli.pld_epsilon(event, steps, args.delta, args)
 
-    res = pld_cli.run_method(method, rdp, pld, "epsilon", event=event, args=args)
+    res = pld_cli.run_method(method, rdp, pld, "epsilon", event=event, name=namer(args))
     res.update(
         {
             "steps": steps,

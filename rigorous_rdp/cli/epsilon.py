@@ -49,7 +49,7 @@ def run_query(args: argparse.Namespace, quantity: str) -> dict[str, Any]:
         route = pld_cli.pld_epsilon if quantity == "epsilon" else pld_cli.pld_delta
         return route(event, steps, target, args)
 
-    res = pld_cli.run_method(method, rdp, pld, quantity, event=event, args=args)
+    res = pld_cli.run_method(method, rdp, pld, quantity, event=event, name=common.namer(args))
     res.update({"steps": steps, "mechanism": common.mechanism_json(args), "digits": common.parse_digits(args)})
     return res
 
