@@ -168,6 +168,7 @@ def best_json(
     errors: dict[str, BaseException],
     key: str,
     *,
+    keep: tuple[str, ...] = (),
     claims: dict[str, str] | None = None,
     events: dict[str, DpEvent] | None = None,
     name: Callable[[str], str] | None = None,
@@ -175,9 +176,11 @@ def best_json(
     """The JSON of a ``best`` answer from the JSON of each method's result (``key``: the certified
     quantity compared, e.g. "epsilon" or "sigma").
 
-    The chosen result's fields at the top level (``method`` is "best"), then ``chosen``, its
-    ``claim``, ``candidates`` (every result, each with its ``method`` and ``claim``), and for a
-    method without a result ``not_used`` (why, one short phrase) and ``refused`` (its message).
+    At the top level: the chosen ``key`` and the fields ``keep`` of the chosen result (the
+    targets), ``method`` ("best"), ``chosen``, its ``claim``, ``candidates`` (every result in
+    full, each with its ``method`` and ``claim``: the chosen one's order, grid, ... are there),
+    and for a method without a result ``not_used`` (why, one short phrase) and ``refused`` (its
+    message).
     ``events``: the event a method refused, ``name``: how to name a parameter (see
     :func:`short_reason`).
 
@@ -188,7 +191,8 @@ def best_json(
     if not results:
         raise errors.get("rdp") or next(iter(errors.values()))
     chosen = choose(results, key)
-    out = dict(results[chosen])
+    out: dict[str, Any] = {key: results[chosen][key]}
+    out.update({k: results[chosen][k] for k in keep if k in results[chosen]})
     out["method"] = "best"
     out["chosen"] = chosen
     out["claim"] = claims[chosen]
@@ -254,7 +258,9 @@ class BestResult:
         """The JSON of :func:`best_json` (that of the command line's ``--method best``);
         ``name``: how messages name a parameter (default its API name)."""
         results = {n: r.to_json() for n, r in (("rdp", self.rdp), ("pld", self.pld)) if r is not None}
-        return best_json(results, self.errors, self.quantity, events=self.refused_events, name=name)
+        return best_json(
+            results, self.errors, self.quantity, keep=(self.target_name,), events=self.refused_events, name=name
+        )
 
 
 class BestEpsilonResult(EpsilonQuantity, BestResult):

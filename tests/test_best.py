@@ -247,7 +247,8 @@ def test_cli_fallback_says_why():
     argv = cmd("epsilon --noise laplace --scale 2 --sampling poisson --q 0.1 --steps 10 --delta 1e-5")
     res = _json(argv)
     assert res["chosen"] == "rdp" and res["not_used"] == {"pld": "no certified dominating pair for this event"}
-    assert "alpha" in res and res["epsilon"] == res["candidates"]["rdp"]["epsilon"]
+    assert "alpha" in res["candidates"]["rdp"] and res["epsilon"] == res["candidates"]["rdp"]["epsilon"]
+    assert "alpha" not in res  # the chosen result's details are in its candidate only
     status, out, _ = run_cli(argv)
     assert status == 0 and "(best: rdp, certified RDP upper bound;" in out
     assert "pld not used: no certified dominating pair for this event" in out

@@ -37,7 +37,9 @@ __all__ = [
     "SIGMA_CLAIMS",
     "add_method_options",
     "choose_best",
+    "chosen_result",
     "method_of",
+    "others",
     "pld_calibrate",
     "pld_delta",
     "pld_epsilon",
@@ -92,36 +94,48 @@ def method_of(args: argparse.Namespace) -> str:
 
 _WHAT = {"pld": "bracket of the true optimal value", "rdp": "certified RDP upper bound"}
 
-
-def _detail(res: dict[str, Any], method: str) -> str:
-    """One line on how ``res`` (a result of ``method``) was computed."""
-    if method == "pld":
-        if "exact" in res.get("pld", {}):
-            return f"pld exact: {res['pld']['exact']}"
-        if "pld" in res:
-            return f"pld grid width {res['pld']['grid_width']}, masses at scale 2^-{res['pld']['scale_bits']}"
-        return "pld"
-    if res.get("alpha") is not None:
-        return f"rdp order alpha = {res['alpha']}, conversion = {res['conversion']}"
-    return "rdp"
+#: the fields of a query result that are the same for every method (its target), kept at the top
+#: level of a ``best`` answer next to the chosen value
+KEEP = {"epsilon": ("delta",), "delta": ("epsilon",), "sigma": ()}
 
 
-def text_line(res: dict[str, Any], key: str) -> str:
-    """The text output of a pld / best result: the value, which method gave it and what it
-    certifies, how it was computed, and under ``best`` the other method's upper end (or why
-    it was not used)."""
+def chosen_result(res: dict[str, Any]) -> dict[str, Any]:
+    """The chosen method's own result (``res`` itself unless it is a ``best`` answer)."""
+    return res["candidates"][res["chosen"]] if res.get("method") == "best" else res
+
+
+def others(res: dict[str, Any], key: str, what: Callable[[str], str], suffix: str = "(larger)") -> str:
+    """The lines of a ``best`` answer after its value: each other method's upper end of ``key``
+    (``what(name)`` names it, ``suffix`` follows it), and why a method was not used; "" otherwise."""
+    if res.get("method") != "best":
+        return ""
+    lines = [
+        f"\n  {name}: {what(name)} {cand[key]['upper']} {suffix}"
+        for name, cand in res["candidates"].items()
+        if name != res["chosen"]
+    ]
+    lines += [f"\n  {name} not used: {why}" for name, why in res.get("not_used", {}).items()]
+    return "".join(lines)
+
+
+def text_line(res: dict[str, Any], key: str, given: str) -> str:
+    """The text output of an epsilon / delta answer of any method: the value, the method that
+    gave it and what it certifies, how it was computed, under ``best`` the other method's
+    upper end (or why it was not used), and ``given`` (the target and the steps)."""
     v = res[key]
-    chosen = res.get("chosen", "pld")
-    label = f"best: {chosen}," if res.get("method") == "best" else f"{chosen}:"
-    line = f"{key} = [{v['lower']}, {v['upper']}]  ({label} {_WHAT[chosen]}; rely on the upper end {v['upper']})"
-    line += "\n  " + _detail(res, chosen)
-    if res.get("method") == "best":
-        for name, cand in res["candidates"].items():
-            if name != chosen:
-                line += f"\n  {name}: {_WHAT[name]} {cand[key]['upper']} (larger)"
-        for name, why in res.get("not_used", {}).items():
-            line += f"\n  {name} not used: {why}"
-    return line
+    best = res.get("method") == "best"
+    own = chosen_result(res)
+    chosen = res.get("chosen", own.get("method", "rdp"))
+    label = f"best: {chosen}, {_WHAT[chosen]}" if best else (f"pld: {_WHAT['pld']}" if chosen == "pld" else "certified")
+    line = f"{key} = [{v['lower']}, {v['upper']}]  ({label}; rely on the upper end {v['upper']})"
+    if chosen == "rdp":
+        line += f"\n  {given}, order alpha = {own['alpha']}, conversion = {own['conversion']}"
+        return line + others(res, key, lambda n: _WHAT[n])
+    if "exact" in own["pld"]:
+        line += f"\n  pld exact: {own['pld']['exact']}"
+    else:
+        line += f"\n  pld grid width {own['pld']['grid_width']}, masses at scale 2^-{own['pld']['scale_bits']}"
+    return line + others(res, key, lambda n: _WHAT[n]) + f"\n  {given}"
 
 
 def _accountant(args: argparse.Namespace) -> PldAccountant:
@@ -167,7 +181,7 @@ def choose_best(
     elif exc is not None:
         errors["pld"] = exc
     events = dict.fromkeys(errors, event) if event is not None else None
-    return best_mod.best_json(results, errors, key, claims=claims, events=events, name=name)
+    return best_mod.best_json(results, errors, key, keep=KEEP[key], claims=claims, events=events, name=name)
 
 
 def run_method(

@@ -157,26 +157,21 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
             line += f"\n  {name} not used: {why}"
         return line
     s = res["sigma"]
-    chosen = res.get("chosen", res.get("method", "rdp"))
+    own = pld_cli.chosen_result(res)
+    chosen = res.get("chosen", own.get("method", "rdp"))
     label = f"best: {chosen}, " if res.get("method") == "best" else ("pld: " if chosen == "pld" else "")
     if chosen == "pld":
         line = (
             f"sigma = {s['upper']}  ({label}certified epsilon bracket "
-            f"{common.fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= {res['epsilon']} at delta = {res['delta']} "
+            f"{common.fmt_interval(own['epsilon_at_sigma']['epsilon'])} <= {res['epsilon']} at delta = {res['delta']} "
             f"after {res['steps']} steps)\n  sigma = {s['lower']} does not meet it: the true optimal epsilon is in "
-            f"{common.fmt_interval(res['epsilon_at_lower']['epsilon'])}"
+            f"{common.fmt_interval(own['epsilon_at_lower']['epsilon'])}"
         )
     else:
         line = (
-            f"sigma = {s['upper']}  ({label}certified epsilon {common.fmt_interval(res['epsilon_at_sigma']['epsilon'])} <= "
+            f"sigma = {s['upper']}  ({label}certified epsilon {common.fmt_interval(own['epsilon_at_sigma']['epsilon'])} <= "
             f"{res['epsilon']} at delta = {res['delta']} after {res['steps']} steps)"
         )
-        if res["epsilon_at_lower"]:
-            line += f"\n  sigma = {s['lower']} does not meet it: epsilon {common.fmt_interval(res['epsilon_at_lower']['epsilon'])}"
-    if res.get("method") == "best":
-        for name, cand in res["candidates"].items():
-            if name != chosen:
-                line += f"\n  {name}: sigma {cand['sigma']['upper']} (larger)"
-        for name, why in res.get("not_used", {}).items():
-            line += f"\n  {name} not used: {why}"
-    return line
+        if own["epsilon_at_lower"]:
+            line += f"\n  sigma = {s['lower']} does not meet it: epsilon {common.fmt_interval(own['epsilon_at_lower']['epsilon'])}"
+    return line + pld_cli.others(res, "sigma", lambda n: "sigma")

@@ -59,7 +59,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 errors[name] = exc
         summaries = {n: _summary(c) for n, c in certs.items()}
         events = dict.fromkeys(errors, event)
-        out = best.best_json(summaries, errors, "epsilon", events=events, name=common.namer(args))
+        out = best.best_json(
+            summaries, errors, "epsilon", keep=("delta", "steps"), events=events, name=common.namer(args)
+        )
         cert = certs[out["chosen"]]
     else:
         cert = {"rdp": rdp, "pld": pld}[method]()
@@ -93,22 +95,13 @@ def _summary(cert: dict[str, Any]) -> dict[str, Any]:
 
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
-    chosen = res.get("chosen", res.get("method", "rdp"))
-    label = f"best: {chosen}, " if res.get("method") == "best" else ""
-    if chosen == "pld":
-        line = (
-            f"wrote {res['certificate']}: epsilon = {common.fmt_interval(res['epsilon'])} at delta = {args.delta} "
-            f"after {res['steps']} steps ({label}pld bracket, grid {res['pld']['grid_width']}); sha256 {res['sha256'][:16]}..."
-        )
+    own = pld_cli.chosen_result(res)
+    label = f"best: {res['chosen']}, " if res.get("method") == "best" else ""
+    if own.get("method") == "pld":
+        how = f"{label}pld bracket, grid {own['pld']['grid_width']}"
     else:
-        line = (
-            f"wrote {res['certificate']}: epsilon = {common.fmt_interval(res['epsilon'])} at delta = {args.delta} "
-            f"after {res['steps']} steps ({label}order {res['alpha']}, {res['conversion']}); sha256 {res['sha256'][:16]}..."
-        )
-    if res.get("method") == "best":
-        for name, cand in res["candidates"].items():
-            if name != chosen:
-                line += f"\n  {name}: epsilon upper end {cand['epsilon']['upper']} (larger; not written)"
-        for name, why in res.get("not_used", {}).items():
-            line += f"\n  {name} not used: {why}"
-    return line
+        how = f"{label}order {own['alpha']}, {own['conversion']}"
+    return (
+        f"wrote {res['certificate']}: epsilon = {common.fmt_interval(res['epsilon'])} at delta = {args.delta} "
+        f"after {res['steps']} steps ({how}); sha256 {res['sha256'][:16]}..."
+    ) + pld_cli.others(res, "epsilon", lambda n: "epsilon upper end", "(larger; not written)")

@@ -124,16 +124,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     m = res["mechanism"]
-    if res.get("method") in ("pld", "best"):
-        return (
-            f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
-            f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
-            + pld_cli.text_line(res, "epsilon")
-            + f"\n  delta = {args.delta}"
-        )
-    return (
+    head = (
         f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
         f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
-        f"certified epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta}\n"
-        f"  (rely on the upper end {res['epsilon']['upper']}; order alpha = {res['alpha']}, conversion = {res['conversion']})"
+    )
+    own = pld_cli.chosen_result(res)
+    if own.get("method") == "pld":
+        return head + pld_cli.text_line(res, "epsilon", f"delta = {args.delta}")
+    label = " (best: rdp, certified RDP upper bound)" if res.get("method") == "best" else ""
+    return (
+        head + f"certified epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta}{label}\n"
+        f"  (rely on the upper end {res['epsilon']['upper']}; order alpha = {own['alpha']}, conversion = {own['conversion']})"
+        + pld_cli.others(res, "epsilon", lambda n: "bracket of the true optimal value, upper end")
     )

@@ -56,14 +56,7 @@ def run_query(args: argparse.Namespace, quantity: str) -> dict[str, Any]:
 
 def query_text(args: argparse.Namespace, res: dict[str, Any], quantity: str) -> str:
     target = TARGETS[quantity]
-    given = f"{target} = {getattr(args, target)}, steps = {res['steps']}"
-    if res.get("method") in ("pld", "best"):
-        return pld_cli.text_line(res, quantity) + f"\n  {given}"
-    value = res[quantity]
-    return (
-        f"{quantity} = {common.fmt_interval(value)}  (certified; rely on the upper end {value['upper']})\n"
-        f"  {given}, order alpha = {res['alpha']}, conversion = {res['conversion']}"
-    )
+    return pld_cli.text_line(res, quantity, f"{target} = {getattr(args, target)}, steps = {res['steps']}")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
