@@ -98,6 +98,8 @@ def short_reason(exc: BaseException, event: DpEvent | None = None, name: Callabl
     if isinstance(exc, BudgetExceeded):
         return f"it ran past its share of the time budget ({exc.seconds:.3g} s)" if exc.seconds else "time budget"
     if isinstance(exc, UnsupportedEventError):
+        if isinstance(getattr(exc, "reason", None), str):  # a caller's own phrase
+            return str(exc.reason)  # type: ignore[attr-defined]
         if event is not None and _chooses_rdp_bound(event):
             return "an RDP bound was chosen (the PLD takes none)"
         return "no certified dominating pair for this event"

@@ -403,3 +403,21 @@ def test_certify_best_writes_the_winner_and_verify_accepts(tmp_path):
     assert cert["method"].get("kind", "rdp") != "pld" and cert["epsilon"] == res["epsilon"]
     status, _, err = run_cli(["verify", str(out2)])
     assert status == 0, err
+
+
+def test_outer_budget_fires_on_time_after_an_inner_one():
+    """The PLD's own deadline is an inner budget: after it ran out, the command's budget still
+    stops code without cooperative checks at its own deadline (its timer is re-armed for the
+    time left, not for the time left when the inner block began)."""
+    from rigorous_rdp import budget
+    from rigorous_rdp.errors import BudgetExceeded
+
+    t0 = time.monotonic()
+    with pytest.raises(BudgetExceeded), budget.time_budget(1.0):
+        with pytest.raises(BudgetExceeded), budget.time_budget(0.6):
+            while True:
+                budget.check()
+        while True:  # no cooperative check: only the timer stops this
+            pass
+    elapsed = time.monotonic() - t0
+    assert 0.95 <= elapsed < 1.45, elapsed  # 1.6 s if the outer timer were re-armed for 1.0 s
