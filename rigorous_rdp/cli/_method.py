@@ -65,8 +65,9 @@ def add_method_options(p: argparse.ArgumentParser) -> None:
         "--method",
         default=DEFAULT_METHOD,
         choices=METHODS,
-        help="best (default): the smaller certified upper end of rdp and pld (rdp where pld does not apply); "
-        "rdp: certified RDP bound; pld: certified bracket of the true optimal value",
+        help="best (default): the smaller certified upper end of rdp and pld (pld within half the time left; "
+        "rdp where pld does not apply, with the reason); rdp: certified RDP bound; pld: certified bracket of the "
+        "true optimal value",
     )
     p.add_argument(
         "--width",
