@@ -36,7 +36,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, ClassVar, TypeVar
 
@@ -56,6 +55,7 @@ __all__ = [
     "attempt",
     "best_json",
     "choose",
+    "decimal_key",
     "pld_seconds",
     "short_reason",
 ]
@@ -108,6 +108,8 @@ def short_reason(exc: BaseException, event: DpEvent | None = None, name: Callabl
         return exc.render(name).split(" (", 1)[0].split(". Found", 1)[0].rstrip(".")
     if isinstance(exc, ValueError):
         return "it refused the input"
+    if isinstance(exc, OverflowError):
+        return "a number outside its range (overflow)"
     return "it could not certify a bound (precision)"
 
 
@@ -155,9 +157,28 @@ def attempt(fn: Callable[[], _T], seconds: float | None = None) -> tuple[_T | No
         return None, exc
 
 
-def _upper(res: dict[str, Any], key: str) -> Decimal:
-    # Decimal, not Fraction: exact, and fast for exponents such as 1e-100000000
-    return Decimal(res[key]["upper"])
+def decimal_key(text: str) -> tuple[int, int, Fraction]:
+    """A sort key of a decimal string of the JSON output ("5.19", "2.4e-2000000000000000297",
+    "0", "inf"): exact, and fast for any exponent (``Fraction`` would build 10**exponent, and
+    ``Decimal`` refuses exponents beyond about 10**18)."""
+    t = text.strip().lower()
+    sign = -1 if t.startswith("-") else 1
+    t = t.lstrip("+-")
+    if t in ("inf", "infinity"):
+        return (2 * sign, 0, Fraction(0))
+    mantissa, _, exponent = t.partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    if not digits:
+        return (0, 0, Fraction(0))
+    # value = 0.digits * 10**(exp + len(whole) - leading zeros stripped)
+    exp = int(exponent or 0) + len(whole) - (len(whole + frac) - len(digits))
+    m = Fraction(int(digits), 10 ** len(digits))  # in [0.1, 1)
+    return (sign, sign * exp, sign * m)
+
+
+def _upper(res: dict[str, Any], key: str) -> tuple[int, int, Fraction]:
+    return decimal_key(res[key]["upper"])
 
 
 def choose(results: dict[str, dict[str, Any]], key: str) -> str:

@@ -17,6 +17,8 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 from _cli import assert_one_line_error, cmd, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rigorous_rdp import (
     BestAccountant,
@@ -421,3 +423,25 @@ def test_outer_budget_fires_on_time_after_an_inner_one():
             pass
     elapsed = time.monotonic() - t0
     assert 0.95 <= elapsed < 1.45, elapsed  # 1.6 s if the outer timer were re-armed for 1.0 s
+
+
+@given(
+    a=st.decimals(allow_nan=False, allow_infinity=False, places=None).filter(lambda d: abs(d.adjusted()) < 400),
+    b=st.decimals(allow_nan=False, allow_infinity=False, places=None).filter(lambda d: abs(d.adjusted()) < 400),
+)
+@settings(max_examples=200, deadline=None)
+def test_decimal_key_orders_as_the_exact_values(a, b):
+    """The comparison of upper ends agrees with exact rationals (scientific and plain notation)."""
+    from rigorous_rdp.best import decimal_key
+
+    for sa, sb in ((str(a), str(b)), (f"{a:e}", f"{b:f}")):
+        fa, fb = F(sa), F(sb)
+        assert (decimal_key(sa) < decimal_key(sb)) == (fa < fb)
+        assert (decimal_key(sa) == decimal_key(sb)) == (fa == fb)
+
+
+def test_upper_ends_far_below_the_float_range_are_compared():
+    """delta at a huge epsilon: the RDP's upper end has an exponent near -2e18 (no Decimal, no
+    Fraction can hold it); the answer is the RDP's, and the PLD's failure is a reason, not an error."""
+    res = _json(cmd("delta --sigma 1 --steps 1 --epsilon 2249716749384557"))
+    assert res["chosen"] == "rdp" and "e-2000000000000000" in res["delta"]["upper"]
