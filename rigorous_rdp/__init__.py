@@ -12,7 +12,7 @@ by raising the working precision, or the call fails with
 Quick start::
 
     >>> from rigorous_rdp import RdpAccountant, GaussianEvent, PoissonSampledEvent
-    >>> acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent("1.1"), "0.01"), 10000)
+    >>> acc = RdpAccountant().compose(PoissonSampledEvent("0.01", GaussianEvent("1.1")), 10000)
     >>> res = acc.get_epsilon_and_order("1e-5")
     >>> res.epsilon.to_json()["upper"][:6]
     '5.6318'

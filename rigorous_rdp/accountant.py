@@ -166,6 +166,12 @@ class Quantities(Generic[_E, _D]):
     def delta(self) -> _D:
         return cast(_D, self.value if self.quantity == "delta" else self.target)
 
+    def __float__(self) -> float:
+        """``float(result)``: the certified ``value`` (epsilon or delta) as a float rounded up, the
+        conservative reading (``float(result.epsilon)`` for an epsilon result; see
+        :meth:`.Certified.__float__`)."""
+        return float(self.value)
+
 
 class EpsilonQuantity(Quantities[Certified, Fraction]):
     """A result whose certified ``value`` is epsilon at the target delta."""
@@ -393,7 +399,7 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
     Example:
         >>> from rigorous_rdp import RdpAccountant, GaussianEvent, PoissonSampledEvent
         >>> acc = RdpAccountant()
-        >>> _ = acc.compose(PoissonSampledEvent(GaussianEvent("1.1"), "0.01"), 10000)
+        >>> _ = acc.compose(PoissonSampledEvent("0.01", GaussianEvent("1.1")), 10000)
         >>> res = acc.get_epsilon_and_order("1e-5")
         >>> 5.63 < res.epsilon.upper_float() < 5.64
         True

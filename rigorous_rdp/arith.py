@@ -447,6 +447,13 @@ class Certified:
             return math.inf
         return _float_outward(_endpoint_arb(self.ball, True), up=True)
 
+    def __float__(self) -> float:
+        """``float(c)``: the upper endpoint rounded up (:meth:`upper_float`), the conservative
+        reading of a certified upper bound (an epsilon, a delta, an RDP value): never below the
+        exact value.  Not the midpoint (``float(arb)`` is the midpoint rounded to nearest); for a
+        quantity that is a lower bound, use :meth:`lower_float`."""
+        return self.upper_float()
+
     def lower_float(self) -> float:
         """The lower endpoint rounded down to a Python float."""
         if not self.ball.is_finite():

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from . import progress as _progress
 from . import validation
 from .accountant import EpsilonResult, RdpAccountant
 from .arith import bisect_first, to_arb, workprec
@@ -270,6 +271,7 @@ class _Evaluator:
         for _ in range(2):
             acc = self.template.fresh(digits)
             acc.compose(event, steps)
+            _progress.note(f"certified evaluation {self.count + 1} ({label})")
             res = acc.get_epsilon_and_order(self.delta)
             self.count += 1
             if self.progress is not None:
@@ -304,7 +306,7 @@ def calibrate_sigma(
 
     Args:
         make_event: ``sigma -> event`` of one step (e.g. ``lambda s:
-            PoissonSampledEvent(GaussianEvent(s), q)``); ``sigma`` is an exact Fraction.
+            PoissonSampledEvent(q, GaussianEvent(s))``); ``sigma`` is an exact Fraction.
         steps: number of composed steps (>= 1).
         target_epsilon: E > 0; target_delta: delta in (0, 1) (both exact).
         sigma_digits: significant decimal digits of the returned sigma (1..15).

@@ -13,7 +13,9 @@ All mechanisms have sensitivity 1:
 * :class:`LaplaceEvent`: :math:`M(D) = f(D) + \mathrm{Lap}(b)`, ``scale`` = b.
 * :class:`RandomizedResponseEvent`: report the true bit with probability p.
 * :class:`PoissonSampledEvent`: each record enters the minibatch independently
-  with probability ``sampling_probability`` (q), then the inner mechanism runs.
+  with probability ``sampling_probability`` (q), then the inner mechanism runs;
+  ``PoissonSampledEvent(sampling_probability, event)``, dp-accounting's argument order
+  (the earlier ``(event, sampling_probability)`` is accepted too, told apart by type).
 * :class:`FixedSizeSampledEvent`: a minibatch of exactly ``batch_size`` records
   drawn from ``dataset_size`` records, without replacement (default) or with.
 * :class:`ZhuWangSampledEvent`: Poisson sampling accounted with a chosen bound of
@@ -102,6 +104,26 @@ class Adjacency(_Choice):
     REPLACE_ONE = "replace-one"
 
 
+def _event_first(event: object, other: object) -> tuple[object, object]:
+    """``(event, other)`` given in either order: dp-accounting puts the sampling probability
+    before the event, this package's earlier signatures after it; the one that is a
+    :class:`DpEvent` is the event (two events or none: left as given, for the validation)."""
+    if not isinstance(event, DpEvent) and isinstance(other, DpEvent):
+        return other, event
+    return event, other
+
+
+def _dp_accounting_sizes_order(ev: FixedSizeSampledEvent | Wang2019SampledEvent) -> None:
+    """``(dataset_size, batch_size, event)``, the order of dp-accounting's
+    ``SampledWithoutReplacementDpEvent(source_dataset_size, sample_size, event)``, read as such
+    when the event comes last (told apart by type, as for :class:`PoissonSampledEvent`)."""
+    event, batch, dataset = ev.event, ev.batch_size, ev.dataset_size
+    if not isinstance(event, DpEvent) and isinstance(dataset, DpEvent):
+        _set(ev, "event", dataset)
+        _set(ev, "batch_size", batch)
+        _set(ev, "dataset_size", event)
+
+
 def _check_event(value: object, name: str = "event") -> None:
     if not isinstance(value, DpEvent):
         raise InvalidParameter(name, "must be a DpEvent", value)
@@ -185,19 +207,33 @@ class RandomizedResponseEvent(DpEvent):
         _set(self, "p", unit_interval(self.p, "p", open_low=True, open_high=True))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class PoissonSampledEvent(DpEvent):
     """Poisson subsampling with probability q followed by ``event``.
 
+    ``PoissonSampledEvent(sampling_probability, event)`` is the order of dp-accounting's
+    ``PoissonSampledDpEvent``.  The earlier order ``PoissonSampledEvent(event,
+    sampling_probability)`` is still accepted: the two arguments are told apart by type (the
+    one that is a :class:`DpEvent` is the event), and keyword arguments work in any order.
+
     Args:
-        event: the mechanism applied to the minibatch.
         sampling_probability: q in [0, 1].
+        event: the mechanism applied to the minibatch.
         adjacency: add-remove (default) or replace-one.
     """
 
     event: DpEvent
     sampling_probability: Fraction
     adjacency: Adjacency = Adjacency.ADD_REMOVE
+
+    def __init__(
+        self, sampling_probability: object, event: object, adjacency: Adjacency | str = Adjacency.ADD_REMOVE
+    ) -> None:
+        event, sampling_probability = _event_first(event, sampling_probability)
+        _set(self, "event", event)
+        _set(self, "sampling_probability", sampling_probability)
+        _set(self, "adjacency", adjacency)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         _check_event(self.event)
@@ -208,6 +244,10 @@ class PoissonSampledEvent(DpEvent):
 @dataclass(frozen=True, slots=True)
 class FixedSizeSampledEvent(DpEvent):
     """Fixed-size minibatch of ``batch_size`` out of ``dataset_size`` records.
+
+    ``FixedSizeSampledEvent(dataset_size, batch_size, event)``, the order of dp-accounting's
+    ``SampledWithoutReplacementDpEvent`` / ``SampledWithReplacementDpEvent``, is accepted too
+    (the event last; told apart by type).
 
     Args:
         event: the mechanism applied to the minibatch (sum of clipped terms).
@@ -230,6 +270,7 @@ class FixedSizeSampledEvent(DpEvent):
     taylor_order: int | None = None
 
     def __post_init__(self) -> None:
+        _dp_accounting_sizes_order(self)
         _check_event(self.event)
         b, n = _sizes(self.batch_size, self.dataset_size)
         _set(self, "batch_size", b)
@@ -274,6 +315,9 @@ class ZhuWangSampledEvent(DpEvent):
     r"""Poisson subsampling (probability q, add/remove) of ``event``, accounted with a
     chosen Zhu & Wang 2019 bound.
 
+    The event and the sampling probability may come in either order (told apart by type), as
+    for :class:`PoissonSampledEvent`: ``ZhuWangSampledEvent(q, event)`` is dp-accounting's order.
+
     Args:
         event: the base mechanism (GaussianEvent, LaplaceEvent, RandomizedResponseEvent).
         sampling_probability: q in [0, 1].
@@ -290,6 +334,10 @@ class ZhuWangSampledEvent(DpEvent):
     tau: int | None = None
 
     def __post_init__(self) -> None:
+        # (sampling_probability, event), dp-accounting's order, is accepted as well (told apart by type)
+        event, q = _event_first(self.event, self.sampling_probability)
+        _set(self, "event", event)
+        _set(self, "sampling_probability", q)
         _check_event(self.event)
         _set(self, "sampling_probability", probability(self.sampling_probability))
         if self.bound is not None:
@@ -311,6 +359,9 @@ class Wang2019SampledEvent(DpEvent):
     selects this bound; the base curve of the :class:`GaussianEvent` (DP-SGD: sum of
     gradients clipped at norm 1) is the replace-one curve :math:`2\alpha/\sigma^2` (129).
 
+    The order ``(dataset_size, batch_size, event)`` is accepted too, as for
+    :class:`FixedSizeSampledEvent`.
+
     Args:
         event: the mechanism applied to the minibatch.
         batch_size: |B| >= 1.
@@ -322,6 +373,7 @@ class Wang2019SampledEvent(DpEvent):
     dataset_size: int
 
     def __post_init__(self) -> None:
+        _dp_accounting_sizes_order(self)
         _check_event(self.event)
         b, n = _sizes(self.batch_size, self.dataset_size)
         _set(self, "batch_size", b)

@@ -4,8 +4,8 @@ Every module ``rigorous_rdp/paper_repro/<source>/<name>.py`` (names not starting
 that defines ``ID``, ``TITLE``, ``SOURCE`` and ``main(out_dir, fast=False)`` is a
 figure script (the convention of :mod:`rigorous_rdp.paper_repro`).  :func:`discover` finds
 them, :func:`run_figures` runs a selection, in this process (``jobs=1``) or in
-a :class:`concurrent.futures.ProcessPoolExecutor` (``jobs > 1``), with a tqdm
-progress bar on stderr.  A failing script is reported and does not stop the
+a :class:`concurrent.futures.ProcessPoolExecutor` (``jobs > 1``), with progress on stderr
+(:mod:`rigorous_rdp.progress`).  A failing script is reported and does not stop the
 others.
 
 Nothing here is a privacy guarantee: the figure scripts call the certified API
@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import budget
+from . import progress as _progress
 from .errors import BudgetExceeded, InvalidParameter, quote
 
 __all__ = ["FigureRun", "FigureScript", "default_out_dir", "discover", "require_figure_extras", "run_figures", "select"]
@@ -257,7 +257,8 @@ def run_figures(
         out_dir: directory for ``<ID>.png`` and ``<ID>.json`` (created).
         jobs: number of worker processes (1: run in this process).
         fast: ask each script for its smaller smoke version.
-        progress: show a tqdm progress bar on stderr.
+        progress: report a failed figure on stderr as it happens (the count of figures done is
+            drawn by the command line's progress session, :mod:`rigorous_rdp.progress`).
         on_result: called with each result as it completes.
 
     Raises:
@@ -265,8 +266,6 @@ def run_figures(
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an integer >= 1. Found {jobs!r}.")
-    from tqdm import tqdm
-
     scripts = list(scripts)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -282,16 +281,14 @@ def run_figures(
 
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)), initializer=ignore_sigint)
         futs = {pool.submit(run_one, s.module, s.id, str(out), fast): s for s in scripts}
-    bar = tqdm(
-        total=len(scripts), desc="figures", unit="fig", file=sys.stderr, disable=not progress, dynamic_ncols=True
-    )
+    bar_cm = _progress.task("figures", len(scripts), "figures")
+    bar = bar_cm.__enter__()
 
     def done(r: FigureRun) -> None:
         results[r.id] = r
-        bar.set_postfix_str(f"{r.id} {'ok' if r.ok else 'FAILED'}", refresh=False)
-        bar.update(1)
-        if not r.ok:
-            bar.write(f"rigorous-rdp: figure {r.id} failed: {r.error}", file=sys.stderr)
+        bar.update(1, note=f"{r.id} {'ok' if r.ok else 'FAILED'}")
+        if not r.ok and progress:
+            _progress.write(f"rigorous-rdp: figure {r.id} failed: {r.error}")
         if on_result is not None:
             on_result(r)
 
@@ -300,7 +297,7 @@ def run_figures(
         if not parallel:
             for s in scripts:
                 budget.check(f"figure {s.id}")
-                bar.set_description(s.id)
+                bar.note = f"running {s.id}"
                 done(run_one(s.module, s.id, str(out), fast))
         else:
             from concurrent.futures import as_completed
@@ -314,7 +311,7 @@ def run_figures(
                 done(r)
         aborted = False
     finally:
-        bar.close()
+        bar_cm.__exit__(None, None, None)
         if pool is not None:  # on the budget or Ctrl-C: the workers are stopped at once
             from .budget import stop_executor
 

@@ -4,6 +4,7 @@
 import itertools
 import json
 import random
+import re
 import subprocess
 import sys
 from fractions import Fraction as F
@@ -401,7 +402,7 @@ def test_ctrl_c_during_prove_exits_130_quickly_and_writes_nothing(tmp_path, boxe
 
     out = tmp_path / "proof.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rigorous_rdp", "conjecture", "--prove", "--rows", "3", "--out", str(out)],
+        [sys.executable, "-m", "rigorous_rdp", "conjecture", "--prove", "--rows", "3", "--out", str(out), "--progress"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=Path(__file__).parent.parent,
@@ -410,7 +411,11 @@ def test_ctrl_c_during_prove_exits_130_quickly_and_writes_nothing(tmp_path, boxe
     os.set_blocking(proc.stderr.fileno(), False)
     seen = b""
     deadline = time.monotonic() + 90
-    while f"{boxes_seen}box".encode() not in seen and time.monotonic() < deadline and proc.poll() is None:
+
+    def boxes() -> int:  # the largest count of the progress lines so far ("... 6 boxes, 3 pending ...")
+        return max((int(k) for k in re.findall(rb"(\d+) boxes, ", seen)), default=0)
+
+    while boxes() < boxes_seen and time.monotonic() < deadline and proc.poll() is None:
         chunk = proc.stderr.read()
         seen += chunk or b""
         time.sleep(0.01)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from .. import budget, validation
+from .. import budget, progress, validation
 from ..arith import DEFAULT_DIGITS, MAX_DECIMAL_EXPONENT, parse_rational
 from ..errors import BudgetExceeded, InvalidParameter, PrecisionExhausted, UnsupportedEventError, quote
 from ..events import DpEvent
@@ -49,6 +49,19 @@ class Parser(argparse.ArgumentParser):
             metavar="SIZE",
             help=f"memory budget, e.g. 512M or 8G, in [16M, 1T] (default {budget.DEFAULT_MEMORY // 2**30}G);"
             " a query estimated to need more is refused before allocating (exit status 2)",
+        )
+
+        self.add_argument(
+            "--progress",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="show progress (an ETA where the total is known) on stderr even when it is not a terminal",
+        )
+        self.add_argument(
+            "--quiet",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="no progress on stderr (default: shown when stderr is a terminal; never on stdout)",
         )
 
     def error(self, message: str) -> None:  # type: ignore[override]
@@ -415,6 +428,16 @@ def _budget_seconds(args: argparse.Namespace) -> float | None:
         ) from None
 
 
+def progress_option(args: argparse.Namespace) -> bool | None:
+    """``--progress`` (True), ``--quiet`` or ``--no-progress`` (False), neither: ``None`` (progress
+    when stderr is a terminal; see :mod:`rigorous_rdp.progress`)."""
+    on = getattr(args, "progress", False)
+    off = getattr(args, "quiet", False) or getattr(args, "no_progress", False)
+    if on and off:
+        raise ValueError("--progress and --quiet contradict each other; give one of them.")
+    return True if on else False if off else None
+
+
 def _render(args: argparse.Namespace, result: Any) -> str:
     if getattr(args, "json", False):
         return json.dumps(result, indent=2) + "\n"
@@ -441,7 +464,11 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         seconds = _budget_seconds(args)
         memory = getattr(args, "max_memory", None)
-        with budget.time_budget(seconds), budget.memory_budget(memory and budget.parse_size(memory, "--max-memory")):
+        with (
+            budget.time_budget(seconds),
+            budget.memory_budget(memory and budget.parse_size(memory, "--max-memory")),
+            progress.session(f"rigorous-rdp {getattr(args, 'command', '')}".rstrip(), progress_option(args)),
+        ):
             try:
                 check_option_ranges(args)
                 result = func(args)

@@ -9,7 +9,6 @@ for the same theorem and conversion.  Without peers it says so and exits 0.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from ..research.audit import PEERS, run_audit
@@ -67,22 +66,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         res = _run_dask(args, spec)
         res["command"] = "rigorous-rdp audit" + (" --quick" if args.quick else "") + f" --dask {spec} --json"
         return res
-    bar = None
-    progress = None
-    if not args.json:
-        from tqdm import tqdm
-
-        bar = tqdm(desc="audit", unit="config", file=sys.stderr, leave=False)
-
-        def progress(name: str) -> None:
-            bar.update(1)
-            bar.set_postfix_str(name)
-
-    try:
-        res = run_audit(quick=args.quick, peers=args.peer, progress=progress)
-    finally:
-        if bar is not None:
-            bar.close()
+    res = run_audit(quick=args.quick, peers=args.peer)  # progress: rigorous_rdp.progress (counted per configuration)
     res["command"] = (
         "rigorous-rdp audit"
         + (" --quick" if args.quick else "")

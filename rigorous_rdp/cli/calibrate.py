@@ -13,7 +13,6 @@ of steps whose certified epsilon meets the target.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from ..arith import parse_rational
@@ -49,19 +48,9 @@ def register(sub: Any) -> None:
 
 
 def _progress(args: argparse.Namespace):
-    if args.json or not sys.stderr.isatty():  # a bar only on a terminal: errors stay one line
-        return None, None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return None, None
-    bar = tqdm(desc="certified evaluations", unit="eval", file=sys.stderr, leave=False, dynamic_ncols=True)
-
-    def update(label: str, res: Any) -> None:
-        bar.update(1)
-        bar.set_postfix_str(f"{label}: eps <= {res.epsilon.to_json(8)['upper']}")
-
-    return bar, update
+    """No bar of its own: the calibration reports each certified evaluation to the command's
+    progress line (:mod:`rigorous_rdp.progress`)."""
+    return None, None
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

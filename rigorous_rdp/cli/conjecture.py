@@ -90,7 +90,7 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"--order must be an integer in [2, 16]. Found {quote(args.order)}.")
     sigma = parse_rational(args.sigma, "sigma")
     max_boxes = _int(args.max_boxes, "max-boxes", 1)
-    res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=not args.json)
+    res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=True)
     proof = proof_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
     out["prove"]["statement"] = (
@@ -125,14 +125,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     out_path = None if args.out is None else common.output_file(args.out)
     with dask_executor(spec) as ex:
         res = probe(
-            trials,
-            seed,
-            model=args.model,
-            dim=int(args.dim),
-            jobs=jobs,
-            executor=ex,
-            steps=steps,
-            progress=not args.json,
+            trials, seed, model=args.model, dim=int(args.dim), jobs=jobs, executor=ex, steps=steps, progress=True
         )
     out = res.to_json()
     if out_path is not None:

@@ -34,6 +34,13 @@ def register(sub: Any) -> None:
     common.add_accounting_options(p)
     common.add_target_delta(p)
     common.add_result_options(p)
+    p.add_argument(
+        "--plot",
+        default=None,
+        metavar="FILE",
+        help="also draw epsilon against steps and against delta for this run, with the certified band"
+        " (PNG, PDF or SVG by the extension; needs matplotlib, the [figures] extra)",
+    )
 
 
 def run_query(args: argparse.Namespace, quantity: str) -> dict[str, Any]:
@@ -63,8 +70,21 @@ def query_text(args: argparse.Namespace, res: dict[str, Any], quantity: str) -> 
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    return run_query(args, "epsilon")
+    plot = None
+    if getattr(args, "plot", None) is not None:
+        from . import _epsilon_plot
+
+        plot = _epsilon_plot.check(args)  # before the query: a bad file name costs nothing
+    res = run_query(args, "epsilon")
+    if plot is not None:
+        res["plot"] = _epsilon_plot.draw(plot, args, res)
+    return res
 
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
-    return query_text(args, res, "epsilon")
+    out = query_text(args, res, "epsilon")
+    if "plot" in res:
+        from . import _epsilon_plot
+
+        out += "\n" + _epsilon_plot.describe(res)
+    return out

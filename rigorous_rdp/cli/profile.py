@@ -152,10 +152,9 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
     out["width"] = DEFAULT_WIDTH if args.width is None else check_width(args.width)
     if args.plot is not None:
-        suffix = args.plot.rsplit(".", 1)[-1].lower() if "." in args.plot else ""
-        if suffix not in ("png", "pdf", "svg"):
-            raise ValueError(f"--plot must name a .png, .pdf or .svg file. Found {quote(args.plot)}.")
-        out["plot"] = common.output_file(args.plot, "--plot")
+        from ._plot import check_plot_path
+
+        out["plot"] = check_plot_path(args.plot)
     return out
 
 
@@ -443,11 +442,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def _plot(path: str, prof: PrivacyProfile, opts: dict[str, Any], res: dict[str, Any]) -> None:
     """Two panels: delta(eps) (log delta) and the trade-off curve (log false-positive rate),
     each with its certified band; the trade-off is drawn on a dense grid of rates."""
-    import matplotlib
+    from ._plot import pyplot, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     eps = [float(p.epsilon) for p in prof.dense]
     lo = [float(p.lower) for p in prof.dense]
     up = [float(p.upper) for p in prof.dense]
@@ -499,22 +496,7 @@ def _plot(path: str, prof: PrivacyProfile, opts: dict[str, Any], res: dict[str, 
         + ("  (PLD: closed form)" if "exact" in res["pld"] else f"  (PLD grid {res['pld']['grid_width']})")
     )
     fig.tight_layout()
-    import contextlib
-    import os
-    import tempfile
-
-    # written to a temporary file next to it, then renamed: an interrupted run leaves no half plot
-    fd, tmp = tempfile.mkstemp(prefix=".rigorous-rdp-", suffix=".tmp", dir=os.path.dirname(path) or ".")
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=120, format=path.rsplit(".", 1)[-1].lower())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    finally:
-        plt.close(fig)
+    save_figure(fig, path)  # atomically: an interrupted run leaves no half plot
 
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:

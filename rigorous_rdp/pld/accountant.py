@@ -46,12 +46,12 @@ import numpy as np
 from flint import arb
 
 from .. import events as ev
-from .. import validation
+from .. import progress, validation
 from ..accountant import ComposingAccountant
 from ..errors import InvalidParameter
 from ..registry import pld_pair
 from ..validation import RealRange
-from .compose import compose_all, delta_at, delta_screen
+from .compose import compose_all, delta_at, delta_screen, products
 from .discretize import DiscretePld, arb_upper_fraction, discretize
 from .profiles import DominatingPair, Profile
 from .results import Bracket, PldDeltaResult, PldEpsilonResult, PldResult, _as_bracket, _bracket
@@ -109,7 +109,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     Example:
         >>> from rigorous_rdp import GaussianEvent, PoissonSampledEvent
         >>> from rigorous_rdp.pld import PldAccountant
-        >>> acc = PldAccountant().compose(PoissonSampledEvent(GaussianEvent("1.1"), "0.01"), 1000)
+        >>> acc = PldAccountant().compose(PoissonSampledEvent("0.01", GaussianEvent("1.1")), 1000)
         >>> res = acc.get_epsilon_result("1e-5")
         >>> 1.4 < res.epsilon.lower_float() <= res.epsilon.upper_float() < 1.6
         True
@@ -187,11 +187,13 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     ) -> tuple[DiscretePld, DiscretePld | None, int, Fraction]:
         """Composed (upper, lower) PLDs of one direction on grid 1/n (lower only if asked)."""
         ups, los, scale_bits, comp_tail = self._discretized(direction, n, tail_abs, lower)
-        U = compose_all(ups, comp_tail)
-        self._last_length = max(self._last_length, U.coeffs.length())
-        # without a certified lower PLD for some component the lower bound is the
-        # trivial one (returned as None: delta >= 0, epsilon >= 0)
-        L = compose_all(los, comp_tail) if los is not None else None
+        total = products([c for _, c in ups]) + (products([c for _, c in los]) if los is not None else 0)
+        with progress.task(f"PLD composition ({direction}, grid 1/{n})", total, "products") as task:
+            U = compose_all(ups, comp_tail, task.update)
+            self._last_length = max(self._last_length, U.coeffs.length())
+            # without a certified lower PLD for some component the lower bound is the
+            # trivial one (returned as None: delta >= 0, epsilon >= 0)
+            L = compose_all(los, comp_tail, task.update) if los is not None else None
         return U, L, scale_bits, comp_tail
 
     def _discretized(

@@ -36,11 +36,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import validation
+from .. import progress, validation
 from ..errors import PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent
 from .accountant import PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
-from .compose import compose_all
+from .compose import compose_all, products
 from .discretize import grid_range
 from .profiles import Profile
 
@@ -247,7 +247,8 @@ class _Candidate:
             _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True)
             if los is None:
                 continue
-            lo = _eps_lower(compose_all(los, self.tail), n, self.delta)
+            with progress.task(f"PLD composition ({d}, grid 1/{n})", products([c for _, c in los]), "products") as t:
+                lo = _eps_lower(compose_all(los, self.tail, t.update), n, self.delta)
             self.lo_dirs[d] = max(self.lo_dirs.get(d, Fraction(0)), lo)
             best = max(best, lo)
             if best > target:
@@ -317,6 +318,7 @@ def calibrate_sigma_pld(
     screen_n = [1000]
 
     def screen(sigma: float, coarse_ok: bool = True) -> float:
+        progress.note(f"float screen of sigma {sigma:.6g} (a guess; certified decisions follow)")
         c = _Candidate(make_event, Fraction(sigma), steps, delta)
         n = screen_n[0]
         while True:
@@ -406,6 +408,7 @@ def calibrate_sigma_pld(
         by the error model fitted on the previous attempt: the end's distance to the
         estimate falls like 1/n^2; the grid aims at 60 % of the estimate's distance to E."""
         c, est = cand(s)
+        progress.note(f"certifying that sigma {decimal_text(s)} {'meets' if upper else 'misses'} the target")
         need = max(abs(est - Ef), 1e-9)
         # the error model splits a bracket's width about 1 : 2 between the upper and the
         # lower end, so this width puts the end asked for at about half of ``need``

@@ -43,7 +43,7 @@ exchanged (:math:`\mu` is transported into a sub-measure of :math:`\nu`, downwar
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from flint import arb, fmpq, fmpz_poly
@@ -136,29 +136,48 @@ def identity(scale_bits: int, upper: bool) -> DiscretePld:
     return DiscretePld(0, fmpz_poly([1 << scale_bits]), scale_bits, Fraction(0), upper)
 
 
-def power(a: DiscretePld, count: int, tail: Fraction) -> DiscretePld:
+def products(counts: Sequence[int]) -> int:
+    """The number of :func:`multiply` calls of :func:`compose_all` for parts of these counts."""
+    used = [c for c in counts if c > 0]
+    return sum(c.bit_length() - 1 + bin(c).count("1") - 1 for c in used) + max(0, len(used) - 1)
+
+
+def power(a: DiscretePld, count: int, tail: Fraction, on_product: Callable[[], object] | None = None) -> DiscretePld:
     """``count``-fold self-composition by left-to-right binary powering: square for every
     bit of ``count`` after the leading one, then multiply by ``a`` when the bit is set
     (about log2(count) squarings and popcount(count) - 1 products with the short ``a``;
-    the squarings run on the growing array only, not on a second growing base)."""
+    the squarings run on the growing array only, not on a second growing base).
+    ``on_product`` is called after each product (progress)."""
     if count <= 0:
         return identity(a.scale_bits, a.upper)
     result = a
     for bit in bin(count)[3:]:
         result = multiply(result, result, tail)
+        if on_product is not None:
+            on_product()
         if bit == "1":
             result = multiply(result, a, tail)
+            if on_product is not None:
+                on_product()
     return result
 
 
-def compose_all(parts: Sequence[tuple[DiscretePld, int]], tail: Fraction) -> DiscretePld:
-    """Composition of ``count`` copies of each PLD in ``parts``."""
+def compose_all(
+    parts: Sequence[tuple[DiscretePld, int]], tail: Fraction, on_product: Callable[[], object] | None = None
+) -> DiscretePld:
+    """Composition of ``count`` copies of each PLD in ``parts`` (:func:`products` products,
+    ``on_product`` called after each)."""
     result: DiscretePld | None = None
     for pld, count in parts:
         if count == 0:
             continue
-        p = power(pld, count, tail)
-        result = p if result is None else multiply(result, p, tail)
+        p = power(pld, count, tail, on_product)
+        if result is None:
+            result = p
+        else:
+            result = multiply(result, p, tail)
+            if on_product is not None:
+                on_product()
     if result is None:
         raise ValueError("pld: nothing to compose")
     return result

@@ -8,6 +8,7 @@ module at import time).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import ClassVar
@@ -40,6 +41,12 @@ class Bracket(Certified):
 
     lo_exact: Fraction = Fraction(0)
     up_exact: Fraction = Fraction(0)
+
+    def __float__(self) -> float:
+        """``float(bracket)``: the exact upper end rounded up to a float, the conservative reading
+        (a proven upper bound on the optimum); :meth:`lower_float` gives the other end."""
+        f = float(self.up_exact)
+        return math.nextafter(f, math.inf) if Fraction(f) < self.up_exact else f
 
     def to_json(self, sig: int | None = None) -> dict:
         from ..arith import round_decimal

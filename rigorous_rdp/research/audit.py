@@ -52,6 +52,7 @@ from typing import Any
 
 from flint import arb
 
+from .. import progress as _progress
 from ..accountant import DEFAULT_ORDERS, RdpAccountant
 from ..arith import decimal_lower, workprec
 from ..events import Adjacency, DpEvent, FixedSizeSampledEvent, GaussianEvent, PoissonSampledEvent
@@ -461,7 +462,8 @@ def run_audit(
     rows = []
     total_flags = 0
     try:
-        for cfg in audit_configs(quick):
+        configs = list(audit_configs(quick))
+        for cfg in _progress.iterate(configs, "peer audit", "configurations"):
             if progress is not None:
                 progress(cfg.name)
             adjacency = Adjacency.ADD_REMOVE if cfg.sampling == "poisson" else Adjacency.REPLACE_ONE

@@ -56,6 +56,7 @@ from typing import Any
 import mpmath
 from flint import arb
 
+from .. import progress
 from ..arith import decimal_lower, decimal_upper, workprec
 from ..errors import BudgetExceeded
 from ..reference.conjecture_boxes import BoxCase, reprove_box
@@ -938,7 +939,7 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
             rhs_lo_ball = arb(rhs_lo.numerator) / rhs_lo.denominator
             rhs_target = arb(rhs_lo_ball.lower())
         subboxes = 0
-        for b, rec in proven:
+        for b, rec in progress.iterate(proven, "re-proving boxes (independent enclosures)", "boxes"):
             if rec[1] == "extremal":
                 target = rhs_target  # sup = G(extremal vertex) = RHS: settled by certified signs only
             else:
@@ -966,7 +967,7 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
             rest = [x for x in proven if x[1][1] != "extremal"]
             chosen = ext + rng.sample(rest, max(0, min(len(rest), sample - len(ext))))
         worst = mpmath.mpf(0)
-        for b, rec in chosen:
+        for b, rec in progress.iterate(chosen, "re-evaluating boxes (mpmath)", "boxes"):
             err, w = recheck_box(n, m, lam, sig, g_rhs, b, rec, rng)
             if err is not None:
                 return VerificationResult(False, err)

@@ -787,18 +787,14 @@ def prove_case(
         rhs_lower = arb(rhs.lower())
     start = [(Fraction(0), Fraction(1))] * case.dim if region is None else list(region)
     stack: list[tuple[Box, int]] = [(start, 0)]
-    bar = None
-    if progress:
-        import sys
+    from .. import progress as _progress
 
-        from tqdm import tqdm
-
-        bar = tqdm(
-            desc=f"proof n={case.n} m={case.m} lambda={case.lam} sigma={case.sigma}",
-            unit="box",
-            file=sys.stderr,
-            leave=False,
-        )
+    bar_cm = (
+        _progress.task(f"proof n={case.n} m={case.m} lambda={case.lam} sigma={case.sigma}", None, "boxes")
+        if progress
+        else None
+    )
+    bar = bar_cm.__enter__() if bar_cm is not None else None
     try:
         _branch_and_bound(case, stack, res, rhs_lower, rhs_override is None, max_depth, max_boxes, bar)
     except SystemError as exc:
@@ -807,8 +803,8 @@ def prove_case(
         _raise_if_interrupted(exc)
         raise
     finally:
-        if bar is not None:
-            bar.close()
+        if bar_cm is not None:
+            bar_cm.__exit__(None, None, None)
     res.seconds = time.perf_counter() - t0
     return res
 
@@ -840,7 +836,7 @@ def _branch_and_bound(
         box, depth = stack.pop()
         processed += 1
         if bar is not None:
-            bar.update(1)
+            bar.update(1, note=f"{len(stack)} pending (branch and bound: no ETA)")
         if outside_domain(case, box):
             res.outside.append(box)
             continue

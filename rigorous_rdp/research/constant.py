@@ -1041,7 +1041,7 @@ def constant_table(
     from .parallel import map_ordered
 
     items = [(x, y, max_cells, rel_width) for x in c1s for y in c2s]
-    return map_ordered(_table_entry, items, executor=executor, jobs=jobs, desc="C(c1, c2) table")
+    return map_ordered(_table_entry, items, executor=executor, jobs=jobs, progress=True, desc="C(c1, c2) table")
 
 
 def dr_curve(c1: float, c2: float, d_r: float, d_lam: float, sigmas: Sequence[float]) -> dict[str, list[float]]:

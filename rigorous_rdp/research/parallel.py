@@ -28,12 +28,12 @@ import concurrent.futures as cf
 import contextlib
 import re
 import signal
-import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from .. import budget
+from .. import progress as _progress
 from ..budget import ignore_sigint, stop_executor
 from ..errors import BudgetExceeded
 
@@ -124,7 +124,9 @@ def imap_ordered(
 
     Args:
         window: items in flight (default: 1 in process, 4 per worker otherwise).
-        total: the number of items, for the progress bar (default ``len(items)`` if it has one).
+        progress: count the items in a :func:`rigorous_rdp.progress.task` (drawn on stderr by the
+            command line's progress session).
+        total: the number of items, for the progress line (default ``len(items)`` if it has one).
     """
     own = executor is None
     ex = make_executor(jobs) if executor is None else executor
@@ -135,11 +137,8 @@ def imap_ordered(
     check_alive = getattr(ex, "check_alive", None)
     if total is None and hasattr(items, "__len__"):
         total = len(items)  # type: ignore[arg-type]
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=total, desc=desc, file=sys.stderr, leave=False)
+    bar_cm = _progress.task(desc or "work items", total, "items") if progress else None
+    bar = bar_cm.__enter__() if bar_cm is not None else None
     where = desc or "the work items"
     pending: dict[int, cf.Future] = {}
     ready: dict[int, Any] = {}
@@ -186,8 +185,8 @@ def imap_ordered(
                 aborted = False
                 return
     finally:
-        if bar is not None:
-            bar.close()
+        if bar_cm is not None:
+            bar_cm.__exit__(None, None, None)
         stop_executor(ex, pending.values(), own, aborted)
 
 
@@ -209,7 +208,7 @@ def map_ordered(
         executor: any :class:`concurrent.futures.Executor` (a Dask ``client.get_executor()``
             included); when ``None`` one is made with :func:`make_executor` and shut down.
         jobs: number of local worker processes when ``executor`` is ``None``.
-        progress: show a tqdm progress bar on stderr.
+        progress: count the items in a progress task (see :func:`imap_ordered`).
     """
     window = None if isinstance(executor, SerialExecutor) or (executor is None and jobs <= 1) else max(1, len(items))
     return list(imap_ordered(fn, items, executor=executor, jobs=jobs, window=window, progress=progress, desc=desc))
