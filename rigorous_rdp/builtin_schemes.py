@@ -298,24 +298,52 @@ class Poisson(Scheme):
             )
 
     def pld_pair(self, event: Any) -> DominatingPair | None:
+        # add/remove: the Poisson pair (qP + (1-q)Q, Q) of the base pair and its swap (Zhu, Dong,
+        # Wang 2022, Prop. 30; proofs/verify_pld_pairs.py); replace-one (Gaussian): the
+        # symmetrised Poisson pair with sigma/2, which dominates but is not attained
         self._pld_ok(event)
-        if not self._gaussian_ar():
-            what = "replace-one adjacency" if self.adjacency is _R1 else self.noise.description
-            raise UnsupportedEventError(POISSON_GAUSSIAN_ONLY.format(what=what))
-        from .pld.profiles import DominatingPair, gaussian_profile, poisson_gaussian_profile
-
-        q, s = event.sampling_probability, _sigma(event)
+        q = event.sampling_probability
         if q == 0:
             return None
+        from .pld import pairs as pp
+        from .pld.profiles import DominatingPair, poisson_gaussian_profile
+
+        base = self.noise.event
+        if self.adjacency is _R1:
+            if base is not ev.GaussianEvent:  # pragma: no cover - no such row in SCHEMES
+                raise UnsupportedEventError(POISSON_GAUSSIAN_ONLY.format(what="replace-one adjacency"))
+            prof = pp.replace_one_gaussian_profile(q, _sigma(event))
+            return DominatingPair(prof, prof, tight=False)
         if q == 1:
-            return _symmetric(gaussian_profile(s))
-        return DominatingPair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"))
+            return self.noise.pld(event.event) if self.noise.pld else None
+        if base is ev.GaussianEvent:
+            s = _sigma(event)
+            return DominatingPair(poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add"))
+        inner = event.event
+        if base is ev.LaplaceEvent:
+            return DominatingPair(
+                pp.poisson_laplace_profile(q, inner.scale, "remove"), pp.poisson_laplace_profile(q, inner.scale, "add")
+            )
+        return DominatingPair(
+            pp.poisson_randomized_response_profile(q, inner.p, "remove"),
+            pp.poisson_randomized_response_profile(q, inner.p, "add"),
+        )
 
     def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]] | None:
         self._pld_ok(event)
-        if not self._gaussian_ar():
-            return super().reference_pld(event)
-        return _poisson_gaussian_reference(event.sampling_probability, _sigma(event))
+        q = event.sampling_probability
+        if q == 0:
+            return None
+        if self.adjacency is _R1:
+            return _replace_one_reference(q, _sigma(event))
+        if q == 1:
+            return self.noise.reference_pld(event.event) if self.noise.reference_pld else None
+        if self.noise.event is ev.GaussianEvent:
+            return _poisson_gaussian_reference(q, _sigma(event))
+        inner = event.event
+        if self.noise.event is ev.LaplaceEvent:
+            return ("poisson-laplace", (q, inner.scale))
+        return ("poisson-rr", (q, inner.p))
 
     def rdp_references(self) -> Mapping[type, ReferenceFn]:
         out: dict[type, ReferenceFn] = dict(self.noise.references() if self.noise.references else {})
@@ -336,6 +364,10 @@ def _poisson_gaussian_reference(q: Fraction, sigma: Fraction) -> tuple[Any, tupl
     if q == 1:
         return ("gaussian", (sigma,))
     return ("poisson-gaussian", (q, sigma))
+
+
+def _replace_one_reference(q: Fraction, sigma: Fraction) -> tuple[Any, tuple[Any, ...]]:
+    return ("gaussian", (sigma / 2,)) if q == 1 else ("replace-one-gaussian", (q, sigma))
 
 
 def _poisson_gaussian_refs() -> Mapping[type, ReferenceFn]:
@@ -440,10 +472,12 @@ TAYLOR_ORDER = Parameter(
     integer=True,
     required=False,
 )
-FIXED_SIZE_REFUSAL = (
-    "the PLD accountant supports fixed-size sampling only without replacement under add-remove adjacency "
-    "(Gaussian noise), through the Poisson pairs with sigma/2 and q = batch_size/dataset_size "
-    "(see docs/pld.md); {what} is not supported by the PLD accountant."
+FSWR_REFUSAL = (
+    "the PLD accountant has no dominating pair for fixed-size sampling with replacement (fswr): the missing "
+    "theorem is a single-step pair for the Gaussian mixture over the binomial number of draws of the "
+    "differing record with vector-valued records (that the aligned configuration, every replaced draw "
+    "shifting the sum by the same vector of norm 2C, maximises every hockey-stick divergence); see "
+    "docs/explanations/pld-coverage.md. The RDP accountant supports it (Birrell et al. 2024, Thm 3.6)."
 )
 
 
@@ -542,18 +576,22 @@ class FixedSize(Scheme):
         if isinstance(event, ev.Wang2019SampledEvent):
             raise UnsupportedEventError("the PLD accountant takes no RDP bound (bound wang2019 chooses a theorem).")
         if self.replacement:
-            raise UnsupportedEventError(FIXED_SIZE_REFUSAL.format(what="sampling with replacement (fswr)"))
-        if self.adjacency is not _AR:
-            raise UnsupportedEventError(FIXED_SIZE_REFUSAL.format(what="replace-one adjacency"))
+            raise UnsupportedEventError(FSWR_REFUSAL)
 
     def pld_pair(self, event: Any) -> DominatingPair | None:
         self._pld_ok(event)
+        from .pld.profiles import DominatingPair, gaussian_profile, poisson_gaussian_profile
+
+        if self.adjacency is _R1:
+            # the symmetrised Poisson pair with sigma/2 and q = |B|/|D| (proofs/verify_pld_pairs.py)
+            from .pld.pairs import replace_one_gaussian_profile
+
+            prof = replace_one_gaussian_profile(event.sampling_probability, _sigma(event))
+            return DominatingPair(prof, prof, tight=False)
         # Birrell et al. Thm 3.1 argument for hockey-stick divergences (docs/pld.md,
         # proofs/verify_fswor_hockey_stick.py): remove direction dominated by the Poisson
         # remove pair, add direction by the Poisson add pair, both with noise sigma/2 and
         # q = |B|/|D| (the q of the larger dataset is at most |B|/|D|; monotone in q).
-        from .pld.profiles import DominatingPair, gaussian_profile, poisson_gaussian_profile
-
         q, s = event.sampling_probability, _sigma(event) / 2
         if q == 1:
             p = gaussian_profile(s)
@@ -564,6 +602,8 @@ class FixedSize(Scheme):
 
     def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]] | None:
         self._pld_ok(event)
+        if self.adjacency is _R1:
+            return _replace_one_reference(event.sampling_probability, _sigma(event))
         return _poisson_gaussian_reference(event.sampling_probability, _sigma(event) / 2)
 
     def rdp_references(self) -> Mapping[type, ReferenceFn]:

@@ -253,7 +253,7 @@ def test_lower_bound_curve_refused():
 
 def test_pld_certificate_with_changed_adjacency_refused():
     # one Poisson step, q 1/2, sigma 1: the add-remove claim at delta 1e-3 does not hold under
-    # replace-one (no certified pld pair exists there); the audit's forgery, hash recomputed
+    # replace-one (whose pair, with sigma/2, is symmetric: one direction); the audit's forgery, hash recomputed
     from rigorous_rdp.pld.certificate_support import make_pld_certificate
 
     c = make_pld_certificate(PoissonSampledEvent(GaussianEvent(1), "1/2"), 1, "1/1000")
@@ -266,7 +266,12 @@ def test_pld_certificate_with_changed_adjacency_refused():
         d["epsilon"]["lower"] = "0"
     bad.pop("claim")
     res = verify_certificate(_rehash(bad))
-    assert not res.ok and "replace-one" in res.reason
+    assert not res.ok and "directions" in res.reason
+    bad["method"]["directions"].pop("add", None)  # the directions of replace-one: the claim itself fails
+    top = bad["method"]["directions"]["remove"]
+    top["epsilon"]["upper"], top["grid_width"] = bad["epsilon"]["upper"], bad["method"]["grid_width"]
+    res = verify_certificate(_rehash(bad))
+    assert not res.ok and "not confirmed" in res.reason
 
 
 def test_precision_field_is_cost_capped():

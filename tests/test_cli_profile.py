@@ -109,7 +109,7 @@ def test_text_output_and_plot(tmp_path):
         ("--sigma 1 --steps 10 --epsilons 1 --epsilon-max 3", "--epsilon-max applies to --num"),
         ("--sigma 1 --steps 10 --bound tight", "--bound chooses an RDP bound"),
         ("--sigma -1 --steps 10", "--sigma must be a number"),
-        ("--sampling poisson --q 0.1 --sigma 1 --adjacency replace-one --steps 3", "the PLD accountant supports"),
+        ("--sampling fswr --batch-size 3 --dataset-size 100 --sigma 1 --steps 3", "the PLD accountant has no"),
     ],
 )
 def test_bad_input_one_line_errors(args, option):

@@ -18,7 +18,7 @@ import mpmath
 import pytest
 
 from rigorous_rdp import (
-    Adjacency,
+    Bound,
     ComposedEvent,
     FixedSizeSampledEvent,
     GaussianEvent,
@@ -27,6 +27,7 @@ from rigorous_rdp import (
     RandomizedResponseEvent,
     SelfComposedEvent,
     UnsupportedEventError,
+    ZhuWangSampledEvent,
 )
 from rigorous_rdp.arith import exact_endpoints
 from rigorous_rdp.pld import PldAccountant
@@ -212,12 +213,10 @@ def test_bad_width_at_construction():
 @pytest.mark.parametrize(
     "event",
     [
-        PoissonSampledEvent(GaussianEvent(1), F(1, 10), Adjacency.REPLACE_ONE),
-        PoissonSampledEvent(LaplaceEvent(1), F(1, 10)),
         FixedSizeSampledEvent(GaussianEvent(1), 10, 100, replacement=True),
-        FixedSizeSampledEvent(GaussianEvent(1), 10, 100, adjacency=Adjacency.REPLACE_ONE),
+        ZhuWangSampledEvent(LaplaceEvent(1), F(1, 10), Bound.GENERAL),
     ],
-    ids=["poisson_replace_one", "poisson_laplace", "fswr", "fswor_replace_one"],
+    ids=["fswr", "zhu_wang_bound"],
 )
 def test_unsupported_events_refused(event):
     acc = PldAccountant()

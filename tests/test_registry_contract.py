@@ -75,7 +75,8 @@ def test_row_pld_reading(row):
         return
     assert pair is not None and pair.remove.key and pair.add.key
     kind, params = registry.reference_pld(event)
-    assert params and (callable(kind) or kind in ("gaussian", "laplace", "rr", "poisson-gaussian"))
+    known = ("gaussian", "laplace", "rr", "poisson-gaussian", "poisson-laplace", "poisson-rr", "replace-one-gaussian")
+    assert params and (callable(kind) or kind in known)
 
 
 @pytest.mark.parametrize("row", registry.rows(), ids=lambda r: r.label)

@@ -228,7 +228,7 @@ def verify_pld(cert: dict[str, Any], *, dps: int | None = None) -> VerificationR
     if not tight and eps_lo > 0:
         return VerificationResult(
             False,
-            "epsilon.lower must be 0: the pairs of fixed-size sampling only dominate the mechanism, "
+            "epsilon.lower must be 0: the pairs of this event (fixed-size sampling, replace-one) only dominate it, "
             "so no lower bound on its epsilon follows from them",
         )
 

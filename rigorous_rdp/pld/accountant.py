@@ -298,12 +298,15 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         n = self._initial_grid(w, float(delta))
 
         def at_grid(n: int) -> tuple[PldEpsilonResult, float, float]:
-            res = self._epsilon_at_grid(delta, n, tail_abs)
-            return res, res.width(), res.width()
+            res, pair_width = self._epsilon_at_grid(delta, n, tail_abs)
+            # a pair that only dominates is refined by its own bracket (its lower end is not reported)
+            return res, pair_width, res.width()
 
-        return self._best_over_grids(n, float(w), at_grid)
+        return self._best_over_grids(n, float(w), at_grid, refine_dominating=True)
 
-    def _best_over_grids(self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]]) -> _P:
+    def _best_over_grids(
+        self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]], refine_dominating: bool = False
+    ) -> _P:
         """The best result over up to four grids, from 1/n on: ``at_grid(n)`` gives a result, the
         width it reached (compared with the requested ``w``) and its width for ranking.  The grid
         is refined only while the requested width is not met, the grid is free and every pair
@@ -314,7 +317,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             res, got, rank = at_grid(n)
             if best is None or rank < best[1]:
                 best = (res, rank)
-            if got <= w or self.grid is not None or n >= self.max_grid or not self._tight():
+            if got <= w or self.grid is not None or n >= self.max_grid or not (refine_dominating or self._tight()):
                 break
             nxt = self._next_grid(n, got, w)
             if nxt <= n:
@@ -323,8 +326,11 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         assert best is not None
         return best[0]
 
-    def _epsilon_at_grid(self, delta: Fraction, n: int, tail_abs: float) -> PldEpsilonResult:
+    def _epsilon_at_grid(self, delta: Fraction, n: int, tail_abs: float) -> tuple[PldEpsilonResult, float]:
+        """The bracket on grid 1/n, and the width of the pairs' own bracket (the same unless a pair only
+        dominates: then the reported lower end is 0, and the pairs' one only guides the grid)."""
         dirs = self._directions()
+        tight = self._tight()
         n_coarse = max(50, n // 3)
         coarse: dict[str, Fraction] = {}
         if len(dirs) > 1:
@@ -346,14 +352,15 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
                 ups[d] = coarse[d]
                 brackets[d] = (_bracket(Fraction(0), coarse[d]), n_coarse)
                 continue
-            U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight())
+            U, L, scale_bits, tail = self._composed(d, n, tail_abs)
             up = _eps_upper(U, n, delta)
             lo = _eps_lower(L, n, delta) if L is not None else Fraction(0)
             ups[d], los[d] = up, lo
-            brackets[d] = (_bracket(lo, up), n)
+            brackets[d] = (_bracket(lo if tight else Fraction(0), up), n)
         lo = max(los.values())
         up = max(ups.values())
-        return PldEpsilonResult(_bracket(lo, up), delta, n, scale_bits, tail, brackets)
+        res = PldEpsilonResult(_bracket(lo if tight else Fraction(0), up), delta, n, scale_bits, tail, brackets)
+        return res, float(up - lo)
 
     def get_epsilon(self, target_delta: object, width: object = None) -> Bracket:
         """Certified bracket ``[lower, upper]`` of the optimal epsilon at ``target_delta``."""

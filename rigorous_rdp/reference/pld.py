@@ -27,7 +27,15 @@ import mpmath
 
 from ..arith import bisect_first
 
-__all__ = ["gaussian_delta", "laplace_delta", "poisson_gaussian_delta", "randomized_response_delta"]
+__all__ = [
+    "gaussian_delta",
+    "laplace_delta",
+    "poisson_gaussian_delta",
+    "poisson_laplace_delta",
+    "poisson_randomized_response_delta",
+    "randomized_response_delta",
+    "replace_one_gaussian_delta",
+]
 
 
 def _mp(x) -> mpmath.mpf:
@@ -85,6 +93,174 @@ def laplace_delta(scale, steps: int, eps, dps: int = 30) -> mpmath.mpf:
             atoms = delta(t - 1, e - beta) / 2 + mpmath.exp(-beta) / 2 * delta(t - 1, e + beta)
             mid = mpmath.quad(lambda x: mpmath.exp(-x / b) / (2 * b) * delta(t - 1, e - (1 - 2 * x) / b), [0, 0.5, 1])
             return atoms + mid
+
+        return delta(steps, _mp(eps))
+
+
+# ---------------------------------------------------------------------------
+# subsampled Laplace and randomized response, replace-one Gaussian (pld.pairs)
+# ---------------------------------------------------------------------------
+
+
+def _lap_pdf(x, mu, b):
+    return mpmath.exp(-abs(x - mu) / b) / (2 * b)
+
+
+def _lap_cdf(x, mu, b):
+    z = (x - mu) / b
+    return mpmath.exp(z) / 2 if z < 0 else 1 - mpmath.exp(-z) / 2
+
+
+def _poisson_laplace_delta1(q, b, e, direction: str):
+    r"""delta of :math:`(qLap(1,b) + (1-q)Lap(0,b), Lap(0,b))` (remove) or the swapped pair
+    (add) at e: :math:`P(A) - e^\varepsilon Q(A)` with A the set where the density ratio
+    exceeds :math:`e^\varepsilon`, a half-line (the ratio is non-decreasing in x) whose end is
+    found by bisection on the densities on (0, 1); constant ratio pieces x <= 0 and x >= 1 are
+    whole (in or out)."""
+
+    def mix(x):
+        return q * _lap_pdf(x, 1, b) + (1 - q) * _lap_pdf(x, 0, b)
+
+    def pm(x):  # mixture CDF
+        return q * _lap_cdf(x, 1, b) + (1 - q) * _lap_cdf(x, 0, b)
+
+    def qm(x):
+        return _lap_cdf(x, 0, b)
+
+    gamma = mpmath.exp(e)
+    if direction == "remove":
+
+        def ratio(x):
+            return mix(x) / _lap_pdf(x, 0, b)
+
+    else:
+
+        def ratio(x):
+            return _lap_pdf(x, 0, b) / mix(x)
+
+    lo_r, hi_r = ratio(mpmath.mpf(-1)), ratio(mpmath.mpf(2))  # values on x <= 0 and x >= 1
+    # the set {ratio > gamma}: for remove an upper half-line {x > c}, for add a lower one {x < c}
+    if direction == "remove":
+        if gamma >= hi_r:
+            return mpmath.mpf(0)
+        if gamma < lo_r:
+            return 1 - gamma
+        c = mpmath.findroot(lambda x: ratio(x) - gamma, (mpmath.mpf(0), mpmath.mpf(1)), solver="anderson")
+        c = min(max(c, mpmath.mpf(0)), mpmath.mpf(1))
+        return (1 - pm(c)) - gamma * (1 - qm(c))
+    if gamma >= lo_r:
+        return mpmath.mpf(0)
+    if gamma < hi_r:
+        return 1 - gamma
+    c = mpmath.findroot(lambda x: ratio(x) - gamma, (mpmath.mpf(0), mpmath.mpf(1)), solver="anderson")
+    c = min(max(c, mpmath.mpf(0)), mpmath.mpf(1))
+    return qm(c) - gamma * pm(c)
+
+
+def _poisson_rr_atoms(q, p) -> list:
+    """(P_i, Q_i) of the Poisson-sampled randomized-response remove pair, in mpmath."""
+    qq = _mp(Fraction(q))
+    pp = _mp(max(Fraction(p), 1 - Fraction(p)))
+    return [(qq * pp + (1 - qq) * (1 - pp), 1 - pp), (qq * (1 - pp) + (1 - qq) * pp, pp)]
+
+
+def _finite_delta1(atoms: list, e, direction: str):
+    if direction == "add":
+        atoms = [(b, a) for a, b in atoms]
+    g = mpmath.exp(e)
+    return sum((max(mpmath.mpf(0), a - g * b) for a, b in atoms), mpmath.mpf(0))
+
+
+def poisson_randomized_response_delta(q, p, steps: int, eps, direction: str = "remove", dps: int = 40):
+    """Optimal delta of ``steps`` Poisson-sampled randomized responses (exact binomial sum:
+    two outcomes, k of the first)."""
+    with mpmath.workdps(dps):
+        atoms = _poisson_rr_atoms(q, p)
+        if direction == "add":
+            atoms = [(b, a) for a, b in atoms]
+        (p0, q0), (p1, q1) = atoms
+        g = mpmath.exp(_mp(eps))
+        total = mpmath.mpf(0)
+        for k in range(steps + 1):
+            c = mpmath.binomial(steps, k)
+            pk = c * p0**k * p1 ** (steps - k)
+            qk = c * q0**k * q1 ** (steps - k)
+            total += max(mpmath.mpf(0), pk - g * qk)
+        return total
+
+
+def poisson_laplace_delta(q, scale, steps: int, eps, direction: str = "remove", dps: int = 20):
+    r"""Optimal delta of ``steps`` Poisson-sampled Laplace mechanisms, by the recursion of the
+    module docstring over the P-density (quadrature with breakpoints 0 and 1) and
+    :func:`_poisson_laplace_delta1` at the last level (T <= 2 is practical)."""
+    with mpmath.workdps(dps):
+        qq, b = _mp(q), _mp(scale)
+
+        def p_density(x):
+            if direction == "remove":
+                return qq * _lap_pdf(x, 1, b) + (1 - qq) * _lap_pdf(x, 0, b)
+            return _lap_pdf(x, 0, b)
+
+        def loss(x):
+            r = mpmath.log((qq * _lap_pdf(x, 1, b) + (1 - qq) * _lap_pdf(x, 0, b)) / _lap_pdf(x, 0, b))
+            return r if direction == "remove" else -r
+
+        def delta(t: int, e):
+            if t == 1:
+                return _poisson_laplace_delta1(qq, b, e, direction)
+            lim = 40 * b + 2
+            return mpmath.quad(lambda x: p_density(x) * delta(t - 1, e - loss(x)), [-lim, 0, 1, 1 + lim])
+
+        return delta(steps, _mp(eps))
+
+
+def replace_one_gaussian_delta(q, sigma, steps: int, eps, dps: int = 20):
+    r"""Optimal delta of ``steps`` symmetrised replace-one pairs (noise s = sigma/2), from the
+    pair's *loss measure* (not from its profile): with :math:`X` under
+    :math:`P = qN(1,s^2) + (1-q)N(0,s^2)` or :math:`Q = N(0, s^2)` and
+    :math:`\ell(x) = \log(1 - q + q e^{(2x-1)/(2s^2)})`, the P-law of the loss is
+    :math:`\ell(X)` for :math:`X \sim P` on :math:`x > 1/2`, :math:`-\ell(X)` for
+    :math:`X \sim Q` on :math:`x > 1/2`, and an atom at 0 of mass
+    :math:`1 - P(X > 1/2) - Q(X > 1/2)`; delta is :math:`E[(1 - e^{arepsilon - L_1 - \dots})_+]`,
+    by quadrature (T <= 2 is practical)."""
+    with mpmath.workdps(dps):
+        qq, s = _mp(q), _mp(sigma) / 2
+
+        def ell(x):
+            return mpmath.log(1 - qq + qq * mpmath.exp((2 * x - 1) / (2 * s * s)))
+
+        def pd(x):
+            return qq * mpmath.npdf(x, 1, s) + (1 - qq) * mpmath.npdf(x, 0, s)
+
+        def qd(x):
+            return mpmath.npdf(x, 0, s)
+
+        half = mpmath.mpf(1) / 2
+        atom = 1 - (qq * _ncdf((1 - half) / s) + (1 - qq) * _ncdf(-half / s)) - _ncdf(-half / s)
+        lim = 14 * s + 2
+
+        def cuts(e):
+            # breakpoints: where ell(x) = |e| (the kink of the integrand), when above x = 1/2
+            pts = [half, 1, lim]
+            a = abs(e)
+            if a > 0:
+                x = s * s * mpmath.log((mpmath.exp(a) - 1 + qq) / qq) + half
+                if half < x < lim:
+                    pts.append(x)
+            return sorted(pts)
+
+        def expect(fn, e):
+            c = cuts(e)
+            return (
+                mpmath.quad(lambda x: pd(x) * fn(ell(x)), c)
+                + mpmath.quad(lambda x: qd(x) * fn(-ell(x)), c)
+                + atom * fn(mpmath.mpf(0))
+            )
+
+        def delta(t: int, e):
+            if t == 0:
+                return max(mpmath.mpf(0), 1 - mpmath.exp(e))
+            return expect(lambda v: delta(t - 1, e - v), e)
 
         return delta(steps, _mp(eps))
 
@@ -167,6 +343,18 @@ def single_delta(kind: Any, params: tuple, direction: str, eps) -> mpmath.mpf:
         if e < -ell:
             return 1 - mpmath.exp(e)
         return pp - mpmath.exp(e) * (1 - pp)
+    if kind == "poisson-laplace":
+        return _poisson_laplace_delta1(_mp(params[0]), _mp(params[1]), e, direction)
+    if kind == "poisson-rr":
+        return _finite_delta1(_poisson_rr_atoms(params[0], params[1]), e, direction)
+    if kind == "replace-one-gaussian":
+        # the symmetrised pair's profile is the larger of the two Poisson profiles with noise
+        # sigma/2 (proofs/verify_pld_pairs.py); the measure form is replace_one_gaussian_delta
+        q, s = params
+        half = Fraction(s) / 2
+        if Fraction(q) == 1:
+            return single_delta("gaussian", (half,), "remove", eps)
+        return max(single_delta("poisson-gaussian", (q, half), d, eps) for d in ("remove", "add"))
     if kind == "poisson-gaussian":
         q, s = params
         qq, ss = _mp(q), _mp(s)
