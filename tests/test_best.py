@@ -5,6 +5,8 @@ results with their claims, the RDP as the fallback where the PLD refuses or runs
 Independent values: the closed form of the composed Gaussian (mpmath), the CKS conversion of
 the Gaussian's closed-form RDP (mpmath), mpmath direct integration of the Poisson-subsampled
 Gaussian (rigorous_rdp.reference.pld), and the pure-DP composition of the sampled Laplace.
+Refusals of the PLD: sampling with replacement (fswr, no certified pair), an explicitly chosen RDP
+bound, parameters outside the PLD grid's range.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from rigorous_rdp import (
     PoissonSampledEvent,
     RdpAccountant,
     UnsupportedEventError,
+    ZhuWangSampledEvent,
 )
 from rigorous_rdp.arith import exact_endpoints
 from rigorous_rdp.best import BestDeltaResult, BestEpsilonResult
@@ -119,26 +122,28 @@ def test_poisson_gaussian_delta_against_direct_integration():
 
 
 def test_refused_pld_falls_back_to_rdp():
-    """Poisson-sampled Laplace has no certified PLD pair here: the RDP answers, with the reason;
-    it is at most the pure-DP composition T log(1 + q (e^{1/b} - 1)) (an independent bound)."""
+    """Poisson-sampled Laplace with an explicitly chosen RDP bound (Zhu & Wang's general bound):
+    the PLD takes no RDP bound, so the RDP answers, with the reason; it is at most the pure-DP
+    composition T log(1 + q (e^{1/b} - 1)) (an independent bound)."""
     q, b, steps = F(1, 10), F(2), 10
-    res = BestAccountant().compose(PoissonSampledEvent(LaplaceEvent(b), q), steps).get_epsilon_result(DELTA)
+    ev = ZhuWangSampledEvent(LaplaceEvent(b), q, bound="general")
+    res = BestAccountant().compose(ev, steps).get_epsilon_result(DELTA)
     assert res.chosen == "rdp" and res.pld is None
-    assert res.not_used == {"pld": "no certified dominating pair for this event"}
-    assert "Laplace" in res.refused["pld"]
+    assert res.not_used == {"pld": "an RDP bound was chosen (the PLD takes none)"}
+    assert "takes no RDP bound" in res.refused["pld"]
     with mpmath.workdps(40):
         pure = steps * mpmath.log1p(mpmath.mpf(1) / 10 * mpmath.expm1(mpmath.mpf(1) / 2))
     assert _ends(res.epsilon)[1] <= _frac(pure) + F(1, 10**15)
     js = res.to_json()
     assert js["method"] == "best" and js["chosen"] == "rdp" and set(js["candidates"]) == {"rdp"}
-    assert js["not_used"] == {"pld": "no certified dominating pair for this event"}
+    assert js["not_used"] == {"pld": "an RDP bound was chosen (the PLD takes none)"}
 
 
 def test_fswr_refused_by_the_pld_only():
     ev = FixedSizeSampledEvent(GaussianEvent(F(11, 10)), 10, 1000, replacement=True)
     acc = BestAccountant().compose(ev, 5)
     res = acc.get_epsilon_result(DELTA)
-    assert res.chosen == "rdp" and "not supported" in res.refused["pld"]
+    assert res.chosen == "rdp" and "no dominating pair" in res.refused["pld"]
     alone = RdpAccountant().compose(ev, 5).get_epsilon(DELTA)
     assert _ends(res.epsilon) == _ends(alone)
 
@@ -161,7 +166,8 @@ class _Unknown(DpEvent):
 
 
 def test_compose_is_all_or_nothing_and_refuses_when_no_method_accepts():
-    acc = BestAccountant().compose(PoissonSampledEvent(LaplaceEvent(1), F(1, 10)), 1)  # the PLD is dropped
+    fswr = FixedSizeSampledEvent(GaussianEvent(2), 10, 1000, replacement=True)
+    acc = BestAccountant().compose(fswr, 1)  # the PLD is dropped
     before = _ends(acc.get_epsilon(DELTA))
     assert not acc.supports(_Unknown())
     with pytest.raises(UnsupportedEventError, match="no certified RDP bound"):
@@ -169,9 +175,9 @@ def test_compose_is_all_or_nothing_and_refuses_when_no_method_accepts():
     with pytest.raises(ValueError, match="count"):
         acc.compose(GaussianEvent(1), -1)
     assert _ends(acc.get_epsilon(DELTA)) == before  # unchanged
-    # a later event the PLD would take does not bring it back: the composition has a Laplace step
+    # a later event the PLD would take does not bring it back: the composition has an fswr step
     res = acc.compose(GaussianEvent(1), 1).get_epsilon_result(DELTA)
-    assert res.chosen == "rdp" and "Laplace" in res.refused["pld"]
+    assert res.chosen == "rdp" and "fswr" in res.refused["pld"]
 
 
 @pytest.mark.parametrize(
@@ -198,8 +204,6 @@ def test_bad_target_is_the_rdp_error():
 
 
 def test_unsupported_by_both_raises():
-    from rigorous_rdp import ZhuWangSampledEvent
-
     ev = ZhuWangSampledEvent(GaussianEvent(1), F(1, 10), bound="lower")
     acc = BestAccountant().compose(ev, 1)  # the RDP composes a lower bound; the PLD refuses it
     with pytest.raises((ValueError, UnsupportedEventError)):
@@ -246,7 +250,7 @@ def test_cli_text_names_the_method():
 
 
 def test_cli_fallback_says_why():
-    argv = cmd("epsilon --noise laplace --scale 2 --sampling poisson --q 0.1 --steps 10 --delta 1e-5")
+    argv = cmd("epsilon --sigma 2 --sampling fswr --batch-size 10 --dataset-size 1000 --steps 10 --delta 1e-5")
     res = _json(argv)
     assert res["chosen"] == "rdp" and res["not_used"] == {"pld": "no certified dominating pair for this event"}
     assert "alpha" in res["candidates"]["rdp"] and res["epsilon"] == res["candidates"]["rdp"]["epsilon"]
@@ -260,14 +264,14 @@ def test_cli_fallback_says_why():
     "argv, reason",
     [
         (cmd("epsilon --sigma 1.1 --sampling fswr --batch-size 10 --dataset-size 1000 --steps 5"), "no certified"),
-        (cmd("epsilon --sigma 1 --sampling poisson --q 0.01 --steps 10 --adjacency replace-one"), "no certified"),
         (cmd("epsilon --sigma 1 --sampling poisson --q 0.01 --steps 10 --bound general"), "an RDP bound was chosen"),
         (cmd("epsilon --sigma 0.05 --sampling poisson --q 0.01 --steps 10"), "--sigma must be in [0.1, 1000]"),
+        (cmd("epsilon --sigma 1 --sampling poisson --q 0.01 --steps 10 --delta 1e-200"), "--delta must be in [1e-100"),
     ],
-    ids=["fswr", "replace_one", "bound", "sigma_range"],
+    ids=["fswr", "bound", "sigma_range", "delta_range"],
 )
 def test_cli_pld_refusals_are_not_errors(argv, reason):
-    res = _json([*argv, "--delta", "1e-5"])
+    res = _json(argv if "--delta" in argv else [*argv, "--delta", "1e-5"])
     assert res["chosen"] == "rdp" and res["not_used"]["pld"].startswith(reason)
 
 
@@ -398,7 +402,9 @@ def test_certify_best_writes_the_winner_and_verify_accepts(tmp_path):
 
     out2 = tmp_path / "rdp.json"
     res = _json(
-        cmd(f"certify --noise laplace --scale 2 --sampling poisson --q 0.1 --steps 3 --delta 1e-5 --out {out2}")
+        cmd(
+            f"certify --sigma 2 --sampling fswr --batch-size 10 --dataset-size 1000 --steps 3 --delta 1e-5 --out {out2}"
+        )
     )
     assert res["chosen"] == "rdp" and res["not_used"]["pld"] == "no certified dominating pair for this event"
     cert = json.loads(out2.read_text())

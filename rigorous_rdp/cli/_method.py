@@ -94,6 +94,8 @@ def method_of(args: argparse.Namespace) -> str:
 
 
 _WHAT = {"pld": "bracket of the true optimal value", "rdp": "certified RDP upper bound"}
+#: the other method's number, on its line under ``best``
+_OTHER = {"pld": "upper end of the PLD bracket", "rdp": "certified RDP upper bound"}
 
 #: the fields of a query result that are the same for every method (its target), kept at the top
 #: level of a ``best`` answer next to the chosen value
@@ -131,12 +133,12 @@ def text_line(res: dict[str, Any], key: str, given: str) -> str:
     line = f"{key} = [{v['lower']}, {v['upper']}]  ({label}; rely on the upper end {v['upper']})"
     if chosen == "rdp":
         line += f"\n  {given}, order alpha = {own['alpha']}, conversion = {own['conversion']}"
-        return line + others(res, key, lambda n: _WHAT[n])
+        return line + others(res, key, lambda n: _OTHER[n])
     if "exact" in own["pld"]:
         line += f"\n  pld exact: {own['pld']['exact']}"
     else:
         line += f"\n  pld grid width {own['pld']['grid_width']}, masses at scale 2^-{own['pld']['scale_bits']}"
-    return line + others(res, key, lambda n: _WHAT[n]) + f"\n  {given}"
+    return line + others(res, key, lambda n: _OTHER[n]) + f"\n  {given}"
 
 
 def _accountant(args: argparse.Namespace) -> PldAccountant:

@@ -135,5 +135,5 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     return (
         head + f"certified epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta}{label}\n"
         f"  (rely on the upper end {res['epsilon']['upper']}; order alpha = {own['alpha']}, conversion = {own['conversion']})"
-        + pld_cli.others(res, "epsilon", lambda n: "bracket of the true optimal value, upper end")
+        + pld_cli.others(res, "epsilon", lambda n: "upper end of the PLD bracket")
     )
