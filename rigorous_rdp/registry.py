@@ -24,6 +24,7 @@ from . import events as ev
 from .errors import InvalidParameter, UnsupportedEventError
 from .events import Adjacency, Bound, Sampling
 from .scheme import BoundChoice, Noise, Parameter, References, Scheme
+from .subsampling import random_allocation_scheme
 from .validation import tau_for_bound
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ __all__ = [
 #: every supported event shape: one line per module of schemes
 SCHEMES: tuple[Scheme, ...] = (
     *builtin_schemes.SCHEMES,  # Gaussian, Laplace, randomized response; none, Poisson, fixed-size
+    *random_allocation_scheme.SCHEMES,  # balls-and-bins, random allocation, shuffle (lower bound only)
 )
 
 
@@ -295,7 +297,7 @@ def sampled_event(
             )
     tau_for_bound(b, tau)
     if s == "none" and adj is not Adjacency.ADD_REMOVE:
-        others = "|".join(x for x in samplings() if x != "none")
+        others = "|".join(x for x in samplings() if any(s.sampling == x and s.adjacency is adj for s in SCHEMES))
         raise InvalidParameter(
             "adjacency", f"replace-one needs a sampling scheme ({{sampling}} {others})", related=("sampling",)
         )

@@ -36,6 +36,7 @@ CITATIONS = {
     "000_b75598ebeda44c3a.txt": "blog part 2 (2019)",
     "002_8442ad9e6f211c1c.txt": "Zhu & Wang, ICML 2019",
     "004_85a5147f28f95754.txt": "Birrell et al. 2024",
+    "issue-25-samplers.txt": "Chua et al. 2024-25",
 }
 
 

@@ -34,6 +34,7 @@ EXPENSIVE = {
     "birrell2024-fig10": 23,
     "birrell2024-variance": 10,
     "blog2-conjecture": 23,
+    "samplers": 30,
     "zhuwang2019-fig4": 8,
 }
 #: Every committed figure (figures/<ID>.json).

@@ -110,7 +110,12 @@ def add_order_options(p: argparse.ArgumentParser) -> None:
 
 def add_accounting_options(p: argparse.ArgumentParser) -> None:
     """``--steps`` (required) and :func:`add_order_options`."""
-    p.add_argument("--steps", required=True, metavar="T", help="number of composed steps, T >= 1")
+    p.add_argument(
+        "--steps",
+        metavar="T",
+        help="number of composed steps, T >= 1 (required, except with an epoch-based sampling: --epochs E)",
+    )
+    p.set_defaults(steps_required=True)
     add_order_options(p)
 
 
@@ -165,6 +170,45 @@ def add_mechanism_options(p: argparse.ArgumentParser, *, sigma: bool = True) -> 
     for param in registry.parameters():
         if param.option != "sigma" or sigma:
             g.add_argument(f"--{param.option}", metavar=param.metavar, default=None, help=param.help)
+    g.add_argument(
+        "--epochs",
+        metavar="E",
+        default=None,
+        help="number of epochs, E >= 1, with an epoch-based sampling (balls-and-bins, random-allocation,"
+        " shuffle): one composed step is one epoch",
+    )
+
+
+def resolve_epochs(args: argparse.Namespace) -> None:
+    """With an epoch-based sampling the unit of composition is one epoch: ``--epochs E`` sets the
+    number of composed steps (``--steps``, if given, counts epochs too and must agree); with any
+    other sampling ``--epochs`` is refused and ``--steps`` is required where the command needs it."""
+    from ..subsampling.random_allocation_scheme import EPOCH_SAMPLINGS
+
+    if getattr(args, "command", None) == "dpsgd" or "sampling" not in vars(args) or "steps" not in vars(args):
+        return
+    epochs = getattr(args, "epochs", None)
+    names = "|".join(EPOCH_SAMPLINGS)
+    if args.sampling not in EPOCH_SAMPLINGS:
+        if epochs is not None:
+            raise ValueError(
+                f"--epochs applies to --sampling {names}, not --sampling {args.sampling} (give --steps T)."
+            )
+        if args.steps is None and getattr(args, "steps_required", False):
+            raise ValueError("--steps is required (number of composed steps, T >= 1).")
+        return
+    if epochs is None:
+        if args.steps is None and getattr(args, "steps_required", False):
+            raise ValueError(f"--epochs is required with --sampling {args.sampling} (number of epochs, E >= 1).")
+        return
+    e = validation.integer_in_range(epochs, "epochs", 1, MAX_COUNT)
+    default_steps = "1" if getattr(args, "command", None) == "rdp" else None
+    if args.steps is not None and args.steps != default_steps and parse_steps(args.steps) != e:
+        raise ValueError(
+            f"--steps and --epochs disagree: with --sampling {args.sampling} one composed step is one epoch;"
+            " give --epochs E only."
+        )
+    args.steps = str(e)
 
 
 def parse_digits(args: argparse.Namespace) -> float:
@@ -205,6 +249,9 @@ def build_event(args: argparse.Namespace, sigma: object | None = None, *, guaran
     # a parameter of the sampling scheme first, then the others (each refused by name)
     ordered = {**{f: v for f, v in values.items() if f not in own}, **{f: values[f] for f in own}}
     event = sampled_event(base, args.sampling, adjacency=args.adjacency, bound=bound, tau=tau, **ordered)
+    refusal = getattr(lookup(event).scheme, "refusal", None)
+    if guarantee and refusal is not None:
+        raise refusal
     if guarantee and not lookup(event).guarantee:
         raise ValueError(
             f"--bound {bound} is a lower bound (Zhu & Wang 2019 Thm 6), not a privacy guarantee; it is"
@@ -231,6 +278,8 @@ def mechanism_json(args: argparse.Namespace, sigma: str | None = None) -> dict[s
             out[param.json] = None if v is None else int(parse_rational(v, param.option))
         else:
             out[param.json] = None if v is None else str(v)
+    if getattr(args, "epochs", None) is not None:
+        out["epochs"] = int(parse_rational(args.epochs, "epochs"))
     out["adjacency"] = args.adjacency
     return out
 
@@ -384,6 +433,7 @@ def check_option_ranges(args: argparse.Namespace) -> None:
             if command == "certify":
                 for f in parsed if isinstance(parsed, list) else [parsed]:
                     _check_certificate_digits(f, dest.replace("_", "-"), value)
+    resolve_epochs(args)
 
 
 def _check_certificate_digits(f: object, name: str, shown: object) -> None:

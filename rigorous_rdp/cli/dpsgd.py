@@ -16,6 +16,7 @@ from ..accountant import RdpAccountant
 from ..arith import parse_rational
 from ..events import GaussianEvent
 from ..registry import sampled_event, sampling_parameters
+from ..subsampling.random_allocation_scheme import EPOCH_SAMPLINGS
 from ..validation import integer_at_least
 from . import _method as pld_cli
 from ._common import ADJACENCIES, add_command, add_result_options, fmt_interval, namer, parse_digits
@@ -53,8 +54,9 @@ def register(sub: Any) -> None:
     add_result_options(p)
 
 
-#: what a DP-SGD run gives a sampling scheme: q = B/N, or the batch and dataset sizes
-_TRAINING_TERMS = {"sampling_probability", "batch_size", "dataset_size"}
+#: what a DP-SGD run gives a sampling scheme: q = B/N, the batch and dataset sizes, or t = N/B
+#: steps per epoch
+_TRAINING_TERMS = {"sampling_probability", "batch_size", "dataset_size", "steps_per_epoch"}
 
 
 def dpsgd_samplings() -> list[str]:
@@ -74,7 +76,7 @@ def dpsgd_samplings() -> list[str]:
 def _training_values(sampling: str, b: int, n: int) -> dict[str, Any]:
     """The sampling parameters of a run with batch size ``b`` out of ``n`` examples."""
     fields = {p.field for p in sampling_parameters(sampling)}
-    terms = {"sampling_probability": Fraction(b, n), "batch_size": b, "dataset_size": n}
+    terms = {"sampling_probability": Fraction(b, n), "batch_size": b, "dataset_size": n, "steps_per_epoch": n // b}
     return {k: v for k, v in terms.items() if k in fields}
 
 
@@ -92,6 +94,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"epochs must be > 0. Found {args.epochs}.")
     steps = -((-epochs * n) // b)  # ceil
     steps = int(steps)
+    if args.sampling in EPOCH_SAMPLINGS:
+        return _run_epochs(args, n, b, epochs)
     event = sampled_event(
         GaussianEvent(args.sigma), args.sampling, adjacency=args.adjacency, **_training_values(args.sampling, b, n)
     )
@@ -122,7 +126,104 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return res
 
 
+def _run_epochs(args: argparse.Namespace, n: int, b: int, epochs: Fraction) -> dict[str, Any]:
+    """An epoch-based sampling: t = N / B steps per epoch, one composed step per epoch.
+
+    ``shuffle`` reports a certified LOWER bound on epsilon (no upper bound is known) next to the
+    epsilon that Poisson accounting with q = B / N would certify for the same run."""
+    if n % b:
+        raise ValueError(
+            f"dataset-size must be a multiple of batch-size with --sampling {args.sampling} (t = N / B steps per"
+            f" epoch). Found {n} and {b}."
+        )
+    if epochs.denominator != 1:
+        raise ValueError(f"epochs must be an integer >= 1 with --sampling {args.sampling}. Found {args.epochs}.")
+    e, t = int(epochs), n // b
+    mechanism = {
+        "noise": "gaussian",
+        "sigma": str(args.sigma),
+        "sampling": args.sampling,
+        "batch_size": b,
+        "dataset_size": n,
+        "steps_per_epoch": t,
+        "adjacency": args.adjacency,
+    }
+    method = pld_cli.method_of(args)
+    if args.sampling == "shuffle":
+        return _run_shuffle(args, t, e, method, mechanism)
+    event = sampled_event(
+        GaussianEvent(args.sigma), args.sampling, adjacency=args.adjacency, **_training_values(args.sampling, b, n)
+    )
+
+    def rdp() -> dict[str, Any]:
+        acc = RdpAccountant(digits=parse_digits(args)).compose(event, e)
+        return acc.get_epsilon_and_order(args.delta).to_json()
+
+    def pld() -> dict[str, Any]:
+        return pld_cli.pld_epsilon(event, e, args.delta, args)
+
+    res = pld_cli.run_method(method, rdp, pld, "epsilon", event=event, name=namer(args))
+    res.update({"steps": e * t, "mechanism": mechanism, "epochs": str(args.epochs)})
+    return res
+
+
+def _run_shuffle(args: argparse.Namespace, t: int, e: int, method: str, mechanism: dict[str, Any]) -> dict[str, Any]:
+    from ..arith import decimal_lower, decimal_upper
+    from ..events import PoissonSampledEvent
+    from ..subsampling.shuffle import shuffle_epsilon_lower_bound
+
+    if args.adjacency != "add-remove":
+        raise ValueError("adjacency must be add-remove with --sampling shuffle (the lower bound is for zero-out).")
+    digits = parse_digits(args)
+    bound = shuffle_epsilon_lower_bound(args.sigma, t, args.delta, epochs=e)
+    poisson = PoissonSampledEvent(GaussianEvent(args.sigma), Fraction(1, t))
+
+    def rdp() -> dict[str, Any]:
+        return RdpAccountant(digits=digits).compose(poisson, e * t).get_epsilon_and_order(args.delta).to_json()
+
+    def pld() -> dict[str, Any]:
+        return pld_cli.pld_epsilon(poisson, e * t, args.delta, args)
+
+    claim = pld_cli.run_method(method, rdp, pld, "epsilon")
+    lower = None
+    if bound is not None:
+        lower = {"lower": decimal_lower(bound.epsilon, 17), "upper": decimal_upper(bound.epsilon, 17)}
+    return {
+        "epsilon_lower_bound": lower,
+        "guarantee": False,
+        "note": "no upper bound on the privacy of shuffling is known: the true epsilon is at least"
+        " epsilon_lower_bound.lower (Chua et al. 2024 pair, certified); poisson_claim is what Poisson accounting"
+        " with q = B/N would certify, not a guarantee for shuffling",
+        "test": None if bound is None else _shuffle_test(bound),
+        "poisson_claim": claim,
+        "steps": e * t,
+        "mechanism": mechanism,
+        "epochs": str(args.epochs),
+        "delta": str(args.delta),
+    }
+
+
+def _shuffle_test(bound: Any) -> dict[str, Any]:
+    """The event of the lower bound (rigorous_rdp.subsampling.shuffle), for the JSON output."""
+    if bound.family == "cube":
+        return {"family": "cube", "epochs_at_least": bound.epochs_threshold, "cap": str(bound.cap)}
+    return {"family": "loss-sum", "bins": len(bound.event.labels), "threshold": bound.event.threshold}
+
+
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
+    if "epsilon_lower_bound" in res:
+        m, lb = res["mechanism"], res["epsilon_lower_bound"]
+        head = (
+            f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} (shuffle sampling), noise multiplier"
+            f" {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
+        )
+        said = "none (no event of the test family exceeds delta)" if lb is None else f"{lb['lower']}"
+        return (
+            head + f"NO privacy guarantee is known for shuffling. Certified LOWER bound: epsilon >= {said}"
+            f" at delta = {args.delta}\n"
+            f"  (Poisson accounting with q = B/N would claim epsilon <= {res['poisson_claim']['epsilon']['upper']}:"
+            " not valid for shuffling)"
+        )
     m = res["mechanism"]
     head = (
         f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "

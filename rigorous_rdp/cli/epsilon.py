@@ -66,7 +66,8 @@ def run_query(args: argparse.Namespace, quantity: str) -> dict[str, Any]:
 
 def query_text(args: argparse.Namespace, res: dict[str, Any], quantity: str) -> str:
     target = TARGETS[quantity]
-    return pld_cli.text_line(res, quantity, f"{target} = {getattr(args, target)}, steps = {res['steps']}")
+    unit = "epochs" if res.get("mechanism", {}).get("epochs") is not None else "steps"
+    return pld_cli.text_line(res, quantity, f"{target} = {getattr(args, target)}, {unit} = {res['steps']}")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

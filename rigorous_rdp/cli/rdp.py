@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ..accountant import RdpAccountant
+from ..registry import lookup
 from . import _common as common
 
 HELP = "certified RDP of one step at orders alpha"
@@ -23,7 +24,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     digits = common.parse_digits(args)
     orders = common.orders_option(args.alpha)
     steps = common.parse_steps(args.steps)
-    acc = RdpAccountant(orders, digits=digits).compose(common.build_event(args, guarantee=False), steps)
+    event = common.build_event(args, guarantee=False)
+    acc = RdpAccountant(orders, digits=digits).compose(event, steps)
     results = [r.to_json() for r in acc.rdp_many(orders or [])]
     # which bound gave the value at each order (MinCurve components report the winner)
     from ..curves import bound_name
@@ -37,13 +39,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "mechanism": common.mechanism_json(args),
         "digits": digits,
         "bound": next(c.name for c, _ in acc.active_curves()) if acc.active_curves() else None,
-        "guarantee": getattr(args, "bound", None) != "lower",
+        "guarantee": getattr(args, "bound", None) != "lower" and lookup(event).guarantee,
     }
 
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     lines = [
-        f"RDP of {res['steps']} step(s), certified enclosures (bound: {res['bound']})"
+        f"RDP of {res['steps']} {'epoch' if res['mechanism'].get('epochs') is not None else 'step'}(s),"
+        f" certified enclosures (bound: {res['bound']})"
         + ("" if res.get("guarantee", True) else " -- a LOWER bound, not a privacy guarantee")
     ]
     for r in res["results"]:

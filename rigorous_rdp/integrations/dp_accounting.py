@@ -41,6 +41,9 @@ dp-accounting event                     ADD_OR_REMOVE_ONE      REPLACE_ONE      
                                                                Wang et al. Thm 9)
 ``SampledWithReplacementDpEvent``       Birrell et al. 3.6     refused                 refused
                                         (b < n)
+``RandomAllocationDpEvent(G, k, t)``    random allocation      refused                 as ADD_OR_REMOVE_ONE
+(one epoch: k of t steps; Gaussian)     (balls-and-bins k = 1;
+                                        k > 1: blocks)
 ``SelfComposedDpEvent``,                composed as in dp-accounting (adaptive composition)
 ``ComposedDpEvent``
 ``NoOpDpEvent``                         nothing
@@ -102,6 +105,13 @@ epsilon (or delta) from :class:`rigorous_rdp.pld.PldAccountant`; ``get_epsilon``
 ``get_delta`` return its upper end rounded up, ``get_epsilon_bracket`` /
 ``get_delta_bracket`` both ends rounded outward.
 
+``RandomAllocationDpEvent`` is dp-accounting's own class when the installed dp-accounting has it
+(google/differential-privacy pull request 414: fields ``event``, ``num_selected``, ``num_steps``),
+else the class of the same name and fields defined here; either is accepted.  One such event is
+one epoch; compose it once per epoch.  Random allocation under REPLACE_SPECIAL is accounted as
+add/remove (the special record contributes nothing, and the allocation of the other records does
+not depend on it).
+
 By default the order is optimised over the grid *and* over real orders between
 grid points (``continuous=True``), which gives a smaller certified epsilon than
 the grid alone; ``continuous=False`` restricts to the grid, as dp-accounting.
@@ -116,6 +126,7 @@ from fractions import Fraction
 from math import isqrt
 from typing import TYPE_CHECKING, Any
 
+import attr
 import dp_accounting
 import numpy as np
 from dp_accounting import dp_event as _dpe
@@ -139,6 +150,7 @@ __all__ = [
     "CertifiedPldAccountant",
     "CertifiedRdpAccountant",
     "NeighboringRelation",
+    "RandomAllocationDpEvent",
     "to_rigorous_event",
 ]
 
@@ -153,6 +165,22 @@ class _Refused(Exception):
         super().__init__(message)
         self.event = event
         self.message = message
+
+
+if hasattr(_dpe, "RandomAllocationDpEvent"):  # pragma: no cover - dp-accounting with pull request 414
+    RandomAllocationDpEvent = _dpe.RandomAllocationDpEvent
+else:
+
+    @attr.s(frozen=True, slots=True, auto_attribs=True)
+    class RandomAllocationDpEvent(_dpe.DpEvent):  # type: ignore[no-redef]  # one definition per branch
+        """One epoch of random allocation (the name and fields of dp-accounting's event, which the
+        installed dp-accounting lacks): each record is used in ``num_selected`` of the
+        ``num_steps`` steps, a uniformly random subset, and each step applies ``event`` (a
+        Gaussian, or compositions of Gaussians) to the records allocated to it."""
+
+        event: _dpe.DpEvent
+        num_selected: int
+        num_steps: int
 
 
 def _name(event: object) -> str:
@@ -348,6 +376,8 @@ def _translate(
         return _poisson(event, rel, unit, check)
     if isinstance(event, (_dpe.SampledWithoutReplacementDpEvent, _dpe.SampledWithReplacementDpEvent)):
         return _fixed_size(event, rel, unit, check)
+    if isinstance(event, RandomAllocationDpEvent):
+        return _random_allocation(event, rel, unit, check)
     if isinstance(event, _dpe.DpEvent):
         raise _Refused(event, "Unsupported event.")
     raise _Refused(event, f"`event` must be a dp_accounting `DpEvent`. Found {type(event)}.")
@@ -434,6 +464,26 @@ def _fixed_size(
     ours = ev.FixedSizeSampledEvent(
         ev.GaussianEvent(_sampled_sigma(inv_sq, rel, unit)), b, n, replacement=replacement, adjacency=adjacency
     )
+    return check(ours, event), False
+
+
+def _random_allocation(
+    event: Any, rel: NeighboringRelation, unit: str, check: _Check = _check_curve
+) -> tuple[ev.DpEvent, bool]:
+    from ..subsampling.random_allocation_scheme import RandomAllocationEvent
+
+    t = integer_at_least(event.num_steps, "num_steps", 1)
+    k = integer_at_least(event.num_selected, "num_selected", 1)
+    if k > t:
+        raise ValueError(f"num_selected must be <= num_steps ({t}). Found {k}.")
+    if rel is NeighboringRelation.REPLACE_ONE:
+        raise _Refused(event, "no certified bound for `RandomAllocationDpEvent` under REPLACE_ONE.")
+    inv_sq = _gaussian_inverse_square(event.event, event)
+    if inv_sq == 0:
+        return _NOOP, False
+    if inv_sq is None:
+        return _NOOP, True
+    ours = RandomAllocationEvent(ev.GaussianEvent(_sampled_sigma(inv_sq, rel, unit)), t, k)
     return check(ours, event), False
 
 

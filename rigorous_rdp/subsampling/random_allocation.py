@@ -98,14 +98,31 @@ The add-direction values are therefore enclosures of a proven *upper bound* on
 The add/remove RDP is the maximum of the two (:func:`rdp`).
 
 :math:`t = 1` is the plain Gaussian mechanism: both directions equal :math:`\alpha/(2\sigma^2)`
-(Mironov 2017, Prop. 7), which the tests check.  Only :math:`k = 1` (one step per epoch per
-example) is implemented.
+(Mironov 2017, Prop. 7), which the tests check.
+
+**k > 1** (each example in ``selected`` = :math:`k` of the :math:`t` steps, a uniformly random
+:math:`k`-subset; dominating pair :math:`P_k = \binom{t}{k}^{-1}\sum_{|S|=k}N(\sum_{i\in S}e_i, \sigma^2 I)`
+vs :math:`Q`, likelihood ratio :math:`L_k = \binom{t}{k}^{-1}\sum_{|S|=k}\prod_{i\in S}Y_i`).  Cut the
+positions into :math:`k` consecutive blocks, :math:`r = t - k\lfloor t/k\rfloor` of
+:math:`\lfloor t/k\rfloor + 1` steps and :math:`k - r` of :math:`\lfloor t/k\rfloor` steps.  A uniform
+permutation :math:`\pi` of the steps followed by one uniform position per block selects a uniform
+:math:`k`-subset, so :math:`L_k = \mathbb{E}_\pi \prod_B L_{\pi(B)}` (the mean of the :math:`Y_i` over
+each block's steps).  :math:`x^\beta` is convex for :math:`\beta = \alpha > 1` and for
+:math:`\beta = 1 - \alpha < 0`; Jensen's inequality and independence across blocks give
+:math:`\mathbb{E}_Q[L_k^\beta] \le \prod_B \mathbb{E}[L_{|B|}^\beta]`, so each direction's RDP of
+:math:`k`-of-:math:`t` allocation is at most the sum over the blocks of the :math:`k = 1` values
+(an upper bound; exact for :math:`k \in \{1, t\}`).  This is the decomposition Feldman & Shenfeld
+use for :math:`k > 1` (their published code bounds :math:`k`-of-:math:`t` by :math:`k` times the
+1-of-:math:`\lfloor t/k\rfloor` value; the blocks here use the exact sizes, no monotonicity in
+:math:`t` needed).  ``proofs/verify_random_allocation.py`` (step 10) checks the uniform subset by
+exact enumeration, the mixture identity as polynomials, and the inequality exactly at small
+:math:`t`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -466,23 +483,68 @@ def _add_many(sigma: Fraction, t: int, alphas: Sequence[int], prec: int) -> dict
     return out
 
 
+def _gm(s2: arb, t: int, a: int) -> arb:
+    """The geometric-mean bound (1 + (a - 1)/t) / (2 sigma^2) of one epoch (add direction item 1)."""
+    return s2 * (1 + arb(a - 1) / t) / 2
+
+
+def _blocks(t: int, k: int) -> list[tuple[int, int]]:
+    r"""``(block size, number of blocks)`` of the decomposition of :math:`k`-of-:math:`t` allocation
+    (module docstring, "k > 1"): :math:`r = t - k\lfloor t/k\rfloor` blocks of
+    :math:`\lfloor t/k\rfloor + 1` steps and :math:`k - r` blocks of :math:`\lfloor t/k\rfloor` steps."""
+    m, r = divmod(t, k)
+    return [(size, count) for size, count in ((m, k - r), (m + 1, r)) if count > 0]
+
+
 def _combine(
-    sigma: Fraction, t: int, alphas: Sequence[int], moments: Sequence[arb], direction: str, prec: int
+    sigma: Fraction,
+    t: int,
+    alphas: Sequence[int],
+    moments_of: Callable[[int], Sequence[arb]],
+    direction: str,
+    prec: int,
+    k: int = 1,
 ) -> list[arb]:
-    """One-epoch values for ``direction`` from the remove moments ``moments`` (indexed by order),
-    at the current working precision ``prec``."""
+    """One-epoch values of ``k``-of-``t`` allocation for ``direction`` at the current working
+    precision ``prec``; ``moments_of(size)`` gives the remove moments (indexed by order) of a
+    block of ``size`` steps.  Each direction is the sum of its values over the blocks (module
+    docstring, "k > 1"); for k = 1 there is one block, the whole epoch."""
+    blocks = _blocks(t, k)
+    wanted = sorted(set(alphas))
     if direction == "add":
-        add = _add_many(sigma, t, alphas, prec)
+        add = _add_blocks(sigma, blocks, wanted, prec)
         return [add[a] for a in alphas]
     s2 = _inv_var(sigma)
-    rem = {a: moments[a].log() / (a - 1) for a in set(alphas)}
+    rem = {a: arb(0) for a in wanted}
+    for size, count in blocks:
+        moments = moments_of(size)
+        for a in wanted:
+            rem[a] += count * moments[a].log() / (a - 1)
     if direction == "remove":
         return [rem[a] for a in alphas]
-    # add <= geometric-mean bound <= remove where the remove value certainly exceeds the
-    # geometric-mean bound: there the maximum is the remove value and no add bound is needed
-    need = [a for a in rem if not rem[a].lower() >= (s2 * (1 + arb(a - 1) / t) / 2).upper()]
-    add = _add_many(sigma, t, need, prec) if need else {}
+    # add <= sum of geometric-mean bounds <= remove where the remove value certainly exceeds the
+    # former: there the maximum is the remove value and no add bound is needed
+    gm = {a: sum((count * _gm(s2, size, a) for size, count in blocks), arb(0)) for a in wanted}
+    need = [a for a in wanted if not rem[a].lower() >= gm[a].upper()]
+    add = _add_blocks(sigma, blocks, need, prec) if need else {}
     return [rem[a].max(add[a]) if a in add else rem[a] for a in alphas]
+
+
+def _add_blocks(sigma: Fraction, blocks: list[tuple[int, int]], alphas: Sequence[int], prec: int) -> dict[int, arb]:
+    """Sum over the blocks of the add-direction bounds of one block (:func:`_add_many`)."""
+    out = {a: arb(0) for a in alphas}
+    for size, count in blocks:
+        add = _add_many(sigma, size, alphas, prec)
+        for a in alphas:
+            out[a] += count * add[a]
+    return out
+
+
+def _selected(selected: object, t: int) -> int:
+    k = validation.integer_at_least(selected, "selected", 1)
+    if k > t:
+        raise ValueError(f"selected must be an integer in [1, steps_per_epoch] ([1, {t}]). Found {selected}.")
+    return k
 
 
 def rdp(
@@ -492,16 +554,20 @@ def rdp(
     *,
     epochs: int = 1,
     direction: str = "both",
+    selected: int = 1,
     prec: int | None = None,
 ) -> list[arb]:
-    r"""Balls of the add/remove RDP of ``epochs`` epochs of random allocation (balls-and-bins, one
-    step per epoch per example) of the Gaussian mechanism.
+    r"""Balls of the add/remove RDP of ``epochs`` epochs of random allocation (each example in
+    ``selected`` = :math:`k` of the :math:`t` steps of an epoch; :math:`k = 1`: balls-and-bins) of the
+    Gaussian mechanism.
 
     ``direction="both"`` (default): :math:`E\cdot\max(D_\alpha(P\|Q), \text{add bound})`, a proven upper
     bound on the RDP under add/remove adjacency (the maximum over both directions);
-    ``"remove"``: the exact :math:`E\cdot D_\alpha(P\|Q)`; ``"add"``: the add-direction bound
-    (:func:`add_rdp`).  Where the remove value certainly exceeds the geometric-mean bound the
-    Laplace bound is not computed (the maximum is then the remove value).
+    ``"remove"``: the exact :math:`E\cdot D_\alpha(P\|Q)` for :math:`k = 1`; ``"add"``: the
+    add-direction bound (:func:`add_rdp`).  Where the remove value certainly exceeds the
+    geometric-mean bound the Laplace bound is not computed (the maximum is then the remove value).
+    For :math:`k > 1` each direction is bounded by its sum over the blocks of the decomposition
+    (module docstring, "k > 1"): an upper bound, exact only when :math:`k \in \{1, t\}`.
 
     Args:
         noise_multiplier: :math:`\sigma > 0`.
@@ -509,17 +575,23 @@ def rdp(
         orders: integer orders in [2, MAX_ORDER].
         epochs: number of epochs :math:`E \ge 1`.
         direction: ``"both"``, ``"remove"`` or ``"add"``.
+        selected: :math:`1 \le k \le t`.
         prec: working precision in bits (default: the current one).
 
     Raises:
         ValueError: naming the parameter and its range.
     """
     sigma, t, alphas, e = _noise(noise_multiplier), _steps(steps_per_epoch), _orders(orders), _epochs(epochs)
+    k = _selected(selected, t)
     if direction not in _DIRECTIONS:
         raise ValueError(f"direction must be one of {', '.join(_DIRECTIONS)}. Found {direction!r}.")
     with workprec(prec) as p, workprec(p + GUARD_BITS):
-        moments = [] if direction == "add" else _remove_moment_series(_inv_var(sigma), t, max(alphas))
-        return [e * v for v in _combine(sigma, t, alphas, moments, direction, p + GUARD_BITS)]
+        s2 = _inv_var(sigma)
+        n_max = max(alphas)
+        values = _combine(
+            sigma, t, alphas, lambda size: _remove_moment_series(s2, size, n_max), direction, p + GUARD_BITS, k
+        )
+        return [e * v for v in values]
 
 
 # ---------------------------------------------------------------------------
@@ -528,8 +600,9 @@ def rdp(
 
 
 class RandomAllocationGaussianCurve(RdpCurve):
-    r"""RDP of ``epochs`` epochs of random allocation (balls-and-bins) of the Gaussian mechanism,
-    add/remove adjacency, integer orders (:func:`rdp`).
+    r"""RDP of ``epochs`` epochs of random allocation (``selected`` of ``steps_per_epoch`` steps per
+    example and epoch; balls-and-bins for ``selected = 1``) of the Gaussian mechanism, add/remove
+    adjacency, integer orders (:func:`rdp`).
 
     The curve is that of the whole run of ``epochs`` epochs (RDP adds over epochs), so an
     accountant that composes it ``steps`` times accounts for ``steps * epochs`` epochs.
@@ -539,24 +612,34 @@ class RandomAllocationGaussianCurve(RdpCurve):
         steps_per_epoch: :math:`t \ge 1`.
         epochs: :math:`E \ge 1`.
         direction: ``"both"`` (an upper bound on the add/remove RDP), ``"remove"`` or ``"add"``.
+        selected: :math:`1 \le k \le t`.
     """
 
     integer_orders_only = True
     search_order_cap = 1024
 
-    def __init__(self, noise_multiplier: Rational, steps_per_epoch: int, epochs: int = 1, direction: str = "both"):
+    def __init__(
+        self,
+        noise_multiplier: Rational,
+        steps_per_epoch: int,
+        epochs: int = 1,
+        direction: str = "both",
+        selected: int = 1,
+    ):
         self.sigma = _noise(noise_multiplier)
         self.steps_per_epoch = _steps(steps_per_epoch)
         self.epochs = _epochs(epochs)
+        self.selected = _selected(selected, self.steps_per_epoch)
         if direction not in _DIRECTIONS:
             raise ValueError(f"direction must be one of {', '.join(_DIRECTIONS)}. Found {direction!r}.")
         self.direction = direction
         self.name = "random-allocation" if direction == "both" else f"random-allocation-{direction}"
         self.citation = (
-            "Feldman & Shenfeld 2025 (arXiv 2502.08202), random allocation k = 1: remove direction exact "
-            "(partition sum as one series power), add direction min(geometric-mean bound, Laplace-transform bound)"
+            "Feldman & Shenfeld 2025 (arXiv 2502.08202), random allocation: remove direction exact for k = 1 "
+            "(partition sum as one series power), add direction min(geometric-mean bound, Laplace-transform bound); "
+            "k > 1 by the block decomposition (proofs/verify_random_allocation.py)"
         )
-        self._cache: dict[int, tuple[int, list[arb]]] = {}
+        self._cache: dict[tuple[int, int], tuple[int, list[arb]]] = {}
 
     def certified(self, alpha: Fraction) -> arb:
         return self.certified_many([alpha])[0]
@@ -568,17 +651,28 @@ class RandomAllocationGaussianCurve(RdpCurve):
         prec = ctx.prec
         return [self.epochs * v for v in self._one_epoch(ints, prec)]
 
+    def _moments(self, size: int, n_max: int, prec: int) -> list[arb]:
+        """Remove moments of a block of ``size`` steps up to order ``n_max``, cached per precision
+        (the series power is the cost)."""
+        got = self._cache.get((prec, size))
+        if got is None or got[0] < n_max:
+            got = (n_max, _remove_moment_series(_inv_var(self.sigma), size, n_max))
+            self._cache[(prec, size)] = got
+        return got[1]
+
     def _one_epoch(self, alphas: list[int], prec: int) -> list[arb]:
-        """One-epoch values; the remove moments are cached per precision (the series power is the cost)."""
+        """One-epoch values (:func:`_combine`)."""
         with workprec(prec + GUARD_BITS):
-            moments: list[arb] = []
-            if self.direction != "add":
-                got = self._cache.get(prec)
-                if got is None or got[0] < max(alphas):
-                    got = (max(alphas), _remove_moment_series(_inv_var(self.sigma), self.steps_per_epoch, max(alphas)))
-                    self._cache[prec] = got
-                moments = got[1]
-            return _combine(self.sigma, self.steps_per_epoch, alphas, moments, self.direction, prec + GUARD_BITS)
+            n_max = max(alphas)
+            return _combine(
+                self.sigma,
+                self.steps_per_epoch,
+                alphas,
+                lambda size: self._moments(size, n_max, prec),
+                self.direction,
+                prec + GUARD_BITS,
+                self.selected,
+            )
 
     def screen(self, alphas: np.ndarray) -> np.ndarray:
         """Float midpoints at 64 bits for integer orders in [2, MAX_ORDER]; ``inf`` elsewhere
