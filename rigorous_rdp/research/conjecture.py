@@ -98,14 +98,26 @@ __all__ = [
     "optimise_config",
     "probe",
     "random_config",
+    "ratio_to_json",
     "rhs_certified",
     "screen_ratio",
+    "structured_configs",
     "tail_bounds",
 ]
 
 MODELS = ("range", "clip", "poisson")
 DIMS = (1, 2, 3)
 Q = Fraction(1, 1024)  # grid of the dataset values (exact binary rationals)
+# the parameter box the search explores (random starts, local moves and continuation stay inside)
+SIGMA_MIN, SIGMA_MAX = Fraction(1, 4), Fraction(8)
+N_MAX = 1000  # rows (fixed-size sampling: r = m/n >= 1/1000)
+M_MAX = 8  # batch size
+R_MIN = Fraction(1, 1000)  # Poisson sampling probability
+
+
+def lam_max(d: int) -> int:
+    """Largest Rényi order of the search box in dimension ``d``."""
+    return 32 if d == 1 else (16 if d == 2 else 8)
 
 
 def _qz(x: float, grid: Fraction = Q) -> Fraction:
@@ -348,23 +360,53 @@ def _merge(atoms):
     return sorted(((w, m) for m, w in acc.items() if w != 0), key=lambda t: t[1])
 
 
+def _hull_basis(devs: list[tuple[Fraction, ...]], d: int) -> list[list[float]]:
+    """Orthonormal float basis of the span of exact vectors ``devs``, the same on every machine.
+
+    The rank and the spanning subset are decided in exact rationals (first independent vectors in
+    order); Gram-Schmidt then runs in Python floats (correctly rounded IEEE operations), so no
+    LAPACK routine (whose signs and last bits vary with the library and the CPU) chooses the axes.
+    """
+    chosen: list[list[Fraction]] = []
+    for v in devs:
+        w = list(v)
+        for b in chosen:  # exact elimination against the (non-normalised) chosen vectors
+            bb = sum((x * x for x in b), Fraction(0))
+            c = sum((x * y for x, y in zip(w, b, strict=True)), Fraction(0)) / bb
+            w = [x - c * y for x, y in zip(w, b, strict=True)]
+        if any(x != 0 for x in w):
+            chosen.append(w)
+            if len(chosen) == d:
+                break
+    basis: list[list[float]] = []
+    for b in chosen:
+        nrm = math.sqrt(math.fsum(float(x) ** 2 for x in b))
+        basis.append([float(x) / nrm for x in b])
+    return basis or [[1.0] + [0.0] * (d - 1)]
+
+
 def _float_mix(cfg: ProbeConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(means_p, logw_p, means_q, logw_q) as float arrays, projected on the affine hull of all atoms
-    (orthonormal float basis; the divergence of isotropic mixtures depends only on that projection)."""
+    (orthonormal basis of :func:`_hull_basis`; the divergence of isotropic mixtures depends only on
+    that projection).  The projection is computed exactly and rounded once, so it is the same on
+    every machine."""
     pa, qa = exact_atoms(cfg)
-    mp = np.array([[float(x) for x in m] for _, m in pa])
-    mq = np.array([[float(x) for x in m] for _, m in qa])
-    lp = np.log(np.array([float(w) for w, _ in pa]))
-    lq = np.log(np.array([float(w) for w, _ in qa]))
-    allm = np.vstack([mp, mq])
-    c0 = allm[0]
-    dev = allm - c0
-    if cfg.d > 1:
-        _, s, vt = np.linalg.svd(dev, full_matrices=False)
-        k = int((s > 1e-12 * max(1.0, s[0] if len(s) else 1.0)).sum())
-        basis = vt[: max(k, 1)]
-        mp, mq = (mp - c0) @ basis.T, (mq - c0) @ basis.T
-    return mp, lp, mq, lq
+    lp = np.array([math.log(float(w)) for w, _ in pa])
+    lq = np.array([math.log(float(w)) for w, _ in qa])
+    c0 = pa[0][1]
+    if cfg.d == 1:
+        mp = np.array([[float(m[0] - c0[0])] for _, m in pa])
+        mq = np.array([[float(m[0] - c0[0])] for _, m in qa])
+        return mp, lp, mq, lq
+    devs = [tuple(x - y for x, y in zip(m, c0, strict=True)) for _, m in pa + qa]
+    basis = _hull_basis(devs, cfg.d)
+
+    def proj(atoms):
+        return np.array(
+            [[math.fsum(float(x - y) * b for x, y, b in zip(m, c0, bv, strict=True)) for bv in basis] for _, m in atoms]
+        )
+
+    return proj(pa), lp, proj(qa), lq
 
 
 def _log_mix_density(y: np.ndarray, means: np.ndarray, logw: np.ndarray, sigma: float) -> np.ndarray:
@@ -373,8 +415,40 @@ def _log_mix_density(y: np.ndarray, means: np.ndarray, logw: np.ndarray, sigma: 
     return logsumexp(logw[None, :] - d2 / (2 * sigma * sigma), axis=1)
 
 
+def _log_f(L: np.ndarray, lam: float) -> np.ndarray:
+    r""":math:`\log f(x)`, :math:`f(x) = (1+x)^\lambda - 1 - \lambda x \ge 0`, from :math:`L = \log(1+x)`
+    (float, for the screen), without cancellation: a series near :math:`x = 0` (where
+    :math:`f \approx \lambda(\lambda-1)x^2/2`), :math:`\lambda L + \log(1 - (1+\lambda x)e^{-\lambda L})` where
+    :math:`(1+x)^\lambda` would overflow, the direct formula elsewhere."""
+    L = np.asarray(L, dtype=float)
+    out = np.empty_like(L)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        x = np.expm1(np.minimum(L, 700.0))
+        small = np.abs(x) < 1e-4
+        big = lam * L > 700.0
+        mid = ~(small | big)
+        xs = x[small]
+        out[small] = (
+            math.log(lam * (lam - 1) / 2)
+            + 2 * np.log(np.abs(xs))
+            + np.log1p((lam - 2) * xs / 3 + (lam - 2) * (lam - 3) * xs * xs / 12)
+        )
+        xm, Lm = x[mid], L[mid]
+        out[mid] = np.log(np.maximum(np.expm1(lam * Lm) - lam * xm, 1e-300))
+        Lb = L[big]
+        out[big] = lam * Lb + np.log1p(-np.exp(math.log(lam) + Lb - lam * Lb))
+    return out
+
+
 def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float, shift: float | None = None) -> float:
-    """Float log G_lam(p || q) of two Gaussian mixtures (trapezoid; step halved until stable in 1-d)."""
+    r"""Float log G_lam(p || q) of two Gaussian mixtures (trapezoid; step halved until stable in 1-d).
+
+    The sum is of :math:`q f(p/q - 1)` with :math:`f(x) = (1+x)^\lambda - 1 - \lambda x \ge 0` (the same
+    integral as :math:`G - 1`, since :math:`\int p = \int q = 1`): the integrand vanishes where
+    :math:`p = q`, so the quadrature error is relative to :math:`G - 1`, not to :math:`G` (at r = 1/1000,
+    :math:`G - 1` is about 1e-5 and an error relative to :math:`G` was the whole signal).  The step is
+    at most 1.25 sigma (the trapezoid error on a Gaussian of scale sigma is about
+    :math:`e^{-2\pi^2\sigma^2/h^2}`, 3e-6 there)."""
     d = mp.shape[1]
     allm = np.vstack([mp, mq])
     spread = float(np.max(allm.max(axis=0) - allm.min(axis=0))) if len(allm) > 1 else 0.0
@@ -389,17 +463,18 @@ def _log_g_grid(mp, lp, mq, lq, lam: float, sigma: float, shift: float | None = 
         cap = 2e6 / max(len(mp) + len(mq), 1)
         cells = float(np.prod((hi - lo) / h))
         if cells > cap:
-            h *= (cells / cap) ** (1.0 / d)
+            h = min(h * (cells / cap) ** (1.0 / d), 1.25 * sigma)
     prev = None
     for _ in range(6 if d == 1 else 1):
         axes = [np.arange(lo[i], hi[i] + h, h) for i in range(d)]
         grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, d)
         lpd = _log_mix_density(grid, mp, lp, sigma)
         lqd = _log_mix_density(grid, mq, lq, sigma)
-        integrand = lam * lpd - (lam - 1) * lqd
-        val = logsumexp(integrand) + d * math.log(h) - d * 0.5 * math.log(2 * math.pi * sigma * sigma)
-        if prev is not None and abs(val - prev) <= 1e-9 * max(1.0, abs(val)):
-            return float(val)
+        terms = lqd + _log_f(lpd - lqd, lam)
+        log_gm1 = logsumexp(terms) + d * math.log(h) - d * 0.5 * math.log(2 * math.pi * sigma * sigma)
+        val = float(np.log1p(np.exp(log_gm1))) if log_gm1 < 30 else log_gm1 + math.log1p(math.exp(-log_gm1))
+        if prev is not None and abs(val - prev) <= 1e-9 * max(abs(val), 1e-300):
+            return val
         prev = val
         h /= 2
     assert prev is not None  # the loop above runs at least once
@@ -419,9 +494,25 @@ def screen_ratio(cfg: ProbeConfig) -> dict[str, float]:
     mp, lp, mq, lq = _float_mix(cfg)
     lam, s, r = float(cfg.lam), float(cfg.sigma), float(cfg.r)
     shift = float(_sq(cfg.u, cfg.u_prime)) ** 0.5
-    lhs = _log_g_grid(mp, lp, mq, lq, lam, s, shift)
-    rhs = _log_g_rhs_float(lam, r, s)
-    return {"log_g_lhs": lhs, "log_g_rhs": rhs, "ratio": lhs / rhs if rhs > 0 else math.inf}
+    lhs = _round_sig(_log_g_grid(mp, lp, mq, lq, lam, s, shift))
+    rhs = _round_sig(_log_g_rhs_float(lam, r, s))
+    return {"log_g_lhs": lhs, "log_g_rhs": rhs, "ratio": _round_sig(lhs / rhs) if rhs > 0 else math.inf}
+
+
+SCREEN_DIGITS = 9
+
+
+def _round_sig(x: float, digits: int = SCREEN_DIGITS) -> float:
+    """``x`` rounded to ``digits`` significant decimal digits.
+
+    The screen's last bits depend on the machine (numpy's vectorised ``exp``/``log`` differ by an ulp
+    or two between CPU instruction sets; summation order); every value that selects a candidate
+    is rounded first, so the search takes the same path everywhere (a flip needs a value within an
+    ulp of a rounding boundary, about one chance in 10^6 per comparison).  The screen is an estimate
+    accurate to about 1e-9 in 1-d and less in d >= 2, so no information is lost."""
+    if not math.isfinite(x) or x == 0:
+        return x
+    return float(f"{x:.{digits}g}")
 
 
 def limit_ratio_r0(a: Sequence[float], b: Sequence[float], sigma: float) -> float:
@@ -745,25 +836,31 @@ def rhs_certified(cfg: ProbeConfig, digits: float = 8) -> Certified:
 
 
 def certify_violation(
-    cfg: ProbeConfig, *, max_per_sigma: int = 32, max_seconds: float = 60.0, max_work: int = 3_000_000
+    cfg: ProbeConfig, *, max_per_sigma: int = 32, max_work: int = 3_000_000, refine_work: int = 0
 ) -> dict[str, Any]:
     r"""Try to prove LHS > RHS: certified cell lower bound of the LHS (:func:`lhs_lower_cells`, cells
-    refined 4, 8, 16, ... per sigma) over the certified upper end of the RHS.  Returns ``proven``
-    (bool), ``per_sigma``, ``lhs_lower``, ``rhs`` and ``ratio_lower`` (balls)."""
-    t0 = time.perf_counter()
+    refined 4, 8, 16, ... per sigma) over the certified upper end of the RHS.
+
+    The refinement stops at the first proof, or, with ``refine_work > 0``, goes on (a tighter lower
+    bound) while the next partition needs at most ``refine_work`` cell-atom evaluations; it never
+    goes past ``max_per_sigma`` or ``max_work``.  Work, not time, bounds it: the result is the same on
+    every machine.  Returns ``proven`` (bool), ``per_sigma``, ``lhs_lower``, ``rhs`` and
+    ``ratio_lower`` (balls)."""
     R = rhs_certified(cfg)
     k = 4
     with workprec(96):
-        best = {"proven": False, "per_sigma": 0, "lhs_lower": arb(0), "rhs": R, "ratio_lower": arb(0)}
+        best: dict[str, Any] = {"proven": False, "per_sigma": 0, "lhs_lower": arb(0), "rhs": R, "ratio_lower": arb(0)}
+    pa, qa = exact_atoms(cfg)
     while k <= max_per_sigma:
-        try:
-            low = lhs_lower_cells(cfg, per_sigma=k, max_work=max_work)
-        except ValueError:
+        work = cell_count(cfg, k) * (len(pa) + len(qa))
+        if work > max_work or (best["proven"] and work > refine_work):
             break
+        low = lhs_lower_cells(cfg, per_sigma=k, max_work=max_work)
         with workprec(96):
             ratio_lo = arb(low.lower()) / arb(R.ball.upper()) if R.ball > 0 else arb(0)
-        best = {"proven": bool(ratio_lo > 1), "per_sigma": k, "lhs_lower": low, "rhs": R, "ratio_lower": ratio_lo}
-        if best["proven"] or time.perf_counter() - t0 > max_seconds:
+        if not (best["proven"] and ratio_lo.lower() <= best["ratio_lower"].lower()):
+            best = {"proven": bool(ratio_lo > 1), "per_sigma": k, "lhs_lower": low, "rhs": R, "ratio_lower": ratio_lo}
+        if best["proven"] and refine_work <= 0:
             break
         k *= 2
     return best
@@ -793,7 +890,7 @@ def certify_config(cfg: ProbeConfig, digits: float = 6) -> dict[str, Any]:
             lambda prec: _log_g_lhs_certified(cfg, prec, log_i_est) / (to_arb(lam) - 1), digits, "Conjecture 1 LHS"
         )
     else:
-        v = certify_violation(cfg, max_per_sigma=16, max_seconds=20.0)
+        v = certify_violation(cfg, max_per_sigma=16, max_work=1_000_000)
         with workprec(96):
             up = lhs_upper_pairing(cfg)
             L = Certified(arb(v["lhs_lower"].lower()).union(arb(up.upper())), 96)
@@ -879,15 +976,15 @@ def _atom_cap(d: int) -> int:
 
 def _random_sigma_lam(rng: np.random.Generator, d: int) -> tuple[Fraction, Fraction]:
     sigma = max(Fraction(1, 4), _qz(math.exp(rng.uniform(math.log(0.4), math.log(6.0))), Fraction(1, 64)))
-    lam_max = 32 if d == 1 else (16 if d == 2 else 8)
+    lmax = lam_max(d)
     u = rng.random()
     if u < 0.45:
-        lam = Fraction(int(rng.integers(2, lam_max + 1)))
+        lam = Fraction(int(rng.integers(2, lmax + 1)))
     elif u < 0.55:
         lam = Fraction(1) + _qz(math.exp(rng.uniform(math.log(0.01), math.log(0.5))), Fraction(1, 128))  # lambda -> 1
         lam = max(lam, Fraction(129, 128))
     else:
-        lam = max(Fraction(9, 8), _qz(rng.uniform(1.1, lam_max), Fraction(1, 8)))
+        lam = max(Fraction(9, 8), _qz(rng.uniform(1.1, lmax), Fraction(1, 8)))
     return sigma, lam
 
 
@@ -962,64 +1059,257 @@ def _perturb(cfg: ProbeConfig, rng: np.random.Generator, scale: float) -> ProbeC
             return replace(cfg, counts=tuple(counts))
         if which == 4:  # sigma
             s = _qz(float(cfg.sigma) * math.exp(rng.normal(0, scale)), Fraction(1, 256))
-            return replace(cfg, sigma=max(s, Fraction(1, 8)))
+            return replace(cfg, sigma=min(max(s, SIGMA_MIN), SIGMA_MAX))
         if which == 5:  # lambda
             lam = Fraction(1) + _qz((float(cfg.lam) - 1) * math.exp(rng.normal(0, 2 * scale)), Fraction(1, 256))
-            lam_max = 32 if d == 1 else (16 if d == 2 else 8)
-            return replace(cfg, lam=min(max(lam, Fraction(257, 256)), Fraction(lam_max)))
+            return replace(cfg, lam=min(max(lam, Fraction(257, 256)), Fraction(lam_max(d))))
         if which == 6:  # n (rows), keeping the other rows' values; r = m/n or r for Poisson
             if cfg.sampling == "poisson":
                 r = _qz(float(cfg.r_poisson) * math.exp(rng.normal(0, scale)), Fraction(1, 10000))
-                return replace(cfg, r_poisson=min(max(r, Fraction(1, 10000)), Fraction(9999, 10000)))
+                return replace(cfg, r_poisson=min(max(r, R_MIN), Fraction(9999, 10000)))
             dn = round(cfg.n * (math.exp(rng.normal(0, scale)) - 1)) or int(rng.choice([-1, 1]))
             counts = list(cfg.counts)
             i = int(rng.integers(0, len(counts)))
-            if counts[i] + dn < 0 or cfg.n + dn <= cfg.m:
+            if counts[i] + dn < 0 or cfg.n + dn <= cfg.m or cfg.n + dn > N_MAX:
                 return None
             counts[i] += dn
             return replace(cfg, n=cfg.n + dn, counts=tuple(counts))
         if cfg.sampling == "poisson":
             return None
         m = cfg.m + int(rng.choice([-1, 1]))  # batch size
-        return replace(cfg, m=m)
+        return replace(cfg, m=m) if m <= M_MAX else None
     except ValueError:
         return None
 
 
+def _continue_param(cfg: ProbeConfig, param: str, direction: int, step: float) -> ProbeConfig | None:
+    """``cfg`` with one parameter moved by the factor ``(1 + step) ** direction`` (sigma, the rows
+    ``n`` (so r = m/n), the Poisson rate, or lambda - 1), clamped to the search box; None if the
+    move leaves the box or the model."""
+    f = (1 + step) ** direction
+    try:
+        if param == "sigma":
+            s = min(max(_qz(float(cfg.sigma) * f, Fraction(1, 256)), SIGMA_MIN), SIGMA_MAX)
+            return None if s == cfg.sigma else replace(cfg, sigma=s)
+        if param == "lambda":
+            lam = Fraction(1) + _qz((float(cfg.lam) - 1) * f, Fraction(1, 256))
+            lam = min(max(lam, Fraction(257, 256)), Fraction(lam_max(cfg.d)))
+            return None if lam == cfg.lam else replace(cfg, lam=lam)
+        if cfg.sampling == "poisson":  # the rate: r down is the r -> 0 direction
+            r = min(max(_qz(float(cfg.r_poisson) / f, Fraction(1, 10000)), R_MIN), Fraction(9999, 10000))
+            return None if r == cfg.r_poisson else replace(cfg, r_poisson=r)
+        n = min(max(round(cfg.n * f), cfg.m + 1), N_MAX)
+        dn = n - cfg.n
+        counts = list(cfg.counts)
+        k = max(range(len(counts)), key=lambda j: (counts[j], -j))  # the largest cluster grows or shrinks
+        if dn == 0 or counts[k] + dn < 0:
+            return None
+        counts[k] += dn
+        return replace(cfg, n=n, counts=tuple(counts))
+    except ValueError:
+        return None
+
+
+def _screen_ok(cfg: ProbeConfig | None) -> bool:
+    return cfg is not None and _n_atoms(cfg) <= _atom_cap(cfg.d)
+
+
 def optimise_config(
-    cfg: ProbeConfig, rng: np.random.Generator, steps: int = 12
-) -> tuple[ProbeConfig, dict[str, float]]:
-    """Local optimisation of the screened ratio: random-direction moves over the whole admissible set
-    (accepted when the ratio increases; the step scale shrinks on failure)."""
+    cfg: ProbeConfig, rng: np.random.Generator, steps: int = 12, *, continuation: int = 3
+) -> tuple[ProbeConfig, dict[str, float], int]:
+    """Local optimisation of the screened ratio, then continuation.
+
+    First ``steps`` random-direction moves over the whole admissible set (accepted when the screened
+    ratio increases; the step scale shrinks on failure).  Then continuation in sigma, r and lambda:
+    for each parameter and direction, steps of growing size (factor 1.1, 1.2, 1.4, ...) while the ratio
+    increases, at most ``continuation`` accepted steps each.  Returns the best configuration, its
+    screen and the number of screens evaluated."""
     best, bs = cfg, screen_ratio(cfg)
+    screens = 1
     scale = 0.2
     for _ in range(steps):
         cand = _perturb(best, rng, scale)
-        if cand is None or _n_atoms(cand) > _atom_cap(cand.d):
+        if cand is None or not _screen_ok(cand):
             continue
         cs = screen_ratio(cand)
+        screens += 1
         if cs["ratio"] > bs["ratio"]:
             best, bs = cand, cs
         else:
             scale = max(0.01, scale * 0.85)
-    return best, bs
+    if continuation > 0:
+        params = ("sigma", "rows", "lambda")
+        for param in params:
+            for direction in (-1, 1):
+                step = 0.1
+                for _ in range(continuation):
+                    cand = _continue_param(best, param, direction, step)
+                    if cand is None or not _screen_ok(cand):
+                        break
+                    cs = screen_ratio(cand)
+                    screens += 1
+                    if not cs["ratio"] > bs["ratio"]:
+                        break
+                    best, bs = cand, cs
+                    step *= 2
+    return best, bs, screens
 
 
-def _trial(item: tuple[str, int, int, int, int]) -> dict[str, Any]:
-    model, d, seed, index, steps = item
-    rng = np.random.default_rng([seed, index, MODELS.index(model), d])
-    cfg = random_config(rng, model, d)
+def _grid_vec(x: Sequence[float], d: int) -> tuple[Fraction, ...]:
+    v = [_qz(t) for t in x] + [Fraction(0)] * d
+    return tuple(v[:d])
+
+
+def _simplex(d: int) -> list[tuple[Fraction, ...]]:
+    """Vertices of a regular simplex in R^d (d + 1 of them) with side at most 1, on the 1/1024 grid
+    (the exact constraint is checked by the caller)."""
+    if d == 1:
+        return [(Fraction(0),), (Fraction(1),)]
+    h = Fraction(886, 1024)  # sqrt(3)/2 rounded down: sides 1, 1, 0.9993
+    tri = [(0.0, 0.0), (1.0, 0.0), (0.5, float(h))]
+    if d == 2:
+        return [_grid_vec(p, 2) for p in tri]
+    # regular tetrahedron: the triangle and the apex above its centroid at height sqrt(2/3)
+    apex = (0.5, float(h) / 3, math.sqrt(2 / 3) - 2 * float(Q))
+    return [_grid_vec(p, 3) for p in [*tri, apex]]
+
+
+def structured_configs(model: str, d: int) -> list[ProbeConfig]:
+    r"""The structured starts of the search: the configurations where the theory puts the extremes.
+
+    * **point + 1**: every other row at one point ``c``, one of ``u``, ``u'`` at ``c`` and the other
+      at distance 1 (the right-hand-side pair itself: ratio exactly 1, the equality case), and the
+      reverse.  Poisson: every other row at 0, ``u`` at distance 1.
+    * **simplex** (d >= 2): ``c``, ``u``, ``u'`` the vertices of an equilateral triangle of side 1;
+      in d = 3 also the regular tetrahedron with the other rows in two clusters.  The r -> 0 limit
+      of the ratio is :math:`2e^{x/2}/(1+e^{x/2})`, :math:`x = \sigma^{-2}` (module docstring).
+    * **two clusters**: the other rows split between two points at distance 1.
+
+    Each geometry at the corners of the box where the limits live: r -> 0 (n = 1000, m = 1), small
+    sigma, lambda -> 1 (129/128), and a few interior points (n = 50 or 10).  ``clip`` and ``poisson``
+    get the same geometries, centred and shrunk onto their ball (:func:`_project`).
+    """
+    if model not in MODELS:
+        raise ValueError(f"model must be one of range, clip, poisson. Found {model!r}.")
+    if d not in DIMS:
+        raise ValueError(f"dim must be 1, 2 or 3. Found {d}.")
+    V = _simplex(d)
+    zero = tuple(Fraction(0) for _ in range(d))
+    # (values, fractions of the other rows per value, u, u')
+    geos: list[tuple[list[tuple[Fraction, ...]], list[Fraction], tuple[Fraction, ...], tuple[Fraction, ...]]]
+    if model == "poisson":
+        e1 = V[1]
+        geos = [([zero], [Fraction(1)], e1, zero), ([e1], [Fraction(1)], e1, zero)]
+        if d >= 2:
+            geos.append(([V[1], V[2]], [Fraction(1, 2), Fraction(1, 2)], V[2], zero))
+        # (n, Poisson rate r, sigma, lambda); fixed-size sampling: (n, m, sigma, lambda)
+        params: list[tuple[int, Fraction, Fraction, Fraction]] = [
+            (11, Fraction(1, 1000), SIGMA_MIN, Fraction(2)),
+            (11, Fraction(1, 10), Fraction(1), Fraction(2)),
+            (11, Fraction(1, 1000), Fraction(1, 2), Fraction(129, 128)),
+        ]
+    else:
+        geos = [
+            ([V[0]], [Fraction(1)], V[1], V[0]),  # the right-hand-side pair: ratio 1
+            ([V[0]], [Fraction(1)], V[0], V[1]),  # its reverse
+            ([V[0], V[1]], [Fraction(1, 2), Fraction(1, 2)], V[1], V[0]),  # two clusters
+        ]
+        if d >= 2:
+            geos.append(([V[0]], [Fraction(1)], V[1], V[2]))  # equilateral triangle
+            geos.append(([V[0], V[1]], [Fraction(3, 4), Fraction(1, 4)], V[1], V[2]))
+        if d == 3:
+            geos.append(([V[0], V[1]], [Fraction(1, 2), Fraction(1, 2)], V[2], V[3]))  # tetrahedron
+        params = [
+            (N_MAX, Fraction(1), SIGMA_MIN, Fraction(2)),
+            (N_MAX, Fraction(1), Fraction(1, 2), Fraction(2)),
+            (N_MAX, Fraction(1), Fraction(1, 2), Fraction(129, 128)),
+            (50, Fraction(1), Fraction(1), Fraction(2)),
+            (10, Fraction(2), Fraction(1, 2), Fraction(3)),
+        ]
+    out: list[ProbeConfig] = []
+    for vals, fracs, u, up in geos:
+        pts: list[tuple[Fraction, ...]] = [*vals, u, up]
+        if model != "range" or not admissible(model, pts):
+            arr = [np.array([float(x) for x in p]) for p in pts]
+            distinct = {p for p in pts}
+            c = np.mean([np.array([float(x) for x in p]) for p in sorted(distinct)], axis=0)
+            if model == "poisson":
+                c = np.array([float(x) for x in up])  # u' = 0 stays the origin
+            proj = _project(model, [a - c for a in arr], d)
+            if proj is None:
+                continue
+            pts = proj
+        vals_p, u_p, up_p = pts[: len(vals)], pts[len(vals)], pts[len(vals) + 1]
+        if model == "poisson":
+            up_p = zero
+        for n, m_or_r, sigma, lam in params:
+            counts = [int(f * (n - 1)) for f in fracs]
+            counts[0] += n - 1 - sum(counts)
+            keep = [(v, c) for v, c in zip(vals_p, counts, strict=True) if c > 0]
+            try:
+                if model == "poisson":
+                    cfg = ProbeConfig(
+                        model, n, 0, m_or_r, sigma, lam, tuple(v for v, _ in keep), tuple(c for _, c in keep), u_p, up_p
+                    )
+                else:
+                    cfg = ProbeConfig(
+                        model,
+                        n,
+                        int(m_or_r),
+                        Fraction(0),
+                        sigma,
+                        lam,
+                        tuple(v for v, _ in keep),
+                        tuple(c for _, c in keep),
+                        u_p,
+                        up_p,
+                    )
+            except ValueError:
+                continue
+            if _screen_ok(cfg) and cfg not in out:
+                out.append(cfg)
+    return out
+
+
+def _trial(item: tuple[str, int, int, int, int, ProbeConfig | None]) -> dict[str, Any]:
+    model, d, seed, index, steps, start = item
+    # random trial i: rng key [seed, i, model, dim] (as before structured starts existed);
+    # structured start k: [seed, 2**31 + k, model, dim]
+    key = index if start is None else 2**31 + index
+    rng = np.random.default_rng([seed, key, MODELS.index(model), d])
+    cfg = random_config(rng, model, d) if start is None else start
     t0 = time.perf_counter()
     first = screen_ratio(cfg)
-    best, bs = optimise_config(cfg, rng, steps) if steps > 0 else (cfg, first)
+    best, bs, screens = optimise_config(cfg, rng, steps) if steps > 0 else (cfg, first, 1)
     return {
         "index": index,
+        "structured": start is not None,
         "config": best,
         "screen": bs,
         "random_ratio": first["ratio"],
-        "screens": 1 + steps,
+        "screens": screens,
         "seconds": time.perf_counter() - t0,
     }
+
+
+def _tight(ratio: arb, rel: float = 1e-6) -> bool:
+    """True when the ratio ball's width is at most ``rel`` times its lower end (or it is exact)."""
+    lo, hi = ratio.lower(), ratio.upper()
+    if not (lo.is_finite() and hi.is_finite()):
+        return False
+    return bool(hi - lo <= arb(rel) * abs(lo)) or bool(hi == lo)
+
+
+def ratio_to_json(ratio: Certified, digits: int = 12) -> dict[str, Any]:
+    """JSON of a certified ratio enclosure: ``lower`` always; ``upper`` only when it is tight (relative
+    width <= 1e-6) or decides the verdict (<= 1), else None ("no upper bound certified": the upper
+    end of a wide enclosure, in d >= 2 the loose pairing bound of Claim 24, is proven but says nothing
+    about the ratio)."""
+    out: dict[str, Any] = dict(ratio.to_json(digits))
+    ball = ratio.ball
+    if not (_tight(ball) or bool(ball.upper() <= 1)):
+        out["upper"] = None
+    return out
 
 
 @dataclass
@@ -1039,21 +1329,36 @@ class ProbeResult:
     violation_records: list[dict[str, Any]]
     screens_per_second: float
     seconds: float
+    structured_starts: int = 0
+    screens: int = 0
+    last_improvement: int = 0
 
     def to_json(self) -> dict[str, Any]:
         wc = self.worst_certified
         decided = wc["verdict"] in ("holds", "violated", "equal")
+        ratio = ratio_to_json(wc["ratio"])
+        tight = ratio["upper"] is not None
+        best = max(self.violation_records, key=lambda v: Fraction(v["ratio_lower"]), default=None)
         return {
             "model": self.model,
             "dim": self.dim,
             "trials": self.trials,
             "seed": self.seed,
+            "structured_starts": self.structured_starts,
             "worst": {
-                "ratio": wc["ratio"].to_json(12),
+                "ratio": ratio,
+                "upper_certified": tight,
                 "certified": decided,
                 "verdict": wc["verdict"],
                 "config": self.worst["config"].to_json(),
                 "screen_ratio": self.worst["screen"]["ratio"],
+            },
+            "supremum": {
+                "lower": None if best is None else best["ratio_lower"],
+                "lower_config": None if best is None else best["config"].to_json(),
+                "upper": None,
+                "r0_limit": None if best is None else _r0_limit(best["config"]),
+                "statement": _sup_statement(self.model, self.dim, best),
             },
             "violations": self.violations,
             "screened_max": self.screened_max,
@@ -1062,15 +1367,58 @@ class ProbeResult:
                 {"config": v["config"].to_json(), "ratio_lower": v["ratio_lower"], "per_sigma": v["per_sigma"]}
                 for v in self.violation_records
             ],
+            "box": {
+                "sigma": [str(SIGMA_MIN), str(SIGMA_MAX)],
+                "r_min": "m/n with n <= 1000" if self.model != "poisson" else str(R_MIN),
+                "m_max": M_MAX if self.model != "poisson" else None,
+                "lambda": ["1", str(lam_max(self.dim))],
+            },
+            "stopping": {
+                "rule": (
+                    "fixed budget: every structured start and every random trial is run, each with "
+                    "local_steps random moves and continuation in sigma, r and lambda; no other stop"
+                ),
+                "screens": self.screens,
+                "last_improvement_start": self.last_improvement,
+            },
             "local_steps": self.steps,
             "screens_per_second": self.screens_per_second,
             "seconds": self.seconds,
             "note": (
                 "ratio = D_lambda(p||q) / D_lambda(r mu_1 + (1-r) mu_0 || mu_0); worst.certified: the "
-                "verdict (ratio <= 1 or > 1) is proven by the certified enclosure; violations: number of "
-                "candidates with a proven ratio > 1"
+                "verdict (ratio <= 1 or > 1) is proven by the certified enclosure; worst.ratio.upper is "
+                "null when no upper bound is certified (only a loose one is known); violations: number of "
+                "candidates with a proven ratio > 1; supremum: of the ratio over the search box (r0_limit: "
+                "the r -> 0 limit at the best violation's geometry and sigma, a float value, not a bound)"
             ),
         }
+
+
+def _r0_limit(cfg: ProbeConfig) -> float | None:
+    r"""The r -> 0 leading-order ratio (:func:`limit_ratio_r0`) of ``cfg``'s geometry at its sigma, when
+    it has the shape of that formula (fixed-size sampling, m = 1, the other rows at one point); else
+    None.  A float value, not a bound: it is what the ratio tends to as n grows with the rest fixed."""
+    if cfg.sampling != "fixed" or cfg.m != 1 or len(cfg.values) != 1:
+        return None
+    c = cfg.values[0]
+    a = [float(x - y) for x, y in zip(cfg.u, c, strict=True)]
+    b = [float(x - y) for x, y in zip(cfg.u_prime, c, strict=True)]
+    return _round_sig(limit_ratio_r0(a, b, float(cfg.sigma)))
+
+
+def _sup_statement(model: str, dim: int, best: dict[str, Any] | None) -> str:
+    if best is not None:
+        lower = (
+            f"supremum of the ratio over the search box >= {best['ratio_lower']} (a certified violation); "
+            "no upper bound certified"
+        )
+    else:
+        lower = "supremum of the ratio over the search box: no violation certified, no upper bound certified"
+    if model == "poisson":
+        return lower + " (the ratio is <= 1 by Mironov, Talwar, Zhang 2019, Thm 4; not re-proven here)"
+    if dim == 1 and model in ("range", "clip"):
+        return lower + " (ratio <= 1 is proven for small n by the branch and bound of conjecture_proof)"
+    return lower
 
 
 def probe(
@@ -1086,15 +1434,22 @@ def probe(
     candidate_tol: float = 1e-6,
     max_certify: int = 3,
     digits: float = 6,
+    structured: bool = True,
+    refine_work: int = 300_000,
 ) -> ProbeResult:
-    r"""Run the Conjecture 1 probe for one model and dimension: ``trials`` random starts, each locally
-    optimised over the whole admissible set (row values, counts, ``n``, ``m``, ``r``, sigma, lambda).
+    r"""Run the Conjecture 1 probe for one model and dimension: the structured starts of
+    :func:`structured_configs` (unless ``structured`` is false) and ``trials`` random starts, each
+    locally optimised over the whole admissible set (row values, counts, ``n``, ``m``, ``r``, sigma,
+    lambda) and continued in sigma, r and lambda (:func:`optimise_config`).
 
-    Deterministic given ``seed`` (trial ``i`` uses ``numpy.random.default_rng([seed, i, model, dim])``),
-    whatever ``jobs`` or executor (a Dask executor included).  The configuration with the largest
-    screened ratio gets a certified enclosure (:func:`certify_config`); up to ``max_certify``
-    candidates with screened ratio > 1 + ``candidate_tol`` are put through :func:`certify_violation`;
-    ``violations`` counts the proven ones.
+    Deterministic given ``seed`` (random trial ``i`` uses ``numpy.random.default_rng([seed, i, model,
+    dim])``), whatever ``jobs`` or executor (a Dask executor included), the machine or the thread
+    count: screen values are rounded (:func:`_round_sig`) before they select anything, and the
+    certification is bounded by work, not time.  The configuration with the largest screened ratio
+    gets a certified enclosure (:func:`certify_config`); the ``max_certify`` best candidates with
+    screened ratio > 1 + ``candidate_tol`` are put through :func:`certify_violation` (cells refined
+    while a partition needs at most ``refine_work`` cell-atom evaluations); ``violations`` counts the
+    proven ones.
 
     Raises:
         ValueError: bad ``trials``, ``model`` or ``dim``.
@@ -1105,33 +1460,45 @@ def probe(
         raise ValueError(f"model must be one of range, clip, poisson. Found {model!r}.")
     if dim not in DIMS:
         raise ValueError(f"dim must be 1, 2 or 3. Found {dim}.")
+    starts = structured_configs(model, dim) if structured else []
     # trials are generated and reduced as a stream (a billion trials cost the memory of a few):
-    # the reduction is that of the whole list in index order (first maximum, stable sort)
-    items = ((model, dim, seed, i, steps) for i in range(trials))
+    # the reduction is that of the whole list in stream order (first maximum, stable sort)
+    items = itertools.chain(
+        ((model, dim, seed, k, steps, c) for k, c in enumerate(starts)),
+        ((model, dim, seed, i, steps, None) for i in range(trials)),
+    )
     t0 = time.perf_counter()
     n_screens = 0
     worst: dict[str, Any] | None = None
     n_cands = 0
-    cands: list[dict[str, Any]] = []  # the max_certify best candidates, by (-ratio, index)
+    last_improvement = 0
+    cands: list[tuple[float, int, dict[str, Any]]] = []  # the max_certify best, by (-ratio, position)
     stream = imap_ordered(
-        _trial, items, executor=executor, jobs=jobs, progress=progress, desc="conjecture probe", total=trials
+        _trial,
+        items,
+        executor=executor,
+        jobs=jobs,
+        progress=progress,
+        desc="conjecture probe",
+        total=len(starts) + trials,
     )
     with contextlib.closing(stream):
-        for x in stream:
+        for pos, x in enumerate(stream):
             n_screens += x["screens"]
             if worst is None or x["screen"]["ratio"] > worst["screen"]["ratio"]:
                 worst = x
+                last_improvement = pos
             if x["screen"]["ratio"] > 1 + candidate_tol and not is_rhs_pair(x["config"]):
                 n_cands += 1
-                cands.append(x)
-                cands.sort(key=lambda c: (-c["screen"]["ratio"], c["index"]))
+                cands.append((-x["screen"]["ratio"], pos, x))
+                cands.sort(key=lambda c: (c[0], c[1]))
                 del cands[max_certify:]
     wall = time.perf_counter() - t0
     assert worst is not None  # trials >= 1
     wc = certify_config(worst["config"], digits)
     records = []
-    for x in cands[:max_certify]:
-        v = certify_violation(x["config"])
+    for _, _, x in cands[:max_certify]:
+        v = certify_violation(x["config"], refine_work=refine_work)
         if v["proven"]:
             records.append(
                 {"config": x["config"], "ratio_lower": _dec_lower(v["ratio_lower"]), "per_sigma": v["per_sigma"]}
@@ -1150,6 +1517,9 @@ def probe(
         records,
         n_screens / wall if wall > 0 else math.inf,
         time.perf_counter() - t0,
+        structured_starts=len(starts),
+        screens=n_screens,
+        last_improvement=last_improvement,
     )
 
 

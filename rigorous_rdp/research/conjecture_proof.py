@@ -143,8 +143,10 @@ class ProofCase:
         if not 2 <= self.lam <= 16:
             raise ValueError(f"order must be an integer in [2, 16]. Found {self.lam}.")
         if not 1 <= self.sigma <= 64:
-            # below 1 the Riemann balls of the Hessian span more than 2^30 and lose their positive
-            # lower ends (sigma = 1/2 left every box open): not unsound, but nothing is proven
+            # below 1 the independent re-proof of `verify` (reference/conjecture_boxes.py) does not
+            # close every box the prover closes (sigma = 1/2, n = 2, m = 1, lambda = 2: the prover
+            # proves 85 boxes, the re-proof leaves one open after 1024 sub-boxes): a certificate
+            # nobody can check is not offered
             raise ValueError(f"sigma must be in [1, 64]. Found {self.sigma}.")
 
     @property
