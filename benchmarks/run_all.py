@@ -15,7 +15,16 @@ Tasks (Poisson-subsampled Gaussian, add/remove, unless stated):
 
 * ``dpsgd-epsilon``: q = 0.01, sigma = 1.1, T = 1e4, delta = 1e-5, API;
 * ``rdp-156``: certified RDP at dp-accounting's 156 default orders (10 digits);
-* ``rdp-1000``: certified RDP at 1.1, 1.2, ..., 100 and 101, ..., 110;
+* ``rdp-156-30``: the same at 30 digits;
+* ``rdp-1000``: certified RDP at 1.1, 1.2, ..., 100 and 101, ..., 110 (10 digits);
+* ``rdp-1000-30``: the same at 30 digits;
+* ``pld-epsilon`` (T = 1e4, default width 0.01), ``pld-epsilon-w0.001`` (T = 1e4, width 0.001),
+  ``pld-epsilon-1e6`` (T = 1e6, default width): the certified PLD bracket against dp-accounting's
+  PLD at *comparable accuracy*: the coarsest of its grids 2e-3, 1e-3, 5e-4, 2e-4, 1e-4 whose answer
+  is at most our certified upper end (chosen once, before the timing);
+* ``pld-calibrate``: the PLD calibration of sigma (epsilon 1, 4 digits, sigma proven to meet the
+  target and sigma - 0.001 proven to miss) against ``calibrate_dp_mechanism`` with dp-accounting's
+  PLD at the coarsest grid whose sigma agrees with ours to 4 digits;
 * ``calibrate-sigma`` (4 and 7 significant digits) for epsilon 1, q = 0.01,
   T = 1e4, delta = 1e-5, against ``calibrate_dp_mechanism`` at the same tolerance;
 * ``calibrate-steps``: the largest T for epsilon 1 at sigma = 1.1;
@@ -100,11 +109,106 @@ def ours_dpsgd():
     return f"eps <= {up(r.epsilon)} (alpha {float(r.order):.6g})"
 
 
-def _ours_rdp(orders):
+def _ours_rdp(orders, digits: int = 10):
     clear_caches()
-    acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), 1)
+    acc = RdpAccountant(digits=digits).compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), 1)
     vals = acc.rdp_many(orders)  # one shared quadrature for the real orders
     return f"rdp(10.5) <= {up(vals[orders.index(Fraction(21, 2))].rdp)}"
+
+
+# -- PLD (the certified bracket against dp-accounting's PLD at comparable accuracy) ---------------
+
+PLD_GRIDS = (2e-3, 1e-3, 5e-4, 2e-4, 1e-4)
+
+
+def _ours_pld(steps: int, width: str):
+    from rigorous_rdp.pld import PldAccountant
+
+    clear_caches()
+    acc = PldAccountant(width=width).compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), steps)
+    r = acc.get_epsilon_result(DELTA)
+    return f"eps in [{r.epsilon.lower_float():.6f}, {r.epsilon.upper_float():.6f}]"
+
+
+def _peer_pld(steps: int, interval: float):
+    import dp_accounting as dpa
+    from dp_accounting.pld import pld_privacy_accountant
+
+    ev = dpa.dp_event.SelfComposedDpEvent(
+        dpa.dp_event.PoissonSampledDpEvent(float(Q), dpa.dp_event.GaussianDpEvent(float(SIGMA))), steps
+    )
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=interval).compose(ev)
+    return f"eps = {acc.get_epsilon(float(DELTA)):.6f} (grid {interval:g})"
+
+
+class _Comparable:
+    """The peer at comparable accuracy, chosen on its first call: the coarsest dp-accounting grid
+    whose answer is at most our certified upper end (so at most as far above the truth as our
+    upper end; an answer below the truth would show against our lower end in the answers)."""
+
+    def __init__(self, steps: int, width: str):
+        self.steps, self.width = steps, width
+        self.fn: Callable[[], str] | None = None
+
+    def __call__(self) -> str:
+        if self.fn is None:
+            from rigorous_rdp.pld import PldAccountant
+
+            acc = PldAccountant(width=self.width).compose(
+                PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), self.steps
+            )
+            upper = acc.get_epsilon_result(DELTA).epsilon.upper_float()
+            self.fn = partial(_peer_pld, self.steps, PLD_GRIDS[-1])
+            for interval in PLD_GRIDS:
+                if float(_peer_pld(self.steps, interval).split()[2]) <= upper:
+                    self.fn = partial(_peer_pld, self.steps, interval)
+                    break
+        return self.fn()
+
+
+def ours_pld_calibrate():
+    from rigorous_rdp.pld.calibrate import calibrate_sigma_pld
+
+    clear_caches()
+    c = calibrate_sigma_pld(lambda s: PoissonSampledEvent(GaussianEvent(s), Fraction(Q)), STEPS, 1, DELTA)
+    return f"sigma = {float(c.sigma_upper)} (proven: {float(c.sigma_lower)} misses)"
+
+
+def _peer_pld_calibrate(interval: float) -> str:
+    import dp_accounting as dpa
+    from dp_accounting import calibrate_dp_mechanism
+    from dp_accounting.pld import pld_privacy_accountant
+
+    s = calibrate_dp_mechanism(
+        lambda: pld_privacy_accountant.PLDAccountant(value_discretization_interval=interval),
+        lambda s: dpa.dp_event.SelfComposedDpEvent(
+            dpa.dp_event.PoissonSampledDpEvent(float(Q), dpa.dp_event.GaussianDpEvent(s)), STEPS
+        ),
+        1.0,
+        float(DELTA),
+        tol=1e-3,
+    )
+    return f"sigma = {s:.6f} (grid {interval:g})"
+
+
+class _ComparableCalibration:
+    """dp-accounting's PLD calibration at the coarsest grid whose sigma rounds up to ours (4 digits)."""
+
+    def __init__(self) -> None:
+        self.fn: Callable[[], str] | None = None
+
+    def __call__(self) -> str:
+        if self.fn is None:
+            import math
+
+            ours = float(ours_pld_calibrate().split()[2])
+            self.fn = partial(_peer_pld_calibrate, PLD_GRIDS[-1])
+            for interval in PLD_GRIDS:
+                s = float(_peer_pld_calibrate(interval).split()[2])
+                if math.ceil(s * 1000 - 1e-9) / 1000 == ours:
+                    self.fn = partial(_peer_pld_calibrate, interval)
+                    break
+        return self.fn()
 
 
 def _ours_calibrate(digits: int):
@@ -319,11 +423,56 @@ TASKS: dict[str, tuple[Callable[[], str], Any, str | None, float, bool]] = {
         2.0,
         False,
     ),
+    "rdp-156-30": (
+        partial(_ours_rdp, list(DEFAULT_ORDERS), 30),
+        _with_opacus(
+            [(partial(_peer_rdp, list(DEFAULT_ORDERS)), "dp-accounting")],
+            partial(_peer_opacus_rdp, list(DEFAULT_ORDERS)),
+        ),
+        None,
+        1.0,
+        False,
+    ),
     "rdp-1000": (
         partial(_ours_rdp, ORDERS_1000),
         _with_opacus([(partial(_peer_rdp, ORDERS_1000), "dp-accounting")], partial(_peer_opacus_rdp, ORDERS_1000)),
         None,
+        1.0,
+        False,
+    ),
+    "rdp-1000-30": (
+        partial(_ours_rdp, ORDERS_1000, 30),
+        _with_opacus([(partial(_peer_rdp, ORDERS_1000), "dp-accounting")], partial(_peer_opacus_rdp, ORDERS_1000)),
+        None,
         3.0,
+        False,
+    ),
+    "pld-epsilon": (
+        partial(_ours_pld, STEPS, "0.01"),
+        _Comparable(STEPS, "0.01"),
+        "dp-accounting PLD, comparable accuracy",
+        1.0,
+        False,
+    ),
+    "pld-epsilon-w0.001": (
+        partial(_ours_pld, STEPS, "0.001"),
+        _Comparable(STEPS, "0.001"),
+        "dp-accounting PLD, comparable accuracy",
+        1.0,
+        False,
+    ),
+    "pld-epsilon-1e6": (
+        partial(_ours_pld, 10**6, "0.01"),
+        _Comparable(10**6, "0.01"),
+        "dp-accounting PLD, comparable accuracy",
+        1.0,
+        False,
+    ),
+    "pld-calibrate": (
+        ours_pld_calibrate,
+        _ComparableCalibration(),
+        "dp-accounting PLD calibrate_dp_mechanism, same sigma",
+        1.0,
         False,
     ),
     "calibrate-sigma-4": (ours_calibrate4, peer_calibrate4, "dp-accounting calibrate_dp_mechanism", 1.0, False),
@@ -333,6 +482,8 @@ TASKS: dict[str, tuple[Callable[[], str], Any, str | None, float, bool]] = {
     "events-100": (ours_events, peer_events, "dp-accounting", 0.5, False),
 }
 SLOW = {"fswor-replace-one": ours_fswor_r1, "poisson-replace-one": ours_poisson_r1}
+#: tasks of a second or more per run: at most 3 repetitions
+SLOW_TASKS = {"rdp-1000", "rdp-1000-30", "pld-epsilon-w0.001", "pld-epsilon-1e6", "pld-calibrate"}
 
 
 def cpu_time(fn, child: bool):
@@ -377,7 +528,7 @@ def main(argv=None) -> int:
         t_p: dict = {label: [] for _, label in peers}
         a_o = ""
         a_p: dict = {}
-        reps = args.repeat if name != "rdp-1000" else max(1, min(args.repeat, 3))
+        reps = args.repeat if name not in SLOW_TASKS else max(1, min(args.repeat, 3))
         for i in range(reps):
             order = [("o", ours, "")] + [("p", fn, label) for fn, label in peers]
             for who, fn, label in order if i % 2 == 0 else order[::-1]:

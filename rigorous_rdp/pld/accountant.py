@@ -17,10 +17,11 @@ How the bracket is proven (each step in its module):
    dominates (connect the dots) and one that is dominated (tangent-chord), masses
    rounded outward to integers at scale :math:`2^{-S}`.
 3. :mod:`~rigorous_rdp.pld.compose`: exact integer convolution (``fmpz_poly``),
-   repeated squaring, outward rescaling and tail moves that keep both bounds.
+   repeated squaring, outward rescaling, tail moves and coarsenings of the growing
+   arrays (every few squarings, to a grid twice as coarse) that keep both bounds.
 4. Here: :math:`\delta` of the composed upper (lower) array at an exact rational
    :math:`\varepsilon` is an upper (lower) bound on the true :math:`\delta(\varepsilon)`
-   (Fact 2 of ``discretize`` and Fact 4 of ``compose``); since the true
+   (Fact 2 of ``discretize`` and Facts 4-6 of ``compose``); since the true
    :math:`\delta(\cdot)` is non-increasing, :math:`\delta_{up}(\varepsilon_u) \le \delta`
    proves :math:`\varepsilon(\delta) \le \varepsilon_u` and :math:`\delta_{lo}(\varepsilon_l) >
    \delta` proves :math:`\varepsilon(\delta) > \varepsilon_l`.
@@ -51,7 +52,7 @@ from ..accountant import ComposingAccountant
 from ..errors import InvalidParameter
 from ..registry import pld_pair
 from ..validation import RealRange
-from .compose import compose_all, delta_at, delta_screen, products
+from .compose import Coarsening, compose_all, delta_at, delta_screen, products
 from .discretize import DiscretePld, arb_upper_fraction, discretize
 from .profiles import DominatingPair, Profile
 from .results import Bracket, PldDeltaResult, PldEpsilonResult, PldResult, _as_bracket, _bracket
@@ -69,6 +70,22 @@ DEFAULT_WIDTH = Fraction(1, 100)
 MIN_DELTA = Fraction(1, 10**100)
 
 DIRECTIONS = ("remove", "add")
+
+#: the loss variance per composed step (in units of the squared grid width) that the coarsening of the
+#: growing upper arrays may add (:class:`~rigorous_rdp.pld.compose.Coarsening`; tightness and speed only):
+#: about half of what the upper discretisation itself adds by the error model of ``_initial_grid``
+COARSEN_VAR = 0.09
+#: the same for the lower arrays (:func:`~rigorous_rdp.pld.compose.coarsen_down`), smaller: per unit of
+#: variance their coarsening errs about ten times more
+COARSEN_VAR_LOWER = 0.01
+#: the mass an epsilon query may move to +infinity in its tails and roundings (all steps and products
+#: together), relative to delta: it raises the upper delta by at most this (the default DP-SGD run: the upper
+#: epsilon by 1e-6; 1e-9 instead costs a third more time)
+EPS_TAIL = 1e-5
+#: vertices on every grid point only where the screened tails exceed this (sparser elsewhere:
+#: :func:`~rigorous_rdp.pld.discretize.vertex_indices`; tightness and speed only: 1e-5 instead of 1e-9 moves the
+#: default DP-SGD bracket's ends by about 1e-6 and saves a quarter of the discretisation)
+VERTEX_THIN = 1e-5
 
 #: the noise multipliers of a sampled Gaussian whose pairs the grid handles (smaller ones make the privacy loss
 #: too wide for a grid, larger ones too narrow: both end in float overflow or gigabytes)
@@ -135,6 +152,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         self._events: dict[ev.DpEvent, tuple[DominatingPair, int]] = {}
         self._cache: dict[tuple, tuple[DiscretePld, DiscretePld | None]] = {}
         self.last_tail_step = 0.0
+        self.coarsen_var = COARSEN_VAR
+        self.coarsen_var_lower = COARSEN_VAR_LOWER
 
     # -- composition ---------------------------------------------------------
 
@@ -183,40 +202,51 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         return DIRECTIONS
 
     def _composed(
-        self, direction: str, n: int, tail_abs: float, lower: bool = True
+        self, direction: str, n: int, tail_abs: float, lower: bool = True, fast: bool = False
     ) -> tuple[DiscretePld, DiscretePld | None, int, Fraction]:
-        """Composed (upper, lower) PLDs of one direction on grid 1/n (lower only if asked)."""
-        ups, los, scale_bits, comp_tail = self._discretized(direction, n, tail_abs, lower)
+        """Composed (upper, lower) PLDs of one direction on grid 1/n (lower only if asked).
+
+        ``fast`` (the epsilon queries): sparser vertices where the tails are small and the
+        growing arrays coarsened (:class:`~rigorous_rdp.pld.compose.Coarsening`); both cost
+        tightness only around epsilon(delta) of moderate delta, which the error model covers.
+        Without it (delta queries and profiles, whose relative accuracy reaches deep tails)
+        every array stays on the grid 1/n."""
+        ups, los, scale_bits, comp_tail = self._discretized(direction, n, tail_abs, lower, fast)
+        coarse_up = Coarsening(n, self.coarsen_var) if fast else None
+        coarse_lo = Coarsening(n, self.coarsen_var_lower) if fast else None
         total = products([c for _, c in ups]) + (products([c for _, c in los]) if los is not None else 0)
         with progress.task(f"PLD composition ({direction}, grid 1/{n})", total, "products") as task:
-            U = compose_all(ups, comp_tail, task.update)
+            U = compose_all(ups, comp_tail, task.update, coarsening=coarse_up)
             self._last_length = max(self._last_length, U.coeffs.length())
             # without a certified lower PLD for some component the lower bound is the
             # trivial one (returned as None: delta >= 0, epsilon >= 0)
-            L = compose_all(los, comp_tail, task.update) if los is not None else None
+            L = compose_all(los, comp_tail, task.update, coarsening=coarse_lo) if los is not None else None
         return U, L, scale_bits, comp_tail
 
     def _discretized(
-        self, direction: str, n: int, tail_abs: float, lower: bool = True
+        self, direction: str, n: int, tail_abs: float, lower: bool = True, fast: bool = False
     ) -> tuple[list[tuple[DiscretePld, int]], list[tuple[DiscretePld, int]] | None, int, Fraction]:
         """The discretised parts ``(uppers, lowers or None, scale_bits, composition tail)``
-        of one direction on grid 1/n (lowers only if asked and certified for every part)."""
+        of one direction on grid 1/n (lowers only if asked and certified for every part;
+        ``fast``: sparser vertices, see :meth:`_composed`)."""
         parts = self._parts(direction)
         total = sum(c for _, c in parts)
         products = sum(2 * max(1, c.bit_length()) + 1 for _, c in parts)
         tail_step = tail_abs / max(1, total) / 4
         self.last_tail_step = tail_step
         comp_tail = Fraction(tail_abs / 4 / products)
-        # expected length of the composed arrays (screen): grid points per unit loss
-        # times a generous loss range; only the rounding budget depends on it
-        scale_bits = max(48, math.ceil(math.log2(1e7 * products / tail_abs)) + 2)
+        # one unit of 2^-S per coefficient of every product goes to +infinity (upper arrays), and the
+        # squarings repeat a product of k copies about total/k times: about 2 * total * length units
+        # in all; with a generous length of 1e5 that is at most a quarter of the tail budget
+        scale_bits = max(48, math.ceil(math.log2(8e5 * total / tail_abs)) + 1)
         ups: list[tuple[DiscretePld, int]] = []
         los: list[tuple[DiscretePld, int]] = []
         lower_ok = lower
         for prof, c in parts:
-            key = (prof.key, n, scale_bits, tail_step, lower)
+            thin = VERTEX_THIN if fast else 1e-9
+            key = (prof.key, n, scale_bits, tail_step, lower, thin)
             if key not in self._cache:
-                self._cache[key] = discretize(prof, n, scale_bits, tail_step, lower=lower)
+                self._cache[key] = discretize(prof, n, scale_bits, tail_step, thin=thin, lower=lower)
             u, lo_pld = self._cache[key]
             ups.append((u, c))
             if lo_pld is None:
@@ -294,7 +324,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             return PldEpsilonResult(z, delta, 1, 0, Fraction(0))
         if (cf := self._closed_form()) is not None and (exact := cf.epsilon_result(delta, w)) is not None:
             return exact
-        tail_abs = float(delta) * 1e-9
+        tail_abs = float(delta) * EPS_TAIL
         n = self._initial_grid(w, float(delta))
 
         def at_grid(n: int) -> tuple[PldEpsilonResult, float, float]:
@@ -308,9 +338,9 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]], refine_dominating: bool = False
     ) -> _P:
         """The best result over up to four grids, from 1/n on: ``at_grid(n)`` gives a result, the
-        width it reached (compared with the requested ``w``) and its width for ranking.  The grid
-        is refined only while the requested width is not met, the grid is free and every pair
-        is attained (lower ends valid)."""
+        width it reached (compared with the requested ``w``) and its rank (smaller is better).  The
+        grid is refined only while the requested width is not met, the grid is free and every pair
+        is attained (lower ends valid) or ``refine`` (the width is then the pairs' own)."""
         best: tuple[_P, float] | None = None
         for _attempt in range(4):
             self._last_length = 0
@@ -336,7 +366,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         if len(dirs) > 1:
             # coarse upper ends decide which direction dominates (a choice only)
             for d in dirs:
-                U, _, _, _ = self._composed(d, n_coarse, tail_abs, lower=False)
+                U, _, _, _ = self._composed(d, n_coarse, tail_abs, lower=False, fast=True)
                 coarse[d] = _eps_upper(U, n_coarse, delta)
             order = sorted(dirs, key=lambda d: coarse[d], reverse=True)
         else:
@@ -347,12 +377,13 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         scale_bits, tail = 0, Fraction(0)
         for d in order:
             if los and coarse[d] <= max(los.values()):
-                # this direction cannot change the maximum: its upper end (coarse grid,
-                # still a proven upper bound) is below a proven lower end of another one
+                # this direction cannot change the maximum of the upper ends: its upper end
+                # (coarse grid, still a proven upper bound) is below a proven lower end of the
+                # pairs' epsilon in another direction, so below that direction's upper end
                 ups[d] = coarse[d]
                 brackets[d] = (_bracket(Fraction(0), coarse[d]), n_coarse)
                 continue
-            U, L, scale_bits, tail = self._composed(d, n, tail_abs)
+            U, L, scale_bits, tail = self._composed(d, n, tail_abs, fast=True)
             up = _eps_upper(U, n, delta)
             lo = _eps_lower(L, n, delta) if L is not None else Fraction(0)
             ups[d], los[d] = up, lo

@@ -39,8 +39,8 @@ import numpy as np
 from .. import progress, validation
 from ..errors import PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent
-from .accountant import PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
-from .compose import compose_all, products
+from .accountant import EPS_TAIL, PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
+from .compose import Coarsening, compose_all, products
 from .discretize import grid_range
 from .profiles import Profile
 
@@ -114,6 +114,10 @@ def _float_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarra
     return b, np.clip(masses, 0.0, None), max(0.0, float(dl[-1]))
 
 
+#: the most grid points of a single step's array a certified decision refines to (the cost of every product
+#: grows with it; about 0.1 s per product at this length)
+_MAX_STEP_POINTS = 200_000
+
 #: the largest FFT length of the float screen (about 0.5 GB of complex spectra at 2^24)
 _SCREEN_MAX = 1 << 23
 
@@ -186,7 +190,7 @@ class _Candidate:
         self.sigma = sigma
         self.delta = delta
         self.acc = PldAccountant().compose(make_event(sigma), steps)
-        self.tail_abs = float(delta) * 1e-9
+        self.tail_abs = float(delta) * EPS_TAIL
         self.up: Fraction | None = None
         self.up_dirs: dict[str, tuple[Fraction, int]] = {}
         self.lo = Fraction(0)
@@ -223,7 +227,7 @@ class _Candidate:
         for d in order:
             grids = [n] if d == order[0] else [max(50, n // 4), n]
             for g in grids:
-                U, _, self.scale_bits, self.tail = self.acc._composed(d, g, self.tail_abs, lower=False)
+                U, _, self.scale_bits, self.tail = self.acc._composed(d, g, self.tail_abs, lower=False, fast=True)
                 up = _eps_upper(U, g, self.delta)
                 if up <= target:
                     break
@@ -244,11 +248,12 @@ class _Candidate:
         ``target``."""
         best = Fraction(0)
         for d in self._order():
-            _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True)
+            _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True, fast=True)
             if los is None:
                 continue
+            coarse = Coarsening(n, self.acc.coarsen_var_lower)
             with progress.task(f"PLD composition ({d}, grid 1/{n})", products([c for _, c in los]), "products") as t:
-                lo = _eps_lower(compose_all(los, self.tail, t.update), n, self.delta)
+                lo = _eps_lower(compose_all(los, self.tail, t.update, coarsening=coarse), n, self.delta)
             self.lo_dirs[d] = max(self.lo_dirs.get(d, Fraction(0)), lo)
             best = max(best, lo)
             if best > target:
@@ -403,10 +408,24 @@ def calibrate_sigma_pld(
             estimates[s] = cands[s].screen_eps(fine_n)
         return cands[s], estimates[s]
 
+    undecided: list[str] = []
+
+    def points_per_step(c: _Candidate, n: int) -> int:
+        """Grid points of the longest single-step array on grid 1/n (float screen)."""
+        tail = c.acc.last_tail_step or c.tail_abs
+        most = 0
+        for d in c.acc._directions():
+            for prof, _ in c.acc._parts(d):
+                b, t = grid_range(prof, n, tail)
+                most = max(most, t - b + 1)
+        return most
+
     def prove(s: Fraction, upper: bool) -> bool:
         """Try to prove ``eps(s) <= E`` (upper) or ``eps(s) > E`` (lower), refining the grid
         by the error model fitted on the previous attempt: the end's distance to the
-        estimate falls like 1/n^2; the grid aims at 60 % of the estimate's distance to E."""
+        estimate falls like 1/n^2; the grid aims at 60 % of the estimate's distance to E.
+        The grid is refined while a single step's array stays within ``_MAX_STEP_POINTS``
+        points (the cost of every product grows with it)."""
         c, est = cand(s)
         progress.note(f"certifying that sigma {decimal_text(s)} {'meets' if upper else 'misses'} the target")
         need = max(abs(est - Ef), 1e-9)
@@ -414,14 +433,26 @@ def calibrate_sigma_pld(
         # lower end, so this width puts the end asked for at about half of ``need``
         w = w0 if w0 is not None else Fraction(max(1e-7, min(0.05, (1.5 if upper else 0.75) * need)))
         n = c.acc._initial_grid(w, float(delta))
+        val: Fraction = Fraction(0)
+        capped = False
         for _ in range(max_rounds):
             val = c.upper(n, E) if upper else c.lower(n, E)
             if (val <= E) if upper else (val > E):
                 return True
-            if n >= 200000:
-                return False
             err = max(abs(float(val) - est), need)
-            n = min(200000, max(n * 5 // 4 + 1, math.ceil(n * math.sqrt(err / (0.6 * need)))))
+            want = max(n * 5 // 4 + 1, math.ceil(n * math.sqrt(err / (0.6 * need))))
+            cap = n * _MAX_STEP_POINTS // max(1, points_per_step(c, n))
+            if cap <= n:
+                capped = True
+                break
+            n = min(want, cap)
+        end = "upper" if upper else "lower"
+        side = "above" if upper else "not above"
+        why = f"a finer grid would exceed {_MAX_STEP_POINTS} points per step" if capped else f"{max_rounds} grids tried"
+        undecided.append(
+            f"at sigma = {decimal_text(s)} the certified {end} end of epsilon is {float(val):.9g}, {side} the "
+            f"target {float(E):.9g}, on grid 1/{n}; the float estimate {est:.9g} is {need:.2g} from the target; {why}"
+        )
         return False
 
     at_hi: _Candidate | None = None
@@ -433,9 +464,11 @@ def calibrate_sigma_pld(
         if prove(s_hi, upper=True):
             at_hi = cands[s_hi]
             break
-        raise PrecisionExhausted("calibrate (pld): could not certify that a sigma meets the target")
+        raise PrecisionExhausted(f"calibrate (pld): could not certify that a sigma meets the target ({undecided[-1]})")
     if at_hi is None:
-        raise PrecisionExhausted("calibrate (pld): could not certify that a sigma meets the target")
+        raise PrecisionExhausted(
+            "calibrate (pld): could not certify that a sigma meets the target (the search moved too far)"
+        )
     for _ in range(4 * max_rounds):
         s_lo = s_hi - step
         if s_lo <= 0:
@@ -447,7 +480,8 @@ def calibrate_sigma_pld(
         if prove(s_lo, upper=False):
             return PldSigmaCalibration(s_hi, s_lo, at_hi.result(), cands[s_lo].result())
         break
-    raise PrecisionExhausted("calibrate (pld): could not prove that the next smaller sigma misses the target")
+    why = f" ({undecided[-1]})" if undecided else ""
+    raise PrecisionExhausted(f"calibrate (pld): could not prove that the next smaller sigma misses the target{why}")
 
 
 def _q(x: Fraction):

@@ -38,20 +38,69 @@ parts, and pairs with an infinite image have :math:`\nu`-mass at most
 Since :math:`(1 - e^{\varepsilon - \ell})_+` is non-decreasing and non-negative,
 delta of :math:`\mu` is at least delta of :math:`\nu`.  For lower arrays the roles are
 exchanged (:math:`\mu` is transported into a sub-measure of :math:`\nu`, downwards).
+
+**Fact 5 (the delta order is kept by convolution).**  For a finite non-negative
+measure :math:`\mu` on the reals and a mass :math:`m_\infty \ge 0` at :math:`+\infty`
+write :math:`\delta_\mu(t) = \sum_\ell \mu(\ell) (1 - e^{t - \ell})_+ + m_\infty`.
+Then :math:`\delta_{\mu * \rho}(t) = \sum_b \rho(b)\, \delta_\mu(t - b)` (finite parts; the
+masses at :math:`+\infty` add), which is linear and monotone in each factor.  Hence if
+:math:`\delta_{\mu'} \ge \delta_\mu` at *every real* t, then :math:`\delta_{\mu' * \rho} \ge
+\delta_{\mu * \rho}` everywhere, for every non-negative :math:`\rho`, and so along any
+chain of further products.  Upward transport (Fact 4) is one way to get
+:math:`\delta_{\mu'} \ge \delta_\mu`; :func:`coarsen_up` is another (second order in the
+coarse spacing): an atom p at loss :math:`\ell \in [a, c)` of the coarse grid is
+split into :math:`p(1 - \rho)` at a and :math:`p\rho` at c with
+:math:`\rho = (1 - e^{a - \ell}) / (1 - e^{a - c})`.  As a function of :math:`x = e^t`,
+:math:`(1-\rho)(1 - x e^{-a})_+ + \rho(1 - x e^{-c})_+` equals :math:`(1 - x e^{-\ell})_+` on
+:math:`[0, e^a]` (the slopes agree: :math:`(1-\rho)e^{-a} + \rho e^{-c} = e^{-\ell}`), is the
+chord of that convex function on :math:`[e^a, e^c]` (so above it), and both vanish
+beyond :math:`e^c` (connect the dots on one atom, as in
+:mod:`~rigorous_rdp.pld.discretize`).  Rounding :math:`p\rho` *up* to an integer moves
+more mass up (Fact 4).
+
+**Fact 6 (coarsening a lower array).**  The chord lies above, so a lower array is
+coarsened by :func:`coarsen_down`: every atom gives an up-share :math:`u \le p\rho` to
+its upper coarse point c and the rest to its lower coarse point a.  Write K for the mass
+held back from the connect-the-dots share (:math:`p\rho - u \ge 0`).  For
+:math:`t \le a` the change of the atom's term is :math:`-e^t K (e^{-a} - e^{-c}) \le 0`
+(with the full share the term is unchanged there, Fact 5); for :math:`t \ge c` it is 0.
+For t in :math:`[a, c)` (coarse interval m) the atoms of interval m can raise
+:math:`\delta` by at most :math:`U_m (1 - e^{t - c}) \le U_m (1 - e^{-H})` (their
+up-shares :math:`U_m`; H the coarse spacing), the atoms of intervals below do
+nothing, and those of every interval :math:`m' > m` lower it by
+:math:`e^t (1 - e^{-H}) e^{-a_{m'}} K_{m'} \ge (1 - e^{-H}) e^{-(m' - m)H} K_{m'}`.  So
+:math:`\delta` of the coarse array is at most that of the fine one at every t if
+:math:`U_m \le W_m = \sum_{j \ge 1} e^{-jH} K_{m+j}` for every m, which
+:func:`coarsen_down` enforces from the top down with integer lower bounds of
+:math:`W_m` (a lower bound of :math:`e^{-H}`, floors).  The held-back mass is a small
+fraction (about :math:`H` times the hazard rate of the loss) of each up-share, so the
+error stays second order in H.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import arb, fmpq, fmpz_poly
+import numpy as np
+from flint import arb, arb_poly, fmpq, fmpz_poly
 
 from ..arith import workprec
-from .discretize import DiscretePld
+from .discretize import DiscretePld, arb_upper_fraction
 
-__all__ = ["compose_all", "delta_at", "delta_screen", "multiply", "power"]
+__all__ = [
+    "Coarsening",
+    "coarsen_down",
+    "coarsen_up",
+    "compose_all",
+    "delta_at",
+    "delta_screen",
+    "multiply",
+    "power",
+    "products",
+]
 
 
 def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
@@ -85,7 +134,9 @@ def _last_at_most(f, limit: int, n: int) -> int:
     return good
 
 
-def _trim_poly(pld_offset: int, poly: fmpz_poly, tail_units: int, up: bool) -> tuple[int, fmpz_poly, int]:
+def _trim_poly(
+    pld_offset: int, poly: fmpz_poly, tail_units: int, up: bool, step: int = 1
+) -> tuple[int, fmpz_poly, int]:
     r"""Remove end coefficients of total at most ``tail_units`` at each end, on the
     polynomial itself (exact partial sums by evaluating truncations at 1, no Python lists).
 
@@ -95,7 +146,8 @@ def _trim_poly(pld_offset: int, poly: fmpz_poly, tail_units: int, up: bool) -> t
     mass is added onto the lowest kept coefficient (moved up, Fact 4) and the high mass
     is returned to be put at :math:`+\infty`; a lower array just drops both.
 
-    Returns ``(new_offset, kept polynomial, units moved to +infinity)``."""
+    Returns ``(new_offset, kept polynomial, units moved to +infinity)``; coefficients are
+    ``step`` grid indices apart."""
     n = poly.length()
     if n == 0:
         return pld_offset, poly, 0
@@ -109,8 +161,8 @@ def _trim_poly(pld_offset: int, poly: fmpz_poly, tail_units: int, up: bool) -> t
     if up:
         if low_moved:
             kept[0] = kept[0] + low_moved
-        return pld_offset + lo, kept, high_moved
-    return pld_offset + lo, kept, 0
+        return pld_offset + lo * step, kept, high_moved
+    return pld_offset + lo * step, kept, 0
 
 
 def _to_frac_units(units: int, scale_bits: int) -> Fraction:
@@ -119,21 +171,146 @@ def _to_frac_units(units: int, scale_bits: int) -> Fraction:
 
 def multiply(a: DiscretePld, b: DiscretePld, tail: Fraction) -> DiscretePld:
     """The composition of two upper (or two lower) PLDs of the same scale (Facts 3-4)."""
-    if a.upper != b.upper or a.scale_bits != b.scale_bits:
-        raise ValueError("pld: cannot multiply PLDs of different kinds or scales")
+    if a.upper != b.upper or a.scale_bits != b.scale_bits or a.step != b.step:
+        raise ValueError("pld: cannot multiply PLDs of different kinds, scales or steps")
     s = a.scale_bits
     prod = _rescale(a.coeffs * b.coeffs, s)
     rounding_units = prod.length() if a.upper else 0
     tail_units = int(tail * (1 << s))
-    off, kept, moved = _trim_poly(a.offset + b.offset, prod, tail_units, a.upper)
+    off, kept, moved = _trim_poly(a.offset + b.offset, prod, tail_units, a.upper, a.step)
     inf = Fraction(0)
     if a.upper:
         inf = min(Fraction(1), a.inf_mass + b.inf_mass + _to_frac_units(moved + rounding_units, s))
-    return DiscretePld(off, kept, s, inf, a.upper)
+    return DiscretePld(off, kept, s, inf, a.upper, a.step)
+
+
+#: bits of the rational upper bounds on the split ratios of :func:`coarsen_up`
+_RATIO_BITS = 64
+
+
+def _split_ratios(step: int, factor: int, n: int, up: bool = True) -> list[int]:
+    r"""Integers :math:`R_r \ge 2^{B} \rho_r` (:math:`B` = ``_RATIO_BITS``; with ``up``
+    False, :math:`0 \le R_r \le 2^{B} \rho_r`) with
+    :math:`\rho_r = (1 - e^{-r s/N}) / (1 - e^{-f s/N})`, the share of an atom at
+    :math:`r` fine steps above a coarse point that goes to the next coarse point, and
+    :math:`R_r \le 2^B` (:math:`\rho_r < 1`).  Ends of arb balls, rounded outward."""
+    out = [0]
+    with workprec(_RATIO_BITS + 64):
+        den = 1 - (-arb(fmpq(factor * step, n))).exp()
+        for r in range(1, factor):
+            rho = (1 - (-arb(fmpq(r * step, n))).exp()) / den * (1 << _RATIO_BITS)
+            if up:
+                out.append(min(1 << _RATIO_BITS, math.ceil(arb_upper_fraction(rho))))
+            else:
+                out.append(max(0, math.floor(-arb_upper_fraction(-rho))))
+    return out
+
+
+def _decay_lower(spacing: Fraction) -> int:
+    r"""An integer :math:`\beta \le 2^B e^{-H}` (:math:`H` = ``spacing``)."""
+    with workprec(_RATIO_BITS + 64):
+        v = (-arb(fmpq(spacing.numerator, spacing.denominator))).exp() * (1 << _RATIO_BITS)
+        return max(0, math.floor(-arb_upper_fraction(-v)))
+
+
+def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
+    r"""An upper PLD on every ``factor``-th point of ``pld``'s grid whose delta is at
+    least ``pld``'s at every real epsilon (Fact 5): each atom is split between the coarse
+    points around it, the upper share rounded up to an integer (exact integer arithmetic;
+    the ratios are rational upper bounds).  Total mass and the mass at :math:`+\infty`
+    are unchanged; the step becomes ``factor * pld.step``."""
+    if not pld.upper:
+        raise ValueError("pld: only an upper PLD can be coarsened by splitting atoms")
+    if factor < 1:
+        raise ValueError("pld: the coarsening factor must be >= 1")
+    if factor == 1 or pld.coeffs.length() == 0:
+        return pld
+    ratios = np.array(_split_ratios(pld.step, factor, n), dtype=object)
+    c = np.array([int(x) for x in pld.coeffs.coeffs()], dtype=object)
+    m = -(-len(c) // factor)
+    grid = np.concatenate([c, np.zeros(m * factor - len(c), dtype=object)]).reshape(m, factor)
+    up = (grid * ratios + ((1 << _RATIO_BITS) - 1)) >> _RATIO_BITS  # ceil(c_j R_r / 2^B)
+    up = np.minimum(up, grid)
+    new = np.zeros(m + 1, dtype=object)
+    new[:m] += (grid - up).sum(axis=1)
+    new[1:] += up.sum(axis=1)
+    return DiscretePld(pld.offset, fmpz_poly(new.tolist()), pld.scale_bits, pld.inf_mass, True, pld.step * factor)
+
+
+def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
+    r"""A lower PLD on every ``factor``-th point of ``pld``'s grid whose delta is at most
+    ``pld``'s at every real epsilon (Fact 6): connect-the-dots up-shares (rounded down),
+    of which each coarse interval keeps only as much as the held-back mass of the
+    intervals above it covers.  Exact integer arithmetic; the step becomes
+    ``factor * pld.step``."""
+    if pld.upper:
+        raise ValueError("pld: coarsen_down is for lower PLDs (upper ones: coarsen_up)")
+    if factor < 1:
+        raise ValueError("pld: the coarsening factor must be >= 1")
+    if factor == 1 or pld.coeffs.length() == 0:
+        return pld
+    ratios = np.array(_split_ratios(pld.step, factor, n, up=False), dtype=object)
+    beta = _decay_lower(Fraction(factor * pld.step, n))
+    c = np.array([int(x) for x in pld.coeffs.coeffs()], dtype=object)
+    m = -(-len(c) // factor)
+    grid = np.concatenate([c, np.zeros(m * factor - len(c), dtype=object)]).reshape(m, factor)
+    cd = (grid * ratios) >> _RATIO_BITS  # floor(c_j R_r / 2^B) <= the connect-the-dots share
+    cd_rows = cd.sum(axis=1).tolist()
+    allowed = [0] * m
+    w = 0  # an integer lower bound on W_m (nothing above the top interval)
+    for i in range(m - 1, -1, -1):
+        u = min(cd_rows[i], w)
+        allowed[i] = u
+        w = (beta * (cd_rows[i] - u + w)) >> _RATIO_BITS
+    rows = np.array(cd_rows, dtype=object)
+    keep = np.array(allowed, dtype=object)
+    nz = rows > 0
+    up = np.zeros_like(cd)
+    # each atom's up-share scaled by allowed / cd of its row, rounded down (sum <= allowed)
+    up[nz] = (cd[nz] * keep[nz][:, None]) // rows[nz][:, None]
+    new = np.zeros(m + 1, dtype=object)
+    new[:m] += (grid - up).sum(axis=1)
+    new[1:] += up.sum(axis=1)
+    return DiscretePld(pld.offset, fmpz_poly(new.tolist()), pld.scale_bits, pld.inf_mass, False, pld.step * factor)
+
+
+@dataclass(frozen=True)
+class Coarsening:
+    r"""When :func:`power` coarsens the growing array (a choice of tightness and speed
+    only: every coarsening keeps an upper array an upper bound, Fact 5, and a lower one
+    a lower bound, Fact 6).
+
+    Splitting an atom over a coarse step of s grid points (connect the dots) adds a loss
+    variance of at most about :math:`s^2 / 6` (in units of :math:`N^{-2}`) to each composed copy; a
+    coarsening of the array of k copies (or of the base multiplied into it) is repeated
+    count/k times by the later products.  With ``var_per_step`` b, the added variance per
+    composed step allowed to all coarsenings of one power together, each of the
+    about :math:`2 \log_2` count coarsenings may take an equal share, which allows the step
+    :math:`s \le \sqrt{1 + 3 b k / \log_2 \mathrm{count}}` at k copies (taken as a power of
+    two, so steps of different parts divide each other).
+
+    Attributes:
+        n: the grid 1/n of the arrays.
+        var_per_step: b above.
+    """
+
+    n: int
+    var_per_step: float
+
+    def step_at(self, copies: int, count: int) -> int:
+        levels = max(1, count.bit_length())
+        s = math.isqrt(max(1, int(1 + 3 * self.var_per_step * copies / levels)))
+        return 1 << (s.bit_length() - 1)
 
 
 def identity(scale_bits: int, upper: bool) -> DiscretePld:
     return DiscretePld(0, fmpz_poly([1 << scale_bits]), scale_bits, Fraction(0), upper)
+
+
+def _at_step(pld: DiscretePld, step: int, n: int) -> DiscretePld:
+    if step % pld.step:
+        raise ValueError("pld: coarse steps must be multiples of each other")
+    return (coarsen_up if pld.upper else coarsen_down)(pld, step // pld.step, n)
 
 
 def products(counts: Sequence[int]) -> int:
@@ -142,42 +319,82 @@ def products(counts: Sequence[int]) -> int:
     return sum(c.bit_length() - 1 + bin(c).count("1") - 1 for c in used) + max(0, len(used) - 1)
 
 
-def power(a: DiscretePld, count: int, tail: Fraction, on_product: Callable[[], object] | None = None) -> DiscretePld:
+def power(
+    a: DiscretePld,
+    count: int,
+    tail: Fraction,
+    on_product: Callable[[], object] | None = None,
+    *,
+    coarsening: Coarsening | None = None,
+) -> DiscretePld:
     """``count``-fold self-composition by left-to-right binary powering: square for every
     bit of ``count`` after the leading one, then multiply by ``a`` when the bit is set
     (about log2(count) squarings and popcount(count) - 1 products with the short ``a``;
-    the squarings run on the growing array only, not on a second growing base).
-    ``on_product`` is called after each product (progress)."""
+    the squarings run on the growing array only, not on a second growing base).  ``tail``
+    is the trimming budget of one product of the whole composition; the early products, which
+    later squarings repeat many times, get a proportionally smaller one.  ``on_product`` is
+    called after each product (progress).
+
+    With ``coarsening`` the growing array is coarsened after a product when
+    :meth:`Coarsening.step_at` allows a step at least twice the current one
+    (:func:`coarsen_up` for an upper PLD, :func:`coarsen_down` for a lower one); ``a`` is
+    then coarsened to the same step before it is multiplied in."""
     if count <= 0:
         return identity(a.scale_bits, a.upper)
+    coarse = coarsening
+    bases = {a.step: a}
     result = a
+    copies = 1
+    bits = count.bit_length()
+    # a product giving k copies is repeated about count/k times by the later squarings: its
+    # trimming budget is tail * k/count * (2 bits + 1)/(2 bits), so that the at most 2 (bits - 1)
+    # products of the power move at most (2 bits + 1) * tail to +infinity in the end, the
+    # power's share of the budget (as many products as it counts)
+    share = Fraction(2 * bits + 1, 2 * bits * count)
     for bit in bin(count)[3:]:
-        result = multiply(result, result, tail)
+        copies *= 2
+        result = multiply(result, result, tail * share * copies)
         if on_product is not None:
             on_product()
         if bit == "1":
-            result = multiply(result, a, tail)
+            if result.step not in bases:
+                bases[result.step] = _at_step(a, result.step, coarse.n if coarse else 0)
+            copies += 1
+            result = multiply(result, bases[result.step], tail * share * copies)
             if on_product is not None:
                 on_product()
+        if coarse is not None:
+            s = coarse.step_at(copies, count)
+            if s >= 2 * result.step:
+                result = _at_step(result, s, coarse.n)
     return result
 
 
 def compose_all(
-    parts: Sequence[tuple[DiscretePld, int]], tail: Fraction, on_product: Callable[[], object] | None = None
+    parts: Sequence[tuple[DiscretePld, int]],
+    tail: Fraction,
+    on_product: Callable[[], object] | None = None,
+    *,
+    coarsening: Coarsening | None = None,
 ) -> DiscretePld:
     """Composition of ``count`` copies of each PLD in ``parts`` (:func:`products` products,
-    ``on_product`` called after each)."""
+    ``on_product`` called after each; coarsened as ``coarsening`` allows, see :func:`power`;
+    parts of different steps are brought to the larger one)."""
     result: DiscretePld | None = None
     for pld, count in parts:
         if count == 0:
             continue
-        p = power(pld, count, tail, on_product)
+        p = power(pld, count, tail, on_product, coarsening=coarsening)
         if result is None:
             result = p
-        else:
-            result = multiply(result, p, tail)
-            if on_product is not None:
-                on_product()
+            continue
+        if result.step != p.step:
+            n = coarsening.n if coarsening is not None else 0
+            step = max(result.step, p.step)
+            result, p = _at_step(result, step, n), _at_step(p, step, n)
+        result = multiply(result, p, tail)
+        if on_product is not None:
+            on_product()
     if result is None:
         raise ValueError("pld: nothing to compose")
     return result
@@ -188,15 +405,16 @@ def delta_at(pld: DiscretePld, n: int, eps: Fraction, prec: int = 128) -> arb:
     \ell_j}) + p_\infty` exactly, with :math:`\ell_j = (o + j)/n`.
 
     Split :math:`\sum_{j \ge k} c_j - e^{\varepsilon - \ell_k} \sum_{m \ge 0} c_{k+m} r^m`,
-    :math:`r = e^{-1/n}`, with k the first index with :math:`\ell_k > \varepsilon`; the
+    :math:`r = e^{-s/n}`, with k the first index with :math:`\ell_k > \varepsilon`; the
     integer sum is exact and the polynomial is evaluated at the ball r by arb
     (inclusion principle).  For the upper PLD the upper end of the ball is an upper
     bound on the true delta; for the lower PLD the lower end is a lower bound.
     """
     coeffs = pld.coeffs
     length = coeffs.length()
-    # first index with (o + k)/n > eps
-    k = math.floor(eps * n) + 1 - pld.offset
+    # first index with (o + k s)/n > eps
+    st = pld.step
+    k = math.floor((eps * n - pld.offset) / st) + 1
     k = max(k, 0)
     with workprec(prec):
         if k >= length:
@@ -204,11 +422,9 @@ def delta_at(pld: DiscretePld, n: int, eps: Fraction, prec: int = 128) -> arb:
         else:
             tail_poly = coeffs.right_shift(k) if k > 0 else coeffs
             csum = int(tail_poly(1))  # exact sum of the coefficients
-            r = (-arb(fmpq(1, n))).exp()
-            from flint import arb_poly
-
+            r = (-arb(fmpq(st, n))).exp()
             val = arb_poly(tail_poly)(r)
-            lk = arb(fmpq(pld.offset + k, 1)) / n
+            lk = arb(fmpq(pld.offset + k * st, 1)) / n
             e = arb(fmpq(eps.numerator, eps.denominator))
             total = (arb(csum) - (e - lk).exp() * val) / arb(2) ** pld.scale_bits
         return total + arb(fmpq(pld.inf_mass.numerator, pld.inf_mass.denominator))
@@ -217,10 +433,8 @@ def delta_at(pld: DiscretePld, n: int, eps: Fraction, prec: int = 128) -> arb:
 def delta_screen(pld: DiscretePld, n: int):
     """Float arrays ``(losses, A, B)`` with :math:`\\delta(\\varepsilon) \\approx A_k -
     e^{\\varepsilon} B_k` on :math:`[\\ell_k, \\ell_{k+1})` (screening only)."""
-    import numpy as np
-
     c = np.array([float(x) for x in pld.coeffs.coeffs()], dtype=float) * 2.0 ** (-pld.scale_bits)
-    losses = (pld.offset + np.arange(len(c))) / n
+    losses = (pld.offset + pld.step * np.arange(len(c))) / n
     w = c * np.exp(-losses)
     # suffix sums over j > k
     A = np.concatenate([np.cumsum(c[::-1])[::-1][1:], [0.0]]) + float(pld.inf_mass)

@@ -72,7 +72,7 @@ __all__ = ["DiscretePld", "discretize", "grid_range", "vertex_indices"]
 
 @dataclass(frozen=True)
 class DiscretePld:
-    r"""Integer masses on the grid :math:`\{(o + j)/N\}`.
+    r"""Integer masses on the grid :math:`\{(o + j s)/N\}`.
 
     Attributes:
         offset: o, the grid index of coefficient 0.
@@ -81,6 +81,8 @@ class DiscretePld:
         inf_mass: a bound on the P-mass at loss :math:`+\infty` (an upper bound in an
             upper PLD, a lower bound -- here always 0 -- in a lower PLD), exact rational.
         upper: True for a pointwise upper bound, False for a lower bound.
+        step: s, the grid indices between neighbouring coefficients (1 as discretised;
+            larger after :func:`rigorous_rdp.pld.compose.coarsen_up`).
     """
 
     offset: int
@@ -88,6 +90,7 @@ class DiscretePld:
     scale_bits: int
     inf_mass: Fraction
     upper: bool
+    step: int = 1
 
 
 def _exact_int_up(x: arb) -> int:
