@@ -77,6 +77,8 @@ CLI = [
     str(STEPS),
     "--delta",
     DELTA,
+    "--method",
+    "rdp",  # the RDP route, as the peer's (the default, best, also runs the PLD)
 ]
 PEER_SCRIPT = f"""
 from dp_accounting import dp_event

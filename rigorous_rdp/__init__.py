@@ -21,6 +21,7 @@ Quick start::
 from . import _startup  # noqa: F401  (first: the command line's Ctrl-C during start-up, see budget)
 from .accountant import DEFAULT_ORDERS, DeltaResult, EpsilonResult, RdpAccountant, RdpResult
 from .arith import Certified, certainly_le, certainly_lt, compare, refine, workprec
+from .best import BestAccountant, BestDeltaResult, BestEpsilonResult, BestResult
 from .calibrate import SigmaCalibration, StepsBudget, calibrate_sigma, max_steps
 from .conversion import Conversion
 from .curves import RdpCurve
@@ -61,6 +62,10 @@ __all__ = [
     "DEFAULT_ORDERS",
     "ROWS",
     "Adjacency",
+    "BestAccountant",
+    "BestDeltaResult",
+    "BestEpsilonResult",
+    "BestResult",
     "Bound",
     "BoundOptions",
     "Certified",

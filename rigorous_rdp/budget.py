@@ -412,7 +412,9 @@ def time_budget(seconds: float | None) -> Iterator[None]:
             signal.setitimer(signal.ITIMER_REAL, 0.0, 0.0)
             signal.signal(signal.SIGALRM, old_handler if old_handler is not None else signal.SIG_DFL)
             if old_timer[0] > 0:
-                signal.setitimer(signal.ITIMER_REAL, *old_timer)
+                # an outer budget's timer fires at its own deadline (not later by this block's time)
+                left = old_timer[0] if old[0] is None else max(1e-3, old[0] - time.monotonic())
+                signal.setitimer(signal.ITIMER_REAL, left, old_timer[1])
         was_expired = _expired
         _deadline, _seconds, _expired = old
         # an inner budget that ran out leaves the outer block to decide on its own deadline

@@ -110,6 +110,7 @@ def test_cli_calibrate_json(capsys):
     rc = main(
         cmd(
             "calibrate --sampling poisson --q 0.01 --steps 1000 --epsilon 1 --delta 1e-5 --sigma-digits 3 --digits 8 --json"
+            " --method rdp"
         )
     )
     assert rc == 0

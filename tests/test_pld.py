@@ -254,7 +254,7 @@ def test_cli_epsilon_pld_contains_closed_form(capsys):
 
 def test_cli_best_is_the_smaller_upper_end(capsys):
     argv = ["epsilon", "--sampling", "poisson", "--q", "0.05", "--sigma", "1", "--steps", "100", "--delta", "1e-5"]
-    _, rdp = _cli_json(argv, capsys)
+    _, rdp = _cli_json([*argv, "--method", "rdp"], capsys)
     _, best = _cli_json([*argv, "--method", "best"], capsys)
     assert best["chosen"] == "pld"
     assert F(best["epsilon"]["upper"]) < F(rdp["epsilon"]["upper"])
@@ -263,7 +263,7 @@ def test_cli_best_is_the_smaller_upper_end(capsys):
 @pytest.mark.parametrize(
     "extra, fragment",
     [
-        (["--width", "0.1"], "--width applies to --method pld|best"),
+        (["--width", "0.1", "--method", "rdp"], "--width applies to --method pld|best"),
         (["--method", "pld", "--width", "0"], "--width must be in (0, 10]"),
         (["--method", "pld", "--delta", "1e-300"], "--delta must be in [1e-100, 1)"),
         (["--method", "pld", "--sampling", "fswr", "--batch-size", "10", "--dataset-size", "100"], "pld"),

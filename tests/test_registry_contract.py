@@ -86,7 +86,20 @@ def test_row_pld_reading(row):
 def test_row_certify_verify_tamper(row, tmp_path, capsys, reference_once):
     path = tmp_path / "cert.json"
     code, out, err = _run(
-        ["certify", *example_options(row), "--steps", "10", "--delta", "1e-5", "--out", str(path), "--json"], capsys
+        [
+            "certify",
+            *example_options(row),
+            "--steps",
+            "10",
+            "--delta",
+            "1e-5",
+            "--out",
+            str(path),
+            "--json",
+            "--method",
+            "rdp",
+        ],
+        capsys,
     )
     if not row.guarantee:
         assert code == 2 and "not a privacy guarantee" in err and not path.exists()
@@ -118,7 +131,7 @@ def test_row_certify_verify_tamper(row, tmp_path, capsys, reference_once):
 )
 def test_exact_epsilon_certificates_verify(argv, epsilon, tmp_path, capsys):
     path = tmp_path / "cert.json"
-    code, _out, err = _run(["certify", *argv, "--out", str(path)], capsys)
+    code, _out, err = _run(["certify", *argv, "--out", str(path), "--method", "rdp"], capsys)
     assert code == 0, err
     cert = json.loads(path.read_text())
     assert cert["epsilon"]["upper"] == epsilon

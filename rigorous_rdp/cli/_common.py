@@ -350,6 +350,12 @@ def option_of(parameter: str, options: frozenset[str] | None = None) -> str:
     return option if options is None or option in options or not option.startswith("--") else parameter
 
 
+def namer(args: argparse.Namespace) -> Callable[[str], str]:
+    """How a message of this command names an API parameter (``noise_multiplier`` -> ``--sigma``)."""
+    options = getattr(args, "option_strings", None)
+    return lambda parameter: option_of(parameter, options)
+
+
 _ONE = Fraction(1)
 _TINY_F = TINY
 _POSITIVE = RealRange(_TINY_F, Fraction(10**MAX_DECIMAL_EXPONENT), f"a number in [{_TINY}, {_HUGE})", hi_open=True)

@@ -2,35 +2,45 @@ r"""Command-line support for ``--method rdp|pld|best`` and ``--width``.
 
 One helper shared by ``epsilon``, ``delta``, ``calibrate``, ``certify`` and ``dpsgd``:
 
-* ``rdp`` (default): the certified RDP route (an upper bound; its ``lower`` is the
-  lower end of the enclosure of that *bound*, not of the true epsilon).
+* ``best`` (default): both; the reported value is the one with the smaller certified upper
+  end, and the JSON names the method that gave it (``chosen``) and carries both results
+  (``candidates``, each with its ``claim``).  The RDP runs first (it is the fallback); the
+  PLD then runs with its own share of the time budget (:func:`rigorous_rdp.best.pld_seconds`:
+  half the time left).  Where the PLD refuses the event, cannot certify, or runs past its
+  share, the RDP result is the answer and ``not_used`` says why (one short phrase; the full
+  message in ``refused``): never an error.
+* ``rdp``: the certified RDP route (an upper bound; its ``lower`` is the lower end of the
+  enclosure of that *bound*, not of the true epsilon).
 * ``pld``: the certified PLD bracket; ``{lower, upper}`` enclose the *true optimal*
-  epsilon (or delta) of the composition.
-* ``best``: both; the reported value is the one with the smaller certified upper end.
+  epsilon (or delta) of the composition; an event without a certified pair is an error.
 
-The default stays ``rdp``: ``pld`` costs seconds per query (about 2.5 s for the
-default DP-SGD run, against well under a second for RDP) and refuses events that
-have no certified dominating pair here (Poisson replace-one, fswr, sampled
-non-Gaussian mechanisms), so ``best`` as a default would slow down and change the
-behaviour of every existing command.
+The options of one method apply under ``best`` too: ``--width`` goes to the PLD,
+``--alpha``, ``--conversion``, ``--no-continuous``, ``--bound`` and ``--tau`` to the RDP (an
+explicitly chosen RDP bound is an event the PLD does not take: ``best`` then reports the RDP
+and says so).
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
+from .. import best as best_mod
 from ..errors import UnsupportedEventError
 from ..events import DpEvent
 from ..pld.accountant import DEFAULT_WIDTH, PldAccountant, check_width
 
 __all__ = [
+    "DEFAULT_METHOD",
     "METHODS",
+    "SIGMA_CLAIMS",
     "add_method_options",
     "choose_best",
+    "chosen_result",
     "method_of",
+    "others",
+    "pld_calibrate",
     "pld_delta",
     "pld_epsilon",
     "run_method",
@@ -38,16 +48,26 @@ __all__ = [
 ]
 
 METHODS = ("rdp", "pld", "best")
+DEFAULT_METHOD = "best"
+
+#: what a calibrated sigma of each method certifies
+SIGMA_CLAIMS = {
+    "rdp": "sigma.upper meets the target under the certified RDP upper bound; sigma.lower does not under "
+    "the same accounting",
+    "pld": "sigma.upper meets the target under the certified PLD upper end; at sigma.lower the true optimal "
+    "epsilon exceeds the target",
+}
 
 
 def add_method_options(p: argparse.ArgumentParser) -> None:
     """``--method`` and ``--width`` (the latter only for pld / best)."""
     p.add_argument(
         "--method",
-        default="rdp",
+        default=DEFAULT_METHOD,
         choices=METHODS,
-        help="rdp (default): certified RDP bound; pld: certified bracket of the true optimal value; "
-        "best: the smaller certified upper end of the two",
+        help="best (default): the smaller certified upper end of rdp and pld (pld within half the time left; "
+        "rdp where pld does not apply, with the reason); rdp: certified RDP bound; pld: certified bracket of the "
+        "true optimal value",
     )
     p.add_argument(
         "--width",
@@ -60,7 +80,7 @@ def add_method_options(p: argparse.ArgumentParser) -> None:
 
 def method_of(args: argparse.Namespace) -> str:
     """The method, after checking that ``--width`` and the RDP-only options fit it."""
-    method = getattr(args, "method", "rdp")
+    method = getattr(args, "method", DEFAULT_METHOD)
     width = getattr(args, "width", None)
     if width is not None:
         if method == "rdp":
@@ -73,18 +93,52 @@ def method_of(args: argparse.Namespace) -> str:
     return method
 
 
-def text_line(res: dict[str, Any], key: str) -> str:
-    """One line for the text output of a pld / best result."""
+_WHAT = {"pld": "bracket of the true optimal value", "rdp": "certified RDP upper bound"}
+#: the other method's number, on its line under ``best``
+_OTHER = {"pld": "upper end of the PLD bracket", "rdp": "certified RDP upper bound"}
+
+#: the fields of a query result that are the same for every method (its target), kept at the top
+#: level of a ``best`` answer next to the chosen value
+KEEP = {"epsilon": ("delta",), "delta": ("epsilon",), "sigma": ()}
+
+
+def chosen_result(res: dict[str, Any]) -> dict[str, Any]:
+    """The chosen method's own result (``res`` itself unless it is a ``best`` answer)."""
+    return res["candidates"][res["chosen"]] if res.get("method") == "best" else res
+
+
+def others(res: dict[str, Any], key: str, what: Callable[[str], str], suffix: str = "(larger)") -> str:
+    """The lines of a ``best`` answer after its value: each other method's upper end of ``key``
+    (``what(name)`` names it, ``suffix`` follows it), and why a method was not used; "" otherwise."""
+    if res.get("method") != "best":
+        return ""
+    lines = [
+        f"\n  {name}: {what(name)} {cand[key]['upper']} {suffix}"
+        for name, cand in res["candidates"].items()
+        if name != res["chosen"]
+    ]
+    lines += [f"\n  {name} not used: {why}" for name, why in res.get("not_used", {}).items()]
+    return "".join(lines)
+
+
+def text_line(res: dict[str, Any], key: str, given: str) -> str:
+    """The text output of an epsilon / delta answer of any method: the value, the method that
+    gave it and what it certifies, how it was computed, under ``best`` the other method's
+    upper end (or why it was not used), and ``given`` (the target and the steps)."""
     v = res[key]
-    what = "bracket of the true optimal value" if res.get("chosen", "pld") == "pld" else "certified RDP bound"
-    line = f"{key} = [{v['lower']}, {v['upper']}]  ({res['method']}: {what}; rely on the upper end {v['upper']})"
-    if "pld" in res and "exact" in res["pld"]:
-        line += f"\n  pld exact: {res['pld']['exact']}"
-    elif "pld" in res:
-        line += f"\n  pld grid width {res['pld']['grid_width']}, masses at scale 2^-{res['pld']['scale_bits']}"
-    if res.get("method") == "best":
-        line += "\n  candidates: " + ", ".join(f"{n} {c[key]['upper']}" for n, c in res["candidates"].items())
-    return line
+    best = res.get("method") == "best"
+    own = chosen_result(res)
+    chosen = res.get("chosen", own.get("method", "rdp"))
+    label = f"best: {chosen}, {_WHAT[chosen]}" if best else (f"pld: {_WHAT['pld']}" if chosen == "pld" else "certified")
+    line = f"{key} = [{v['lower']}, {v['upper']}]  ({label}; rely on the upper end {v['upper']})"
+    if chosen == "rdp":
+        line += f"\n  {given}, order alpha = {own['alpha']}, conversion = {own['conversion']}"
+        return line + others(res, key, lambda n: _OTHER[n])
+    if "exact" in own["pld"]:
+        line += f"\n  pld exact: {own['pld']['exact']}"
+    else:
+        line += f"\n  pld grid width {own['pld']['grid_width']}, masses at scale 2^-{own['pld']['scale_bits']}"
+    return line + others(res, key, lambda n: _OTHER[n]) + f"\n  {given}"
 
 
 def _no_bound(args: argparse.Namespace) -> None:
@@ -92,63 +146,74 @@ def _no_bound(args: argparse.Namespace) -> None:
     ``--method best`` reports the chosen bound)."""
     bound = getattr(args, "bound", None)
     if bound:
-        raise UnsupportedEventError(
+        exc = UnsupportedEventError(
             f"the PLD accountant takes no RDP bound (bound {bound} chooses a theorem of the RDP accountant)."
         )
+        exc.reason = "an RDP bound was chosen (the PLD takes none)"  # type: ignore[attr-defined]
+        raise exc
 
 
-def _accountant(event: DpEvent, steps: int, args: argparse.Namespace) -> PldAccountant:
+def _accountant(args: argparse.Namespace) -> PldAccountant:
     _no_bound(args)
     width = getattr(args, "width", None)
-    acc = PldAccountant(width=DEFAULT_WIDTH if width is None else width)
-    return acc.compose(event, steps)
+    return PldAccountant(width=DEFAULT_WIDTH if width is None else width)
 
 
 def pld_epsilon(event: DpEvent, steps: int, delta: Any, args: argparse.Namespace) -> dict[str, Any]:
     """JSON of the certified PLD epsilon bracket."""
-    return _accountant(event, steps, args).get_epsilon_result(delta).to_json()
+    return _accountant(args).compose(event, steps).get_epsilon_result(delta).to_json()
 
 
 def pld_delta(event: DpEvent, steps: int, epsilon: Any, args: argparse.Namespace) -> dict[str, Any]:
     """JSON of the certified PLD delta bracket."""
-    return _accountant(event, steps, args).get_delta_result(epsilon).to_json()
-
-
-def _upper(res: dict[str, Any], key: str) -> Fraction:
-    return Fraction(res[key]["upper"])
+    return _accountant(args).compose(event, steps).get_delta_result(epsilon).to_json()
 
 
 def choose_best(
-    rdp_res: Callable[[], dict[str, Any]], pld_res: Callable[[], dict[str, Any]], key: str
+    rdp_res: Callable[[], dict[str, Any]],
+    pld_res: Callable[[], dict[str, Any]],
+    key: str,
+    *,
+    claims: dict[str, str] | None = None,
+    event: DpEvent | None = None,
+    name: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
-    """``best``: run both (a method that refuses the event is skipped) and report the one
-    with the smaller certified upper end of ``key``; both results are included."""
+    """``best``: the RDP, then the PLD within its share of the time budget
+    (:func:`rigorous_rdp.best.attempt`); the one with the smaller certified upper end of ``key``
+    is reported, both are included (:func:`rigorous_rdp.best.best_json`).  A method that
+    refuses, cannot certify or runs out of its time is left out with its reason; if the RDP
+    refuses too (bad input), its error is raised.  ``event``: the event of the query (a chosen RDP
+    bound is named as the reason), ``name``: how messages name a parameter (the command's option)."""
     results: dict[str, dict[str, Any]] = {}
-    errors: dict[str, str] = {}
-    for name, fn in (("rdp", rdp_res), ("pld", pld_res)):
-        try:
-            results[name] = fn()
-        except ValueError as exc:  # includes UnsupportedEventError
-            errors[name] = str(exc)
-    if not results:
-        raise ValueError(f"--method best: no method supports this event ({'; '.join(errors.values())})")
-    chosen = min(results, key=lambda n: _upper(results[n], key))
-    out = dict(results[chosen])
-    out["method"] = "best"
-    out["chosen"] = chosen
-    out["candidates"] = {n: {key: r[key]} for n, r in results.items()}
-    if errors:
-        out["refused"] = errors
-    return out
+    errors: dict[str, BaseException] = {}
+    res, exc = best_mod.attempt(rdp_res)
+    if exc is None and res is not None:
+        results["rdp"] = res
+    elif exc is not None:
+        errors["rdp"] = exc
+    res, exc = best_mod.attempt(pld_res, best_mod.pld_seconds() if results else None)
+    if exc is None and res is not None:
+        results["pld"] = res
+    elif exc is not None:
+        errors["pld"] = exc
+    events = dict.fromkeys(errors, event) if event is not None else None
+    return best_mod.best_json(results, errors, key, keep=KEEP[key], claims=claims, events=events, name=name)
 
 
 def run_method(
-    method: str, rdp_res: Callable[[], dict[str, Any]], pld_res: Callable[[], dict[str, Any]], key: str
+    method: str,
+    rdp_res: Callable[[], dict[str, Any]],
+    pld_res: Callable[[], dict[str, Any]],
+    key: str,
+    *,
+    event: DpEvent | None = None,
+    name: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     """The result of ``method`` (``rdp`` or ``pld``: that one; ``best``: :func:`choose_best`,
-    or :func:`choose_best_sigma` for ``key`` "sigma")."""
+    with the claims of a calibration for ``key`` "sigma")."""
     if method == "best":
-        return choose_best_sigma(rdp_res, pld_res) if key == "sigma" else choose_best(rdp_res, pld_res, key)
+        claims = SIGMA_CLAIMS if key == "sigma" else None
+        return choose_best(rdp_res, pld_res, key, claims=claims, event=event, name=name)
     if method == "pld":
         try:
             return pld_res()
@@ -171,14 +236,3 @@ def pld_calibrate(
     _no_bound(args)
     width = getattr(args, "width", None)
     return calibrate_sigma_pld(make_event, steps, epsilon, delta, sigma_digits=sigma_digits, width=width).to_json()
-
-
-def choose_best_sigma(rdp_res: Callable[[], dict[str, Any]], pld_res: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """``best`` for calibrate: the smaller certified sigma (both meet the target)."""
-    results = {"rdp": rdp_res(), "pld": pld_res()}
-    chosen = min(results, key=lambda n: Fraction(results[n]["sigma"]["upper"]))
-    out = dict(results[chosen])
-    out["method"] = "best"
-    out["chosen"] = chosen
-    out["candidates"] = {n: {"sigma": r["sigma"]} for n, r in results.items()}
-    return out

@@ -9,9 +9,9 @@ rename).  Check it with ``rigorous-rdp verify FILE``.
 from __future__ import annotations
 
 import argparse
-from fractions import Fraction
 from typing import Any
 
+from .. import best
 from ..certificates.common import write_certificate
 from ..certificates.pld import make_pld_certificate
 from ..certificates.rdp import make_certificate
@@ -46,46 +46,62 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     def pld() -> dict[str, Any]:
         return make_pld_certificate(event, steps, args.delta, width=args.width)
 
-    # best: the certificate with the smaller certified upper end
-    cert = (
-        min((rdp(), pld()), key=lambda c: Fraction(c["epsilon"]["upper"]))
-        if method == "best"
-        else {"rdp": rdp, "pld": pld}[method]()
-    )
+    if method == "best":
+        # the certificate with the smaller certified upper end (the PLD within its share of the budget)
+        certs: dict[str, dict[str, Any]] = {}
+        errors: dict[str, BaseException] = {}
+        for name, make in (("rdp", rdp), ("pld", pld)):
+            seconds = best.pld_seconds() if name == "pld" and certs else None
+            cert_or_none, exc = best.attempt(make, seconds)
+            if cert_or_none is not None:
+                certs[name] = cert_or_none
+            elif exc is not None:
+                errors[name] = exc
+        summaries = {n: _summary(c) for n, c in certs.items()}
+        events = dict.fromkeys(errors, event)
+        out = best.best_json(
+            summaries, errors, "epsilon", keep=("delta", "steps"), events=events, name=common.namer(args)
+        )
+        cert = certs[out["chosen"]]
+    else:
+        cert = {"rdp": rdp, "pld": pld}[method]()
+        out = _summary(cert)
     try:
         write_certificate(cert, out_path)
     except ValueError as exc:
         raise ValueError(f"--{exc}") from None
     except OSError as exc:
         raise ValueError(f"--out cannot be written: {exc.strerror} ({args.out}).") from None
+    return {"certificate": args.out, **out, "sha256": cert["sha256"]}
+
+
+def _summary(cert: dict[str, Any]) -> dict[str, Any]:
+    """What the command reports of a certificate (its hash and path are added by :func:`run`)."""
     if cert["method"].get("kind") == "pld":
         return {
-            "certificate": args.out,
             "epsilon": cert["epsilon"],
             "method": "pld",
             "pld": cert["method"],
             "delta": cert["inputs"]["delta"],
-            "steps": steps,
-            "sha256": cert["sha256"],
+            "steps": cert["inputs"]["steps"],
         }
     return {
-        "certificate": args.out,
         "epsilon": cert["epsilon"],
         "alpha": cert["method"]["order"],
         "conversion": cert["method"]["conversion"],
         "delta": cert["inputs"]["delta"],
-        "steps": steps,
-        "sha256": cert["sha256"],
+        "steps": cert["inputs"]["steps"],
     }
 
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
-    if res.get("method") == "pld":
-        return (
-            f"wrote {res['certificate']}: epsilon = {common.fmt_interval(res['epsilon'])} at delta = {args.delta} "
-            f"after {res['steps']} steps (pld bracket, grid {res['pld']['grid_width']}); sha256 {res['sha256'][:16]}..."
-        )
+    own = pld_cli.chosen_result(res)
+    label = f"best: {res['chosen']}, " if res.get("method") == "best" else ""
+    if own.get("method") == "pld":
+        how = f"{label}pld bracket, grid {own['pld']['grid_width']}"
+    else:
+        how = f"{label}order {own['alpha']}, {own['conversion']}"
     return (
         f"wrote {res['certificate']}: epsilon = {common.fmt_interval(res['epsilon'])} at delta = {args.delta} "
-        f"after {res['steps']} steps (order {res['alpha']}, {res['conversion']}); sha256 {res['sha256'][:16]}..."
-    )
+        f"after {res['steps']} steps ({how}); sha256 {res['sha256'][:16]}..."
+    ) + pld_cli.others(res, "epsilon", lambda n: "epsilon upper end", "(larger; not written)")

@@ -9,7 +9,10 @@ from ._common import add_accounting_options, add_event_command, add_result_optio
 from .epsilon import query_text, run_query
 
 HELP = "certified delta after T steps at a target epsilon"
-DESCRIPTION = "Certified delta of T composed steps for a target epsilon, optimised over orders."
+DESCRIPTION = (
+    "Certified delta of T composed steps for a target epsilon: by default (--method best) the smaller "
+    "certified upper end of the RDP bound (optimised over orders) and the PLD bracket of the optimal delta."
+)
 
 
 def register(sub: Any) -> None:

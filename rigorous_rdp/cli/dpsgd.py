@@ -19,7 +19,7 @@ from ..registry import sampled_event, sampling_parameters
 from ..subsampling.random_allocation_scheme import EPOCH_SAMPLINGS
 from ..validation import integer_at_least
 from . import _method as pld_cli
-from ._common import ADJACENCIES, add_command, add_result_options, fmt_interval, parse_digits
+from ._common import ADJACENCIES, add_command, add_result_options, fmt_interval, namer, parse_digits
 
 DEFAULTS = {"dataset_size": "60000", "batch_size": "600", "sigma": "1.1", "epochs": "100", "delta": "1e-5"}
 
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     def pld() -> dict[str, Any]:
         return pld_cli.pld_epsilon(event, steps, args.delta, args)
 
-    res = pld_cli.run_method(method, rdp, pld, "epsilon")
+    res = pld_cli.run_method(method, rdp, pld, "epsilon", event=event, name=namer(args))
     res.update(
         {
             "steps": steps,
@@ -162,7 +162,7 @@ def _run_epochs(args: argparse.Namespace, n: int, b: int, epochs: Fraction) -> d
     def pld() -> dict[str, Any]:
         return pld_cli.pld_epsilon(event, e, args.delta, args)
 
-    res = pld_cli.run_method(method, rdp, pld, "epsilon")
+    res = pld_cli.run_method(method, rdp, pld, "epsilon", event=event, name=namer(args))
     res.update({"steps": e * t, "mechanism": mechanism, "epochs": str(args.epochs)})
     return res
 
@@ -225,16 +225,16 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
             " not valid for shuffling)"
         )
     m = res["mechanism"]
-    if res.get("method") in ("pld", "best"):
-        return (
-            f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
-            f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
-            + pld_cli.text_line(res, "epsilon")
-            + f"\n  delta = {args.delta}"
-        )
-    return (
+    head = (
         f"DP-SGD: {m['dataset_size']} examples, batch {m['batch_size']} ({m['sampling']} sampling), "
         f"noise multiplier {m['sigma']}, {res['epochs']} epochs = {res['steps']} steps\n"
-        f"certified epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta}\n"
-        f"  (rely on the upper end {res['epsilon']['upper']}; order alpha = {res['alpha']}, conversion = {res['conversion']})"
+    )
+    own = pld_cli.chosen_result(res)
+    if own.get("method") == "pld":
+        return head + pld_cli.text_line(res, "epsilon", f"delta = {args.delta}")
+    label = " (best: rdp, certified RDP upper bound)" if res.get("method") == "best" else ""
+    return (
+        head + f"certified epsilon = {fmt_interval(res['epsilon'])} at delta = {args.delta}{label}\n"
+        f"  (rely on the upper end {res['epsilon']['upper']}; order alpha = {own['alpha']}, conversion = {own['conversion']})"
+        + pld_cli.others(res, "epsilon", lambda n: "upper end of the PLD bracket")
     )

@@ -24,7 +24,10 @@ def accountant_from_args(args: argparse.Namespace, sigma: Any = None) -> RdpAcco
 
 
 HELP = "certified epsilon after T steps at a target delta"
-DESCRIPTION = "Certified epsilon of T composed steps for a target delta, optimised over orders."
+DESCRIPTION = (
+    "Certified epsilon of T composed steps for a target delta: by default (--method best) the smaller "
+    "certified upper end of the RDP bound (optimised over orders) and the PLD bracket of the optimal epsilon."
+)
 
 
 def register(sub: Any) -> None:
@@ -45,38 +48,27 @@ def run_query(args: argparse.Namespace, quantity: str) -> dict[str, Any]:
     """The certified ``quantity`` ("epsilon" or "delta") at the target given by the other option."""
     method = pld_cli.method_of(args)
     target = getattr(args, TARGETS[quantity])
+    event = common.build_event(args)
+    steps = common.parse_steps(args.steps)
 
     def rdp() -> dict[str, Any]:
-        acc = accountant_from_args(args)
+        acc = common.accountant_option(args).compose(event, steps)
         res = acc.get_epsilon_and_order(target) if quantity == "epsilon" else acc.get_delta_and_order(target)
         return res.to_json()
 
     def pld() -> dict[str, Any]:
         route = pld_cli.pld_epsilon if quantity == "epsilon" else pld_cli.pld_delta
-        return route(common.build_event(args), common.parse_steps(args.steps), target, args)
+        return route(event, steps, target, args)
 
-    res = pld_cli.run_method(method, rdp, pld, quantity)
-    res.update(
-        {
-            "steps": common.parse_steps(args.steps),
-            "mechanism": common.mechanism_json(args),
-            "digits": common.parse_digits(args),
-        }
-    )
+    res = pld_cli.run_method(method, rdp, pld, quantity, event=event, name=common.namer(args))
+    res.update({"steps": steps, "mechanism": common.mechanism_json(args), "digits": common.parse_digits(args)})
     return res
 
 
 def query_text(args: argparse.Namespace, res: dict[str, Any], quantity: str) -> str:
     target = TARGETS[quantity]
     unit = "epochs" if res.get("mechanism", {}).get("epochs") is not None else "steps"
-    given = f"{target} = {getattr(args, target)}, {unit} = {res['steps']}"
-    if res.get("method") in ("pld", "best"):
-        return pld_cli.text_line(res, quantity) + f"\n  {given}"
-    value = res[quantity]
-    return (
-        f"{quantity} = {common.fmt_interval(value)}  (certified; rely on the upper end {value['upper']})\n"
-        f"  {given}, order alpha = {res['alpha']}, conversion = {res['conversion']}"
-    )
+    return pld_cli.text_line(res, quantity, f"{target} = {getattr(args, target)}, {unit} = {res['steps']}")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
