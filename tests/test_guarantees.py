@@ -1,5 +1,6 @@
 """Lower bounds are never turned into privacy guarantees."""
 
+import json
 from fractions import Fraction
 
 import mpmath
@@ -112,3 +113,9 @@ def test_fswor_replace_one_uses_minimum_and_certificate_verifies(tmp_path):
     ]
     assert main(["certify", *args, "--method", "rdp", "--out", str(out)]) == 0  # the RDP minimum's certificate
     assert main(["verify", str(out)]) == 0
+    # the default (best) writes the PLD's certificate here (9.774 < 14.098); its verification composes
+    # with the accountant's trimming budgets (a flat budget per product once made it fail by 2.5e-11)
+    pld = tmp_path / "p.json"
+    assert main(["certify", *args, "--out", str(pld)]) == 0
+    assert json.loads(pld.read_text())["method"]["kind"] == "pld"
+    assert main(["verify", str(pld)]) == 0

@@ -459,26 +459,38 @@ def _multiply(a: tuple, b: tuple, scale_bits: int, tail_units: int) -> tuple:
     return oa + ob + lo, kept, inf + acc
 
 
+def _power(base, count: int, scale_bits: int, comp_tail: Fraction):
+    """``count``-fold self-composition of ``base`` (left-to-right binary powering), each product
+    trimmed within the budget the certificate's ``tail`` gives it: a product holding k copies is
+    repeated about count/k times by the later squarings, so it may move at most
+    ``tail * k/count * (2 bits + 1)/(2 bits)`` (bits = count.bit_length()) to +infinity."""
+    bits = count.bit_length()
+    share = Fraction(2 * bits + 1, 2 * bits * count)
+    result, copies = base, 1
+    for bit in bin(count)[3:]:
+        copies *= 2
+        result = _multiply(result, result, scale_bits, int(comp_tail * share * copies * (1 << scale_bits)))
+        if bit == "1":
+            copies += 1
+            result = _multiply(result, base, scale_bits, int(comp_tail * share * copies * (1 << scale_bits)))
+    return result
+
+
 def composed_upper_delta(parts, n: int, scale_bits: int, tail_step, comp_tail, eps, dps: int = 30) -> mpmath.mpf:
     r"""Upper delta at ``eps`` of the composition of ``parts`` = [(kind, params, direction,
     count), ...] on the grid 1/n: connect-the-dots masses in mpmath, exact Python-integer
     convolution (no FLINT), delta summed in mpmath.  An estimate of the same upper bound
-    that :mod:`rigorous_rdp.pld` certifies, on an independent code path."""
+    that :mod:`rigorous_rdp.pld` certifies, on an independent code path; the trimming budget of a
+    product is ``comp_tail`` between parts and :func:`_power`'s share of it inside a part."""
     with mpmath.workdps(dps):
-        tail_units = int(Fraction(comp_tail) * (1 << scale_bits))
+        comp_tail = Fraction(comp_tail)
+        tail_units = int(comp_tail * (1 << scale_bits))
         result = None
         for kind, params, direction, count in parts:
-            base = connect_the_dots_upper(kind, params, direction, n, scale_bits, tail_step)
-            k = count
-            acc = None
-            while k:
-                if k & 1:
-                    acc = base if acc is None else _multiply(acc, base, scale_bits, tail_units)
-                k >>= 1
-                if k:
-                    base = _multiply(base, base, scale_bits, tail_units)
-            if acc is None:  # count >= 1: the loop multiplied at least once
+            if count < 1:
                 raise ValueError("a composed part must have count >= 1.")
+            base = connect_the_dots_upper(kind, params, direction, n, scale_bits, tail_step)
+            acc = _power(base, count, scale_bits, comp_tail)
             result = acc if result is None else _multiply(result, acc, scale_bits, tail_units)
         if result is None:
             raise ValueError("nothing to compose.")
