@@ -14,6 +14,7 @@ in ``SLOW`` by a fragment of one of their commands, with the measured time).
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import pytest
 from _transcripts import ROOT, check_transcript, python_blocks, run_python_block, transcripts
@@ -191,3 +192,12 @@ def test_notebook_outputs(path):
     from _notebooks import run_notebook
 
     assert run_notebook(path) > 0, "no stored output was compared"
+
+
+def test_no_documented_certificate_fails_its_verification():
+    """A documented `verify` of a certificate the toolkit wrote must confirm it: a transcript that
+    recorded "not confirmed" (a verifier disagreeing with the accountant) is a bug, not an output."""
+    root = Path(__file__).resolve().parent.parent
+    pages = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    bad = [str(p.relative_to(root)) for p in pages if "FAILED: not confirmed" in p.read_text(encoding="utf-8")]
+    assert not bad, bad
