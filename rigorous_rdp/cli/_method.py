@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from .. import best as best_mod
@@ -138,6 +139,11 @@ def text_line(res: dict[str, Any], key: str, given: str) -> str:
         line += f"\n  pld exact: {own['pld']['exact']}"
     else:
         line += f"\n  pld grid width {own['pld']['grid_width']}, masses at scale 2^-{own['pld']['scale_bits']}"
+        if own["pld"].get("width_reached") is False:
+            line += (
+                f"\n  requested width {own['pld']['requested_width']} not reached (the grid is capped by its cost;"
+                " the bracket is certified all the same)"
+            )
     return line + others(res, key, lambda n: _OTHER[n]) + f"\n  {given}"
 
 
@@ -160,8 +166,15 @@ def _accountant(args: argparse.Namespace) -> PldAccountant:
 
 
 def pld_epsilon(event: DpEvent, steps: int, delta: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """JSON of the certified PLD epsilon bracket."""
-    return _accountant(args).compose(event, steps).get_epsilon_result(delta).to_json()
+    """JSON of the certified PLD epsilon bracket; ``pld.width_reached`` says whether a two-sided
+    bracket met the requested width (the grid is capped by cost: a wider bracket is still certified)."""
+    acc = _accountant(args).compose(event, steps)
+    out = acc.get_epsilon_result(delta).to_json()
+    lo, up = Fraction(out["epsilon"]["lower"]), Fraction(out["epsilon"]["upper"])
+    out["pld"]["requested_width"] = str(acc.width)
+    if lo > 0:
+        out["pld"]["width_reached"] = up - lo <= acc.width
+    return out
 
 
 def pld_delta(event: DpEvent, steps: int, epsilon: Any, args: argparse.Namespace) -> dict[str, Any]:
@@ -218,7 +231,10 @@ def run_method(
         try:
             return pld_res()
         except UnsupportedEventError as exc:
-            raise ValueError(f"--method pld: {exc} Use --method rdp.") from None
+            # the event passed the RDP table already (build_event), so the RDP route answers it
+            why = str(exc).rstrip()
+            why += "" if why.endswith(".") else "."
+            raise ValueError(f"--method pld: {why} Use --method rdp (or the default, best).") from None
     return rdp_res()
 
 

@@ -243,8 +243,7 @@ class RandomAllocation(_EpochScheme):
 
     def pld_pair(self, event: Any) -> Any:
         raise UnsupportedEventError(
-            f"the PLD accountant has no certified dominating pair for {self.shape} yet (its RDP is certified: use"
-            " method rdp)."
+            f"the PLD accountant has no certified dominating pair for {self.shape} yet (its RDP is certified)."
         )
 
 
