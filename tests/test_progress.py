@@ -197,7 +197,18 @@ def test_terminal_by_default():
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     try:
-        argv = [sys.executable, "-m", "rigorous_rdp", *PLD_EPSILON[:-2], "--steps", "200000", "--method", "pld"]
+        argv = [
+            sys.executable,
+            "-m",
+            "rigorous_rdp",
+            *PLD_EPSILON[:-2],
+            "--steps",
+            "2000000",
+            "--method",
+            "pld",
+            "--width",
+            "0.002",
+        ]  # a few seconds
         p = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=slave, text=True, timeout=300)
     finally:
         os.close(slave)

@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         return make_certificate(event, steps, args.delta, accountant=template)
 
     def pld() -> dict[str, Any]:
+        pld_cli._no_bound(args)  # a chosen RDP bound is the RDP's certificate (best reports why)
         return make_pld_certificate(event, steps, args.delta, width=args.width)
 
     if method == "best":
