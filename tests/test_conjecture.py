@@ -200,6 +200,13 @@ def test_models_admit_exactly_their_sets():
         ProbeConfig("fixed", 3, 1, F(0), F(1), F(2), ((F(0),),), (2,), (F(1),), (F(0),))
 
 
+def _gauss_mixture_2d(atoms, s, x, y):
+    """The density at (x, y) of a mixture of 2-d Gaussians N(m, s^2 I) with weights w, atoms (w, m)."""
+    return sum(
+        float(w) * math.exp(-((x - float(m[0])) ** 2 + (y - float(m[1])) ** 2) / (2 * s * s)) for w, m in atoms
+    ) / (2 * math.pi * s * s)
+
+
 def scipy_lhs_2d(cfg):
     """D_lambda(p||q) of a 2-d configuration by scipy dblquad (an independent reference)."""
     from scipy import integrate
@@ -210,9 +217,7 @@ def scipy_lhs_2d(cfg):
     s, lam = float(cfg.sigma), float(cfg.lam)
 
     def dens(atoms, x, y):
-        return sum(
-            float(w) * math.exp(-((x - float(m[0])) ** 2 + (y - float(m[1])) ** 2) / (2 * s * s)) for w, m in atoms
-        ) / (2 * math.pi * s * s)
+        return _gauss_mixture_2d(atoms, s, x, y)
 
     g, _ = integrate.dblquad(
         lambda y, x: dens(pa, x, y) ** lam * dens(qa, x, y) ** (1 - lam), -8, 9, -8, 9, epsabs=1e-13, epsrel=1e-11
@@ -295,9 +300,7 @@ def test_structured_starts_certify_more_than_the_triangle_witness_in_2d():
     s, lam = float(cfg.sigma), float(cfg.lam)
 
     def dens(atoms, x, y):
-        return sum(
-            float(w) * math.exp(-((x - float(m[0])) ** 2 + (y - float(m[1])) ** 2) / (2 * s * s)) for w, m in atoms
-        ) / (2 * math.pi * s * s)
+        return _gauss_mixture_2d(atoms, s, x, y)
 
     def integrand(y, x):
         q = dens(qa, x, y)
