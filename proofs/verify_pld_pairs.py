@@ -112,11 +112,16 @@ def _mix(q, a, b):
     return [q * x + (1 - q) * y for x, y in zip(a, b, strict=True)]
 
 
+def _random_sizes(seed, count=300):
+    """count draws of a support size k in 2..6, with the generator for the rest of each case."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        yield rng, rng.randint(2, 6)
+
+
 def test_mirror_identity_exact():
     """(F2) on random discrete pairs, exact rationals."""
-    rng = random.Random(1)
-    for _ in range(300):
-        k = rng.randint(2, 6)
+    for rng, k in _random_sizes(1):
         p, q = _dist(rng, k), _dist(rng, k)
         g = Fraction(rng.randint(1, 60), 10)
         assert _hs(p, q, g) == 1 - g + g * _hs(q, p, 1 / g)
@@ -124,9 +129,7 @@ def test_mirror_identity_exact():
 
 def test_poisson_mixture_identities_exact():
     """(F3), both directions, exact."""
-    rng = random.Random(2)
-    for _ in range(300):
-        k = rng.randint(2, 6)
+    for rng, k in _random_sizes(2):
         a, b = _dist(rng, k), _dist(rng, k)
         q = Fraction(rng.randint(1, 19), 20)
         g = Fraction(rng.randint(1, 60), 20)
