@@ -149,9 +149,7 @@ def test_poisson_mixture_identities_exact():
 
 def test_advanced_joint_convexity_exact():
     """(F4): Balle, Barthe, Gaboardi 2018, Theorem 2, exact on random discrete distributions."""
-    rng = random.Random(3)
-    for _ in range(300):
-        k = rng.randint(2, 6)
+    for rng, k in _random_sizes(3):
         m0, m1, m1p = _dist(rng, k), _dist(rng, k), _dist(rng, k)
         q = Fraction(rng.randint(1, 19), 20)
         g = 1 + Fraction(rng.randint(0, 60), 20)
