@@ -65,13 +65,18 @@ def _random_pld(rng: random.Random, length: int, step: int, bits: int, upper: bo
     return DiscretePld(rng.randint(-40, 40), fmpz_poly(coeffs), bits, inf, upper, step)
 
 
+def _random_case(seed: int, upper: bool) -> tuple[int, int, DiscretePld]:
+    """A random n, fine step and fine 70-bit PLD (up to 30 coefficients) drawn from the seed."""
+    rng = random.Random(seed)
+    n = rng.choice([3, 10, 100, 1265])
+    step = rng.choice([1, 2])
+    return n, step, _random_pld(rng, rng.randint(1, 30), step, 70, upper)
+
+
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("factor", [2, 3, 8])
 def test_coarsen_up_dominates_at_every_epsilon(seed, factor):
-    rng = random.Random(1000 * seed + factor)
-    n = rng.choice([3, 10, 100, 1265])
-    step = rng.choice([1, 2])
-    fine = _random_pld(rng, rng.randint(1, 30), step, 70)
+    n, step, fine = _random_case(1000 * seed + factor, upper=True)
     coarse = coarsen_up(fine, factor, n)
     assert coarse.step == factor * step
     assert coarse.offset == fine.offset
@@ -105,10 +110,7 @@ def test_coarsen_up_single_atoms(r):
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("factor", [2, 3, 8])
 def test_coarsen_down_is_dominated_at_every_epsilon(seed, factor):
-    rng = random.Random(2000 * seed + factor)
-    n = rng.choice([3, 10, 100, 1265])
-    step = rng.choice([1, 2])
-    fine = _random_pld(rng, rng.randint(1, 30), step, 70, upper=False)
+    n, step, fine = _random_case(2000 * seed + factor, upper=False)
     coarse = coarsen_down(fine, factor, n)
     assert coarse.step == factor * step and not coarse.upper
     assert sum(int(c) for c in coarse.coeffs.coeffs()) == sum(int(c) for c in fine.coeffs.coeffs())
