@@ -17,6 +17,13 @@ from rigorous_rdp import GaussianEvent, PoissonSampledEvent, RdpAccountant
 from rigorous_rdp.integrations import opacus as certified
 
 
+def _steps(acc, count):
+    """acc after count steps of noise multiplier 1 at sample rate 0.1."""
+    for _ in range(count):
+        acc.step(noise_multiplier=1.0, sample_rate=0.1)
+    return acc
+
+
 def test_imports_without_touching_opacus():
     # the module itself and the certified calibration need no opacus
     sigma = certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=1000)
@@ -131,17 +138,13 @@ def test_gaussian_closed_form_through_rate_one(opacus):
 def test_state_dict_round_trip_and_opacus_histories(opacus):
     from opacus.accountants import RDPAccountant
 
-    acc = certified.CertifiedRDPAccountant()
-    for _ in range(5):
-        acc.step(noise_multiplier=1.0, sample_rate=0.1)
+    acc = _steps(certified.CertifiedRDPAccountant(), 5)
     state = acc.state_dict()
     assert state["mechanism"] == certified.MECHANISM
     other = certified.CertifiedRDPAccountant()
     other.load_state_dict(state)
     assert other.history == acc.history and other.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
-    ref = RDPAccountant()
-    for _ in range(5):
-        ref.step(noise_multiplier=1.0, sample_rate=0.1)
+    ref = _steps(RDPAccountant(), 5)
     other.load_state_dict(ref.state_dict())  # an Opacus RDP checkpoint means the same steps
     assert other.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
     with pytest.raises(ValueError, match="mechanism must be one of"):
@@ -300,9 +303,7 @@ def test_pld_bracket_overlaps_opacus_prv_and_is_below_rdp(opacus):
 
 @pytest.mark.opacus
 def test_pld_state_dict_and_bad_input(opacus):
-    acc = certified.CertifiedPLDAccountant()
-    for _ in range(3):
-        acc.step(noise_multiplier=1.0, sample_rate=0.1)
+    acc = _steps(certified.CertifiedPLDAccountant(), 3)
     state = acc.state_dict()
     assert state["mechanism"] == certified.PLD_MECHANISM
     rdp = certified.CertifiedRDPAccountant()
