@@ -24,6 +24,15 @@ def _steps(acc, count):
     return acc
 
 
+def _reloaded(acc, mechanism, into):
+    """into after loading acc's state dict, which names mechanism; the history comes across whole."""
+    state = acc.state_dict()
+    assert state["mechanism"] == mechanism
+    into.load_state_dict(state)
+    assert into.history == acc.history
+    return into
+
+
 def test_imports_without_touching_opacus():
     # the module itself and the certified calibration need no opacus
     sigma = certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=1000)
@@ -139,11 +148,8 @@ def test_state_dict_round_trip_and_opacus_histories(opacus):
     from opacus.accountants import RDPAccountant
 
     acc = _steps(certified.CertifiedRDPAccountant(), 5)
-    state = acc.state_dict()
-    assert state["mechanism"] == certified.MECHANISM
-    other = certified.CertifiedRDPAccountant()
-    other.load_state_dict(state)
-    assert other.history == acc.history and other.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
+    other = _reloaded(acc, certified.MECHANISM, certified.CertifiedRDPAccountant())
+    assert other.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
     ref = _steps(RDPAccountant(), 5)
     other.load_state_dict(ref.state_dict())  # an Opacus RDP checkpoint means the same steps
     assert other.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
@@ -304,11 +310,7 @@ def test_pld_bracket_overlaps_opacus_prv_and_is_below_rdp(opacus):
 @pytest.mark.opacus
 def test_pld_state_dict_and_bad_input(opacus):
     acc = _steps(certified.CertifiedPLDAccountant(), 3)
-    state = acc.state_dict()
-    assert state["mechanism"] == certified.PLD_MECHANISM
-    rdp = certified.CertifiedRDPAccountant()
-    rdp.load_state_dict(state)  # the same steps
-    assert rdp.history == acc.history
+    rdp = _reloaded(acc, certified.PLD_MECHANISM, certified.CertifiedRDPAccountant())  # the same steps
     other = certified.CertifiedPLDAccountant()
     other.load_state_dict(rdp.state_dict())
     assert other.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
