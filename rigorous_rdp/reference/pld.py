@@ -139,21 +139,24 @@ def _poisson_laplace_delta1(q, b, e, direction: str):
             return _lap_pdf(x, 0, b) / mix(x)
 
     lo_r, hi_r = ratio(mpmath.mpf(-1)), ratio(mpmath.mpf(2))  # values on x <= 0 and x >= 1
+
+    def crossing():  # the end c of the half-line, where ratio = gamma, in [0, 1]
+        c = mpmath.findroot(lambda x: ratio(x) - gamma, (mpmath.mpf(0), mpmath.mpf(1)), solver="anderson")
+        return min(max(c, mpmath.mpf(0)), mpmath.mpf(1))
+
     # the set {ratio > gamma}: for remove an upper half-line {x > c}, for add a lower one {x < c}
     if direction == "remove":
         if gamma >= hi_r:
             return mpmath.mpf(0)
         if gamma < lo_r:
             return 1 - gamma
-        c = mpmath.findroot(lambda x: ratio(x) - gamma, (mpmath.mpf(0), mpmath.mpf(1)), solver="anderson")
-        c = min(max(c, mpmath.mpf(0)), mpmath.mpf(1))
+        c = crossing()
         return (1 - pm(c)) - gamma * (1 - qm(c))
     if gamma >= lo_r:
         return mpmath.mpf(0)
     if gamma < hi_r:
         return 1 - gamma
-    c = mpmath.findroot(lambda x: ratio(x) - gamma, (mpmath.mpf(0), mpmath.mpf(1)), solver="anderson")
-    c = min(max(c, mpmath.mpf(0)), mpmath.mpf(1))
+    c = crossing()
     return qm(c) - gamma * pm(c)
 
 
