@@ -14,7 +14,7 @@ from typing import Any
 
 from ..accountant import RdpAccountant
 from ..arith import parse_rational
-from ..events import GaussianEvent
+from ..events import DpEvent, GaussianEvent
 from ..registry import sampled_event, sampling_parameters
 from ..subsampling.random_allocation_scheme import EPOCH_SAMPLINGS
 from ..validation import integer_at_least
@@ -84,6 +84,19 @@ def _positive_int(value: str, name: str) -> int:
     return integer_at_least(value, name, 1)
 
 
+def _epsilon(args: argparse.Namespace, method: str, event: DpEvent, count: int) -> dict[str, Any]:
+    """epsilon at args.delta of count compositions of event, by the method chosen (RDP, PLD or the best)."""
+
+    def rdp() -> dict[str, Any]:
+        acc = RdpAccountant(digits=parse_digits(args)).compose(event, count)
+        return acc.get_epsilon_and_order(args.delta).to_json()
+
+    def pld() -> dict[str, Any]:
+        return pld_cli.pld_epsilon(event, count, args.delta, args)
+
+    return pld_cli.run_method(method, rdp, pld, "epsilon", event=event, name=namer(args))
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     n = _positive_int(args.dataset_size, "dataset-size")
     b = _positive_int(args.batch_size, "batch-size")
@@ -100,15 +113,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         GaussianEvent(args.sigma), args.sampling, adjacency=args.adjacency, **_training_values(args.sampling, b, n)
     )
     method = pld_cli.method_of(args)
-
-    def rdp() -> dict[str, Any]:
-        acc = RdpAccountant(digits=parse_digits(args)).compose(event, steps)
-        return acc.get_epsilon_and_order(args.delta).to_json()
-
-    def pld() -> dict[str, Any]:
-        return pld_cli.pld_epsilon(event, steps, args.delta, args)
-
-    res = pld_cli.run_method(method, rdp, pld, "epsilon", event=event, name=namer(args))
+    res = _epsilon(args, method, event, steps)
     res.update(
         {
             "steps": steps,
@@ -154,15 +159,7 @@ def _run_epochs(args: argparse.Namespace, n: int, b: int, epochs: Fraction) -> d
     event = sampled_event(
         GaussianEvent(args.sigma), args.sampling, adjacency=args.adjacency, **_training_values(args.sampling, b, n)
     )
-
-    def rdp() -> dict[str, Any]:
-        acc = RdpAccountant(digits=parse_digits(args)).compose(event, e)
-        return acc.get_epsilon_and_order(args.delta).to_json()
-
-    def pld() -> dict[str, Any]:
-        return pld_cli.pld_epsilon(event, e, args.delta, args)
-
-    res = pld_cli.run_method(method, rdp, pld, "epsilon", event=event, name=namer(args))
+    res = _epsilon(args, method, event, e)
     res.update({"steps": e * t, "mechanism": mechanism, "epochs": str(args.epochs)})
     return res
 
