@@ -390,6 +390,11 @@ def _with_opacus(peers: list, opacus_fn) -> list:
     return [*peers, (opacus_fn, "opacus")] if _opacus_available() else peers
 
 
+def _rdp_peers(orders: list) -> list:
+    """The RDP peers over ``orders``: dp-accounting, plus Opacus where it is installed."""
+    return _with_opacus([(partial(_peer_rdp, list(orders)), "dp-accounting")], partial(_peer_opacus_rdp, list(orders)))
+
+
 def peer_prv():
     from prv_accountant import Accountant
 
@@ -413,40 +418,10 @@ TASKS: dict[str, tuple[Callable[[], str], Any, str | None, float, bool]] = {
         0.5,
         False,
     ),
-    "rdp-156": (
-        partial(_ours_rdp, list(DEFAULT_ORDERS)),
-        _with_opacus(
-            [(partial(_peer_rdp, list(DEFAULT_ORDERS)), "dp-accounting")],
-            partial(_peer_opacus_rdp, list(DEFAULT_ORDERS)),
-        ),
-        None,
-        2.0,
-        False,
-    ),
-    "rdp-156-30": (
-        partial(_ours_rdp, list(DEFAULT_ORDERS), 30),
-        _with_opacus(
-            [(partial(_peer_rdp, list(DEFAULT_ORDERS)), "dp-accounting")],
-            partial(_peer_opacus_rdp, list(DEFAULT_ORDERS)),
-        ),
-        None,
-        1.0,
-        False,
-    ),
-    "rdp-1000": (
-        partial(_ours_rdp, ORDERS_1000),
-        _with_opacus([(partial(_peer_rdp, ORDERS_1000), "dp-accounting")], partial(_peer_opacus_rdp, ORDERS_1000)),
-        None,
-        1.0,
-        False,
-    ),
-    "rdp-1000-30": (
-        partial(_ours_rdp, ORDERS_1000, 30),
-        _with_opacus([(partial(_peer_rdp, ORDERS_1000), "dp-accounting")], partial(_peer_opacus_rdp, ORDERS_1000)),
-        None,
-        3.0,
-        False,
-    ),
+    "rdp-156": (partial(_ours_rdp, list(DEFAULT_ORDERS)), _rdp_peers(list(DEFAULT_ORDERS)), None, 2.0, False),
+    "rdp-156-30": (partial(_ours_rdp, list(DEFAULT_ORDERS), 30), _rdp_peers(list(DEFAULT_ORDERS)), None, 1.0, False),
+    "rdp-1000": (partial(_ours_rdp, ORDERS_1000), _rdp_peers(ORDERS_1000), None, 1.0, False),
+    "rdp-1000-30": (partial(_ours_rdp, ORDERS_1000, 30), _rdp_peers(ORDERS_1000), None, 3.0, False),
     "pld-epsilon": (
         partial(_ours_pld, STEPS, "0.01"),
         _Comparable(STEPS, "0.01"),
