@@ -56,32 +56,17 @@ from fractions import Fraction
 import mpmath
 import pytest
 import sympy as sp
+from _fswor import coupling_law
 
 from rigorous_rdp.reference.pld import single_delta
 
 # -- step 1: Lemma A.1 --------------------------------------------------------
 
 
-def _lemma_a1_law(n: int, b: int) -> dict:
-    """Exact law of B defined by (23), for |D| = n, |B| = b."""
-    q = Fraction(b, n)
-    last = n - 1
-    law: dict = {}
-    small = list(itertools.combinations(range(n - 1), b))
-    for bp in small:
-        p_bp = Fraction(1, len(small))
-        law[frozenset(bp)] = law.get(frozenset(bp), 0) + (1 - q) * p_bp
-        subs = list(itertools.combinations(bp, b - 1))
-        for bt in subs:
-            key = frozenset(bt) | {last}
-            law[key] = law.get(key, 0) + q * p_bp * Fraction(1, len(subs))
-    return law
-
-
 def test_lemma_a1_by_enumeration():
     for n in range(2, 8):
         for b in range(1, n):
-            law = _lemma_a1_law(n, b)
+            law = coupling_law(n, b)  # the law of B defined by (23)
             subsets = list(itertools.combinations(range(n), b))
             assert len(law) == len(subsets)
             assert all(law[frozenset(s)] == Fraction(1, len(subsets)) for s in subsets), (n, b)

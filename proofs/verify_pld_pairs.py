@@ -91,6 +91,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from _fswor import coupling_law
 from flint import arb
 
 from rigorous_rdp.reference.pld import single_delta
@@ -222,16 +223,7 @@ def test_fswor_coupling_is_uniform():
     """Step 1: S_B - j + x (prob. q = B/N) or S_B (prob. 1 - q) is a uniform B-subset of D."""
     for n in range(2, 8):
         for b in range(1, n):
-            q = Fraction(b, n)
-            x = n - 1
-            law: dict = {}
-            subsets = list(itertools.combinations(range(n - 1), b))
-            for s in subsets:
-                w = Fraction(1, len(subsets))
-                law[frozenset(s)] = law.get(frozenset(s), 0) + (1 - q) * w
-                for j in s:
-                    key = frozenset(s) - {j} | {x}
-                    law[key] = law.get(key, 0) + q * w / b
+            law = coupling_law(n, b)
             total = list(itertools.combinations(range(n), b))
             assert len(law) == len(total) and all(v == Fraction(1, len(total)) for v in law.values())
 
