@@ -283,9 +283,11 @@ class PoissonSampledEvent(DpEvent):
     """Poisson subsampling with probability q followed by ``event``.
 
     ``PoissonSampledEvent(sampling_probability, event)`` is the order of dp-accounting's
-    ``PoissonSampledDpEvent``.  The earlier order ``PoissonSampledEvent(event,
+    ``PoissonSampledDpEvent``.  The earlier positional order ``PoissonSampledEvent(event,
     sampling_probability)`` is still accepted: the two arguments are told apart by type (the
-    one that is a :class:`DpEvent` is the event), and keyword arguments work in any order.
+    one that is a :class:`DpEvent` is the event).  With keywords, name both (in any order);
+    one positional argument plus one keyword binds the positional one to
+    ``sampling_probability``.
 
     Args:
         sampling_probability: q in [0, 1].
