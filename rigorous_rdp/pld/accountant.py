@@ -246,7 +246,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             thin = VERTEX_THIN if fast else 1e-9
             key = (prof.key, n, scale_bits, tail_step, lower, thin)
             if key not in self._cache:
-                self._cache[key] = discretize(prof, n, scale_bits, tail_step, thin=thin, lower=lower)
+                self._cache[key] = _discretize(prof, n, scale_bits, tail_step, thin=thin, lower=lower)
             u, lo_pld = self._cache[key]
             ups.append((u, c))
             if lo_pld is None:
@@ -303,7 +303,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     def _coarse(self, prof: Profile) -> tuple[DiscretePld, DiscretePld | None]:
         key = (prof.key, 100, 48, 1e-12, False)
         if key not in self._cache:
-            self._cache[key] = discretize(prof, 100, 48, 1e-12, lower=False)
+            self._cache[key] = _discretize(prof, 100, 48, 1e-12, lower=False)
         return self._cache[key]
 
     # -- epsilon --------------------------------------------------------------
@@ -435,6 +435,18 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
 # ---------------------------------------------------------------------------
 # certified epsilon search on one composed array
 # ---------------------------------------------------------------------------
+
+
+def _discretize(
+    prof: Profile, n: int, scale_bits: int, tail: float, *, thin: float = 1e-9, lower: bool = True
+) -> tuple[DiscretePld, DiscretePld | None]:
+    """:func:`~rigorous_rdp.pld.discretize.discretize`, or the profile's own grid construction when it
+    has one (``grid_plds``: random allocation, :mod:`~rigorous_rdp.pld.random_allocation`)."""
+    own = getattr(prof, "grid_plds", None)
+    if own is not None:
+        got: tuple[DiscretePld, DiscretePld | None] = own(n, scale_bits, tail, lower)
+        return got
+    return discretize(prof, n, scale_bits, tail, thin=thin, lower=lower)
 
 
 def _arb_lower_frac(x: arb) -> Fraction:

@@ -242,9 +242,9 @@ class RandomAllocation(_EpochScheme):
         return RandomAllocationGaussianCurve(_sigma(event), event.steps_per_epoch, selected=event.selected)
 
     def pld_pair(self, event: Any) -> Any:
-        raise UnsupportedEventError(
-            f"the PLD accountant has no certified dominating pair for {self.shape} yet (its RDP is certified)."
-        )
+        from ..pld.random_allocation import allocation_pair
+
+        return allocation_pair(_sigma(event), event.steps_per_epoch, event.selected)
 
 
 class Shuffle(_EpochScheme):

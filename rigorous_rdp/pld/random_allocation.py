@@ -1,0 +1,594 @@
+r"""Certified PLD bracket of random allocation (balls-and-bins) of the Gaussian mechanism.
+
+**The pair.**  One epoch of balls-and-bins sampling (each example in exactly one of the
+:math:`t` steps, uniformly at random) of the Gaussian mechanism (sensitivity 1, noise
+multiplier :math:`\sigma`) is dominated, in both directions of add/remove adjacency, by
+
+.. math:: P = \frac1t \sum_{i=1}^t N(e_i, \sigma^2 I_t), \qquad Q = N(0, \sigma^2 I_t)
+
+("remove": :math:`(P, Q)`; "add": :math:`(Q, P)`), Feldman & Shenfeld, "Privacy amplification
+by random allocation" (arXiv 2502.08202), the Gaussian case of their random-allocation pair; the
+pair is attained (the example's clipped gradient a fixed unit vector, every other gradient 0), so
+the bracket's lower end bounds the mechanism's own epsilon.  With
+:math:`Y_i = e^{x_i/\sigma^2 - 1/(2\sigma^2)}` (i.i.d. log-normal with mean 1 when
+:math:`x \sim Q`) and :math:`S = \sum_i Y_i`, :math:`dP/dQ = S/t`, so both profiles are
+expectations over **one** law, that of :math:`S` under :math:`Q = N(0, \sigma^2 I_t)`:
+
+.. math:: \delta_{\rm rem}(\varepsilon) = E\big[(S/t - e^\varepsilon)_+\big], \qquad
+          \delta_{\rm add}(\varepsilon) = E\big[(1 - e^\varepsilon S/t)_+\big]
+
+(:math:`\delta = E_Q[(dP/dQ - e^\varepsilon)_+]` for the first, :math:`E_Q[(1 - e^\varepsilon\,dP/dQ)_+]`
+for the swapped pair).  Both integrands are **convex, non-negative** functions of :math:`S`.
+
+**The order used.**  For finite non-negative measures write :math:`A \preceq B` if
+:math:`\int g\,dA \le \int g\,dB` for every convex :math:`g \ge 0`.  It follows from
+:math:`A \le B` (masswise) and from the convex order (equal mass and mean,
+:math:`\int (s - K)_+ dA \le \int (s - K)_+ dB` for all K); it is kept by sums and by
+convolution (:math:`g(\cdot + s')` is convex and non-negative; Tonelli).  Hence an upper law
+:math:`U \succeq` law of :math:`S` gives :math:`\delta_U \ge \delta` in both directions at
+every real :math:`\varepsilon`, and a lower law :math:`L \preceq` gives :math:`\delta_L \le \delta`.
+No dominating-pair theorem beyond the one above is used: the laws are then mapped to the
+P-laws of the loss, composed over epochs with :mod:`rigorous_rdp.pld.compose` (its Fact 5: the
+delta order at every real epsilon is kept by convolution), and the epsilon search of
+:mod:`rigorous_rdp.pld.accountant` applies.
+
+**One coordinate** (grid :math:`\{0, h, \dots, G\}`, :math:`G = Mh`).  With
+:math:`\pi(K) = E(Y - K)_+ = \Phi(d_1) - K\Phi(d_2)`, :math:`d_2 = -\frac{1}{2\sigma} - \sigma\log K`,
+:math:`d_1 = d_2 + 1/\sigma` (log-normal call price, :math:`E[Y] = 1`), let :math:`\nu_{\rm in}` be
+the law of Y restricted to :math:`Y \le G`, with stop-loss function :math:`\pi_{\rm in}(K) =
+\pi(K) - \pi(G) - (G - K)P(Y > G)` on :math:`[0, G]` and 0 above.
+
+* *upper* (connect the dots): the measure whose stop-loss function interpolates
+  :math:`\pi_{\rm in}` at the grid points; chords of a convex function lie above it, so this is a
+  mean-preserving spread of :math:`\nu_{\rm in}` (the atom at :math:`kh` gets
+  :math:`(\pi(kh - h) - 2\pi(kh) + \pi(kh + h))/h`, the linear part of :math:`\pi_{\rm in} - \pi` cancels).
+* *lower* (tangent-chord): vertex values :math:`\pi_{\rm in}(kh) - r_k` with :math:`r_k` at least
+  the chord gap on both neighbouring intervals (the bound :math:`AB/(A+B)` of
+  :mod:`rigorous_rdp.pld.discretize`, with :math:`-\pi'_{\rm in}(K) = P(K < Y \le G)`), :math:`r_0 = 0`
+  (the mean is kept) and :math:`r_M = 0` (nothing above G); the interval next to an end needs
+  :math:`r \ge A` (bottom) or :math:`r \ge B` (top).  The piecewise-linear function lies below
+  :math:`\pi_{\rm in}`; where a vertex mass is not certainly :math:`\ge 0` the vertex is removed and
+  the gaps recomputed.  The result is :math:`\preceq \nu_{\rm in} \le \nu`.
+
+Masses are enclosed in arb and rounded to integers at scale :math:`2^{-B}` (down for the lower
+law; down for the upper law too, the deficit :math:`F_0` tracked as below).
+
+**The sum of t coordinates** by binary powering with exact ``fmpz_poly`` products, each rescaled
+by :math:`2^{-B}` with ``floor`` and trimmed at both ends.  Every computed law :math:`U_k` has mass
+:math:`\le 1`.  Writing :math:`V_k` for the exact k-fold convolution of the exact upper
+one-coordinate law, :math:`V_k \le U_k + E_k` masswise with :math:`E_k \ge 0` supported in
+:math:`[0, kG]` and of mass :math:`e_k`: :math:`e_{a+b} \le e_a + e_b + e_a e_b + f + \tau` (f the
+floor deficit and :math:`\tau` the trimmed mass of that product, both exact integers), since
+:math:`V_aV_b \le (U_a + E_a)(U_b + E_b)` and the masses of :math:`U` are at most 1.  The true law is
+:math:`\nu^{*t} = \nu_{\rm in}^{*t} + R` with R the part where some :math:`Y_i > G`, and
+:math:`\nu_{\rm in}^{*t} \preceq V_t \le U_t + E_t`.  So, adding the bounded integrands,
+
+* remove (:math:`(s/t - c)_+ \le s/t`, :math:`\le G` on :math:`[0, tG]`): P-mass at :math:`+\infty`
+  :math:`E[Y; Y > G] + (t - 1)P(Y > G) + G e_t` (the first two bound :math:`\int (s/t)\,dR` by
+  independence and :math:`E Y = 1`);
+* add (:math:`(1 - c s/t)_+ \le 1`): :math:`t P(Y > G) + e_t`.
+
+The lower laws only drop mass (floors, trims, the part above G), which keeps :math:`\preceq`.
+
+**To the loss grid.**  Remove: a Q-atom c at s is the P-atom :math:`c\,s/t` at loss
+:math:`\log(s/t)`; add: the P-atom c at loss :math:`\log(t/s)` (s = 0: loss :math:`+\infty`).
+Their profiles are exactly :math:`\int g\,dU` above.  Losses are rounded up (upper) or down
+(lower) to a grid R times finer than the accountant's, masses outward to its scale (both move
+the delta the safe way, Fact 4 of :mod:`rigorous_rdp.pld.compose`), then the arrays are
+coarsened by R with :func:`~rigorous_rdp.pld.compose.coarsen_up` /
+:func:`~rigorous_rdp.pld.compose.coarsen_down` (second order).  ``proofs/verify_random_allocation_pld.py``
+checks the identities numerically.
+
+**k > 1** (``random-allocation --selected K``) is refused: the reduction of k-of-t allocation to
+the composition of 1-of-(t/k) allocations that the float peer uses is not proven here.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from flint import arb, fmpq, fmpz_poly
+
+from ..arith import workprec
+from ..errors import UnsupportedEventError
+from .compose import coarsen_down, coarsen_up
+from .discretize import DiscretePld, arb_upper_fraction
+from .profiles import DominatingPair, Profile, ProfilePoint
+
+__all__ = [
+    "SumLaw",
+    "allocation_pair",
+    "allocation_plds",
+    "grid_step",
+    "sum_law",
+]
+
+#: bits of the integer masses of the S-laws (independent of the accountant's scale)
+SUM_BITS = 96
+#: working precision of the one-coordinate enclosures
+_PREC = 224
+#: the loss grid of the mapping is this many times finer than the accountant's (then coarsened)
+REFINE = 16
+#: the largest one-coordinate grid (cost cap: small noise makes the log-normal too long-tailed)
+MAX_POINTS = 400_000
+#: a trim of an S-law moves at most this fraction of the tail budget (per product)
+_TRIM_SHARE = Fraction(1, 64)
+
+
+def grid_step(sigma: Fraction) -> Fraction:
+    r"""The grid step h of S: about :math:`0.05\,\mathrm{sd}(Y)`, :math:`\mathrm{sd}(Y)^2 = e^{1/\sigma^2} - 1`,
+    as 1/H with H an integer (a choice of tightness and speed only; each split adds a variance of at
+    most :math:`h^2/4` to a coordinate)."""
+    sd = math.sqrt(math.expm1(min(700.0, 1.0 / float(sigma) ** 2)))
+    return Fraction(1, max(1, round(20.0 / sd)))
+
+
+@dataclass(frozen=True)
+class SumLaw:
+    r"""Integer masses :math:`c_j 2^{-B}` of S at :math:`s_j = (o + j) h`.
+
+    Attributes:
+        offset: o.
+        coeffs: the masses.
+        h: the grid step (a rational).
+        upper: True for the upper law :math:`U_t` (then ``inf_remove``/``inf_add`` bound the
+            P-masses at :math:`+\infty` of the two directions), False for the lower law.
+        inf_remove: exact rational bound of the remove direction's P-mass at :math:`+\infty`.
+        inf_add: the same for the add direction.
+        cut: G, the largest value of one coordinate on the grid.
+    """
+
+    offset: int
+    coeffs: fmpz_poly
+    h: Fraction
+    upper: bool
+    inf_remove: Fraction
+    inf_add: Fraction
+    cut: Fraction
+    stats: dict = field(default_factory=dict, compare=False)
+
+
+def _q(x: Fraction) -> arb:
+    return arb(fmpq(x.numerator, x.denominator))
+
+
+def _phi(x: arb) -> arb:
+    return (-x / arb(2).sqrt()).erfc() / 2
+
+
+class _Coordinate:
+    """Stop-loss function and upper tail of one log-normal coordinate, in arb."""
+
+    def __init__(self, sigma: Fraction):
+        self.sig = _q(sigma)
+        self.inv = 1 / self.sig
+
+    def pi_sf(self, k: arb) -> tuple[arb, arb]:
+        """(E(Y - K)_+, P(Y > K)) for K > 0."""
+        d2 = -self.inv / 2 - self.sig * k.log()
+        s2 = _phi(d2)
+        return _phi(d2 + self.inv) - k * s2, s2
+
+
+def _float_tail(sigma: float, g: float, t: int) -> float:
+    """Float screen of E[Y; Y > g] + t P(Y > g) (a choice only)."""
+    d2 = -1 / (2 * sigma) - sigma * math.log(g)
+    d1 = d2 + 1 / sigma
+    return 0.5 * math.erfc(-d1 / math.sqrt(2)) + t * 0.5 * math.erfc(-d2 / math.sqrt(2))
+
+
+def _choose_cut(sigma: Fraction, t: int, h: Fraction, tail: float) -> int:
+    """M with G = M h and t E[Y; Y > G] about ``tail / 4`` (a choice; the mass above is bounded)."""
+    s = float(sigma)
+    g = 2.0
+    while _float_tail(s, g, t) > tail / 4:
+        g *= 1.25
+        if g / float(h) > MAX_POINTS:
+            raise UnsupportedEventError(
+                f"the PLD accountant cannot grid balls-and-bins sampling at noise_multiplier {s:g}: the log-normal "
+                f"likelihood ratio has too long a tail (use noise_multiplier >= about 0.7, or --method rdp)."
+            )
+    return math.ceil(g / float(h))
+
+
+def _upper_base(sigma: Fraction, h: Fraction, m: int, bits: int) -> tuple[list[int], Fraction, Fraction, Fraction]:
+    """Connect-the-dots masses of nu_in at 0, h, ..., Mh (floored at scale 2^bits), the floor deficit
+    (an upper bound), and upper bounds of P(Y > G), E[Y; Y > G]."""
+    with workprec(_PREC):
+        co = _Coordinate(sigma)
+        hh = _q(h)
+        scale = arb(2) ** bits
+        pis = [arb(1)]
+        sf_g = e_g = arb(0)
+        for k in range(1, m + 1):
+            pi, sf = co.pi_sf(hh * k)
+            pis.append(pi)
+            if k == m:
+                sf_g, pi_g = sf, pi
+        g = hh * m
+        e_g = pi_g + g * sf_g  # E[Y; Y > G]
+        # pi_in(K) = pi(K) - pi(G) - (G - K) sf(G): the linear part cancels in second differences;
+        # pi_in(0) = 1 - e_g, pi_in(G) = 0
+        masses = []
+        total = arb(0)
+        for k in range(m + 1):
+            if k == 0:
+                mk = 1 + (pis[1] - pis[0]) / hh  # slope left of 0 is -(mass of nu_in)
+            elif k == m:
+                pin_prev = pis[m - 1] - pi_g - hh * sf_g
+                mk = pin_prev / hh
+            else:
+                mk = (pis[k - 1] - 2 * pis[k] + pis[k + 1]) / hh
+            total += mk
+            v = (mk * scale).lower().floor().unique_fmpz()
+            if v is None:
+                raise ArithmeticError("random allocation: a mass enclosure is too wide")
+            masses.append(max(0, int(v)))
+        deficit = arb_upper_fraction(total) - Fraction(sum(masses), 1 << bits)
+        return masses, max(deficit, Fraction(0)), arb_upper_fraction(sf_g), arb_upper_fraction(e_g)
+
+
+def _lower_base(sigma: Fraction, h: Fraction, m: int, bits: int) -> list[int]:
+    """Tangent-chord masses of nu_in at 0, h, ..., Mh (floored): a law below nu_in in the convex order."""
+    with workprec(_PREC):
+        co = _Coordinate(sigma)
+        hh = _q(h)
+        scale = arb(2) ** bits
+        raw = [(arb(1), arb(1))] + [co.pi_sf(hh * k) for k in range(1, m + 1)]
+        pi_g, sf_g = raw[m]
+        g = hh * m
+        pin = [p - pi_g - (g - hh * k) * sf_g for k, (p, _) in enumerate(raw)]
+        pin[m] = arb(0)
+        sfin = [s - sf_g for _, s in raw]
+        w_in = sfin[0]
+        xs = [hh * k for k in range(m + 1)]
+
+        def ab(a: int, c: int) -> tuple[arb, arb]:
+            d = xs[c] - xs[a]
+            return pin[c] - pin[a] + sfin[a] * d, pin[a] - pin[c] - sfin[c] * d
+
+        def gap(a: int, c: int) -> arb:
+            A, B = ab(a, c)
+            zero = arb(0)
+            gg = A.upper().max(zero).min(B.upper().max(zero))
+            s = A + B
+            if s > 0 and A >= 0 and B >= 0:
+                gg = gg.min((A * B / s).upper())
+            return gg.upper()
+
+        alive = list(range(1, m + 1))  # vertex grid indices, in order
+        # the bottom vertex b lies on the asymptote mean - W K (r_b = pi_in(b) - that >= its gap: then the
+        # mean and the mass are kept); the top vertex T has value 0 (r_T = pi_in(T) >= its gap: the mass
+        # above T moves down onto the vertices); pi_in(G) = 0, so T < M
+
+        def bottom_val() -> arb:
+            return pin[0] - w_in * xs[alive[0]]
+
+        def fix_ends() -> None:
+            while len(alive) > 2 and not pin[alive[0]] - bottom_val() >= gap(alive[0], alive[1]):
+                alive.pop(0)
+            while len(alive) > 2 and not pin[alive[-1]] >= gap(alive[-2], alive[-1]):
+                alive.pop()
+
+        def need(pos: int) -> arb:
+            """r of the interior vertex at position pos of ``alive``."""
+            a, i, c = alive[pos - 1], alive[pos], alive[pos + 1]
+            return gap(a, i).max(gap(i, c)).max(arb(0))
+
+        fix_ends()
+        for _ in range(m + 2):
+            if len(alive) < 3:
+                raise ArithmeticError("random allocation: lower discretisation degenerated")
+            vals = [bottom_val()] + [pin[alive[p]] - need(p) for p in range(1, len(alive) - 1)] + [arb(0)]
+            slopes = [-w_in]
+            for p in range(len(alive) - 1):
+                slopes.append((vals[p + 1] - vals[p]) / (xs[alive[p + 1]] - xs[alive[p]]))
+            slopes.append(arb(0))
+            ms = [slopes[p + 1] - slopes[p] for p in range(len(alive))]
+            bad = [p for p in range(len(alive)) if not ms[p] >= 0]
+            if not bad:
+                break
+            drop = set(bad[::2])  # never two neighbours at once
+            alive = [i for p, i in enumerate(alive) if p not in drop]
+            fix_ends()
+        else:
+            raise ArithmeticError("random allocation: lower discretisation did not converge")
+        out = [0] * (m + 1)
+        for i, mk in zip(alive, ms, strict=True):
+            v = (mk * scale).lower().floor().unique_fmpz()
+            if v is None:
+                raise ArithmeticError("random allocation: a mass enclosure is too wide")
+            out[i] = max(0, int(v))
+        return out
+
+
+def _trim(coeffs: list[int], budget: int) -> tuple[int, int, int]:
+    """(lo, hi, removed): the kept slice [lo, hi) after removing end coefficients of total at most
+    ``budget`` at each end."""
+    lo, acc = 0, 0
+    n = len(coeffs)
+    while lo < n - 1 and acc + coeffs[lo] <= budget:
+        acc += coeffs[lo]
+        lo += 1
+    removed = acc
+    hi, acc = n, 0
+    while hi - 1 > lo and acc + coeffs[hi - 1] <= budget:
+        acc += coeffs[hi - 1]
+        hi -= 1
+    return lo, hi, removed + acc
+
+
+def _product(a: tuple[int, fmpz_poly], b: tuple[int, fmpz_poly], bits: int, budget: int) -> tuple[int, fmpz_poly, int]:
+    """Floor-rescaled, trimmed product; returns (offset, poly, deficit units) where the deficit is the
+    exact mass lost (floor remainders and the trimmed ends), in units of 2^-bits."""
+    oa, pa = a
+    ob, pb = b
+    prod = pa * pb
+    exact = int(prod(1))
+    floored = prod // (1 << bits)
+    coeffs = [int(c) for c in floored.coeffs()]
+    lo, hi, _ = _trim(coeffs, budget)
+    kept = coeffs[lo:hi]
+    kept_sum = sum(kept)
+    deficit = -((-(exact - (kept_sum << bits))) >> bits)  # ceil of the lost mass in units
+    return oa + ob + lo, fmpz_poly(kept), deficit
+
+
+def _power(base: tuple[int, fmpz_poly], t: int, bits: int, budget: int) -> tuple[int, fmpz_poly, list[tuple[int, int]]]:
+    """t-fold convolution power (left-to-right binary powering); also the list of
+    ``(copies, deficit units)`` of every product (in order)."""
+    result = base
+    copies = 1
+    log: list[tuple[int, int]] = []
+    for bit in bin(t)[3:]:
+        o, p, d = _product(result, result, bits, budget)
+        result = (o, p)
+        copies *= 2
+        log.append((copies, d))
+        if bit == "1":
+            o, p, d = _product(result, base, bits, budget)
+            result = (o, p)
+            copies += 1
+            log.append((copies, d))
+    return result[0], result[1], log
+
+
+def _error_mass(base_deficit: Fraction, t: int, log: list[tuple[int, int]], bits: int) -> Fraction:
+    r"""An upper bound of :math:`e_t` (module docstring) along the powering of :func:`_power`."""
+    e_base = base_deficit
+    e = e_base
+    unit = Fraction(1, 1 << bits)
+    for bit, (d_sq, d_mul) in zip(bin(t)[3:], _pairs(log, t), strict=True):
+        e = 2 * e + e * e + d_sq * unit
+        if bit == "1":
+            e = e + e_base + e * e_base + d_mul * unit
+        # keep the rational small: round up to a dyadic of 2 * bits bits
+        e = Fraction(math.ceil(e * (1 << (2 * bits))), 1 << (2 * bits))
+    return e
+
+
+def _pairs(log: list[tuple[int, int]], t: int) -> list[tuple[int, int]]:
+    out = []
+    i = 0
+    for bit in bin(t)[3:]:
+        sq = log[i][1]
+        i += 1
+        mul = 0
+        if bit == "1":
+            mul = log[i][1]
+            i += 1
+        out.append((sq, mul))
+    return out
+
+
+_LOCK = threading.Lock()
+_CACHE: dict[tuple, SumLaw] = {}
+
+
+def sum_law(sigma: Fraction, t: int, upper: bool, tail: float) -> SumLaw:
+    r"""The upper (or lower) law of :math:`S = \sum_{i \le t} Y_i` (module docstring), cached.
+
+    ``tail`` bounds (roughly; the exact bounds are in ``inf_remove`` / ``inf_add``) what the cut of
+    one coordinate and the trims may move to :math:`+\infty`."""
+    tail = float(10 ** math.floor(math.log10(max(tail, 1e-300))))  # a few cache keys only
+    key = (Fraction(sigma), int(t), bool(upper), tail)
+    with _LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+    import time
+
+    t0 = time.perf_counter()
+    h = grid_step(sigma)
+    m = _choose_cut(sigma, t, h, tail)
+    bits = SUM_BITS
+    g = h * m
+    # a trim of a product moves at most budget units; sup of the integrand on [0, tG] is G (remove)
+    products = 2 * max(1, t.bit_length())
+    budget = int(Fraction(tail) * _TRIM_SHARE / (products * max(1, math.ceil(g))) * (1 << bits))
+    if upper:
+        masses, deficit, sf_g, e_g = _upper_base(sigma, h, m, bits)
+    else:
+        masses = _lower_base(sigma, h, m, bits)
+        deficit, sf_g, e_g = Fraction(0), Fraction(0), Fraction(0)
+    t1 = time.perf_counter()
+    base = (0, fmpz_poly(masses))
+    if t == 1:
+        off, poly, log = 0, base[1], []
+    else:
+        off, poly, log = _power(base, t, bits, budget)
+    t2 = time.perf_counter()
+    inf_rem = inf_add = Fraction(0)
+    if upper:
+        e_t = deficit if t == 1 else _error_mass(deficit, t, log, bits)
+        inf_rem = e_g + (t - 1) * sf_g + g * e_t
+        inf_add = t * sf_g + e_t
+    stats = {"grid_step": str(h), "cut": float(g), "points": m + 1, "length": poly.length(),
+             "base_seconds": t1 - t0, "power_seconds": t2 - t1}  # fmt: skip
+    law = SumLaw(off, poly, h, upper, inf_rem, inf_add, g, stats)
+    with _LOCK:
+        _CACHE[key] = law
+    return law
+
+
+# ---------------------------------------------------------------------------
+# to the loss grid
+# ---------------------------------------------------------------------------
+
+
+def _loss_index(nums: np.ndarray, den: int, n: int, up: bool) -> np.ndarray:
+    r"""ceil (``up``) or floor of :math:`n \log(\mathrm{nums}/\mathrm{den})` for positive integers
+    ``nums`` (exact: a float screen, and arb where the float is within 1e-6 of an integer)."""
+    x = n * (np.log(nums.astype(float)) - math.log(den))
+    r = np.ceil(x) if up else np.floor(x)
+    near = np.nonzero(np.abs(x - np.round(x)) < 1e-6)[0]
+    out = r.astype(np.int64)
+    if len(near):
+        with workprec(128):
+            for i in near.tolist():
+                v = (arb(int(nums[i])) / den).log() * n
+                w = v.upper().ceil() if up else v.lower().floor()
+                z = w.unique_fmpz()
+                other = (v.lower().ceil() if up else v.upper().floor()).unique_fmpz()
+                if z is None or other is None or z != other:
+                    # undecided: take the safe side (one grid point further out)
+                    z = (v.upper().ceil() if up else v.lower().floor()).unique_fmpz()
+                    if z is None:
+                        raise ArithmeticError("random allocation: loss index undecided")
+                out[i] = int(z)
+    return out
+
+
+def _to_loss(law: SumLaw, t: int, n: int, direction: str, scale_bits: int) -> DiscretePld:
+    """The P-law of the loss of one epoch on grid 1/n (upper or lower as ``law``)."""
+    up = law.upper
+    h = law.h
+    hn, hd = h.numerator, h.denominator
+    coeffs = np.array([int(c) for c in law.coeffs.coeffs()], dtype=object)
+    idx = np.arange(law.offset, law.offset + len(coeffs), dtype=np.int64)
+    nz = np.nonzero(coeffs != 0)[0]
+    coeffs, idx = coeffs[nz], idx[nz]
+    fine = n * REFINE
+    shift = scale_bits - SUM_BITS
+    inf = Fraction(0)
+    if direction == "remove":
+        # P-mass c * s / t with s = j * hn / hd; loss log(s / t) = log(j * hn / (hd * t))
+        keep = idx > 0
+        coeffs, idx = coeffs[keep], idx[keep]
+        num = coeffs * (idx.astype(object) * hn)
+        den = hd * t
+        if shift >= 0:
+            num = num * (1 << shift)
+        else:
+            den = den << (-shift)
+        masses = -((-num) // den) if up else num // den
+        li = _loss_index(idx * hn, hd * t, fine, up)
+        if up:
+            inf = law.inf_remove
+    else:
+        zero = idx == 0
+        if up and zero.any():
+            inf += Fraction(int(coeffs[zero].sum()), 1 << SUM_BITS)
+        coeffs, idx = coeffs[~zero], idx[~zero]
+        if shift >= 0:
+            masses = coeffs * (1 << shift)
+        else:
+            masses = -((-coeffs) >> (-shift)) if up else coeffs >> (-shift)
+        # loss log(t / s) = -log(s / t): ceil(-x) = -floor(x)
+        li = -_loss_index(idx * hn, hd * t, fine, not up)
+        if up:
+            inf += law.inf_add
+    order = np.argsort(li, kind="stable")
+    li, masses = li[order], masses[order]
+    lo_i = int(li[0]) if len(li) else 0
+    lo_i = (lo_i // REFINE) * REFINE  # aligned for the coarsening
+    hi_i = int(li[-1]) if len(li) else lo_i
+    dense = np.zeros(hi_i - lo_i + 1, dtype=object)
+    starts = np.concatenate([[0], np.nonzero(np.diff(li))[0] + 1])
+    sums = np.add.reduceat(masses, starts) if len(masses) else masses
+    dense[li[starts] - lo_i] = sums
+    pld = DiscretePld(lo_i, fmpz_poly(dense.tolist()), scale_bits, min(inf, Fraction(1)), up)
+    coarse = (coarsen_up if up else coarsen_down)(pld, REFINE, fine)
+    return DiscretePld(lo_i // REFINE, coarse.coeffs, scale_bits, coarse.inf_mass, up)
+
+
+def allocation_plds(
+    sigma: Fraction, t: int, direction: str, n: int, scale_bits: int, tail: float, lower: bool = True
+) -> tuple[DiscretePld, DiscretePld | None]:
+    """The upper and lower discrete PLDs of one epoch on grid 1/n (the hook of
+    :class:`AllocationProfile`)."""
+    if direction not in ("remove", "add"):
+        raise ValueError(f"direction must be remove or add. Found {direction!r}.")
+    up = _to_loss(sum_law(sigma, t, True, tail), t, n, direction, scale_bits)
+    lo = _to_loss(sum_law(sigma, t, False, tail), t, n, direction, scale_bits) if lower else None
+    return up, lo
+
+
+def _no_oracle(_eps: Fraction) -> ProfilePoint:
+    raise UnsupportedEventError("random allocation has no closed-form privacy profile (its PLD is built on the grid)")
+
+
+def _screen(sigma: float, t: int, direction: str):
+    """A float screen of delta(eps) (a Poisson-subsampled Gaussian with q = 1/t: a choice only)."""
+    q = 1.0 / t
+
+    def screen(eps: float) -> float:
+        # remove: delta of the Poisson pair; add: the same shape (screens choose ranges only)
+        from .profiles import _fsf
+
+        e = eps if direction == "remove" else eps
+        if math.exp(min(e, 700)) <= 1 - q:
+            return 1 - math.exp(e)
+        x = sigma * sigma * math.log((math.exp(min(e, 700)) - 1 + q) / q) + 0.5
+        return q * _fsf((x - 1) / sigma) + (1 - q) * _fsf(x / sigma) - math.exp(min(e, 700)) * _fsf(x / sigma)
+
+    def screen_low(eps: float) -> float:
+        return max(0.0, screen(eps) - (1 - math.exp(min(eps, 700))))
+
+    return screen, screen_low
+
+
+@dataclass(frozen=True)
+class AllocationProfile(Profile):
+    """A profile whose discrete PLDs are built on the grid (:func:`allocation_plds`), not from an
+    oracle: :attr:`grid_plds` ``(n, scale_bits, tail, lower) -> (upper, lower or None)``."""
+
+    grid_plds: Any = None
+
+
+def allocation_pair(sigma: Fraction, t: int, selected: int = 1) -> DominatingPair:
+    """The dominating pair of one epoch of balls-and-bins sampling of the Gaussian (module docstring).
+
+    Raises:
+        UnsupportedEventError: for ``selected`` > 1 (no proven reduction here).
+    """
+    if selected != 1:
+        raise UnsupportedEventError(
+            "the PLD accountant has no certified dominating pair for random allocation with selected > 1: "
+            "the reduction of k-of-t allocation to the composition of k allocations of 1 of t/k steps is not "
+            "proven here (use balls-and-bins, selected = 1, or --method rdp)."
+        )
+    sig = Fraction(sigma)
+
+    def make(direction: str) -> AllocationProfile:
+        sd, sl = _screen(float(sig), t, direction)
+
+        def build(n: int, scale_bits: int, tail: float, lower: bool) -> tuple[DiscretePld, DiscretePld | None]:
+            return allocation_plds(sig, t, direction, n, scale_bits, tail, lower)
+
+        return AllocationProfile(
+            f"balls-and-bins-gaussian(sigma={sig}, t={t}, {direction})",
+            _no_oracle,
+            (None, None),
+            sd,
+            sl,
+            ("balls-and-bins-gaussian", sig, t, direction),
+            None,
+            build,
+        )
+
+    return DominatingPair(make("remove"), make("add"), tight=True)
