@@ -106,6 +106,7 @@ __all__ = [
     "allocation_plds",
     "grid_step",
     "sum_law",
+    "sum_law_parameters",
 ]
 
 #: bits of the integer masses of the S-laws (independent of the accountant's scale)
@@ -113,7 +114,7 @@ SUM_BITS = 96
 #: working precision of the one-coordinate enclosures
 _PREC = 224
 #: the loss grid of the mapping is this many times finer than the accountant's (then coarsened)
-REFINE = 16
+REFINE = 64
 #: the largest one-coordinate grid (cost cap: small noise makes the log-normal too long-tailed)
 MAX_POINTS = 400_000
 #: a trim of an S-law moves at most this fraction of the tail budget (per product)
@@ -386,6 +387,18 @@ def _pairs(log: list[tuple[int, int]], t: int) -> list[tuple[int, int]]:
     return out
 
 
+def sum_law_parameters(sigma: Fraction, t: int, tail: float) -> tuple[Fraction, int, int, int, float]:
+    r"""The choices behind :func:`sum_law` (tightness and cost only; the verifier's reference makes the
+    same ones): ``(h, M, bits, trim budget in units of 2^-bits, tail rounded down to a power of 10)``.
+    A trim moves at most the budget; the remove integrand is at most G on :math:`[0, tG]`."""
+    tail = float(10 ** math.floor(math.log10(max(float(tail), 1e-300))))  # a few cache keys only
+    h = grid_step(Fraction(sigma))
+    m = _choose_cut(Fraction(sigma), t, h, tail)
+    products = 2 * max(1, t.bit_length())
+    budget = int(Fraction(tail) * _TRIM_SHARE / (products * max(1, math.ceil(h * m))) * (1 << SUM_BITS))
+    return h, m, SUM_BITS, budget, tail
+
+
 _LOCK = threading.Lock()
 _CACHE: dict[tuple, SumLaw] = {}
 
@@ -395,7 +408,7 @@ def sum_law(sigma: Fraction, t: int, upper: bool, tail: float) -> SumLaw:
 
     ``tail`` bounds (roughly; the exact bounds are in ``inf_remove`` / ``inf_add``) what the cut of
     one coordinate and the trims may move to :math:`+\infty`."""
-    tail = float(10 ** math.floor(math.log10(max(tail, 1e-300))))  # a few cache keys only
+    h, m, bits, budget, tail = sum_law_parameters(sigma, t, tail)
     key = (Fraction(sigma), int(t), bool(upper), tail)
     with _LOCK:
         if key in _CACHE:
@@ -403,13 +416,7 @@ def sum_law(sigma: Fraction, t: int, upper: bool, tail: float) -> SumLaw:
     import time
 
     t0 = time.perf_counter()
-    h = grid_step(sigma)
-    m = _choose_cut(sigma, t, h, tail)
-    bits = SUM_BITS
     g = h * m
-    # a trim of a product moves at most budget units; sup of the integrand on [0, tG] is G (remove)
-    products = 2 * max(1, t.bit_length())
-    budget = int(Fraction(tail) * _TRIM_SHARE / (products * max(1, math.ceil(g))) * (1 << bits))
     if upper:
         masses, deficit, sf_g, e_g = _upper_base(sigma, h, m, bits)
     else:

@@ -492,7 +492,11 @@ def composed_upper_delta(parts, n: int, scale_bits: int, tail_step, comp_tail, e
         for kind, params, direction, count in parts:
             if count < 1:
                 raise ValueError("a composed part must have count >= 1.")
-            base = connect_the_dots_upper(kind, params, direction, n, scale_bits, tail_step)
+            own = getattr(kind, "reference_base", None)  # a kind that builds its own grid PLD
+            if own is not None:
+                base = own(params, direction, n, scale_bits, tail_step)
+            else:
+                base = connect_the_dots_upper(kind, params, direction, n, scale_bits, tail_step)
             acc = _power(base, count, scale_bits, comp_tail)
             result = acc if result is None else _multiply(result, acc, scale_bits, tail_units)
         if result is None:

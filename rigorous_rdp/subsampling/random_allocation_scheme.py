@@ -246,6 +246,11 @@ class RandomAllocation(_EpochScheme):
 
         return allocation_pair(_sigma(event), event.steps_per_epoch, event.selected)
 
+    def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]] | None:
+        from ..reference.random_allocation_pld import ALLOCATION_REFERENCE
+
+        return ALLOCATION_REFERENCE, (_sigma(event), event.steps_per_epoch)
+
 
 class Shuffle(_EpochScheme):
     """``shuffle`` sampling of the Gaussian mechanism: a certified lower bound only."""
