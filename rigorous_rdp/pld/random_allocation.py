@@ -79,8 +79,19 @@ coarsened by R with :func:`~rigorous_rdp.pld.compose.coarsen_up` /
 :func:`~rigorous_rdp.pld.compose.coarsen_down` (second order).  ``proofs/verify_random_allocation_pld.py``
 checks the identities numerically.
 
-**k > 1** (``random-allocation --selected K``) is refused: the reduction of k-of-t allocation to
-the composition of 1-of-(t/k) allocations that the float peer uses is not proven here.
+**k > 1** (``random-allocation --selected K``).  The pair of k-of-t allocation has likelihood
+ratio :math:`L_k = \binom{t}{k}^{-1}\sum_{|A| = k}\prod_{i \in A} Y_i`.  Cut the t positions into k
+blocks (:math:`k - r` of :math:`m = \lfloor t/k\rfloor` steps and r of m + 1, :math:`r = t - km`),
+permute the steps uniformly (:math:`\pi`) and choose one position per block: the chosen set is a
+uniform k-subset, so :math:`L_k = E_\pi \prod_B L_{\pi(B)}` (``proofs/verify_random_allocation.py``,
+step 10, exact), i.e. :math:`P_k = E_\pi P_\pi` with :math:`P_\pi` the product over the blocks of
+the 1-of-:math:`|B|` pairs, and Q is the product of the blocks' Q.  The hockey-stick divergence is
+jointly convex (an f-divergence), so :math:`H_\gamma(P_k\|Q) \le E_\pi H_\gamma(P_\pi\|Q)` and
+:math:`H_\gamma(Q\|P_k) \le E_\pi H_\gamma(Q\|P_\pi)`, and every :math:`P_\pi` has the profile of
+the composition of :math:`k - r` balls-and-bins pairs of m steps and r of m + 1 steps.  That
+composition therefore dominates one epoch (both directions); it is not attained, so the lower end
+of a k > 1 bracket is reported as 0.  (The same decomposition as the float peer
+``PLD_accounting``; the pair :math:`(P_k, Q)` itself is Feldman & Shenfeld's.)
 """
 
 from __future__ import annotations
@@ -96,9 +107,9 @@ from flint import arb, fmpq, fmpz_poly
 
 from ..arith import workprec
 from ..errors import UnsupportedEventError
-from .compose import coarsen_down, coarsen_up
+from .compose import coarsen_down, coarsen_up, compose_all, products
 from .discretize import DiscretePld, arb_upper_fraction
-from .profiles import DominatingPair, Profile, ProfilePoint
+from .profiles import DominatingPair, Profile, ProfilePoint, poisson_gaussian_profile
 
 __all__ = [
     "SumLaw",
@@ -117,16 +128,19 @@ _PREC = 224
 REFINE = 64
 #: the largest one-coordinate grid (cost cap: small noise makes the log-normal too long-tailed)
 MAX_POINTS = 400_000
+#: the smallest tail budget the S-laws are built for (a delta query asks for 1e-30)
+MIN_TAIL = 1e-15
 #: a trim of an S-law moves at most this fraction of the tail budget (per product)
 _TRIM_SHARE = Fraction(1, 64)
 
 
-def grid_step(sigma: Fraction) -> Fraction:
+def grid_step(sigma: Fraction, t: int = 1000) -> Fraction:
     r"""The grid step h of S: about :math:`0.05\,\mathrm{sd}(Y)`, :math:`\mathrm{sd}(Y)^2 = e^{1/\sigma^2} - 1`,
     as 1/H with H an integer (a choice of tightness and speed only; each split adds a variance of at
-    most :math:`h^2/4` to a coordinate)."""
+    most :math:`h^2/4` to a coordinate), and at most t/64: the split of the first cell puts mass at
+    S = 0, an add-direction loss of :math:`+\infty`, whose t-th power is negligible for large t only."""
     sd = math.sqrt(math.expm1(min(700.0, 1.0 / float(sigma) ** 2)))
-    return Fraction(1, max(1, round(20.0 / sd)))
+    return min(Fraction(1, max(1, round(20.0 / sd))), Fraction(t, 64))
 
 
 @dataclass(frozen=True)
@@ -391,8 +405,10 @@ def sum_law_parameters(sigma: Fraction, t: int, tail: float) -> tuple[Fraction, 
     r"""The choices behind :func:`sum_law` (tightness and cost only; the verifier's reference makes the
     same ones): ``(h, M, bits, trim budget in units of 2^-bits, tail rounded down to a power of 10)``.
     A trim moves at most the budget; the remove integrand is at most G on :math:`[0, tG]`."""
-    tail = float(10 ** math.floor(math.log10(max(float(tail), 1e-300))))  # a few cache keys only
-    h = grid_step(Fraction(sigma))
+    # a few cache keys only; below MIN_TAIL the cut grows long for little gain (the P-mass moved to
+    # +infinity is bounded exactly whatever the choice)
+    tail = float(10 ** math.floor(math.log10(max(float(tail), MIN_TAIL))))
+    h = grid_step(Fraction(sigma), t)
     m = _choose_cut(Fraction(sigma), t, h, tail)
     products = 2 * max(1, t.bit_length())
     budget = int(Fraction(tail) * _TRIM_SHARE / (products * max(1, math.ceil(h * m))) * (1 << SUM_BITS))
@@ -523,16 +539,55 @@ def _to_loss(law: SumLaw, t: int, n: int, direction: str, scale_bits: int) -> Di
     return DiscretePld(lo_i // REFINE, coarse.coeffs, scale_bits, coarse.inf_mass, up)
 
 
+def blocks(t: int, selected: int) -> list[tuple[int, int]]:
+    """``[(steps, count)]``: the k-of-t epoch is dominated by ``count`` compositions of the 1-of-``steps``
+    pair for each entry (k - r blocks of floor(t/k) steps and r of one more, r = t mod k)."""
+    m, r = divmod(t, selected)
+    return [(b, c) for b, c in ((m, selected - r), (m + 1, r)) if c > 0]
+
+
 def allocation_plds(
-    sigma: Fraction, t: int, direction: str, n: int, scale_bits: int, tail: float, lower: bool = True
+    sigma: Fraction,
+    t: int,
+    direction: str,
+    n: int,
+    scale_bits: int,
+    tail: float,
+    lower: bool = True,
+    selected: int = 1,
 ) -> tuple[DiscretePld, DiscretePld | None]:
     """The upper and lower discrete PLDs of one epoch on grid 1/n (the hook of
-    :class:`AllocationProfile`)."""
+    :class:`AllocationProfile`); for ``selected`` k > 1 the composition over the blocks of
+    :func:`blocks` (module docstring; the lower array then bounds the blocks' pair, not the mechanism)."""
     if direction not in ("remove", "add"):
         raise ValueError(f"direction must be remove or add. Found {direction!r}.")
+    if selected > 1:
+        parts = blocks(t, selected)
+        ups = []
+        los: list[tuple[DiscretePld, int]] | None = [] if lower else None
+        for steps, count in parts:
+            u, lo_pld = allocation_plds(sigma, steps, direction, n, scale_bits, tail, lower)
+            ups.append((u, count))
+            if los is not None and lo_pld is not None:
+                los.append((lo_pld, count))
+        budget = block_tail(tail, parts)
+        low = compose_all(los, budget) if los else None
+        return compose_all(ups, budget), low
+    if t == 1:
+        # one step: the Gaussian pair (its grid construction; the S-law of one log-normal is long at small t)
+        from .discretize import discretize
+
+        g = poisson_gaussian_profile(Fraction(1), Fraction(sigma), "remove")
+        return discretize(g, n, scale_bits, tail, lower=lower)
     up = _to_loss(sum_law(sigma, t, True, tail), t, n, direction, scale_bits)
     lo = _to_loss(sum_law(sigma, t, False, tail), t, n, direction, scale_bits) if lower else None
     return up, lo
+
+
+def block_tail(tail: float, parts: list[tuple[int, int]]) -> Fraction:
+    """The trimming budget of each product composing the blocks of one epoch (a choice; trimmed mass is
+    moved to +infinity, so any budget is sound)."""
+    return Fraction(tail) / (4 * max(1, products([c for _, c in parts])))
 
 
 def _no_oracle(_eps: Fraction) -> ProfilePoint:
@@ -568,34 +623,31 @@ class AllocationProfile(Profile):
 
 
 def allocation_pair(sigma: Fraction, t: int, selected: int = 1) -> DominatingPair:
-    """The dominating pair of one epoch of balls-and-bins sampling of the Gaussian (module docstring).
-
-    Raises:
-        UnsupportedEventError: for ``selected`` > 1 (no proven reduction here).
-    """
-    if selected != 1:
-        raise UnsupportedEventError(
-            "the PLD accountant has no certified dominating pair for random allocation with selected > 1: "
-            "the reduction of k-of-t allocation to the composition of k allocations of 1 of t/k steps is not "
-            "proven here (use balls-and-bins, selected = 1, or --method rdp)."
-        )
+    """The dominating pair of one epoch of random allocation (``selected`` of ``t`` steps) of the
+    Gaussian (module docstring): for k = 1 the balls-and-bins pair (attained: ``tight``); for k > 1 the
+    composition over the blocks of :func:`blocks` (dominating only: the lower end is reported as 0)."""
     sig = Fraction(sigma)
+    if t == 1:
+        # one step per epoch: the pair is the Gaussian pair itself (N(1, sigma^2), N(0, sigma^2)), symmetric
+        g = poisson_gaussian_profile(Fraction(1), sig, "remove")
+        return DominatingPair(g, g, tight=True)
 
     def make(direction: str) -> AllocationProfile:
         sd, sl = _screen(float(sig), t, direction)
 
         def build(n: int, scale_bits: int, tail: float, lower: bool) -> tuple[DiscretePld, DiscretePld | None]:
-            return allocation_plds(sig, t, direction, n, scale_bits, tail, lower)
+            return allocation_plds(sig, t, direction, n, scale_bits, tail, lower, selected)
 
         return AllocationProfile(
-            f"balls-and-bins-gaussian(sigma={sig}, t={t}, {direction})",
+            f"random-allocation-gaussian(sigma={sig}, t={t}, k={selected}, {direction})",
             _no_oracle,
             (None, None),
             sd,
             sl,
-            ("balls-and-bins-gaussian", sig, t, direction),
+            ("random-allocation-gaussian", sig, t, selected, direction),
             None,
             build,
         )
 
-    return DominatingPair(make("remove"), make("add"), tight=True)
+    # k > 1: the blocks' pair only dominates (joint convexity), so the lower end is not the mechanism's
+    return DominatingPair(make("remove"), make("add"), tight=selected == 1)

@@ -132,8 +132,16 @@ class AllocationReference:
         raise ValueError("random allocation has no closed-form profile; use reference_base")
 
     def reference_base(self, params: tuple, direction: str, n: int, scale_bits: int, tail: Any) -> tuple:
-        """``(offset, coeffs, inf_units)`` of one epoch's upper PLD on grid 1/n at scale 2^-scale_bits."""
+        """``(offset, coeffs, inf_units)`` of one epoch's upper PLD on grid 1/n at scale 2^-scale_bits;
+        params ``(sigma, t)`` or ``(sigma, t, k)`` (k > 1: the composition over the blocks)."""
         sigma, t = Fraction(params[0]), int(params[1])
+        k = int(params[2]) if len(params) > 2 else 1
+        if k > 1:
+            return self._blocks(sigma, t, k, direction, n, scale_bits, tail)
+        if t == 1:
+            from .pld import connect_the_dots_upper
+
+            return connect_the_dots_upper("gaussian", (sigma,), direction, n, scale_bits, tail)
         from ..pld.random_allocation import sum_law_parameters
 
         h, m, bits, _, tail_q = sum_law_parameters(sigma, t, float(tail))
@@ -175,6 +183,21 @@ class AllocationReference:
             scale = mpmath.mpf(2) ** scale_bits
             coeffs = [_ceil(bins.get(i, mpmath.mpf(0)) * scale) + 1 for i in range(lo, hi + 1)]
             return lo, coeffs, _ceil(inf * scale) + 1
+
+
+    def _blocks(self, sigma: Fraction, t: int, k: int, direction: str, n: int, scale_bits: int, tail: Any) -> tuple:
+        from ..pld.random_allocation import block_tail, blocks
+        from .pld import _multiply, _power
+
+        parts = blocks(t, k)
+        budget = block_tail(float(tail), parts)
+        units = int(budget * (1 << scale_bits))
+        result = None
+        for steps, count in parts:
+            base = self.reference_base((sigma, steps), direction, n, scale_bits, tail)
+            acc = _power(base, count, scale_bits, budget)
+            result = acc if result is None else _multiply(result, acc, scale_bits, units)
+        return result
 
 
 #: the module's one instance (hashable, stateless apart from its cache)

@@ -249,6 +249,10 @@ class RandomAllocation(_EpochScheme):
     def reference_pld(self, event: Any) -> tuple[Any, tuple[Any, ...]] | None:
         from ..reference.random_allocation_pld import ALLOCATION_REFERENCE
 
+        if event.steps_per_epoch == 1:  # one step per epoch: the Gaussian pair
+            return "gaussian", (_sigma(event),)
+        if event.selected > 1:
+            return ALLOCATION_REFERENCE, (_sigma(event), event.steps_per_epoch, event.selected)
         return ALLOCATION_REFERENCE, (_sigma(event), event.steps_per_epoch)
 
 
