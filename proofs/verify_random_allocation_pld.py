@@ -70,8 +70,9 @@ def test_profiles_are_convex_functions_of_s():
     assert sp.simplify((S / t) * (1 - c * t / S) - (S / t - c)) == 0
     pts = [Fraction(k, 3) for k in range(30)]
     for tt, cc in itertools.product((2, 5), (Fraction(1, 2), Fraction(2))):
-        for g in (lambda x: max(Fraction(0), x / tt - cc), lambda x: max(Fraction(0), 1 - cc * x / tt)):
-            v = [g(p) for p in pts]  # convex: every midpoint below the chord (exact rationals)
+        rem = [max(Fraction(0), x / tt - cc) for x in pts]
+        add = [max(Fraction(0), 1 - cc * x / tt) for x in pts]
+        for v in (rem, add):  # convex: every midpoint below the chord (exact rationals)
             assert all(2 * v[i] <= v[i - 1] + v[i + 1] for i in range(1, len(pts) - 1))
 
 
@@ -132,7 +133,13 @@ def test_connect_the_dots_masses():
             x = h * k
             hat = mpmath.quad(
                 lambda z, x=x: mpmath.npdf(z) * max(mpmath.mpf(0), 1 - abs(_y(z) - x) / h) * (_y(z) <= g),
-                [-mpmath.inf, _zstar(max(x - h, mpmath.mpf("1e-30"))), _zstar(x) if x > 0 else -40, _zstar(x + h), mpmath.inf],
+                [
+                    -mpmath.inf,
+                    _zstar(max(x - h, mpmath.mpf("1e-30"))),
+                    _zstar(x) if x > 0 else -40,
+                    _zstar(x + h),
+                    mpmath.inf,
+                ],
             )
             assert abs(hat - masses[k]) < 1e-12, (k, hat, masses[k])
         w_in = 1 - sf_g
@@ -144,7 +151,9 @@ def test_connect_the_dots_masses():
 def test_chord_gap_bound():
     """Step 4: chord minus pi <= AB/(A + B) with A, B the chord-minus-tangent values."""
     with mpmath.workdps(20):
-        for lo, width in itertools.product((mpmath.mpf("0.05"), mpmath.mpf(1), mpmath.mpf(4)), (mpmath.mpf("0.1"), mpmath.mpf(1))):
+        for lo, width in itertools.product(
+            (mpmath.mpf("0.05"), mpmath.mpf(1), mpmath.mpf(4)), (mpmath.mpf("0.1"), mpmath.mpf(1))
+        ):
             a, c = lo, lo + width
             pa, pc = _pi(a), _pi(c)
             A = pc - pa + _sf(a) * width
@@ -217,7 +226,7 @@ def test_hockey_stick_jointly_convex_against_a_fixed_law():
     for _ in range(50):
         n = 5
 
-        def law() -> list[Fraction]:
+        def law(n: int = n) -> list[Fraction]:
             w = [Fraction(rng.randint(1, 9)) for _ in range(n)]
             s = sum(w)
             return [x / s for x in w]

@@ -111,14 +111,7 @@ from .compose import coarsen_down, coarsen_up, compose_all, products
 from .discretize import DiscretePld, arb_upper_fraction
 from .profiles import DominatingPair, Profile, ProfilePoint, poisson_gaussian_profile
 
-__all__ = [
-    "SumLaw",
-    "allocation_pair",
-    "allocation_plds",
-    "grid_step",
-    "sum_law",
-    "sum_law_parameters",
-]
+__all__ = ["SumLaw", "allocation_pair", "allocation_plds", "grid_step", "sum_law", "sum_law_parameters"]
 
 #: bits of the integer masses of the S-laws (independent of the accountant's scale)
 SUM_BITS = 96
@@ -440,8 +433,9 @@ def sum_law(sigma: Fraction, t: int, upper: bool, tail: float) -> SumLaw:
         deficit, sf_g, e_g = Fraction(0), Fraction(0), Fraction(0)
     t1 = time.perf_counter()
     base = (0, fmpz_poly(masses))
+    log: list[tuple[int, int]] = []
     if t == 1:
-        off, poly, log = 0, base[1], []
+        off, poly = 0, base[1]
     else:
         off, poly, log = _power(base, t, bits, budget)
     t2 = time.perf_counter()
@@ -519,8 +513,10 @@ def _to_loss(law: SumLaw, t: int, n: int, direction: str, scale_bits: int) -> Di
         coeffs, idx = coeffs[~zero], idx[~zero]
         if shift >= 0:
             masses = coeffs * (1 << shift)
+        elif up:
+            masses = -((-coeffs) >> (-shift))
         else:
-            masses = -((-coeffs) >> (-shift)) if up else coeffs >> (-shift)
+            masses = coeffs >> (-shift)
         # loss log(t / s) = -log(s / t): ceil(-x) = -floor(x)
         li = -_loss_index(idx * hn, hd * t, fine, not up)
         if up:
@@ -547,14 +543,7 @@ def blocks(t: int, selected: int) -> list[tuple[int, int]]:
 
 
 def allocation_plds(
-    sigma: Fraction,
-    t: int,
-    direction: str,
-    n: int,
-    scale_bits: int,
-    tail: float,
-    lower: bool = True,
-    selected: int = 1,
+    sigma: Fraction, t: int, direction: str, n: int, scale_bits: int, tail: float, lower: bool = True, selected: int = 1
 ) -> tuple[DiscretePld, DiscretePld | None]:
     """The upper and lower discrete PLDs of one epoch on grid 1/n (the hook of
     :class:`AllocationProfile`); for ``selected`` k > 1 the composition over the blocks of
@@ -602,7 +591,7 @@ def _screen(sigma: float, t: int, direction: str):
         # remove: delta of the Poisson pair; add: the same shape (screens choose ranges only)
         from .profiles import _fsf
 
-        e = eps if direction == "remove" else eps
+        e = eps
         if math.exp(min(e, 700)) <= 1 - q:
             return 1 - math.exp(e)
         x = sigma * sigma * math.log((math.exp(min(e, 700)) - 1 + q) / q) + 0.5

@@ -156,10 +156,7 @@ class AllocationReference:
             tt = mpmath.mpf(t)
             bins: dict[int, mpmath.mpf] = {}
             e_mp = mpmath.mpf(e_t.numerator) / e_t.denominator
-            if direction == "remove":
-                inf = e_g + (t - 1) * sf_g + g * e_mp
-            else:
-                inf = t * sf_g + e_mp
+            inf = e_g + (t - 1) * sf_g + g * e_mp if direction == "remove" else t * sf_g + e_mp
             r = mpmath.exp(-mpmath.mpf(1) / n)
             for j, c in enumerate(masses):
                 if not c:
@@ -184,7 +181,6 @@ class AllocationReference:
             coeffs = [_ceil(bins.get(i, mpmath.mpf(0)) * scale) + 1 for i in range(lo, hi + 1)]
             return lo, coeffs, _ceil(inf * scale) + 1
 
-
     def _blocks(self, sigma: Fraction, t: int, k: int, direction: str, n: int, scale_bits: int, tail: Any) -> tuple:
         from ..pld.random_allocation import block_tail, blocks
         from .pld import _multiply, _power
@@ -192,11 +188,13 @@ class AllocationReference:
         parts = blocks(t, k)
         budget = block_tail(float(tail), parts)
         units = int(budget * (1 << scale_bits))
-        result = None
+        result: tuple | None = None
         for steps, count in parts:
             base = self.reference_base((sigma, steps), direction, n, scale_bits, tail)
             acc = _power(base, count, scale_bits, budget)
             result = acc if result is None else _multiply(result, acc, scale_bits, units)
+        if result is None:
+            raise ValueError("random allocation: no blocks")
         return result
 
 
