@@ -106,9 +106,10 @@ def test_registry_reads_the_events():
     assert k == RandomAllocationEvent(GaussianEvent(1), 100, 3)
     s = registry.sampled_event(GaussianEvent(1), "shuffle", batch_size=10, dataset_size=1000)
     assert not registry.lookup(s).guarantee and s.steps_per_epoch == 100
-    for event in (e, k, s):
-        with pytest.raises(UnsupportedEventError, match="PLD accountant"):
-            registry.pld_pair(event)
+    # balls-and-bins: an attained pair; k of t: the blocks' composition, dominating only (pld/random_allocation.py)
+    assert registry.pld_pair(e).tight and not registry.pld_pair(k).tight
+    with pytest.raises(UnsupportedEventError, match="PLD accountant"):
+        registry.pld_pair(s)
 
 
 def test_rdp_of_epochs_and_json_echo(capsys):
@@ -170,8 +171,8 @@ def test_epsilon_of_random_allocation_json(capsys):
         (["--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "2", "--steps", "3"], "disagree"),
         (["--sampling", "shuffle", "--batch-size", "7", "--dataset-size", "100", "--epochs", "2"], "multiple"),
         (["--sampling", "shuffle", "--batch-size", "10", "--dataset-size", "100", "--epochs", "2"], "no upper bound"),
-        (["--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "2", "--method", "pld"],
-         "PLD accountant"),
+        (["--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "2", "--method", "pld",
+          "--sigma", "0.3"], "noise_multiplier 0.3"),
     ],
 )  # fmt: skip
 def test_bad_values_exit_2_with_one_line(argv, needle, capsys):
@@ -322,8 +323,8 @@ def test_dp_accounting_adapter_takes_random_allocation():
         conv = (mpmath.log(1 / mpmath.mpf("1e-5")) + (order - 1) * mpmath.log1p(-1 / mpmath.mpf(order))
                 - mpmath.log(order)) / (order - 1)  # fmt: skip
     assert eps >= float(blocks + conv) * (1 - 1e-12)
-    # the PLD adapter and replace-one refuse it in dp-accounting's way
-    assert not CertifiedPldAccountant().supports(event)
+    # the PLD adapter takes it (the blocks' composition, pld/random_allocation.py); replace-one is refused
+    assert CertifiedPldAccountant().supports(event)
     assert not CertifiedRdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE).supports(event)
     assert CertifiedRdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_SPECIAL).supports(event)
     with pytest.raises(ValueError, match="num_selected must be <= num_steps"):
