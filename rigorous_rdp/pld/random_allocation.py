@@ -116,7 +116,7 @@ __all__ = ["SumLaw", "allocation_pair", "allocation_plds", "grid_step", "sum_law
 #: bits of the integer masses of the S-laws (independent of the accountant's scale)
 SUM_BITS = 96
 #: working precision of the one-coordinate enclosures
-_PREC = 224
+_PREC = 192
 #: the loss grid of the mapping is this many times finer than the accountant's (then coarsened)
 REFINE = 64
 #: the largest one-coordinate grid (cost cap: small noise makes the log-normal too long-tailed)
@@ -183,6 +183,26 @@ class _Coordinate:
         return _phi(d2 + self.inv) - k * s2, s2
 
 
+_PI_CACHE: dict[tuple[Fraction, Fraction], list[tuple[arb, arb]]] = {}
+
+
+def _pi_sf_grid(sigma: Fraction, h: Fraction, m: int) -> list[tuple[arb, arb]]:
+    """``[(pi(kh), P(Y > kh)) for k = 0..m]`` at precision ``_PREC`` (k = 0: (1, 1)), cached per
+    (sigma, h) and extended as needed (the upper and lower laws and every t share it)."""
+    key = (Fraction(sigma), Fraction(h))
+    with _LOCK:
+        got = _PI_CACHE.setdefault(key, [(arb(1), arb(1))])
+    if len(got) <= m:
+        with workprec(_PREC):
+            co = _Coordinate(sigma)
+            hh = _q(h)
+            more = [co.pi_sf(hh * k) for k in range(len(got), m + 1)]
+        with _LOCK:
+            if len(got) <= m:
+                got.extend(more[len(got) - (m + 1 - len(more)) :])
+    return got[: m + 1]
+
+
 def _float_tail(sigma: float, g: float, t: int) -> float:
     """Float screen of E[Y; Y > g] + t P(Y > g) (a choice only)."""
     d2 = -1 / (2 * sigma) - sigma * math.log(g)
@@ -207,17 +227,12 @@ def _choose_cut(sigma: Fraction, t: int, h: Fraction, tail: float) -> int:
 def _upper_base(sigma: Fraction, h: Fraction, m: int, bits: int) -> tuple[list[int], Fraction, Fraction, Fraction]:
     """Connect-the-dots masses of nu_in at 0, h, ..., Mh (floored at scale 2^bits), the floor deficit
     (an upper bound), and upper bounds of P(Y > G), E[Y; Y > G]."""
+    grid = _pi_sf_grid(sigma, h, m)
     with workprec(_PREC):
-        co = _Coordinate(sigma)
         hh = _q(h)
         scale = arb(2) ** bits
-        pis = [arb(1)]
-        sf_g = e_g = arb(0)
-        for k in range(1, m + 1):
-            pi, sf = co.pi_sf(hh * k)
-            pis.append(pi)
-            if k == m:
-                sf_g, pi_g = sf, pi
+        pis = [p for p, _ in grid]
+        pi_g, sf_g = grid[m]
         g = hh * m
         e_g = pi_g + g * sf_g  # E[Y; Y > G]
         # pi_in(K) = pi(K) - pi(G) - (G - K) sf(G): the linear part cancels in second differences;
@@ -243,11 +258,10 @@ def _upper_base(sigma: Fraction, h: Fraction, m: int, bits: int) -> tuple[list[i
 
 def _lower_base(sigma: Fraction, h: Fraction, m: int, bits: int) -> list[int]:
     """Tangent-chord masses of nu_in at 0, h, ..., Mh (floored): a law below nu_in in the convex order."""
+    raw = _pi_sf_grid(sigma, h, m)
     with workprec(_PREC):
-        co = _Coordinate(sigma)
         hh = _q(h)
         scale = arb(2) ** bits
-        raw = [(arb(1), arb(1))] + [co.pi_sf(hh * k) for k in range(1, m + 1)]
         pi_g, sf_g = raw[m]
         g = hh * m
         pin = [p - pi_g - (g - hh * k) * sf_g for k, (p, _) in enumerate(raw)]
