@@ -125,6 +125,27 @@ def add_target_delta(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
 
 
+def add_query_command(
+    sub: Any,
+    name: str,
+    run: Callable[[argparse.Namespace], dict[str, Any]],
+    text: Callable[[argparse.Namespace, dict[str, Any]], str],
+    target: str,
+    **parser_options: Any,
+) -> argparse.ArgumentParser:
+    """The parser of a query of T composed steps (``epsilon``, ``delta``, ``certify``): :func:`add_event_command`,
+    :func:`add_accounting_options`, the target (``target="delta"``: ``--delta``; ``"epsilon"``: ``--epsilon``)
+    and :func:`add_result_options`."""
+    p = add_event_command(sub, name, run, text, **parser_options)
+    add_accounting_options(p)
+    if target == "delta":
+        add_target_delta(p)
+    else:
+        p.add_argument("--epsilon", required=True, metavar="E", help="target epsilon >= 0")
+    add_result_options(p)
+    return p
+
+
 def add_result_options(p: argparse.ArgumentParser) -> None:
     """``--method`` / ``--width`` (RDP, PLD or the better of the two), then the output options."""
     from . import _method

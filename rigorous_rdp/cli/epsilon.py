@@ -31,10 +31,7 @@ DESCRIPTION = (
 
 
 def register(sub: Any) -> None:
-    p = common.add_event_command(sub, "epsilon", run, text, help=HELP, description=DESCRIPTION)
-    common.add_accounting_options(p)
-    common.add_target_delta(p)
-    common.add_result_options(p)
+    p = common.add_query_command(sub, "epsilon", run, text, "delta", help=HELP, description=DESCRIPTION)
     p.add_argument(
         "--plot",
         default=None,
