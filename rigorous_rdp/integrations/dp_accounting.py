@@ -147,6 +147,7 @@ from ._inputs import read_orders, weaker_reading
 __all__ = [
     "NORM_BOUND",
     "SENSITIVITY",
+    "CertifiedPLDAccountant",
     "CertifiedPldAccountant",
     "CertifiedRdpAccountant",
     "NeighboringRelation",
@@ -828,3 +829,7 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
     def accountant(self) -> PldAccountant:
         """The underlying certified :class:`~rigorous_rdp.pld.PldAccountant`."""
         return self._acc
+
+
+#: dp-accounting's spelling (``dp_accounting.pld.PLDAccountant``) of :class:`CertifiedPldAccountant`
+CertifiedPLDAccountant = CertifiedPldAccountant
