@@ -147,7 +147,7 @@ def integer_in_range(value: object, name: str, lo: int, hi: int | None = None) -
     """An integer in ``[lo, hi]`` (``hi=None``: no upper limit beyond the number range): ints,
     integral rationals and strings such as "1e4"; the text is checked before any big number
     is built, and ``bool`` is refused."""
-    accepted = f"an integer >= {lo}" + ("" if hi is None else f" (in [{lo}, {_integer_text(hi)}])")
+    accepted = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {_integer_text(hi)}]"
     if isinstance(value, bool):
         raise InvalidParameter(name, f"must be {accepted}", value)
     if isinstance(value, numbers.Integral):
@@ -171,7 +171,7 @@ def count(value: object, name: str = "count", minimum: int = 0) -> int:
     """A number of steps or repetitions: a Python integer (not a bool, float or string) in
     ``[minimum, 1e18]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidParameter(name, f"must be an integer >= {minimum} (in [{minimum}, 1e18])", value)
+        raise InvalidParameter(name, f"must be an integer in [{minimum}, 1e18]", value)
     return integer_in_range(value, name, minimum, MAX_COUNT)
 
 

@@ -379,9 +379,29 @@ def namer(args: argparse.Namespace) -> Callable[[str], str]:
 
 _ONE = Fraction(1)
 _TINY_F = TINY
-_POSITIVE = RealRange(_TINY_F, Fraction(10**MAX_DECIMAL_EXPONENT), f"a number in [{_TINY}, {_HUGE})", hi_open=True)
-_CONSTANT = RealRange(Fraction(1, 10**100), Fraction(1000), "a number in [1e-100, 1e3]")
-_MODERATE = RealRange(Fraction(1, 10**100), Fraction(10**100), "a number in [1e-100, 1e100]")
+#: the range texts read "a number in (lo, hi)": the mathematical range; a nonzero value below the smallest the
+#: implementation handles is refused with "at least ..." (see :class:`RealRange`)
+_POSITIVE = RealRange(
+    Fraction(0),
+    Fraction(10**MAX_DECIMAL_EXPONENT),
+    f"a number in (0, {_HUGE})",
+    lo_open=True,
+    hi_open=True,
+    floor=_TINY_F,
+    floor_text=f"at least {_TINY} (the smallest positive number handled)",
+)
+_LIMIT_100 = "at least 1e-100 (a limit of the implementation)"
+_CONSTANT = RealRange(
+    Fraction(0), Fraction(1000), "a number in (0, 1e3]", lo_open=True, floor=Fraction(1, 10**100), floor_text=_LIMIT_100
+)
+_MODERATE = RealRange(
+    Fraction(0),
+    Fraction(10**100),
+    "a number in (0, 1e100]",
+    lo_open=True,
+    floor=Fraction(1, 10**100),
+    floor_text=_LIMIT_100,
+)
 _OPEN_UNIT = RealRange(
     Fraction(0), _ONE, "in (0, 1)", lo_open=True, hi_open=True, floor=_TINY_F, floor_text=f"at least {_TINY}"
 )
@@ -400,7 +420,17 @@ def _integer(name: str, lo: int, hi: int | None) -> Callable[[Any], int]:
 #: accepted ranges of the numeric options of the accounting commands (checked before any work)
 OPTION_RANGES: dict[str, Callable[[Any], object]] = {
     "sigma": _real("sigma", _POSITIVE),
-    "scale": _real("scale", RealRange(Fraction(1, 10**1000), Fraction(10**1000), "a number in [1e-1000, 1e1000]")),
+    "scale": _real(
+        "scale",
+        RealRange(
+            Fraction(0),
+            Fraction(10**1000),
+            "a number in (0, 1e1000]",
+            lo_open=True,
+            floor=Fraction(1, 10**1000),
+            floor_text="at least 1e-1000 (the smallest scale handled)",
+        ),
+    ),
     "epsilon": _real("epsilon", _POSITIVE),
     "p": _real("p", _OPEN_UNIT),
     "q": _real("q", validation.PROBABILITY),
@@ -408,9 +438,12 @@ OPTION_RANGES: dict[str, Callable[[Any], object]] = {
     "epochs": _real(
         "epochs",
         RealRange(
-            _TINY_F,
+            Fraction(0),
             Fraction(10**12),
-            f"a number in [{_TINY}, 1e12] (an integer >= 1 with --sampling balls-and-bins|random-allocation|shuffle)",
+            "a number in (0, 1e12] (an integer >= 1 with --sampling balls-and-bins|random-allocation|shuffle)",
+            lo_open=True,
+            floor=_TINY_F,
+            floor_text=f"at least {_TINY} (the smallest positive number handled)",
         ),
     ),
     "steps_per_epoch": _integer("steps_per_epoch", 1, 10**9),
@@ -435,7 +468,7 @@ _DELTA_EPSILON = _real(
     RealRange(
         Fraction(0),
         Fraction(10**MAX_DECIMAL_EXPONENT),
-        f"0 or a number in [{_TINY}, {_HUGE})",
+        f"a number in [0, {_HUGE})",
         hi_open=True,
         floor=_TINY_F,
         floor_text=f"0 or at least {_TINY}",

@@ -60,8 +60,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if spec is None:
         runs = rep.run_figures(chosen, out_dir, jobs=jobs, fast=args.fast, progress=not args.no_progress)
     else:  # one figure per Dask task; results in the order of the selection
-        out_dir.mkdir(parents=True, exist_ok=True)
-        with dask_executor(spec) as ex:
+        with rep.output_directory(out_dir), dask_executor(spec) as ex:
             runs = map_ordered(_run_figure, [(s.module, s.id, str(out_dir), args.fast) for s in chosen], executor=ex)
     failed = [r.id for r in runs if not r.ok]
     return {
