@@ -316,7 +316,7 @@ def _run_figures(
 
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)), initializer=ignore_sigint)
         futs = {pool.submit(run_one, s.module, s.id, str(out), fast): s for s in scripts}
-    bar_cm = _progress.task("figures", len(scripts), "figures")
+    bar_cm = _progress.task("figures", len(scripts), "figures", whole=True)
     bar = bar_cm.__enter__()
 
     def done(r: FigureRun) -> None:
