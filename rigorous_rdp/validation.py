@@ -91,6 +91,22 @@ class RealRange:
     floor: Fraction | None = None
     floor_text: str = ""
 
+    @classmethod
+    def positive(cls, hi: str, floor: str, why: str, *, hi_open: bool = False, note: str = "") -> RealRange:
+        """``a number in (0, hi]`` (``hi_open``: ``(0, hi)``) followed by ``note``, whose nonzero
+        values below ``floor`` are refused as "at least ``floor`` (``why``)"; ``hi`` and ``floor``
+        are decimal texts such as ``"1e3"``."""
+        text = f"a number in (0, {hi}{')' if hi_open else ']'}{note}"
+        return cls(
+            Fraction(0),
+            Fraction(hi),
+            text,
+            True,
+            hi_open,
+            floor=Fraction(floor),
+            floor_text=f"at least {floor} ({why})",
+        )
+
     def check(self, value: object, name: str) -> Fraction:
         """``value`` as an exact rational in the range; :class:`InvalidParameter` naming ``name`` otherwise."""
         try:

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from _figures import figure_cases, figure_data
+from _figures import figure_property_test
 from _mpcheck import M, contains, lo, up
 
 from rigorous_rdp.arith import decimal_lower, decimal_upper
@@ -342,22 +342,28 @@ def test_bad_input(call, prefix):
 # --- figure scripts (fast mode) ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,source", figure_cases(["blog1_gaussian_calibrations", "blog1_composition"]))
-def test_figure_data_properties(name, source, tmp_path):
-    """The properties of the plotted numbers (committed full data, and a fresh fast run under ``-m slow``)."""
-    data = figure_data(name, source, tmp_path)
-    if name == "blog1_composition":
-        eps = data["epsilon"]
-        for i, k in enumerate(data["k"]):
-            exact = eps["exact (Gaussian with sigma/sqrt k)"][i]
-            # the exact composition is the optimum: every bound is above it
-            for key, vals in eps.items():
-                if vals[i] is not None:
-                    assert vals[i] >= exact * (1 - 1e-9), (key, k)
-    else:
-        sig = data["sigma"]
-        for i in range(len(data["epsilon"])):
-            ex = sig["exact (analytic Gaussian)"][i]
-            for key, vals in sig.items():
-                if vals[i] is not None:
-                    assert vals[i] >= ex * (1 - 1e-9), key
+def _composition_is_above_the_exact_optimum(data: dict) -> None:
+    eps = data["epsilon"]
+    for i, k in enumerate(data["k"]):
+        exact = eps["exact (Gaussian with sigma/sqrt k)"][i]
+        # the exact composition is the optimum: every bound is above it
+        for key, vals in eps.items():
+            if vals[i] is not None:
+                assert vals[i] >= exact * (1 - 1e-9), (key, k)
+
+
+def _calibrations_are_above_the_analytic_gaussian(data: dict) -> None:
+    sig = data["sigma"]
+    for i in range(len(data["epsilon"])):
+        ex = sig["exact (analytic Gaussian)"][i]
+        for key, vals in sig.items():
+            if vals[i] is not None:
+                assert vals[i] >= ex * (1 - 1e-9), key
+
+
+test_figure_data_properties = figure_property_test(
+    {
+        "blog1_gaussian_calibrations": _calibrations_are_above_the_analytic_gaussian,
+        "blog1_composition": _composition_is_above_the_exact_optimum,
+    }
+)

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from _figures import figure_cases, figure_data
+from _figures import figure_property_test
 from _mpcheck import M, contains, lo, up
 
 from rigorous_rdp.arith import decimal_upper, rel_width_ok, to_arb
@@ -373,20 +373,26 @@ def test_bad_input(call, prefix):
 # --- figure scripts (fast mode) ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,source", figure_cases(["blog2_claim24", "blog2_claim21"]))
-def test_figure_data_properties(name, source, tmp_path):
-    """The properties of the plotted numbers (committed full data, and a fresh fast run under ``-m slow``)."""
-    data = figure_data(name, source, tmp_path)
-    if name == "blog2_claim24":
-        left = data["left"]["rdp"]
-        for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"], strict=False):
-            assert a <= b
-    else:
-        for lg, ex in zip(data["delta_legendre"], data["delta_exact"], strict=False):
-            assert ex <= lg
-        for vals in data["delta_fixed_order"].values():
-            for v, lg in zip(vals, data["delta_legendre"], strict=False):
-                assert lg <= v * (1 + 1e-6)
+def _claim24_is_above_the_exact_rdp(data: dict) -> None:
+    left = data["left"]["rdp"]
+    for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"], strict=False):
+        assert a <= b
+
+
+def _legendre_delta_is_between_exact_and_fixed_orders(data: dict) -> None:
+    for lg, ex in zip(data["delta_legendre"], data["delta_exact"], strict=False):
+        assert ex <= lg
+    for vals in data["delta_fixed_order"].values():
+        for v, lg in zip(vals, data["delta_legendre"], strict=False):
+            assert lg <= v * (1 + 1e-6)
+
+
+test_figure_data_properties = figure_property_test(
+    {
+        "blog2_claim24": _claim24_is_above_the_exact_rdp,
+        "blog2_claim21": _legendre_delta_is_between_exact_and_fixed_orders,
+    }
+)
 
 
 def test_claim20_beyond_max_loss_is_zero():

@@ -34,7 +34,6 @@ def register(sub: Any) -> None:
     p = common.add_query_command(sub, "epsilon", run, text, "delta", help=HELP, description=DESCRIPTION)
     p.add_argument(
         "--plot",
-        default=None,
         metavar="FILE",
         help="also draw epsilon against steps and against delta for this run, with the certified band"
         " (PNG, PDF or SVG by the extension; needs matplotlib, the [figures] extra)",

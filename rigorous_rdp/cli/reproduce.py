@@ -28,10 +28,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--out",
         metavar="DIR",
-        default=None,
         help="output directory (default: ./rigorous-rdp-figures, with --fast its subfolder fast/)",
     )
-    p.add_argument("--jobs", default=None, metavar="N", help="number of worker processes, 1 <= N <= 256 (default 1)")
+    p.add_argument("--jobs", metavar="N", help="number of worker processes, 1 <= N <= 256 (default 1)")
     add_dask_option(p, "run the figures on Dask")
     p.add_argument("--fast", action="store_true", help="smaller smoke versions of the figures")
     p.add_argument("--list", action="store_true", help="list the figure IDs and exit")
