@@ -32,6 +32,7 @@ import os
 import platform
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -352,15 +353,17 @@ def dp_claim(steps: int, summary: dict[str, Any], delta: str, eps_upper: str) ->
 
 
 def seal(
-    event: DpEvent, summary: dict[str, Any], steps: int, delta: Fraction, claim: str, fields: dict[str, Any]
+    event: DpEvent, steps: int, delta: Fraction, claim: Callable[[dict[str, Any]], str], fields: dict[str, Any]
 ) -> dict[str, Any]:
-    """The certificate of a query: the envelope (format, version, time, ``claim``, the inputs),
-    the kind's ``fields`` (method, results, precision), the software versions and the content hash."""
+    """The certificate of a query: the envelope (format, version, time, the ``claim`` text made from
+    the event's summary, the inputs), the kind's ``fields`` (method, results, precision), the
+    software versions and the content hash."""
+    summary = describe_event(event)
     cert: dict[str, Any] = {
         "format": CERTIFICATE_FORMAT,
         "format_version": CERTIFICATE_VERSION,
         "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        "claim": claim,
+        "claim": claim(summary),
         "inputs": {"event": event_to_json(event), "summary": summary, "steps": steps, "delta": rat_text(delta)},
         **fields,
         "software": versions(),

@@ -47,7 +47,6 @@ from .common import (
     CertificateError,
     VerificationResult,
     check_keys,
-    describe_event,
     dp_claim,
     envelope_failure,
     interval,
@@ -106,10 +105,9 @@ def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: ob
         "rounding": ROUNDING,
         "directions": pld["directions"],
     }
-    summary = describe_event(event)
     epsilon = res.epsilon.to_json()
     fields = {"method": method, "epsilon": epsilon, "precision": {"bits": res.epsilon.prec}}
-    return seal(event, summary, steps, d, claim_text(steps, summary, rat_text(d), epsilon), fields)
+    return seal(event, steps, d, lambda summary: claim_text(steps, summary, rat_text(d), epsilon), fields)
 
 
 # ---------------------------------------------------------------------------

@@ -155,7 +155,6 @@ def make_certificate(
     }
     if not acc.options.is_default:
         method["accounting"] = acc.options.to_json()
-    summary = describe_event(event)
     epsilon = _printed(res.epsilon)
     fields = {
         "method": method,
@@ -163,7 +162,7 @@ def make_certificate(
         "epsilon": epsilon,
         "precision": {"bits": res.epsilon.prec, "digits": acc.digits},
     }
-    return seal(event, summary, steps, d, claim_text(steps, summary, rat_text(d), epsilon["upper"]), fields)
+    return seal(event, steps, d, lambda summary: claim_text(steps, summary, rat_text(d), epsilon["upper"]), fields)
 
 
 def _printed(value: Any) -> dict[str, str]:
