@@ -219,7 +219,7 @@ def _choose_cut(sigma: Fraction, t: int, h: Fraction, tail: float) -> int:
         if g / float(h) > MAX_POINTS:
             raise UnsupportedEventError(
                 f"the PLD accountant cannot grid balls-and-bins sampling at noise_multiplier {s:g}: the log-normal "
-                f"likelihood ratio has too long a tail (use noise_multiplier >= about 0.7, or --method rdp)."
+                f"likelihood ratio has too long a tail (use noise_multiplier >= about 0.8, or the RDP accountant)."
             )
     return math.ceil(g / float(h))
 

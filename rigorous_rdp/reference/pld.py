@@ -20,6 +20,7 @@ Corollary 2.13).
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 from typing import Any
 
@@ -494,7 +495,8 @@ def composed_upper_delta(parts, n: int, scale_bits: int, tail_step, comp_tail, e
                 raise ValueError("a composed part must have count >= 1.")
             own = getattr(kind, "reference_base", None)  # a kind that builds its own grid PLD
             if own is not None:
-                base = own(params, direction, n, scale_bits, tail_step)
+                # this module is handed over (its connect-the-dots and products), not imported back
+                base = own(params, direction, n, scale_bits, tail_step, sys.modules[__name__])
             else:
                 base = connect_the_dots_upper(kind, params, direction, n, scale_bits, tail_step)
             acc = _power(base, count, scale_bits, comp_tail)

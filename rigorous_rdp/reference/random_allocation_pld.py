@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import decimal
 from fractions import Fraction
+from types import ModuleType
 from typing import Any
 
 import mpmath
@@ -131,17 +132,19 @@ class AllocationReference:
     def __call__(self, params: tuple, direction: str, eps: Any) -> Any:
         raise ValueError("random allocation has no closed-form profile; use reference_base")
 
-    def reference_base(self, params: tuple, direction: str, n: int, scale_bits: int, tail: Any) -> tuple:
+    def reference_base(
+        self, params: tuple, direction: str, n: int, scale_bits: int, tail: Any, ref: ModuleType
+    ) -> tuple:
         """``(offset, coeffs, inf_units)`` of one epoch's upper PLD on grid 1/n at scale 2^-scale_bits;
-        params ``(sigma, t)`` or ``(sigma, t, k)`` (k > 1: the composition over the blocks)."""
+        params ``(sigma, t)`` or ``(sigma, t, k)`` (k > 1: the composition over the blocks).  ``ref`` is
+        :mod:`rigorous_rdp.reference.pld` (its Gaussian connect-the-dots and its products), handed over by
+        its caller rather than imported (no import cycle through the registry)."""
         sigma, t = Fraction(params[0]), int(params[1])
         k = int(params[2]) if len(params) > 2 else 1
         if k > 1:
-            return self._blocks(sigma, t, k, direction, n, scale_bits, tail)
+            return self._blocks(sigma, t, k, direction, n, scale_bits, tail, ref)
         if t == 1:
-            from .pld import connect_the_dots_upper
-
-            return connect_the_dots_upper("gaussian", (sigma,), direction, n, scale_bits, tail)
+            return ref.connect_the_dots_upper("gaussian", (sigma,), direction, n, scale_bits, tail)
         from ..pld.random_allocation import sum_law_parameters
 
         h, m, bits, _, tail_q = sum_law_parameters(sigma, t, float(tail))
@@ -181,18 +184,19 @@ class AllocationReference:
             coeffs = [_ceil(bins.get(i, mpmath.mpf(0)) * scale) + 1 for i in range(lo, hi + 1)]
             return lo, coeffs, _ceil(inf * scale) + 1
 
-    def _blocks(self, sigma: Fraction, t: int, k: int, direction: str, n: int, scale_bits: int, tail: Any) -> tuple:
+    def _blocks(
+        self, sigma: Fraction, t: int, k: int, direction: str, n: int, scale_bits: int, tail: Any, ref: ModuleType
+    ) -> tuple:
         from ..pld.random_allocation import block_tail, blocks
-        from .pld import _multiply, _power
 
         parts = blocks(t, k)
         budget = block_tail(float(tail), parts)
         units = int(budget * (1 << scale_bits))
         result: tuple | None = None
         for steps, count in parts:
-            base = self.reference_base((sigma, steps), direction, n, scale_bits, tail)
-            acc = _power(base, count, scale_bits, budget)
-            result = acc if result is None else _multiply(result, acc, scale_bits, units)
+            base = self.reference_base((sigma, steps), direction, n, scale_bits, tail, ref)
+            acc = ref._power(base, count, scale_bits, budget)
+            result = acc if result is None else ref._multiply(result, acc, scale_bits, units)
         if result is None:
             raise ValueError("random allocation: no blocks")
         return result
