@@ -119,8 +119,11 @@ SUM_BITS = 96
 _PREC = 192
 #: the loss grid of the mapping is this many times finer than the accountant's (then coarsened)
 REFINE = 64
-#: the largest one-coordinate grid (cost cap: small noise makes the log-normal too long-tailed)
+#: the largest one-coordinate grid (cost cap: small noise makes the log-normal long-tailed, and the grid
+#: is then coarsened to this many points)
 MAX_POINTS = 400_000
+#: the largest cut of one coordinate (below noise multiplier about 0.3 the S-law is refused)
+MAX_CUT = 1e15
 #: the smallest tail budget the S-laws are built for (a delta query asks for 1e-30)
 MIN_TAIL = 1e-15
 #: a trim of an S-law moves at most this fraction of the tail budget (per product)
@@ -210,18 +213,18 @@ def _float_tail(sigma: float, g: float, t: int) -> float:
     return 0.5 * math.erfc(-d1 / math.sqrt(2)) + t * 0.5 * math.erfc(-d2 / math.sqrt(2))
 
 
-def _choose_cut(sigma: Fraction, t: int, h: Fraction, tail: float) -> int:
-    """M with G = M h and t E[Y; Y > G] about ``tail / 4`` (a choice; the mass above is bounded)."""
+def _choose_cut(sigma: Fraction, t: int, tail: float) -> float:
+    """G with E[Y; Y > G] + t P(Y > G) about ``tail / 4`` (a choice; the mass above is bounded)."""
     s = float(sigma)
     g = 2.0
     while _float_tail(s, g, t) > tail / 4:
         g *= 1.25
-        if g / float(h) > MAX_POINTS:
+        if g > MAX_CUT:
             raise UnsupportedEventError(
                 f"the PLD accountant cannot grid balls-and-bins sampling at noise_multiplier {s:g}: the log-normal "
-                f"likelihood ratio has too long a tail (use noise_multiplier >= about 0.8, or the RDP accountant)."
+                f"likelihood ratio has too long a tail (use noise_multiplier >= about 0.3, or the RDP accountant)."
             )
-    return math.ceil(g / float(h))
+    return g
 
 
 def _upper_base(sigma: Fraction, h: Fraction, m: int, bits: int) -> tuple[list[int], Fraction, Fraction, Fraction]:
@@ -416,7 +419,19 @@ def sum_law_parameters(sigma: Fraction, t: int, tail: float) -> tuple[Fraction, 
     # +infinity is bounded exactly whatever the choice)
     tail = float(10 ** math.floor(math.log10(max(float(tail), MIN_TAIL))))
     h = grid_step(Fraction(sigma), t)
-    m = _choose_cut(Fraction(sigma), t, h, tail)
+    g = _choose_cut(Fraction(sigma), t, tail)
+    if g / float(h) > MAX_POINTS:  # small noise: a coarser grid (looser, never invalid) within the cost cap
+        h = Fraction(math.ceil(g / MAX_POINTS * 64), 64)
+        # the first cell's split puts about P(Y < h) at 0 (add direction: loss +infinity), t-th power
+        sg = float(sigma)
+        at_zero = 0.5 * math.erfc(-sg * (math.log(float(h)) + 1 / (2 * sg * sg)) / math.sqrt(2))
+        if t * math.log(max(at_zero, 1e-300)) > math.log(tail):
+            raise UnsupportedEventError(
+                f"the PLD accountant cannot grid balls-and-bins sampling at noise_multiplier {sg:g} with "
+                f"steps_per_epoch {t}: the log-normal likelihood ratio is too wide for its grid (use a larger "
+                f"noise_multiplier or steps_per_epoch, or the RDP accountant)."
+            )
+    m = math.ceil(g / float(h))
     products = 2 * max(1, t.bit_length())
     budget = int(Fraction(tail) * _TRIM_SHARE / (products * max(1, math.ceil(h * m))) * (1 << SUM_BITS))
     return h, m, SUM_BITS, budget, tail
