@@ -283,9 +283,7 @@ def test_certified_enclosures_contain_the_published_float_values():
     assert orders == list(range(2, 49)) and len(data["meta"]["commit"]) == 40
     removes = ra.remove_rdp(1, 1000, orders, prec=PREC)
     adds = ra.add_rdp(1, 1000, orders, prec=PREC)
-    for a, rem, add, theirs_rem, theirs_add in zip(
-        orders, removes, adds, data["remove"], data["add_dco"], strict=True
-    ):
+    for a, rem, add, theirs_rem, theirs_add in zip(orders, removes, adds, data["remove"], data["add_dco"], strict=True):
         scale = (a * (0.5 + math.log(1000)) + a * a / 2 + math.lgamma(a + 1)) / (a - 1)
         tolerance = Fraction(64 * scale) / 2**52
         assert contains(rem, Fraction(float(theirs_rem)), abs_err=tolerance), (a, rem, theirs_rem)
