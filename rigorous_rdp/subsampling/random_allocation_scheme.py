@@ -169,8 +169,8 @@ _CITATION = (
     "min(geometric-mean bound, Laplace-transform bound)"
 )
 SHUFFLE_REFUSAL = (
-    "no upper bound on the privacy of shuffling is known, so no guarantee can be reported; only lower bounds "
-    "are certified: an RDP lower bound (rdp with shuffle sampling) and an epsilon lower bound next to the Poisson "
+    "no upper bound on the privacy of shuffling is known, so a number for it is not a privacy guarantee; only "
+    "lower bounds are certified: an RDP lower bound (rdp with shuffle sampling) and an epsilon lower bound next to the Poisson "
     "claim (dpsgd with shuffle sampling). Accounting shuffling as Poisson sampling over-claims (Chua et al., "
     "ICML 2024); train with balls-and-bins sampling to get a guarantee"
 )
