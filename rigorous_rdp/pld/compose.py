@@ -87,6 +87,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb, arb_poly, fmpq, fmpz_poly
 
+from .. import budget
 from ..arith import workprec
 from .discretize import DiscretePld, arb_upper_fraction
 
@@ -173,6 +174,7 @@ def multiply(a: DiscretePld, b: DiscretePld, tail: Fraction) -> DiscretePld:
     """The composition of two upper (or two lower) PLDs of the same scale (Facts 3-4)."""
     if a.upper != b.upper or a.scale_bits != b.scale_bits or a.step != b.step:
         raise ValueError("pld: cannot multiply PLDs of different kinds, scales or steps")
+    budget.check("the PLD composition")
     s = a.scale_bits
     prod = _rescale(a.coeffs * b.coeffs, s)
     rounding_units = prod.length() if a.upper else 0
@@ -225,6 +227,7 @@ def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
         raise ValueError("pld: the coarsening factor must be >= 1")
     if factor == 1 or pld.coeffs.length() == 0:
         return pld
+    budget.check("the PLD composition")
     ratios = np.array(_split_ratios(pld.step, factor, n), dtype=object)
     c = np.array([int(x) for x in pld.coeffs.coeffs()], dtype=object)
     m = -(-len(c) // factor)
@@ -249,6 +252,7 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
         raise ValueError("pld: the coarsening factor must be >= 1")
     if factor == 1 or pld.coeffs.length() == 0:
         return pld
+    budget.check("the PLD composition")
     ratios = np.array(_split_ratios(pld.step, factor, n, up=False), dtype=object)
     beta = _decay_lower(Fraction(factor * pld.step, n))
     c = np.array([int(x) for x in pld.coeffs.coeffs()], dtype=object)

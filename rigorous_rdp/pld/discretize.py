@@ -65,6 +65,7 @@ from typing import Any
 
 from flint import arb, fmpq, fmpz_poly
 
+from .. import budget
 from ..arith import bisect_first, workprec
 from .profiles import Profile
 
@@ -177,6 +178,8 @@ def vertex_indices(profile: Profile, n: int, b: int, t: int, thin: float) -> lis
     out = [b]
     i = b
     while i < t:
+        if len(out) % 256 == 0:
+            budget.check("the PLD discretisation")
         step = rule(weight(i))
         while step > 1 and rule(weight(min(t, i + step))) < step:
             step //= 2
@@ -198,7 +201,11 @@ def discretize(
     b, t = grid_range(profile, n, tail)
     grid = vertex_indices(profile, n, b, t, thin)
     with workprec(prec):
-        pts = [profile.oracle(Fraction(i, n)) for i in grid]
+        pts = []
+        for i in grid:
+            if len(pts) % 256 == 0:
+                budget.check("the PLD discretisation")
+            pts.append(profile.oracle(Fraction(i, n)))
         xs = [(arb(fmpq(i, n))).exp() for i in grid]
         scale = arb(2) ** scale_bits
         up_m, up_inf = _upper(pts, xs, scale)
@@ -274,6 +281,7 @@ def _lower(pts, xs, scale) -> list[int]:
     prv, nxt, ends, alive = hull.prv, hull.nxt, hull.ends, hull.alive
     work = list(range(m))
     for _ in range(4 * m + 10):
+        budget.check("the PLD discretisation")
         failing = [i for i in sorted(set(work)) if i in alive and not hull.ok(i)]
         if not failing:
             break
