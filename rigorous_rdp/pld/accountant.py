@@ -361,7 +361,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         dominates: then the reported lower end is 0, and the pairs' one only guides the grid)."""
         dirs = self._directions()
         tight = self._tight()
-        n_coarse = max(50, n // 3)
+        n_coarse = max(50, n // 8)
         coarse: dict[str, Fraction] = {}
         if len(dirs) > 1:
             # coarse upper ends decide which direction dominates (a choice only)
@@ -376,10 +376,9 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         ups: dict[str, Fraction] = {}
         scale_bits, tail = 0, Fraction(0)
         for d in order:
-            if los and coarse[d] <= max(los.values()):
-                # this direction cannot change the maximum of the upper ends: its upper end
-                # (coarse grid, still a proven upper bound) is below a proven lower end of the
-                # pairs' epsilon in another direction, so below that direction's upper end
+            if ups and coarse[d] <= max(ups.values()):
+                # this direction cannot change the maximum of the upper ends: its upper end (coarse
+                # grid, still a proven upper bound) is at most another direction's upper end
                 ups[d] = coarse[d]
                 brackets[d] = (_bracket(Fraction(0), coarse[d]), n_coarse)
                 continue

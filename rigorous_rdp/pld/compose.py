@@ -215,12 +215,30 @@ def _decay_lower(spacing: Fraction) -> int:
         return max(0, math.floor(-arb_upper_fraction(-v)))
 
 
+def _residues(poly: fmpz_poly, factor: int) -> list[fmpz_poly]:
+    r"""The polynomials :math:`C_r` with ``poly`` :math:`= \sum_r z^r C_r(z^f)` (f = ``factor``):
+    coefficient i of :math:`C_r` is the atom at fine index :math:`i f + r`, in coarse cell i."""
+    cf = poly.coeffs()
+    return [fmpz_poly(cf[r::factor]) for r in range(factor)]
+
+
+def _coarse_array(cells: fmpz_poly, ups: fmpz_poly) -> fmpz_poly:
+    """The coarse array of atoms split within their cells: ``cells`` holds each cell's total
+    mass and ``ups`` each cell's mass moved to the next coarse point (the rest stays on the
+    cell's own point)."""
+    return cells - ups + ups.left_shift(1)
+
+
 def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     r"""An upper PLD on every ``factor``-th point of ``pld``'s grid whose delta is at
     least ``pld``'s at every real epsilon (Fact 5): each atom is split between the coarse
     points around it, the upper share rounded up to an integer (exact integer arithmetic;
     the ratios are rational upper bounds).  Total mass and the mass at :math:`+\infty`
-    are unchanged; the step becomes ``factor * pld.step``."""
+    are unchanged; the step becomes ``factor * pld.step``.
+
+    The atoms at offset r in their cells share the ratio :math:`R_r`, so the shares
+    :math:`\lceil c R_r / 2^B \rceil` (at most c: :math:`R_r \le 2^B`) are computed per offset on
+    whole polynomials (FLINT, no per-atom Python)."""
     if not pld.upper:
         raise ValueError("pld: only an upper PLD can be coarsened by splitting atoms")
     if factor < 1:
@@ -228,16 +246,19 @@ def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     if factor == 1 or pld.coeffs.length() == 0:
         return pld
     budget.check("the PLD composition")
-    ratios = np.array(_split_ratios(pld.step, factor, n), dtype=object)
-    c = np.array([int(x) for x in pld.coeffs.coeffs()], dtype=object)
-    m = -(-len(c) // factor)
-    grid = np.concatenate([c, np.zeros(m * factor - len(c), dtype=object)]).reshape(m, factor)
-    up = (grid * ratios + ((1 << _RATIO_BITS) - 1)) >> _RATIO_BITS  # ceil(c_j R_r / 2^B)
-    up = np.minimum(up, grid)
-    new = np.zeros(m + 1, dtype=object)
-    new[:m] += (grid - up).sum(axis=1)
-    new[1:] += up.sum(axis=1)
-    return DiscretePld(pld.offset, fmpz_poly(new.tolist()), pld.scale_bits, pld.inf_mass, True, pld.step * factor)
+    ratios = _split_ratios(pld.step, factor, n)
+    parts = _residues(pld.coeffs, factor)
+    cells = fmpz_poly()
+    ups = fmpz_poly()
+    unit = 1 << _RATIO_BITS
+    for r, part in enumerate(parts):
+        cells += part
+        if r and ratios[r]:
+            # ceil(c R_r / 2^B) = c - floor(c (2^B - R_r) / 2^B) (c integer; floors of non-negative
+            # numbers only: python-flint's floor division of a polynomial by an integer rounds a
+            # negative quotient of magnitude below 1 to 0)
+            ups += part - (part * (unit - ratios[r])) // unit
+    return DiscretePld(pld.offset, _coarse_array(cells, ups), pld.scale_bits, pld.inf_mass, True, pld.step * factor)
 
 
 def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
@@ -245,7 +266,12 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     ``pld``'s at every real epsilon (Fact 6): connect-the-dots up-shares (rounded down),
     of which each coarse interval keeps only as much as the held-back mass of the
     intervals above it covers.  Exact integer arithmetic; the step becomes
-    ``factor * pld.step``."""
+    ``factor * pld.step``.
+
+    Only the cells' totals of up-shares enter the coarse array.  A cell whose allowance is its
+    whole up-share, or nothing, moves exactly its allowance; only the cells with a partial
+    allowance scale their atoms' shares one by one (each rounded down, so their sum stays
+    within the allowance)."""
     if pld.upper:
         raise ValueError("pld: coarsen_down is for lower PLDs (upper ones: coarsen_up)")
     if factor < 1:
@@ -253,29 +279,36 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     if factor == 1 or pld.coeffs.length() == 0:
         return pld
     budget.check("the PLD composition")
-    ratios = np.array(_split_ratios(pld.step, factor, n, up=False), dtype=object)
+    ratios = _split_ratios(pld.step, factor, n, up=False)
     beta = _decay_lower(Fraction(factor * pld.step, n))
-    c = np.array([int(x) for x in pld.coeffs.coeffs()], dtype=object)
-    m = -(-len(c) // factor)
-    grid = np.concatenate([c, np.zeros(m * factor - len(c), dtype=object)]).reshape(m, factor)
-    cd = (grid * ratios) >> _RATIO_BITS  # floor(c_j R_r / 2^B) <= the connect-the-dots share
-    cd_rows = cd.sum(axis=1).tolist()
+    parts = _residues(pld.coeffs, factor)
+    m = -(-pld.coeffs.length() // factor)
+    unit = 1 << _RATIO_BITS
+    cells = fmpz_poly()
+    share_cells = fmpz_poly()
+    shares: list[list] = []  # per offset r > 0: floor(c R_r / 2^B) <= the connect-the-dots share
+    for r, part in enumerate(parts):
+        cells += part
+        if r and ratios[r]:
+            sh = (part * ratios[r]) // unit
+            share_cells += sh
+            shares.append(sh.coeffs())
+    cd_rows = [int(x) for x in share_cells.coeffs()]
+    cd_rows += [0] * (m - len(cd_rows))
     allowed = [0] * m
     w = 0  # an integer lower bound on W_m (nothing above the top interval)
     for i in range(m - 1, -1, -1):
-        u = min(cd_rows[i], w)
+        c = cd_rows[i]
+        u = c if c <= w else w
         allowed[i] = u
-        w = (beta * (cd_rows[i] - u + w)) >> _RATIO_BITS
-    rows = np.array(cd_rows, dtype=object)
-    keep = np.array(allowed, dtype=object)
-    nz = rows > 0
-    up = np.zeros_like(cd)
-    # each atom's up-share scaled by allowed / cd of its row, rounded down (sum <= allowed)
-    up[nz] = (cd[nz] * keep[nz][:, None]) // rows[nz][:, None]
-    new = np.zeros(m + 1, dtype=object)
-    new[:m] += (grid - up).sum(axis=1)
-    new[1:] += up.sum(axis=1)
-    return DiscretePld(pld.offset, fmpz_poly(new.tolist()), pld.scale_bits, pld.inf_mass, False, pld.step * factor)
+        w = (beta * (c - u + w)) >> _RATIO_BITS
+    for i in range(m):
+        a, c = allowed[i], cd_rows[i]
+        if 0 < a < c:  # each atom's up-share scaled by a / c, rounded down
+            allowed[i] = sum(int(col[i]) * a // c for col in shares if i < len(col))
+    return DiscretePld(
+        pld.offset, _coarse_array(cells, fmpz_poly(allowed)), pld.scale_bits, pld.inf_mass, False, pld.step * factor
+    )
 
 
 @dataclass(frozen=True)
