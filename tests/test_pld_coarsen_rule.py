@@ -1,9 +1,10 @@
 """The coarsenings of :mod:`rigorous_rdp.pld.compose` follow their stated rule atom by atom.
 
 ``coarsen_up`` and ``coarsen_down`` compute on whole polynomials (one residue class of atoms
-at a time); here the rules of their docstrings (Facts 5 and 6) are applied one atom at a
-time in plain Python integers, with the split ratios recomputed from mpmath at 60 digits
-and rounded the stated way, and the arrays must agree exactly.  That they bound delta the
+at a time); here the rules of their docstrings (Facts 5 and 6: each coarse cell moves its
+rounded total share, or its allowance, to the next coarse point) are applied cell by cell
+in plain Python integers, with the split ratios recomputed from mpmath at 60 digits and
+rounded the stated way, and the arrays must agree exactly.  That they bound delta the
 right way is tested against mpmath sums in ``test_pld_speed_rounding.py``.
 """
 
@@ -41,37 +42,46 @@ def _decay(spacing: F) -> int:
 
 
 def _rule_up(c: list[int], step: int, factor: int, n: int) -> list[int]:
+    """Each cell moves ceil(sum of c R_r / 2^B) of its atoms' mass to the next coarse point."""
     R = _ratios(step, factor, n, True)
     m = -(-len(c) // factor)
-    new = [0] * (m + 1)
+    weighted = [0] * m
+    cells = [0] * m
     for j, x in enumerate(c):
         i, r = divmod(j, factor)
-        u = min(x, -(-x * R[r] // 2**B))
-        new[i] += x - u
+        weighted[i] += x * R[r]
+        cells[i] += x
+    new = [0] * (m + 1)
+    for i in range(m):
+        u = -(-weighted[i] // 2**B)
+        assert 0 <= u <= cells[i]
+        new[i] += cells[i] - u
         new[i + 1] += u
     return new
 
 
 def _rule_down(c: list[int], step: int, factor: int, n: int) -> list[int]:
+    """Each cell moves its allowance: min(its rounded-down share, the running lower bound of the
+    held-back mass above, decayed by e^-H per cell)."""
     R = _ratios(step, factor, n, False)
     beta = _decay(F(factor * step, n))
     m = -(-len(c) // factor)
-    shares = [[0] * factor for _ in range(m)]
+    weighted = [0] * m
+    cells = [0] * m
     for j, x in enumerate(c):
         i, r = divmod(j, factor)
-        shares[i][r] = x * R[r] // 2**B
-    rows = [sum(s) for s in shares]
+        weighted[i] += x * R[r]
+        cells[i] += x
+    rows = [v // 2**B for v in weighted]
     allowed = [0] * m
     w = 0
     for i in range(m - 1, -1, -1):
         allowed[i] = min(rows[i], w)
         w = beta * (rows[i] - allowed[i] + w) // 2**B
     new = [0] * (m + 1)
-    for j, x in enumerate(c):
-        i, r = divmod(j, factor)
-        u = shares[i][r] * allowed[i] // rows[i] if rows[i] else 0
-        new[i] += x - u
-        new[i + 1] += u
+    for i in range(m):
+        new[i] += cells[i] - allowed[i]
+        new[i + 1] += allowed[i]
     return new
 
 

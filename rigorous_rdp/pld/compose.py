@@ -55,12 +55,15 @@ split into :math:`p(1 - \rho)` at a and :math:`p\rho` at c with
 :math:`[0, e^a]` (the slopes agree: :math:`(1-\rho)e^{-a} + \rho e^{-c} = e^{-\ell}`), is the
 chord of that convex function on :math:`[e^a, e^c]` (so above it), and both vanish
 beyond :math:`e^c` (connect the dots on one atom, as in
-:mod:`~rigorous_rdp.pld.discretize`).  Rounding :math:`p\rho` *up* to an integer moves
-more mass up (Fact 4).
+:mod:`~rigorous_rdp.pld.discretize`).  Rounding up moves more mass up (Fact 4): the
+coarse array only depends on each coarse interval's total up-share, so it is enough to round
+up the total :math:`\sum p\rho` of the atoms of each interval (not every atom's share).
 
 **Fact 6 (coarsening a lower array).**  The chord lies above, so a lower array is
 coarsened by :func:`coarsen_down`: every atom gives an up-share :math:`u \le p\rho` to
-its upper coarse point c and the rest to its lower coarse point a.  Write K for the mass
+its upper coarse point c and the rest to its lower coarse point a (the coarse array only
+depends on each interval's total :math:`U_m` of up-shares: any :math:`U_m` at most the sum of
+lower bounds of the :math:`p\rho` of its atoms is such a total).  Write K for the mass
 held back from the connect-the-dots share (:math:`p\rho - u \ge 0`).  For
 :math:`t \le a` the change of the atom's term is :math:`-e^t K (e^{-a} - e^{-c}) \le 0`
 (with the full share the term is unchanged there, Fact 5); for :math:`t \ge c` it is 0.
@@ -236,9 +239,9 @@ def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     the ratios are rational upper bounds).  Total mass and the mass at :math:`+\infty`
     are unchanged; the step becomes ``factor * pld.step``.
 
-    The atoms at offset r in their cells share the ratio :math:`R_r`, so the shares
-    :math:`\lceil c R_r / 2^B \rceil` (at most c: :math:`R_r \le 2^B`) are computed per offset on
-    whole polynomials (FLINT, no per-atom Python)."""
+    The atoms at offset r in their cells share the ratio :math:`R_r`; each cell's total
+    up-share :math:`\lceil \sum_r c_r R_r / 2^B \rceil` (at most the cell's mass:
+    :math:`R_r \le 2^B`) is computed on whole polynomials (FLINT, no per-atom Python)."""
     if not pld.upper:
         raise ValueError("pld: only an upper PLD can be coarsened by splitting atoms")
     if factor < 1:
@@ -248,16 +251,19 @@ def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     budget.check("the PLD composition")
     ratios = _split_ratios(pld.step, factor, n)
     parts = _residues(pld.coeffs, factor)
-    cells = fmpz_poly()
-    ups = fmpz_poly()
     unit = 1 << _RATIO_BITS
-    for r, part in enumerate(parts):
-        cells += part
-        if r and ratios[r]:
-            # ceil(c R_r / 2^B) = c - floor(c (2^B - R_r) / 2^B) (c integer; floors of non-negative
-            # numbers only: python-flint's floor division of a polynomial by an integer rounds a
-            # negative quotient of magnitude below 1 to 0)
-            ups += part - (part * (unit - ratios[r])) // unit
+    cells = parts[0]
+    moved = fmpz_poly()  # sum_r c_r (moving mass)
+    kept = fmpz_poly()  # sum_r c_r (2^B - R_r) >= 0
+    for r in range(1, factor):
+        cells += parts[r]
+        if ratios[r]:
+            moved += parts[r]
+            kept += parts[r] * (unit - ratios[r])
+    # ceil(sum c_r R_r / 2^B) = sum c_r - floor(sum c_r (2^B - R_r) / 2^B): floors of non-negative
+    # numbers only (python-flint's floor division of a polynomial by an integer rounds a negative
+    # quotient of magnitude below 1 to 0)
+    ups = moved - kept // unit
     return DiscretePld(pld.offset, _coarse_array(cells, ups), pld.scale_bits, pld.inf_mass, True, pld.step * factor)
 
 
@@ -268,10 +274,9 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     intervals above it covers.  Exact integer arithmetic; the step becomes
     ``factor * pld.step``.
 
-    Only the cells' totals of up-shares enter the coarse array.  A cell whose allowance is its
-    whole up-share, or nothing, moves exactly its allowance; only the cells with a partial
-    allowance scale their atoms' shares one by one (each rounded down, so their sum stays
-    within the allowance)."""
+    Only each cell's total of up-shares enters the coarse array: a cell moves exactly its
+    allowance (at most the sum of its atoms' rounded-down shares, so a split into atom shares
+    below their connect-the-dots shares exists)."""
     if pld.upper:
         raise ValueError("pld: coarsen_down is for lower PLDs (upper ones: coarsen_up)")
     if factor < 1:
@@ -283,17 +288,15 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     beta = _decay_lower(Fraction(factor * pld.step, n))
     parts = _residues(pld.coeffs, factor)
     m = -(-pld.coeffs.length() // factor)
-    unit = 1 << _RATIO_BITS
-    cells = fmpz_poly()
-    share_cells = fmpz_poly()
-    shares: list[list] = []  # per offset r > 0: floor(c R_r / 2^B) <= the connect-the-dots share
-    for r, part in enumerate(parts):
-        cells += part
-        if r and ratios[r]:
-            sh = (part * ratios[r]) // unit
-            share_cells += sh
-            shares.append(sh.coeffs())
-    cd_rows = [int(x) for x in share_cells.coeffs()]
+    cells = parts[0]
+    weighted = fmpz_poly()  # sum_r c_r R_r
+    for r in range(1, factor):
+        cells += parts[r]
+        if ratios[r]:
+            weighted += parts[r] * ratios[r]
+    # floor(sum_r c_r R_r / 2^B): at most the cell's connect-the-dots share (and at least the sum of
+    # the atoms' floors, so never less than before)
+    cd_rows = [int(x) for x in (weighted // (1 << _RATIO_BITS)).coeffs()]
     cd_rows += [0] * (m - len(cd_rows))
     allowed = [0] * m
     w = 0  # an integer lower bound on W_m (nothing above the top interval)
@@ -302,10 +305,6 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
         u = c if c <= w else w
         allowed[i] = u
         w = (beta * (c - u + w)) >> _RATIO_BITS
-    for i in range(m):
-        a, c = allowed[i], cd_rows[i]
-        if 0 < a < c:  # each atom's up-share scaled by a / c, rounded down
-            allowed[i] = sum(int(col[i]) * a // c for col in shares if i < len(col))
     return DiscretePld(
         pld.offset, _coarse_array(cells, fmpz_poly(allowed)), pld.scale_bits, pld.inf_mass, False, pld.step * factor
     )
