@@ -88,7 +88,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from flint import arb, arb_poly, fmpq, fmpz_poly
+from flint import arb, arb_poly, fmpq, fmpz, fmpz_poly
 
 from .. import budget
 from ..arith import workprec
@@ -296,15 +296,17 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
             weighted += parts[r] * ratios[r]
     # floor(sum_r c_r R_r / 2^B): at most the cell's connect-the-dots share (and at least the sum of
     # the atoms' floors, so never less than before)
-    cd_rows = [int(x) for x in (weighted // (1 << _RATIO_BITS)).coeffs()]
-    cd_rows += [0] * (m - len(cd_rows))
-    allowed = [0] * m
-    w = 0  # an integer lower bound on W_m (nothing above the top interval)
+    # fmpz throughout (converting to Python integers and back costs more than the loop)
+    cd_rows = (weighted // (1 << _RATIO_BITS)).coeffs()
+    cd_rows += [fmpz(0)] * (m - len(cd_rows))
+    allowed = [fmpz(0)] * m
+    w = fmpz(0)  # an integer lower bound on W_m (nothing above the top interval)
+    b = fmpz(beta)
     for i in range(m - 1, -1, -1):
         c = cd_rows[i]
         u = c if c <= w else w
         allowed[i] = u
-        w = (beta * (c - u + w)) >> _RATIO_BITS
+        w = (b * (c - u + w)) >> _RATIO_BITS
     return DiscretePld(
         pld.offset, _coarse_array(cells, fmpz_poly(allowed)), pld.scale_bits, pld.inf_mass, False, pld.step * factor
     )
