@@ -29,8 +29,8 @@ How the bracket is proven (each step in its module):
 Add/remove adjacency has two dominating pairs ("remove" and "add"); the optimal
 epsilon is the larger of the two (both orders of every neighbouring pair must be
 covered), so the bracket is ``[max lower, max upper]``.  A direction whose upper end is
-below the other direction's lower end cannot change the maximum; it is then only
-computed on a coarse grid.
+at most the other direction's upper end cannot change the maximum; it is then only
+computed on a coarse grid (1/8 of the grid's points).
 
 The grid width is chosen from the requested bracket width; only its *tightness*
 depends on the choice, never its validity.
