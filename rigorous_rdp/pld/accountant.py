@@ -362,26 +362,21 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         dirs = self._directions()
         tight = self._tight()
         n_coarse = max(50, n // 8)
-        coarse: dict[str, Fraction] = {}
-        if len(dirs) > 1:
-            # coarse upper ends decide which direction dominates (a choice only)
-            for d in dirs:
-                U, _, _, _ = self._composed(d, n_coarse, tail_abs, lower=False, fast=True)
-                coarse[d] = _eps_upper(U, n_coarse, delta)
-            order = sorted(dirs, key=lambda d: coarse[d], reverse=True)
-        else:
-            order = list(dirs)
         brackets: dict[str, tuple[Bracket, int]] = {}
         los: dict[str, Fraction] = {}
         ups: dict[str, Fraction] = {}
         scale_bits, tail = 0, Fraction(0)
-        for d in order:
-            if ups and coarse[d] <= max(ups.values()):
-                # this direction cannot change the maximum of the upper ends: its upper end (coarse
-                # grid, still a proven upper bound) is at most another direction's upper end
-                ups[d] = coarse[d]
-                brackets[d] = (_bracket(Fraction(0), coarse[d]), n_coarse)
-                continue
+        # "remove" first: it dominates the usual sampled ledgers (a wrong guess costs time only)
+        for d in dirs:
+            if ups:
+                # bounded on a coarse grid first (a proven upper end): if it is at most another
+                # direction's upper end, this direction cannot change the maximum of the upper ends
+                U, _, _, _ = self._composed(d, n_coarse, tail_abs, lower=False, fast=True)
+                coarse = _eps_upper(U, n_coarse, delta)
+                if coarse <= max(ups.values()):
+                    ups[d] = coarse
+                    brackets[d] = (_bracket(Fraction(0), coarse), n_coarse)
+                    continue
             U, L, scale_bits, tail = self._composed(d, n, tail_abs, fast=True)
             up = _eps_upper(U, n, delta)
             lo = _eps_lower(L, n, delta) if L is not None else Fraction(0)
