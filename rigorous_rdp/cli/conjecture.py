@@ -63,7 +63,7 @@ def register(sub: Any) -> None:
     p.add_argument("--rows", default=None, metavar="N", help="--prove: number of rows n, integer in [2, 6]")
     p.add_argument("--batch", default="1", metavar="M", help="--prove: batch size m, integer in [1, n-1] (default 1)")
     p.add_argument("--order", default="2", metavar="L", help="--prove: Renyi order, integer in [2, 16] (default 2)")
-    p.add_argument("--sigma", default="1", metavar="S", help="--prove: noise multiplier, in [1, 64] (default 1)")
+    p.add_argument("--sigma", default="1", metavar="S", help="--prove: noise multiplier, in [1/2, 64] (default 1)")
     p.add_argument(
         "--max-boxes", default="20000", metavar="B", help="--prove: boxes processed before giving up (default 20000)"
     )
