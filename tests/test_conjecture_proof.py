@@ -599,3 +599,27 @@ def test_reprove_refuses_a_box_with_the_extremal_vertex_and_refutes_a_low_bound(
         mpmath.mp.dps = 15
     ok, _, why = reprove_box(case, box, arb(mpmath.nstr(g * (1 - 1e-9), 15)))
     assert not ok and why.startswith("refuted")
+
+
+def test_pack_unpack_bound_is_exact():
+    """A leaf's bound crosses the process boundary as an exact rational and comes back unchanged."""
+    from flint import arb
+
+    with workprec(cp.PREC):
+        up = arb(arb("1.4295704571147").upper())  # an exact point with a long mantissa
+    rec = cp._unpack(cp._pack({"upper": up, "method": "taylor"}))
+    assert rec["upper"].rad() == 0 and rec["upper"].mid() == up.mid() and rec["method"] == "taylor"
+    assert cp._unpack(cp._pack({"upper": None}))["upper"] is None
+
+
+@pytest.mark.slow
+def test_prove_case_jobs_gives_the_same_proof():
+    """--jobs 2 processes the subtrees below the frontier in worker processes; the leaves (and so
+    the certificate) are those of the serial run, in the same order."""
+    case = cp.ProofCase(2, 1, 2, F(4))
+    runs = []
+    for jobs in (1, 2):
+        d = cp.proof_to_json(cp.prove_case(case, jobs=jobs))
+        d["summary"].pop("seconds")
+        runs.append(d)
+    assert runs[0]["summary"]["proven"] and runs[0] == runs[1]
