@@ -7,7 +7,8 @@ values and a compensated Riemann enclosure of the Hessian.  This module re-prove
 path (own formulas, own quadrature, own tails; nothing of ``conjecture_proof`` is imported):
 
 * **Point values** :math:`G(c)` and :math:`\partial_k G(c)` at a rational point: Taylor-model
-  quadrature.  On each cell :math:`[y_0 - w/2, y_0 + w/2]` of the window, the integrand is expanded
+  quadrature.  On each cell :math:`[y_0 - w/2, y_0 + w/2]` of the window (``w`` from
+  :meth:`BoxCase.cell`: ``sigma/2``, ``sigma/4`` for sigma in [1/2, 1)), the integrand is expanded
   to order ``K`` about :math:`y_0` in ball arithmetic (``arb_series``); Taylor's theorem with
   Lagrange remainder bounds the rest by the ``K``-th coefficient of the expansion about the whole
   cell (a ball containing :math:`f^{(K)}(\xi)/K!` for every :math:`\xi` in the cell), so
