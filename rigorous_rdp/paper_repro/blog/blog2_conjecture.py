@@ -39,7 +39,7 @@ STEPS = 10
 #: noise levels of the 1-d cases proven by ``conjecture --prove`` (docs/blog_part2_conjecture.md,
 #: "The result"; drawn in the last row, not recomputed by this script)
 PROVEN_SIGMAS = [1.0, 2.0, 4.0]
-#: noise levels proven only for n = 2, m = 1 (lambda in {2, 3}; drawn as an open circle)
+#: noise levels proven only for n = 2, m = 1 (lambda in {2, 3, 4}; drawn as an open circle)
 PROVEN_SIGMAS_N2 = [0.5]
 
 
