@@ -31,21 +31,18 @@ def register(sub: Any) -> None:
     p.add_argument("--dim", default="1", metavar="D", help="dimension of the row values: 1, 2 or 3 (default 1)")
     p.add_argument(
         "--trials",
-        default=None,
         metavar="N",
         help="number of random starts, run after the structured starts (integer >= 1; required without --prove)",
     )
     p.add_argument("--seed", default="0", metavar="S", help="random seed (integer >= 0, default 0)")
     p.add_argument(
         "--jobs",
-        default=None,
         metavar="J",
         help="local worker processes, 1 <= J <= 256 (default 1; with --prove: the subtrees of the "
         "branch and bound, the same leaves for every J)",
     )
     p.add_argument(
         "--dask",
-        default=None,
         metavar="SPEC",
         help="run the trials on Dask: local:N starts a LocalCluster with N workers, "
         "or the address of a running scheduler (tcp://host:8786)",
@@ -55,7 +52,6 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--out",
-        default=None,
         metavar="FILE",
         help="write a certificate that 'rigorous-rdp verify' re-checks: of the largest proven violation, "
         "else (1-d) of LHS <= RHS at the worst configuration",
@@ -66,7 +62,7 @@ def register(sub: Any) -> None:
         help="instead of the probe: prove ratio <= 1 for every 1-d configuration of the range model with "
         "--rows, --batch, --order, --sigma (interval branch and bound over the dataset values)",
     )
-    p.add_argument("--rows", default=None, metavar="N", help="--prove: number of rows n, integer in [2, 6]")
+    p.add_argument("--rows", metavar="N", help="--prove: number of rows n, integer in [2, 6]")
     p.add_argument("--batch", default="1", metavar="M", help="--prove: batch size m, integer in [1, n-1] (default 1)")
     p.add_argument("--order", default="2", metavar="L", help="--prove: Renyi order, integer in [2, 16] (default 2)")
     p.add_argument("--sigma", default="1", metavar="S", help="--prove: noise multiplier, in [1/2, 64] (default 1)")
