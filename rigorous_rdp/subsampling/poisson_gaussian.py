@@ -578,6 +578,15 @@ class PoissonGaussianCurve(RdpCurve):
                     continue
             batch.append(i)
         if len(batch) >= BATCH_MIN_ORDERS:
+            from .poisson_gaussian_trapezoid import log_a_trapezoid
+
+            # orders on a short arithmetic progression: one trapezoidal grid, one matrix product
+            logs = log_a_trapezoid([alphas[i] for i in batch], self.q, self.sigma, prec)
+            for i, la in zip(batch, logs, strict=True):
+                if la is not None:
+                    out[i] = la / (to_arb(alphas[i]) - 1)
+            batch = [i for i in batch if out[i] is None]
+        if len(batch) >= BATCH_MIN_ORDERS:
             logs = log_a_fractional_many([alphas[i] for i in batch], self.q, self.sigma, prec)
             for i, la in zip(batch, logs, strict=True):
                 if la is not None:
