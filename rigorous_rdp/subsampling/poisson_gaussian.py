@@ -167,6 +167,44 @@ def log_a_integer(
     return i_ball.log1p()
 
 
+def log_a_integer_from_top(alpha: int, q: arb, sigma: arb, bits: int, cache: dict[int, arb] | None = None) -> arb:
+    r"""Ball for :math:`\log A_\alpha` at an integer order :math:`\alpha \ge 2`, summing the terms of
+    :math:`I` (:func:`log_a_integer`) from :math:`k = \alpha` down and stopping at the first K where
+    the rest is proven below :math:`2^{-bits}` times the partial sum.
+
+    With :math:`p_k = \binom{\alpha}{k} q^k (1-q)^{\alpha-k}` and :math:`E_k = e^{k(k-1)/(2\sigma^2)} - 1`,
+    increasing in k: :math:`\sum_{k=2}^{K} p_k E_k \le E_K \sum_k p_k \le E_K`, so the omitted terms add
+    an amount in :math:`[0, E_K]`.  For large orders the top terms dominate (:math:`E_k` grows like
+    :math:`e^{k^2/(2\sigma^2)}`), and a few terms suffice.  ``cache`` keeps :math:`E_k` (key k)
+    between calls at the same q, sigma and precision.  Requires ``0 < q < 1``.
+    """
+    if alpha < 2:
+        raise ValueError(f"alpha must be an integer >= 2. Found {alpha}.")
+    if cache is None:
+        cache = {}
+    inv2s2 = 1 / (2 * sigma * sigma)
+
+    def em1(k: int) -> arb:
+        v = cache.get(k)
+        if v is None:
+            v = cache[k] = (arb(k * (k - 1)) * inv2s2).expm1()
+        return v
+
+    ratio = (1 - q) / q
+    eps = arb(2) ** (-bits)
+    pmf = q**alpha
+    total = arb(0)
+    for k in range(alpha, 1, -1):
+        if k < alpha:
+            pmf = pmf * (k + 1) / (alpha - k) * ratio  # p_k from p_{k+1}
+        total += pmf * em1(k)
+        if k > 2 and em1(k - 1) < total * eps:
+            # the omitted terms are non-negative: I lies in [total, total + E_{k-1}]
+            total = arb(total.lower()).union(arb((total + em1(k - 1)).upper()))
+            break
+    return total.log1p()
+
+
 def _gauss_sf_upper(x: arb) -> arb:
     r"""Ball whose upper end bounds :math:`1 - \Phi(x)`: the Mills-ratio bound
     :math:`\varphi(x)/x` for :math:`x \ge 1` (cheaper than erfc), else 1."""
@@ -553,7 +591,7 @@ class PoissonGaussianCurve(RdpCurve):
         alphas = [Fraction(a) for a in alphas]
         out: list[arb | None] = [None] * len(alphas)
         batch: list[int] = []
-        cache: dict[int, arb] = {}  # logs shared by the exact sums at integer orders
+        cache: dict[int, arb] = {}  # e^{k(k-1)/(2 sigma^2)} - 1, shared by the sums at integer orders
         # fast_rdp at a real order (q > SERIES_MAX_Q) can only return the sandwich, whose relative
         # width is at least about e^-u / (u + 1), u = log q + (alpha - 1)/(2 sigma^2) (see its
         # module): below u = (prec - 20) log 2 - 10 it is declined (for q <= 1/2), so skip it there
@@ -565,8 +603,8 @@ class PoissonGaussianCurve(RdpCurve):
         for i, a in enumerate(alphas):
             self.check_order(a)
             if a.denominator == 1 and 0 < self.q < 1 and a <= _FULL_SUM_MAX:
-                # what certified() computes (fast_rdp declines these orders), sharing the logs
-                out[i] = log_a_integer(int(a), qa, sa, cache=cache) / (to_arb(a) - 1)
+                # the exact sum of certified() (fast_rdp declines these orders), from the top terms
+                out[i] = log_a_integer_from_top(int(a), qa, sa, prec + 8, cache) / (to_arb(a) - 1)
                 continue
             if a.denominator == 1 or not (0 < self.q < 1):
                 out[i] = self.certified(a)
