@@ -550,7 +550,12 @@ def poisson_gaussian_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: in
             lq = _log_fraction(q)
             log_i_est = _screen_log_i(float(alpha), float(q), float(sigma), lq)
             plan = integer_tail_plan(ai, float(q), float(sigma), log_i_est - (prec + 16) * math.log(2.0), lq)
-        log_a = log_a_integer(ai, qa, sa) if plan is None else log_a_integer(ai, qa, sa, plan[0], plan[2], plan[1])
+        if plan is not None:
+            log_a = log_a_integer(ai, qa, sa, plan[0], plan[2], plan[1])
+        elif ai > _FULL_SUM_MAX:
+            log_a = log_a_integer(ai, qa, sa)
+        else:  # the same sum, from the top terms down, stopped with a proven bound on the rest
+            log_a = log_a_integer_from_top(ai, qa, sa, prec + 8)
     else:
         log_i_est = _screen_log_i(float(alpha), float(q), float(sigma), _log_fraction(q))
         log_a = log_a_fractional(a, qa, sa, prec, log_i_est)

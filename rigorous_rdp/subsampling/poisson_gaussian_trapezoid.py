@@ -120,6 +120,17 @@ def _log_i_estimate(fa: np.ndarray, lq: float, l1q: float, sf: float) -> np.ndar
     return out
 
 
+def _log_i_estimate_many(fa: np.ndarray, lq: float, l1q: float, sf: float) -> np.ndarray:
+    """:func:`_log_i_estimate` at up to 128 of the orders, interpolated linearly in the order between
+    them (minus 1: a chord can lie above the convex curve), for long lists (planning only)."""
+    u = np.unique(fa)
+    if len(u) <= 160:
+        return _log_i_estimate(fa, lq, l1q, sf)
+    sample = np.unique(np.concatenate([u[:: math.ceil(len(u) / 128)], u[-1:]]))
+    out: np.ndarray = np.interp(fa, sample, _log_i_estimate(sample, lq, l1q, sf)) - 1.0
+    return out
+
+
 class _Plan:
     """Float planning: the grid step and, per block of orders, the node window (planning only: a
     poor plan costs width, never soundness)."""
@@ -156,16 +167,17 @@ class _Plan:
         # large orders: start right of 1/2 when the nodes left of 1/2 and the gap bound allow it
         if not (fa > self.z0 + 2 * sf and lt >= math.log1p(self.delta / (sf * math.sqrt(2 * math.pi)))):
             return low
-        lo, hi = 0.5, fa
-        if _gap_log_bound(fa, self.lq, self.lr, sf, lo + self.delta, self.z0) > log_tol - 4.0:
+        # bisection over the grid points in (1/2, fa): the largest with a small enough gap bound
+        lo, hi = 1, max(1, math.floor((fa - 0.5) / self.delta))
+        if _gap_log_bound(fa, self.lq, self.lr, sf, self.node(lo), self.z0) > log_tol - 4.0:
             return low
-        for _ in range(24):
-            mid = (lo + hi) / 2
-            if _gap_log_bound(fa, self.lq, self.lr, sf, mid, self.z0) <= log_tol - 4.0:
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if _gap_log_bound(fa, self.lq, self.lr, sf, self.node(mid), self.z0) <= log_tol - 4.0:
                 lo = mid
             else:
-                hi = mid
-        return lo
+                hi = mid - 1
+        return self.node(lo)
 
     def node(self, j: int) -> float:
         return 0.5 + j * self.delta
@@ -253,7 +265,7 @@ def _block_sums(
             for j in range(jl, ju + 1):
                 prev = state.get(j)
                 if prev is not None and prev[0] == blk - 1:
-                    v = prev[1] * nodes.power_row(j)[nb]
+                    v = prev[1] * (nodes.powers.get(j) or nodes.power_row(j))[nb]
                 else:
                     v = nodes.phi[j - j0] * (beta * nodes.lg[j - j0]).exp()
                 state[j] = (blk, v)
@@ -342,7 +354,7 @@ def log_a_trapezoid(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, pr
     start, step, pos = prog
     sf, qf = float(sigma), float(q)
     fa = np.array([float(a) for a in alphas])
-    est = _log_i_estimate(fa, lq, math.log1p(-qf), sf)
+    est = _log_i_estimate_many(fa, lq, math.log1p(-qf), sf)
     usable = np.isfinite(est) & (fa >= 1 + 1e-6) & (fa <= BATCH_MAX_ORDER) & (est > -300 * math.log(2.0))
     if not usable.any():
         return out
@@ -379,22 +391,27 @@ def log_a_trapezoid(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, pr
                 return out
             shrink = 1 / (1 - g * kappa)
             y_low = 1 + dl / (2 * arb.pi() * sa * sa).sqrt()
+        quads = {}
         for blk, idx in blocks.items():
-            jl, ju = windows[blk]
-            c_right = plan.node(ju + 1)
-            with workprec(32):
-                tails = _Tails(plan, qa, sa, dl, plan.node(jl - 1), c_right, float(min(fa[i] for i in idx)))
-            sw, swx = nodes.window_sums(jl, ju)
+            sw, swx = nodes.window_sums(*windows[blk])
             for i in idx:
-                if not (c_right > fa[i] * (1 + 2.0**-40) and c_right >= 0.5):
-                    continue  # the right-tail bound needs the first omitted node right of the order
                 a = to_arb(alphas[i])
-                quad = sums[blk, pos[i] % nb] - sw - a * swx
-                with workprec(32):
+                quads[i] = (a, sums[blk, pos[i] % nb] - sw - a * swx, sums[blk, pos[i] % nb].upper())
+        done = {}
+        with workprec(32):
+            for blk, idx in blocks.items():
+                jl, ju = windows[blk]
+                c_right = plan.node(ju + 1)
+                tails = _Tails(plan, qa, sa, dl, plan.node(jl - 1), c_right, float(min(fa[i] for i in idx)))
+                for i in idx:
+                    if not (c_right > fa[i] * (1 + 2.0**-40) and c_right >= 0.5):
+                        continue  # the right-tail bound needs the first omitted node right of the order
+                    a, quad, s_up = quads[i]
                     omit_f, omit_y = tails.bounds(a)
-                    a_up = (arb(sums[blk, pos[i] % nb].upper()) + y_low + omit_y) * shrink
-                    err = kappa * g * (a_up + 1 + 2 * a * qa)
-                out[i] = _log1p_checked(quad, err, omit_f, prec)
+                    err = kappa * g * ((arb(s_up) + y_low + omit_y) * shrink + 1 + 2 * a * qa)
+                    done[i] = (quad, err, omit_f)
+        for i, (quad, err, omit_f) in done.items():
+            out[i] = _log1p_checked(quad, err, omit_f, prec)
     return out
 
 
