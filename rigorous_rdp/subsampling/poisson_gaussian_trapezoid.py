@@ -65,8 +65,15 @@ import numpy as np
 from flint import arb, arb_mat
 
 from ..arith import to_arb, workprec
-from ..floatmath import gammaln, log1pexp, log_expm1, logsumexp
-from .poisson_gaussian import BATCH_MAX_ORDER, _gap_log_bound, _log_fraction, _tail_point
+from ..floatmath import log1pexp, log_expm1
+from .poisson_gaussian import (
+    BATCH_MAX_ORDER,
+    _gap_log_bound,
+    _log_fraction,
+    _screen_log_i,
+    _screen_log_i_small_ints,
+    _tail_point,
+)
 
 __all__ = ["arithmetic_progression", "log_a_trapezoid"]
 
@@ -95,39 +102,28 @@ def arithmetic_progression(alphas: Sequence[Fraction]) -> tuple[Fraction, Fracti
 
 
 def _log_i_estimate(fa: np.ndarray, lq: float, l1q: float, sf: float) -> np.ndarray:
-    """Float estimate of log(A_a - 1) at many real orders (planning only): log-sum-exp of the terms
-    of the binomial sum of :func:`.poisson_gaussian.log_a_integer` with real binomial coefficients at
-    k = 2, ..., 64, then on a coarse grid (each term weighted by its spacing), and the term k = a."""
-    kmax = int(max(2.0, math.floor(float(fa.max()))))
-    k1 = min(kmax, 64)
-    a = fa[:, None]
-    i = np.arange(1, k1 + 1, dtype=float)[None, :]
-    inv2s2 = 1 / (2 * sf * sf)
+    r"""Float estimate of log(A_a - 1) at many real orders (planning only).
+
+    :math:`\log A_\alpha` is convex in :math:`\alpha` (a cumulant generating function) with
+    :math:`\log A_1 = 0`: between consecutive integers it lies below its chord, which is taken
+    (the float binomial sums at the integers, :func:`.poisson_gaussian._screen_log_i`), less
+    :math:`1/(8\sigma^2)` (about the largest gap between chord and curve; at most 3)."""
+    lo = np.floor(fa)
+    ints = np.unique(np.concatenate([lo, lo + 1])).astype(np.int64)
+    ints = ints[ints >= 2]
+    log_i = np.empty(len(ints))
+    small = ints <= 256
+    if small.any():
+        log_i[small] = _screen_log_i_small_ints(ints[small], lq, l1q, sf)
+    for n in np.nonzero(~small)[0]:
+        log_i[n] = _screen_log_i(float(ints[n]), math.exp(lq), sf, lq)
+    table = dict(zip(ints.tolist(), log1pexp(log_i).tolist(), strict=True))
+    table[1] = 0.0
+    la_lo = np.array([table[int(v)] for v in lo])
+    la_hi = np.array([table[int(v) + 1] for v in lo])
+    log_a = la_lo + (fa - lo) * (la_hi - la_lo)
     with np.errstate(all="ignore"):
-        logc = np.cumsum(np.log(np.abs(a - i + 1)) - np.log(i), axis=1)[:, 1:]
-        k = i[:, 1:]
-        t = logc + k * lq + (a - k) * l1q + log_expm1(k * (k - 1) * inv2s2)
-        parts = [np.where(k <= a, t, -np.inf)]
-        if kmax > 64:
-            kc = np.unique(np.round(np.geomspace(65, kmax, 48)))
-            wc = np.log(np.diff(np.concatenate([[64.0], kc])))[None, :]
-            kc = kc[None, :]
-            lcc = gammaln(a + 1) - gammaln(kc + 1) - gammaln(np.maximum(a - kc, 0.0) + 1)
-            tc = lcc + kc * lq + (a - kc) * l1q + log_expm1(kc * (kc - 1) * inv2s2) + wc
-            parts.append(np.where(kc <= a, tc, -np.inf))
-        parts.append((fa * lq + log_expm1(fa * (fa - 1) * inv2s2))[:, None])
-        out: np.ndarray = logsumexp(np.concatenate(parts, axis=1), axis=1)
-    return out
-
-
-def _log_i_estimate_many(fa: np.ndarray, lq: float, l1q: float, sf: float) -> np.ndarray:
-    """:func:`_log_i_estimate` at up to 128 of the orders, interpolated linearly in the order between
-    them (minus 1: a chord can lie above the convex curve), for long lists (planning only)."""
-    u = np.unique(fa)
-    if len(u) <= 160:
-        return _log_i_estimate(fa, lq, l1q, sf)
-    sample = np.unique(np.concatenate([u[:: math.ceil(len(u) / 128)], u[-1:]]))
-    out: np.ndarray = np.interp(fa, sample, _log_i_estimate(sample, lq, l1q, sf)) - 1.0
+        out: np.ndarray = log_expm1(log_a) - min(1 / (8 * sf * sf), 3.0)
     return out
 
 
@@ -354,7 +350,7 @@ def log_a_trapezoid(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, pr
     start, step, pos = prog
     sf, qf = float(sigma), float(q)
     fa = np.array([float(a) for a in alphas])
-    est = _log_i_estimate_many(fa, lq, math.log1p(-qf), sf)
+    est = _log_i_estimate(fa, lq, math.log1p(-qf), sf)
     usable = np.isfinite(est) & (fa >= 1 + 1e-6) & (fa <= BATCH_MAX_ORDER) & (est > -300 * math.log(2.0))
     if not usable.any():
         return out
