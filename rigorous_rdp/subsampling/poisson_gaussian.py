@@ -63,6 +63,7 @@ from flint import acb, arb, arb_poly
 
 from ..arith import log_binomial_pmf, log_sum_exp, to_arb, workprec
 from ..curves import RdpCurve
+from ..validation import MAX_ORDER
 from ..floatmath import gammaln, log1pexp, log_binom_real, log_expm1, log_factorials, log_fraction, log_ndtr, logsumexp
 from .gauss_legendre import ellipse_box, gauss_legendre_error_factor, gauss_legendre_rule
 
@@ -606,7 +607,8 @@ class PoissonGaussianCurve(RdpCurve):
         skip_below = (prec - 20) * math.log(2.0) - 10
         qa, sa = to_arb(self.q), to_arb(self.sigma)
         for i, a in enumerate(alphas):
-            self.check_order(a)
+            if not (1 < a <= MAX_ORDER):  # the check of certified(), without re-parsing valid orders
+                self.check_order(a)
             if a.denominator == 1 and 0 < self.q < 1 and a <= _FULL_SUM_MAX:
                 # the exact sum of certified() (fast_rdp declines these orders), from the top terms
                 out[i] = log_a_integer_from_top(int(a), qa, sa, prec + 8, cache) / (to_arb(a) - 1)
@@ -614,7 +616,7 @@ class PoissonGaussianCurve(RdpCurve):
             if a.denominator == 1 or not (0 < self.q < 1):
                 out[i] = self.certified(a)
                 continue
-            if not (skip_sandwich and float(log_q_f + (a - 1) * inv2s2_f) < skip_below):
+            if not (skip_sandwich and log_q_f + (float(a) - 1) * inv2s2_f < skip_below):
                 fast = fast_rdp(a, self.q, self.sigma, prec)
                 if fast is not None:
                     out[i] = fast

@@ -293,13 +293,16 @@ class _Tails:
         self.flat = 1 + self.ds / self.rt2pi  # bound when t < 1
         cl = min(c_left, 0.5)
         tl = -arb(cl) / sigma
-        self.low = (-(tl * tl) / 2).exp() / self.rt2pi * (1 / tl + self.ds) if tl >= 1 else self.flat
+        low = (-(tl * tl) / 2).exp() / self.rt2pi * (1 / tl + self.ds) if tl >= 1 else self.flat
+        self.q_low = q * low
 
-        def piece(lo: float, hi: float) -> tuple[float, arb, arb, arb]:
+        log_rt2pi = self.rt2pi.log()
+
+        def piece(lo: float, hi: float) -> tuple[arb, arb, arb, arb]:
             w_lo = (2 * arb(lo) - 1) * inv2s2
             w_hi = (2 * arb(hi) - 1) * inv2s2
             lf = (r * (-w_lo).exp()).log1p()
-            return hi, self.lq + w_hi + lf, -arb(hi) ** 2 * inv2s2, self.lq + lf
+            return arb(hi), self.lq + w_hi + lf, -arb(hi) ** 2 * inv2s2 - log_rt2pi, self.lq + lf
 
         self.right = piece(c_right, c_right)
         self.gap = []
@@ -308,11 +311,11 @@ class _Tails:
             cuts = sorted({0.5, c_left} | {p for p in (plan.z0, zc) if 0.5 < p < c_left})
             self.gap = [piece(lo, hi) for lo, hi in zip(cuts, cuts[1:], strict=False)]
 
-    def _piece(self, a: arb, p: tuple[float, arb, arb, arb]) -> arb:
+    def _piece(self, a: arb, p: tuple[arb, arb, arb, arb]) -> arb:
         c, k1, k0, k_flat = p
-        t = abs(arb(c) - a) / self.sigma
+        t = abs(c - a) / self.sigma
         if t >= 1:
-            bound: arb = (a * k1 + k0).exp() / self.rt2pi * (1 / t + self.ds)
+            bound: arb = (a * k1 + k0).exp() * (1 / t + self.ds)
             return bound
         bound = (a * k_flat + a * (a - 1) * self.inv2s2).exp() * self.flat
         return bound
@@ -323,7 +326,7 @@ class _Tails:
         upper = self._piece(a, self.right)
         for p in self.gap:
             upper += self._piece(a, p)
-        return (a - 1) * self.q * self.low + upper, upper
+        return (a - 1) * self.q_low + upper, upper
 
 
 def log_a_trapezoid(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, prec: int) -> list[arb | None]:
@@ -385,14 +388,17 @@ def log_a_trapezoid(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, pr
             g = (arb(plan.a_strip) ** 2 / (2 * sa * sa)).exp()
             if not (g * kappa < 1):
                 return out
-            shrink = 1 / (1 - g * kappa)
-            y_low = 1 + dl / (2 * arb.pi() * sa * sa).sqrt()
+            # E = kappa g (A_up + 1 + 2 a q), A_up = (S + y_low + omitted) / (1 - g kappa)
+            e_s = kappa * g / (1 - g * kappa)
+            e_0 = e_s * (1 + dl / (2 * arb.pi() * sa * sa).sqrt()) + kappa * g
+            e_a = 2 * kappa * g * qa
         quads = {}
         for blk, idx in blocks.items():
             sw, swx = nodes.window_sums(*windows[blk])
             for i in idx:
                 a = to_arb(alphas[i])
-                quads[i] = (a, sums[blk, pos[i] % nb] - sw - a * swx, sums[blk, pos[i] % nb].upper())
+                s_ab = sums[blk, pos[i] % nb]
+                quads[i] = (a, s_ab - sw - a * swx, arb(s_ab.upper()))
         done = {}
         with workprec(32):
             for blk, idx in blocks.items():
@@ -404,7 +410,7 @@ def log_a_trapezoid(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, pr
                         continue  # the right-tail bound needs the first omitted node right of the order
                     a, quad, s_up = quads[i]
                     omit_f, omit_y = tails.bounds(a)
-                    err = kappa * g * ((arb(s_up) + y_low + omit_y) * shrink + 1 + 2 * a * qa)
+                    err = e_s * (s_up + omit_y) + e_0 + e_a * a
                     done[i] = (quad, err, omit_f)
         for i, (quad, err, omit_f) in done.items():
             out[i] = _log1p_checked(quad, err, omit_f, prec)
