@@ -449,8 +449,16 @@ def test_fallback_when_the_trapezoid_declines(monkeypatch):
 
 @pytest.mark.parametrize(
     ("q", "s", "n"),
-    [("0.01", "1.1", 2), ("0.01", "1.1", 7), ("0.01", "1.1", 63), ("0.01", "1.1", 1024), ("1e-6", "0.5", 300),
-     ("0.5", "50", 128), ("0.99", "3", 200), ("0.3", "0.1", 40)],
+    [
+        ("0.01", "1.1", 2),
+        ("0.01", "1.1", 7),
+        ("0.01", "1.1", 63),
+        ("0.01", "1.1", 1024),
+        ("1e-6", "0.5", 300),
+        ("0.5", "50", 128),
+        ("0.99", "3", 200),
+        ("0.3", "0.1", 40),
+    ],
 )
 def test_integer_sum_from_the_top_contains_the_binomial_sum(q, s, n):
     """Against mpmath's plain binomial sum (40 digits); the large orders stop early (few E_k

@@ -63,8 +63,8 @@ from flint import acb, arb, arb_poly
 
 from ..arith import log_binomial_pmf, log_sum_exp, to_arb, workprec
 from ..curves import RdpCurve
-from ..validation import MAX_ORDER
 from ..floatmath import gammaln, log1pexp, log_binom_real, log_expm1, log_factorials, log_fraction, log_ndtr, logsumexp
+from ..validation import MAX_ORDER
 from .gauss_legendre import ellipse_box, gauss_legendre_error_factor, gauss_legendre_rule
 
 __all__ = [

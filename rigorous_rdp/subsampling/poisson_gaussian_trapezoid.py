@@ -57,6 +57,7 @@ enclosure is not narrow enough is returned as ``None`` (the caller evaluates it 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from fractions import Fraction
@@ -117,13 +118,13 @@ def _log_i_estimate(fa: np.ndarray, lq: float, l1q: float, sf: float) -> np.ndar
         log_i[small] = _screen_log_i_small_ints(ints[small], lq, l1q, sf)
     for n in np.nonzero(~small)[0]:
         log_i[n] = _screen_log_i(float(ints[n]), math.exp(lq), sf, lq)
-    table = dict(zip(ints.tolist(), log1pexp(log_i).tolist(), strict=True))
+    table = dict(zip(ints.tolist(), np.asarray(log1pexp(log_i)).tolist(), strict=True))
     table[1] = 0.0
     la_lo = np.array([table[int(v)] for v in lo])
     la_hi = np.array([table[int(v) + 1] for v in lo])
     log_a = la_lo + (fa - lo) * (la_hi - la_lo)
     with np.errstate(all="ignore"):
-        out: np.ndarray = log_expm1(log_a) - min(1 / (8 * sf * sf), 3.0)
+        out = np.asarray(log_expm1(log_a)) - min(1 / (8 * sf * sf), 3.0)
     return out
 
 
@@ -302,14 +303,14 @@ class _Tails:
             w_lo = (2 * arb(lo) - 1) * inv2s2
             w_hi = (2 * arb(hi) - 1) * inv2s2
             lf = (r * (-w_lo).exp()).log1p()
-            return arb(hi), self.lq + w_hi + lf, -arb(hi) ** 2 * inv2s2 - log_rt2pi, self.lq + lf
+            return arb(hi), self.lq + w_hi + lf, -(arb(hi) ** 2) * inv2s2 - log_rt2pi, self.lq + lf
 
         self.right = piece(c_right, c_right)
         self.gap = []
         if c_left > 0.5:
             zc = plan.sf * plan.sf * (plan.lr + math.log(a_min)) + 0.5
             cuts = sorted({0.5, c_left} | {p for p in (plan.z0, zc) if 0.5 < p < c_left})
-            self.gap = [piece(lo, hi) for lo, hi in zip(cuts, cuts[1:], strict=False)]
+            self.gap = [piece(lo, hi) for lo, hi in itertools.pairwise(cuts)]
 
     def _piece(self, a: arb, p: tuple[arb, arb, arb, arb]) -> arb:
         c, k1, k0, k_flat = p
@@ -380,7 +381,13 @@ def log_a_trapezoid(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, pr
         if not (arb(plan.a_strip) < arb.pi() * sa * sa / 2):
             return out
         nodes = _Nodes(
-            min(w[0] for w in windows.values()), max(w[1] for w in windows.values()), plan.delta, qa, sa, to_arb(step), nb
+            min(w[0] for w in windows.values()),
+            max(w[1] for w in windows.values()),
+            plan.delta,
+            qa,
+            sa,
+            to_arb(step),
+            nb,
         )
         sums = _block_sums(nodes, windows, to_arb(start), to_arb(step))
         with workprec(32):
