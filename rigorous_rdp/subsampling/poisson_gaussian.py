@@ -21,7 +21,8 @@ Certified evaluation.  We compute :math:`I = A_\alpha - 1 \ge 0` and return
   .. math:: I = \sum_{k=2}^{\alpha} \binom{\alpha}{k} q^k (1-q)^{\alpha-k}
             \big(e^{k(k-1)/(2\sigma^2)} - 1\big),
 
-  a finite sum of non-negative terms, evaluated in ball arithmetic.
+  a finite sum of non-negative terms, evaluated in ball arithmetic (up to order 4096 from
+  the top term down, stopped with a proven bound on the rest: :func:`log_a_integer_from_top`).
 
 * Real orders (:func:`log_a_fractional`): with :math:`x(z) = q\,(e^{(2z-1)/(2\sigma^2)} - 1)`
   and :math:`f(x) = (1+x)^\alpha - 1 - \alpha x \ge 0` (convexity), and
@@ -585,10 +586,13 @@ class PoissonGaussianCurve(RdpCurve):
 
     def certified_many(self, alphas: Sequence[Fraction]) -> list[arb]:
         """:meth:`certified` at many orders: the real orders that the fast paths of
-        :func:`.poisson_gaussian_series.fast_rdp` do not settle share one quadrature
-        (:func:`log_a_fractional_many`, when there are at least :data:`BATCH_MIN_ORDERS`
-        of them); an order it leaves too wide is integrated on its own
-        (:func:`log_a_fractional`); integer orders use the exact finite sum."""
+        :func:`.poisson_gaussian_series.fast_rdp` do not settle (when there are at least
+        :data:`BATCH_MIN_ORDERS` of them) share one trapezoidal grid and one ball-matrix product
+        if they lie on a short arithmetic progression
+        (:func:`.poisson_gaussian_trapezoid.log_a_trapezoid`), else one Gauss-Legendre rule
+        (:func:`log_a_fractional_many`); an order both leave too wide is integrated on its own
+        (:func:`log_a_fractional`); integer orders use the exact finite sum from its top terms
+        (:func:`log_a_integer_from_top`)."""
         from flint import ctx
 
         from .poisson_gaussian_series import SERIES_MAX_Q, fast_rdp
