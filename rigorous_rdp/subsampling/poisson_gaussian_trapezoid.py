@@ -195,10 +195,11 @@ class _Nodes:
         self.lg: list[arb] = []
         cphi = [arb(0)]
         cphix = [arb(0)]
+        half = arb(0.5)
         for j in range(j0, j1 + 1):
-            z = arb(0.5 + j * delta)
+            z = half + j * d  # exact: d has 10 significant bits
             ph = d * (-(z * z) * inv2s2 - log_norm).exp()
-            x = q * (arb(j * delta) / s2).expm1()
+            x = q * ((j * d) / s2).expm1()
             self.phi.append(ph)
             self.lg.append(x.log1p())
             cphi.append(cphi[-1] + ph)
@@ -375,20 +376,17 @@ def log_a_trapezoid(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, pr
         jl = min(math.floor((left - 0.5) / plan.delta), math.floor((float(fa[i_min]) - 0.5) / plan.delta) - 1) + 1
         ju = max(math.ceil((float(right[i]) - 0.5) / plan.delta) for i in idx)
         windows[blk] = (jl, ju)
+    j0 = min(w[0] for w in windows.values()) - 1
+    j1 = max(w[1] for w in windows.values()) + 1
+    for j in (j0, j1):  # the float grid points (tail bounds) must be the exact nodes
+        if Fraction(plan.node(j)) != Fraction(1, 2) + j * Fraction(plan.delta):
+            return out
     guard = int(max(0.0, float(np.max(-np.minimum(est[usable], 0.0))) / math.log(2.0))) + 24
     with workprec(prec + guard):
         qa, sa, dl = to_arb(q), to_arb(sigma), arb(plan.delta)
         if not (arb(plan.a_strip) < arb.pi() * sa * sa / 2):
             return out
-        nodes = _Nodes(
-            min(w[0] for w in windows.values()),
-            max(w[1] for w in windows.values()),
-            plan.delta,
-            qa,
-            sa,
-            to_arb(step),
-            nb,
-        )
+        nodes = _Nodes(j0 + 1, j1 - 1, plan.delta, qa, sa, to_arb(step), nb)
         sums = _block_sums(nodes, windows, to_arb(start), to_arb(step))
         with workprec(32):
             kappa = 2 / ((2 * arb.pi() * arb(plan.a_strip) / dl).exp() - 1)
