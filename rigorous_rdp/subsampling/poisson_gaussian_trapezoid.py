@@ -15,7 +15,7 @@ uniformly as :math:`|\mathrm{Re}\,z| \to \infty` there, and :math:`\int |F(t + i
 * Analyticity: for :math:`|\mathrm{Im}\,w| < \pi/2`, i.e. :math:`a \le \pi\sigma^2/2`,
   :math:`\mathrm{Re}\,y = 1 - q + q e^{\mathrm{Re}\,w}\cos(\mathrm{Im}\,w) > 0`, so :math:`y^\alpha`
   (principal branch) is analytic; :math:`\varphi_\sigma` is entire.  We take
-  :math:`a = \min(0.45\pi\sigma^2, 3\sigma)`.
+  :math:`a = \min(0.49\pi\sigma^2, 3\sigma)`.
 * The bound M: :math:`|\varphi_\sigma(t+ib)| = \varphi_\sigma(t) e^{b^2/(2\sigma^2)}`,
   :math:`|y(t+ib)| \le 1 - q + q e^{\mathrm{Re}\,w} = y(t)` and :math:`|x(t+ib)| \le q(e^{w(t)} + 1)`,
   so with :math:`g = e^{a^2/(2\sigma^2)}` and :math:`\mathbb{E}[e^w] = 1`,
@@ -136,7 +136,7 @@ class _Plan:
         self.sf, self.lq, self.q = sf, lq, q
         self.lr = math.log1p(-q) - lq
         self.z0 = sf * sf * self.lr + 0.5
-        self.a_strip = min(0.45 * math.pi * sf * sf, 3.0 * sf)
+        self.a_strip = min(0.49 * math.pi * sf * sf, 3.0 * sf)
         log_g = self.a_strip**2 / (2 * sf * sf)
         log_m = log_g + np.logaddexp(log1pexp(est), np.log(1 + 2 * fa * q))
         need = float(np.max(math.log(2.0) + log_m - est)) + (target + 4) * math.log(2.0)
