@@ -67,6 +67,7 @@ from ..curves import RdpCurve
 from ..floatmath import gammaln, log1pexp, log_binom_real, log_expm1, log_factorials, log_fraction, log_ndtr, logsumexp
 from ..validation import MAX_ORDER
 from .gauss_legendre import ellipse_box, gauss_legendre_error_factor, gauss_legendre_rule
+from .poisson_gaussian_planning import _gap_log_bound, _screen_log_i_small_ints, _tail_point
 
 __all__ = [
     "PoissonGaussianCurve",
@@ -239,12 +240,6 @@ def upper_tail_bound(U: arb, alpha: arb, q: arb, sigma: arb, sf: Callable[[arb],
         return (alpha * (r * (-w_u).exp()).log1p()).exp() * peak
     two_pow = (arb(2).log() * (alpha - 1)).exp()
     return two_pow * (sf(U / sigma) + peak)
-
-
-def _tail_point(log_target: float) -> float:
-    """x >= 0 with exp(-x^2/2)/2 <= exp(log_target), hence 1 - Phi(x) <= exp(log_target)."""
-    v = -log_target - math.log(2.0)
-    return math.sqrt(2.0 * v) if v > 0 else 0.0
 
 
 def _window(alpha: float, log_q: float, sigma: float, log_tol: float) -> tuple[float, float]:
@@ -450,19 +445,6 @@ def integer_tail_bound(a: int, q: arb, sigma: arb, blocks: Sequence[tuple[int, i
             kl += (1 - p) * ((1 - p).log() - log_1mq)
         total += (arb(M * (M - 1)) * inv2s2 - a * kl).exp()
     return total
-
-
-def _screen_log_i_small_ints(a: np.ndarray, log_q: float, log_1mq: float, sigma: float) -> np.ndarray:
-    """:func:`_screen_log_i` at many integer orders <= 256 at once (one 2-D log-sum-exp)."""
-    amax = int(a.max())
-    lf = log_factorials(amax)
-    k = np.arange(2, amax + 1)
-    A = a[:, None]
-    mask = k[None, :] <= A
-    kk = np.where(mask, k[None, :], 2)
-    logc = lf[A] - lf[kk] - lf[np.where(mask, A - kk, 0)]
-    t = logc + kk * log_q + (A - kk) * log_1mq + log_expm1(kk * (kk - 1.0) / (2.0 * sigma * sigma))
-    return logsumexp(np.where(mask, t, -np.inf), axis=1)
 
 
 def screen_log_a(a: float, q: float, sigma: float, log_q: float | None = None) -> float:
@@ -809,29 +791,6 @@ class _Grid:
         lt = T.log()
         y2 = arb(y) ** 2 * self.inv2s2
         return (lp + 2 * lx, lb1, ld, lt, P, P * X, xl, xu, y2, psl, slope, float(slope.mid()))
-
-
-def _log_phi_cdf(x: float) -> float:
-    """Float log of the standard normal CDF (planning only)."""
-    if x > -30.0:
-        return math.log(0.5 * math.erfc(-x / math.sqrt(2.0)))
-    return -x * x / 2 - math.log(-x) - 0.5 * math.log(2 * math.pi)
-
-
-def _gap_log_bound(a: float, lq: float, lr: float, s: float, L: float, z0: float) -> float:
-    """Float value of the bound of :func:`_gap_bound` (planning only)."""
-    la = a * lq + a * (a - 1) / (2 * s * s)
-    zc = s * s * (lr + math.log(a)) + 0.5
-    pieces = [(0.5, -a * lq), (z0, a * math.log(2.0)), (zc, 1.0)]
-    out = -math.inf
-    for i, (start, lf) in enumerate(pieces):
-        end = pieces[i + 1][0] if i + 1 < len(pieces) else math.inf
-        lo, hi = max(start, 0.5), min(end, L)
-        if hi <= lo:
-            continue
-        v = la + lf + _log_phi_cdf((hi - a) / s)
-        out = max(out, v) + math.log1p(math.exp(-abs(out - v))) if out > -math.inf else v
-    return out
 
 
 def _gap_bound(alpha: arb, fa: float, q: arb, sigma: arb, L: float, z0: float, zc: float) -> arb:

@@ -66,20 +66,15 @@ import numpy as np
 from flint import arb, arb_mat
 
 from ..arith import to_arb, workprec
-from ..floatmath import log1pexp, log_expm1
-from .poisson_gaussian import (
-    BATCH_MAX_ORDER,
-    _gap_log_bound,
-    _log_fraction,
-    _screen_log_i,
-    _screen_log_i_small_ints,
-    _tail_point,
-)
+from ..floatmath import log1pexp, log_expm1, log_factorials, log_fraction, logsumexp
+from .poisson_gaussian_planning import _gap_log_bound, _screen_log_i_small_ints, _tail_point
 
 __all__ = ["arithmetic_progression", "log_a_trapezoid"]
 
 #: a progression is used when it has at most this many times as many terms as the orders asked for
 PROGRESSION_SLACK = 4
+#: orders above this are left to the other paths (as for the Gauss-Legendre rule)
+MAX_ORDER = 2000
 
 
 def arithmetic_progression(alphas: Sequence[Fraction]) -> tuple[Fraction, Fraction, list[int]] | None:
@@ -107,7 +102,7 @@ def _log_i_estimate(fa: np.ndarray, lq: float, l1q: float, sf: float) -> np.ndar
 
     :math:`\log A_\alpha` is convex in :math:`\alpha` (a cumulant generating function) with
     :math:`\log A_1 = 0`: between consecutive integers it lies below its chord, which is taken
-    (the float binomial sums at the integers, :func:`.poisson_gaussian._screen_log_i`), less
+    (the float binomial sums at the integers), less
     :math:`1/(8\sigma^2)` (about the largest gap between chord and curve; at most 3)."""
     lo = np.floor(fa)
     ints = np.unique(np.concatenate([lo, lo + 1])).astype(np.int64)
@@ -116,8 +111,12 @@ def _log_i_estimate(fa: np.ndarray, lq: float, l1q: float, sf: float) -> np.ndar
     small = ints <= 256
     if small.any():
         log_i[small] = _screen_log_i_small_ints(ints[small], lq, l1q, sf)
-    for n in np.nonzero(~small)[0]:
-        log_i[n] = _screen_log_i(float(ints[n]), math.exp(lq), sf, lq)
+    lf = log_factorials(int(ints.max()))
+    for n in np.nonzero(~small)[0]:  # every term of the float binomial sum
+        a = int(ints[n])
+        k = np.arange(2, a + 1)
+        t = lf[a] - lf[k] - lf[a - k] + k * lq + (a - k) * l1q + log_expm1(k * (k - 1.0) / (2 * sf * sf))
+        log_i[n] = logsumexp(t)
     table = dict(zip(ints.tolist(), np.asarray(log1pexp(log_i)).tolist(), strict=True))
     table[1] = 0.0
     la_lo = np.array([table[int(v)] for v in lo])
@@ -349,14 +348,14 @@ def log_a_trapezoid(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, pr
     if not (0 < q <= Fraction(1, 2)) or not (Fraction(1, 4) <= sigma <= 1000):
         return out
     prog = arithmetic_progression(alphas)
-    lq = _log_fraction(q)
+    lq = log_fraction(q)
     if prog is None or lq < -700:
         return out
     start, step, pos = prog
     sf, qf = float(sigma), float(q)
     fa = np.array([float(a) for a in alphas])
     est = _log_i_estimate(fa, lq, math.log1p(-qf), sf)
-    usable = np.isfinite(est) & (fa >= 1 + 1e-6) & (fa <= BATCH_MAX_ORDER) & (est > -300 * math.log(2.0))
+    usable = np.isfinite(est) & (fa >= 1 + 1e-6) & (fa <= MAX_ORDER) & (est > -300 * math.log(2.0))
     if not usable.any():
         return out
     plan = _Plan(fa[usable], est[usable], qf, lq, sf, prec - 8)
