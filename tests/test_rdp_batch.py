@@ -473,3 +473,12 @@ def test_integer_sum_from_the_top_contains_the_binomial_sum(q, s, n):
     assert rel_width(got) <= 2.0**-110, (q, s, n, got)
     if (q, s, n) == ("0.01", "1.1", 1024):
         assert len(cache) < 30  # stopped after a few top terms
+
+
+def test_trapezoid_leaves_huge_orders_to_the_other_paths():
+    """Orders above MAX_ORDER (here 10^12 + k/2, a short progression) are not planned at all."""
+    orders = [Fraction(10**12) + Fraction(k, 2) for k in range(8)]
+    assert pt.arithmetic_progression(orders) is not None
+    with workprec(64):
+        out = pt.log_a_trapezoid(orders, Fraction("0.01"), Fraction("1.1"), 64)
+    assert out == [None] * len(orders)

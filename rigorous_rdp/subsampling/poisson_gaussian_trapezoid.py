@@ -354,8 +354,12 @@ def log_a_trapezoid(alphas: Sequence[Fraction], q: Fraction, sigma: Fraction, pr
     start, step, pos = prog
     sf, qf = float(sigma), float(q)
     fa = np.array([float(a) for a in alphas])
-    est = _log_i_estimate(fa, lq, math.log1p(-qf), sf)
-    usable = np.isfinite(est) & (fa >= 1 + 1e-6) & (fa <= MAX_ORDER) & (est > -300 * math.log(2.0))
+    in_range = (fa >= 1 + 1e-6) & (fa <= MAX_ORDER)
+    if not in_range.any():
+        return out
+    est = np.full(len(fa), -np.inf)
+    est[in_range] = _log_i_estimate(fa[in_range], lq, math.log1p(-qf), sf)
+    usable = in_range & np.isfinite(est) & (est > -300 * math.log(2.0))
     if not usable.any():
         return out
     plan = _Plan(fa[usable], est[usable], qf, lq, sf, prec - 8)
