@@ -451,11 +451,18 @@ def delta_lower(L: DiscretePld, n: int, eps: Fraction) -> Fraction:
     return max(Fraction(0), _arb_lower_frac(delta_at(L, n, eps)))
 
 
-def _screen_eps(P: DiscretePld, n: int, delta: float) -> float:
-    """Float estimate of the epsilon where the array's delta equals ``delta``."""
-    losses, A, B = delta_screen(P, n)
+def screen_crossing(losses: np.ndarray, A: np.ndarray, B: np.ndarray, delta: float, ref: float = 0.0) -> float:
+    """Float estimate (a screen, not a bound) of the epsilon where a discrete PLD's delta equals ``delta``.
+
+    ``losses`` is the increasing grid of privacy losses; ``A[k]`` and ``B[k]`` are the float tail sums
+    ``P(L > losses[k])`` and ``E[exp(ref - L); L > losses[k]]``, so that
+    ``delta(eps) = A[k] - exp(eps - ref) B[k]`` for ``eps`` in ``[losses[k], losses[k + 1])``.  Returns the
+    first grid loss whose delta is ``<= delta``, refined inside the cell before it by solving
+    ``A - exp(eps - ref) B = delta`` (clipped to that cell); the ends of the grid when no cell crosses.
+    Used by :meth:`PldAccountant.get_epsilon` (``ref = 0``) and the PLD calibration's FFT screen.
+    """
     with np.errstate(all="ignore"):
-        d = A - np.exp(losses) * B  # delta at the grid points (eps = loss_k)
+        d = A - np.exp(losses - ref) * B  # delta at the grid points (eps = loss_k)
     idx = np.nonzero(d <= delta)[0]
     if len(idx) == 0:
         return float(losses[-1])
@@ -463,10 +470,16 @@ def _screen_eps(P: DiscretePld, n: int, delta: float) -> float:
     if k == 0:
         return float(losses[0])
     a, b = A[k - 1], B[k - 1]
-    if b <= 0 or a <= delta:
+    if not (b > 0) or a <= delta:
         return float(losses[k])
     # log of the ratio as a difference of logs: (a - delta) / b overflows for a tiny b
-    return float(min(losses[k], max(losses[k - 1], math.log(float(a) - delta) - math.log(float(b)))))
+    return float(min(losses[k], max(losses[k - 1], ref + (math.log(float(a) - delta) - math.log(float(b))))))
+
+
+def _screen_eps(P: DiscretePld, n: int, delta: float) -> float:
+    """Float estimate of the epsilon where the array's delta equals ``delta``."""
+    losses, A, B = delta_screen(P, n)
+    return screen_crossing(losses, A, B, delta)
 
 
 def _eps_upper(U: DiscretePld, n: int, delta: Fraction) -> Fraction:
