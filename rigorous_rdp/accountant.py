@@ -587,7 +587,8 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         from . import budget
         from .arith import bits_for_digits, rel_width_ok, workprec
 
-        alphas = [validation.order(a, integer=self.integer_orders_only) for a in orders]
+        integer = self.integer_orders_only
+        alphas = [validation.order(a, integer=integer) for a in orders]
         d = self.digits if digits is None else digits
         prec = max(64, bits_for_digits(d) + 24)  # the first precision of refine
         if len(alphas) < 2 or prec > self.max_prec:

@@ -24,6 +24,7 @@ Conventions used throughout the package:
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import numbers
 import re
@@ -563,8 +564,15 @@ def rel_width_ok(x: arb, digits: float) -> bool:
         return False
     # width / |mid| <= 10^-digits  <=>  2 rad <= 10^-digits |mid|
     lhs = 2 * arb(x.rad())
-    rhs = abs(arb(x.mid())) * arb(10) ** (-arb(str(digits)))
+    rhs = abs(arb(x.mid())) * _ten_to_minus(digits, ctx.prec)
     return bool(lhs <= rhs)
+
+
+@functools.lru_cache(maxsize=64)
+def _ten_to_minus(digits: float, prec: int) -> arb:
+    """Ball containing 10^-digits at ``prec`` bits (cached: ``rel_width_ok`` runs once per order)."""
+    with workprec(prec):
+        return arb(10) ** (-arb(str(digits)))
 
 
 def log_binomial_pmf(n: int, k: int, log_p: arb, log_1mp: arb) -> arb:

@@ -19,13 +19,15 @@ r"""Certified RDP of random allocation (balls-and-bins, k = 1) of the Gaussian m
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import numpy as np
 import pytest
-from _containment import contains, not_above_upper, rel_width, upper
+from _containment import contains, lower, not_above_upper, rel_width, upper
 from flint import arb
 
 from rigorous_rdp.conversion import epsilon_from_rdp
@@ -179,3 +181,125 @@ def test_curve_matches_the_functions_and_screens():
     add_only = ra.RandomAllocationGaussianCurve(1, 1000, direction="add")
     r, a = remove_only.certified(Fraction(2)), add_only.certified(Fraction(2))
     assert a.upper() < r.lower()  # at t = 1000 the add direction lies below the remove direction
+
+
+# ---------------------------------------------------------------------------
+# the add direction at t = 3: an independent two-dimensional Gauss-Hermite quadrature
+# ---------------------------------------------------------------------------
+
+
+def _moment_t3_gauss_hermite(beta, sigma, nodes: int, dps: int = 25) -> mpmath.mpf:
+    r""":math:`\mathbb{E}_Q[L^\beta]` at t = 3 by a tensor Gauss-Hermite rule: split
+    :math:`y \sim N(0, I_3)` into its mean :math:`\bar y \sim N(0, 1/3)` (integrated in closed form,
+    :math:`\mathbb{E}[e^{\beta s\bar y}] = e^{\beta^2 s^2/6}`) and the two orthonormal coordinates
+    (a, c) of :math:`y - \bar y\mathbf 1`: :math:`y_1 - \bar y = a/\sqrt2 + c/\sqrt6`,
+    :math:`y_2 - \bar y = -a/\sqrt2 + c/\sqrt6`, :math:`y_3 - \bar y = -2c/\sqrt6`."""
+    with mpmath.workdps(dps):
+        s = 1 / mpmath.mpf(sigma)
+        b = mpmath.mpf(beta)
+        u, v = s / mpmath.sqrt(2), s / mpmath.sqrt(6)
+        x, w = mpmath.gauss_quadrature(nodes, "hermite")  # weight exp(-x^2): a = sqrt(2) x
+        pts = [(mpmath.sqrt(2) * xi, wi / mpmath.sqrt(mpmath.pi)) for xi, wi in zip(x, w, strict=True)]
+        total = mpmath.mpf(0)
+        for a, wa in pts:
+            for c, wc in pts:
+                r = (mpmath.exp(u * a + v * c) + mpmath.exp(-u * a + v * c) + mpmath.exp(-2 * v * c)) / 3
+                total += wa * wc * r**b
+        return mpmath.exp(b * b * s * s / 6 - b * s * s / 2) * total
+
+
+def _rdp_t3_gauss_hermite(alpha: int, sigma, direction: str) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """The RDP of one epoch at t = 3 in ``direction`` and an error for it: the rule at 32 and 48 nodes;
+    the error is ten times their difference plus 1e-18 (relative)."""
+    beta = alpha if direction == "remove" else 1 - alpha
+    with mpmath.workdps(20):
+        coarse, fine = (mpmath.log(_moment_t3_gauss_hermite(beta, sigma, n, dps=20)) / (alpha - 1) for n in (32, 48))
+        return fine, 10 * abs(fine - coarse) + abs(fine) / 10**18
+
+
+def test_t3_gauss_hermite_rule_gives_the_exact_remove_moments():
+    """The quadrature helper itself, checked where the value is known exactly (the partition sum)."""
+    for sigma in ("0.8", "1", "2"):
+        for a in (2, 3, 6):
+            value, err = _rdp_t3_gauss_hermite(a, sigma, "remove")
+            exact = ref.remove_rdp_partition_sum(a, sigma, 3, dps=40)
+            assert abs(value - exact) <= err and err < abs(exact) / 10**6, (sigma, a, value, exact, err)
+
+
+@pytest.mark.parametrize("sigma", ["0.8", "1", "2"])
+def test_add_bound_holds_at_three_steps(sigma):
+    """At t = 3 the certified add-direction value (an upper bound) is not below the exact divergence
+    D_alpha(Q || P), by an independent quadrature; the both-directions value is above it too."""
+    orders = [2, 3, 6, 12]
+    adds = ra.add_rdp(sigma, 3, orders, prec=PREC)
+    boths = ra.rdp(sigma, 3, orders, prec=PREC)
+    for a, add, both in zip(orders, adds, boths, strict=True):
+        exact, err = _rdp_t3_gauss_hermite(a, sigma, "add")
+        assert err < abs(exact) / 10**3, (sigma, a, exact, err)  # the bound is >= 13% above it here
+        assert not_above_upper(exact, add, abs_err=mpmath_fraction(err)), (sigma, a, add, exact)
+        assert not_above_upper(exact, both, abs_err=mpmath_fraction(err)), (sigma, a, both, exact)
+
+
+@pytest.mark.slow
+def test_t3_gauss_hermite_agrees_with_the_adaptive_quadrature():
+    """The tensor rule against the reference's adaptive two-dimensional quadrature (mpmath.quad), add direction."""
+    value, err = _rdp_t3_gauss_hermite(3, "1", "add")
+    other = ref.add_rdp_quadrature(3, "1", 3, dps=15)
+    assert abs(value - other) <= err + abs(other) / 10**12, (value, other, err)
+
+
+# ---------------------------------------------------------------------------
+# the published code of Feldman & Shenfeld as an oracle (tests/data fixture)
+# ---------------------------------------------------------------------------
+
+_PUBLISHED = Path(__file__).parent / "data" / "feldman_shenfeld_rdp_sigma1_t1000.json"
+
+
+def _add_lower_bound(alpha: int, sigma, t: int, dps: int = 40) -> mpmath.mpf:
+    r"""A proven LOWER bound on the add-direction RDP :math:`\frac1m\log\mathbb{E}_Q[L^{-m}]`,
+    :math:`m = \alpha - 1`: with :math:`L = 1 + u`, Taylor's theorem with the Lagrange remainder
+    :math:`\binom{-m}{4}(1+\xi)^{-m-4}u^4 \ge 0` (:math:`u > -1`) gives
+    :math:`(1+u)^{-m} \ge 1 - mu + \frac{m(m+1)}{2}u^2 - \frac{m(m+1)(m+2)}{6}u^3`; and L is the mean of
+    t i.i.d. :math:`Y` with :math:`\mathbb{E}[Y^n] = e^{n(n-1)s^2/2}`, so :math:`\mathbb{E}[u] = 0`,
+    :math:`\mathbb{E}[u^2] = (e^{s^2} - 1)/t`, :math:`\mathbb{E}[u^3] = (e^{3s^2} - 3e^{s^2} + 2)/t^2`."""
+    with mpmath.workdps(dps):
+        s2 = 1 / mpmath.mpf(sigma) ** 2
+        m = alpha - 1
+        var = (mpmath.exp(s2) - 1) / t
+        third = (mpmath.exp(3 * s2) - 3 * mpmath.exp(s2) + 2) / t**2
+        moment = 1 + mpmath.mpf(m * (m + 1)) / 2 * var - mpmath.mpf(m * (m + 1) * (m + 2)) / 6 * third
+        assert moment > 1  # the bound is informative at the settings used below
+        return mpmath.log(moment) / m
+
+
+def test_certified_enclosures_contain_the_published_float_values():
+    """k = 1, sigma = 1, t = 1000, every order 2..48 (where the published partition-sum code runs):
+    the remove-direction enclosures contain the published float values, within an a priori bound on
+    the float rounding of that code (the sum of its log-terms, about alpha (1/2 + log t) + alpha^2 / 2
+    + log alpha!, cancels down to (alpha - 1) times the result: 64 ulps of that scale); the certified
+    add-direction values (upper bounds) lie above the published add-direction values."""
+    data = json.loads(_PUBLISHED.read_text())
+    orders = data["orders"]
+    assert orders == list(range(2, 49)) and len(data["meta"]["commit"]) == 40
+    removes = ra.remove_rdp(1, 1000, orders, prec=PREC)
+    adds = ra.add_rdp(1, 1000, orders, prec=PREC)
+    for a, rem, add, theirs_rem, theirs_add in zip(orders, removes, adds, data["remove"], data["add_dco"], strict=True):
+        scale = (a * (0.5 + math.log(1000)) + a * a / 2 + math.lgamma(a + 1)) / (a - 1)
+        tolerance = Fraction(64 * scale) / 2**52
+        assert contains(rem, Fraction(float(theirs_rem)), abs_err=tolerance), (a, rem, theirs_rem)
+        assert lower(add) > Fraction(float(theirs_add)), (a, add, theirs_add)
+
+
+@pytest.mark.parametrize("alpha", [2, 3, 4])
+def test_add_direction_is_above_a_proven_lower_bound(alpha):
+    """The certified add-direction upper bound is above a proven lower bound of the exact value (an
+    independent two-sided check at t = 1000 and 1e5; the two are within 2%), and at t = 1000 the published add-direction
+    value lies BELOW that proven lower bound: it is not an upper bound at sigma = 1."""
+    for t in (1000, 10**5):
+        below = _add_lower_bound(alpha, 1, t)
+        add = ra.add_rdp(1, t, [alpha], prec=PREC)[0]
+        assert not_above_upper(below, add, rel=Fraction(1, 10**30)), (t, alpha, add, below)
+        assert upper(add) <= mpmath_fraction(below) * Fraction(102, 100), (t, alpha, add, below)  # both tight: 2%
+    data = json.loads(_PUBLISHED.read_text())
+    published = Fraction(float(data["add_dco"][data["orders"].index(alpha)]))
+    assert published < mpmath_fraction(_add_lower_bound(alpha, 1, 1000)), (alpha, published)

@@ -12,6 +12,7 @@ import math
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import pytest
 from _containment import contains, rel_width
 from flint import arb
@@ -319,3 +320,165 @@ def test_large_q_sigma_and_orders_not_left_to_the_per_order_path():
             assert v is not None
             one = curve.certified(a) * (to_arb(a) - 1)
             assert v.overlaps(one), (a, v, one)
+
+
+# --- the trapezoidal rule on one grid (orders on an arithmetic progression) -----------------
+
+from rigorous_rdp.subsampling import poisson_gaussian_trapezoid as pt  # noqa: E402
+
+
+def test_arithmetic_progression_of_exact_orders():
+    orders = [Fraction(a) for a in ("1.5", "1.2", "2.1", "1.2")]
+    start, step, pos = pt.arithmetic_progression(orders)
+    assert (start, step) == (Fraction(6, 5), Fraction(3, 10))
+    assert pos == [1, 0, 3, 0]
+    assert all(start + p * step == a for a, p in zip(orders, pos, strict=True))
+    # sparse orders (the progression would have far more terms than orders): declined
+    assert pt.arithmetic_progression([Fraction("1.5"), Fraction("1.75"), Fraction("1000.25")]) is None
+    assert pt.arithmetic_progression([Fraction(3, 2)] * 4) is None
+
+
+@pytest.mark.parametrize(("q", "s"), PARAMS)
+def test_trapezoid_contains_mpmath_references(q, s):
+    """Each reference order with eleven neighbours on a progression (step 1/10)."""
+    for prec in (64, 128):
+        for a in ALPHAS:
+            orders = [Fraction(a) + Fraction(k, 10) for k in range(-3, 9) if Fraction(a) + Fraction(k, 10) > 1]
+            with workprec(prec):
+                got = pt.log_a_trapezoid(orders, Fraction(q), Fraction(s), prec)
+            g = got[orders.index(Fraction(a))]
+            assert g is not None, (q, s, a, prec)  # the rule reached the accuracy
+            assert contains(g, REFS[(q, s, a)], rel=Fraction(1, 10**30)), (q, s, a, prec, g)
+            assert rel_width(g) <= 2.0 ** -(prec - 24), (q, s, a, prec, g)
+
+
+@pytest.mark.parametrize(
+    ("q", "s"), [("0.5", "0.25"), ("0.5", "0.7"), ("0.0001", "8"), ("0.2", "400"), ("1e-10", "1.1"), ("0.01", "1000")]
+)
+def test_trapezoid_overlaps_gauss_legendre_across_parameters(q, s):
+    """The trapezoidal rule and the shared Gauss-Legendre rule (independent certified
+    computations) agree at every order they both settle, at the edges of the parameter range."""
+    orders = [Fraction(11, 10) + Fraction(k, 4) for k in range(60)]
+    with workprec(64):
+        trap = pt.log_a_trapezoid(orders, Fraction(q), Fraction(s), 64)
+        gl = pg.log_a_fractional_many(orders, Fraction(q), Fraction(s), 64)
+    assert sum(t is not None for t in trap) >= len(orders) // 2, (q, s)
+    for a, t, g in zip(orders, trap, gl, strict=True):
+        if t is not None and g is not None:
+            assert t.overlaps(g), (q, s, a, t, g)
+
+
+@pytest.mark.parametrize(("q", "s", "a"), [("0.5", "0.25", "3.3"), ("1e-10", "1.1", "2.7"), ("0.01", "1000", "40.5")])
+def test_trapezoid_at_extreme_parameters_contains_mpmath(q, s, a):
+    """Extreme q and sigma against the mpmath quadrature of the defining integral (40 digits)."""
+    from rigorous_rdp.reference.gaussian import poisson_gaussian_log_a_mp
+
+    orders = [Fraction(a) + Fraction(k, 10) for k in range(-5, 6)]
+    with workprec(64):
+        got = pt.log_a_trapezoid(orders, Fraction(q), Fraction(s), 64)[5]
+    assert got is not None
+    ref = poisson_gaussian_log_a_mp(Fraction(a), Fraction(q), Fraction(s), 40)
+    assert contains(got, ref, rel=Fraction(1, 10**30)), (q, s, a, got, ref)
+
+
+def test_omitted_node_bounds_cover_the_omitted_nodes():
+    """The bounds of _Tails against the nodes outside a deliberately short window, summed by
+    mpmath (40 digits) until negligible: F = phi (y^alpha - 1 - alpha x) on z_j = 1/2 + j Delta."""
+    q, s, delta = Fraction("0.01"), Fraction("1.1"), 0.125
+    plan = pt._Plan(np.array([5.5]), np.array([-5.0]), 0.01, math.log(0.01), 1.1, 56)
+    plan.delta = delta
+    for a, (jl, ju) in ((Fraction("5.5"), (-20, 60)), (Fraction("40.3"), (250, 400))):
+        with workprec(64):
+            tails = pt._Tails(plan, to_arb(q), to_arb(s), arb(delta), plan.node(jl - 1), plan.node(ju + 1), float(a))
+            omit_f, omit_y = tails.bounds(to_arb(a))
+        with mpmath.workdps(40):
+            qq, ss, aa = mpmath.mpf(0.01), mpmath.mpf("1.1"), mpmath.mpf(a.numerator) / a.denominator
+            qq = mpmath.mpf(1) / 100
+
+            def node(j, qq=qq, ss=ss, aa=aa):
+                z = mpmath.mpf(0.5) + j * mpmath.mpf(delta)
+                x = qq * mpmath.expm1((2 * z - 1) / (2 * ss * ss))
+                phi = delta * mpmath.npdf(z, 0, ss)
+                return phi * ((1 + x) ** aa - 1 - aa * x), phi * (1 + x) ** aa, z
+
+            left = sum(node(j)[0] for j in range(jl - 1, jl - 400, -1))
+            right = sum(node(j)[0] for j in range(ju + 1, ju + 600))
+            right_y = sum(node(j)[1] for j in range(ju + 1, ju + 600))
+            gap_y = sum(node(j)[1] for j in range(jl - 1, -1, -1))  # nodes in (1/2, left end]
+        assert mp_leq(left + right, omit_f), (a, left + right, omit_f)
+        assert mp_leq(right_y + gap_y, omit_y), (a, right_y + gap_y, omit_y)
+
+
+def mp_leq(v, ball) -> bool:
+    from _containment import mp_fraction, upper
+
+    return mp_fraction(v) <= upper(ball)
+
+
+@pytest.mark.parametrize("digits", [10, 30])
+def test_benchmark_orders_all_settled_by_the_trapezoid(digits):
+    """The benchmark's orders (1.1, 1.2, ..., 100) at 10 and 30 digits: every real order is
+    settled by the trapezoidal rule (none left to the slower paths), and each enclosure overlaps
+    the shared Gauss-Legendre rule's."""
+    from rigorous_rdp.arith import bits_for_digits
+
+    orders = [1 + Fraction(i, 10) for i in range(1, 991) if i % 10]
+    prec = max(64, bits_for_digits(digits) + 24)
+    with workprec(prec):
+        trap = pt.log_a_trapezoid(orders, Fraction("0.01"), Fraction("1.1"), prec)
+        gl = pg.log_a_fractional_many(orders[::37], Fraction("0.01"), Fraction("1.1"), prec)
+    assert all(t is not None for t in trap)
+    for t, g in zip(trap[::37], gl, strict=True):
+        assert g is None or t.overlaps(g)
+
+
+def test_fallback_when_the_trapezoid_declines(monkeypatch):
+    """Orders the trapezoidal rule leaves out go to the shared Gauss-Legendre rule."""
+    monkeypatch.setattr(pt, "log_a_trapezoid", lambda alphas, *args: [None] * len(alphas))
+    curve = pg.PoissonGaussianCurve(Fraction("0.01"), Fraction("1.1"))
+    orders = [Fraction(11, 10) + Fraction(k, 10) for k in range(9) if k != 9]
+    with workprec(64):
+        got = curve.certified_many(orders)
+        gl = pg.log_a_fractional_many(orders, Fraction("0.01"), Fraction("1.1"), 64)
+    for a, v, g in zip(orders, got, gl, strict=True):
+        assert v.overlaps(g / (to_arb(a) - 1))
+
+
+# --- integer orders: the sum from the top terms ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("q", "s", "n"),
+    [
+        ("0.01", "1.1", 2),
+        ("0.01", "1.1", 7),
+        ("0.01", "1.1", 63),
+        ("0.01", "1.1", 1024),
+        ("1e-6", "0.5", 300),
+        ("0.5", "50", 128),
+        ("0.99", "3", 200),
+        ("0.3", "0.1", 40),
+    ],
+)
+def test_integer_sum_from_the_top_contains_the_binomial_sum(q, s, n):
+    """Against mpmath's plain binomial sum (40 digits); the large orders stop early (few E_k
+    computed), and the enclosure is as narrow as asked."""
+    from rigorous_rdp.reference.gaussian import poisson_gaussian_log_a_binomial_mp
+
+    cache: dict = {}
+    with workprec(128):
+        got = pg.log_a_integer_from_top(n, to_arb(Fraction(q)), to_arb(Fraction(s)), 136, cache)
+    ref = poisson_gaussian_log_a_binomial_mp(n, Fraction(q), Fraction(s), 40)
+    assert contains(got, ref, rel=Fraction(1, 10**34)), (q, s, n, got, ref)
+    assert rel_width(got) <= 2.0**-110, (q, s, n, got)
+    if (q, s, n) == ("0.01", "1.1", 1024):
+        assert len(cache) < 30  # stopped after a few top terms
+
+
+def test_trapezoid_leaves_huge_orders_to_the_other_paths():
+    """Orders above MAX_ORDER (here 10^12 + k/2, a short progression) are not planned at all."""
+    orders = [Fraction(10**12) + Fraction(k, 2) for k in range(8)]
+    assert pt.arithmetic_progression(orders) is not None
+    with workprec(64):
+        out = pt.log_a_trapezoid(orders, Fraction("0.01"), Fraction("1.1"), 64)
+    assert out == [None] * len(orders)

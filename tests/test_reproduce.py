@@ -36,6 +36,7 @@ EXPENSIVE = {
     "birrell2024-variance": 10,
     "blog2-conjecture": 70,
     "samplers": 30,
+    "samplers-shuffle": 20,
     "zhuwang2019-fig4": 8,
 }
 #: Every committed figure (figures/<ID>.json).

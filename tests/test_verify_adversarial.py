@@ -9,7 +9,9 @@ signature).  Every forgery below must be rejected; every valid certificate must 
   configurations known to be false (replace-one adjacency under a PLD certificate made for
   add-remove; a lower-bound RDP curve; a positive lower end for fixed-size sampling, whose pairs
   only dominate), an edited claim text, and malformed files (lower above upper, a duplicated key,
-  numbers outside the one grammar, unknown fields).
+  numbers outside the one grammar, unknown fields); for balls-and-bins / random-allocation
+  certificates also every sampler field changed either way, the sampler swapped (to shuffling too)
+  and the lower-bound curve of shuffling.
 * :func:`perturb` -- a numeric perturbation in the unsafe direction by a factor; hypothesis
   draws the certificate, the field and the factor.
 
@@ -47,6 +49,7 @@ from rigorous_rdp.certificate import (
 from rigorous_rdp.events import ComposedEvent, FixedSizeSampledEvent, leaf_counts
 from rigorous_rdp.pld.certificate_support import make_pld_certificate
 from rigorous_rdp.registry import rdp_curve
+from rigorous_rdp.subsampling.random_allocation_scheme import BallsAndBinsEvent, RandomAllocationEvent
 
 Cert = dict[str, Any]
 
@@ -62,6 +65,9 @@ RDP_BASES: list[tuple[str, Any, int, str]] = [
     ("poisson-laplace", PoissonSampledEvent(LaplaceEvent(1), "1/10"), 3, "1/1000"),
     ("zhu-wang-general", PoissonSampledEvent(LaplaceEvent(1), "1/10"), 3, "1/1000"),
     ("composed", ComposedEvent((GaussianEvent(3), RandomizedResponseEvent("3/5"))), 2, "1/1000"),
+    # the epoch-based samplers: one step is one epoch
+    ("balls-and-bins", BallsAndBinsEvent(GaussianEvent(1), 100), 3, "1/100000"),
+    ("random-allocation", RandomAllocationEvent(GaussianEvent(1), 50, 2), 2, "1/100000"),
 ]
 #: the accountant options of a base (the chosen bound: ``method.accounting``)
 RDP_OPTIONS: dict[str, dict[str, Any]] = {"zhu-wang-general": {"bound": "general"}}
@@ -291,6 +297,8 @@ def _forgeries(kind: str, name: str) -> Iterator[tuple[str, Cert | bytes]]:
         yield from _rdp_forgeries(base, new)
     else:
         yield from _pld_forgeries(base, new)
+    if base["inputs"]["event"].get("type") in ("balls-and-bins", "random-allocation"):
+        yield from _sampler_forgeries(base, new)
 
 
 def _rdp_forgeries(base: Cert, new: Callable[[], Cert]) -> Iterator[tuple[str, Cert]]:
@@ -346,6 +354,55 @@ def _rdp_forgeries(base: Cert, new: Callable[[], Cert]) -> Iterator[tuple[str, C
         c = new()
         c["method"]["accounting"] = {"bound": "general", "tau": None, "taylor_order": None}
         yield "accounting-added", _finish(c)
+
+
+def _sampler_forgeries(base: Cert, new: Callable[[], Cert]) -> Iterator[tuple[str, Cert]]:
+    """Edits of a balls-and-bins / random-allocation certificate: each sampler field changed, in the
+    unsafe direction (fewer steps per epoch, more steps per example: less amplification) and in the
+    safe one (the stated enclosure no longer encloses the recomputed value), the sampler swapped
+    (to shuffling, which has no upper bound), the lower-bound curve of shuffling, malformed fields."""
+    ev = base["inputs"]["event"]
+    t, k = ev["steps_per_epoch"], ev.get("selected", 1)
+
+    def edited(fid: str, edit: Callable[[dict[str, Any]], Any]) -> Iterator[tuple[str, Cert]]:
+        c = new()
+        if _set_event(c, edit):
+            yield fid, _finish(c)
+
+    yield from edited("steps-per-epoch-lowered", lambda e: e.__setitem__("steps_per_epoch", t // 10))
+    yield from edited("steps-per-epoch-raised", lambda e: e.__setitem__("steps_per_epoch", t * 10))
+    if ev["type"] == "random-allocation":
+        yield from edited("selected-raised", lambda e: e.__setitem__("selected", min(t, 2 * k)))
+        yield from edited("selected-lowered", lambda e: e.__setitem__("selected", k - 1))
+        yield from edited("to-balls-and-bins", lambda e: (e.update(type="balls-and-bins"), e.pop("selected")))
+        c = new()
+        del c["inputs"]["event"]["selected"]
+        yield "selected-dropped", _finish(c)
+        c = new()
+        c["inputs"]["event"]["selected"] = str(k)
+        yield "selected-string", _finish(c)
+    else:
+        yield from edited("to-random-allocation", lambda e: e.update(type="random-allocation", selected=2))
+        c = new()
+        c["inputs"]["event"]["selected"] = 1
+        yield "selected-added", _finish(c)
+    yield from edited(
+        "to-shuffle",
+        lambda e: (
+            e.update(type="shuffle", batch_size=10, dataset_size=10 * t),
+            e.pop("steps_per_epoch"),
+            e.pop("selected", None),
+        ),
+    )
+    c = new()
+    c["method"]["curves"][0]["curve"] = "shuffle-lower-bound"
+    yield "curve-shuffle-lower-bound", _finish(c)
+    c = new()
+    c["inputs"]["summary"]["steps_per_epoch"] = t * 10
+    yield "summary-steps-per-epoch", _finish(c)
+    c = new()
+    c["inputs"]["event"]["steps_per_epoch"] = float(t)
+    yield "steps-per-epoch-float", _finish(c)
 
 
 def _pld_forgeries(base: Cert, new: Callable[[], Cert]) -> Iterator[tuple[str, Cert]]:

@@ -49,14 +49,20 @@ def register(sub: Any) -> None:
         "--sampling", default="poisson", choices=dpsgd_samplings(), help="minibatch sampling (default poisson)"
     )
     p.add_argument(
+        "--selected",
+        default=None,
+        metavar="K",
+        help="steps of an epoch that use each example (random-allocation only), 1 <= K <= N / B",
+    )
+    p.add_argument(
         "--adjacency", default="add-remove", choices=ADJACENCIES, help="neighbouring relation (default add-remove)"
     )
     add_result_options(p)
 
 
 #: what a DP-SGD run gives a sampling scheme: q = B/N, the batch and dataset sizes, or t = N/B
-#: steps per epoch
-_TRAINING_TERMS = {"sampling_probability", "batch_size", "dataset_size", "steps_per_epoch"}
+#: steps per epoch; and ``--selected K`` (random allocation: each example in K of the t steps)
+_TRAINING_TERMS = {"sampling_probability", "batch_size", "dataset_size", "steps_per_epoch", "selected"}
 
 
 def dpsgd_samplings() -> list[str]:
@@ -73,10 +79,17 @@ def dpsgd_samplings() -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _training_values(sampling: str, b: int, n: int) -> dict[str, Any]:
-    """The sampling parameters of a run with batch size ``b`` out of ``n`` examples."""
+def _training_values(sampling: str, b: int, n: int, selected: int | None = None) -> dict[str, Any]:
+    """The sampling parameters of a run with batch size ``b`` out of ``n`` examples (and
+    ``selected`` steps per example and epoch, random allocation)."""
     fields = {p.field for p in sampling_parameters(sampling)}
-    terms = {"sampling_probability": Fraction(b, n), "batch_size": b, "dataset_size": n, "steps_per_epoch": n // b}
+    terms = {
+        "sampling_probability": Fraction(b, n),
+        "batch_size": b,
+        "dataset_size": n,
+        "steps_per_epoch": n // b,
+        "selected": selected,
+    }
     return {k: v for k, v in terms.items() if k in fields}
 
 
@@ -107,6 +120,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"epochs must be > 0. Found {args.epochs}.")
     steps = -((-epochs * n) // b)  # ceil
     steps = int(steps)
+    if args.selected is not None and "selected" not in {p.field for p in sampling_parameters(args.sampling)}:
+        raise ValueError(f"--selected applies to --sampling random-allocation, not --sampling {args.sampling}.")
     if args.sampling in EPOCH_SAMPLINGS:
         return _run_epochs(args, n, b, epochs)
     event = sampled_event(
@@ -144,6 +159,9 @@ def _run_epochs(args: argparse.Namespace, n: int, b: int, epochs: Fraction) -> d
     if epochs.denominator != 1:
         raise ValueError(f"epochs must be an integer >= 1 with --sampling {args.sampling}. Found {args.epochs}.")
     e, t = int(epochs), n // b
+    selected = None if args.selected is None else _positive_int(args.selected, "selected")
+    if selected is not None and selected > t:
+        raise ValueError(f"--selected must be <= dataset-size / batch-size = {t} (steps per epoch). Found {selected}.")
     mechanism = {
         "noise": "gaussian",
         "sigma": str(args.sigma),
@@ -151,13 +169,17 @@ def _run_epochs(args: argparse.Namespace, n: int, b: int, epochs: Fraction) -> d
         "batch_size": b,
         "dataset_size": n,
         "steps_per_epoch": t,
+        **({} if selected is None else {"selected": selected}),
         "adjacency": args.adjacency,
     }
     method = pld_cli.method_of(args)
     if args.sampling == "shuffle":
         return _run_shuffle(args, t, e, method, mechanism)
     event = sampled_event(
-        GaussianEvent(args.sigma), args.sampling, adjacency=args.adjacency, **_training_values(args.sampling, b, n)
+        GaussianEvent(args.sigma),
+        args.sampling,
+        adjacency=args.adjacency,
+        **_training_values(args.sampling, b, n, selected),
     )
     res = _epsilon(args, method, event, e)
     res.update({"steps": e * t, "mechanism": mechanism, "epochs": str(args.epochs)})
@@ -216,8 +238,8 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
         )
         said = "none (no event of the test family exceeds delta)" if lb is None else f"{lb['lower']}"
         return (
-            head + f"NO privacy guarantee is known for shuffling. Certified LOWER bound: epsilon >= {said}"
-            f" at delta = {args.delta}\n"
+            head + "No upper bound on the privacy of shuffling is known: NO privacy guarantee.\n"
+            f"Certified LOWER bound: epsilon >= {said} at delta = {args.delta}\n"
             f"  (Poisson accounting with q = B/N would claim epsilon <= {res['poisson_claim']['epsilon']['upper']}:"
             " not valid for shuffling)"
         )

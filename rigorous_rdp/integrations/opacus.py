@@ -38,6 +38,21 @@ certified epsilon meets the target, and proves that the next smaller one does
 not (:func:`rigorous_rdp.calibrate.calibrate_sigma`); pass its result to
 ``make_private``.
 
+**Balls-and-bins** (Opacus has no such loader): :func:`balls_and_bins_data_loader` turns a data
+loader into one whose batch sampler (:class:`BallsAndBinsSampler`) puts every example, each epoch,
+into one of ``steps_per_epoch`` = t steps chosen uniformly at random and independently of the
+others (Chua et al., AISTATS 2025: shuffle-like loading with nearly equal batch sizes), and
+:class:`CertifiedBallsAndBinsAccountant` (``"certified_balls_and_bins"``, made known by
+:func:`register_balls_and_bins`) accounts it with the certified RDP of balls-and-bins
+(:mod:`rigorous_rdp.subsampling.random_allocation`): Opacus's ``sample_rate`` = 1/t gives t, and
+every started epoch counts as a whole one::
+
+    certified.register_balls_and_bins()
+    loader = certified.balls_and_bins_data_loader(loader)   # t = len(loader) steps per epoch
+    engine = PrivacyEngine(accountant="certified_balls_and_bins")
+    model, optimizer, loader = engine.make_private(module=model, optimizer=optimizer,
+        data_loader=loader, noise_multiplier=1.1, max_grad_norm=1.0, poisson_sampling=False)
+
 Opacus is imported lazily: this module imports without it, and
 :class:`CertifiedRDPAccountant` (a subclass of ``IAccountant``) is built on
 first use.  :func:`get_noise_multiplier` needs no Opacus at all.
@@ -71,13 +86,18 @@ if TYPE_CHECKING:
     from ..pld.accountant import PldEpsilonResult
 
 __all__ = [
+    "BALLS_AND_BINS_MECHANISM",
     "MECHANISM",
     "PLD_MECHANISM",
+    "BallsAndBinsSampler",  # noqa: F822 -- defined lazily by the module __getattr__ (the class needs torch)
+    "CertifiedBallsAndBinsAccountant",  # noqa: F822 -- defined lazily by the module __getattr__ (needs opacus)
     "CertifiedPLDAccountant",  # noqa: F822 -- defined lazily by the module __getattr__ (the class needs opacus)
     "CertifiedRDPAccountant",  # noqa: F822 -- defined lazily by the module __getattr__ (the class needs opacus)
+    "balls_and_bins_data_loader",
     "calibrate_noise_multiplier",
     "get_noise_multiplier",
     "register",
+    "register_balls_and_bins",
     "register_pld",
 ]
 
@@ -86,6 +106,9 @@ MECHANISM = "certified_rdp"
 
 #: the name under which :func:`register_pld` makes the PLD accountant known to Opacus
 PLD_MECHANISM = "certified_pld"
+
+#: the name under which :func:`register_balls_and_bins` makes the balls-and-bins accountant known to Opacus
+BALLS_AND_BINS_MECHANISM = "certified_balls_and_bins"
 
 #: mechanisms whose ``state_dict`` history has the same meaning (noise, Poisson rate, steps)
 _COMPATIBLE_HISTORIES = (MECHANISM, PLD_MECHANISM, "rdp", "prv", "gdp")
@@ -125,6 +148,9 @@ class _CertifiedRDPAccountantImpl:
             the ``"best"`` conversion; Opacus uses Balle et al. 2020, Thm 21, which is
             ``conversion="balle"`` = ``"cks"``); only its options are used.
     """
+
+    #: the mechanisms whose saved histories :meth:`load_state_dict` accepts
+    compatible: tuple[str, ...] = _COMPATIBLE_HISTORIES
 
     def __init__(self, *, accountant: RdpAccountant | None = None):
         self.template = RdpAccountant.template(accountant).fresh()
@@ -224,10 +250,9 @@ class _CertifiedRDPAccountantImpl:
         for key in ("history", "mechanism"):
             if key not in state_dict:
                 raise ValueError(f"state_dict must have the key `{key}`. Found keys {sorted(state_dict)}.")
-        if state_dict["mechanism"] not in _COMPATIBLE_HISTORIES:
+        if state_dict["mechanism"] not in self.compatible:
             raise ValueError(
-                f"state_dict mechanism must be one of {', '.join(_COMPATIBLE_HISTORIES)}."
-                f" Found {state_dict['mechanism']!r}."
+                f"state_dict mechanism must be one of {', '.join(self.compatible)}. Found {state_dict['mechanism']!r}."
             )
         raw = state_dict["history"]
         if not isinstance(raw, (list, tuple)) or not all(isinstance(e, (list, tuple)) for e in raw):
@@ -315,6 +340,103 @@ class _CertifiedPLDAccountantImpl(_CertifiedRDPAccountantImpl):
         return self.get_epsilon(delta), math.nan
 
 
+def _steps_per_epoch(sample_rate: object) -> int:
+    """t from Opacus's ``sample_rate`` = 1/t (``1 / len(data_loader)``): the integer t with
+    ``|t * sample_rate - 1| <= 2^-50`` (the float 1/t is within one rounding of it)."""
+    q = weaker_reading(sample_rate, "sample_rate", smaller=False)
+    t = round(1 / q) if q > 0 else 0
+    if not 0 < q <= 1 or abs(t * q - 1) > Fraction(1, 2**50):
+        raise ValueError(
+            "sample_rate must be 1/t for an integer t >= 1 (balls-and-bins: t steps per epoch, "
+            f"sample_rate = 1 / len(data_loader)). Found {sample_rate!r}."
+        )
+    return t
+
+
+class _CertifiedBallsAndBinsAccountantImpl(_CertifiedRDPAccountantImpl):
+    r"""The methods of :class:`CertifiedBallsAndBinsAccountant` (which adds the Opacus base class).
+
+    The ``history`` of Opacus, ``(noise_multiplier, sample_rate, num_steps)``, read for a
+    balls-and-bins loader (:func:`balls_and_bins_data_loader`): ``sample_rate`` = 1/t, t steps per
+    epoch (the same t in every entry), the steps consecutive from the start of an epoch.  Each
+    epoch is one :class:`~rigorous_rdp.subsampling.random_allocation_scheme.BallsAndBinsEvent` at
+    the smallest noise multiplier of its steps (a step with more noise is a post-processing of one
+    with less: add independent noise), and a started epoch counts as a whole one (its released
+    steps are a prefix of the epoch's outputs); the epsilon is the upper end of the certified RDP
+    enclosure of the composed epochs (add/remove adjacency), rounded up.
+
+    Args:
+        accountant: the template of the accounting options, as for the RDP accountant.
+    """
+
+    compatible = (BALLS_AND_BINS_MECHANISM,)
+
+    @classmethod
+    def mechanism(cls) -> str:
+        return BALLS_AND_BINS_MECHANISM
+
+    def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
+        """Record one step (sample_rate = 1/t); consecutive identical steps are merged."""
+        _steps_per_epoch(sample_rate)
+        super().step(noise_multiplier=noise_multiplier, sample_rate=sample_rate)
+
+    def epochs(self) -> list[tuple[Fraction, int, int]]:
+        """The history as runs of whole epochs ``(noise_multiplier, steps_per_epoch, epochs)``.
+
+        Raises:
+            ValueError: a sample rate that is not 1/t, or two different t.
+        """
+        runs: list[tuple[Fraction, int, int]] = []
+        t_all: int | None = None
+        partial_sigma: Fraction | None = None  # the smallest noise of the current started epoch
+        used = 0  # steps of the current epoch taken
+        for entry in self.history:
+            s, _q, n = _step_parameters(*entry)
+            t = _steps_per_epoch(entry[1])
+            if t_all is not None and t != t_all:
+                raise ValueError(
+                    f"sample_rate must be the same 1/t in every step of a balls-and-bins history. Found 1/{t_all} "
+                    f"and 1/{t}."
+                )
+            t_all = t
+            while n > 0:
+                take = min(n, t - used)
+                if used == 0 and take == t:  # whole epochs at noise s
+                    k = n // t
+                    runs.append((s, t, k))
+                    n -= k * t
+                    continue
+                partial_sigma = s if partial_sigma is None else min(partial_sigma, s)
+                used += take
+                n -= take
+                if used == t:
+                    runs.append((partial_sigma, t, 1))
+                    partial_sigma, used = None, 0
+        if partial_sigma is not None and t_all is not None:
+            runs.append((partial_sigma, t_all, 1))
+        return runs
+
+    def _accountant(self, alphas: Sequence[object] | None) -> tuple[RdpAccountant, bool]:
+        from ..subsampling.random_allocation_scheme import BallsAndBinsEvent
+
+        t = self.template
+        acc = (
+            t.fresh()
+            if alphas is None
+            else RdpAccountant(
+                _orders(alphas, "alphas"), continuous=False, conversion=t.conversion, digits=t.digits,
+                max_prec=t.max_prec,
+            )
+        )  # fmt: skip
+        non_private = False
+        for s, steps, count in self.epochs():
+            if s == 0:
+                non_private = True
+                continue
+            acc.compose(BallsAndBinsEvent(GaussianEvent(s), steps), count)
+        return acc, non_private
+
+
 def _float_up(x: Fraction) -> float:
     v = float(x)
     return math.nextafter(v, math.inf) if Fraction(v) < x else v
@@ -340,11 +462,15 @@ def _accountant_class(mechanism: str = MECHANISM) -> type:
     """Build (once per mechanism) the subclass of ``opacus.accountants.IAccountant``."""
     if mechanism not in _CLASSES:
         base = _opacus_base()
-        impl, name, what = (
-            (_CertifiedRDPAccountantImpl, "CertifiedRDPAccountant", "RDP")
-            if mechanism == MECHANISM
-            else (_CertifiedPLDAccountantImpl, "CertifiedPLDAccountant", "PLD")
-        )
+        impl, name, what = {
+            MECHANISM: (_CertifiedRDPAccountantImpl, "CertifiedRDPAccountant", "RDP"),
+            PLD_MECHANISM: (_CertifiedPLDAccountantImpl, "CertifiedPLDAccountant", "PLD"),
+            BALLS_AND_BINS_MECHANISM: (
+                _CertifiedBallsAndBinsAccountantImpl,
+                "CertifiedBallsAndBinsAccountant",
+                "balls-and-bins RDP",
+            ),
+        }[mechanism]
         doc = (
             f"Certified {what} accountant for Opacus (an ``opacus.accountants.IAccountant``).\n\n"
             + (impl.__doc__ or "").split("\n\n", 1)[1]
@@ -359,6 +485,10 @@ def __getattr__(name: str) -> Any:
         return _accountant_class(MECHANISM)
     if name == "CertifiedPLDAccountant":
         return _accountant_class(PLD_MECHANISM)
+    if name == "CertifiedBallsAndBinsAccountant":
+        return _accountant_class(BALLS_AND_BINS_MECHANISM)
+    if name == "BallsAndBinsSampler":
+        return _sampler_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -387,6 +517,97 @@ def register_pld(name: str = PLD_MECHANISM) -> str:
     """Make the certified PLD accountant known to Opacus as ``name`` (default
     ``"certified_pld"``: ``PrivacyEngine(accountant="certified_pld")``); as :func:`register`."""
     return _register(name, _accountant_class(PLD_MECHANISM))
+
+
+def register_balls_and_bins(name: str = BALLS_AND_BINS_MECHANISM) -> str:
+    """Make the balls-and-bins accountant known to Opacus as ``name`` (default
+    ``"certified_balls_and_bins"``); as :func:`register`.  Use it with a loader from
+    :func:`balls_and_bins_data_loader` and ``make_private(..., poisson_sampling=False)``."""
+    return _register(name, _accountant_class(BALLS_AND_BINS_MECHANISM))
+
+
+# ---------------------------------------------------------------------------
+# the balls-and-bins data loader
+# ---------------------------------------------------------------------------
+
+_SAMPLER: dict[str, type] = {}
+
+
+def _sampler_class() -> type:
+    """Build (once) :class:`BallsAndBinsSampler`, a ``torch.utils.data.Sampler`` of index lists."""
+    if "cls" not in _SAMPLER:
+        try:
+            import torch
+            from torch.utils.data import Sampler
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("the balls-and-bins sampler needs torch: pip install 'rigorous-rdp[opacus]'") from exc
+
+        class BallsAndBinsSampler(Sampler):  # type: ignore[type-arg]  # generic only in newer torch stubs
+            r"""Batch sampler of balls-and-bins: each epoch (one pass of the iterator) assigns every
+            one of ``num_samples`` examples to one of ``steps_per_epoch`` = t steps, uniformly at
+            random and independently of the others, and yields the t batches in order (a batch can
+            be empty; its expected size is ``num_samples / t``).
+
+            Args:
+                num_samples: the number of examples, >= 1.
+                steps_per_epoch: t >= 1, the number of batches per epoch (``len`` of the sampler).
+                generator: a ``torch.Generator`` (default: torch's global one).
+            """
+
+            def __init__(self, *, num_samples: int, steps_per_epoch: int, generator: Any = None):
+                self.num_samples = integer_at_least(num_samples, "num_samples", 1)
+                self.steps_per_epoch = integer_at_least(steps_per_epoch, "steps_per_epoch", 1)
+                self.generator = generator
+
+            def __len__(self) -> int:
+                return self.steps_per_epoch
+
+            def __iter__(self) -> Any:
+                t = self.steps_per_epoch
+                bins = torch.randint(t, (self.num_samples,), generator=self.generator)
+                order = torch.argsort(bins, stable=True)
+                counts = torch.bincount(bins, minlength=t).tolist()
+                for batch in torch.split(order, counts):
+                    yield batch.tolist()
+
+        BallsAndBinsSampler.__module__ = __name__
+        _SAMPLER["cls"] = BallsAndBinsSampler
+    return _SAMPLER["cls"]
+
+
+def balls_and_bins_data_loader(data_loader: Any, *, steps_per_epoch: int | None = None, generator: Any = None) -> Any:
+    """A ``DataLoader`` over the dataset of ``data_loader`` whose batches are drawn by
+    :class:`BallsAndBinsSampler` with ``steps_per_epoch`` = t (default ``len(data_loader)``, i.e.
+    N/B rounded up for batches of B), and whose collate function also handles an empty batch
+    (Opacus's ``wrap_collate_with_empty``).  The other options of ``data_loader`` (workers, memory
+    pinning, ...) are kept.  Pass it to ``make_private(..., poisson_sampling=False)`` with the
+    accountant ``"certified_balls_and_bins"``.
+    """
+    from opacus.data_loader import dtype_safe, shape_safe, wrap_collate_with_empty
+    from torch.utils.data import DataLoader
+
+    dataset = data_loader.dataset
+    t = len(data_loader) if steps_per_epoch is None else integer_at_least(steps_per_epoch, "steps_per_epoch", 1)
+    sampler = _sampler_class()(num_samples=len(dataset), steps_per_epoch=t, generator=generator)
+    first = dataset[0]
+    collate = wrap_collate_with_empty(
+        collate_fn=data_loader.collate_fn,
+        sample_empty_shapes=[(0, *shape_safe(x)) for x in first],
+        dtypes=[dtype_safe(x) for x in first],
+    )
+    return DataLoader(
+        dataset,
+        batch_sampler=sampler,
+        collate_fn=collate,
+        num_workers=data_loader.num_workers,
+        pin_memory=data_loader.pin_memory,
+        timeout=data_loader.timeout,
+        worker_init_fn=data_loader.worker_init_fn,
+        multiprocessing_context=data_loader.multiprocessing_context,
+        generator=generator,
+        prefetch_factor=data_loader.prefetch_factor,
+        persistent_workers=data_loader.persistent_workers,
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -21,7 +21,8 @@ Certified evaluation.  We compute :math:`I = A_\alpha - 1 \ge 0` and return
   .. math:: I = \sum_{k=2}^{\alpha} \binom{\alpha}{k} q^k (1-q)^{\alpha-k}
             \big(e^{k(k-1)/(2\sigma^2)} - 1\big),
 
-  a finite sum of non-negative terms, evaluated in ball arithmetic.
+  a finite sum of non-negative terms, evaluated in ball arithmetic (up to order 4096 from
+  the top term down, stopped with a proven bound on the rest: :func:`log_a_integer_from_top`).
 
 * Real orders (:func:`log_a_fractional`): with :math:`x(z) = q\,(e^{(2z-1)/(2\sigma^2)} - 1)`
   and :math:`f(x) = (1+x)^\alpha - 1 - \alpha x \ge 0` (convexity), and
@@ -64,7 +65,9 @@ from flint import acb, arb, arb_poly
 from ..arith import log_binomial_pmf, log_sum_exp, to_arb, workprec
 from ..curves import RdpCurve
 from ..floatmath import gammaln, log1pexp, log_binom_real, log_expm1, log_factorials, log_fraction, log_ndtr, logsumexp
+from ..validation import MAX_ORDER
 from .gauss_legendre import ellipse_box, gauss_legendre_error_factor, gauss_legendre_rule
+from .poisson_gaussian_planning import _gap_log_bound, _screen_log_i_small_ints, _tail_point
 
 __all__ = [
     "PoissonGaussianCurve",
@@ -167,6 +170,44 @@ def log_a_integer(
     return i_ball.log1p()
 
 
+def log_a_integer_from_top(alpha: int, q: arb, sigma: arb, bits: int, cache: dict[int, arb] | None = None) -> arb:
+    r"""Ball for :math:`\log A_\alpha` at an integer order :math:`\alpha \ge 2`, summing the terms of
+    :math:`I` (:func:`log_a_integer`) from :math:`k = \alpha` down and stopping at the first K where
+    the rest is proven below :math:`2^{-bits}` times the partial sum.
+
+    With :math:`p_k = \binom{\alpha}{k} q^k (1-q)^{\alpha-k}` and :math:`E_k = e^{k(k-1)/(2\sigma^2)} - 1`,
+    increasing in k: :math:`\sum_{k=2}^{K} p_k E_k \le E_K \sum_k p_k \le E_K`, so the omitted terms add
+    an amount in :math:`[0, E_K]`.  For large orders the top terms dominate (:math:`E_k` grows like
+    :math:`e^{k^2/(2\sigma^2)}`), and a few terms suffice.  ``cache`` keeps :math:`E_k` (key k)
+    between calls at the same q, sigma and precision.  Requires ``0 < q < 1``.
+    """
+    if alpha < 2:
+        raise ValueError(f"alpha must be an integer >= 2. Found {alpha}.")
+    if cache is None:
+        cache = {}
+    inv2s2 = 1 / (2 * sigma * sigma)
+
+    def em1(k: int) -> arb:
+        v = cache.get(k)
+        if v is None:
+            v = cache[k] = (arb(k * (k - 1)) * inv2s2).expm1()
+        return v
+
+    ratio = (1 - q) / q
+    eps = arb(2) ** (-bits)
+    pmf = q**alpha
+    total = arb(0)
+    for k in range(alpha, 1, -1):
+        if k < alpha:
+            pmf = pmf * (k + 1) / (alpha - k) * ratio  # p_k from p_{k+1}
+        total += pmf * em1(k)
+        if k > 2 and em1(k - 1) < total * eps:
+            # the omitted terms are non-negative: I lies in [total, total + E_{k-1}]
+            total = arb(total.lower()).union(arb((total + em1(k - 1)).upper()))
+            break
+    return total.log1p()
+
+
 def _gauss_sf_upper(x: arb) -> arb:
     r"""Ball whose upper end bounds :math:`1 - \Phi(x)`: the Mills-ratio bound
     :math:`\varphi(x)/x` for :math:`x \ge 1` (cheaper than erfc), else 1."""
@@ -199,12 +240,6 @@ def upper_tail_bound(U: arb, alpha: arb, q: arb, sigma: arb, sf: Callable[[arb],
         return (alpha * (r * (-w_u).exp()).log1p()).exp() * peak
     two_pow = (arb(2).log() * (alpha - 1)).exp()
     return two_pow * (sf(U / sigma) + peak)
-
-
-def _tail_point(log_target: float) -> float:
-    """x >= 0 with exp(-x^2/2)/2 <= exp(log_target), hence 1 - Phi(x) <= exp(log_target)."""
-    v = -log_target - math.log(2.0)
-    return math.sqrt(2.0 * v) if v > 0 else 0.0
 
 
 def _window(alpha: float, log_q: float, sigma: float, log_tol: float) -> tuple[float, float]:
@@ -412,19 +447,6 @@ def integer_tail_bound(a: int, q: arb, sigma: arb, blocks: Sequence[tuple[int, i
     return total
 
 
-def _screen_log_i_small_ints(a: np.ndarray, log_q: float, log_1mq: float, sigma: float) -> np.ndarray:
-    """:func:`_screen_log_i` at many integer orders <= 256 at once (one 2-D log-sum-exp)."""
-    amax = int(a.max())
-    lf = log_factorials(amax)
-    k = np.arange(2, amax + 1)
-    A = a[:, None]
-    mask = k[None, :] <= A
-    kk = np.where(mask, k[None, :], 2)
-    logc = lf[A] - lf[kk] - lf[np.where(mask, A - kk, 0)]
-    t = logc + kk * log_q + (A - kk) * log_1mq + log_expm1(kk * (kk - 1.0) / (2.0 * sigma * sigma))
-    return logsumexp(np.where(mask, t, -np.inf), axis=1)
-
-
 def screen_log_a(a: float, q: float, sigma: float, log_q: float | None = None) -> float:
     """Float estimate of log A_a at one order (order selection only); ``log_q``
     overrides log(q) when q underflows."""
@@ -512,7 +534,12 @@ def poisson_gaussian_rdp(alpha: Fraction, q: Fraction, sigma: Fraction, prec: in
             lq = _log_fraction(q)
             log_i_est = _screen_log_i(float(alpha), float(q), float(sigma), lq)
             plan = integer_tail_plan(ai, float(q), float(sigma), log_i_est - (prec + 16) * math.log(2.0), lq)
-        log_a = log_a_integer(ai, qa, sa) if plan is None else log_a_integer(ai, qa, sa, plan[0], plan[2], plan[1])
+        if plan is not None:
+            log_a = log_a_integer(ai, qa, sa, plan[0], plan[2], plan[1])
+        elif ai > _FULL_SUM_MAX:
+            log_a = log_a_integer(ai, qa, sa)
+        else:  # the same sum, from the top terms down, stopped with a proven bound on the rest
+            log_a = log_a_integer_from_top(ai, qa, sa, prec + 8)
     else:
         log_i_est = _screen_log_i(float(alpha), float(q), float(sigma), _log_fraction(q))
         log_a = log_a_fractional(a, qa, sa, prec, log_i_est)
@@ -541,10 +568,13 @@ class PoissonGaussianCurve(RdpCurve):
 
     def certified_many(self, alphas: Sequence[Fraction]) -> list[arb]:
         """:meth:`certified` at many orders: the real orders that the fast paths of
-        :func:`.poisson_gaussian_series.fast_rdp` do not settle share one quadrature
-        (:func:`log_a_fractional_many`, when there are at least :data:`BATCH_MIN_ORDERS`
-        of them); an order it leaves too wide is integrated on its own
-        (:func:`log_a_fractional`); integer orders use the exact finite sum."""
+        :func:`.poisson_gaussian_series.fast_rdp` do not settle (when there are at least
+        :data:`BATCH_MIN_ORDERS` of them) share one trapezoidal grid and one ball-matrix product
+        if they lie on a short arithmetic progression
+        (:func:`.poisson_gaussian_trapezoid.log_a_trapezoid`), else one Gauss-Legendre rule
+        (:func:`log_a_fractional_many`); an order both leave too wide is integrated on its own
+        (:func:`log_a_fractional`); integer orders use the exact finite sum from its top terms
+        (:func:`log_a_integer_from_top`)."""
         from flint import ctx
 
         from .poisson_gaussian_series import SERIES_MAX_Q, fast_rdp
@@ -553,7 +583,7 @@ class PoissonGaussianCurve(RdpCurve):
         alphas = [Fraction(a) for a in alphas]
         out: list[arb | None] = [None] * len(alphas)
         batch: list[int] = []
-        cache: dict[int, arb] = {}  # logs shared by the exact sums at integer orders
+        cache: dict[int, arb] = {}  # e^{k(k-1)/(2 sigma^2)} - 1, shared by the sums at integer orders
         # fast_rdp at a real order (q > SERIES_MAX_Q) can only return the sandwich, whose relative
         # width is at least about e^-u / (u + 1), u = log q + (alpha - 1)/(2 sigma^2) (see its
         # module): below u = (prec - 20) log 2 - 10 it is declined (for q <= 1/2), so skip it there
@@ -563,20 +593,30 @@ class PoissonGaussianCurve(RdpCurve):
         skip_below = (prec - 20) * math.log(2.0) - 10
         qa, sa = to_arb(self.q), to_arb(self.sigma)
         for i, a in enumerate(alphas):
-            self.check_order(a)
+            if not (1 < a <= MAX_ORDER):  # the check of certified(), without re-parsing valid orders
+                self.check_order(a)
             if a.denominator == 1 and 0 < self.q < 1 and a <= _FULL_SUM_MAX:
-                # what certified() computes (fast_rdp declines these orders), sharing the logs
-                out[i] = log_a_integer(int(a), qa, sa, cache=cache) / (to_arb(a) - 1)
+                # the exact sum of certified() (fast_rdp declines these orders), from the top terms
+                out[i] = log_a_integer_from_top(int(a), qa, sa, prec + 8, cache) / (to_arb(a) - 1)
                 continue
             if a.denominator == 1 or not (0 < self.q < 1):
                 out[i] = self.certified(a)
                 continue
-            if not (skip_sandwich and float(log_q_f + (a - 1) * inv2s2_f) < skip_below):
+            if not (skip_sandwich and log_q_f + (float(a) - 1) * inv2s2_f < skip_below):
                 fast = fast_rdp(a, self.q, self.sigma, prec)
                 if fast is not None:
                     out[i] = fast
                     continue
             batch.append(i)
+        if len(batch) >= BATCH_MIN_ORDERS:
+            from .poisson_gaussian_trapezoid import log_a_trapezoid
+
+            # orders on a short arithmetic progression: one trapezoidal grid, one matrix product
+            logs = log_a_trapezoid([alphas[i] for i in batch], self.q, self.sigma, prec)
+            for i, la in zip(batch, logs, strict=True):
+                if la is not None:
+                    out[i] = la / (to_arb(alphas[i]) - 1)
+            batch = [i for i in batch if out[i] is None]
         if len(batch) >= BATCH_MIN_ORDERS:
             logs = log_a_fractional_many([alphas[i] for i in batch], self.q, self.sigma, prec)
             for i, la in zip(batch, logs, strict=True):
@@ -751,29 +791,6 @@ class _Grid:
         lt = T.log()
         y2 = arb(y) ** 2 * self.inv2s2
         return (lp + 2 * lx, lb1, ld, lt, P, P * X, xl, xu, y2, psl, slope, float(slope.mid()))
-
-
-def _log_phi_cdf(x: float) -> float:
-    """Float log of the standard normal CDF (planning only)."""
-    if x > -30.0:
-        return math.log(0.5 * math.erfc(-x / math.sqrt(2.0)))
-    return -x * x / 2 - math.log(-x) - 0.5 * math.log(2 * math.pi)
-
-
-def _gap_log_bound(a: float, lq: float, lr: float, s: float, L: float, z0: float) -> float:
-    """Float value of the bound of :func:`_gap_bound` (planning only)."""
-    la = a * lq + a * (a - 1) / (2 * s * s)
-    zc = s * s * (lr + math.log(a)) + 0.5
-    pieces = [(0.5, -a * lq), (z0, a * math.log(2.0)), (zc, 1.0)]
-    out = -math.inf
-    for i, (start, lf) in enumerate(pieces):
-        end = pieces[i + 1][0] if i + 1 < len(pieces) else math.inf
-        lo, hi = max(start, 0.5), min(end, L)
-        if hi <= lo:
-            continue
-        v = la + lf + _log_phi_cdf((hi - a) / s)
-        out = max(out, v) + math.log1p(math.exp(-abs(out - v))) if out > -math.inf else v
-    return out
 
 
 def _gap_bound(alpha: arb, fa: float, q: arb, sigma: arb, L: float, z0: float, zc: float) -> arb:

@@ -169,10 +169,10 @@ _CITATION = (
     "min(geometric-mean bound, Laplace-transform bound)"
 )
 SHUFFLE_REFUSAL = (
-    "no upper bound on the privacy of shuffling is known (Chua et al., ICML 2024, show that accounting it as "
-    "Poisson sampling over-claims); only lower bounds are certified for shuffle sampling: its RDP lower bound "
-    "(rdp) and an epsilon lower bound next to the Poisson claim (dpsgd with shuffle sampling). Train with "
-    "balls-and-bins sampling to get a guarantee"
+    "no upper bound on the privacy of shuffling is known, so a number for it is not a privacy guarantee; only "
+    "lower bounds are certified: an RDP lower bound (rdp with shuffle sampling) and an epsilon lower bound next to the Poisson "
+    "claim (dpsgd with shuffle sampling). Accounting shuffling as Poisson sampling over-claims (Chua et al., "
+    "ICML 2024); train with balls-and-bins sampling to get a guarantee"
 )
 
 
@@ -260,7 +260,7 @@ class Shuffle(_EpochScheme):
     """``shuffle`` sampling of the Gaussian mechanism: a certified lower bound only."""
 
     #: why a query that reports a guarantee refuses the scheme (``{sampling}`` names the parameter)
-    refusal = InvalidParameter("sampling", "shuffle is not a privacy guarantee: " + SHUFFLE_REFUSAL)
+    refusal = InvalidParameter("sampling", "shuffle: " + SHUFFLE_REFUSAL)
 
     sampling = "shuffle"
     parameters = (builtin_schemes.BATCH_SIZE, builtin_schemes.DATASET_SIZE)
@@ -293,8 +293,8 @@ class Shuffle(_EpochScheme):
 
     def pld_pair(self, event: Any) -> Any:
         raise UnsupportedEventError(
-            "the PLD accountant cannot account shuffle sampling: no upper bound on its privacy is known"
-            " (Chua et al., ICML 2024)."
+            "the PLD accountant cannot account shuffle sampling: no upper bound on its privacy is known; only"
+            " lower bounds are certified (Chua et al., ICML 2024)."
         )
 
 
