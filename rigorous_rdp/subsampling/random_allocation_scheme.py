@@ -20,8 +20,9 @@ once per epoch (``--epochs E`` on the command line).
   :mod:`rigorous_rdp.subsampling.shuffle`), and every command that reports a guarantee refuses it.
 
 Adjacency: add/remove of one example (for shuffling, the lower bound is for a zero-out
-neighbour, see :mod:`rigorous_rdp.subsampling.shuffle`).  No PLD pair: the PLD accountant refuses
-these shapes.
+neighbour, see :mod:`rigorous_rdp.subsampling.shuffle`).  PLD: balls-and-bins has an attained pair and
+random allocation with k > 1 a dominating one (:mod:`rigorous_rdp.pld.random_allocation`); shuffling
+has none.
 """
 
 from __future__ import annotations
