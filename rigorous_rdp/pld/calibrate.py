@@ -51,7 +51,7 @@ from .accountant import (
 )
 from .compose import Coarsening, compose_all, products
 from .discretize import grid_range
-from .profiles import Profile
+from .profiles import Profile, poisson_gaussian_profile
 
 __all__ = ["PldSigmaCalibration", "calibrate_sigma_pld", "float_epsilon"]
 
@@ -97,6 +97,8 @@ def _float_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarra
     whichever of ``delta`` and ``dlow`` (they differ by the linear ``1 - e^eps``, which has
     no second difference) is smaller at the vertex, so the small tail masses keep their
     relative accuracy.  An estimate: negative rounding residues are clipped to 0."""
+    if getattr(profile, "grid_plds", None) is not None:
+        return _grid_masses(profile, n, tail)
     b, t = grid_range(profile, n, tail)
     idx = np.arange(b, t + 1)
     eps = idx / n
@@ -122,6 +124,46 @@ def _float_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarra
         masses[-1] = x[-1] * (0.0 - (dl[-1] - dl[-2]) / (x[-1] - x[-2]))
     return b, np.clip(masses, 0.0, None), max(0.0, float(dl[-1]))
 
+
+#: scale of the integer masses a grid-built profile's screen asks for (float masses: any scale will do)
+_SCREEN_BITS = 64
+
+
+def _grid_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarray, float]:
+    """Float masses of a profile built on the grid (random allocation: no float profile of its own):
+    the mean of its certified upper and lower arrays on the grid 1/n (an estimate)."""
+    up, lo = profile.grid_plds(n, _SCREEN_BITS, tail, True)  # type: ignore[attr-defined]
+    arrays = [up] if lo is None else [up, lo]
+    b = min(a.offset for a in arrays)
+    top = max(a.offset + a.coeffs.length() for a in arrays)
+    masses = np.zeros(max(1, top - b))
+    for a in arrays:
+        vals = np.array([float(int(c)) for c in a.coeffs.coeffs()]) * 2.0**-a.scale_bits
+        masses[a.offset - b : a.offset - b + len(vals)] += vals / len(arrays)
+    p_inf = sum(float(a.inf_mass) for a in arrays) / len(arrays)
+    return b, masses, p_inf
+
+
+def _proxy_parts(parts: list[tuple[Profile, int]]) -> list[tuple[Profile, int]]:
+    """A cheap stand-in for grid-built parts (the far phase of the sigma search): one epoch of k-of-t
+    random allocation as t steps of the Poisson-subsampled Gaussian with rate k/t (a guess only)."""
+    out = []
+    for prof, c in parts:
+        key = prof.key
+        if getattr(prof, "grid_plds", None) is not None and key[0] == "random-allocation-gaussian":
+            _, sig, t, k, direction = key
+            out.append((poisson_gaussian_profile(Fraction(k, t), Fraction(sig), direction), c * t))
+        else:
+            out.append((prof, c))
+    return out
+
+
+def _grid_built(parts: list[tuple[Profile, int]]) -> bool:
+    return any(getattr(p, "grid_plds", None) is not None for p, _ in parts)
+
+
+#: the screen grid of grid-built profiles (their arrays cost more than a float profile's)
+_GRID_SCREEN_N = 1000
 
 #: the most grid points of a single step's array a certified decision refines to (the cost of every product
 #: grows with it; about 0.1 s per product at this length)
@@ -199,15 +241,18 @@ class _Candidate:
         self.tail = Fraction(0)
         self.screen: dict[str, float] = {}
 
-    def screen_eps(self, n: int, dirs: tuple[str, ...] | None = None) -> float:
+    def screen_eps(self, n: int, dirs: tuple[str, ...] | None = None, proxy: bool = False) -> float:
         """Float estimate of epsilon (max over ``dirs``, default all directions): Richardson
         extrapolation of the float screen on the grids 1/n and 1/(2n) (its error falls like
-        1/n^2)."""
+        1/n^2).  ``proxy``: grid-built parts replaced by :func:`_proxy_parts`."""
         dirs = self.acc._directions() if dirs is None else dirs
         for d in dirs:
             parts = self.acc._parts(d)
-            e1 = float_epsilon(parts, float(self.delta), n)
-            e2 = float_epsilon(parts, float(self.delta), 2 * n)
+            if proxy:
+                parts = _proxy_parts(parts)
+            tail = self.tail_abs if _grid_built(parts) else 1e-15  # grid-built: the certified runs' S-laws
+            e1 = float_epsilon(parts, float(self.delta), n, tail)
+            e2 = float_epsilon(parts, float(self.delta), 2 * n, tail)
             self.screen[d] = (4 * e2 - e1) / 3
         return max(self.screen[d] for d in dirs)
 
@@ -315,10 +360,26 @@ def calibrate_sigma_pld(
         )
     Ef = float(E)
     hi, fine_n = _screen_guess(make_event, steps, delta, Ef, sigma_digits)
-    step = _grid_step(hi, sigma_digits)
-    s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
     prover = _Prover(make_event, steps, delta, E, w0, max_rounds, fine_n)
-    return prover.decide(s_hi, step)
+    # a pair built on the grid (random allocation) has a bracket whose width does not fall to 0 with
+    # the loss grid (its S-law has its own grid): near the target a decision can stay open on every
+    # loss grid, and a coarser sigma grid (one digit fewer, down to 2) moves the candidates away from it
+    last = sigma_digits if not _grid_built_event(prover) else max(min(2, sigma_digits), sigma_digits - 2)
+    for digits in range(sigma_digits, last - 1, -1):
+        step = _grid_step(hi, digits)
+        s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
+        try:
+            return prover.decide(s_hi, step)
+        except PrecisionExhausted:
+            if digits == last:
+                raise
+            progress.note(f"undecided with {digits} significant digits of sigma; trying {digits - 1}")
+    raise AssertionError("unreachable")
+
+
+def _grid_built_event(prover: _Prover) -> bool:
+    acc = PldAccountant().compose(prover.make_event(Fraction(1)), prover.steps)
+    return any(_grid_built(acc._parts(d)) for d in acc._directions())
 
 
 def _screen_guess(
@@ -328,6 +389,51 @@ def _screen_guess(
     epsilon is ``Ef``, and the screen's grid.  Bracket in sigma, then secant iterations in
     log sigma; after the first sigma only the direction that dominated there is screened (the
     certified decisions use every direction)."""
+    acc = PldAccountant().compose(make_event(Fraction(1)), steps)
+    proxy = any(_grid_built(acc._parts(d)) for d in acc._directions())
+    guess, fine_n = _screen_search(make_event, steps, delta, Ef, sigma_digits, proxy)
+    if not proxy:
+        return guess, fine_n
+    return _screen_grid_built(make_event, steps, delta, Ef, sigma_digits, guess), _GRID_SCREEN_N
+
+
+def _screen_grid_built(
+    make_event: Callable[[Fraction], DpEvent], steps: int, delta: Fraction, Ef: float, sigma_digits: int, guess: float
+) -> float:
+    """The second phase of the screen for grid-built pairs (random allocation): from the proxy's
+    root ``guess``, secant iterations in log sigma on the screen of the pair's own arrays (each
+    costs its S-laws, so few and near the answer).  A sigma the grid cannot build counts as
+    missing the target."""
+
+    def screen(x: float) -> float:
+        sigma = Fraction(math.exp(x)).limit_denominator(10**9)
+        progress.note(f"float screen of sigma {float(sigma):.6g} (a guess; certified decisions follow)")
+        try:
+            return _Candidate(make_event, sigma, steps, delta).screen_eps(_GRID_SCREEN_N) - Ef
+        except UnsupportedEventError:
+            return math.inf
+
+    tol_x = math.log1p(float(_grid_step(guess, sigma_digits)) / guess / 8)
+    x0, x1 = math.log(guess), math.log(guess) - 0.02
+    f0, f1 = screen(x0), screen(x1)
+    for _ in range(12):
+        if math.isinf(f0) or math.isinf(f1) or f0 == f1:
+            x2 = max(x0, x1) + 0.05 if min(f0, f1) > 0 else min(x0, x1) - 0.05 if max(f0, f1) < 0 else (x0 + x1) / 2
+        else:
+            x2 = x1 - f1 * (x1 - x0) / (f1 - f0)
+            x2 = min(max(x2, min(x0, x1) - 0.3), max(x0, x1) + 0.3)  # at most a factor 1.35 per step
+        f2 = screen(x2)
+        x0, f0, x1, f1 = x1, f1, x2, f2
+        if abs(x1 - x0) < tol_x and not math.isinf(f1):
+            break
+    return math.exp(x1)
+
+
+def _screen_search(
+    make_event: Callable[[Fraction], DpEvent], steps: int, delta: Fraction, Ef: float, sigma_digits: int, proxy: bool
+) -> tuple[float, int]:
+    """The float bracket-and-secant search of :func:`_screen_guess` (``proxy``: grid-built parts
+    replaced by :func:`_proxy_parts`)."""
     dominant: list[tuple[str, ...]] = []
     screen_n = [1000]
 
@@ -338,10 +444,10 @@ def _screen_guess(
         while True:
             try:
                 if not dominant:
-                    c.screen_eps(n)
+                    c.screen_eps(n, proxy=proxy)
                     dominant.append((max(c.screen, key=lambda d: c.screen[d]),))
                     return max(c.screen.values()) - Ef
-                return c.screen_eps(n, dominant[0]) - Ef
+                return c.screen_eps(n, dominant[0], proxy=proxy) - Ef
             except _ScreenTooLarge:
                 # far from the answer (a long loss range): a coarser screen decides the side
                 if not coarse_ok or n <= 16:
