@@ -49,7 +49,7 @@ from flint import arb
 from .. import events as ev
 from .. import progress, validation
 from ..accountant import ComposingAccountant
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, UnsupportedEventError
 from ..registry import pld_pair
 from ..validation import RealRange
 from .compose import Coarsening, compose_all, delta_at, delta_screen, products
@@ -507,6 +507,15 @@ def _eps_upper(U: DiscretePld, n: int, delta: Fraction) -> Fraction:
     """Smallest rational found with a certified ``delta_up(eps) <= delta`` (>= 0)."""
     if _delta_upper(U, n, Fraction(0)) <= delta:
         return Fraction(0)
+    if U.inf_mass >= delta:
+        # no finite epsilon: a pair built on the grid (random allocation) bounds its tails only down to
+        # a floor, and a delta at or below it cannot be met
+        exc = UnsupportedEventError(
+            f"the PLD accountant cannot resolve delta {float(delta):.3g} for this event: its upper array keeps "
+            f"a mass of {float(U.inf_mass):.3g} at infinite loss (use a larger delta or the RDP accountant)."
+        )
+        exc.reason = f"delta is below its arrays' floor ({float(U.inf_mass):.2g} at infinite loss)"  # type: ignore[attr-defined]
+        raise exc
     guess = _screen_eps(U, n, float(delta))
     margin = 1e-9
     for _ in range(40):

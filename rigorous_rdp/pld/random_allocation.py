@@ -426,11 +426,13 @@ def sum_law_parameters(sigma: Fraction, t: int, tail: float) -> tuple[Fraction, 
         sg = float(sigma)
         at_zero = 0.5 * math.erfc(-sg * (math.log(float(h)) + 1 / (2 * sg * sg)) / math.sqrt(2))
         if t * math.log(max(at_zero, 1e-300)) > math.log(tail):
-            raise UnsupportedEventError(
+            exc = UnsupportedEventError(
                 f"the PLD accountant cannot grid balls-and-bins sampling at noise_multiplier {sg:g} with "
                 f"steps_per_epoch {t}: the log-normal likelihood ratio is too wide for its grid (use a larger "
                 f"noise_multiplier or steps_per_epoch, or the RDP accountant)."
             )
+            exc.reason = "the likelihood ratio is too wide for its grid at this noise"  # type: ignore[attr-defined]
+            raise exc
     m = math.ceil(g / float(h))
     products = 2 * max(1, t.bit_length())
     budget = int(Fraction(tail) * _TRIM_SHARE / (products * max(1, math.ceil(h * m))) * (1 << SUM_BITS))
