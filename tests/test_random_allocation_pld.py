@@ -210,3 +210,65 @@ def test_certify_then_verify(tmp_path):
     blocks = make_pld_certificate(RandomAllocationEvent(GaussianEvent(2), 9, 2), 2, "1e-5")
     assert blocks["epsilon"]["lower"] == "0"
     assert verify_pld(blocks).ok
+
+
+# --- calibration and small-delta refusals (follow-ups of the bracket) ---------------------------
+
+
+def _calibrate(t: int, epochs: int, target: str):
+    from rigorous_rdp.pld.calibrate import calibrate_sigma_pld
+
+    return calibrate_sigma_pld(lambda s: BallsAndBinsEvent(GaussianEvent(s), t), epochs, target, "1e-5")
+
+
+def test_pld_calibration_of_balls_and_bins_is_decided():
+    """The sigma search screens the pair's own arrays (a Poisson stand-in of one step per epoch put the
+    guess far below the answer, where the grid is loose, and the search gave up); the RDP bound, an
+    independent upper bound, exceeds the target at the sigma proven to miss it."""
+    from rigorous_rdp import RdpAccountant
+
+    res = _calibrate(4, 1, "1")
+    assert res.at_upper.epsilon.upper_float() <= 1 < res.at_lower.epsilon.lower_float()
+    assert res.sigma_lower < res.sigma_upper
+    step = res.sigma_upper - res.sigma_lower
+    assert step.numerator == 1 and step.denominator in (10, 100, 1000, 10000)
+    rdp = RdpAccountant().compose(BallsAndBinsEvent(GaussianEvent(res.sigma_lower), 4), 1).get_epsilon("1e-5")
+    assert float(rdp) > 1
+
+
+@pytest.mark.slow
+def test_pld_calibration_against_quadrature():
+    """t = 2: the delta at the target epsilon by mpmath quadrature is <= 1e-5 at the sigma returned, and
+    above it at the sigma proven to miss the target."""
+    res = _calibrate(2, 1, "1")
+    with mpmath.workdps(15):
+        at_upper = max(quad_delta(res.sigma_upper, 2, "1", d) for d in ("remove", "add"))
+        at_lower = max(quad_delta(res.sigma_lower, 2, "1", d) for d in ("remove", "add"))
+    assert at_upper <= mpmath.mpf("1e-5") < at_lower
+
+
+@pytest.mark.slow
+def test_pld_calibration_issue_setting():
+    """t = 1000, 10 epochs, epsilon 0.5 (the search used to stop at "precision exhausted")."""
+    res = _calibrate(1000, 10, "0.5")
+    assert res.at_upper.epsilon.upper_float() <= 0.5 < res.at_lower.epsilon.lower_float()
+    assert 0.9 < float(res.sigma_upper) < 1.0  # Poisson with q = 1/1000 needs about 0.95 (issue 25)
+
+
+@pytest.mark.parametrize(("t", "epochs", "sigma", "delta"), [(2, 1, "1", "1e-80"), (3, 2, "200", "1e-60")])
+def test_delta_below_the_arrays_floor_is_refused(t, epochs, sigma, delta):
+    """A delta below the mass the upper arrays keep at infinite loss: a clean refusal (the PLD), the RDP
+    answer (best), exit 2 with one line (CLI --method pld); it was an internal ArithmeticError."""
+    from rigorous_rdp import BestAccountant, RdpAccountant
+
+    from _cli import assert_one_line_error, run_cli
+
+    ev = BallsAndBinsEvent(GaussianEvent(sigma), t)
+    with pytest.raises(UnsupportedEventError, match="delta"):
+        PldAccountant().compose(ev, epochs).get_epsilon(delta)
+    best = BestAccountant().compose(ev, epochs).get_epsilon(delta)
+    rdp = RdpAccountant().compose(ev, epochs).get_epsilon(delta)
+    assert float(best) == pytest.approx(float(rdp), rel=1e-9)
+    argv = ["epsilon", "--sampling", "balls-and-bins", "--steps-per-epoch", str(t), "--epochs", str(epochs)]
+    argv += ["--sigma", sigma, "--delta", delta, "--method", "pld"]
+    assert_one_line_error(*run_cli(argv))
