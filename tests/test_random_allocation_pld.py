@@ -259,9 +259,9 @@ def test_pld_calibration_issue_setting():
 def test_delta_below_the_arrays_floor_is_refused(t, epochs, sigma, delta):
     """A delta below the mass the upper arrays keep at infinite loss: a clean refusal (the PLD), the RDP
     answer (best), exit 2 with one line (CLI --method pld); it was an internal ArithmeticError."""
-    from rigorous_rdp import BestAccountant, RdpAccountant
-
     from _cli import assert_one_line_error, run_cli
+
+    from rigorous_rdp import BestAccountant, RdpAccountant
 
     ev = BallsAndBinsEvent(GaussianEvent(sigma), t)
     with pytest.raises(UnsupportedEventError, match="delta"):
