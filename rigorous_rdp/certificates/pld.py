@@ -120,6 +120,8 @@ def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: ob
     }
     summary = describe_event(event)
     epsilon = res.epsilon.to_json()
+    if res.lower_end:  # pairs that only dominate: the verifier re-derives no lower end (an attained pair's)
+        epsilon["lower"] = "0"
     cert: dict[str, Any] = {
         "format": CERTIFICATE_FORMAT,
         "format_version": CERTIFICATE_VERSION,

@@ -185,12 +185,42 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     def _active(self) -> list[tuple[DominatingPair, int]]:
         return [(p, c) for p, c in self._events.values() if c > 0]
 
+    def _attained(self) -> bool:
+        """True if the ledger's pairs only dominate but every one names an attained pair of the same
+        datasets (``DominatingPair.attained``): composed, those give a lower end of the mechanism's."""
+        active = self._active()
+        keys = {pair.attained_key if pair.attained is not None else None for pair, _ in active}
+        return not self._tight() and len(keys) == 1 and None not in keys and () not in keys
+
+    def _lower_note(self, low_end: Fraction) -> str:
+        """``PldResult.lower_end`` of a ledger whose pairs only dominate ("" for attained pairs)."""
+        if self._tight():
+            return ""
+        if low_end > 0:
+            return (
+                "composition of the pair attained by one pair of neighbouring datasets (the pairs only dominate "
+                "this mechanism: the gap to the upper end is not the grid's)"
+            )
+        return "0 (the pairs only dominate this mechanism and no attained pair is known for this ledger)"
+
+    def _attained_lowers(self, n: int, tail_abs: float, fast: bool) -> dict[str, DiscretePld]:
+        """Composed lower PLDs of the attained pairs, per direction (:meth:`_attained` must hold)."""
+        out: dict[str, DiscretePld] = {}
+        for d in DIRECTIONS:
+            _, los, _, comp_tail = self._discretized(d, n, tail_abs, True, fast, attained=True)
+            if los is None:  # pragma: no cover - every attained profile has a certified lower PLD
+                continue
+            coarse = Coarsening(n, self.coarsen_var_lower) if fast else None
+            out[d] = compose_all(los, comp_tail, coarsening=coarse)
+        return out
+
     # -- grids ----------------------------------------------------------------
 
-    def _parts(self, direction: str) -> list[tuple[Profile, int]]:
+    def _parts(self, direction: str, attained: bool = False) -> list[tuple[Profile, int]]:
         merged: dict[tuple, tuple[Profile, int]] = {}
         for pair, c in self._active():
-            prof = getattr(pair, direction)
+            att = pair.attained if attained else None
+            prof = getattr(pair, direction) if att is None else att[DIRECTIONS.index(direction)]
             p, k = merged.get(prof.key, (prof, 0))
             merged[prof.key] = (p, k + c)
         return list(merged.values())
@@ -224,12 +254,12 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         return U, L, scale_bits, comp_tail
 
     def _discretized(
-        self, direction: str, n: int, tail_abs: float, lower: bool = True, fast: bool = False
+        self, direction: str, n: int, tail_abs: float, lower: bool = True, fast: bool = False, attained: bool = False
     ) -> tuple[list[tuple[DiscretePld, int]], list[tuple[DiscretePld, int]] | None, int, Fraction]:
         """The discretised parts ``(uppers, lowers or None, scale_bits, composition tail)``
         of one direction on grid 1/n (lowers only if asked and certified for every part;
-        ``fast``: sparser vertices, see :meth:`_composed`)."""
-        parts = self._parts(direction)
+        ``fast``: sparser vertices, see :meth:`_composed`; ``attained``: of the attained pairs)."""
+        parts = self._parts(direction, attained)
         total = sum(c for _, c in parts)
         products = sum(2 * max(1, c.bit_length()) + 1 for _, c in parts)
         tail_step = tail_abs / max(1, total) / 4
@@ -390,8 +420,18 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             brackets[d] = (_bracket(lo if tight else Fraction(0), up), n)
         lo = max(los.values())
         up = max(ups.values())
-        res = PldEpsilonResult(_bracket(lo if tight else Fraction(0), up), delta, n, scale_bits, tail, brackets)
+        low_end = lo if tight else self._attained_epsilon(delta, n, tail_abs)
+        res = PldEpsilonResult(
+            _bracket(min(low_end, up), up), delta, n, scale_bits, tail, brackets, self._lower_note(low_end)
+        )
         return res, float(up - lo)
+
+    def _attained_epsilon(self, delta: Fraction, n: int, tail_abs: float) -> Fraction:
+        """The lower end of a ledger of pairs that only dominate: the largest certified lower end of
+        its attained pairs' composition over both directions, or 0 without attained pairs."""
+        if not self._attained():
+            return Fraction(0)
+        return max(_eps_lower(L, n, delta) for L in self._attained_lowers(n, tail_abs, True).values())
 
     def get_epsilon(self, target_delta: object, width: object = None) -> Bracket:
         """Certified bracket ``[lower, upper]`` of the optimal epsilon at ``target_delta``."""
@@ -411,21 +451,28 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         n = self._initial_grid(w, 1e-5)
         tail_abs = 1e-30
 
+        tight = self._tight()
+
         def at_grid(n: int) -> tuple[PldDeltaResult, float, float]:
             dirs: dict[str, tuple[Bracket, int]] = {}
             lo_all, up_all = Fraction(0), Fraction(0)
             scale_bits, tail = 0, Fraction(0)
             for d in self._directions():
-                U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight())
+                # a pair that only dominates: its own lower end guides the grid, it is not reported
+                U, L, scale_bits, tail = self._composed(d, n, tail_abs)
                 lo = delta_lower(L, n, eps) if L is not None else Fraction(0)
                 up = _delta_upper(U, n, eps)
-                dirs[d] = (_bracket(lo, up), n)
+                dirs[d] = (_bracket(lo if tight else Fraction(0), up), n)
                 lo_all, up_all = max(lo_all, lo), max(up_all, up)
-            res = PldDeltaResult(_bracket(lo_all, up_all), eps, n, scale_bits, tail, dirs)
+            low_end = lo_all if tight else Fraction(0)
+            if not tight and self._attained():
+                low_end = max(delta_lower(L, n, eps) for L in self._attained_lowers(n, tail_abs, False).values())
+            note = self._lower_note(low_end)
+            res = PldDeltaResult(_bracket(min(low_end, up_all), up_all), eps, n, scale_bits, tail, dirs, note)
             rel = float(up_all - lo_all) / float(up_all) if up_all > 0 else 0.0
             return res, rel, float(res.delta.rad())
 
-        return self._best_over_grids(n, float(w), at_grid)
+        return self._best_over_grids(n, float(w), at_grid, refine_dominating=True)
 
     def get_delta(self, target_epsilon: object, width: object = None) -> Bracket:
         """Certified bracket ``[lower, upper]`` of the optimal delta at ``target_epsilon``."""

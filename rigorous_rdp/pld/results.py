@@ -108,6 +108,7 @@ class PldResult:
         scale_bits: S; masses are integers times :math:`2^{-S}`.
         tail: the tail mass budget (exact) used for truncation and range selection.
         directions: per direction, its bracket and the grid it was computed on.
+        lower_end: where the lower end comes from when the pairs only dominate ("" otherwise).
     """
 
     quantity: ClassVar[str]
@@ -121,9 +122,10 @@ class PldResult:
     scale_bits: int
     tail: Fraction
     directions: dict[str, tuple[Bracket, int]] = field(default_factory=dict)
+    lower_end: str = ""
 
     def to_json(self) -> dict:
-        return {
+        out = {
             self.quantity: self.value.to_json(),
             self.target_name: decimal_text(self.target),
             "method": "pld",
@@ -137,6 +139,9 @@ class PldResult:
                 },
             },
         }
+        if self.lower_end:
+            out["pld"]["lower_end"] = self.lower_end  # type: ignore[index]
+        return out
 
 
 class PldEpsilonResult(EpsilonQuantity, PldResult):
