@@ -46,7 +46,7 @@ def run(argv: list[str]) -> tuple[float, int, dict | str]:
 
 
 def queries(quick: bool, methods: list[str]):
-    for mech, variants in MECHANISMS.items():
+    for variants in MECHANISMS.values():
         for opts in variants if not quick else variants[:2] + variants[-1:]:
             for steps in STEPS:
                 for method in methods:
@@ -75,7 +75,9 @@ def main() -> int:
         n += 1
         dt, code, res = run(argv)
         worst = max(worst, dt)
-        line = f"{dt:7.3f} s  {' '.join(argv)}  ->  " + (_value(res, argv[0]) if code == 0 else f"exit {code}: {res}")
+        line = f"{dt:7.3f} s  {' '.join(argv)}  ->  " + (
+            _value(res, argv[0]) if isinstance(res, dict) else f"exit {code}: {res}"
+        )
         print(line, flush=True)
         if dt > args.limit:
             slow.append(line)

@@ -532,9 +532,7 @@ class FixedSize(Scheme):
 
         if self.adjacency is _R1:
             # the symmetrised Poisson pair with sigma/2 and q = |B|/|D| (proofs/verify_pld_pairs.py)
-            from .pld.pairs import replace_one_gaussian_profile
-
-            from .pld.pairs import attained_replace_one
+            from .pld.pairs import attained_replace_one, replace_one_gaussian_profile
 
             q, s = event.sampling_probability, _sigma(event) / 2
             prof = replace_one_gaussian_profile(q, _sigma(event))

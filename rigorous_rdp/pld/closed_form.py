@@ -142,7 +142,9 @@ class ClosedForm:
         except ArithmeticError:
             return None  # undecided (an exact tie beyond the exact range): the grid path answers
         b = _bracket_of(v)
-        return ExactEpsilonResult(b, delta, 0, 0, Fraction(0), {"remove": (b, 0)}, self.description, self.parameters())
+        return ExactEpsilonResult(
+            b, delta, 0, 0, Fraction(0), {"remove": (b, 0)}, exact=self.description, parameters=self.parameters()
+        )
 
     def delta_result(self, eps: Fraction) -> ExactDeltaResult:
         """The :class:`ExactDeltaResult` at ``eps``."""
@@ -154,7 +156,9 @@ class ClosedForm:
             b = _bracket(max(Fraction(0), lo), min(Fraction(1), up))
         else:
             b = _bracket_of(v)
-        return ExactDeltaResult(b, eps, 0, 0, Fraction(0), {"remove": (b, 0)}, self.description, self.parameters())
+        return ExactDeltaResult(
+            b, eps, 0, 0, Fraction(0), {"remove": (b, 0)}, exact=self.description, parameters=self.parameters()
+        )
 
     def delta(self, eps: Fraction) -> Certified:
         """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about
