@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, TypeVar
 
@@ -203,16 +204,23 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             )
         return "0 (the pairs only dominate this mechanism and no attained pair is known for this ledger)"
 
-    def _attained_lowers(self, n: int, tail_abs: float, fast: bool) -> dict[str, DiscretePld]:
-        """Composed lower PLDs of the attained pairs, per direction (:meth:`_attained` must hold)."""
-        out: dict[str, DiscretePld] = {}
-        for d in DIRECTIONS:
-            _, los, _, comp_tail = self._discretized(d, n, tail_abs, True, fast, attained=True)
-            if los is None:  # pragma: no cover - every attained profile has a certified lower PLD
-                continue
-            coarse = Coarsening(n, self.coarsen_var_lower) if fast else None
-            out[d] = compose_all(los, comp_tail, coarsening=coarse)
-        return out
+    def _attained_accountant(self) -> PldAccountant:
+        """An accountant of the ledger's attained pairs as attained (tight) pairs (:meth:`_attained`
+        must hold): its brackets' lower ends are lower ends of the mechanism's optimal value."""
+        sub = PldAccountant(width=self.width, max_grid=self.max_grid, max_length=self.max_length, exact=False)
+        for leaf, (pair, c) in self._events.items():
+            if c > 0 and pair.attained is not None:
+                sub._events[leaf] = (DominatingPair(*pair.attained), c)
+        return sub
+
+    def _with_lower_end(self, res: _P, lower: Callable[[PldAccountant], Fraction]) -> _P:
+        """``res`` of pairs that only dominate, with the lower end ``lower(attained accountant)``
+        (or 0 without attained pairs) and its note."""
+        if self._tight():
+            return res
+        low = lower(self._attained_accountant()) if self._attained() else Fraction(0)
+        up = _as_bracket(res.value).up_exact
+        return replace(res, value=_bracket(min(low, up), up), lower_end=self._lower_note(low))
 
     # -- grids ----------------------------------------------------------------
 
@@ -362,7 +370,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             # a pair that only dominates is refined by its own bracket (its lower end is not reported)
             return res, pair_width, res.width()
 
-        return self._best_over_grids(n, float(w), at_grid, refine_dominating=True)
+        res = self._best_over_grids(n, float(w), at_grid, refine_dominating=True)
+        return self._with_lower_end(res, lambda sub: _as_bracket(sub.get_epsilon_result(delta, w).epsilon).lo_exact)
 
     def _best_over_grids(
         self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]], refine_dominating: bool = False
@@ -420,18 +429,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             brackets[d] = (_bracket(lo if tight else Fraction(0), up), n)
         lo = max(los.values())
         up = max(ups.values())
-        low_end = lo if tight else self._attained_epsilon(delta, n, tail_abs)
-        res = PldEpsilonResult(
-            _bracket(min(low_end, up), up), delta, n, scale_bits, tail, brackets, self._lower_note(low_end)
-        )
+        res = PldEpsilonResult(_bracket(lo if tight else Fraction(0), up), delta, n, scale_bits, tail, brackets)
         return res, float(up - lo)
-
-    def _attained_epsilon(self, delta: Fraction, n: int, tail_abs: float) -> Fraction:
-        """The lower end of a ledger of pairs that only dominate: the largest certified lower end of
-        its attained pairs' composition over both directions, or 0 without attained pairs."""
-        if not self._attained():
-            return Fraction(0)
-        return max(_eps_lower(L, n, delta) for L in self._attained_lowers(n, tail_abs, True).values())
 
     def get_epsilon(self, target_delta: object, width: object = None) -> Bracket:
         """Certified bracket ``[lower, upper]`` of the optimal epsilon at ``target_delta``."""
@@ -464,15 +463,12 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
                 up = _delta_upper(U, n, eps)
                 dirs[d] = (_bracket(lo if tight else Fraction(0), up), n)
                 lo_all, up_all = max(lo_all, lo), max(up_all, up)
-            low_end = lo_all if tight else Fraction(0)
-            if not tight and self._attained():
-                low_end = max(delta_lower(L, n, eps) for L in self._attained_lowers(n, tail_abs, False).values())
-            note = self._lower_note(low_end)
-            res = PldDeltaResult(_bracket(min(low_end, up_all), up_all), eps, n, scale_bits, tail, dirs, note)
+            res = PldDeltaResult(_bracket(lo_all if tight else Fraction(0), up_all), eps, n, scale_bits, tail, dirs)
             rel = float(up_all - lo_all) / float(up_all) if up_all > 0 else 0.0
             return res, rel, float(res.delta.rad())
 
-        return self._best_over_grids(n, float(w), at_grid, refine_dominating=True)
+        res = self._best_over_grids(n, float(w), at_grid, refine_dominating=True)
+        return self._with_lower_end(res, lambda sub: _as_bracket(sub.get_delta_result(eps, w).delta).lo_exact)
 
     def get_delta(self, target_epsilon: object, width: object = None) -> Bracket:
         """Certified bracket ``[lower, upper]`` of the optimal delta at ``target_epsilon``."""
