@@ -93,3 +93,18 @@ def test_delta_of_a_dominating_pair_is_refined_to_its_own_delta():
     lo, up = _delta(FixedSizeSampledEvent(GaussianEvent(sigma), b, n), steps, eps)
     assert lo == 0
     assert want * (1 - mpmath.mpf(10) ** -8) <= up <= want * mpmath.mpf(1.02)
+
+
+def test_astronomically_small_gaussian_delta_is_bounded_promptly():
+    """sigma 1e4, one step, epsilon 10: delta ~ 1e-2171472422 (its exact rational ends would need a
+    7e9-bit denominator); the bracket is [0, 2^-(2^27)], above the truth (log10 from mpmath)."""
+    from rigorous_rdp.pld.closed_form import GaussianComposition
+
+    t0 = time.perf_counter()
+    res = GaussianComposition(F(1, 10**8)).delta_result(F(10)).delta
+    assert time.perf_counter() - t0 < 30  # was minutes
+    with mpmath.workdps(40):
+        a = mpmath.mpf(10) / mpmath.mpf(10) ** -4
+        log10_truth_bound = (-(a**2) / 2) / mpmath.log(10)  # delta <= Phi_bar(a) <= phi(a)/a < e^(-a^2/2)
+        assert res.lo_exact == 0
+        assert res.up_exact == F(1, 2 ** (2**27)) and log10_truth_bound < -(2**27) * mpmath.log10(2)

@@ -84,6 +84,8 @@ _BIG = 1 << 16
 _TINY_MU = Fraction(1, 1 << 20)
 #: randomized response: profile values at the atoms decided in exact rationals up to this T
 EXACT_STEPS = 3000
+#: a delta below 2^-this is reported as the bracket [0, 2^-this] (exact rational ends of it would be huge)
+_TINY_DELTA_BITS = 1 << 27
 
 
 def _q(x: Fraction | int) -> arb:
@@ -149,6 +151,14 @@ class ClosedForm:
     def delta_result(self, eps: Fraction) -> ExactDeltaResult:
         """The :class:`ExactDeltaResult` at ``eps``."""
         v = self.delta(eps)
+        if v.ball.is_finite() and v.ball.upper() < arb(2) ** -_TINY_DELTA_BITS:
+            # an exact rational end of this size would take gigabytes (e^-5e9 needs a 7e9-bit
+            # denominator): the bracket [0, 2^-(2^27)] holds, said in the description
+            b = _bracket(Fraction(0), Fraction(1, 1 << _TINY_DELTA_BITS))
+            what = f"{self.description}; delta below 2^-{_TINY_DELTA_BITS}: reported as that bound"
+            return ExactDeltaResult(
+                b, eps, 0, 0, Fraction(0), {"remove": (b, 0)}, exact=what, parameters=self.parameters()
+            )
         if v.ball.is_finite() and v.ball.upper() > arb(2) ** -10000:
             # exact rational ends clipped to [0, 1] (the ball's own ends may poke out by rounding)
             with workprec(v.prec + 64):
