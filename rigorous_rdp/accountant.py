@@ -43,7 +43,7 @@ import numpy.typing as npt
 from flint import arb
 
 from . import validation
-from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, parse_rational, refine, to_arb
+from .arith import DEFAULT_DIGITS, MAX_PREC, Certified, ComparesAsFloat, parse_rational, refine, to_arb
 from .conversion import Conversion, conversion_name, delta_from_rdp, epsilon_from_rdp, epsilon_screen, log_delta_screen
 from .curves import RdpCurve
 from .errors import PrecisionExhausted, UnsupportedEventError
@@ -148,10 +148,11 @@ _E = TypeVar("_E", Certified, Fraction)
 _D = TypeVar("_D", Certified, Fraction)
 
 
-class Quantities(Generic[_E, _D]):
+class Quantities(ComparesAsFloat, Generic[_E, _D]):
     """Names the fields of a result whose certified ``value`` is ``quantity`` (epsilon or
     delta) at the exact ``target`` of the other: ``epsilon`` has type ``_E``, ``delta`` type
-    ``_D`` (the results of :class:`RdpAccountant` and :class:`rigorous_rdp.pld.PldAccountant`)."""
+    ``_D`` (the results of :class:`RdpAccountant` and :class:`rigorous_rdp.pld.PldAccountant`).  It compares
+    as ``float(result)`` does (:class:`~rigorous_rdp.arith.ComparesAsFloat`)."""
 
     quantity: ClassVar[str]
     target_name: ClassVar[str]
@@ -882,6 +883,18 @@ class RdpAccountant(ComposingAccountant[RdpCurve]):
         if best is None:
             raise PrecisionExhausted("epsilon: no finite candidate order")
         return best
+
+    def get_epsilon_and_optimal_order(self, target_delta: object) -> tuple[Certified, Fraction | None]:
+        """``(epsilon, order)``, dp-accounting's ``RdpAccountant`` method of that name: the certified
+        epsilon (``float(epsilon)`` is its upper end rounded up) and the order used (``None`` for the
+        pure-DP route).  :meth:`get_epsilon_and_order` returns the whole result."""
+        res = self.get_epsilon_and_order(target_delta)
+        return res.epsilon, res.order
+
+    def get_delta_and_optimal_order(self, target_epsilon: object) -> tuple[Certified, Fraction | None]:
+        """``(delta, order)``, as :meth:`get_epsilon_and_optimal_order` (dp-accounting's name)."""
+        res = self.get_delta_and_order(target_epsilon)
+        return res.delta, res.order
 
     def get_epsilon(self, target_delta: object) -> Certified:
         """Certified epsilon for ``target_delta`` (see :meth:`get_epsilon_and_order`)."""

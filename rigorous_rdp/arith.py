@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import numbers
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -44,6 +45,7 @@ __all__ = [
     "MAX_DECIMAL_EXPONENT",
     "MAX_PREC",
     "Certified",
+    "ComparesAsFloat",
     "Rational",
     "accurate_bits",
     "bisect_first",
@@ -416,8 +418,54 @@ def decimal_upper(x: arb, sig: int = 17) -> str:
 _FORMAT_SPEC = re.compile(r"(?:.?[<>=^])?[+\- ]?z?#?0?\d*[,_]?(?P<prec>\.\d+)?[eEfFgG%]")
 
 
+class ComparesAsFloat:
+    """``<``, ``<=``, ``>``, ``>=`` of a certified result compare ``float(result)``: its certified
+    upper end rounded up, the number dp-accounting's ``get_epsilon`` / ``get_delta`` return.
+
+    So ``result <= budget`` is a proof that the exact value is within the budget, as a float
+    epsilon would be read; ``result > budget`` says only that the certified upper end is above it
+    (the exact value may be below: compare ``result.lower()``, or use :func:`certainly_lt`, for a
+    lower bound).  The other operand is a real number (int, float, :class:`~fractions.Fraction`,
+    :class:`~decimal.Decimal`, a numpy float), compared exactly with that float, or another
+    certified result (its ``float()``); anything else raises ``TypeError``.  ``==`` and ``hash``
+    stay those of the dataclass (the same fields), not a numeric comparison.
+    """
+
+    def __float__(self) -> float:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def _other(self, other: object) -> Fraction | float | None:
+        """``other`` as an exact rational (a non-finite float as itself); ``None``: not comparable."""
+        if isinstance(other, ComparesAsFloat):
+            return float(other)
+        if not isinstance(other, (numbers.Real, Decimal)):
+            return None
+        try:
+            return Fraction(other)  # type: ignore[arg-type]  # a Real; numpy float32 is not accepted
+        except (ValueError, OverflowError):  # nan, inf
+            return float(other)
+        except TypeError:  # numpy float32 and other Reals that Fraction does not take
+            return float(other)
+
+    def __lt__(self, other: object) -> bool:
+        o = self._other(other)
+        return NotImplemented if o is None else float(self) < o
+
+    def __le__(self, other: object) -> bool:
+        o = self._other(other)
+        return NotImplemented if o is None else float(self) <= o
+
+    def __gt__(self, other: object) -> bool:
+        o = self._other(other)
+        return NotImplemented if o is None else float(self) > o
+
+    def __ge__(self, other: object) -> bool:
+        o = self._other(other)
+        return NotImplemented if o is None else float(self) >= o
+
+
 @dataclass(frozen=True)
-class Certified:
+class Certified(ComparesAsFloat):
     """A certified enclosure ``[lower, upper]`` of an exact real quantity.
 
     Attributes:

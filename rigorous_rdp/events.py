@@ -250,18 +250,32 @@ class GaussianEvent(DpEvent):
         _set(self, "noise_multiplier", positive(self.noise_multiplier, "noise_multiplier"))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class LaplaceEvent(DpEvent):
     r"""Laplace mechanism with sensitivity 1 and noise :math:`\mathrm{Lap}(b)`.
 
+    ``LaplaceEvent(noise_multiplier=b)`` is the same event in dp-accounting's words: its
+    ``LaplaceDpEvent(noise_multiplier)`` is the scale over the L1 sensitivity, which is 1 here;
+    :attr:`noise_multiplier` reads the scale back.
+
     Args:
-        scale: :math:`b > 0`.
+        scale: :math:`b > 0` (or ``noise_multiplier=b``, not both).
     """
 
     scale: Fraction
 
-    def __post_init__(self) -> None:
-        _set(self, "scale", positive(self.scale, "scale"))
+    def __init__(self, scale: object = None, *, noise_multiplier: object = None) -> None:
+        if scale is not None and noise_multiplier is not None:
+            raise TypeError("LaplaceEvent takes one of scale and noise_multiplier (the same number here), not both")
+        if noise_multiplier is None:
+            _set(self, "scale", positive(scale, "scale"))
+        else:
+            _set(self, "scale", positive(noise_multiplier, "noise_multiplier"))
+
+    @property
+    def noise_multiplier(self) -> Fraction:
+        """The scale over the sensitivity (1): dp-accounting's name of the parameter."""
+        return self.scale
 
 
 @dataclass(frozen=True, slots=True)

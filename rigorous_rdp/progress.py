@@ -14,8 +14,12 @@ drawn and the cost is an attribute increment.  Inside one, a background thread r
 line on stderr (``\r`` on a terminal, one line every :data:`LINE_INTERVAL` seconds otherwise)
 once the command has run for :data:`DELAY` seconds, so a quick command prints nothing.  The
 line names the running tasks (outermost first) with their counts, the elapsed time and, when a
-task knows its total, an ETA (steps left times the time per step); without one it shows the time
-left in the budget (``--max-seconds``) instead.  The line is erased when the session ends, before the result, an
+task knows its total, an ETA (steps left times the time per step) that says what it covers: a task
+opened with ``whole=True`` (the figures of ``reproduce``, the configurations of ``audit``) paces the
+whole command ("ETA 12 s"); any other only itself, and says so ("PLD composition ETA 0.4 s"), since
+the command may run further parts after it (the other direction of a PLD, a finer grid, the other
+method of ``--method best``).  Without an ETA it shows the time left in the budget
+(``--max-seconds``) instead.  The line is erased when the session ends, before the result, an
 error or ``interrupted`` is printed: stdout, and so ``--json`` output, never carries progress.
 """
 
@@ -80,12 +84,16 @@ class Task:
         total: the number of steps, if known; ``approximate`` marks an estimate.
         unit: the name of a step, plural (``"evals"``).
         note: the latest detail (the value being tried), shown after the count.
+        whole: the task is the whole command (its ETA is the command's), not one part of it.
     """
 
-    __slots__ = ("approximate", "desc", "done", "last", "note", "recent", "start", "total", "unit")
+    __slots__ = ("approximate", "desc", "done", "last", "note", "recent", "start", "total", "unit", "whole")
 
-    def __init__(self, desc: str, total: int | None = None, unit: str = "", approximate: bool = False) -> None:
+    def __init__(
+        self, desc: str, total: int | None = None, unit: str = "", approximate: bool = False, whole: bool = False
+    ) -> None:
         self.desc = desc
+        self.whole = whole
         self.total = total
         self.unit = unit
         self.approximate = approximate
@@ -153,10 +161,12 @@ class _Session:
             tasks = [t for t in self.tasks if t.total is not None or t.done]
         body = " > ".join(t.text(now) for t in tasks) if tasks else (self.note or "working")
         timing = f"{format_seconds(now - self.start)} elapsed"
-        # the outermost task that knows its total paces the whole command
-        eta = next((e for e in (t.eta(now) for t in tasks) if e is not None), None)
-        if eta is not None:
-            timing += f", ETA {format_seconds(eta)}"
+        # the outermost task that knows its total; its ETA is the command's only if it is the whole command
+        paced = next(((t, e) for t, e in ((t, t.eta(now)) for t in tasks) if e is not None), None)
+        eta = None if paced is None else paced[1]
+        if paced is not None:
+            part = "" if paced[0].whole else f"{paced[0].desc.split(' (')[0]} "
+            timing += f", {part}ETA {format_seconds(paced[1])}"
         left = budget.remaining()
         if math.isfinite(left) and (eta is None or eta > left):
             timing += f", at most {format_seconds(left)} left in the time budget"
@@ -297,12 +307,14 @@ def session(name: str, enabled: bool | None = None, stream: TextIO | None = None
         _session = None
 
 
-def iterate(items: Iterable[_T], desc: str, unit: str = "", total: int | None = None) -> Iterator[_T]:
+def iterate(
+    items: Iterable[_T], desc: str, unit: str = "", total: int | None = None, whole: bool = False
+) -> Iterator[_T]:
     """``for x in iterate(items, desc, unit):`` -- the items of ``items``, counted in a :func:`task`
-    (``total``: default ``len(items)`` when it has one)."""
+    (``total``: default ``len(items)`` when it has one; ``whole``: see :func:`task`)."""
     if total is None and isinstance(items, Sized):
         total = len(items)
-    with task(desc, total, unit) as t:
+    with task(desc, total, unit, whole=whole) as t:
         for x in items:
             yield x
             t.update()
@@ -326,10 +338,14 @@ def note(text: str) -> None:
 
 
 @contextlib.contextmanager
-def task(desc: str, total: int | None = None, unit: str = "", approximate: bool = False) -> Iterator[Task]:
+def task(
+    desc: str, total: int | None = None, unit: str = "", approximate: bool = False, whole: bool = False
+) -> Iterator[Task]:
     """A long loop of ``total`` steps (``None``: unknown): call ``update()`` on the yielded
-    :class:`Task` after each.  Drawn only inside a :func:`session` (see the module docstring)."""
-    t = Task(desc, total, unit, approximate)
+    :class:`Task` after each.  ``whole=True``: the loop is the whole command, so its ETA is the
+    command's; otherwise the ETA shown names the task it covers.  Drawn only inside a
+    :func:`session` (see the module docstring)."""
+    t = Task(desc, total, unit, approximate, whole)
     s = _session
     if s is None or s.pid != os.getpid():
         yield t

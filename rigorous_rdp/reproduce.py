@@ -14,12 +14,13 @@ for the bounds they plot; this module only schedules them.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import pkgutil
 import re
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,6 +221,29 @@ def default_out_dir(fast: bool = False) -> Path:
     return base / "fast" if fast else base
 
 
+@contextlib.contextmanager
+def output_directory(out_dir: Path) -> Iterator[Path]:
+    """Create ``out_dir`` (with its missing parents) for a run; when the run stops with an
+    exception (Ctrl-C, the time budget), remove the directories it created that are still empty,
+    so an interrupted run leaves no empty output directory behind (finished figures stay)."""
+    out = Path(out_dir)
+    created: list[Path] = []
+    for d in (out, *out.parents):
+        if d.exists():
+            break
+        created.append(d)
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        yield out
+    except BaseException:
+        for d in created:  # deepest first; stops at the first one that holds something
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        raise
+
+
 def run_one(module: str, fig_id: str, out_dir: str, fast: bool) -> FigureRun:
     """Import ``module`` and run its ``main``; never raises (errors are returned)."""
     t0 = time.perf_counter()
@@ -268,8 +292,18 @@ def run_figures(
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an integer >= 1. Found {jobs!r}.")
     scripts = list(scripts)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    with output_directory(out_dir) as out:
+        return _run_figures(scripts, out, jobs, fast, progress, on_result)
+
+
+def _run_figures(
+    scripts: list[FigureScript],
+    out: Path,
+    jobs: int,
+    fast: bool,
+    progress: bool,
+    on_result: Callable[[FigureRun], None] | None,
+) -> list[FigureRun]:
     results: dict[str, FigureRun] = {}
     parallel = jobs > 1 and len(scripts) > 1
     pool = None
@@ -282,7 +316,7 @@ def run_figures(
 
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(scripts)), initializer=ignore_sigint)
         futs = {pool.submit(run_one, s.module, s.id, str(out), fast): s for s in scripts}
-    bar_cm = _progress.task("figures", len(scripts), "figures")
+    bar_cm = _progress.task("figures", len(scripts), "figures", whole=True)
     bar = bar_cm.__enter__()
 
     def done(r: FigureRun) -> None:

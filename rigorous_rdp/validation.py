@@ -91,6 +91,22 @@ class RealRange:
     floor: Fraction | None = None
     floor_text: str = ""
 
+    @classmethod
+    def positive(cls, hi: str, floor: str, why: str, *, hi_open: bool = False, note: str = "") -> RealRange:
+        """``a number in (0, hi]`` (``hi_open``: ``(0, hi)``) followed by ``note``, whose nonzero
+        values below ``floor`` are refused as "at least ``floor`` (``why``)"; ``hi`` and ``floor``
+        are decimal texts such as ``"1e3"``."""
+        text = f"a number in (0, {hi}{')' if hi_open else ']'}{note}"
+        return cls(
+            Fraction(0),
+            Fraction(hi),
+            text,
+            True,
+            hi_open,
+            floor=Fraction(floor),
+            floor_text=f"at least {floor} ({why})",
+        )
+
     def check(self, value: object, name: str) -> Fraction:
         """``value`` as an exact rational in the range; :class:`InvalidParameter` naming ``name`` otherwise."""
         try:
@@ -147,7 +163,7 @@ def integer_in_range(value: object, name: str, lo: int, hi: int | None = None) -
     """An integer in ``[lo, hi]`` (``hi=None``: no upper limit beyond the number range): ints,
     integral rationals and strings such as "1e4"; the text is checked before any big number
     is built, and ``bool`` is refused."""
-    accepted = f"an integer >= {lo}" + ("" if hi is None else f" (in [{lo}, {_integer_text(hi)}])")
+    accepted = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {_integer_text(hi)}]"
     if isinstance(value, bool):
         raise InvalidParameter(name, f"must be {accepted}", value)
     if isinstance(value, numbers.Integral):
@@ -171,7 +187,7 @@ def count(value: object, name: str = "count", minimum: int = 0) -> int:
     """A number of steps or repetitions: a Python integer (not a bool, float or string) in
     ``[minimum, 1e18]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidParameter(name, f"must be an integer >= {minimum} (in [{minimum}, 1e18])", value)
+        raise InvalidParameter(name, f"must be an integer in [{minimum}, 1e18]", value)
     return integer_in_range(value, name, minimum, MAX_COUNT)
 
 

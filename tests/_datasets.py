@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 
@@ -19,3 +20,11 @@ def random_replace_one_pairs(rng, size: int, count: int = 3):
     for _ in range(count):
         x = [Fraction(int(v), 8) for v in rng.integers(-8, 9, size=size)]
         yield x, [*x[:-1], Fraction(int(rng.integers(-8, 9)), 8)]
+
+
+def bit_neighbours(m: int):
+    """Every dataset ``x`` of ``m`` bits with each of its replace-one neighbours ``y`` (row ``i`` flipped),
+    as pairs of tuples, ``m * 2**m`` of them."""
+    for x in itertools.product((0, 1), repeat=m):
+        for i in range(m):
+            yield x, (*x[:i], 1 - x[i], *x[i + 1 :])

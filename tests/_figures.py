@@ -3,13 +3,15 @@
 ``figure_cases(names)`` gives two cases per script: the committed full version
 (``figures/ID.json``; the default run of ``tests/test_reproduce.py`` recomputes it
 and compares) and a fresh ``--fast`` run (slow: it repeats that computation);
-``figure_data(name, source, tmp_path)`` returns that data.
+``figure_data(name, source, tmp_path)`` returns that data; ``figure_property_test(checks)``
+is the test of a module: for each script named in ``checks``, its check of the data, on both cases.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,3 +38,15 @@ def figure_data(name: str, source: str, tmp_path: Path) -> dict:
         assert (tmp_path / f"{mod.ID}.png").stat().st_size > 10_000
     assert data["id"] == mod.ID
     return data
+
+
+def figure_property_test(checks: dict[str, Callable[[dict], None]]) -> Callable[..., None]:
+    """``test_figure_data_properties = figure_property_test({name: check, ...})``: one test per script
+    and case (:func:`figure_cases`) that asserts ``check(data)`` of the plotted numbers."""
+
+    @pytest.mark.parametrize("name,source", figure_cases(list(checks)))
+    def test_figure_data_properties(name: str, source: str, tmp_path: Path) -> None:
+        """The properties of the plotted numbers (committed full data, and a fresh fast run under ``-m slow``)."""
+        checks[name](figure_data(name, source, tmp_path))
+
+    return test_figure_data_properties

@@ -7,7 +7,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from _figures import figure_cases, figure_data
+from _datasets import bit_neighbours
+from _figures import figure_property_test
 from _mpcheck import M, contains, lo, up
 
 from rigorous_rdp.arith import decimal_lower, decimal_upper
@@ -269,15 +270,12 @@ def test_claim19_exact_on_subsampled_randomized_response(m, n, e):
     r = Fraction(n, m)
     c = 1 + r * (e - 1)
     worst = Fraction(0)
-    for x in itertools.product((0, 1), repeat=m):
-        for i in range(m):
-            y = list(x)
-            y[i] = 1 - y[i]
-            p = _subsampled_parity_law(x, n, e)
-            q = _subsampled_parity_law(y, n, e)
-            assert optimal_delta_exact(p, q, c) == 0
-            # and the ratio is attained: no smaller e^eps' works
-            worst = max(worst, max(a / b for a, b in zip(p, q, strict=False)))
+    for x, y in bit_neighbours(m):
+        p = _subsampled_parity_law(x, n, e)
+        q = _subsampled_parity_law(y, n, e)
+        assert optimal_delta_exact(p, q, c) == 0
+        # and the ratio is attained: no smaller e^eps' works
+        worst = max(worst, max(a / b for a, b in zip(p, q, strict=False)))
     assert worst == c
 
 
@@ -342,22 +340,28 @@ def test_bad_input(call, prefix):
 # --- figure scripts (fast mode) ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,source", figure_cases(["blog1_gaussian_calibrations", "blog1_composition"]))
-def test_figure_data_properties(name, source, tmp_path):
-    """The properties of the plotted numbers (committed full data, and a fresh fast run under ``-m slow``)."""
-    data = figure_data(name, source, tmp_path)
-    if name == "blog1_composition":
-        eps = data["epsilon"]
-        for i, k in enumerate(data["k"]):
-            exact = eps["exact (Gaussian with sigma/sqrt k)"][i]
-            # the exact composition is the optimum: every bound is above it
-            for key, vals in eps.items():
-                if vals[i] is not None:
-                    assert vals[i] >= exact * (1 - 1e-9), (key, k)
-    else:
-        sig = data["sigma"]
-        for i in range(len(data["epsilon"])):
-            ex = sig["exact (analytic Gaussian)"][i]
-            for key, vals in sig.items():
-                if vals[i] is not None:
-                    assert vals[i] >= ex * (1 - 1e-9), key
+def _composition_is_above_the_exact_optimum(data: dict) -> None:
+    eps = data["epsilon"]
+    for i, k in enumerate(data["k"]):
+        exact = eps["exact (Gaussian with sigma/sqrt k)"][i]
+        # the exact composition is the optimum: every bound is above it
+        for key, vals in eps.items():
+            if vals[i] is not None:
+                assert vals[i] >= exact * (1 - 1e-9), (key, k)
+
+
+def _calibrations_are_above_the_analytic_gaussian(data: dict) -> None:
+    sig = data["sigma"]
+    for i in range(len(data["epsilon"])):
+        ex = sig["exact (analytic Gaussian)"][i]
+        for key, vals in sig.items():
+            if vals[i] is not None:
+                assert vals[i] >= ex * (1 - 1e-9), key
+
+
+test_figure_data_properties = figure_property_test(
+    {
+        "blog1_gaussian_calibrations": _calibrations_are_above_the_analytic_gaussian,
+        "blog1_composition": _composition_is_above_the_exact_optimum,
+    }
+)

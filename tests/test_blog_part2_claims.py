@@ -8,7 +8,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from _figures import figure_cases, figure_data
+from _datasets import bit_neighbours
+from _figures import figure_property_test
 from _mpcheck import M, contains, lo, up
 
 from rigorous_rdp.arith import decimal_upper, rel_width_ok, to_arb
@@ -220,22 +221,17 @@ def test_claim24_exact_on_subsampled_randomized_response(m, n, e, lam):
     g_inner = _g(_rr_law(0, e), _rr_law(1, e), lam)
     bound = 1 + r * (g_inner - 1)
     worst = Fraction(0)
-    for x in itertools.product((0, 1), repeat=m):
-        for i in range(m):
-            y = list(x)
-            y[i] = 1 - y[i]
-            subsets = list(itertools.combinations(range(m), n))
-            p = [
-                sum((_rr_law(sum(x[j] for j in s) % 2, e)[o] for s in subsets), Fraction(0)) / len(subsets)
-                for o in (0, 1)
-            ]
-            q = [
-                sum((_rr_law(sum(y[j] for j in s) % 2, e)[o] for s in subsets), Fraction(0)) / len(subsets)
-                for o in (0, 1)
-            ]
-            gv = _g(p, q, lam)
-            assert gv <= bound
-            worst = max(worst, gv)
+    subsets = list(itertools.combinations(range(m), n))
+    for x, y in bit_neighbours(m):
+        p = [
+            sum((_rr_law(sum(x[j] for j in s) % 2, e)[o] for s in subsets), Fraction(0)) / len(subsets) for o in (0, 1)
+        ]
+        q = [
+            sum((_rr_law(sum(y[j] for j in s) % 2, e)[o] for s in subsets), Fraction(0)) / len(subsets) for o in (0, 1)
+        ]
+        gv = _g(p, q, lam)
+        assert gv <= bound
+        worst = max(worst, gv)
     assert worst <= bound
     # the certified Claim 24 RDP contains (lambda-1)^-1 log(bound)
     rho = Fraction(0)  # dummy; compute with arb below
@@ -373,20 +369,26 @@ def test_bad_input(call, prefix):
 # --- figure scripts (fast mode) ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,source", figure_cases(["blog2_claim24", "blog2_claim21"]))
-def test_figure_data_properties(name, source, tmp_path):
-    """The properties of the plotted numbers (committed full data, and a fresh fast run under ``-m slow``)."""
-    data = figure_data(name, source, tmp_path)
-    if name == "blog2_claim24":
-        left = data["left"]["rdp"]
-        for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"], strict=False):
-            assert a <= b
-    else:
-        for lg, ex in zip(data["delta_legendre"], data["delta_exact"], strict=False):
-            assert ex <= lg
-        for vals in data["delta_fixed_order"].values():
-            for v, lg in zip(vals, data["delta_legendre"], strict=False):
-                assert lg <= v * (1 + 1e-6)
+def _claim24_is_above_the_exact_rdp(data: dict) -> None:
+    left = data["left"]["rdp"]
+    for a, b in zip(left["exact (9.5)"], left["Claim 24 (Example 4)"], strict=False):
+        assert a <= b
+
+
+def _legendre_delta_is_between_exact_and_fixed_orders(data: dict) -> None:
+    for lg, ex in zip(data["delta_legendre"], data["delta_exact"], strict=False):
+        assert ex <= lg
+    for vals in data["delta_fixed_order"].values():
+        for v, lg in zip(vals, data["delta_legendre"], strict=False):
+            assert lg <= v * (1 + 1e-6)
+
+
+test_figure_data_properties = figure_property_test(
+    {
+        "blog2_claim24": _claim24_is_above_the_exact_rdp,
+        "blog2_claim21": _legendre_delta_is_between_exact_and_fixed_orders,
+    }
+)
 
 
 def test_claim20_beyond_max_loss_is_zero():

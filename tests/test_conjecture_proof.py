@@ -219,6 +219,57 @@ def test_tampered_certificates_are_rejected():
     assert not verify_certificate(bad).ok
 
 
+def test_reference_cells_tile_the_window_below_sigma_1():
+    """The point cells shrink with sigma (a dyadic multiple of it) and still tile the window, and so
+    do the Hessian's cells."""
+    from rigorous_rdp.reference.conjecture_boxes import HCELL, BoxCase, _cells
+
+    for sigma, want in [(F(1), F(1, 2)), (F(5, 8), F(1, 4)), (F(1, 2), F(1, 4)), (F(3, 2), F(1, 2))]:
+        case = BoxCase(2, 1, 3, sigma)
+        assert case.cell() == want
+        L, U = case.window()
+        for cells in (_cells(case, case.cell(), case.cell()), _cells(case, HCELL, 4 * HCELL)):
+            assert cells[0][0] == L and cells[-1][1] == U
+            assert all(a[1] == b[0] and a[0] < a[1] for a, b in itertools.pairwise(cells))
+
+
+def test_reprove_closes_the_box_next_to_the_extremal_vertex_at_sigma_half():
+    """n = 2, m = 1, lambda = 2, sigma = 1/2: the prover's box [0, 1/16] x [7/8, 15/16] x [0, 1/16]
+    with its stated bound 13.4665699459123 (RHS G = 14.3995...) stayed open after 1024 sub-boxes of
+    the re-proof on cells of sigma/2; on cells of sigma/4 it closes within verify's 64.  The bound
+    is above mpmath's G at the corners of the box (an independent check that the claim is true)."""
+    from flint import arb
+
+    from rigorous_rdp.reference.conjecture_boxes import BoxCase, reprove_box
+    from rigorous_rdp.research.conjecture_certificate import MAX_SUBBOXES
+
+    box = [(F(0), F(1, 16)), (F(7, 8), F(15, 16)), (F(0), F(1, 16))]
+    bound = "13.4665699459123"
+    mpmath.mp.dps = 30
+    try:
+        half = mpmath.mpf(1) / 2
+        top = max(
+            _mp_g(2, 1, 2, half, [mpmath.mpf(x.numerator) / x.denominator for x in corner])
+            for corner in itertools.product(*box)
+        )
+        assert top < mpmath.mpf(bound)
+        below = mpmath.nstr(top * (1 - mpmath.mpf(10) ** -6), 15)
+    finally:
+        mpmath.mp.dps = 15
+    ok, used, why = reprove_box(BoxCase(2, 1, 2, F(1, 2)), box, arb(bound), max_boxes=MAX_SUBBOXES)
+    assert ok, why
+    assert used <= MAX_SUBBOXES
+    # a bound below G at the largest corner (0, 15/16, 0), about 9.159 by mpmath, is not re-proven
+    ok, _, _ = reprove_box(BoxCase(2, 1, 2, F(1, 2)), box, arb(below), max_boxes=MAX_SUBBOXES)
+    assert not ok
+
+
+def test_prove_case_sigma_range():
+    assert cp.ProofCase(2, 1, 2, F(1, 2)).sigma == F(1, 2)
+    with pytest.raises(ValueError, match=r"sigma must be in \[1/2, 64\]"):
+        cp.ProofCase(2, 1, 2, F(1, 4))
+
+
 def test_cli_prove_bad_input_exits_2(capsys):
     from rigorous_rdp.cli import main
 
@@ -442,7 +493,14 @@ def test_ctrl_c_during_prove_exits_130_quickly_and_writes_nothing(tmp_path, boxe
 
 @pytest.mark.parametrize(
     ("n", "m", "lam", "sigma"),
-    [(2, 1, 2, F(1)), (3, 2, 3, F(3, 2)), (3, 1, 4, F(1)), pytest.param(4, 2, 2, F(2), marks=pytest.mark.slow)],
+    [
+        (2, 1, 2, F(1)),
+        (3, 2, 3, F(3, 2)),
+        (3, 1, 4, F(1)),
+        (2, 1, 2, F(1, 2)),
+        (2, 1, 3, F(5, 8)),
+        pytest.param(4, 2, 2, F(2), marks=pytest.mark.slow),
+    ],
 )
 def test_reference_point_values_contain_mpmath(n, m, lam, sigma):
     """G and its gradient at a point (Taylor-model quadrature) against mpmath.quad of the definition
@@ -541,3 +599,27 @@ def test_reprove_refuses_a_box_with_the_extremal_vertex_and_refutes_a_low_bound(
         mpmath.mp.dps = 15
     ok, _, why = reprove_box(case, box, arb(mpmath.nstr(g * (1 - 1e-9), 15)))
     assert not ok and why.startswith("refuted")
+
+
+def test_pack_unpack_bound_is_exact():
+    """A leaf's bound crosses the process boundary as an exact rational and comes back unchanged."""
+    from flint import arb
+
+    with workprec(cp.PREC):
+        up = arb(arb("1.4295704571147").upper())  # an exact point with a long mantissa
+    rec = cp._unpack(cp._pack({"upper": up, "method": "taylor"}))
+    assert rec["upper"].rad() == 0 and rec["upper"].mid() == up.mid() and rec["method"] == "taylor"
+    assert cp._unpack(cp._pack({"upper": None}))["upper"] is None
+
+
+@pytest.mark.slow
+def test_prove_case_jobs_gives_the_same_proof():
+    """--jobs 2 processes the subtrees below the frontier in worker processes; the leaves (and so
+    the certificate) are those of the serial run, in the same order."""
+    case = cp.ProofCase(2, 1, 2, F(4))
+    runs = []
+    for jobs in (1, 2):
+        d = cp.proof_to_json(cp.prove_case(case, jobs=jobs))
+        d["summary"].pop("seconds")
+        runs.append(d)
+    assert runs[0]["summary"]["proven"] and runs[0] == runs[1]

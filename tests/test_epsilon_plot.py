@@ -123,7 +123,7 @@ def test_time_budget_spent_on_the_plot_keeps_the_answer(tmp_path, monkeypatch):
     from rigorous_rdp.cli import _epsilon_plot
     from rigorous_rdp.errors import BudgetExceeded
 
-    def slow(args):
+    def slow(args, res=None):
         raise BudgetExceeded("time budget exceeded", seconds=60.0, where="a plot point")
 
     monkeypatch.setattr(_epsilon_plot, "compute", slow)
@@ -142,3 +142,31 @@ def test_label_of_the_run_rounds_up():
     assert upper_text("1.744750418") == "1.745"
     assert upper_text("110.792351103") == "110.8"
     assert upper_text("2") == "2" and upper_text("0.000123456") == "0.0001235"
+
+
+@pytest.mark.parametrize("method", ["rdp", "pld", "best"])
+def test_the_answer_is_not_computed_again(tmp_path, monkeypatch, method):
+    """The point of the run itself (--steps, --delta: in both panels) is the answer's, not a new query;
+    every other distinct point is queried once per method."""
+    from rigorous_rdp.cli import _epsilon_plot
+
+    calls = []
+    point = _epsilon_plot._point
+
+    def counted(args, m, t, d):
+        calls.append((m, t, d))
+        return point(args, m, t, d)
+
+    monkeypatch.setattr(_epsilon_plot, "_point", counted)
+    res = _run(tmp_path, "--method", method)
+    delta = Fraction(1, 10**5)
+    assert (16, delta) not in {(t, d) for _, t, d in calls} and len(calls) == len(set(calls))
+    methods = ["rdp", "pld"] if method == "best" else [method]
+    cells = {(t, delta) for t in steps_grid(16)} | {(16, d) for d in delta_grid(delta)}
+    assert len(calls) == (len(cells) - 1) * len(methods)
+    row = next(r for r in res["plot"]["against_delta"] if Fraction(r["delta"]) == delta)
+    answer = res["candidates"] if method == "best" else {method: res}
+    for m in methods:
+        assert row[m]["upper"] == answer[m]["epsilon"]["upper"]
+    with mpmath.workdps(40):  # and it is certified: above the exact epsilon
+        assert mpmath.mpf(row[methods[0]]["upper"]) >= _exact_epsilon(mpmath.mpf(1), delta)

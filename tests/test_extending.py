@@ -148,7 +148,7 @@ def test_api_accounting(toy):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--noise", "std-gaussian", "--std", "-1"], "--std must be a number in [1e-100000, 1e100000). Found -1."),
+        (["--noise", "std-gaussian", "--std", "-1"], "--std must be a number in (0, 1e100000). Found -1."),
         (
             [*STD, "--sampling", "random-skip", "--run-probability", "2"],
             "--run-probability must be in [0, 1]. Found 2.",

@@ -80,12 +80,12 @@ def answered(argv):
         (
             cmd("epsilon --sampling poisson --q 0.01 --sigma 1e999999 --steps 100 --delta 1e-5"),
             "--sigma",
-            "[1e-100000, 1e100000)",
+            "in (0, 1e100000)",
         ),
         (
             cmd("epsilon --sampling poisson --q 0.01 --sigma 1e-999999 --steps 100 --delta 1e-5"),
             "--sigma",
-            "[1e-100000, 1e100000)",
+            "at least 1e-100000",
         ),
         (["rdp", *PG, "--alpha", "2", "--steps", "1e999999"], "--steps", "[1, 1e18]"),
         (
@@ -95,16 +95,16 @@ def answered(argv):
         ),
         # the audit's hangs from exact conversion of 10**(10**11)
         (cmd("rdp --sampling poisson --q 1e99999999999 --sigma 1.1 --alpha 2"), "--q", "[0, 1]"),
-        (cmd("rdp --sampling poisson --q 0.01 --sigma 1e-99999999999 --alpha 2"), "--sigma", "[1e-100000, 1e100000)"),
+        (cmd("rdp --sampling poisson --q 0.01 --sigma 1e-99999999999 --alpha 2"), "--sigma", "at least 1e-100000"),
         # below the documented floor of q
         (cmd("rdp --sampling poisson --q 1e-999999 --sigma 1.1 --alpha 2.5"), "--q", "0 or at least 1e-100000"),
-        # fixed-size sampling: sigma in [1e-100, 1e100]; Laplace scale in [1e-1000, 1e1000]
+        # fixed-size sampling: sigma in [1e-100, 1e100]; Laplace scale in (0, 1e1000], at least 1e-1000
         (
             cmd("rdp --sampling fswor --batch-size 1 --dataset-size 10 --sigma 1e-400 --alpha 2"),
             "--sigma",
             "[1e-100, 1e100] for a subsampled Gaussian",
         ),
-        (cmd("epsilon --noise laplace --scale 1e-100000 --steps 10 --delta 1e-5"), "--scale", "[1e-1000, 1e1000]"),
+        (cmd("epsilon --noise laplace --scale 1e-100000 --steps 10 --delta 1e-5"), "--scale", "at least 1e-1000"),
         # integer orders beyond the binomial sum where the sandwich is wide
         (cmd("rdp --sampling poisson --q 0.1 --sigma 1e6 --alpha 1e12"), "--alpha", "<= 10000000000"),
     ],

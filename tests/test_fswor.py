@@ -386,7 +386,7 @@ def test_bad_input():
     assert old.split() == (r1, M4) and rdp_curve(old).name == rdp_curve(r1, M4).name
     with pytest.raises(ValueError, match=r"^batch_size must be <= dataset_size"):
         FixedSizeSampledEvent(GaussianEvent(6), 60, 50)
-    with pytest.raises(ValueError, match=r"^batch_size must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"^batch_size must be an integer in \[1, 1e18\]"):
         FixedSizeSampledEvent(GaussianEvent(6), 0, 50)
     with pytest.raises(ValueError, match=r"^alpha must be > 1"):
         fw.FsworAddRemoveCurve(Q_PAPER, F(6), 3).certified(F(1))

@@ -179,7 +179,7 @@ def test_huge_numbers_named(value):
 
 
 def test_compose_count_beyond_range():
-    with pytest.raises(InvalidParameter, match=r"^count must be an integer >= 0"):
+    with pytest.raises(InvalidParameter, match=r"^count must be an integer in \[0, 1e18\]"):
         RdpAccountant().compose(GaussianEvent(1), 10**400)
 
 

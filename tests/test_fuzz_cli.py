@@ -497,7 +497,7 @@ CONTRADICTIONS = [
     (["constant", "--table", "--c1", "1"], "--table"),
     (["constant", "--table", "--sigma-max", "10"], "--table"),
     (["constant", "--c1", "1", "--c2", "1", "--out", "x.json"], "--out"),
-    (["conjecture", "--prove", "--rows", "3", "--jobs", "2"], "--trials, --jobs"),
+    (["conjecture", "--prove", "--rows", "3", "--dask", "local:2"], "--trials and --dask"),
     (["rdp", "--sigma", "1", "--alpha", "2", "--tau", "3"], "--tau"),
     (["epsilon", "--sigma", "1", "--steps", "1", "--delta", "1e-5", "--method", "rdp", "--width", "0.1"], "--width"),
 ]

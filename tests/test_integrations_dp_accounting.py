@@ -471,3 +471,31 @@ def test_enclosure_contains_mpmath_reference(event, rel):
     ours, _ = to_rigorous_event(event, rel)
     ref = 100 * reference_rdp(ours, res.order, dps=40)
     assert ball_contains(res.rdp.ball, ref, 15)
+
+
+def test_every_float_returned_is_a_python_float_and_the_pld_name_matches():
+    """dp-accounting's RDP accountant returns numpy floats from some methods and Python floats from
+    others; the adapters return Python floats everywhere (the upper end rounded up), on every path."""
+    from rigorous_rdp.integrations.dp_accounting import CertifiedPLDAccountant, CertifiedPldAccountant
+
+    assert CertifiedPLDAccountant is CertifiedPldAccountant  # dp_accounting.pld.PLDAccountant's spelling
+    event = PS(0.01, G(1.1))
+    rdp_accountants = [
+        CertifiedRdpAccountant().compose(event, 100),
+        CertifiedRdpAccountant(),  # nothing composed
+        CertifiedRdpAccountant().compose(dp_accounting.NonPrivateDpEvent()),
+    ]
+    for acc in rdp_accountants:
+        values = [acc.get_epsilon(1e-5), acc.get_epsilon(0.0), acc.get_delta(1.0), acc.get_delta(0.0)]
+        values += [*acc.get_epsilon_and_optimal_order(1e-5), *acc.get_delta_and_optimal_order(1.0)]
+        assert all(type(v) is float for v in values), [type(v) for v in values]
+    for acc in (CertifiedPLDAccountant().compose(event, 10), CertifiedPLDAccountant()):
+        values = [
+            acc.get_epsilon(1e-5),
+            acc.get_delta(1.0),
+            *acc.get_epsilon_bracket(1e-5),
+            *acc.get_delta_bracket(1.0),
+        ]
+        assert all(type(v) is float for v in values), [type(v) for v in values]
+        lo, up = acc.get_epsilon_bracket(1e-5)
+        assert lo <= up == acc.get_epsilon(1e-5)

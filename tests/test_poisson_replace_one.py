@@ -182,7 +182,7 @@ def test_cli(capsys):
     assert float(out["epsilon"]["lower"]) <= float(out["epsilon"]["upper"]) < 2
     rc = main(cmd("epsilon --sampling poisson --adjacency replace-one --q 0.0024 --sigma -6 --steps 10 --delta 1e-5"))
     assert rc == 2
-    assert "--sigma must be a number in [1e-100000, 1e100000). Found -6." in capsys.readouterr().err
+    assert "--sigma must be a number in (0, 1e100000). Found -6." in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------

@@ -120,6 +120,8 @@ def test_progress_line_with_an_eta(fast_progress):
     eta = [line for line in lines if "ETA" in line]
     assert eta, err[:2000]
     assert re.search(r"PLD composition \((add|remove), grid 1/\d+\) \d+/\d+ products \(\d+%\)", eta[0]), eta[0]
+    # the ETA covers that composition, not the command (which composes the other direction, refines)
+    assert all(re.search(r", PLD composition ETA [^\]]*\]$", line) for line in eta), eta[0]
     assert "epsilon = [" in out and "ETA" not in out
 
 
@@ -227,3 +229,20 @@ def test_a_line_wider_than_the_terminal_keeps_its_count_and_eta():
     assert fitted.startswith("rigorous-rdp epsilon: ") and "..." in fitted
     assert fitted.endswith(" 18/25 products (72%) [1.1 s elapsed, ETA 0.4 s]")
     assert progress._fit(line, len(line)) == line  # a line that fits is unchanged
+
+
+def test_the_eta_says_what_it_covers(fast_progress):
+    """A task that is the whole command (``whole=True``) gives the command's ETA; any other names itself."""
+    for whole, tail in ((True, r"elapsed, ETA [^\]]*\]"), (False, r"elapsed, table ETA [^\]]*\]")):
+        stream = _Tty()
+        with (
+            progress.session("rigorous-rdp test", stream=stream),
+            progress.task("table (4 cells)", 4, whole=whole) as t,
+        ):
+            for _ in range(3):
+                time.sleep(0.05)
+                t.update()
+            time.sleep(0.05)
+        lines = [x for x in re.split(r"[\r\n]", stream.getvalue()) if "ETA" in x]
+        assert lines and all(re.search(tail + " *$", x) for x in lines), lines
+        assert whole is all("table ETA" not in x for x in lines)

@@ -13,6 +13,7 @@ import pytest
 
 from rigorous_rdp import reproduce as rep
 from rigorous_rdp.cli import main
+from rigorous_rdp.errors import BudgetExceeded
 
 REPO = Path(__file__).resolve().parents[1]
 BIRRELL_SEED = "004_85a5147f28f95754.txt"
@@ -383,3 +384,46 @@ def test_batch_sampler_distributions():
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def _script_module(tmp_path, monkeypatch, name, body):
+    mod = tmp_path / "mods" / f"{name}.py"
+    mod.parent.mkdir(exist_ok=True)
+    mod.write_text(f"ID = {name!r}\nTITLE = 't'\nSOURCE = 's'\n" + body)
+    monkeypatch.syspath_prepend(str(mod.parent))
+    return rep.FigureScript(name, "t", "s", name)
+
+
+@pytest.mark.parametrize("stop", ["KeyboardInterrupt()", "BudgetExceeded('the time budget')"], ids=["ctrl_c", "budget"])
+def test_an_interrupted_run_leaves_no_empty_directory_and_no_half_figure(tmp_path, monkeypatch, stop):
+    """Ctrl-C or the time budget during the first figure: the output directories the run created are
+    removed; during the second: the first figure's PNG and JSON stay, and nothing else (no temporary
+    file, no PNG without its numbers)."""
+    write = (
+        "import json\nfrom pathlib import Path\n"
+        "def main(out_dir, fast=False):\n"
+        "    from rigorous_rdp.paper_repro._common import save_figure, subplots\n"
+        "    fig, ax = subplots()\n    ax.plot([0, 1], [0, 1])\n    save_figure(fig, {'x': [0, 1]}, out_dir, ID)\n"
+    )
+    halt = (
+        "from rigorous_rdp.errors import BudgetExceeded\n"
+        "def main(out_dir, fast=False):\n"
+        f"    (out_dir / (ID + '.png')).parent.mkdir(exist_ok=True)\n    raise {stop}\n"
+    )
+    tag = stop[:6].lower()  # one module name per case (modules are cached by name)
+    first = _script_module(tmp_path, monkeypatch, f"x_fig_written_{tag}", write)
+    stopper = _script_module(tmp_path, monkeypatch, f"x_fig_stopped_{tag}", halt)
+    out = tmp_path / "new" / "nested" / "figures"
+    exc = KeyboardInterrupt if stop.startswith("Keyboard") else BudgetExceeded
+    with pytest.raises(exc):
+        rep.run_figures([stopper], out)
+    assert not (tmp_path / "new").exists()
+    with pytest.raises(exc):
+        rep.run_figures([first, stopper], out)
+    assert sorted(p.name for p in out.iterdir()) == [f"x_fig_written_{tag}.json", f"x_fig_written_{tag}.png"]
+    assert json.loads((out / f"x_fig_written_{tag}.json").read_text())["x"] == [0, 1]
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    with pytest.raises(exc):
+        rep.run_figures([stopper], existing)
+    assert existing.is_dir()  # a directory the run did not create is left alone

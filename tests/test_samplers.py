@@ -158,7 +158,7 @@ def test_epsilon_of_random_allocation_json(capsys):
     ("argv", "needle"),
     [
         (["--sampling", "balls-and-bins", "--steps-per-epoch", "0", "--epochs", "2"],
-         "--steps-per-epoch must be an integer >= 1 (in [1, 1e9])"),
+         "--steps-per-epoch must be an integer in [1, 1e9]"),
         (["--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "0"],
          "(an integer >= 1 with --sampling balls-and-bins"),
         (["--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "1.5"], "--epochs must be an integer"),

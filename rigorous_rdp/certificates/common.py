@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime as _dt
 import enum
 import hashlib
 import json
@@ -31,6 +32,7 @@ import os
 import platform
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -48,14 +50,17 @@ __all__ = [
     "canonical_bytes",
     "content_hash",
     "describe_event",
+    "dp_claim",
     "event_from_json",
     "event_to_json",
     "json_depth_exceeds",
     "parse_decimal",
     "parse_exact",
     "parse_json",
+    "query_delta",
     "rat_text",
     "replace_atomically",
+    "seal",
     "summary_words",
     "write_certificate",
 ]
@@ -324,6 +329,47 @@ def versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[dist] = "unknown"
     return out
+
+
+def query_delta(steps: object, delta: object) -> Fraction:
+    """The target of a certified query: ``steps`` must be an integer >= 1; ``delta``, returned
+    exactly, must be in (0, 1)."""
+    from ..arith import parse_rational
+
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be an integer >= 1. Found {steps!r}.")
+    d = parse_rational(delta, "delta")
+    if not 0 < d < 1:
+        raise ValueError(f"delta must be in (0, 1). Found {float(d)!r}.")
+    return d
+
+
+def dp_claim(steps: int, summary: dict[str, Any], delta: str, eps_upper: str) -> str:
+    """The claim of an epsilon certificate (RDP or PLD), generated from its numbers."""
+    return (
+        f"{steps} adaptive applications of one step [{summary_words(summary)}] satisfy "
+        f"(epsilon, delta)-DP with delta = {delta} for every epsilon >= {eps_upper}"
+    )
+
+
+def seal(
+    event: DpEvent, steps: int, delta: Fraction, claim: Callable[[dict[str, Any]], str], fields: dict[str, Any]
+) -> dict[str, Any]:
+    """The certificate of a query: the envelope (format, version, time, the ``claim`` text made from
+    the event's summary, the inputs), the kind's ``fields`` (method, results, precision), the
+    software versions and the content hash."""
+    summary = describe_event(event)
+    cert: dict[str, Any] = {
+        "format": CERTIFICATE_FORMAT,
+        "format_version": CERTIFICATE_VERSION,
+        "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "claim": claim(summary),
+        "inputs": {"event": event_to_json(event), "summary": summary, "steps": steps, "delta": rat_text(delta)},
+        **fields,
+        "software": versions(),
+    }
+    cert["sha256"] = content_hash(cert)
+    return cert
 
 
 # ---------------------------------------------------------------------------

@@ -36,7 +36,6 @@ The cost grows with the number of steps (tens of seconds for 10^4 steps).
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from fractions import Fraction
 from typing import Any
@@ -45,22 +44,18 @@ import mpmath
 
 from ..events import DpEvent, leaf_counts
 from .common import (
-    CERTIFICATE_FORMAT,
-    CERTIFICATE_VERSION,
     CertificateError,
     VerificationResult,
     check_keys,
-    content_hash,
-    describe_event,
+    dp_claim,
     envelope_failure,
-    event_to_json,
     interval,
     parse_decimal,
     parse_exact,
+    query_delta,
     rat_text,
     require,
-    summary_words,
-    versions,
+    seal,
 )
 from .rdp import check_claim, read_inputs
 
@@ -86,10 +81,7 @@ _METHOD = {"kind", "description", "grid_width", "scale_bits", "tail", "tail_step
 
 def claim_text(steps: int, summary: dict[str, Any], delta: str, eps: dict[str, str]) -> str:
     """The human-readable claim, generated from the certificate's numbers."""
-    text = (
-        f"{steps} adaptive applications of one step [{summary_words(summary)}] satisfy "
-        f"(epsilon, delta)-DP with delta = {delta} for every epsilon >= {eps['upper']}"
-    )
+    text = dp_claim(steps, summary, delta, eps["upper"])
     if parse_decimal(eps["lower"], "epsilon.lower") > 0:
         text += f", and do not for any epsilon < {eps['lower']} (bracket of the optimal epsilon)"
     return text
@@ -97,14 +89,9 @@ def claim_text(steps: int, summary: dict[str, Any], delta: str, eps: dict[str, s
 
 def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: object = None) -> dict[str, Any]:
     """Certify the PLD bracket for ``steps`` applications of ``event`` at ``delta``."""
-    from ..arith import parse_rational
     from ..pld.accountant import DEFAULT_WIDTH, PldAccountant
 
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be an integer >= 1. Found {steps!r}.")
-    d = parse_rational(delta, "delta")
-    if not 0 < d < 1:
-        raise ValueError(f"delta must be in (0, 1). Found {float(d)!r}.")
+    d = query_delta(steps, delta)
     acc = PldAccountant(width=DEFAULT_WIDTH if width is None else width, exact=False).compose(event, steps)
     res = acc.get_epsilon_result(d)
     pld = res.to_json()["pld"]
@@ -118,23 +105,11 @@ def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: ob
         "rounding": ROUNDING,
         "directions": pld["directions"],
     }
-    summary = describe_event(event)
     epsilon = res.epsilon.to_json()
     if res.lower_end:  # pairs that only dominate: the verifier re-derives no lower end (an attained pair's)
         epsilon["lower"] = "0"
-    cert: dict[str, Any] = {
-        "format": CERTIFICATE_FORMAT,
-        "format_version": CERTIFICATE_VERSION,
-        "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        "claim": claim_text(steps, summary, rat_text(d), epsilon),
-        "inputs": {"event": event_to_json(event), "summary": summary, "steps": steps, "delta": rat_text(d)},
-        "method": method,
-        "epsilon": epsilon,
-        "precision": {"bits": res.epsilon.prec},
-        "software": versions(),
-    }
-    cert["sha256"] = content_hash(cert)
-    return cert
+    fields = {"method": method, "epsilon": epsilon, "precision": {"bits": res.epsilon.prec}}
+    return seal(event, steps, d, lambda summary: claim_text(steps, summary, rat_text(d), epsilon), fields)
 
 
 # ---------------------------------------------------------------------------

@@ -38,7 +38,6 @@ record, the precision, ``lower <= upper`` for every enclosure, and the ``claim``
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from fractions import Fraction
 from typing import Any
@@ -46,26 +45,22 @@ from typing import Any
 import mpmath
 
 from ..accountant import DEFAULT_ORDERS, RdpAccountant
-from ..arith import parse_rational
 from ..conversion import CONVERSIONS
 from ..events import BoundOptions, DpEvent, leaf_counts
 from .common import (
-    CERTIFICATE_FORMAT,
-    CERTIFICATE_VERSION,
     CertificateError,
     VerificationResult,
     check_keys,
-    content_hash,
     describe_event,
+    dp_claim,
     envelope_failure,
     event_from_json_strict,
-    event_to_json,
     interval,
     parse_exact,
+    query_delta,
     rat_text,
     require,
-    summary_words,
-    versions,
+    seal,
 )
 
 __all__ = ["CONVERSION_CITATIONS", "claim_text", "make_certificate", "verify_rdp"]
@@ -107,10 +102,7 @@ MAX_STEPS = 10**18
 
 def claim_text(steps: int, summary: dict[str, Any], delta: str, eps_upper: str) -> str:
     """The human-readable claim, generated from the certificate's numbers."""
-    return (
-        f"{steps} adaptive applications of one step [{summary_words(summary)}] satisfy "
-        f"(epsilon, delta)-DP with delta = {delta} for every epsilon >= {eps_upper}"
-    )
+    return dp_claim(steps, summary, delta, eps_upper)
 
 
 def _curves(event: DpEvent, options: BoundOptions) -> list[dict[str, str]]:
@@ -146,11 +138,7 @@ def make_certificate(
         UnsupportedEventError: no certified bound for ``event``.
         PrecisionExhausted: the requested width was not reached.
     """
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be an integer >= 1. Found {steps!r}.")
-    d = parse_rational(delta, "delta")
-    if not 0 < d < 1:
-        raise ValueError(f"delta must be in (0, 1). Found {float(d)!r}.")
+    d = query_delta(steps, delta)
     acc = RdpAccountant.template(accountant).fresh()
     acc.compose(event, steps)
     res = acc.get_epsilon_and_order(d)
@@ -167,22 +155,14 @@ def make_certificate(
     }
     if not acc.options.is_default:
         method["accounting"] = acc.options.to_json()
-    summary = describe_event(event)
     epsilon = _printed(res.epsilon)
-    cert: dict[str, Any] = {
-        "format": CERTIFICATE_FORMAT,
-        "format_version": CERTIFICATE_VERSION,
-        "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        "claim": claim_text(steps, summary, rat_text(d), epsilon["upper"]),
-        "inputs": {"event": event_to_json(event), "summary": summary, "steps": steps, "delta": rat_text(d)},
+    fields = {
         "method": method,
         "rdp": None if res.rdp is None else _printed(res.rdp),
         "epsilon": epsilon,
         "precision": {"bits": res.epsilon.prec, "digits": acc.digits},
-        "software": versions(),
     }
-    cert["sha256"] = content_hash(cert)
-    return cert
+    return seal(event, steps, d, lambda summary: claim_text(steps, summary, rat_text(d), epsilon["upper"]), fields)
 
 
 def _printed(value: Any) -> dict[str, str]:

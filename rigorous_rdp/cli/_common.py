@@ -125,6 +125,27 @@ def add_target_delta(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delta", required=True, metavar="D", help="target delta, 0 < D < 1")
 
 
+def add_query_command(
+    sub: Any,
+    name: str,
+    run: Callable[[argparse.Namespace], dict[str, Any]],
+    text: Callable[[argparse.Namespace, dict[str, Any]], str],
+    target: str,
+    **parser_options: Any,
+) -> argparse.ArgumentParser:
+    """The parser of a query of T composed steps (``epsilon``, ``delta``, ``certify``): :func:`add_event_command`,
+    :func:`add_accounting_options`, the target (``target="delta"``: ``--delta``; ``"epsilon"``: ``--epsilon``)
+    and :func:`add_result_options`."""
+    p = add_event_command(sub, name, run, text, **parser_options)
+    add_accounting_options(p)
+    if target == "delta":
+        add_target_delta(p)
+    else:
+        p.add_argument("--epsilon", required=True, metavar="E", help="target epsilon >= 0")
+    add_result_options(p)
+    return p
+
+
 def add_result_options(p: argparse.ArgumentParser) -> None:
     """``--method`` / ``--width`` (RDP, PLD or the better of the two), then the output options."""
     from . import _method
@@ -140,10 +161,7 @@ def add_json_option(p: argparse.ArgumentParser) -> None:
 def add_dask_option(p: argparse.ArgumentParser, what: str) -> None:
     """``--dask SPEC`` (read by :func:`rigorous_rdp.research.parallel.validate_dask`); ``what``: what it does."""
     p.add_argument(
-        "--dask",
-        default=None,
-        metavar="SPEC",
-        help=f"{what}: local:N (a LocalCluster with N workers) or a scheduler address",
+        "--dask", metavar="SPEC", help=f"{what}: local:N (a LocalCluster with N workers) or a scheduler address"
     )
 
 
@@ -171,11 +189,10 @@ def add_mechanism_options(p: argparse.ArgumentParser, *, sigma: bool = True) -> 
     )
     for param in registry.parameters():
         if param.option != "sigma" or sigma:
-            g.add_argument(f"--{param.option}", metavar=param.metavar, default=None, help=param.help)
+            g.add_argument(f"--{param.option}", metavar=param.metavar, help=param.help)
     g.add_argument(
         "--epochs",
         metavar="E",
-        default=None,
         help="number of epochs, E >= 1, with an epoch-based sampling (balls-and-bins, random-allocation,"
         " shuffle): one composed step is one epoch",
     )
@@ -358,9 +375,11 @@ def namer(args: argparse.Namespace) -> Callable[[str], str]:
 
 _ONE = Fraction(1)
 _TINY_F = TINY
-_POSITIVE = RealRange(_TINY_F, Fraction(10**MAX_DECIMAL_EXPONENT), f"a number in [{_TINY}, {_HUGE})", hi_open=True)
-_CONSTANT = RealRange(Fraction(1, 10**100), Fraction(1000), "a number in [1e-100, 1e3]")
-_MODERATE = RealRange(Fraction(1, 10**100), Fraction(10**100), "a number in [1e-100, 1e100]")
+#: the range texts read "a number in (lo, hi)": the mathematical range; a nonzero value below the smallest the
+#: implementation handles is refused with "at least ..." (see :meth:`RealRange.positive`)
+_POSITIVE = RealRange.positive(_HUGE, _TINY, "the smallest positive number handled", hi_open=True)
+_CONSTANT = RealRange.positive("1e3", "1e-100", "a limit of the implementation")
+_MODERATE = RealRange.positive("1e100", "1e-100", "a limit of the implementation")
 _OPEN_UNIT = RealRange(
     Fraction(0), _ONE, "in (0, 1)", lo_open=True, hi_open=True, floor=_TINY_F, floor_text=f"at least {_TINY}"
 )
@@ -379,17 +398,18 @@ def _integer(name: str, lo: int, hi: int | None) -> Callable[[Any], int]:
 #: accepted ranges of the numeric options of the accounting commands (checked before any work)
 OPTION_RANGES: dict[str, Callable[[Any], object]] = {
     "sigma": _real("sigma", _POSITIVE),
-    "scale": _real("scale", RealRange(Fraction(1, 10**1000), Fraction(10**1000), "a number in [1e-1000, 1e1000]")),
+    "scale": _real("scale", RealRange.positive("1e1000", "1e-1000", "the smallest scale handled")),
     "epsilon": _real("epsilon", _POSITIVE),
     "p": _real("p", _OPEN_UNIT),
     "q": _real("q", validation.PROBABILITY),
     "delta": _real("delta", _OPEN_UNIT),
     "epochs": _real(
         "epochs",
-        RealRange(
-            _TINY_F,
-            Fraction(10**12),
-            f"a number in [{_TINY}, 1e12] (an integer >= 1 with --sampling balls-and-bins|random-allocation|shuffle)",
+        RealRange.positive(
+            "1e12",
+            _TINY,
+            "the smallest positive number handled",
+            note=" (an integer >= 1 with --sampling balls-and-bins|random-allocation|shuffle)",
         ),
     ),
     "steps_per_epoch": _integer("steps_per_epoch", 1, 10**9),
@@ -414,7 +434,7 @@ _DELTA_EPSILON = _real(
     RealRange(
         Fraction(0),
         Fraction(10**MAX_DECIMAL_EXPONENT),
-        f"0 or a number in [{_TINY}, {_HUGE})",
+        f"a number in [0, {_HUGE})",
         hi_open=True,
         floor=_TINY_F,
         floor_text=f"0 or at least {_TINY}",
@@ -655,16 +675,15 @@ def add_bound_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("explicitly chosen bounds (default: the tightest valid upper bound)")
     g.add_argument(
         "--bound",
-        default=None,
         choices=BOUNDS,
         help="with --sampling poisson (add-remove), the Zhu & Wang 2019 bounds: tight (Thm 8, needs"
         " condition (4): Gaussian, Laplace, randomized response), general (Thm 5), lower (Thm 6: not"
         " a privacy guarantee; rdp only), tau (Thm 11 with --tau K terms); with --sampling fswor"
         " --adjacency replace-one: wang2019 (Wang et al. 2019, Thm 9)",
     )
-    g.add_argument("--tau", default=None, metavar="K", help="number of exact terms of --bound tau, K >= 1")
+    g.add_argument("--tau", metavar="K", help="number of exact terms of --bound tau, K >= 1")
     taylor = "with --sampling fswor|fswr, the order m >= 3 of the Taylor bounds of Birrell et al."
-    g.add_argument("--taylor-order", default=None, metavar="M", help=taylor + " (default: the tightest bound)")
+    g.add_argument("--taylor-order", metavar="M", help=taylor + " (default: the tightest bound)")
 
 
 # ---------------------------------------------------------------------------

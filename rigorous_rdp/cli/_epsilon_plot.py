@@ -76,35 +76,57 @@ def _point(args: argparse.Namespace, method: str, steps: int, delta: Fraction) -
     return dict(res["epsilon"])
 
 
-def compute(args: argparse.Namespace) -> dict[str, Any]:
+def answered(args: argparse.Namespace, res: dict[str, Any]) -> dict[str, dict[str, str] | None]:
+    """The points the answer ``res`` already holds (the query at ``--steps`` and ``--delta``), by method,
+    in the form of :func:`_point`; ``None`` for a method that refused the event."""
+    method = pld_cli.method_of(args)
+    if method != "best":
+        value = res["epsilon"]
+        return {method: {"upper": value["upper"]} if method == "rdp" else dict(value)}
+    out: dict[str, dict[str, str] | None] = {m: None for m in res.get("refused", {})}
+    for m, cand in res.get("candidates", {}).items():
+        out[m] = {"upper": cand["epsilon"]["upper"]} if m == "rdp" else dict(cand["epsilon"])
+    return out
+
+
+def compute(args: argparse.Namespace, res: dict[str, Any] | None = None) -> dict[str, Any]:
     """The points of both panels: ``{"against_steps": [...], "against_delta": [...]}``, each row
-    ``{"steps", "delta", "rdp": {"upper"}, "pld": {"lower", "upper"}}`` (the methods asked for)."""
+    ``{"steps", "delta", "rdp": {"upper"}, "pld": {"lower", "upper"}}`` (the methods asked for).
+
+    Each distinct (steps, delta) is computed once; the one of the answer ``res`` (``--steps``,
+    ``--delta``, in both panels) is taken from it, not computed again."""
     steps = common.parse_steps(args.steps)
     delta = validation.unit_interval(args.delta, "delta", open_low=True, open_high=True)
     methods = _methods(args)
     cells = [(t, delta) for t in steps_grid(steps)], [(steps, d) for d in delta_grid(delta)]
-    skipped: set[str] = set()
+    known: dict[tuple[int, Fraction], dict[str, dict[str, str] | None]] = {}
+    known[(steps, delta)] = {} if res is None else answered(args, res)
+    skipped = {m for m, v in known[(steps, delta)].items() if v is None}
     out: dict[str, Any] = {"against_steps": [], "against_delta": []}
-    total = (len(cells[0]) + len(cells[1])) * len(methods)
+    distinct = {c for panel in cells for c in panel}
+    total = sum(1 for c in distinct for m in methods if m not in known.get(c, {}))
     with progress.task("plot points", total, "queries") as task:
         for key, points in zip(out, cells, strict=True):
             for t, d in points:
                 row: dict[str, Any] = {"steps": t, "delta": decimal_text(d)}
+                cell = known.setdefault((t, d), {})
                 for m in methods:
-                    task.note = f"{m} at {t} steps, delta {float(d):.3g}"
-                    value = None if m in skipped else _point(args, m, t, d)
+                    if m not in cell:
+                        task.note = f"{m} at {t} steps, delta {float(d):.3g}"
+                        cell[m] = None if m in skipped else _point(args, m, t, d)
+                        task.update()
+                    value = cell[m]
                     if value is None:
                         skipped.add(m)
                     else:
                         row[m] = value
-                    task.update()
                 out[key].append(row)
     return out
 
 
 def draw(path: str, args: argparse.Namespace, res: dict[str, Any]) -> dict[str, Any]:
     """Compute the points, draw the two panels into ``path``; the JSON ``plot`` entry."""
-    data = compute(args)
+    data = compute(args, res)
     plt = pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.4))
     steps = common.parse_steps(args.steps)
@@ -154,4 +176,4 @@ def describe(res: dict[str, Any]) -> str:
     return f"plot written to {plot['file']} (epsilon against steps and against delta; {n} certified points)"
 
 
-__all__ = ["check", "compute", "delta_grid", "describe", "draw", "steps_grid"]
+__all__ = ["answered", "check", "compute", "delta_grid", "describe", "draw", "steps_grid"]

@@ -73,7 +73,6 @@ def add_method_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--width",
         metavar="W",
-        default=None,
         help=f"pld: requested width of the epsilon bracket, 0 < W <= 10 (default {DEFAULT_WIDTH}); "
         "for delta, the relative width of the delta bracket",
     )

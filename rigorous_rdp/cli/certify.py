@@ -1,9 +1,9 @@
 """``rigorous-rdp certify``: write a JSON certificate of a certified epsilon.
 
-The certificate records the inputs, the method (curve, conversion, order), the
-certified epsilon ``{lower, upper}``, the working precision, package versions
-and a SHA-256 content hash; it is written atomically (temporary file, then
-rename).  Check it with ``rigorous-rdp verify FILE``.
+Certify epsilon of T composed steps at a target delta and write a JSON certificate, checked
+independently by 'rigorous-rdp verify FILE'. The certificate records the inputs, the method (curve,
+conversion, order), the certified epsilon {lower, upper}, the working precision, package versions
+and a SHA-256 content hash; it is written atomically (temporary file, then rename).
 """
 
 from __future__ import annotations
@@ -19,18 +19,12 @@ from . import _common as common
 from . import _method as pld_cli
 
 HELP = "write a JSON certificate of a certified epsilon"
-DESCRIPTION = (
-    "Certify epsilon of T composed steps at a target delta and write a JSON "
-    "certificate (checked independently by 'rigorous-rdp verify')."
-)
+DESCRIPTION = (__doc__ or "").partition("\n\n")[2]
 
 
 def register(sub: Any) -> None:
-    p = common.add_event_command(sub, "certify", run, text, help=HELP, description=DESCRIPTION)
-    common.add_accounting_options(p)
-    common.add_target_delta(p)
+    p = common.add_query_command(sub, "certify", run, text, "delta", help=HELP, description=DESCRIPTION)
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the certificate (JSON)")
-    common.add_result_options(p)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -31,15 +31,18 @@ def register(sub: Any) -> None:
     p.add_argument("--dim", default="1", metavar="D", help="dimension of the row values: 1, 2 or 3 (default 1)")
     p.add_argument(
         "--trials",
-        default=None,
         metavar="N",
         help="number of random starts, run after the structured starts (integer >= 1; required without --prove)",
     )
     p.add_argument("--seed", default="0", metavar="S", help="random seed (integer >= 0, default 0)")
-    p.add_argument("--jobs", default=None, metavar="J", help="local worker processes, 1 <= J <= 256 (default 1)")
+    p.add_argument(
+        "--jobs",
+        metavar="J",
+        help="local worker processes, 1 <= J <= 256 (default 1; with --prove: the subtrees of the "
+        "branch and bound, the same leaves for every J)",
+    )
     p.add_argument(
         "--dask",
-        default=None,
         metavar="SPEC",
         help="run the trials on Dask: local:N starts a LocalCluster with N workers, "
         "or the address of a running scheduler (tcp://host:8786)",
@@ -49,7 +52,6 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--out",
-        default=None,
         metavar="FILE",
         help="write a certificate that 'rigorous-rdp verify' re-checks: of the largest proven violation, "
         "else (1-d) of LHS <= RHS at the worst configuration",
@@ -60,10 +62,10 @@ def register(sub: Any) -> None:
         help="instead of the probe: prove ratio <= 1 for every 1-d configuration of the range model with "
         "--rows, --batch, --order, --sigma (interval branch and bound over the dataset values)",
     )
-    p.add_argument("--rows", default=None, metavar="N", help="--prove: number of rows n, integer in [2, 6]")
+    p.add_argument("--rows", metavar="N", help="--prove: number of rows n, integer in [2, 6]")
     p.add_argument("--batch", default="1", metavar="M", help="--prove: batch size m, integer in [1, n-1] (default 1)")
     p.add_argument("--order", default="2", metavar="L", help="--prove: Renyi order, integer in [2, 16] (default 2)")
-    p.add_argument("--sigma", default="1", metavar="S", help="--prove: noise multiplier, in [1, 64] (default 1)")
+    p.add_argument("--sigma", default="1", metavar="S", help="--prove: noise multiplier, in [1/2, 64] (default 1)")
     p.add_argument(
         "--max-boxes", default="20000", metavar="B", help="--prove: boxes processed before giving up (default 20000)"
     )
@@ -82,8 +84,9 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError("--rows must be given with --prove (an integer in [2, 6]).")
     if args.model != "range" or args.dim != "1":
         raise ValueError("--prove covers --model range --dim 1 only.")
-    if args.trials is not None or args.dask is not None or args.jobs is not None:
-        raise ValueError("--trials, --jobs and --dask do not apply to --prove.")
+    if args.trials is not None or args.dask is not None:
+        raise ValueError("--trials and --dask do not apply to --prove.")
+    jobs, _ = common.parallel_options(args)
     out_path = None if args.out is None else common.output_file(args.out)
     n = _int(args.rows, "rows", 2)
     if n > 6:
@@ -96,7 +99,7 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"--order must be an integer in [2, 16]. Found {quote(args.order)}.")
     sigma = parse_rational(args.sigma, "sigma")
     max_boxes = _int(args.max_boxes, "max-boxes", 1)
-    res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=True)
+    res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=True, jobs=jobs)
     proof = proof_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
     out["prove"]["statement"] = (

@@ -23,12 +23,10 @@ DESCRIPTION = (__doc__ or "").partition("\n\n")[2]
 
 def register(sub: Any) -> None:
     p = sub.add_parser("constant", help=HELP, description=DESCRIPTION)
-    p.add_argument("--c1", default=None, metavar="C1", help="c1 > 0 (r = c1 / sigma)")
-    p.add_argument("--c2", default=None, metavar="C2", help="c2 > 0 (lambda = c2 sigma^2)")
-    p.add_argument("--sigma-min", default=None, metavar="S", help="smallest sigma (default max(c1, sqrt(2/c2)))")
-    p.add_argument(
-        "--sigma-max", default=None, metavar="S", help="finite range [sigma-min, S] instead of the whole range"
-    )
+    p.add_argument("--c1", metavar="C1", help="c1 > 0 (r = c1 / sigma)")
+    p.add_argument("--c2", metavar="C2", help="c2 > 0 (lambda = c2 sigma^2)")
+    p.add_argument("--sigma-min", metavar="S", help="smallest sigma (default max(c1, sqrt(2/c2)))")
+    p.add_argument("--sigma-max", metavar="S", help="finite range [sigma-min, S] instead of the whole range")
     p.add_argument(
         "--integer", action="store_true", help="integer orders lambda = floor(c2 sigma^2) (needs --sigma-max)"
     )
@@ -40,11 +38,9 @@ def register(sub: Any) -> None:
         help="whole range: relative width of C at most 10^-D, D in [1, 11] (default 8)",
     )
     p.add_argument("--table", action="store_true", help="certified table for c1, c2 in {0.25, 0.5, 1, 2}")
-    p.add_argument("--out", default=None, metavar="FILE", help="with --table: also write the table (JSON) to FILE")
-    p.add_argument(
-        "--jobs", default=None, metavar="J", help="with --table: local worker processes, 1 <= J <= 256 (default 1)"
-    )
-    p.add_argument("--dask", default=None, metavar="SPEC", help="with --table: local:N or a scheduler address")
+    p.add_argument("--out", metavar="FILE", help="with --table: also write the table (JSON) to FILE")
+    p.add_argument("--jobs", metavar="J", help="with --table: local worker processes, 1 <= J <= 256 (default 1)")
+    p.add_argument("--dask", metavar="SPEC", help="with --table: local:N or a scheduler address")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ._common import add_accounting_options, add_event_command, add_result_options
+from ._common import add_query_command
 from .epsilon import query_text, run_query
 
 HELP = "certified delta after T steps at a target epsilon"
@@ -16,10 +16,7 @@ DESCRIPTION = (
 
 
 def register(sub: Any) -> None:
-    p = add_event_command(sub, "delta", run, text, help=HELP, description=DESCRIPTION)
-    add_accounting_options(p)
-    p.add_argument("--epsilon", required=True, metavar="E", help="target epsilon >= 0")
-    add_result_options(p)
+    add_query_command(sub, "delta", run, text, "epsilon", help=HELP, description=DESCRIPTION)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -31,13 +31,9 @@ DESCRIPTION = (
 
 
 def register(sub: Any) -> None:
-    p = common.add_event_command(sub, "epsilon", run, text, help=HELP, description=DESCRIPTION)
-    common.add_accounting_options(p)
-    common.add_target_delta(p)
-    common.add_result_options(p)
+    p = common.add_query_command(sub, "epsilon", run, text, "delta", help=HELP, description=DESCRIPTION)
     p.add_argument(
         "--plot",
-        default=None,
         metavar="FILE",
         help="also draw epsilon against steps and against delta for this run, with the certified band"
         " (PNG, PDF or SVG by the extension; needs matplotlib, the [figures] extra)",

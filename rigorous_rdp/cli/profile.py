@@ -81,14 +81,10 @@ def register(sub: Any) -> None:
     grid = p.add_mutually_exclusive_group()
     grid.add_argument("--epsilons", nargs="+", metavar="E", help="the epsilons, each in [0, 1000]")
     grid.add_argument(
-        "--num",
-        default=None,
-        metavar="N",
-        help="N evenly spaced epsilons from 0 to --epsilon-max, 2 <= N <= 1000 (default 21)",
+        "--num", metavar="N", help="N evenly spaced epsilons from 0 to --epsilon-max, 2 <= N <= 1000 (default 21)"
     )
     p.add_argument(
         "--epsilon-max",
-        default=None,
         metavar="E",
         help="largest epsilon of --num, 0 < E <= 1000 (default: where the certified delta falls below 1e-10)",
     )
@@ -96,16 +92,12 @@ def register(sub: Any) -> None:
         "--fpr",
         nargs="+",
         metavar="X",
-        default=None,
         help="false-positive rates of the trade-off table, each in [0, 1] (default 1e-6 ... 0.9)",
     )
     p.add_argument(
-        "--width",
-        default=None,
-        metavar="W",
-        help="requested relative width of the delta brackets, 0 < W <= 10 (default 1/100)",
+        "--width", metavar="W", help="requested relative width of the delta brackets, 0 < W <= 10 (default 1/100)"
     )
-    p.add_argument("--plot", default=None, metavar="FILE", help="write a plot (PNG, PDF or SVG by the extension)")
+    p.add_argument("--plot", metavar="FILE", help="write a plot (PNG, PDF or SVG by the extension)")
     common.add_json_option(p)
 
 

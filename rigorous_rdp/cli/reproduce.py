@@ -28,10 +28,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--out",
         metavar="DIR",
-        default=None,
         help="output directory (default: ./rigorous-rdp-figures, with --fast its subfolder fast/)",
     )
-    p.add_argument("--jobs", default=None, metavar="N", help="number of worker processes, 1 <= N <= 256 (default 1)")
+    p.add_argument("--jobs", metavar="N", help="number of worker processes, 1 <= N <= 256 (default 1)")
     add_dask_option(p, "run the figures on Dask")
     p.add_argument("--fast", action="store_true", help="smaller smoke versions of the figures")
     p.add_argument("--list", action="store_true", help="list the figure IDs and exit")
@@ -60,8 +59,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if spec is None:
         runs = rep.run_figures(chosen, out_dir, jobs=jobs, fast=args.fast, progress=not args.no_progress)
     else:  # one figure per Dask task; results in the order of the selection
-        out_dir.mkdir(parents=True, exist_ok=True)
-        with dask_executor(spec) as ex:
+        with rep.output_directory(out_dir), dask_executor(spec) as ex:
             runs = map_ordered(_run_figure, [(s.module, s.id, str(out_dir), args.fast) for s in chosen], executor=ex)
     failed = [r.id for r in runs if not r.ok]
     return {

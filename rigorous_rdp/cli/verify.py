@@ -32,7 +32,6 @@ def register(sub: Any) -> None:
     p.add_argument("file", metavar="FILE", help="certificate written by 'rigorous-rdp certify'")
     p.add_argument(
         "--dps",
-        default=None,
         metavar="N",
         help=f"mpmath precision in decimal digits, {MIN_DPS} <= N <= {MAX_DPS} (default max(50, 3 * digits + 10), at most 150)",
     )

@@ -147,6 +147,7 @@ from ._inputs import read_orders, weaker_reading
 __all__ = [
     "NORM_BOUND",
     "SENSITIVITY",
+    "CertifiedPLDAccountant",
     "CertifiedPldAccountant",
     "CertifiedRdpAccountant",
     "NeighboringRelation",
@@ -689,8 +690,9 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
         neighboring_relation: a ``dp_accounting.NeighboringRelation``.
         width: requested width of the epsilon bracket (relative width for delta); only the
             tightness depends on it, never the validity (:class:`~rigorous_rdp.pld.PldAccountant`).
-        grid, max_grid, max_length: the grid options of :class:`~rigorous_rdp.pld.PldAccountant`.
         noise_unit: as for :class:`CertifiedRdpAccountant`.
+        grid_options: ``grid``, ``max_grid``, ``max_length``: the grid options of
+            :class:`~rigorous_rdp.pld.PldAccountant`, passed to it (its defaults when absent).
 
     Raises:
         ValueError: bad options (the message names the option).
@@ -701,10 +703,8 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
         neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
         *,
         width: object = None,
-        grid: int | None = None,
-        max_grid: int = 20000,
-        max_length: int = 1_000_000,
         noise_unit: str = NORM_BOUND,
+        **grid_options: Any,
     ):
         from ..pld.accountant import DEFAULT_WIDTH, PldAccountant
 
@@ -712,7 +712,7 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
         super().__init__(_check_relation(neighboring_relation))
         # the width only steers the grid: a float is read as its shortest decimal
         w = DEFAULT_WIDTH if width is None else (Fraction(repr(width)) if isinstance(width, float) else width)
-        self._acc = PldAccountant(width=w, grid=grid, max_grid=max_grid, max_length=max_length)
+        self._acc = PldAccountant(width=w, **grid_options)
         self._non_private = False
         self._composed_any = False
 
@@ -828,3 +828,7 @@ class CertifiedPldAccountant(dp_accounting.PrivacyAccountant):
     def accountant(self) -> PldAccountant:
         """The underlying certified :class:`~rigorous_rdp.pld.PldAccountant`."""
         return self._acc
+
+
+#: dp-accounting's spelling (``dp_accounting.pld.PLDAccountant``) of :class:`CertifiedPldAccountant`
+CertifiedPLDAccountant = CertifiedPldAccountant

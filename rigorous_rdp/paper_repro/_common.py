@@ -104,35 +104,44 @@ def _clean(obj: Any) -> Any:
 
 def save_figure(fig: Figure, data: dict[str, Any], out_dir: Path, fig_id: str, **more: Any) -> dict[str, Any]:
     """Write ``<out_dir>/<fig_id>.png`` and ``<out_dir>/<fig_id>.json`` (the numbers ``data``
-    and the fields ``more``: ``title=TITLE, source=SOURCE, fast=fast``, ...); close the figure."""
+    and the fields ``more``: ``title=TITLE, source=SOURCE, fast=fast``, ...) together (both are
+    written to temporary files first); close the figure."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    payload = _clean(dict(data, **more, id=fig_id))
+    text = json.dumps(payload, indent=1, sort_keys=True) + "\n"
     _write_atomically(
-        out_dir / f"{fig_id}.png", lambda tmp: fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")
+        {
+            out_dir / f"{fig_id}.png": lambda tmp: fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight"),
+            out_dir / f"{fig_id}.json": lambda tmp: Path(tmp).write_text(text),
+        }
     )
     if "matplotlib.pyplot" in sys.modules:  # a figure made by pyplot (not by subplots above)
         sys.modules["matplotlib.pyplot"].close(fig)
-    payload = _clean(dict(data, **more, id=fig_id))
-    text = json.dumps(payload, indent=1, sort_keys=True) + "\n"
-    _write_atomically(out_dir / f"{fig_id}.json", lambda tmp: Path(tmp).write_text(text))
     return payload
 
 
-def _write_atomically(path: Path, write: Any) -> None:
-    """``write(tmp)`` into a temporary file next to ``path``, then rename it to ``path``: an
-    interrupted run (Ctrl-C, a time budget) leaves the old file or the new one, never half of one."""
+def _write_atomically(files: dict[Path, Any]) -> None:
+    """``write(tmp)`` of each ``path: write`` into a temporary file next to ``path``; once all are
+    written, rename them to their paths: an interrupted run (Ctrl-C, a time budget) leaves the old
+    files or the new ones, never half of one, and never a new PNG without its numbers."""
     import os
     import tempfile
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    mask = os.umask(0)
+    os.umask(mask)
+    temps: dict[Path, str] = {}
     try:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # the mode of an ordinary new file, not mkstemp's 0600
-        write(tmp)
-        os.replace(tmp, path)
+        for path, write in files.items():
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            os.close(fd)
+            temps[path] = tmp
+            os.chmod(tmp, 0o666 & ~mask)  # the mode of an ordinary new file, not mkstemp's 0600
+            write(tmp)
+        for path, tmp in temps.items():
+            os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        for tmp in temps.values():
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise

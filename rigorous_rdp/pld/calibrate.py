@@ -39,7 +39,16 @@ import numpy as np
 from .. import progress, validation
 from ..errors import PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent
-from .accountant import EPS_TAIL, PldAccountant, PldEpsilonResult, _bracket, _eps_lower, _eps_upper, check_width
+from .accountant import (
+    EPS_TAIL,
+    PldAccountant,
+    PldEpsilonResult,
+    _bracket,
+    _eps_lower,
+    _eps_upper,
+    check_width,
+    screen_crossing,
+)
 from .compose import Coarsening, compose_all, products
 from .discretize import grid_range
 from .profiles import Profile
@@ -165,17 +174,7 @@ def float_epsilon(parts: list[tuple[Profile, int]], delta: float, n: int, tail: 
         w = r * np.exp(np.clip(ref - losses, -700.0, 700.0))
         A = np.concatenate([np.cumsum(r[::-1])[::-1][1:], [0.0]]) + p_inf
         B = np.concatenate([np.cumsum(w[::-1])[::-1][1:], [0.0]])
-        d = A - np.exp(losses - ref) * B  # delta at eps = losses[k]
-    ok = np.nonzero(d <= delta)[0]
-    if len(ok) == 0:
-        return float(losses[-1])
-    k = int(ok[0])
-    if k == 0:
-        return float(losses[0])
-    a_, b_ = A[k - 1], B[k - 1]
-    if not (b_ > 0) or a_ <= delta:
-        return float(losses[k])
-    return float(min(losses[k], max(losses[k - 1], ref + math.log((a_ - delta) / b_))))
+    return screen_crossing(losses, A, B, delta, ref)
 
 
 # ---------------------------------------------------------------------------

@@ -93,11 +93,27 @@ def _q(x: Fraction | int) -> arb:
     return arb(fmpq(x.numerator, x.denominator))
 
 
+#: bracket ends below 2^-TINY_BITS are replaced by 0 (lower) and 2^-TINY_BITS (upper): a Fraction
+#: with a denominator of 2^(10^30) (delta at an astronomically large epsilon) overflows
+TINY_BITS = 1 << 20
+
+
 def _frac(x: arb) -> Fraction:
     """The exact midpoint of a ball as a Fraction."""
     m, e = x.mid().man_exp()
     man, exp = int(m), int(e)
     return Fraction(man * (1 << exp)) if exp >= 0 else Fraction(man, 1 << -exp)
+
+
+def _end(x: arb, up: bool) -> Fraction:
+    """``_frac(x)`` for an exact end of a bracket of a non-negative quantity, except when its
+    absolute value is below :math:`2^{-T}` (T = ``TINY_BITS``): then 0 for a lower end and
+    :math:`2^{-T}` for an upper end (larger, so still an upper end)."""
+    m, e = x.mid().man_exp()
+    man, exp = int(m), int(e)
+    if exp < 0 and man.bit_length() + exp < -TINY_BITS:
+        return Fraction(1, 1 << TINY_BITS) if up else Fraction(0)
+    return _frac(x)
 
 
 def _bracket_of(v: Certified) -> Bracket:
@@ -106,7 +122,7 @@ def _bracket_of(v: Certified) -> Bracket:
     if isinstance(v, Bracket):
         return v
     with workprec(v.prec + 64):
-        lo, up = _frac(v.ball.lower()), _frac(v.ball.upper())
+        lo, up = _end(v.ball.lower(), False), _end(v.ball.upper(), True)
     return _bracket(max(Fraction(0), lo), up)
 
 
@@ -162,7 +178,7 @@ class ClosedForm:
         if v.ball.is_finite() and v.ball.upper() > arb(2) ** -10000:
             # exact rational ends clipped to [0, 1] (the ball's own ends may poke out by rounding)
             with workprec(v.prec + 64):
-                lo, up = _frac(v.ball.lower()), _frac(v.ball.upper())
+                lo, up = _end(v.ball.lower(), False), _end(v.ball.upper(), True)
             b = _bracket(max(Fraction(0), lo), min(Fraction(1), up))
         else:
             b = _bracket_of(v)

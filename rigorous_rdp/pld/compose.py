@@ -55,12 +55,15 @@ split into :math:`p(1 - \rho)` at a and :math:`p\rho` at c with
 :math:`[0, e^a]` (the slopes agree: :math:`(1-\rho)e^{-a} + \rho e^{-c} = e^{-\ell}`), is the
 chord of that convex function on :math:`[e^a, e^c]` (so above it), and both vanish
 beyond :math:`e^c` (connect the dots on one atom, as in
-:mod:`~rigorous_rdp.pld.discretize`).  Rounding :math:`p\rho` *up* to an integer moves
-more mass up (Fact 4).
+:mod:`~rigorous_rdp.pld.discretize`).  Rounding up moves more mass up (Fact 4): the
+coarse array only depends on each coarse interval's total up-share, so it is enough to round
+up the total :math:`\sum p\rho` of the atoms of each interval (not every atom's share).
 
 **Fact 6 (coarsening a lower array).**  The chord lies above, so a lower array is
 coarsened by :func:`coarsen_down`: every atom gives an up-share :math:`u \le p\rho` to
-its upper coarse point c and the rest to its lower coarse point a.  Write K for the mass
+its upper coarse point c and the rest to its lower coarse point a (the coarse array only
+depends on each interval's total :math:`U_m` of up-shares: any :math:`U_m` at most the sum of
+lower bounds of the :math:`p\rho` of its atoms is such a total).  Write K for the mass
 held back from the connect-the-dots share (:math:`p\rho - u \ge 0`).  For
 :math:`t \le a` the change of the atom's term is :math:`-e^t K (e^{-a} - e^{-c}) \le 0`
 (with the full share the term is unchanged there, Fact 5); for :math:`t \ge c` it is 0.
@@ -85,8 +88,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from flint import arb, arb_poly, fmpq, fmpz_poly
+from flint import arb, arb_poly, fmpq, fmpz, fmpz_poly
 
+from .. import budget
 from ..arith import workprec
 from .discretize import DiscretePld, arb_upper_fraction
 
@@ -173,6 +177,7 @@ def multiply(a: DiscretePld, b: DiscretePld, tail: Fraction) -> DiscretePld:
     """The composition of two upper (or two lower) PLDs of the same scale (Facts 3-4)."""
     if a.upper != b.upper or a.scale_bits != b.scale_bits or a.step != b.step:
         raise ValueError("pld: cannot multiply PLDs of different kinds, scales or steps")
+    budget.check("the PLD composition")
     s = a.scale_bits
     prod = _rescale(a.coeffs * b.coeffs, s)
     rounding_units = prod.length() if a.upper else 0
@@ -213,28 +218,53 @@ def _decay_lower(spacing: Fraction) -> int:
         return max(0, math.floor(-arb_upper_fraction(-v)))
 
 
+def _residues(poly: fmpz_poly, factor: int) -> list[fmpz_poly]:
+    r"""The polynomials :math:`C_r` with ``poly`` :math:`= \sum_r z^r C_r(z^f)` (f = ``factor``):
+    coefficient i of :math:`C_r` is the atom at fine index :math:`i f + r`, in coarse cell i."""
+    cf = poly.coeffs()
+    return [fmpz_poly(cf[r::factor]) for r in range(factor)]
+
+
+def _coarse_array(cells: fmpz_poly, ups: fmpz_poly) -> fmpz_poly:
+    """The coarse array of atoms split within their cells: ``cells`` holds each cell's total
+    mass and ``ups`` each cell's mass moved to the next coarse point (the rest stays on the
+    cell's own point)."""
+    return cells - ups + ups.left_shift(1)
+
+
 def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     r"""An upper PLD on every ``factor``-th point of ``pld``'s grid whose delta is at
     least ``pld``'s at every real epsilon (Fact 5): each atom is split between the coarse
     points around it, the upper share rounded up to an integer (exact integer arithmetic;
     the ratios are rational upper bounds).  Total mass and the mass at :math:`+\infty`
-    are unchanged; the step becomes ``factor * pld.step``."""
+    are unchanged; the step becomes ``factor * pld.step``.
+
+    The atoms at offset r in their cells share the ratio :math:`R_r`; each cell's total
+    up-share :math:`\lceil \sum_r c_r R_r / 2^B \rceil` (at most the cell's mass:
+    :math:`R_r \le 2^B`) is computed on whole polynomials (FLINT, no per-atom Python)."""
     if not pld.upper:
         raise ValueError("pld: only an upper PLD can be coarsened by splitting atoms")
     if factor < 1:
         raise ValueError("pld: the coarsening factor must be >= 1")
     if factor == 1 or pld.coeffs.length() == 0:
         return pld
-    ratios = np.array(_split_ratios(pld.step, factor, n), dtype=object)
-    c = np.array([int(x) for x in pld.coeffs.coeffs()], dtype=object)
-    m = -(-len(c) // factor)
-    grid = np.concatenate([c, np.zeros(m * factor - len(c), dtype=object)]).reshape(m, factor)
-    up = (grid * ratios + ((1 << _RATIO_BITS) - 1)) >> _RATIO_BITS  # ceil(c_j R_r / 2^B)
-    up = np.minimum(up, grid)
-    new = np.zeros(m + 1, dtype=object)
-    new[:m] += (grid - up).sum(axis=1)
-    new[1:] += up.sum(axis=1)
-    return DiscretePld(pld.offset, fmpz_poly(new.tolist()), pld.scale_bits, pld.inf_mass, True, pld.step * factor)
+    budget.check("the PLD composition")
+    ratios = _split_ratios(pld.step, factor, n)
+    parts = _residues(pld.coeffs, factor)
+    unit = 1 << _RATIO_BITS
+    cells = parts[0]
+    moved = fmpz_poly()  # sum_r c_r (moving mass)
+    kept = fmpz_poly()  # sum_r c_r (2^B - R_r) >= 0
+    for r in range(1, factor):
+        cells += parts[r]
+        if ratios[r]:
+            moved += parts[r]
+            kept += parts[r] * (unit - ratios[r])
+    # ceil(sum c_r R_r / 2^B) = sum c_r - floor(sum c_r (2^B - R_r) / 2^B): floors of non-negative
+    # numbers only (python-flint's floor division of a polynomial by an integer rounds a negative
+    # quotient of magnitude below 1 to 0)
+    ups = moved - kept // unit
+    return DiscretePld(pld.offset, _coarse_array(cells, ups), pld.scale_bits, pld.inf_mass, True, pld.step * factor)
 
 
 def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
@@ -242,36 +272,44 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     ``pld``'s at every real epsilon (Fact 6): connect-the-dots up-shares (rounded down),
     of which each coarse interval keeps only as much as the held-back mass of the
     intervals above it covers.  Exact integer arithmetic; the step becomes
-    ``factor * pld.step``."""
+    ``factor * pld.step``.
+
+    Only each cell's total of up-shares enters the coarse array: a cell moves exactly its
+    allowance (at most the sum of its atoms' rounded-down shares, so a split into atom shares
+    below their connect-the-dots shares exists)."""
     if pld.upper:
         raise ValueError("pld: coarsen_down is for lower PLDs (upper ones: coarsen_up)")
     if factor < 1:
         raise ValueError("pld: the coarsening factor must be >= 1")
     if factor == 1 or pld.coeffs.length() == 0:
         return pld
-    ratios = np.array(_split_ratios(pld.step, factor, n, up=False), dtype=object)
+    budget.check("the PLD composition")
+    ratios = _split_ratios(pld.step, factor, n, up=False)
     beta = _decay_lower(Fraction(factor * pld.step, n))
-    c = np.array([int(x) for x in pld.coeffs.coeffs()], dtype=object)
-    m = -(-len(c) // factor)
-    grid = np.concatenate([c, np.zeros(m * factor - len(c), dtype=object)]).reshape(m, factor)
-    cd = (grid * ratios) >> _RATIO_BITS  # floor(c_j R_r / 2^B) <= the connect-the-dots share
-    cd_rows = cd.sum(axis=1).tolist()
-    allowed = [0] * m
-    w = 0  # an integer lower bound on W_m (nothing above the top interval)
+    parts = _residues(pld.coeffs, factor)
+    m = -(-pld.coeffs.length() // factor)
+    cells = parts[0]
+    weighted = fmpz_poly()  # sum_r c_r R_r
+    for r in range(1, factor):
+        cells += parts[r]
+        if ratios[r]:
+            weighted += parts[r] * ratios[r]
+    # floor(sum_r c_r R_r / 2^B): at most the cell's connect-the-dots share (and at least the sum of
+    # the atoms' floors, so never less than before)
+    # fmpz throughout (converting to Python integers and back costs more than the loop)
+    cd_rows = (weighted // (1 << _RATIO_BITS)).coeffs()
+    cd_rows += [fmpz(0)] * (m - len(cd_rows))
+    allowed = [fmpz(0)] * m
+    w = fmpz(0)  # an integer lower bound on W_m (nothing above the top interval)
+    b = fmpz(beta)
     for i in range(m - 1, -1, -1):
-        u = min(cd_rows[i], w)
+        c = cd_rows[i]
+        u = c if c <= w else w
         allowed[i] = u
-        w = (beta * (cd_rows[i] - u + w)) >> _RATIO_BITS
-    rows = np.array(cd_rows, dtype=object)
-    keep = np.array(allowed, dtype=object)
-    nz = rows > 0
-    up = np.zeros_like(cd)
-    # each atom's up-share scaled by allowed / cd of its row, rounded down (sum <= allowed)
-    up[nz] = (cd[nz] * keep[nz][:, None]) // rows[nz][:, None]
-    new = np.zeros(m + 1, dtype=object)
-    new[:m] += (grid - up).sum(axis=1)
-    new[1:] += up.sum(axis=1)
-    return DiscretePld(pld.offset, fmpz_poly(new.tolist()), pld.scale_bits, pld.inf_mass, False, pld.step * factor)
+        w = (b * (c - u + w)) >> _RATIO_BITS
+    return DiscretePld(
+        pld.offset, _coarse_array(cells, fmpz_poly(allowed)), pld.scale_bits, pld.inf_mass, False, pld.step * factor
+    )
 
 
 @dataclass(frozen=True)

@@ -63,8 +63,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from flint import arb, fmpq, fmpz_poly
+from flint import arb, fmpq, fmpz, fmpz_poly
 
+from .. import budget
 from ..arith import bisect_first, workprec
 from .profiles import Profile
 
@@ -94,18 +95,21 @@ class DiscretePld:
     step: int = 1
 
 
-def _exact_int_up(x: arb) -> int:
+def _exact_int_up(x: arb) -> fmpz:
+    """The ceiling of the upper end of the ball, exactly (an fmpz: the masses go into an
+    ``fmpz_poly``, and a detour through Python integers costs more than the rounding)."""
     v = x.upper().ceil().unique_fmpz()
     if v is None:  # an endpoint rounded to an integer is exact
         raise ArithmeticError("no exact integer above the ball")
-    return int(v)
+    return v
 
 
-def _exact_int_down(x: arb) -> int:
+def _exact_int_down(x: arb) -> fmpz:
+    """The floor of the lower end of the ball, exactly (an fmpz)."""
     v = x.lower().floor().unique_fmpz()
     if v is None:
         raise ArithmeticError("no exact integer below the ball")
-    return int(v)
+    return v
 
 
 def _find_top(profile: Profile, n: int, tail: float, start: int) -> int:
@@ -177,6 +181,8 @@ def vertex_indices(profile: Profile, n: int, b: int, t: int, thin: float) -> lis
     out = [b]
     i = b
     while i < t:
+        if len(out) % 256 == 0:
+            budget.check("the PLD discretisation")
         step = rule(weight(i))
         while step > 1 and rule(weight(min(t, i + step))) < step:
             step //= 2
@@ -198,30 +204,34 @@ def discretize(
     b, t = grid_range(profile, n, tail)
     grid = vertex_indices(profile, n, b, t, thin)
     with workprec(prec):
-        pts = [profile.oracle(Fraction(i, n)) for i in grid]
+        pts: list[Any] = []
+        for i in grid:
+            if len(pts) % 256 == 0:
+                budget.check("the PLD discretisation")
+            pts.append(profile.oracle(Fraction(i, n)))
         xs = [(arb(fmpq(i, n))).exp() for i in grid]
         scale = arb(2) ** scale_bits
         up_m, up_inf = _upper(pts, xs, scale)
-        lo_m: list[int] | None = None
+        lo_m: list[fmpz] | None = None
         if lower:
             try:
                 lo_m = _lower(pts, xs, scale)
             except ArithmeticError:
                 lo_m = None
     size = t - b + 1
-    dense_u = [0] * size
+    dense_u = [fmpz(0)] * size
     for k, i in enumerate(grid):
         dense_u[i - b] = up_m[k]
     upper_pld = DiscretePld(b, fmpz_poly(dense_u), scale_bits, up_inf, True)
     if lo_m is None:
         return upper_pld, None
-    dense_l = [0] * size
+    dense_l = [fmpz(0)] * size
     for k, i in enumerate(grid):
         dense_l[i - b] = lo_m[k]
     return upper_pld, DiscretePld(b, fmpz_poly(dense_l), scale_bits, Fraction(0), False)
 
 
-def _upper(pts, xs, scale) -> tuple[list[int], Fraction]:
+def _upper(pts, xs, scale) -> tuple[list[fmpz], Fraction]:
     r"""Integer masses (rounded up) of the connect-the-dots pair through the exact
     profile values, and an upper bound on its mass at :math:`+\infty`."""
     m = len(pts)
@@ -229,7 +239,7 @@ def _upper(pts, xs, scale) -> tuple[list[int], Fraction]:
     idx = list(range(m))
     v0 = (vals[0] - 1) / xs[0]
     masses = _masses_from_vertices(xs, idx, vals, v0, arb(0))
-    coeffs = [max(0, _exact_int_up(p * scale)) for p in masses]
+    coeffs = [max(fmpz(0), _exact_int_up(p * scale)) for p in masses]
     inf_q = arb_upper_fraction(pts[-1].delta)
     return coeffs, max(inf_q, Fraction(0))
 
@@ -258,7 +268,7 @@ def _gap(pts, xs, a: int, c: int) -> arb:
     return g.upper()
 
 
-def _lower(pts, xs, scale) -> list[int]:
+def _lower(pts, xs, scale) -> list[fmpz]:
     """The lower construction of the module docstring, with local repair.
 
     Vertices live in a doubly linked list over grid indices (:class:`_LowerHull`).  A vertex
@@ -274,6 +284,7 @@ def _lower(pts, xs, scale) -> list[int]:
     prv, nxt, ends, alive = hull.prv, hull.nxt, hull.ends, hull.alive
     work = list(range(m))
     for _ in range(4 * m + 10):
+        budget.check("the PLD discretisation")
         failing = [i for i in sorted(set(work)) if i in alive and not hull.ok(i)]
         if not failing:
             break
@@ -303,11 +314,11 @@ def _lower(pts, xs, scale) -> list[int]:
         if i == ends[1]:
             break
         i = nxt[i]
-    dense = [0] * m
+    dense = [fmpz(0)] * m
     for i in order:
         if not hull.ok(i):
             raise ArithmeticError("pld: lower discretisation not certified (grid too coarse)")
-        dense[i] = max(0, _exact_int_down(hull.mass(i) * scale))
+        dense[i] = max(fmpz(0), _exact_int_down(hull.mass(i) * scale))
     return dense
 
 

@@ -66,6 +66,12 @@ class Bracket(Certified):
 
         return {"lower": dec(self.lo_exact, False), "upper": dec(self.up_exact, True)}
 
+    def __repr__(self) -> str:
+        """``Bracket(lower=..., upper=..., claim='...')``: the exact ends rounded outward to 10
+        significant digits (:meth:`to_json` gives more)."""
+        ends = self.to_json(10)
+        return f"Bracket(lower={ends['lower']}, upper={ends['upper']}, claim='true optimum in [lower, upper]')"
+
 
 def _bracket(lo: Fraction, up: Fraction) -> Bracket:
     """A ball whose exact endpoints enclose the rationals ``lo <= up`` (and remembers them)."""

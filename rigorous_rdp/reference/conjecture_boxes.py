@@ -7,7 +7,8 @@ values and a compensated Riemann enclosure of the Hessian.  This module re-prove
 path (own formulas, own quadrature, own tails; nothing of ``conjecture_proof`` is imported):
 
 * **Point values** :math:`G(c)` and :math:`\partial_k G(c)` at a rational point: Taylor-model
-  quadrature.  On each cell :math:`[y_0 - w/2, y_0 + w/2]` of the window, the integrand is expanded
+  quadrature.  On each cell :math:`[y_0 - w/2, y_0 + w/2]` of the window (``w`` from
+  :meth:`BoxCase.cell`: ``sigma/2``, ``sigma/4`` for sigma in [1/2, 1)), the integrand is expanded
   to order ``K`` about :math:`y_0` in ball arithmetic (``arb_series``); Taylor's theorem with
   Lagrange remainder bounds the rest by the ``K``-th coefficient of the expansion about the whole
   cell (a ball containing :math:`f^{(K)}(\xi)/K!` for every :math:`\xi` in the cell), so
@@ -100,12 +101,24 @@ class BoxCase:
     def dim(self) -> int:
         return self.n + 1
 
+    def cell(self) -> Fraction:
+        r"""Cell width of the point quadrature in units of sigma: ``CELL``, halved while it exceeds
+        ``CELL * sigma`` (a dyadic fraction, so the Hessian's cells still divide the window).  The
+        integrands contain ratios of sums of Gaussians whose exponents differ by up to
+        :math:`|s - s'|\,y/\sigma^2`, so in units of sigma their scale shrinks like sigma; wider cells
+        make the ball coefficients of the remainder explode (at sigma = 1/2 the gradient's enclosure
+        had radius 7.6e5 on cells of sigma/2, 2.7e-5 on cells of sigma/4)."""
+        c = CELL
+        while c > CELL * self.sigma:
+            c /= 2
+        return c
+
     def window(self) -> tuple[Fraction, Fraction]:
         """[L, U] (multiples of the cell width): the tail bounds beyond are about 2^-64 or less."""
         s = float(self.sigma)
         log_k = self.lam * (self.lam - 1) * self.m**2 / (2 * s * s)
         t = math.sqrt(2 * (log_k + 64 * math.log(2) + 4)) + 1
-        step = self.sigma * CELL
+        step = self.sigma * self.cell()
         lo = -(self.lam - 1) * self.m - t * s
         hi = self.lam * self.m + t * s
         return step * math.floor(lo / step), step * math.ceil(hi / step)
@@ -122,6 +135,8 @@ def _cells(case: BoxCase, fine: Fraction, coarse: Fraction, core: int = 5) -> li
     out = [(L + i * c, L + (i + 1) * c) for i in range(int((lo - L) / c))]
     out += [(lo + i * f, lo + (i + 1) * f) for i in range(int((hi - lo) / f))]
     out += [(hi + i * c, hi + (i + 1) * c) for i in range(int((U - hi) / c))]
+    if out[0][0] != L or out[-1][1] != U or any(a[1] != b[0] for a, b in itertools.pairwise(out)):
+        raise ArithmeticError("the cells do not tile the window")  # (a width that does not divide it)
     return out
 
 
@@ -217,7 +232,7 @@ def point_values(case: BoxCase, point: Sequence[Fraction], grad: bool = True, pr
         nint = 1 + (case.dim if grad else 0)
         acc = [arb(0)] * nint
         weights: dict[Fraction, tuple[list[arb], arb]] = {}
-        for a, b in _cells(case, CELL, CELL):
+        for a, b in _cells(case, case.cell(), case.cell()):
             if b - a not in weights:
                 hw = _a((b - a) / 2)
                 # weights of the even powers: int_{-w/2}^{w/2} t^j dt = 2 (w/2)^(j+1) / (j+1)

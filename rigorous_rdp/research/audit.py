@@ -463,7 +463,7 @@ def run_audit(
     total_flags = 0
     try:
         configs = list(audit_configs(quick))
-        for cfg in _progress.iterate(configs, "peer audit", "configurations"):
+        for cfg in _progress.iterate(configs, "peer audit", "configurations", whole=True):
             if progress is not None:
                 progress(cfg.name)
             adjacency = Adjacency.ADD_REMOVE if cfg.sampling == "poisson" else Adjacency.REPLACE_ONE

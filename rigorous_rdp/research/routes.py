@@ -76,9 +76,9 @@ __all__ = [
 
 #: accepted ranges of the inputs of the three routes (limits of the float scans)
 ROUTE_RANGES = {
-    "epsilon": RealRange(Fraction(1, 10**10), Fraction(10**4), "> 0 (a number in [1e-10, 1e4])"),
-    "r": RealRange(Fraction(1, 10**12), Fraction(1), "in (0, 1] (at least 1e-12)"),
-    "sigma": RealRange(Fraction(1, 1000), Fraction(10**6), "> 0 (a number in [1e-3, 1e6])"),
+    "epsilon": RealRange.positive("1e4", "1e-10", "a limit of the float scans"),
+    "r": RealRange.positive("1", "1e-12", "a limit of the float scans"),
+    "sigma": RealRange.positive("1e6", "1e-3", "a limit of the float scans"),
 }
 #: largest number of epochs k
 MAX_EPOCHS = 10**12

@@ -41,8 +41,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         xlabel="|B|  (|D| = 1000 |B|)",
         ylabel=r"FS$_\mathrm{wR}$-RDP lower bound $\epsilon'(2)$",
         title=r"Thm 3.7 at $\alpha = 2$ (exact), $q = 0.001$",
-        xlog=True,
-        ylog=True,
+        log="xy",
     )
     data = {"alpha": ALPHA, "q": f"1/{Q_INV}", "batch_sizes": list(batches), "note": "certified lower ends"}
     data["lower_bounds"] = {str(s): v for s, v in series.items()}

@@ -171,8 +171,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             ylabel="variance of the minibatch mean",
             title=f"{case}\n$\\bar a^2/\\overline{{a^2}}$ = {abar**2 / a2bar:.3f}",
             title_size=10,
-            xlog=True,
-            ylog=True,
+            log="xy",
             legend_size=7,
         )
         _plot_measured(axr, bs, rows, "ratio_B_over_P", "o", "tab:blue", "Var[$Z_B$]/Var[$Z_P$] measured")
@@ -186,9 +185,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
             ls="--",
             label="(147): (1-1/|D|)/(1-q)",
         )
-        decorate(
-            axr, xlabel="batch size |B|  (|D| = 1440)", ylabel="variance ratio", xlog=True, ylog=True, legend_size=7
-        )
+        decorate(axr, xlabel="batch size |B|  (|D| = 1440)", ylabel="variance ratio", log="xy", legend_size=7)
     heading = (
         "Birrell et al. section 4.1 / App. F: gradient variance of Poisson vs fixed-size minibatches "
         f"(scaled-down: digits MLP, {draws} draws per point)"

@@ -81,8 +81,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         xlabel=r"$\epsilon$",
         ylabel=r"noise $\sigma$ (sensitivity 1)",
         title=rf"smallest certified $\sigma$ for $(\epsilon, \delta={float(DELTA):g})$-DP",
-        xlog=True,
-        ylog=True,
+        log="xy",
     )
     decorate(
         axes[1],

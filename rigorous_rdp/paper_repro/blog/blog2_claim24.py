@@ -111,8 +111,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         ylabel=r"RDP at order $\lambda$",
         title=rf"Claim 26 regime: $r = {float(C1):g}/\sigma$, $\lambda = \lfloor {float(C2):g}\,\sigma^2 \rfloor$",
         title_size=10,
-        xlog=True,
-        ylog=True,
+        log="xy",
     )
     axes[1].set_xticks(sig)
     from matplotlib import ticker as mticker

@@ -39,6 +39,8 @@ STEPS = 10
 #: noise levels of the 1-d cases proven by ``conjecture --prove`` (docs/blog_part2_conjecture.md,
 #: "The result"; drawn in the last row, not recomputed by this script)
 PROVEN_SIGMAS = [1.0, 2.0, 4.0]
+#: noise levels proven only for n = 2, m = 1 (lambda in {2, 3, 4}; drawn as an open circle)
+PROVEN_SIGMAS_N2 = [0.5]
 
 
 def witness(d: int) -> ProbeConfig:
@@ -148,7 +150,8 @@ def _regions(row, panels: list[dict]) -> None:
             # the cases `conjecture --prove` settles (n <= 4, m <= 2, lambda in {2, 3, 4}; one
             # holds-boxes certificate each, docs/blog_part2_conjecture.md), not computed here
             ax.plot(PROVEN_SIGMAS, [1] * len(PROVEN_SIGMAS), "o", color="tab:green", ms=8)
-            ax.text(0.27, 1.25, "green: proven for n <= 4, m <= 2 (--prove)", fontsize=7)
+            ax.plot(PROVEN_SIGMAS_N2, [1] * len(PROVEN_SIGMAS_N2), "o", mfc="none", color="tab:green", ms=8)
+            ax.text(0.27, 1.25, "green: proven for n <= 4, m <= 2 (--prove); open: n = 2 only", fontsize=7)
         ax.set_xscale("log")
         ax.set_xticks([0.25, 0.5, 1, 2, 4, 8], ["1/4", "1/2", "1", "2", "4", "8"])
         ax.minorticks_off()

@@ -87,8 +87,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         xlabel="epochs E",
         ylabel=f"epsilon at delta = {float(DELTA):g}",
         title=f"sigma = {SIGMA}, {t} steps per epoch (q = 1/{t}){fast_tag(fast)}",
-        xlog=True,
-        ylog=True,
+        log="xy",
         legend_loc="lower right",
     )
     data = {
