@@ -167,7 +167,7 @@ class ClosedForm:
     def delta_result(self, eps: Fraction) -> ExactDeltaResult:
         """The :class:`ExactDeltaResult` at ``eps``."""
         v = self.delta(eps)
-        if v.ball.is_finite() and v.ball.upper() < arb(2) ** -_TINY_DELTA_BITS:
+        if v.ball.is_finite() and 0 < v.ball.upper() < arb(2) ** -_TINY_DELTA_BITS:
             # an exact rational end of this size would take gigabytes (e^-5e9 needs a 7e9-bit
             # denominator): the bracket [0, 2^-(2^27)] holds, said in the description
             b = _bracket(Fraction(0), Fraction(1, 1 << _TINY_DELTA_BITS))
