@@ -1,5 +1,5 @@
-"""Issue 23 leftovers: delta at epsilon 0 (total variation), huge-exponent deltas, and the grid
-refinement of delta queries for pairs that only dominate, against independent values."""
+"""Issue 23 leftovers: delta at epsilon 0 (total variation) and huge-exponent deltas, against
+independent values."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import mpmath
 import pytest
 
-from rigorous_rdp import FixedSizeSampledEvent, GaussianEvent, RandomizedResponseEvent
+from rigorous_rdp import GaussianEvent, RandomizedResponseEvent
 from rigorous_rdp.pld import PldAccountant
 from rigorous_rdp.reference import pld as ref
 
@@ -84,21 +84,10 @@ def test_tiny_gaussian_delta_prints_promptly_and_brackets_the_truth():
     assert elapsed < 30  # was minutes (a power of ten of 21 million digits); ~1 s on a quiet machine
 
 
-def test_delta_of_a_dominating_pair_is_refined_to_its_own_delta():
-    """Fixed-size add/remove (pairs that only dominate: the Poisson pairs with sigma/2): the delta
-    query refines the grid by the pairs' own bracket, so the upper end is within 2% of the pairs'
-    delta (mpmath quadrature, both directions) and above it."""
-    sigma, b, n, steps, eps = F(2), 10, 100, 20, F(1, 2)
-    want = max(ref.poisson_gaussian_delta(F(b, n), sigma / 2, steps, eps, d, dps=15) for d in ("remove", "add"))
-    lo, up = _delta(FixedSizeSampledEvent(GaussianEvent(sigma), b, n), steps, eps)
-    assert lo == 0
-    assert want * (1 - mpmath.mpf(10) ** -8) <= up <= want * mpmath.mpf(1.02)
-
-
 def test_astronomically_small_gaussian_delta_is_bounded_promptly():
     """sigma 1e4, one step, epsilon 10: delta ~ 1e-2171472422 (its exact rational ends would need a
-    7e9-bit denominator); the bracket is [0, 2^-(2^27)], above the truth (log10 from mpmath)."""
-    from rigorous_rdp.pld.closed_form import GaussianComposition
+    7e9-bit denominator); the bracket is [0, 2^-TINY_BITS], above the truth (log10 from mpmath)."""
+    from rigorous_rdp.pld.closed_form import TINY_BITS, GaussianComposition
 
     t0 = time.perf_counter()
     res = GaussianComposition(F(1, 10**8)).delta_result(F(10)).delta
@@ -107,4 +96,4 @@ def test_astronomically_small_gaussian_delta_is_bounded_promptly():
         a = mpmath.mpf(10) / mpmath.mpf(10) ** -4
         log10_truth_bound = (-(a**2) / 2) / mpmath.log(10)  # delta <= Phi_bar(a) <= phi(a)/a < e^(-a^2/2)
         assert res.lo_exact == 0
-        assert res.up_exact == F(1, 2 ** (2**27)) and log10_truth_bound < -(2**27) * mpmath.log10(2)
+        assert res.up_exact == F(1, 2**TINY_BITS) and log10_truth_bound < -TINY_BITS * mpmath.log10(2)

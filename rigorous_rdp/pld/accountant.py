@@ -466,8 +466,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             lo_all, up_all = Fraction(0), Fraction(0)
             scale_bits, tail = 0, Fraction(0)
             for d in self._directions():
-                # a pair that only dominates: its own lower end guides the grid, it is not reported
-                U, L, scale_bits, tail = self._composed(d, n, tail_abs)
+                U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=tight)
                 lo = delta_lower(L, n, eps) if L is not None else Fraction(0)
                 up = _delta_upper(U, n, eps)
                 dirs[d] = (_bracket(lo if tight else Fraction(0), up), n)
@@ -476,7 +475,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             rel = float(up_all - lo_all) / float(up_all) if up_all > 0 else 0.0
             return res, rel, float(res.delta.rad())
 
-        res = self._best_over_grids(n, float(w), at_grid, refine_dominating=True)
+        res = self._best_over_grids(n, float(w), at_grid)
         return self._with_lower_end(res, lambda sub: _as_bracket(sub.get_delta_result(eps, w).delta).lo_exact)
 
     def get_delta(self, target_epsilon: object, width: object = None) -> Bracket:

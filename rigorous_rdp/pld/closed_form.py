@@ -84,8 +84,6 @@ _BIG = 1 << 16
 _TINY_MU = Fraction(1, 1 << 20)
 #: randomized response: profile values at the atoms decided in exact rationals up to this T
 EXACT_STEPS = 3000
-#: a delta below 2^-this is reported as the bracket [0, 2^-this] (exact rational ends of it would be huge)
-_TINY_DELTA_BITS = 1 << 27
 
 
 def _q(x: Fraction | int) -> arb:
@@ -94,8 +92,10 @@ def _q(x: Fraction | int) -> arb:
 
 
 #: bracket ends below 2^-TINY_BITS are replaced by 0 (lower) and 2^-TINY_BITS (upper): a Fraction
-#: with a denominator of 2^(10^30) (delta at an astronomically large epsilon) overflows
-TINY_BITS = 1 << 20
+#: with a denominator of 2^(10^30) (delta at an astronomically large epsilon) overflows, and one of
+#: 2^(7e9) (sigma 1e4, epsilon 10) takes minutes; 2^27 bits keep e.g. 5.28e-21714737 (sigma 1e4,
+#: epsilon 1; 72 million bits, 0.2 s) exact
+TINY_BITS = 1 << 27
 
 
 def _frac(x: arb) -> Fraction:
@@ -167,14 +167,6 @@ class ClosedForm:
     def delta_result(self, eps: Fraction) -> ExactDeltaResult:
         """The :class:`ExactDeltaResult` at ``eps``."""
         v = self.delta(eps)
-        if v.ball.is_finite() and 0 < v.ball.upper() < arb(2) ** -_TINY_DELTA_BITS:
-            # an exact rational end of this size would take gigabytes (e^-5e9 needs a 7e9-bit
-            # denominator): the bracket [0, 2^-(2^27)] holds, said in the description
-            b = _bracket(Fraction(0), Fraction(1, 1 << _TINY_DELTA_BITS))
-            what = f"{self.description}; delta below 2^-{_TINY_DELTA_BITS}: reported as that bound"
-            return ExactDeltaResult(
-                b, eps, 0, 0, Fraction(0), {"remove": (b, 0)}, exact=what, parameters=self.parameters()
-            )
         if v.ball.is_finite() and v.ball.upper() > arb(2) ** -10000:
             # exact rational ends clipped to [0, 1] (the ball's own ends may poke out by rounding)
             with workprec(v.prec + 64):
