@@ -279,7 +279,8 @@ class Poisson(Scheme):
             if base is not ev.GaussianEvent:  # pragma: no cover - no such row in SCHEMES
                 raise UnsupportedEventError(POISSON_GAUSSIAN_ONLY.format(what="replace-one adjacency"))
             prof = pp.replace_one_gaussian_profile(q, _sigma(event))
-            return DominatingPair(prof, prof, tight=False)
+            # attained: D = {C e_1, 0, ..., 0}, D' = {0, ..., 0} give the Poisson pair at sigma
+            return DominatingPair(prof, prof, False, pp.attained_replace_one(q, _sigma(event)), ("poisson-r1",))
         if q == 1:
             return self.noise.pld(event.event) if self.noise.pld else None
         if base is ev.GaussianEvent:
@@ -531,10 +532,12 @@ class FixedSize(Scheme):
 
         if self.adjacency is _R1:
             # the symmetrised Poisson pair with sigma/2 and q = |B|/|D| (proofs/verify_pld_pairs.py)
-            from .pld.pairs import replace_one_gaussian_profile
+            from .pld.pairs import attained_replace_one, replace_one_gaussian_profile
 
-            prof = replace_one_gaussian_profile(event.sampling_probability, _sigma(event))
-            return DominatingPair(prof, prof, tight=False)
+            q, s = event.sampling_probability, _sigma(event) / 2
+            prof = replace_one_gaussian_profile(q, _sigma(event))
+            # attained: D = {a, -a, ..., -a}, D' = {-a, ..., -a}, |a| = C give the Poisson pair at sigma/2
+            return DominatingPair(prof, prof, False, attained_replace_one(q, s), ("fswor-r1", event.dataset_size))
         # Birrell et al. Thm 3.1 argument for hockey-stick divergences (docs/pld.md,
         # proofs/verify_fswor_hockey_stick.py): remove direction dominated by the Poisson
         # remove pair, add direction by the Poisson add pair, both with noise sigma/2 and

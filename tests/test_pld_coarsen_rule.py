@@ -41,9 +41,8 @@ def _decay(spacing: F) -> int:
         return int(mpmath.floor(mpmath.exp(-mpmath.mpf(spacing.numerator) / spacing.denominator) * 2**B))
 
 
-def _rule_up(c: list[int], step: int, factor: int, n: int) -> list[int]:
-    """Each cell moves ceil(sum of c R_r / 2^B) of its atoms' mass to the next coarse point."""
-    R = _ratios(step, factor, n, True)
+def _cell_sums(c: list[int], factor: int, R: list[int]) -> tuple[int, list[int], list[int]]:
+    """The number of coarse cells, each cell's sum of c R_r and each cell's mass."""
     m = -(-len(c) // factor)
     weighted = [0] * m
     cells = [0] * m
@@ -51,6 +50,13 @@ def _rule_up(c: list[int], step: int, factor: int, n: int) -> list[int]:
         i, r = divmod(j, factor)
         weighted[i] += x * R[r]
         cells[i] += x
+    return m, weighted, cells
+
+
+def _rule_up(c: list[int], step: int, factor: int, n: int) -> list[int]:
+    """Each cell moves ceil(sum of c R_r / 2^B) of its atoms' mass to the next coarse point."""
+    R = _ratios(step, factor, n, True)
+    m, weighted, cells = _cell_sums(c, factor, R)
     new = [0] * (m + 1)
     for i in range(m):
         u = -(-weighted[i] // 2**B)
@@ -65,13 +71,7 @@ def _rule_down(c: list[int], step: int, factor: int, n: int) -> list[int]:
     held-back mass above, decayed by e^-H per cell)."""
     R = _ratios(step, factor, n, False)
     beta = _decay(F(factor * step, n))
-    m = -(-len(c) // factor)
-    weighted = [0] * m
-    cells = [0] * m
-    for j, x in enumerate(c):
-        i, r = divmod(j, factor)
-        weighted[i] += x * R[r]
-        cells[i] += x
+    m, weighted, cells = _cell_sums(c, factor, R)
     rows = [v // 2**B for v in weighted]
     allowed = [0] * m
     w = 0

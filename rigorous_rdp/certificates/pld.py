@@ -106,6 +106,8 @@ def make_pld_certificate(event: DpEvent, steps: int, delta: object, *, width: ob
         "directions": pld["directions"],
     }
     epsilon = res.epsilon.to_json()
+    if res.lower_end:  # pairs that only dominate: the verifier re-derives no lower end (an attained pair's)
+        epsilon["lower"] = "0"
     fields = {"method": method, "epsilon": epsilon, "precision": {"bits": res.epsilon.prec}}
     return seal(event, steps, d, lambda summary: claim_text(steps, summary, rat_text(d), epsilon), fields)
 

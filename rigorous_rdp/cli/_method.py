@@ -138,7 +138,9 @@ def text_line(res: dict[str, Any], key: str, given: str) -> str:
         line += f"\n  pld exact: {own['pld']['exact']}"
     else:
         line += f"\n  pld grid width {own['pld']['grid_width']}, masses at scale 2^-{own['pld']['scale_bits']}"
-        if own["pld"].get("width_reached") is False:
+        if own["pld"].get("lower_end"):
+            line += f"\n  lower end: {own['pld']['lower_end']}"
+        elif own["pld"].get("width_reached") is False:
             line += (
                 f"\n  requested width {own['pld']['requested_width']} not reached (the grid is capped by its cost;"
                 " the bracket is certified all the same)"

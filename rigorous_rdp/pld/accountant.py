@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, TypeVar
 
@@ -185,12 +186,49 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
     def _active(self) -> list[tuple[DominatingPair, int]]:
         return [(p, c) for p, c in self._events.values() if c > 0]
 
+    def _attained(self) -> bool:
+        """True if the ledger's pairs only dominate but every one names an attained pair of the same
+        datasets (``DominatingPair.attained``): composed, those give a lower end of the mechanism's."""
+        active = self._active()
+        keys = {pair.attained_key if pair.attained is not None else None for pair, _ in active}
+        return not self._tight() and len(keys) == 1 and None not in keys and () not in keys
+
+    def _lower_note(self, low_end: Fraction) -> str:
+        """``PldResult.lower_end`` of a ledger whose pairs only dominate ("" for attained pairs)."""
+        if self._tight():
+            return ""
+        if low_end > 0:
+            return (
+                "composition of the pair attained by one pair of neighbouring datasets (the pairs only dominate "
+                "this mechanism: the gap to the upper end is not the grid's)"
+            )
+        return "0 (the pairs only dominate this mechanism and no attained pair is known for this ledger)"
+
+    def _attained_accountant(self) -> PldAccountant:
+        """An accountant of the ledger's attained pairs as attained (tight) pairs (:meth:`_attained`
+        must hold): its brackets' lower ends are lower ends of the mechanism's optimal value."""
+        sub = PldAccountant(width=self.width, max_grid=self.max_grid, max_length=self.max_length, exact=False)
+        for leaf, (pair, c) in self._events.items():
+            if c > 0 and pair.attained is not None:
+                sub._events[leaf] = (DominatingPair(*pair.attained), c)
+        return sub
+
+    def _with_lower_end(self, res: _P, lower: Callable[[PldAccountant], Fraction]) -> _P:
+        """``res`` of pairs that only dominate, with the lower end ``lower(attained accountant)``
+        (or 0 without attained pairs) and its note."""
+        if self._tight():
+            return res
+        low = lower(self._attained_accountant()) if self._attained() else Fraction(0)
+        up = _as_bracket(res.value).up_exact
+        return replace(res, value=_bracket(min(low, up), up), lower_end=self._lower_note(low))
+
     # -- grids ----------------------------------------------------------------
 
-    def _parts(self, direction: str) -> list[tuple[Profile, int]]:
+    def _parts(self, direction: str, attained: bool = False) -> list[tuple[Profile, int]]:
         merged: dict[tuple, tuple[Profile, int]] = {}
         for pair, c in self._active():
-            prof = getattr(pair, direction)
+            att = pair.attained if attained else None
+            prof = getattr(pair, direction) if att is None else att[DIRECTIONS.index(direction)]
             p, k = merged.get(prof.key, (prof, 0))
             merged[prof.key] = (p, k + c)
         return list(merged.values())
@@ -224,12 +262,12 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         return U, L, scale_bits, comp_tail
 
     def _discretized(
-        self, direction: str, n: int, tail_abs: float, lower: bool = True, fast: bool = False
+        self, direction: str, n: int, tail_abs: float, lower: bool = True, fast: bool = False, attained: bool = False
     ) -> tuple[list[tuple[DiscretePld, int]], list[tuple[DiscretePld, int]] | None, int, Fraction]:
         """The discretised parts ``(uppers, lowers or None, scale_bits, composition tail)``
         of one direction on grid 1/n (lowers only if asked and certified for every part;
-        ``fast``: sparser vertices, see :meth:`_composed`)."""
-        parts = self._parts(direction)
+        ``fast``: sparser vertices, see :meth:`_composed`; ``attained``: of the attained pairs)."""
+        parts = self._parts(direction, attained)
         total = sum(c for _, c in parts)
         products = sum(2 * max(1, c.bit_length()) + 1 for _, c in parts)
         tail_step = tail_abs / max(1, total) / 4
@@ -332,7 +370,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             # a pair that only dominates is refined by its own bracket (its lower end is not reported)
             return res, pair_width, res.width()
 
-        return self._best_over_grids(n, float(w), at_grid, refine_dominating=True)
+        res = self._best_over_grids(n, float(w), at_grid, refine_dominating=True)
+        return self._with_lower_end(res, lambda sub: _as_bracket(sub.get_epsilon_result(delta, w).epsilon).lo_exact)
 
     def _best_over_grids(
         self, n: int, w: float, at_grid: Callable[[int], tuple[_P, float, float]], refine_dominating: bool = False
@@ -420,21 +459,24 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         n = self._initial_grid(w, 1e-5)
         tail_abs = 1e-30
 
+        tight = self._tight()
+
         def at_grid(n: int) -> tuple[PldDeltaResult, float, float]:
             dirs: dict[str, tuple[Bracket, int]] = {}
             lo_all, up_all = Fraction(0), Fraction(0)
             scale_bits, tail = 0, Fraction(0)
             for d in self._directions():
-                U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=self._tight())
+                U, L, scale_bits, tail = self._composed(d, n, tail_abs, lower=tight)
                 lo = delta_lower(L, n, eps) if L is not None else Fraction(0)
                 up = _delta_upper(U, n, eps)
-                dirs[d] = (_bracket(lo, up), n)
+                dirs[d] = (_bracket(lo if tight else Fraction(0), up), n)
                 lo_all, up_all = max(lo_all, lo), max(up_all, up)
-            res = PldDeltaResult(_bracket(lo_all, up_all), eps, n, scale_bits, tail, dirs)
+            res = PldDeltaResult(_bracket(lo_all if tight else Fraction(0), up_all), eps, n, scale_bits, tail, dirs)
             rel = float(up_all - lo_all) / float(up_all) if up_all > 0 else 0.0
             return res, rel, float(res.delta.rad())
 
-        return self._best_over_grids(n, float(w), at_grid)
+        res = self._best_over_grids(n, float(w), at_grid)
+        return self._with_lower_end(res, lambda sub: _as_bracket(sub.get_delta_result(eps, w).delta).lo_exact)
 
     def get_delta(self, target_epsilon: object, width: object = None) -> Bracket:
         """Certified bracket ``[lower, upper]`` of the optimal delta at ``target_epsilon``."""

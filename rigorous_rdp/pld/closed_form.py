@@ -92,8 +92,10 @@ def _q(x: Fraction | int) -> arb:
 
 
 #: bracket ends below 2^-TINY_BITS are replaced by 0 (lower) and 2^-TINY_BITS (upper): a Fraction
-#: with a denominator of 2^(10^30) (delta at an astronomically large epsilon) overflows
-TINY_BITS = 1 << 20
+#: with a denominator of 2^(10^30) (delta at an astronomically large epsilon) overflows, and one of
+#: 2^(7e9) (sigma 1e4, epsilon 10) takes minutes; 2^27 bits keep e.g. 5.28e-21714737 (sigma 1e4,
+#: epsilon 1; 72 million bits, 0.2 s) exact
+TINY_BITS = 1 << 27
 
 
 def _frac(x: arb) -> Fraction:
@@ -158,7 +160,9 @@ class ClosedForm:
         except ArithmeticError:
             return None  # undecided (an exact tie beyond the exact range): the grid path answers
         b = _bracket_of(v)
-        return ExactEpsilonResult(b, delta, 0, 0, Fraction(0), {"remove": (b, 0)}, self.description, self.parameters())
+        return ExactEpsilonResult(
+            b, delta, 0, 0, Fraction(0), {"remove": (b, 0)}, exact=self.description, parameters=self.parameters()
+        )
 
     def delta_result(self, eps: Fraction) -> ExactDeltaResult:
         """The :class:`ExactDeltaResult` at ``eps``."""
@@ -170,7 +174,9 @@ class ClosedForm:
             b = _bracket(max(Fraction(0), lo), min(Fraction(1), up))
         else:
             b = _bracket_of(v)
-        return ExactDeltaResult(b, eps, 0, 0, Fraction(0), {"remove": (b, 0)}, self.description, self.parameters())
+        return ExactDeltaResult(
+            b, eps, 0, 0, Fraction(0), {"remove": (b, 0)}, exact=self.description, parameters=self.parameters()
+        )
 
     def delta(self, eps: Fraction) -> Certified:
         """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about

@@ -232,6 +232,16 @@ def _coarse_array(cells: fmpz_poly, ups: fmpz_poly) -> fmpz_poly:
     return cells - ups + ups.left_shift(1)
 
 
+def _nothing_to_coarsen(pld: DiscretePld, factor: int) -> bool:
+    """Check ``factor`` and the time budget; True when coarsening would return ``pld`` itself."""
+    if factor < 1:
+        raise ValueError("pld: the coarsening factor must be >= 1")
+    if factor == 1 or pld.coeffs.length() == 0:
+        return True
+    budget.check("the PLD composition")
+    return False
+
+
 def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     r"""An upper PLD on every ``factor``-th point of ``pld``'s grid whose delta is at
     least ``pld``'s at every real epsilon (Fact 5): each atom is split between the coarse
@@ -244,11 +254,8 @@ def coarsen_up(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     :math:`R_r \le 2^B`) is computed on whole polynomials (FLINT, no per-atom Python)."""
     if not pld.upper:
         raise ValueError("pld: only an upper PLD can be coarsened by splitting atoms")
-    if factor < 1:
-        raise ValueError("pld: the coarsening factor must be >= 1")
-    if factor == 1 or pld.coeffs.length() == 0:
+    if _nothing_to_coarsen(pld, factor):
         return pld
-    budget.check("the PLD composition")
     ratios = _split_ratios(pld.step, factor, n)
     parts = _residues(pld.coeffs, factor)
     unit = 1 << _RATIO_BITS
@@ -279,11 +286,8 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     below their connect-the-dots shares exists)."""
     if pld.upper:
         raise ValueError("pld: coarsen_down is for lower PLDs (upper ones: coarsen_up)")
-    if factor < 1:
-        raise ValueError("pld: the coarsening factor must be >= 1")
-    if factor == 1 or pld.coeffs.length() == 0:
+    if _nothing_to_coarsen(pld, factor):
         return pld
-    budget.check("the PLD composition")
     ratios = _split_ratios(pld.step, factor, n, up=False)
     beta = _decay_lower(Fraction(factor * pld.step, n))
     parts = _residues(pld.coeffs, factor)

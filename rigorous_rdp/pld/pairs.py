@@ -49,6 +49,7 @@ from ..arith import workprec
 from .profiles import Profile, ProfilePoint, _q, _sf_cdf, poisson_gaussian_profile
 
 __all__ = [
+    "attained_replace_one",
     "finite_pair_profile",
     "poisson_laplace_profile",
     "poisson_randomized_response_profile",
@@ -350,3 +351,16 @@ def replace_one_gaussian_profile(q: Fraction, sigma: Fraction) -> Profile:
         return np.maximum(rd, ad), np.maximum(rl, al)
 
     return Profile(base.name, base.oracle, base.support, sd, sl, base.key, arrays)
+
+
+def attained_replace_one(q: Fraction, s: Fraction) -> tuple[Profile, Profile]:
+    r"""The output pair of one fixed pair of replace-one neighbours and its swap (remove, add):
+    the Poisson pair :math:`(qN(1, s^2) + (1-q)N(0, s^2), N(0, s^2))`.  Poisson sampling with
+    noise multiplier :math:`\sigma` attains it with :math:`s = \sigma` (D = {C e_1, 0, ..., 0},
+    D' = {0, ..., 0}), fixed-size sampling without replacement of B out of N with
+    :math:`s = \sigma/2`, q = B/N (D = {a, -a, ..., -a}, D' = {-a, ..., -a}, |a| = C: the batch
+    sums differ by 2a exactly when a is drawn; shift by Ba and scale by 1/(2C)).  The other
+    coordinates carry the same independent noise under both, so they do not change the
+    divergence.  Composed over steps on the same datasets, its epsilon is a LOWER bound of the
+    mechanism's (``proofs/verify_attained_pairs.py``)."""
+    return poisson_gaussian_profile(q, s, "remove"), poisson_gaussian_profile(q, s, "add")

@@ -105,11 +105,18 @@ class DominatingPair:
         add: the profile of the add direction.
         tight: False when the pairs only dominate the mechanism (FSwoR): then the lower end
             of a bracket bounds the pairs' epsilon, not the mechanism's, and is reported as 0.
+        attained: for a pair that only dominates, two profiles ``(remove, add)`` that ARE the
+            output pair of one fixed pair of neighbouring datasets (and its swap); composed over
+            a ledger whose pairs all name the same ``attained_key`` (the same datasets), their
+            lower end is a lower end of the mechanism's (:mod:`~rigorous_rdp.pld.accountant`).
+        attained_key: which pair of datasets attains ``attained``.
     """
 
     remove: Profile
     add: Profile
     tight: bool = True
+    attained: tuple[Profile, Profile] | None = None
+    attained_key: tuple = ()
 
 
 def _q(x: Fraction) -> arb:

@@ -49,12 +49,20 @@ class Bracket(Certified):
         return math.nextafter(f, math.inf) if Fraction(f) < self.up_exact else f
 
     def to_json(self, sig: int | None = None) -> dict:
-        from ..arith import round_decimal
+        from ..arith import _HUGE_BITS, decimal_lower, decimal_upper, round_decimal
 
         n = 17 if sig is None else sig
 
         def dec(x: Fraction, up: bool) -> str:
-            return "0" if x == 0 else round_decimal(x, n, up=up)
+            if x == 0:
+                return "0"
+            if max(x.numerator.bit_length(), x.denominator.bit_length()) > _HUGE_BITS:
+                # e.g. a delta of 1e-21714737: no power of ten of that size is built (a ball
+                # enclosing x, printed outward through its logarithm)
+                with workprec(128):
+                    ball = _frac_arb(x)
+                return decimal_upper(ball, n) if up else decimal_lower(ball, n)
+            return round_decimal(x, n, up=up)
 
         return {"lower": dec(self.lo_exact, False), "upper": dec(self.up_exact, True)}
 
@@ -106,6 +114,7 @@ class PldResult:
         scale_bits: S; masses are integers times :math:`2^{-S}`.
         tail: the tail mass budget (exact) used for truncation and range selection.
         directions: per direction, its bracket and the grid it was computed on.
+        lower_end: where the lower end comes from when the pairs only dominate ("" otherwise).
     """
 
     quantity: ClassVar[str]
@@ -119,9 +128,10 @@ class PldResult:
     scale_bits: int
     tail: Fraction
     directions: dict[str, tuple[Bracket, int]] = field(default_factory=dict)
+    lower_end: str = ""
 
     def to_json(self) -> dict:
-        return {
+        out = {
             self.quantity: self.value.to_json(),
             self.target_name: decimal_text(self.target),
             "method": "pld",
@@ -135,6 +145,9 @@ class PldResult:
                 },
             },
         }
+        if self.lower_end:
+            out["pld"]["lower_end"] = self.lower_end  # type: ignore[index]
+        return out
 
 
 class PldEpsilonResult(EpsilonQuantity, PldResult):
