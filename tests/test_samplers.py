@@ -296,8 +296,16 @@ def test_samplers_figure(source, tmp_path):
         no_amplification = _gaussian_epsilon(1 / mpmath.sqrt(e), mpmath.mpf(1) / 10**5)
         assert lower < no_amplification
         assert eps["balls-and-bins, RDP"][i] > 0
+        lo, up = eps["balls-and-bins, PLD (lower end)"][i], eps["balls-and-bins, PLD (upper end)"][i]
+        assert 0 < lo <= up <= eps["balls-and-bins, RDP"][i]  # the PLD bracket under the RDP bound
     if 10 in epochs:
         assert abs(eps["Poisson, PLD (upper end)"][epochs.index(10)] - 0.476) < 0.001  # issue 25: Poisson PLD 0.476
+        # issue 25: the float peer PLD_accounting brackets balls-and-bins in [0.4565, 0.4744]; width <= 0.01
+        lo, up = (
+            eps["balls-and-bins, PLD (lower end)"][epochs.index(10)],
+            eps["balls-and-bins, PLD (upper end)"][epochs.index(10)],
+        )
+        assert lo <= 0.4744 and up >= 0.4565 and up - lo <= 0.01
 
 
 def test_dp_accounting_adapter_takes_random_allocation():
