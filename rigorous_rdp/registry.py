@@ -195,9 +195,9 @@ def _shape(s: Scheme) -> str:
 
 def _refuse(shape: str, adjacency: Adjacency, near: list[Scheme]) -> NoReturn:
     """Raise UnsupportedEventError for ``shape`` with ``adjacency``, naming the rows of ``near``."""
-    labels = ", ".join(sorted(Row(s, c).label for s in near for c in s.bounds))
+    supported = " or ".join(sorted({s.adjacency.value for s in near}))
     raise UnsupportedEventError(
-        f"no certified bound for {shape} with {adjacency.value} adjacency (supported: {labels})"
+        f"no certified bound for {shape} with {adjacency.value} adjacency (supported: {supported} adjacency)"
     )
 
 

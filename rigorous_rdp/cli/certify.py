@@ -24,7 +24,7 @@ DESCRIPTION = (__doc__ or "").partition("\n\n")[2]
 
 def register(sub: Any) -> None:
     p = common.add_query_command(sub, "certify", run, text, "delta", help=HELP, description=DESCRIPTION)
-    p.add_argument("--out", required=True, metavar="FILE", help="where to write the certificate (JSON)")
+    p.add_argument("-o", "--out", required=True, metavar="FILE", help="where to write the certificate (JSON)")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
