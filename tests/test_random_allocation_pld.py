@@ -13,6 +13,7 @@ r"""Certified PLD bracket of balls-and-bins sampling of the Gaussian
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -232,6 +233,10 @@ def test_pld_calibration_of_balls_and_bins_is_decided():
     assert res.sigma_lower < res.sigma_upper
     step = res.sigma_upper - res.sigma_lower
     assert step.numerator == 1 and step.denominator in (10, 100, 1000, 10000)
+    # the digits decided are recorded: the grid step is one unit of the last of them
+    assert 2 <= res.sigma_digits <= 4 and res.to_json()["sigma_digits"] == res.sigma_digits
+    lead = math.floor(math.log10(float(res.sigma_upper)))  # the search's decade: this one or the one below
+    assert step in {Fraction(10) ** (k - res.sigma_digits + 1) for k in (lead - 1, lead)}
     rdp = RdpAccountant().compose(BallsAndBinsEvent(GaussianEvent(res.sigma_lower), 4), 1).get_epsilon("1e-5")
     assert float(rdp) > 1
 

@@ -29,6 +29,7 @@ How the work is shared between candidates:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,10 +66,14 @@ class PldSigmaCalibration:
     sigma_lower: Fraction
     at_upper: PldEpsilonResult
     at_lower: PldEpsilonResult
+    #: the significant digits of sigma decided (fewer than asked when a grid-built pair's floor kept
+    #: the decision open at the requested digits); 0 when not recorded
+    sigma_digits: int = 0
 
     def to_json(self) -> dict:
         return {
             "sigma": {"lower": decimal_text(self.sigma_lower), "upper": decimal_text(self.sigma_upper)},
+            **({"sigma_digits": self.sigma_digits} if self.sigma_digits else {}),
             "method": "pld",
             "epsilon_at_sigma": self.at_upper.to_json(),
             "epsilon_at_lower": self.at_lower.to_json(),
@@ -369,7 +374,7 @@ def calibrate_sigma_pld(
         step = _grid_step(hi, digits)
         s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
         try:
-            return prover.decide(s_hi, step)
+            return dataclasses.replace(prover.decide(s_hi, step), sigma_digits=digits)
         except PrecisionExhausted:
             if digits == last:
                 raise
