@@ -16,7 +16,7 @@ from rigorous_rdp import FixedSizeSampledEvent, GaussianEvent, PoissonSampledEve
 from rigorous_rdp.pld import PldAccountant
 from rigorous_rdp.pld.accountant import ATTAINED_REFINE
 from rigorous_rdp.reference import pld as ref
-from tests._cli import cmd, run_cli
+from _cli import cmd, run_cli
 
 R1 = "replace-one"
 FIG3 = "--sampling fswor --adjacency replace-one --sigma 6 --batch-size 120 --dataset-size 50000 --steps 104167"

@@ -207,6 +207,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
                 "composition of the pair attained by one pair of neighbouring datasets (the pairs only dominate "
                 "this mechanism: the gap to the upper end is not the grid's)"
             )
+        if self._attained():
+            return "0 (the pairs only dominate this mechanism, and the attained pair's lower end is 0 here)"
         return "0 (the pairs only dominate this mechanism and no attained pair is known for this ledger)"
 
     def _attained_accountant(self) -> PldAccountant:
@@ -486,7 +488,9 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
                 dirs[d] = (_bracket(lo if tight else Fraction(0), up), n)
                 lo_all, up_all = max(lo_all, lo), max(up_all, up)
             res = PldDeltaResult(_bracket(lo_all if tight else Fraction(0), up_all), eps, n, scale_bits, tail, dirs)
-            rel = float(up_all - lo_all) / float(up_all) if up_all > 0 else 0.0
+            # relative width; an upper end within the tail budget is at the floor of every grid (the mass moved
+            # to infinity), so a finer grid cannot narrow it: met (epsilon far beyond the losses, e.g. 1e6)
+            rel = float(up_all - lo_all) / float(up_all) if up_all > tail_abs else 0.0
             return res, rel, float(res.delta.rad())
 
         res = self._best_over_grids(n, float(w), at_grid)

@@ -361,7 +361,8 @@ def calibrate_sigma_pld(
         # FSwoR is accounted through pairs that only dominate it: their lower ends say
         # nothing about the mechanism, so "the next smaller sigma misses" is unprovable
         raise UnsupportedEventError(
-            "pld calibration supports events whose pairs are tight (not fswor: its Poisson pairs only dominate it)."
+            "pld calibration supports events whose pairs are tight (this event's pairs only dominate it: "
+            "fixed-size sampling, replace-one adjacency or random allocation with k > 1)."
         )
     Ef = float(E)
     hi, fine_n = _screen_guess(make_event, steps, delta, Ef, sigma_digits)
