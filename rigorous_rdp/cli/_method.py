@@ -134,7 +134,8 @@ def text_line(res: dict[str, Any], key: str, given: str) -> str:
     if chosen == "rdp":
         line += f"\n  {given}, order alpha = {own['alpha']}, conversion = {own['conversion']}"
         if "true_value" in res:  # the PLD's lower end bounds the true value from below
-            line += f"\n  true {key} in [{res['true_value']['lower']}, {res['true_value']['upper']}] (lower end: pld)"
+            low = res["true_value"]["lower"]
+            return line + others(res, key, lambda n: _OTHER[n], f"(larger; its lower end {low} bounds the true {key})")
         return line + others(res, key, lambda n: _OTHER[n])
     if "exact" in own["pld"]:
         line += f"\n  pld exact: {own['pld']['exact']}"

@@ -362,7 +362,7 @@ def calibrate_sigma_pld(
         # nothing about the mechanism, so "the next smaller sigma misses" is unprovable
         raise UnsupportedEventError(
             "pld calibration supports events whose pairs are tight (this event's pairs only dominate it: "
-            "fixed-size sampling, replace-one adjacency or random allocation with k > 1)."
+            "fixed-size sampling (fswor), replace-one adjacency or random allocation with k > 1)."
         )
     Ef = float(E)
     hi, fine_n = _screen_guess(make_event, steps, delta, Ef, sigma_digits)
