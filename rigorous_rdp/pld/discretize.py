@@ -41,8 +41,8 @@ tangent at a, evaluated at c) and :math:`B = -Q(L \ge \varepsilon_c)\Delta - (v(
 v(x_a)) \ge 0` (same with the left tangent at c, evaluated at a).  Since v lies above
 both tangents, chord minus v is at most
 :math:`\max_t \min(tA, (1-t)B) = AB/(A+B) \le \min(A, B)`.  When the profile is also known
-at grid points :math:`x_a = y_0 < y_1 < \dots < y_m = x_c` inside the interval (the lower
-pair may take its vertices on every s-th grid point only, see ``lower_step``), v lies above
+at points :math:`x_a = y_0 < y_1 < \dots < y_m = x_c` inside the interval (a vertex removed
+below, or the midpoints :math:`(i + 1/2)/N` of ``lower_mid``), v lies above
 every tangent at every :math:`y_j` (any subgradient :math:`-Q(L > \cdot)` or :math:`-Q(L \ge \cdot)`
 of the convex v), so on :math:`[y_j, y_{j+1}]` chord minus v is at most the minimum of the two
 linear functions chord minus the tangent at :math:`y_j` and chord minus the tangent at
@@ -58,11 +58,9 @@ top vertex (:math:`r_t = v(x_t)`, checked).  Every other vertex is checked
 :math:`w_i \ge \max(0, 1 - x_i)` and every mass :math:`\ge 0` in ball arithmetic; a
 vertex whose mass is not certainly non-negative is removed (the gaps are then
 recomputed on the wider interval, so the argument above still applies).  Then
-:math:`w` satisfies Fact 1 and :math:`w \le v`.  The vertices of the lower pair are any subset
-of the evaluated grid points (including both ends of the lower grid); on every s-th grid point
-(``lower_step`` s) its array is on the grid :math:`\{b + k s\}/N` and costs 1/s of the
-composition, while its error (about :math:`v''(s h)^2/24` on average over an interval instead
-of :math:`v''h^2/6` for s = 1 with end tangents only) stays the same for s = 2.
+:math:`w` satisfies Fact 1 and :math:`w \le v`.  Where v is smooth the deficit of w is
+largest at the vertices (:math:`R_i`): about :math:`v''h^2/4` with end tangents only and
+:math:`v''h^2/8` with the midpoint tangents.
 
 **Integer masses.**  Masses are scaled by :math:`2^S` and rounded outward (up for the
 upper pair, down for the lower pair) to integers; by monotonicity of
