@@ -83,6 +83,10 @@ from .profiles import Profile
 
 __all__ = ["DiscretePld", "discretize", "grid_range", "vertex_indices"]
 
+#: ``lower_mid`` evaluates the midpoints of the grid intervals whose end-tangent gap is at least this
+#: fraction of the largest one (tightness and speed only)
+MID_GAPS = 1e-2
+
 
 @dataclass(frozen=True)
 class DiscretePld:
@@ -247,7 +251,11 @@ def discretize(
         at = [2 * i for i in grid]
         lpts, lxs = pts, xs
         if lower and lower_mid:
-            mids = {2 * i + 1 for i, j in pairwise(grid) if j == i + 1}
+            # midpoints of neighbouring grid points whose end-tangent gap is at least MID_GAPS times the
+            # largest one (a choice: the deficits elsewhere are too small to matter)
+            g2 = [_gap(pts, xs, k, k + 1).mid() if grid[k + 1] == grid[k] + 1 else None for k in range(len(grid) - 1)]
+            top = max((g for g in g2 if g is not None), default=arb(0))
+            mids = {2 * grid[k] + 1 for k, g in enumerate(g2) if g is not None and g >= top * MID_GAPS}
             old_at = dict(zip(at, range(len(at)), strict=True))
             at = sorted(set(at) | mids)
             lpts, lxs = [], []
