@@ -145,9 +145,13 @@ def _our_peak_mb(steps: int) -> float:
     :func:`ours_pld` once (the benchmark process itself also holds the peers' arrays)."""
     import subprocess
 
+    # VmHWM (Linux): the high-water mark of this process image only (ru_maxrss may carry the forking
+    # parent's); ru_maxrss elsewhere
     code = (
         "import resource, sys; sys.path.insert(0, sys.argv[1]); from bench_pld import ours_pld; "
-        f"ours_pld({steps}); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+        f"ours_pld({steps}); st = open('/proc/self/status').read() if sys.platform == 'linux' else ''; "
+        "hwm = [ln.split()[1] for ln in st.splitlines() if ln.startswith('VmHWM:')]; "
+        "print(hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
     here = str(Path(__file__).resolve().parent)
     out = subprocess.run([sys.executable, "-c", code, here], capture_output=True, text=True, check=True)
