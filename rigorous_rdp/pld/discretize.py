@@ -369,22 +369,24 @@ def _lower(pts, xs, scale, verts: list[int] | None = None) -> list[fmpz]:
     vertices ``verts`` (indices into ``pts``, increasing; all by default): the masses, indexed as
     ``pts`` (0 off the final vertex set).
 
-    Vertices live in a doubly linked list over grid indices (:class:`_LowerHull`).  A vertex
-    that fails a check (its value below ``max(0, 1 - x)`` or a mass not certainly >= 0) is
-    removed and only its neighbours are re-checked; when an end condition fails the end
-    moves inwards.  Every check of the final vertex set has been done on the final
-    neighbours, so the argument of the module docstring applies to the result.
+    One pass checks every candidate (:func:`_lower_pass`); if some fail, the vertices live in a
+    doubly linked list over grid indices (:class:`_LowerHull`): a vertex that fails a check (its
+    value below ``max(0, 1 - x)`` or a mass not certainly >= 0) is removed and only its neighbours
+    are re-checked; when an end condition fails the end moves inwards.  A last pass checks every
+    vertex of the final set on its final neighbours and computes the masses, so the argument of the
+    module docstring applies to the result.
     """
     m = len(pts)
     verts = list(range(m)) if verts is None else verts
     if len(verts) < 2:
         raise ArithmeticError("pld: lower discretisation needs two grid points")
-    first = _lower_all_kept(pts, xs, scale, verts)
-    if first is not None:
-        return first
-    hull = _LowerHull(pts, xs, verts)
+    gaps: dict[tuple[int, int], arb] = {}
+    dense, failing = _lower_pass(pts, xs, scale, verts, gaps)
+    if dense is not None:
+        return dense
+    hull = _LowerHull(pts, xs, verts, gaps)
     prv, nxt, ends, alive = hull.prv, hull.nxt, hull.ends, hull.alive
-    work = list(verts)
+    work = failing
     for _ in range(4 * len(verts) + 10):
         budget.check("the PLD discretisation")
         failing = [i for i in sorted(set(work)) if i in alive and not hull.ok(i)]
@@ -408,7 +410,6 @@ def _lower(pts, xs, scale, verts: list[int] | None = None) -> list[fmpz]:
         work = [k for k in nb if k in alive]
     else:
         raise ArithmeticError("pld: lower discretisation did not converge")
-    # final full verification on the final vertex set (cheap relative to the search)
     order = []
     i = ends[0]
     while True:
@@ -416,59 +417,64 @@ def _lower(pts, xs, scale, verts: list[int] | None = None) -> list[fmpz]:
         if i == ends[1]:
             break
         i = nxt[i]
-    dense = [fmpz(0)] * m
-    for i in order:
-        if not hull.ok(i):
-            raise ArithmeticError("pld: lower discretisation not certified (grid too coarse)")
-        dense[i] = max(fmpz(0), _exact_int_down(hull.mass(i) * scale))
+    dense, _ = _lower_pass(pts, xs, scale, order, gaps)
+    if dense is None:
+        raise ArithmeticError("pld: lower discretisation not certified (grid too coarse)")
     return dense
 
 
-def _lower_all_kept(pts, xs, scale, verts: list[int]) -> list[fmpz] | None:
-    """The masses of :func:`_lower` when every candidate vertex passes its checks (the usual case),
-    in one pass: the same values, slopes, masses and checks as :class:`_LowerHull` on the full vertex
-    list (so the argument of the module docstring applies); ``None`` if any check fails."""
+def _lower_pass(
+    pts, xs, scale, verts: list[int], gaps: dict[tuple[int, int], arb]
+) -> tuple[list[fmpz] | None, list[int]]:
+    """One pass of the checks of :func:`_lower` on the vertex list ``verts`` (the values, slopes,
+    masses and checks of :class:`_LowerHull` for these neighbours): ``(masses, [])`` if every vertex
+    passes, else ``(None, failing vertices)``.  ``gaps`` caches :func:`_gap` by vertex pair."""
     k = len(verts)
-    gaps = [_gap(pts, xs, verts[j], verts[j + 1]) for j in range(k - 1)]
+    g = []
+    for j in range(k - 1):
+        key = (verts[j], verts[j + 1])
+        if key not in gaps:
+            gaps[key] = _gap(pts, xs, *key)
+        g.append(gaps[key])
     vals = [arb(1) - xs[verts[0]]]
     for j in range(1, k - 1):
-        vals.append(pts[verts[j]].delta - gaps[j - 1].max(gaps[j]))
+        vals.append(pts[verts[j]].delta - g[j - 1].max(g[j]))
     vals.append(arb(0))
     slopes = [arb(-1)]
     for j in range(k - 1):
         slopes.append((vals[j + 1] - vals[j]) / (xs[verts[j + 1]] - xs[verts[j]]))
     slopes.append(arb(0))
     dense = [fmpz(0)] * len(pts)
+    failing = []
     for j, i in enumerate(verts):
         if j % 256 == 0:
             budget.check("the PLD discretisation")
         mass = xs[i] * (slopes[j + 1] - slopes[j])
-        if not mass >= 0:
-            return None
         p = pts[i]
         if j == 0:
-            ok = p.dlow >= gaps[0]
+            ok = p.dlow >= g[0]
         elif j == k - 1:
-            ok = p.delta >= gaps[-1]
+            ok = p.delta >= g[-1]
         else:
-            r = gaps[j - 1].max(gaps[j])
+            r = g[j - 1].max(g[j])
             ok = p.delta >= r and p.dlow >= r
-        if not ok:
-            return None
-        dense[i] = max(fmpz(0), _exact_int_down(mass * scale))
-    return dense
+        if not (ok and mass >= 0):
+            failing.append(i)
+        elif not failing:
+            dense[i] = max(fmpz(0), _exact_int_down(mass * scale))
+    return (None, failing) if failing else (dense, [])
 
 
 class _LowerHull:
     """The vertices of :func:`_lower` (a doubly linked list over grid indices) and their checks."""
 
-    def __init__(self, pts: Any, xs: Any, verts: list[int]):
+    def __init__(self, pts: Any, xs: Any, verts: list[int], gaps: dict[tuple[int, int], arb]):
         self.pts, self.xs = pts, xs
         self.prv = dict(zip(verts[1:], verts[:-1], strict=True))
         self.nxt = dict(pairwise(verts))
         self.ends = [verts[0], verts[-1]]
         self.alive = set(verts)
-        self.gap_cache: dict = {}
+        self.gap_cache = gaps
         # val and slope_right depend only on a vertex's current neighbours (or on its being an
         # end): cached under that key, so a removal invalidates exactly the affected entries
         self.val_cache: dict = {}
