@@ -285,8 +285,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             thin = VERTEX_THIN if fast else 1e-9
             key = (prof.key, n, scale_bits, tail_step, lower, thin)
             if key not in self._cache:
-                # fast: midpoint tangents for the lower pair (a closer lower end for the evaluations)
-                self._cache[key] = _discretize(prof, n, scale_bits, tail_step, thin=thin, lower=lower, mid=fast)
+                # midpoint tangents for the lower pair: a lower end about three times closer
+                self._cache[key] = _discretize(prof, n, scale_bits, tail_step, thin=thin, lower=lower, mid=True)
             u, lo_pld = self._cache[key]
             ups.append((u, c))
             if lo_pld is None:
