@@ -13,14 +13,15 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
-from flint import arb, fmpq
+from flint import arb, fmpq, fmpz_poly
 
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent
 from rigorous_rdp.pld import PldAccountant
-from rigorous_rdp.pld.compose import delta_at
+from rigorous_rdp.pld.accountant import _eps_lower, _eps_upper
+from rigorous_rdp.pld.compose import _residues, delta_at, power
 from rigorous_rdp.pld.discretize import _gap, _maxmin_upper, discretize
-from rigorous_rdp.pld.profiles import poisson_gaussian_profile
+from rigorous_rdp.pld.profiles import gaussian_profile, poisson_gaussian_profile
 from rigorous_rdp.reference.pld import gaussian_delta, poisson_gaussian_delta, single_delta
 
 
@@ -117,20 +118,43 @@ def test_two_steps_bracket_contains_the_quadrature():
     assert d_lo >= limit * (1 - mpmath.mpf(10) ** -8)
 
 
-def test_gaussian_grid_bracket_contains_the_closed_form_and_is_narrow():
-    """The grid path (``exact=False``) for 500 Gaussians: the bracket holds the closed form's epsilon
-    and its lower end is within 0.6 of the width from it (about 0.36 with the midpoint tangents, about
-    0.67 with the end tangents only)."""
-    sigma, steps, delta = F(20), 500, F(1, 10**5)
-    acc = PldAccountant(width="0.01", exact=False).compose(GaussianEvent(sigma), steps)
-    res = acc.get_epsilon_result(delta)
-    lo, up = res.epsilon.lo_exact, res.epsilon.up_exact
+@pytest.mark.parametrize("mid", [False, True])
+def test_gaussian_grid_bracket_contains_the_closed_form(mid):
+    """500 Gaussians on a grid (both pairs composed exactly, no coarsening): the bracket holds the
+    closed form's epsilon; with the midpoint tangents the lower end is within 0.45 of the width from
+    it (about 0.36; about 0.67 with the end tangents only)."""
+    sigma, steps, delta, n = F(20), 500, F(1, 10**5), 1200
+    up1, lo1 = discretize(gaussian_profile(sigma), n, 64, 1e-18, thin=1e-5, lower_mid=mid)
+    tail = F(1, 10**16)
+    up_eps = _eps_upper(power(up1, steps, tail), n, delta)
+    lo_eps = _eps_lower(power(lo1, steps, tail), n, delta)
     with mpmath.workdps(40):
         target = mpmath.mpf(1) / 10**5
         truth = mpmath.findroot(lambda e: gaussian_delta(sigma, steps, e) - target, 1.0)
-        assert gaussian_delta(sigma, steps, up) <= target
-        assert gaussian_delta(sigma, steps, lo) >= target
-        lo_mp, up_mp = mpmath.mpf(lo.numerator) / lo.denominator, mpmath.mpf(up.numerator) / up.denominator
+        assert gaussian_delta(sigma, steps, up_eps) <= target
+        assert gaussian_delta(sigma, steps, lo_eps) >= target
+        lo_mp, up_mp = (
+            mpmath.mpf(lo_eps.numerator) / lo_eps.denominator,
+            mpmath.mpf(up_eps.numerator) / up_eps.denominator,
+        )
         assert lo_mp <= truth <= up_mp
-        assert up - lo <= F(1, 100)
-        assert truth - lo_mp <= 0.6 * float(up - lo)
+        share = float((truth - lo_mp) / (up_mp - lo_mp))
+    assert up_eps - lo_eps <= F(1, 100)
+    assert share <= 0.45 if mid else share >= 0.55
+
+
+@pytest.mark.parametrize("factor", [1, 2, 3, 4, 5, 8])
+def test_residues_are_the_strided_coefficients(factor):
+    """``compose._residues`` (strided copies in FLINT for small factors) against Python slicing."""
+    rng = random.Random(factor)
+    for length in (1, 2, 7, 64, 1001):
+        c = [rng.getrandbits(rng.choice([1, 30, 70])) for _ in range(length)]
+        got = _residues(fmpz_poly(c), factor)
+        assert [[int(x) for x in g.coeffs()] for g in got] == [_strip(c[r::factor]) for r in range(factor)]
+        assert all(g == fmpz_poly(c[r::factor]) for r, g in enumerate(got))  # normalised: equal as polynomials
+
+
+def _strip(c: list[int]) -> list[int]:
+    while c and c[-1] == 0:
+        c = c[:-1]
+    return c

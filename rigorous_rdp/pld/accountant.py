@@ -77,9 +77,8 @@ DIRECTIONS = ("remove", "add")
 #: about half of what the upper discretisation itself adds by the error model of ``_initial_grid``
 COARSEN_VAR = 0.09
 #: the same for the lower arrays (:func:`~rigorous_rdp.pld.compose.coarsen_down`), smaller: per unit of
-#: variance their coarsening errs about ten times more (0.05 with the midpoint tangents of the lower
-#: discretisation, which leave its lower end closer than 0.01 without them)
-COARSEN_VAR_LOWER = 0.05
+#: variance their coarsening errs about ten times more
+COARSEN_VAR_LOWER = 0.01
 #: the mass an epsilon query may move to +infinity in its tails and roundings (all steps and products
 #: together), relative to delta: it raises the upper delta by at most this (the default DP-SGD run: the upper
 #: epsilon by 1e-6; 1e-9 instead costs a third more time)
@@ -285,8 +284,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             thin = VERTEX_THIN if fast else 1e-9
             key = (prof.key, n, scale_bits, tail_step, lower, thin)
             if key not in self._cache:
-                # midpoint tangents for the lower pair: a lower end about three times closer
-                self._cache[key] = _discretize(prof, n, scale_bits, tail_step, thin=thin, lower=lower, mid=True)
+                self._cache[key] = _discretize(prof, n, scale_bits, tail_step, thin=thin, lower=lower)
             u, lo_pld = self._cache[key]
             ups.append((u, c))
             if lo_pld is None:
@@ -491,7 +489,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
 
 
 def _discretize(
-    prof: Profile, n: int, scale_bits: int, tail: float, *, thin: float = 1e-9, lower: bool = True, mid: bool = False
+    prof: Profile, n: int, scale_bits: int, tail: float, *, thin: float = 1e-9, lower: bool = True
 ) -> tuple[DiscretePld, DiscretePld | None]:
     """:func:`~rigorous_rdp.pld.discretize.discretize`, or the profile's own grid construction when it
     has one (``grid_plds``: random allocation, :mod:`~rigorous_rdp.pld.random_allocation`)."""
@@ -499,7 +497,7 @@ def _discretize(
     if own is not None:
         got: tuple[DiscretePld, DiscretePld | None] = own(n, scale_bits, tail, lower)
         return got
-    return discretize(prof, n, scale_bits, tail, thin=thin, lower=lower, lower_mid=mid)
+    return discretize(prof, n, scale_bits, tail, thin=thin, lower=lower)
 
 
 def _arb_lower_frac(x: arb) -> Fraction:

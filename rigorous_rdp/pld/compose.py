@@ -218,9 +218,26 @@ def _decay_lower(spacing: Fraction) -> int:
         return max(0, math.floor(-arb_upper_fraction(-v)))
 
 
+def _strided_deflate() -> bool:
+    """True if ``fmpz_poly.deflate(f)`` takes every f-th coefficient of any polynomial (FLINT's strided
+    copy; checked once on a polynomial that is not one in :math:`z^f`)."""
+    try:
+        return fmpz_poly([1, 2, 3, 4, 5]).deflate(2) + 0 == fmpz_poly([1, 3, 5])
+    except Exception:  # any refusal means: not usable
+        return False
+
+
+_DEFLATE = _strided_deflate()
+
+
 def _residues(poly: fmpz_poly, factor: int) -> list[fmpz_poly]:
     r"""The polynomials :math:`C_r` with ``poly`` :math:`= \sum_r z^r C_r(z^f)` (f = ``factor``):
-    coefficient i of :math:`C_r` is the atom at fine index :math:`i f + r`, in coarse cell i."""
+    coefficient i of :math:`C_r` is the atom at fine index :math:`i f + r`, in coarse cell i.
+
+    For small factors by shifts and strided copies in FLINT (no Python list of the coefficients)."""
+    if _DEFLATE and factor <= 4:
+        # ``+ 0`` normalises: the strided copy may end in zero coefficients
+        return [(poly.right_shift(r) if r else poly).deflate(factor) + 0 for r in range(factor)]
     cf = poly.coeffs()
     return [fmpz_poly(cf[r::factor]) for r in range(factor)]
 
@@ -308,9 +325,13 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     b = fmpz(beta)
     for i in range(m - 1, -1, -1):
         c = cd_rows[i]
-        u = c if c <= w else w
-        allowed[i] = u
-        w = (b * (c - u + w)) >> _RATIO_BITS
+        # u = min(c, w) and the next w is floor(beta (c - u + w) / 2^B), where c - u + w = max(c, w)
+        if c <= w:
+            allowed[i] = c
+            w = (b * w) >> _RATIO_BITS
+        else:
+            allowed[i] = w
+            w = (b * c) >> _RATIO_BITS
     return DiscretePld(
         pld.offset, _coarse_array(cells, fmpz_poly(allowed)), pld.scale_bits, pld.inf_mass, False, pld.step * factor
     )
