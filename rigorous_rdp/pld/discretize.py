@@ -219,7 +219,7 @@ def discretize(
 ) -> tuple[DiscretePld, DiscretePld | None]:
     """The upper and the lower discrete PLD of ``profile`` on the grid of width 1/n.
 
-    ``prec``: the working precision of the ball arithmetic (default from ``scale_bits``).
+    ``prec``: the working precision of the ball arithmetic (default 160 bits, more for a larger scale).
     ``lower_mid``: the profile is also evaluated halfway between neighbouring grid points where
     the vertices are dense, as tangent points of the lower pair's gaps (module docstring): about
     half its largest deficit (a lower end about three times closer to the truth for the DP-SGD
@@ -233,9 +233,7 @@ def discretize(
     b, t = grid_range(profile, n, tail)
     grid = vertex_indices(profile, n, b, t, thin)
     if prec is None:
-        # enough for the masses' balls to round to the same integers as at 160 bits in the tested cases
-        # (a wider ball only rounds a mass outward by a unit more: tightness, never validity)
-        prec = max(112, scale_bits + 48)
+        prec = max(160, scale_bits + 48)
     with workprec(prec):
         pts: list[Any] = []
         for i in grid:
@@ -271,7 +269,7 @@ def discretize(
         lo_at = [k for k, p in enumerate(at) if p % 2 == 0]
         if lower:
             try:
-                lo_m = _lower(lpts, lxs, scale, lo_at)
+                lo_m = _lower(lpts, lxs, scale, lo_at, inner=lower_mid)
             except ArithmeticError:
                 lo_m = None
     size = t - b + 1
@@ -325,10 +323,11 @@ def _maxmin_upper(a0: arb, a1: arb, b0: arb, b1: arb) -> arb:
     return bound.upper()
 
 
-def _gap(pts, xs, a: int, c: int) -> arb:
+def _gap(pts, xs, a: int, c: int, inner: bool = True) -> arb:
     """An exact number >= the largest gap between the chord of v on [x_a, x_c] and v (see the
-    module docstring), from the tangents at every evaluated point a, a + 1, ..., c."""
-    if c == a + 1:
+    module docstring), from the tangents at every evaluated point a, a + 1, ..., c (``inner``) or
+    at a and c only."""
+    if c == a + 1 or not inner:
         d = xs[c] - xs[a]
         dd = pts[c].delta - pts[a].delta
         A = dd + pts[a].qgt * d
@@ -364,10 +363,11 @@ def _gap(pts, xs, a: int, c: int) -> arb:
     return best.upper()
 
 
-def _lower(pts, xs, scale, verts: list[int] | None = None) -> list[fmpz]:
+def _lower(pts, xs, scale, verts: list[int] | None = None, inner: bool = False) -> list[fmpz]:
     """The lower construction of the module docstring, with local repair, on the candidate
     vertices ``verts`` (indices into ``pts``, increasing; all by default): the masses, indexed as
-    ``pts`` (0 off the final vertex set).
+    ``pts`` (0 off the final vertex set).  ``inner``: the gaps use the tangents at the points between
+    two vertices (:func:`_gap`).
 
     One pass checks every candidate (:func:`_lower_pass`); if some fail, the vertices live in a
     doubly linked list over grid indices (:class:`_LowerHull`): a vertex that fails a check (its
@@ -381,10 +381,10 @@ def _lower(pts, xs, scale, verts: list[int] | None = None) -> list[fmpz]:
     if len(verts) < 2:
         raise ArithmeticError("pld: lower discretisation needs two grid points")
     gaps: dict[tuple[int, int], arb] = {}
-    dense, failing = _lower_pass(pts, xs, scale, verts, gaps)
+    dense, failing = _lower_pass(pts, xs, scale, verts, gaps, inner)
     if dense is not None:
         return dense
-    hull = _LowerHull(pts, xs, verts, gaps)
+    hull = _LowerHull(pts, xs, verts, gaps, inner)
     prv, nxt, ends, alive = hull.prv, hull.nxt, hull.ends, hull.alive
     work = failing
     for _ in range(4 * len(verts) + 10):
@@ -417,14 +417,14 @@ def _lower(pts, xs, scale, verts: list[int] | None = None) -> list[fmpz]:
         if i == ends[1]:
             break
         i = nxt[i]
-    dense, _ = _lower_pass(pts, xs, scale, order, gaps)
+    dense, _ = _lower_pass(pts, xs, scale, order, gaps, inner)
     if dense is None:
         raise ArithmeticError("pld: lower discretisation not certified (grid too coarse)")
     return dense
 
 
 def _lower_pass(
-    pts, xs, scale, verts: list[int], gaps: dict[tuple[int, int], arb]
+    pts, xs, scale, verts: list[int], gaps: dict[tuple[int, int], arb], inner: bool
 ) -> tuple[list[fmpz] | None, list[int]]:
     """One pass of the checks of :func:`_lower` on the vertex list ``verts`` (the values, slopes,
     masses and checks of :class:`_LowerHull` for these neighbours): ``(masses, [])`` if every vertex
@@ -434,7 +434,7 @@ def _lower_pass(
     for j in range(k - 1):
         key = (verts[j], verts[j + 1])
         if key not in gaps:
-            gaps[key] = _gap(pts, xs, *key)
+            gaps[key] = _gap(pts, xs, *key, inner)
         g.append(gaps[key])
     vals = [arb(1) - xs[verts[0]]]
     for j in range(1, k - 1):
@@ -468,8 +468,8 @@ def _lower_pass(
 class _LowerHull:
     """The vertices of :func:`_lower` (a doubly linked list over grid indices) and their checks."""
 
-    def __init__(self, pts: Any, xs: Any, verts: list[int], gaps: dict[tuple[int, int], arb]):
-        self.pts, self.xs = pts, xs
+    def __init__(self, pts: Any, xs: Any, verts: list[int], gaps: dict[tuple[int, int], arb], inner: bool):
+        self.pts, self.xs, self.inner = pts, xs, inner
         self.prv = dict(zip(verts[1:], verts[:-1], strict=True))
         self.nxt = dict(pairwise(verts))
         self.ends = [verts[0], verts[-1]]
@@ -483,7 +483,7 @@ class _LowerHull:
     def gap(self, a: int, c: int) -> arb:
         key = (a, c)
         if key not in self.gap_cache:
-            self.gap_cache[key] = _gap(self.pts, self.xs, a, c)
+            self.gap_cache[key] = _gap(self.pts, self.xs, a, c, self.inner)
         got: arb = self.gap_cache[key]
         return got
 
