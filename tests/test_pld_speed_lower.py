@@ -19,7 +19,7 @@ from rigorous_rdp.arith import workprec
 from rigorous_rdp.events import GaussianEvent, PoissonSampledEvent
 from rigorous_rdp.pld import PldAccountant
 from rigorous_rdp.pld.accountant import _eps_lower, _eps_upper
-from rigorous_rdp.pld.compose import _residues, delta_at, power
+from rigorous_rdp.pld.compose import _residues, _trim_poly, delta_at, power
 from rigorous_rdp.pld.discretize import _gap, _maxmin_upper, discretize
 from rigorous_rdp.pld.profiles import gaussian_profile, poisson_gaussian_profile
 from rigorous_rdp.reference.pld import gaussian_delta, poisson_gaussian_delta, single_delta
@@ -158,3 +158,33 @@ def _strip(c: list[int]) -> list[int]:
     while c and c[-1] == 0:
         c = c[:-1]
     return c
+
+
+def _trim_rule(c: list[int], tail: int, up: bool) -> tuple[int, list[int], int]:
+    """The trimming rule of ``compose._trim_poly`` applied one coefficient at a time in Python."""
+    lo, low = 0, 0
+    while lo < len(c) - 1 and low + c[lo] <= tail:
+        low += c[lo]
+        lo += 1
+    rest = c[lo:]
+    m, high = 0, 0
+    while m < len(rest) - 1 and high + rest[-1 - m] <= tail:
+        high += rest[-1 - m]
+        m += 1
+    kept = rest[: len(rest) - m]
+    if up:
+        kept[0] += low
+        return lo, _strip(kept), high
+    return lo, _strip(kept), 0
+
+
+def test_trim_matches_the_one_by_one_rule():
+    rng = random.Random(5)
+    for _ in range(1500):
+        c = [rng.choice([0, 0, 1, rng.getrandbits(10), rng.getrandbits(40)]) for _ in range(rng.choice([1, 2, 5, 80]))]
+        c[-1] = c[-1] or 1  # a polynomial's top coefficient is not zero
+        tail = rng.choice([0, 1, 7, 2**12, 2**41, 10**20])
+        up = rng.random() < 0.5
+        off, kept, moved = _trim_poly(10, fmpz_poly(c), tail, up, 3)
+        lo, want, want_moved = _trim_rule(list(c), tail, up)
+        assert (off, [int(x) for x in kept.coeffs()], moved) == (10 + 3 * lo, want, want_moved)

@@ -116,26 +116,32 @@ def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
     return poly // (1 << bits)
 
 
-def _last_at_most(f, limit: int, n: int) -> int:
+def _last_at_most(f, limit: int, n: int) -> tuple[int, int]:
     """Largest k in ``[0, n]`` with ``f(k) <= limit`` for a non-decreasing integer ``f`` with
-    ``f(0) = 0 <= limit``: galloping from 0 then bisection, so the cost is a few
+    ``f(0) = 0 <= limit``, and ``f(k)``: galloping from 0 then bisection, so the cost is a few
     evaluations of size about the answer (the trimmed tails are short)."""
     if n <= 0:
-        return 0
+        return 0, 0
+    seen = {0: 0}
+
+    def ok(k: int) -> bool:
+        seen[k] = f(k)
+        return seen[k] <= limit
+
     good, bad = 0, 1
-    while bad <= n and f(bad) <= limit:
+    while bad <= n and ok(bad):
         good, bad = bad, 2 * bad
     if bad > n:
-        if f(n) <= limit:
-            return n
+        if ok(n):
+            return n, seen[n]
         bad = n
     while bad - good > 1:
         mid = (good + bad) // 2
-        if f(mid) <= limit:
+        if ok(mid):
             good = mid
         else:
             bad = mid
-    return good
+    return good, seen[good]
 
 
 def _trim_poly(
@@ -155,12 +161,10 @@ def _trim_poly(
     n = poly.length()
     if n == 0:
         return pld_offset, poly, 0
-    lo = _last_at_most(lambda k: int(poly.truncate(k)(1)) if k else 0, tail_units, n - 1)
-    low_moved = int(poly.truncate(lo)(1)) if lo else 0
+    lo, low_moved = _last_at_most(lambda k: int(poly.truncate(k)(1)) if k else 0, tail_units, n - 1)
     rest = poly.right_shift(lo) if lo else poly
     r = n - lo
-    m = _last_at_most(lambda k: int(rest.right_shift(r - k)(1)) if k else 0, tail_units, r - 1)
-    high_moved = int(rest.right_shift(r - m)(1)) if m else 0
+    m, high_moved = _last_at_most(lambda k: int(rest.right_shift(r - k)(1)) if k else 0, tail_units, r - 1)
     kept = rest.truncate(r - m) if m else rest
     if up:
         if low_moved:
