@@ -29,6 +29,7 @@ How the work is shared between candidates:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections.abc import Callable
@@ -53,6 +54,7 @@ from .accountant import (
 from .compose import Coarsening, compose_all, products
 from .discretize import grid_range
 from .profiles import Profile, poisson_gaussian_profile
+from .random_allocation import coarse_sum_grid, float_loss_masses, lower_only, sparse_tail
 
 __all__ = ["PldSigmaCalibration", "calibrate_sigma_pld", "float_epsilon"]
 
@@ -136,7 +138,12 @@ _SCREEN_BITS = 64
 
 def _grid_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarray, float]:
     """Float masses of a profile built on the grid (random allocation: no float profile of its own):
-    the mean of its certified upper and lower arrays on the grid 1/n (an estimate)."""
+    the mean of its certified upper and lower arrays on the grid 1/n (an estimate); balls-and-bins
+    (k = 1): the float law of :func:`~rigorous_rdp.pld.random_allocation.float_loss_masses`."""
+    key = profile.key
+    if key[0] == "random-allocation-gaussian" and key[3] == 1:
+        _, sig, t, _, direction = key
+        return float_loss_masses(float(sig), int(t), direction, n)
     up, lo = profile.grid_plds(n, _SCREEN_BITS, tail, True)  # type: ignore[attr-defined]
     arrays = [up] if lo is None else [up, lo]
     b = min(a.offset for a in arrays)
@@ -176,6 +183,15 @@ _MAX_STEP_POINTS = 200_000
 
 #: the largest FFT length of the float screen (about 0.5 GB of complex spectra at 2^24)
 _SCREEN_MAX = 1 << 23
+
+
+#: relative errors of a grid-built pair's certified upper and lower ends that finer loss grids do not
+#: remove (balls-and-bins, sigma about 1, 1 to 100 epochs: at most about 3e-4 and 1e-3 measured), below
+#: which a decision is not attempted (a choice only, see ``_Prover.promising``)
+_FLOOR_UPPER = 1.5e-4
+_FLOOR_LOWER = 4e-4
+#: the relative vertex spacing of one coordinate's far tail in the calibration's S-laws (``sparse_tail``)
+_SPARSE_REL = 0.005
 
 
 class _ScreenTooLarge(Exception):
@@ -245,6 +261,8 @@ class _Candidate:
         self.scale_bits = 0
         self.tail = Fraction(0)
         self.screen: dict[str, float] = {}
+        #: a pair built on the grid (random allocation): its S-laws cost most of a decision
+        self.grid_built = any(_grid_built(self.acc._parts(d)) for d in self.acc._directions())
 
     def screen_eps(self, n: int, dirs: tuple[str, ...] | None = None, proxy: bool = False) -> float:
         """Float estimate of epsilon (max over ``dirs``, default all directions): Richardson
@@ -297,7 +315,9 @@ class _Candidate:
         ``target``."""
         best = Fraction(0)
         for d in self._order():
-            _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True, fast=True)
+            # grid-built pairs: only the lower S-law is built (the upper array is not used here)
+            with lower_only() if self.grid_built else contextlib.nullcontext():
+                _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True, fast=True)
             if los is None:
                 continue
             coarse = Coarsening(n, self.acc.coarsen_var_lower)
@@ -313,7 +333,18 @@ class _Candidate:
 
     def result(self) -> PldEpsilonResult:
         """The bracket ``[best lower end, best certified upper end]``; a missing end is
-        computed on a coarse grid (valid, not tight)."""
+        computed on a coarse grid (valid, not tight; grid-built pairs: on S-laws 4 times
+        coarser too, :func:`~rigorous_rdp.pld.random_allocation.coarse_sum_grid`)."""
+        with coarse_sum_grid(4) if self.grid_built else contextlib.nullcontext():
+            return self._result()
+
+    def initial_grid(self, width: Fraction) -> int:
+        """The accountant's first grid for ``width`` (its error model reads a coarse array of each
+        pair: grid-built pairs on coarser S-laws, a choice only)."""
+        with coarse_sum_grid(4) if self.grid_built else contextlib.nullcontext():
+            return self.acc._initial_grid(width, float(self.delta))
+
+    def _result(self) -> PldEpsilonResult:
         if self.up is None:
             n = max(50, self.grid // 3)
             while self.up is None:
@@ -369,12 +400,19 @@ def calibrate_sigma_pld(
     # a pair built on the grid (random allocation) has a bracket whose width does not fall to 0 with
     # the loss grid (its S-law has its own grid): near the target a decision can stay open on every
     # loss grid, and a coarser sigma grid (one digit fewer, down to 2) moves the candidates away from it
-    last = sigma_digits if not _grid_built_event(prover) else max(min(2, sigma_digits), sigma_digits - 2)
+    grid_built = _grid_built_event(prover)
+    last = sigma_digits if not grid_built else min(2, sigma_digits)
     for digits in range(sigma_digits, last - 1, -1):
         step = _grid_step(hi, digits)
         s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
+        if grid_built and digits > last and not prover.promising(s_hi, step):
+            progress.note(f"{digits} significant digits of sigma are below the S-law grid's resolution here")
+            continue
         try:
-            return dataclasses.replace(prover.decide(s_hi, step), sigma_digits=digits)
+            # grid-built pairs: one coordinate's far tail on sparser vertices (the same brackets to about
+            # 1e-6 at a fraction of the arb work)
+            with sparse_tail(_SPARSE_REL) if grid_built else contextlib.nullcontext():
+                return dataclasses.replace(prover.decide(s_hi, step), sigma_digits=digits)
         except PrecisionExhausted:
             if digits == last:
                 raise
@@ -566,13 +604,19 @@ class _Prover:
         # the error model splits a bracket's width about 1 : 2 between the upper and the
         # lower end, so this width puts the end asked for at about half of ``need``
         w = self.w0 if self.w0 is not None else Fraction(max(1e-7, min(0.05, (1.5 if upper else 0.75) * need)))
-        n = c.acc._initial_grid(w, float(self.delta))
+        n = c.initial_grid(w)
         val: Fraction = Fraction(0)
-        capped = False
+        prev: Fraction | None = None
+        capped = stalled = False
         for _ in range(max_rounds):
             val = c.upper(n, E) if upper else c.lower(n, E)
             if (val <= E) if upper else (val > E):
                 return True
+            if c.grid_built and prev is not None and abs(val - prev) < abs(val - E) / 4:
+                # the S-law's own grid limits this end (a finer loss grid moves it little): give up early
+                stalled = True
+                break
+            prev = val
             err = max(abs(float(val) - est), need)
             want = max(n * 5 // 4 + 1, math.ceil(n * math.sqrt(err / (0.6 * need))))
             cap = n * _MAX_STEP_POINTS // max(1, self.points_per_step(c, n))
@@ -582,12 +626,28 @@ class _Prover:
             n = min(want, cap)
         end = "upper" if upper else "lower"
         side = "above" if upper else "not above"
-        why = f"a finer grid would exceed {_MAX_STEP_POINTS} points per step" if capped else f"{max_rounds} grids tried"
+        why = (
+            f"a finer grid would exceed {_MAX_STEP_POINTS} points per step"
+            if capped
+            else "the end stopped moving with the loss grid"
+            if stalled
+            else f"{max_rounds} grids tried"
+        )
         self.undecided.append(
             f"at sigma = {decimal_text(s)} the certified {end} end of epsilon is {float(val):.9g}, {side} the "
             f"target {float(E):.9g}, on grid 1/{n}; the float estimate {est:.9g} is {need:.2g} from the target; {why}"
         )
         return False
+
+    def promising(self, s_hi: Fraction, step: Fraction) -> bool:
+        """Whether the float screen puts the candidates ``s_hi`` and ``s_hi - step`` far enough from
+        the target for a grid-built pair's certified ends (whose error does not fall below about
+        :data:`_FLOOR_UPPER` / :data:`_FLOOR_LOWER` times epsilon, the S-law's own grid) to decide them:
+        a choice only, which spares hopeless certified work."""
+        if s_hi - step <= 0:
+            return False
+        hi, lo = self.cand(s_hi)[1], self.cand(s_hi - step)[1]
+        return hi <= self.Ef * (1 - _FLOOR_UPPER) and lo > self.Ef * (1 + _FLOOR_LOWER)
 
     def decide(self, s_hi: Fraction, step: Fraction) -> PldSigmaCalibration:
         """From the guess ``s_hi`` on the sigma grid of ``step``: the smallest grid sigma proven to
