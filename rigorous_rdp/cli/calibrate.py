@@ -139,6 +139,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def _after(res: dict[str, Any]) -> str:
+    """"after 10 steps", or for an epoch-based sampling "after 10 epochs of 1000 steps"."""
+    mech = res.get("mechanism", {})
+    if mech.get("epochs") is not None and mech.get("steps_per_epoch") is not None:
+        return f"after {res['steps']} epochs of {mech['steps_per_epoch']} steps"
+    return f"after {res['steps']} steps"
+
+
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     if res["mode"] == "max-steps":
         line = (
@@ -159,13 +167,13 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
         line = (
             f"sigma = {s['upper']}  ({label}certified epsilon bracket "
             f"{common.fmt_interval(own['epsilon_at_sigma']['epsilon'])} <= {res['epsilon']} at delta = {res['delta']} "
-            f"after {res['steps']} steps)\n  sigma = {s['lower']} does not meet it: the true optimal epsilon is in "
+            f"{_after(res)})\n  sigma = {s['lower']} does not meet it: the true optimal epsilon is in "
             f"{common.fmt_interval(own['epsilon_at_lower']['epsilon'])}"
         )
     else:
         line = (
             f"sigma = {s['upper']}  ({label}certified epsilon {common.fmt_interval(own['epsilon_at_sigma']['epsilon'])} <= "
-            f"{res['epsilon']} at delta = {res['delta']} after {res['steps']} steps)"
+            f"{res['epsilon']} at delta = {res['delta']} {_after(res)})"
         )
         if own["epsilon_at_lower"]:
             line += f"\n  sigma = {s['lower']} does not meet it: epsilon {common.fmt_interval(own['epsilon_at_lower']['epsilon'])}"
