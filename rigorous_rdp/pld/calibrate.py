@@ -190,6 +190,8 @@ _SCREEN_MAX = 1 << 23
 #: which a decision is not attempted (a choice only, see ``_Prover.promising``)
 _FLOOR_UPPER = 1.5e-4
 _FLOOR_LOWER = 4e-4
+#: the most grid points of one coordinate in the S-laws of ends that decide nothing (reports, first grids)
+_COARSE_POINTS = 20_000
 #: the relative vertex spacing of one coordinate's far tail in the calibration's S-laws (``sparse_tail``)
 _SPARSE_REL = 0.005
 
@@ -333,31 +335,37 @@ class _Candidate:
 
     def result(self) -> PldEpsilonResult:
         """The bracket ``[best lower end, best certified upper end]``; a missing end is
-        computed on a coarse grid (valid, not tight; grid-built pairs: on S-laws 4 times
-        coarser too, :func:`~rigorous_rdp.pld.random_allocation.coarse_sum_grid`)."""
-        with coarse_sum_grid(4) if self.grid_built else contextlib.nullcontext():
-            return self._result()
+        computed on a coarse grid (valid, not tight; grid-built pairs: on coarser S-laws too,
+        :func:`~rigorous_rdp.pld.random_allocation.coarse_sum_grid`, the lower end finer again if the
+        coarsest degenerates, and 0 if that does too: a report only)."""
+        if self.up is None:
+            n = max(50, self.grid // 3)
+            with coarse_sum_grid(4, _COARSE_POINTS) if self.grid_built else contextlib.nullcontext():
+                while self.up is None:
+                    self.upper(n, Fraction(10**9))
+        up = self.up
+        if self.lo == 0 and self.acc._tight():
+            # a lower end for the report (coarse grid: valid, not tight)
+            grids = [coarse_sum_grid(4, p * _COARSE_POINTS) for p in (1, 4)] if self.grid_built else [None]
+            for ctx in grids:
+                try:
+                    with ctx or contextlib.nullcontext():
+                        for k in (8, 2):  # coarse first; a grid too coarse for the lower construction gives 0
+                            if self.lower(max(50, self.grid // k), up) > 0:
+                                break
+                    break
+                except ArithmeticError:  # an S-law too coarse for the lower construction: finer, then 0
+                    if ctx is None:
+                        raise
+        # per direction: the lower end found (any grid) and the upper end with its grid
+        dirs = {d: (_bracket(min(self.lo_dirs.get(d, Fraction(0)), u), u), g) for d, (u, g) in self.up_dirs.items()}
+        return PldEpsilonResult(_bracket(min(self.lo, up), up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
 
     def initial_grid(self, width: Fraction) -> int:
         """The accountant's first grid for ``width`` (its error model reads a coarse array of each
         pair: grid-built pairs on coarser S-laws, a choice only)."""
-        with coarse_sum_grid(4) if self.grid_built else contextlib.nullcontext():
+        with coarse_sum_grid(8, _COARSE_POINTS) if self.grid_built else contextlib.nullcontext():
             return self.acc._initial_grid(width, float(self.delta))
-
-    def _result(self) -> PldEpsilonResult:
-        if self.up is None:
-            n = max(50, self.grid // 3)
-            while self.up is None:
-                self.upper(n, Fraction(10**9))
-        up = self.up
-        if self.lo == 0 and self.acc._tight():
-            # a lower end for the report (coarse grid: valid, not tight)
-            for k in (8, 2):  # coarse first; a grid too coarse for the lower construction gives 0
-                if self.lower(max(50, self.grid // k), up) > 0:
-                    break
-        # per direction: the lower end found (any grid) and the upper end with its grid
-        dirs = {d: (_bracket(min(self.lo_dirs.get(d, Fraction(0)), u), u), g) for d, (u, g) in self.up_dirs.items()}
-        return PldEpsilonResult(_bracket(min(self.lo, up), up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
 
 
 def calibrate_sigma_pld(

@@ -505,7 +505,7 @@ def sum_law_parameters(
     # a few cache keys only; below MIN_TAIL the cut grows long for little gain (the P-mass moved to
     # +infinity is bounded exactly whatever the choice)
     tail = float(10 ** math.floor(math.log10(max(float(tail), MIN_TAIL))))
-    h = grid_step(Fraction(sigma), t) * coarse
+    h = grid_step(Fraction(sigma), t)
     g = _choose_cut(Fraction(sigma), t, tail)
     if g / float(h) > MAX_POINTS:  # small noise: a coarser grid (looser, never invalid) within the cost cap
         h = Fraction(math.ceil(g / MAX_POINTS * 64), 64)
@@ -520,6 +520,10 @@ def sum_law_parameters(
             )
             exc.reason = "the likelihood ratio is too wide for its grid at this noise"  # type: ignore[attr-defined]
             raise exc
+    most = _COARSE_POINTS.get()
+    if most and coarse > 1:
+        coarse = max(coarse, math.ceil(g / float(h) / most))
+    h *= coarse  # after the cost cap, so that a coarser grid is one
     m = math.ceil(g / float(h))
     products = 2 * max(1, t.bit_length())
     budget = int(Fraction(tail) * _TRIM_SHARE / (products * max(1, math.ceil(h * m))) * (1 << SUM_BITS))
@@ -530,6 +534,7 @@ _LOCK = threading.Lock()
 _CACHE: dict[tuple, SumLaw] = {}
 _COARSE: contextvars.ContextVar[int] = contextvars.ContextVar("sum_grid_coarse", default=1)
 _LOWER_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("lower_only", default=False)
+_COARSE_POINTS: contextvars.ContextVar[int] = contextvars.ContextVar("sum_grid_points", default=0)
 _SPARSE: contextvars.ContextVar[float] = contextvars.ContextVar("sparse_tail", default=0.0)
 
 
@@ -547,14 +552,16 @@ def sparse_tail(rel: float) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def coarse_sum_grid(factor: int) -> Iterator[None]:
+def coarse_sum_grid(factor: int, most: int = 0) -> Iterator[None]:
     """Inside: the S-laws are built on a grid ``factor`` times coarser (:func:`sum_law_parameters`;
     a looser bracket at a fraction of the cost, as valid: the calibration's reported ends that decide
-    nothing)."""
+    nothing), and coarser still if one coordinate would keep more than ``most`` grid points (0: no limit)."""
     token = _COARSE.set(int(factor))
+    token2 = _COARSE_POINTS.set(int(most))
     try:
         yield
     finally:
+        _COARSE_POINTS.reset(token2)
         _COARSE.reset(token)
 
 
@@ -717,8 +724,9 @@ def float_sum_law(sigma: float, t: int) -> tuple[float, int, np.ndarray]:
     s = 1.0 / sigma  # log Y ~ N(mu, s^2), E Y = 1
     mu = -0.5 * s * s
     hq, mq, _, _, _ = sum_law_parameters(Fraction(sigma).limit_denominator(10**9), t, 1e-12)
-    h = float(hq) / SCREEN_REFINE
-    m = mq * SCREEN_REFINE
+    refine = SCREEN_REFINE if mq <= 100_000 else 1  # long grids (small noise): the certified grid itself
+    h = float(hq) / refine
+    m = mq * refine
     edges = np.arange(m + 1) * h
     with np.errstate(divide="ignore"):
         z = (np.log(edges) - mu) / s
