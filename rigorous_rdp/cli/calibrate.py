@@ -143,7 +143,8 @@ def _after(res: dict[str, Any]) -> str:
     """"after 10 steps", or for an epoch-based sampling "after 10 epochs of 1000 steps"."""
     mech = res.get("mechanism", {})
     if mech.get("epochs") is not None and mech.get("steps_per_epoch") is not None:
-        return f"after {res['steps']} epochs of {mech['steps_per_epoch']} steps"
+        unit = "epoch" if res["steps"] == 1 else "epochs"
+        return f"after {res['steps']} {unit} of {mech['steps_per_epoch']} steps"
     return f"after {res['steps']} steps"
 
 
