@@ -8,6 +8,7 @@ accountant's bracket at a fine width."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from fractions import Fraction
@@ -63,7 +64,7 @@ def test_vertices_dense_then_geometric():
     assert ra._vertices(10, 0.0) == list(range(11))
     v = ra._vertices(100_000, 0.01)
     assert v[:101] == list(range(101)) and v[-1] == 100_000
-    gaps = [b - a for a, b in zip(v, v[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(v)]
     assert all(g <= max(1, 0.01 * a) + 1e-9 for a, g in zip(v, gaps, strict=False))
     assert len(v) < 1200  # about 100 + log(1000) / 0.01
 
@@ -86,10 +87,8 @@ def test_coarse_sum_grid_is_coarser_and_valid():
 
 
 def test_wording_names_epochs():
-    code, out, err = run_cli(
-        ["calibrate", "--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "2"]
-        + ["--epsilon", "3", "--delta", "1e-5", "--method", "rdp", "--sigma-digits", "2"]
-    )
+    argv = ["calibrate", "--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "2"]
+    code, out, err = run_cli([*argv, "--epsilon", "3", "--delta", "1e-5", "--method", "rdp", "--sigma-digits", "2"])
     assert code == 0, err
     assert "after 2 epochs of 10 steps" in out and "after 2 steps" not in out
 

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _after(res: dict[str, Any]) -> str:
-    """"after 10 steps", or for an epoch-based sampling "after 10 epochs of 1000 steps"."""
+    """ "after 10 steps", or for an epoch-based sampling "after 10 epochs of 1000 steps"."""
     mech = res.get("mechanism", {})
     if mech.get("epochs") is not None and mech.get("steps_per_epoch") is not None:
         unit = "epoch" if res["steps"] == 1 else "epochs"
