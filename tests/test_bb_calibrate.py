@@ -116,3 +116,27 @@ def test_default_calibrate_gives_the_pld_sigma():
         assert (b.upper_float() <= 0.5) if meets else (b.lower_float() > 0.5), (s, b)
     code, out, _ = run_cli([*argv, "--epsilon", "0.5", "--delta", "1e-5"])
     assert "best: pld" in out and "after 10 epochs of 1000 steps" in out
+
+
+def test_random_allocation_k2_calibrates_through_its_blocks():
+    """k = 2 of t = 100 (two blocks of 50 steps per epoch): the PLD answer (upper end only for the mechanism)
+    with sigma.lower proven not to meet the target under the same accounting, i.e. the blocks' pair misses;
+    checked with the accountant on that pair written out (balls-and-bins of 50 steps, twice per epoch: a
+    tight pair, so its bracket's lower end is certified) and against the RDP answer."""
+    argv = ["calibrate", "--sampling", "random-allocation", "--selected", "2", "--steps-per-epoch", "100"]
+    code, out, err = run_cli([*argv, "--epochs", "2", "--epsilon", "1", "--delta", "1e-5", "--json"])
+    assert code == 0, err
+    res = json.loads(out)
+    pld = res["candidates"]["pld"]
+    assert "dominating pair" in pld["claim"] and pld["epsilon_at_sigma"]["epsilon"]["lower"] == "0"
+    s_hi, s_lo = Fraction(res["sigma"]["upper"]), Fraction(res["sigma"]["lower"])
+    if res["chosen"] == "pld":
+        assert "dominating pair" in res["claim"]
+        assert Fraction(res["candidates"]["rdp"]["sigma"]["upper"]) >= s_hi
+    blocks = Fraction(pld["sigma"]["upper"]), Fraction(pld["sigma"]["lower"])
+    for s, meets in ((blocks[0], True), (blocks[1], False)):
+        acc = PldAccountant(width="0.0005").compose(BallsAndBinsEvent(GaussianEvent(s), 50), 4)
+        b = acc.get_epsilon_result("1e-5").epsilon
+        assert (b.upper_float() <= 1) if meets else (b.lower_float() > 1), (s, b)
+    assert float(pld["dominating_pair_epsilon_at_lower"]["lower"]) > 1
+    assert s_lo < s_hi

@@ -126,6 +126,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             raise
 
     out = pld_cli.run_method(method, rdp, pld, "sigma", event=event, name=common.namer(args))
+    own = out.get("candidates", {}).get("pld", out)
+    if "dominating_pair_epsilon_at_lower" in own:  # pairs that only dominate (random allocation, k > 1)
+        from ..pld.calibrate import DOMINATING_CLAIM
+
+        own["claim"] = DOMINATING_CLAIM
+        if out.get("chosen", "pld") == "pld":
+            out["claim"] = DOMINATING_CLAIM
     out.update(
         {
             "mode": "sigma",
@@ -164,7 +171,14 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     own = pld_cli.chosen_result(res)
     chosen = res.get("chosen", own.get("method", "rdp"))
     label = f"best: {chosen}, " if res.get("method") == "best" else ("pld: " if chosen == "pld" else "")
-    if chosen == "pld":
+    if chosen == "pld" and "dominating_pair_epsilon_at_lower" in own:
+        line = (
+            f"sigma = {s['upper']}  ({label}certified epsilon {common.fmt_interval(own['epsilon_at_sigma']['epsilon'])} "
+            f"<= {res['epsilon']} at delta = {res['delta']} {_after(res)})\n  sigma = {s['lower']} does not meet it "
+            f"under the same accounting: the dominating pair's optimal epsilon is >= "
+            f"{own['dominating_pair_epsilon_at_lower']['lower']}"
+        )
+    elif chosen == "pld":
         line = (
             f"sigma = {s['upper']}  ({label}certified epsilon bracket "
             f"{common.fmt_interval(own['epsilon_at_sigma']['epsilon'])} <= {res['epsilon']} at delta = {res['delta']} "

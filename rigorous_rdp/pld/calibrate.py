@@ -71,15 +71,39 @@ class PldSigmaCalibration:
     #: the significant digits of sigma decided (fewer than asked when a grid-built pair's floor kept
     #: the decision open at the requested digits); 0 when not recorded
     sigma_digits: int = 0
+    #: pairs that only dominate (random allocation, k > 1): a certified lower end of the optimal epsilon of
+    #: the dominating pair at ``sigma_lower`` (above the target: sigma_lower does not meet it under the same
+    #: accounting; the mechanism's own epsilon may be lower); None for tight pairs
+    pair_lower_at_lower: Fraction | None = None
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "sigma": {"lower": decimal_text(self.sigma_lower), "upper": decimal_text(self.sigma_upper)},
             **({"sigma_digits": self.sigma_digits} if self.sigma_digits else {}),
             "method": "pld",
             "epsilon_at_sigma": self.at_upper.to_json(),
             "epsilon_at_lower": self.at_lower.to_json(),
         }
+        if self.pair_lower_at_lower is not None:
+            out["dominating_pair_epsilon_at_lower"] = {"lower": _dec_down(self.pair_lower_at_lower)}
+            out["claim"] = DOMINATING_CLAIM
+        return out
+
+
+#: the claim of a calibration through pairs that only dominate the mechanism
+DOMINATING_CLAIM = (
+    "sigma.upper meets the target under the certified PLD upper end; sigma.lower does not under the same "
+    "accounting (the dominating pair's optimal epsilon exceeds the target)"
+)
+
+
+def _dec_down(x: Fraction) -> str:
+    """A decimal of 9 significant digits rounded down (a certified lower end stays one)."""
+    if x <= 0:
+        return "0"
+    e = math.floor(math.log10(x)) - 8
+    q = Fraction(10) ** e
+    return decimal_text(Fraction(math.floor(x / q)) * q)
 
 
 def decimal_text(x: Fraction) -> str:
@@ -144,6 +168,8 @@ def _grid_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarray
     if key[0] == "random-allocation-gaussian" and key[3] == 1:
         _, sig, t, _, direction = key
         return float_loss_masses(float(sig), int(t), direction, n)
+    if key[0] == "random-allocation-gaussian":
+        return _block_masses(Fraction(key[1]), int(key[2]), int(key[3]), key[4], n, tail)
     up, lo = profile.grid_plds(n, _SCREEN_BITS, tail, True)  # type: ignore[attr-defined]
     arrays = [up] if lo is None else [up, lo]
     b = min(a.offset for a in arrays)
@@ -154,6 +180,30 @@ def _grid_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarray
         masses[a.offset - b : a.offset - b + len(vals)] += vals / len(arrays)
     p_inf = sum(float(a.inf_mass) for a in arrays) / len(arrays)
     return b, masses, p_inf
+
+
+def _block_masses(
+    sigma: Fraction, t: int, k: int, direction: str, n: int, tail: float
+) -> tuple[int, np.ndarray, float]:
+    """Float masses of one epoch of k-of-t random allocation (k > 1): the composition of its blocks'
+    1-of-m pairs (:func:`~rigorous_rdp.pld.random_allocation.blocks`), each screened by
+    :func:`_float_masses`, by one FFT (an estimate)."""
+    from .random_allocation import allocation_pair, blocks
+
+    parts = []
+    for steps, count in blocks(t, k):
+        b, a, p_inf = _float_masses(getattr(allocation_pair(sigma, steps), direction), n, tail)
+        parts.append((b, a, p_inf, count))
+    length = sum(count * (len(a) - 1) for _, a, _, count in parts) + 1
+    size = 1 << max(8, length.bit_length())
+    spec = np.ones(size // 2 + 1, dtype=complex)
+    first, keep = 0, 1.0
+    for b, a, p_inf, count in parts:
+        spec = spec * np.fft.rfft(a, size) ** count
+        first += b * count
+        keep *= (1.0 - p_inf) ** count
+    out = np.clip(np.fft.irfft(spec, size)[:length], 0.0, None)
+    return first, out, 1.0 - keep
 
 
 def _proxy_parts(parts: list[tuple[Profile, int]]) -> list[tuple[Profile, int]]:
@@ -357,9 +407,16 @@ class _Candidate:
                 except ArithmeticError:  # an S-law too coarse for the lower construction: finer, then 0
                     if ctx is None:
                         raise
-        # per direction: the lower end found (any grid) and the upper end with its grid
-        dirs = {d: (_bracket(min(self.lo_dirs.get(d, Fraction(0)), u), u), g) for d, (u, g) in self.up_dirs.items()}
-        return PldEpsilonResult(_bracket(min(self.lo, up), up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
+        # per direction: the lower end found (any grid) and the upper end with its grid; a pair that only
+        # dominates (random allocation, k > 1) says nothing about the mechanism's lower end: 0
+        tight = self.acc._tight()
+        dirs = {
+            d: (_bracket(min(self.lo_dirs.get(d, Fraction(0)), u) if tight else Fraction(0), u), g)
+            for d, (u, g) in self.up_dirs.items()
+        }
+        low = min(self.lo, up) if tight else Fraction(0)
+        res = PldEpsilonResult(_bracket(low, up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
+        return res if tight else dataclasses.replace(res, lower_end=self.acc._lower_note(Fraction(0)))
 
     def initial_grid(self, width: Fraction) -> int:
         """The accountant's first grid for ``width`` (its error model reads a coarse array of each
@@ -396,12 +453,15 @@ def calibrate_sigma_pld(
     delta = validation.unit_interval(target_delta, "target_delta", open_low=True, open_high=True)
     w0 = check_width(width) if width is not None else None
 
-    if not PldAccountant().compose(make_event(Fraction(1)), steps)._tight():
+    probe = PldAccountant().compose(make_event(Fraction(1)), steps)
+    if not probe._tight() and not any(_grid_built(probe._parts(d)) for d in probe._directions()):
         # FSwoR is accounted through pairs that only dominate it: their lower ends say
         # nothing about the mechanism, so "the next smaller sigma misses" is unprovable
         raise UnsupportedEventError(
             "pld calibration supports events whose pairs are tight (not fswor: its Poisson pairs only dominate it)."
         )
+    # random allocation with k > 1: its blocks' pair only dominates it; sigma.lower is then proven not to
+    # meet the target under the same accounting (the blocks' pair's own optimal epsilon exceeds it)
     Ef = float(E)
     hi, fine_n = _screen_guess(make_event, steps, delta, Ef, sigma_digits)
     prover = _Prover(make_event, steps, delta, E, w0, max_rounds, fine_n)
@@ -686,7 +746,9 @@ class _Prover:
                 s_hi, at_hi = s_lo, cands[s_lo]  # the smaller one also meets it: move down
                 continue
             if self.prove(s_lo, upper=False):
-                return PldSigmaCalibration(s_hi, s_lo, at_hi.result(), cands[s_lo].result())
+                at_lo = cands[s_lo]
+                pair = None if at_lo.acc._tight() else at_lo.lo
+                return PldSigmaCalibration(s_hi, s_lo, at_hi.result(), at_lo.result(), pair_lower_at_lower=pair)
             break
         why = f" ({undecided[-1]})" if undecided else ""
         raise PrecisionExhausted(f"calibrate (pld): could not prove that the next smaller sigma misses the target{why}")

@@ -805,6 +805,8 @@ def allocation_plds(
                 los.append((lo_pld, count))
         budget = block_tail(tail, parts)
         low = compose_all(los, budget) if los else None
+        if lower and _LOWER_ONLY.get():  # the blocks' upper arrays are the trivial ones: so is their composition
+            return DiscretePld(0, fmpz_poly([]), scale_bits, Fraction(1), True), low
         return compose_all(ups, budget), low
     if t == 1:
         # one step: the Gaussian pair (its grid construction; the S-law of one log-normal is long at small t)
