@@ -25,6 +25,24 @@ How the work is shared between candidates:
    and refined only while undecided.  When a decision fails the other end of the same
    candidate is computed; if it proves the candidate on the wrong side of the target,
    the pair moves one grid step (monotone bracketing), otherwise the grid is refined.
+
+Pairs built on the grid (random allocation, :mod:`~rigorous_rdp.pld.random_allocation`) cost
+most in their sum laws (one per sigma and end), so:
+
+* the float screen uses a float twin of the sum law (one FFT power of the split log-normal,
+  :func:`~rigorous_rdp.pld.random_allocation.float_loss_masses`): no certified work before the
+  decisions;
+* a "misses" decision builds only the lower sum law, a "meets" decision only the upper one; the
+  other ends of the two reported brackets (they decide nothing) and the error model's first grid
+  use sum laws on a coarser grid (valid, looser);
+* one coordinate's far tail is kept on sparse vertices (:func:`~rigorous_rdp.pld.random_allocation.sparse_tail`);
+* the sum law's own grid bounds how narrow a bracket gets, so sigma digits whose candidates the
+  screen puts closer to the target than that floor are skipped without certified work, and a
+  decision whose end stops moving with the loss grid gives up early (then one digit fewer, down
+  to 2);
+* k > 1: the blocks' pair only dominates the mechanism, so sigma.lower is proven not to meet the
+  target under the same accounting (that pair's optimal epsilon exceeds it), as in the RDP
+  calibration, and the mechanism's lower ends are reported as 0.
 """
 
 from __future__ import annotations
