@@ -260,6 +260,8 @@ _FLOOR_UPPER = 1.5e-4
 _FLOOR_LOWER = 4e-4
 #: the most grid points of one coordinate in the S-laws of ends that decide nothing (reports, first grids)
 _COARSE_POINTS = 20_000
+#: a grid-built pair's tail budget, in units of the accountant's (``EPS_TAIL`` of delta)
+_GRID_TAIL = 10
 #: the relative vertex spacing of one coordinate's far tail in the calibration's S-laws (``sparse_tail``)
 _SPARSE_REL = 0.005
 
@@ -322,7 +324,11 @@ class _Candidate:
         self.sigma = sigma
         self.delta = delta
         self.acc = PldAccountant().compose(make_event(sigma), steps)
-        self.tail_abs = float(delta) * EPS_TAIL
+        #: a pair built on the grid (random allocation): its S-laws cost most of a decision
+        self.grid_built = any(_grid_built(self.acc._parts(d)) for d in self.acc._directions())
+        # the mass the arrays move to +infinity (or drop): a grid-built pair's sum laws are shorter by
+        # a factor 2 to 3 at 10 times the accountant's (1e-4 of delta: its end moves by about 1e-5 of epsilon)
+        self.tail_abs = float(delta) * EPS_TAIL * (_GRID_TAIL if self.grid_built else 1)
         self.up: Fraction | None = None
         self.up_dirs: dict[str, tuple[Fraction, int]] = {}
         self.lo = Fraction(0)
@@ -331,8 +337,6 @@ class _Candidate:
         self.scale_bits = 0
         self.tail = Fraction(0)
         self.screen: dict[str, float] = {}
-        #: a pair built on the grid (random allocation): its S-laws cost most of a decision
-        self.grid_built = any(_grid_built(self.acc._parts(d)) for d in self.acc._directions())
 
     def screen_eps(self, n: int, dirs: tuple[str, ...] | None = None, proxy: bool = False) -> float:
         """Float estimate of epsilon (max over ``dirs``, default all directions): Richardson
@@ -404,8 +408,8 @@ class _Candidate:
     def result(self) -> PldEpsilonResult:
         """The bracket ``[best lower end, best certified upper end]``; a missing end is
         computed on a coarse grid (valid, not tight; grid-built pairs: on coarser S-laws too,
-        :func:`~rigorous_rdp.pld.random_allocation.coarse_sum_grid`, the lower end finer again if the
-        coarsest degenerates, and 0 if that does too: a report only)."""
+        :func:`~rigorous_rdp.pld.random_allocation.coarse_sum_grid`; the lower end 0 if its coarse
+        construction degenerates: a report only)."""
         if self.up is None:
             n = max(50, self.grid // 3)
             with coarse_sum_grid(4, _COARSE_POINTS) if self.grid_built else contextlib.nullcontext():
@@ -414,7 +418,9 @@ class _Candidate:
         up = self.up
         if self.lo == 0 and self.acc._tight():
             # a lower end for the report (coarse grid: valid, not tight)
-            grids = [coarse_sum_grid(4, p * _COARSE_POINTS) for p in (1, 4)] if self.grid_built else [None]
+            # (the lower construction degenerates on a grid too coarse for the bulk of one coordinate: a
+            # looser cap in points than the upper end's)
+            grids = [coarse_sum_grid(4, 4 * _COARSE_POINTS)] if self.grid_built else [None]
             for ctx in grids:
                 try:
                     with ctx or contextlib.nullcontext():
@@ -422,7 +428,7 @@ class _Candidate:
                             if self.lower(max(50, self.grid // k), up) > 0:
                                 break
                     break
-                except ArithmeticError:  # an S-law too coarse for the lower construction: finer, then 0
+                except ArithmeticError:  # an S-law too coarse for the lower construction: 0
                     if ctx is None:
                         raise
         # per direction: the lower end found (any grid) and the upper end with its grid; a pair that only
