@@ -97,7 +97,7 @@ ROWS: dict[str, dict[str, str]] = {
 
 EPOCHS = ("balls-and-bins", "random-allocation")
 GAUSSIAN = ("r1-poisson", "r1-fswor", "balls-and-bins", "random-allocation")
-DOMINATING = ("r1-poisson", "r1-fswor", "random-allocation")
+DOMINATING = ("r1-poisson", "r1-fswor")  # pairs that only dominate, and no PLD calibration for them
 
 #: the queries run on every setting of a row (``{T}``: the steps option of the row)
 QUERIES = {"eps": "epsilon {T}10 --delta 1e-5", "delta": "delta {T}10 --epsilon 1"}
