@@ -175,6 +175,10 @@ def test_tampered_region_certificates_are_rejected():
     # a sigma interval that is not the one proven
     r = verify_certificate(_rehash(dict(cert, case=dict(cert["case"], sigma=["3", "5"]))))
     assert not r.ok
+    # a printed RHS range that is not the RHS's
+    summary = dict(cert["summary"], rhs_g_range={"lower": "1.1", "upper": "1.2"})
+    r = verify_certificate(_rehash(dict(cert, summary=summary)))
+    assert not r.ok and "rhs_g_range" in r.reason
     # sigma below 1 is refused
     r = verify_certificate(_rehash(dict(cert, case=dict(cert["case"], sigma=["1/2", "4"]))))
     assert not r.ok

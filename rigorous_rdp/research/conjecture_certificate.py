@@ -1286,6 +1286,13 @@ def _verify_region(cert: dict[str, Any]) -> Any:
                 return VerificationResult(False, f"box {b}: stated bound {upper} of G - RHS is not <= 0")
         else:
             return VerificationResult(False, f"box {b}: unknown method {method!r}")
+    rg = cert["summary"].get("rhs_g_range")
+    if rg is not None:  # the printed RHS range: its lower end at t_low, its upper end at t_high
+        with workprec(PREC_BOXES):
+            lo_ok = _rhs_t(n, m, lam, _fq(t_lo))[0] >= _fq(Fraction(str(rg["lower"])))
+            hi_ok = _rhs_t(n, m, lam, _fq(t_hi))[0] <= _fq(Fraction(str(rg["upper"])))
+        if not (lo_ok and hi_ok):
+            return VerificationResult(False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range")
     case_b = BoxCase(n, m, lam, Fraction(1))
     subboxes = 0
     for b, rec in progress.iterate(proven, "re-proving boxes (independent enclosures)", "boxes"):
