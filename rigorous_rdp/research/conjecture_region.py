@@ -24,25 +24,32 @@ of :func:`~rigorous_rdp.research.conjecture_proof.tail_constants` at sigma 1 hol
 :math:`\mathrm{RHS} = \sum_j \binom{\lambda}{j} r^j (1-r)^{\lambda-j} e^{j(j-1)t^2/2}` (the finite sum
 (9.5) at :math:`\sigma = 1/t`): every term has a positive coefficient and a nondecreasing exponential.
 
-**Per box** ``(B, T)`` (``n + 2`` sides, the last one ``t``):
+**Per box** ``(B, T)`` (``n + 2`` sides, the last one ``t``), with
+:math:`h(\theta, t) = G_1(t\theta) - \mathrm{RHS}(t)` (the claim is :math:`h \le 0`):
 
 * ``"outside"``: ``B`` does not meet ``F`` (the test of :func:`~.conjecture_proof.outside_domain`).
+* *Derivatives over the box*: the gradient ``g`` and Hessian ``H`` of :math:`G_1` enclosed over ``S``
+  (gradient at the centre of ``S`` plus ``H`` over ``S`` times the half-widths, the mean value
+  theorem; ``H`` by :func:`~.conjecture_proof.hessian_box`), and by the chain rule
+  :math:`\partial_{\theta_k} h = t\,g_k(t\theta)`, :math:`\partial_t h = \sum_k \theta_k g_k(t\theta) -
+  \mathrm{RHS}'(t)`, :math:`\partial_{\theta_j\theta_k} h = t^2 H_{jk}`, :math:`\partial_{\theta_k t} h =
+  g_k + t\sum_j \theta_j H_{kj}`, :math:`\partial_{tt} h = \sum_{jk}\theta_j\theta_k H_{jk} -
+  \mathrm{RHS}''(t)`, all evaluated with ``theta`` and ``t`` ranging over the box (:func:`rhs_series`
+  gives :math:`\mathrm{RHS}', \mathrm{RHS}''` in closed form).
 * ``"extremal"``: ``B`` contains the extremal configuration :math:`\theta^* = (0..0,\ u = 1,\ u' = 0)`
-  and the partial derivatives of :math:`G_1` are certified on all of ``S``, with the signs that select
-  :math:`\theta^*` (negative in every :math:`x_i` and in :math:`u'`, positive in ``u``).  For each fixed
-  ``t`` in ``T``, :math:`\partial_{\theta_k} G_1(t\theta) = t\,(\partial_k G_1)(t\theta)` with
-  :math:`t\theta \in S`, so :math:`\theta \mapsto G_1(t\theta)` is monotone in every coordinate on ``B``
-  (a product set) and its supremum is :math:`G_1(t\theta^*)`, which *equals* :math:`\mathrm{RHS}(1/t)`
-  (:math:`q = \mu_0` and :math:`p = (1-r)\mu_0 + r\mu_1` at distance ``t``, i.e. 1 at scale sigma).
-  Signs: the gradient at the centre of ``S`` plus the Hessian enclosed over ``S`` times the
-  half-widths (mean value theorem), as in :func:`~.conjecture_proof.box_bounds`.
-* ``"taylor"`` / ``"monotone"``: any other box: :func:`~.conjecture_proof.box_bounds` at sigma 1 on
-  ``S`` proves :math:`\sup_S G_1 \le` ``upper`` :math:`\le \mathrm{RHS}(\sigma_{\max}(T))`, the lower end
-  of the RHS at :math:`t_0`; since the RHS is nondecreasing in ``t`` this is at most
-  :math:`\mathrm{RHS}(1/t)` for every ``t`` in ``T``.
-* else the box is bisected at a midpoint: of ``t`` when the growth of the RHS over ``T`` or the
-  share of ``S``'s width that comes from ``T`` dominates, else of the coordinate that
-  ``box_bounds`` names (a heuristic; any choice is sound).
+  and the signs of ``g`` on ``S`` select it (negative in every :math:`x_i` and in :math:`u'`, positive
+  in ``u``).  For each fixed ``t`` in ``T``, :math:`\theta \mapsto G_1(t\theta)` is then monotone in
+  every coordinate on ``B`` (a product set), so its supremum is :math:`G_1(t\theta^*)`, which *equals*
+  :math:`\mathrm{RHS}(t)` (:math:`q = \mu_0` and :math:`p = (1-r)\mu_0 + r\mu_1` at distance ``t``, i.e.
+  distance 1 at scale sigma).
+* ``"monotone"`` / ``"taylor"``: sides whose derivative of ``h`` has a certified sign on the box are
+  fixed at the end it selects (the supremum over the box is attained on that face); on the face, with
+  ``c`` its centre and ``J`` the unsigned sides, :math:`h \le h(c) + \sum_J |\partial_k h(c)|\,w_k/2 +
+  \tfrac12\sum_{J\times J} |\partial_{jk} h|\,w_jw_k/4` (Taylor with Lagrange remainder; ``h(c)`` from
+  :func:`~.conjecture_proof.g_point` at :math:`t_c\theta_c` and the RHS sum).  Proven when this is
+  :math:`\le 0`.
+* else the box is bisected at the midpoint of the side with the largest Taylor cost (the score of
+  :func:`~.conjecture_proof.box_bounds`; a heuristic, any choice is sound).
 
 The boxes then tile :math:`[0,1]^{n+1} \times [t_0, t_1]` by midpoint bisection;
 :func:`rigorous_rdp.research.conjecture_certificate.make_region_certificate` writes them and
