@@ -663,12 +663,38 @@ class ExactDeltaResult(PldDeltaResult):
         return _exact_json(self)
 
 
+def _laplace_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
+    """The exact Laplace composition of a ledger of Laplace mechanisms of one scale, else ``None``."""
+    scales: set[Fraction] = set()
+    steps = 0
+    for event, count in ledger:
+        if (
+            isinstance(event, ev.PoissonSampledEvent)
+            and event.sampling_probability == 1
+            and event.adjacency is ev.Adjacency.ADD_REMOVE
+        ):
+            event = event.event
+        if not isinstance(event, ev.LaplaceEvent):
+            return None
+        scales.add(Fraction(event.scale))
+        steps += count
+    if len(scales) != 1:
+        return None
+    from .laplace_exact import LaplaceComposition
+
+    return LaplaceComposition(scales.pop(), steps)
+
+
 def closed_form_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
     """The closed form of a ledger of leaf events with counts > 0, or ``None`` if it has none:
-    every event a Gaussian (also Poisson with q = 1 under add-remove), or every event a
-    randomized response with the same ``max(p, 1 - p)``."""
+    every event a Gaussian (also Poisson with q = 1 under add-remove), every event a
+    randomized response with the same ``max(p, 1 - p)``, or every event a Laplace mechanism
+    of the same scale (:mod:`~rigorous_rdp.pld.laplace_exact`)."""
     if not ledger:
         return None
+    lap = _laplace_of(ledger)
+    if lap is not None:
+        return lap
     mu2 = Fraction(0)
     rr: set[Fraction] = set()
     steps = 0

@@ -1,0 +1,534 @@
+r"""Exact privacy profile of T Laplace mechanisms (no sampling), without a grid.
+
+Pair (sensitivity 1, scale b, :math:`\beta = 1/b`): :math:`P = \mathrm{Lap}(0, b)`,
+:math:`Q = \mathrm{Lap}(1, b)`.  Under P one privacy loss is :math:`+\beta` with mass 1/2,
+:math:`-\beta` with mass :math:`e^{-\beta}/2`, and :math:`\beta u` with density
+:math:`(\beta/4) e^{-\beta/2} e^{\beta u/2}` on :math:`u \in (-1, 1)`
+(``proofs/verify_laplace_composition.py``).  Its moment generating function
+:math:`\varphi(z) = E_P[e^{zL}] = a(z) + b(z)` has the atoms' part and the continuous part
+
+.. math::
+    a(z) = \tfrac12 e^{\beta z} + \tfrac12 e^{-\beta(z + 1)},\qquad
+    b(z) = \tfrac12 e^{-\beta/2}\,\frac{\sinh(\beta w)}{w},\quad w = z + \tfrac12,
+
+both entire.  The profile of the T-fold composition is
+:math:`\delta(\varepsilon) = E_P[(1 - e^{\varepsilon - L_T})_+]`, and since
+:math:`\int (1 - e^{\varepsilon - x})_+ e^{-zx}\,dx = e^{-z\varepsilon}/(z(z + 1))` for
+:math:`\operatorname{Re} z > 0`, Laplace inversion gives, for any finite measure :math:`\mu`
+with bounded support and transform :math:`M_\mu` (absolutely convergent: :math:`|M_\mu|` is
+bounded on the line),
+
+.. math::
+    \int (1 - e^{\varepsilon - x})_+\,\mu(dx) =
+    \frac{1}{2\pi i}\int_{c - i\infty}^{c + i\infty} \frac{M_\mu(z) e^{-\varepsilon z}}{z(z+1)}\,dz
+    = \frac1\pi \int_0^\infty \operatorname{Re} \frac{M_\mu(c + it) e^{-\varepsilon(c + it)}}
+      {(c + it)(c + 1 + it)}\,dt,\qquad c > 0,
+
+and for :math:`-1 < c < 0` the same plus the residue :math:`M_\mu(0)` at :math:`z = 0`.  Two
+evaluations, both in ball arithmetic:
+
+* **Small T** (:data:`EXACT_STEPS`): the finite mixture over the number j of continuous
+  steps and the number i of :math:`+\beta` atoms, whose pieces integrate in closed form against
+  the spline :math:`B_j` (the j-fold convolution of :math:`\mathbf 1_{(-1,1)}`); the alternating
+  sums cancel (about 2.4 j bits), which the working precision absorbs at these T.
+* **Otherwise** the inversion integral with :math:`\mu` = the law of :math:`L_T` minus, when it
+  matters, its atoms-only part :math:`a^T` (a binomial law on the lattice
+  :math:`\beta(2i - T)` with total mass :math:`a(0)^T`, answered with the regularized incomplete
+  beta function: :math:`\delta_a = a(0)^T (P(\mathrm{Bin}(T, p) \ge k) - e^\varepsilon
+  P(\mathrm{Bin}(T, 1 - p) \ge k))`, :math:`p = 1/(1 + e^{-\beta})`, k the first index with
+  :math:`\beta(2k - T) > \varepsilon`).  The line :math:`\operatorname{Re} z = c` passes through
+  the saddle point of :math:`\varphi(z)^T e^{-\varepsilon z}` (moved off the poles 0 and -1 and
+  off :math:`w = 0`); :math:`\int_0^R` is arb's rigorous integration (``acb.integral``), with the
+  integrand enclosed on a ball by the mean-value form
+  :math:`E(z) \in E(z_m) \exp(G'(Z)(z - z_m))`, :math:`G = T\log\varphi - \varepsilon z`,
+  :math:`G' = T\varphi'/\varphi - \varepsilon` (exact: the logarithm's branch does not matter
+  for an integer power), so a power :math:`T = 10^6` costs no blow-up of the balls.  The rest
+  :math:`\int_R^\infty` is bounded: on the line :math:`|a(c + it)| \le a(c)` and
+  :math:`|b(c + it)| \le M/t` with :math:`M = \tfrac12 e^{-\beta/2}\cosh(\beta(c + \tfrac12))`
+  (:math:`|\sinh(x + iy)| \le \cosh x`, :math:`|w| \ge t`), :math:`|z(z + 1)| \ge t^2`, and
+  :math:`|\varphi^T - a^T| \le T|b|(|a| + |b|)^{T-1}` (mean value theorem), so the cut-off part
+  is at most :math:`\frac1\pi T M (a(c) + M/R)^{T-1} e^{-\varepsilon c}/(2R^2)` (atoms
+  subtracted) or :math:`\frac1\pi (a(c) + M/R)^T e^{-\varepsilon c}/R` (not), added to the
+  radius.
+
+The pair is symmetric (the swapped pair has the same profile), so add = remove.
+:math:`\varepsilon(\delta)` is found by a guess (saddle-point approximation, then secant steps
+on :math:`\log\delta`) and certified: :math:`\delta(\varepsilon_-) > \delta \ge
+\delta(\varepsilon_+)` in ball arithmetic proves :math:`\varepsilon_- < \varepsilon^* \le
+\varepsilon_+` (the profile is non-increasing).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+import mpmath
+from flint import acb, arb, ctx, fmpq
+
+from ..arith import Certified, workprec
+from .closed_form import ClosedForm
+from .results import decimal_text
+
+__all__ = ["EXACT_STEPS", "LaplaceComposition"]
+
+#: up to this many steps the finite mixture is summed (above, the inversion integral)
+EXACT_STEPS = 12
+#: working precision cap (bits)
+MAX_PREC = 4096
+#: largest cut-off R of the inversion integral tried
+MAX_R = 2.0**40
+
+
+def _q(x: Fraction | int) -> arb:
+    x = Fraction(x)
+    return arb(fmpq(x.numerator, x.denominator))
+
+
+def _frac(x: arb) -> Fraction:
+    m, e = x.mid().man_exp()
+    man, exp = int(m), int(e)
+    return Fraction(man * (1 << exp)) if exp >= 0 else Fraction(man, 1 << -exp)
+
+
+# ---------------------------------------------------------------------------
+# float guides (choices only: every certified number is recomputed below)
+# ---------------------------------------------------------------------------
+
+
+def _mp_parts(beta: mpmath.mpf, c: mpmath.mpf) -> tuple[Any, Any, Any]:
+    """``(phi, phi', phi'')`` at a real c (mpmath)."""
+    e1, e2 = mpmath.exp(beta * c), mpmath.exp(-beta * (c + 1))
+    a, a1, a2 = (e1 + e2) / 2, beta * (e1 - e2) / 2, beta**2 * (e1 + e2) / 2
+    w = c + mpmath.mpf(1) / 2
+    k = mpmath.exp(-beta / 2) / 2
+    y = beta * w
+    if abs(y) < mpmath.mpf(10) ** -8:
+        b, b1, b2 = k * beta * (1 + y * y / 6), k * beta**2 * y / 3, k * beta**3 / 3
+    else:
+        sh, ch = mpmath.sinh(y), mpmath.cosh(y)
+        b = k * sh / w
+        b1 = k * (beta * w * ch - sh) / w**2
+        b2 = k * (beta**2 * sh / w - 2 * beta * ch / w**2 + 2 * sh / w**3)
+    return a + b, a1 + b1, a2 + b2
+
+
+@dataclass(frozen=True)
+class _Saddle:
+    c: float
+    log_scale: float  # log of phi(c)^T e^{-eps c}
+    sd: float  # sqrt(T var) at c
+
+
+def _saddle(beta_f: Fraction, steps: int, eps: Fraction) -> _Saddle:
+    """The c with ``T phi'(c)/phi(c) = eps`` (bisection, mpmath), for 0 <= eps < T beta."""
+    with mpmath.workdps(40):
+        beta = mpmath.mpf(beta_f.numerator) / beta_f.denominator
+        mu = mpmath.mpf(eps.numerator) / eps.denominator / steps
+
+        def m(c: Any) -> Any:
+            p, p1, _ = _mp_parts(beta, c)
+            return p1 / p
+
+        lo, hi = mpmath.mpf(-0.5), mpmath.mpf(1)
+        while m(hi) < mu:
+            lo, hi = hi, hi * 2
+            if hi > 1e15:
+                break
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            if m(mid) < mu:
+                lo = mid
+            else:
+                hi = mid
+        c = (lo + hi) / 2
+        p, p1, p2 = _mp_parts(beta, c)
+        var = steps * (p2 / p - (p1 / p) ** 2)
+        return _Saddle(float(c), float(steps * mpmath.log(p) - c * mpmath.mpf(eps.numerator) / eps.denominator), float(mpmath.sqrt(max(var, mpmath.mpf(0)))))
+
+
+# ---------------------------------------------------------------------------
+# the composition
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LaplaceComposition(ClosedForm):
+    r"""``steps`` Laplace mechanisms of scale ``scale`` (sensitivity 1), composed exactly."""
+
+    scale: Fraction
+    steps: int
+    description = (
+        "composed Laplace mechanisms: delta(eps) = E_P[(1 - e^(eps - L))_+] by Laplace inversion of the exact "
+        "moment generating function of the loss (arb rigorous integration, bounded tail; exact finite mixture "
+        "for few steps) in ball arithmetic (no discretisation)"
+    )
+
+    def parameters(self) -> dict[str, Any]:
+        return {"scale": decimal_text(self.scale), "steps": self.steps}
+
+    @property
+    def _beta(self) -> Fraction:
+        return 1 / self.scale
+
+    @property
+    def _max_loss(self) -> Fraction:
+        return self.steps * self._beta
+
+    # -- small T: the finite mixture ------------------------------------------------------
+
+    def _consts(self) -> tuple[arb, arb, arb, arb, arb]:
+        """``(beta, e^-beta, wc, Z, a(0))``: wc = beta e^(-beta/2)/4 (the continuous density's
+        factor), Z = int_(-1)^1 e^(beta u/2) du = (4/beta) sinh(beta/2), a(0) = (1 + e^-beta)/2."""
+        beta = _q(self._beta)
+        eb = (-beta).exp()
+        return beta, eb, beta * (-beta / 2).exp() / 4, 4 * (beta / 2).sinh() / beta, (1 + eb) / 2
+
+    def _kernel(self, j: int, x: Fraction) -> arb:
+        r""":math:`K_j(x) = \int_{s > x} (1 - e^{\beta(x - s)}) e^{\beta s/2} B_j(s)\,ds`
+        (:math:`K_0(x) = (1 - e^{\beta x})_+`), x in units of beta, exact."""
+        beta, _, _, Z, _ = self._consts()
+        xa = _q(x)
+        if x >= j:
+            return arb(0)
+        if x <= -j:
+            return Z**j * (1 - (beta * xa).exp())
+        lam = beta / 2
+        n = j - 1
+
+        def Q(lm: arb, Y: arb) -> arb:
+            # int_0^Y e^{lm y} y^n / n! dy = (1 - e^{lm Y} sum_{r<=n} (-lm Y)^r / r!) / (-lm)^(n+1)
+            s, t = arb(0), arb(1)
+            for r in range(n + 1):
+                s += t
+                t = t * (-lm * Y) / (r + 1)
+            return (1 - (lm * Y).exp() * s) / (-lm) ** (n + 1)
+
+        acc = arb(0)
+        for k in range(j):
+            m = 2 * k - j
+            Y = _q(2 * (j - k))
+            y0 = _q(max(x - m, Fraction(0)))
+            up = Q(lam, Y) - Q(lam, y0)
+            dn = Q(-lam, Y) - Q(-lam, y0)
+            acc += (-1) ** k * comb(j, k) * ((lam * m).exp() * up - (beta * xa - lam * m).exp() * dn)
+        return acc
+
+    def _mixture(self, eps: Fraction) -> arb:
+        r"""The finite mixture over (j, i) (module docstring) at the working precision."""
+        T = self.steps
+        _, eb, wc, _, _ = self._consts()
+        x0 = eps / self._beta
+        total = arb(0)
+        for j in range(T + 1):
+            for i in range(T - j + 1):
+                x = x0 - (2 * i - T + j)
+                if x >= j:
+                    continue
+                w = comb(T, j) * comb(T - j, i) * arb(2) ** (-i) * (eb / 2) ** (T - j - i) * wc**j
+                total += w * self._kernel(j, x)
+        return total
+
+    def _term(self, j: int, eps: Fraction) -> arb:
+        r"""The part of delta from the outcomes with exactly j continuous steps:
+        :math:`\binom{T}{j} w_c^j \sum_i \binom{T-j}{i} 2^{-i} (e^{-\beta}/2)^{T-j-i} K_j(x_i)`,
+        the i with :math:`x_i \le -j` summed in closed form through binomial tails
+        (:math:`Z^j a(0)^n (P(\mathrm{Bin}(n, p) \ge k) - e^\varepsilon P(\mathrm{Bin}(n, 1-p) \ge k))`,
+        n = T - j, the regularized incomplete beta function), the at most 2j others one by one."""
+        T = self.steps
+        beta, eb, wc, Z, a0 = self._consts()
+        n = T - j
+        x0 = eps / self._beta
+        p = 1 / (1 + eb)
+        k = math.ceil((x0 + T) / 2)  # first i with x_i <= -j
+
+        def tail(pp: arb) -> arb:
+            if k <= 0:
+                return arb(1)
+            if k > n:
+                return arb(0)
+            return pp.beta_lower(k, n - k + 1, 1)
+
+        total = Z**j * a0**n * (tail(p) - _q(eps).exp() * tail(1 - p)) if k <= n else arb(0)
+        lo = max(0, math.floor((x0 + T - 2 * j) / 2) + 1)
+        for i in range(lo, min(n, k - 1) + 1):
+            x = x0 - (2 * i - T + j)
+            w = comb(n, i) * arb(2) ** (-i) * (eb / 2) ** (n - i)
+            total += w * self._kernel(j, x)
+        return comb(T, j) * wc**j * total
+
+    # -- the inversion integral -----------------------------------------------------------------
+
+    def _contour(self, eps: Fraction, bits: int, sad: _Saddle) -> arb:
+        """delta at ``eps`` (0 <= eps < T beta) by the inversion integral, relative accuracy
+        about ``bits`` bits aimed at (the enclosure is valid whatever it reaches)."""
+        T = self.steps
+        sd = max(sad.sd, 1e-300)
+        g = min(0.1, 1 / sd)
+        c_f = sad.c
+        if c_f < -0.5 + g:
+            c_f = -0.5 + g
+        if abs(c_f) < g:
+            c_f = g if c_f >= 0 else -g
+        c = arb(c_f)  # exact binary value of the float
+        beta, eb, _, _, a0 = self._consts()
+        ea = _q(eps)
+        half = arb(1) / 2
+        k0 = (-beta / 2).exp() / 2
+        ac = ((beta * c).exp() + (-beta * (c + 1)).exp()) / 2
+        bc = k0 * (beta * (c + half)).sinh() / (c + half)
+        phic = ac + bc
+        log_n = T * phic.log() - ea * c  # log N, N = phi(c)^T e^{-eps c}
+        a_rel = ac / phic
+        Mt = k0 * (beta * (c + half)).cosh() / phic
+        # subtract the terms with j <= J continuous steps when the atoms' tilted weight matters
+        J = -1
+        if (T * a_rel.log()).upper() > -(bits + 40) * math.log(2):
+            J = min(T, 3)
+        explicit = arb(0)
+        for j in range(J + 1):
+            explicit += self._term(j, eps)
+        residue = arb(0)
+        if c_f < 0:
+            b0 = (1 - eb) / 2
+            residue = 1 - sum((comb(T, j) * a0 ** (T - j) * b0**j for j in range(J + 1)), arb(0))
+            # |N I| <= N / min(|c|, |1 + c|) (|R_J| <= 2 phi(c)^T on the line): skip the integral
+            # when that is negligible next to the rest
+            quick = log_n.exp() / min(abs(c_f), abs(1 + c_f)) * 1.0001
+            rest = residue + explicit
+            if rest.lower() > 0 and (quick * arb(2) ** (bits + 4)).upper() < rest.lower():
+                return rest + quick.upper().union(-quick.upper())
+        est = 1 / (abs(c_f * (c_f + 1)) * sd * math.sqrt(2 * math.pi))
+        tol = est * 2.0 ** (-bits - 4)
+
+        def tail(R: float) -> arb:
+            Ra = arb(R)
+            return comb(T, J + 1) * Mt ** (J + 1) * (a_rel + Mt / Ra) ** (T - J - 1) / ((J + 2) * Ra ** (J + 2)) / arb.pi()
+
+        i_unit = acb(0, 1)
+        ca = acb(c)
+        binoms = [comb(T, j) for j in range(J + 1)]
+
+        def parts(z: acb) -> tuple[acb, acb]:
+            a = ((beta * z).exp() + (-beta * (z + 1)).exp()) / 2
+            w = z + half
+            return a, k0 * (beta * w).sinh() / w
+
+        def values(z: acb) -> tuple[acb, list[acb]]:
+            a, b = parts(z)
+            osc = (-ea * (z - ca)).exp()
+            ar, br = a / phic, b / phic
+            return ((ar + br) ** T) * osc, [binoms[j] * ar ** (T - j) * br**j * osc for j in range(J + 1)]
+
+        def f(t: acb, analytic: bool) -> acb:
+            z = ca + i_unit * t
+            if t.real.rad() == 0 and t.imag.rad() == 0:
+                e_all, e_j = values(z)
+            else:
+                tm = acb(t.real.mid(), t.imag.mid())
+                e_all, e_j = values(ca + i_unit * tm)
+                dz = i_unit * (t - tm)
+                e1, e2 = (beta * z).exp(), (-beta * (z + 1)).exp()
+                w = z + half
+                sh, ch = (beta * w).sinh(), (beta * w).cosh()
+                a, a1 = (e1 + e2) / 2, beta * (e1 - e2) / 2
+                b = k0 * sh / w
+                b1 = k0 * (beta * w * ch - sh) / (w * w)
+                # mean-value form: E(z) = E(z_m) exp(int G'), G' = T phi'/phi - eps (per term likewise)
+                e_all = e_all * ((T * (a1 + b1) / (a + b) - ea) * dz).exp()
+                e_j = [e_j[j] * (((T - j) * a1 / a + j * b1 / b - ea) * dz).exp() for j in range(J + 1)]
+                if not (e_all.is_finite() and all(v.is_finite() for v in e_j)):
+                    e_all, e_j = values(z)  # direct ball evaluation (valid, only wider)
+            for v in e_j:
+                e_all -= v
+            return e_all / (z * (z + 1))
+
+        value = arb("nan")
+        for _ in range(4):
+            R = max(16.0 / sd, 1.0)
+            while True:
+                tb = tail(R)
+                if tb.is_finite() and tb.upper() < tol:
+                    break
+                R *= 2
+                if R > MAX_R:
+                    return value
+            integral = acb.integral(
+                f, 0, R, rel_tol=arb(2) ** (-bits - 6), abs_tol=arb(tol) / 16, eval_limit=200000, deg_limit=60
+            )
+            tb = tail(R).upper()
+            part = integral.real / arb.pi() + tb.union(-tb)  # the cut-off tail added to the radius
+            value = log_n.exp() * part + explicit + residue
+            if not value.is_finite() or value.rad() == 0 or value.rel_accuracy_bits() >= bits:
+                return value
+            # the tolerance was set from the integral's size; delta is smaller (a residue
+            # cancels): tighten it to delta's size and integrate again
+            want = value.mid().abs_lower() * 2.0 ** (-bits - 4) if value.mid() != 0 else arb(0)
+            have = (log_n.exp() * arb(tol)).upper()
+            if not want > 0 or not have > 0:
+                return value
+            ratio = float((want / have).mid())
+            if ratio >= 1:
+                return value  # limited by the working precision: the caller raises it
+            tol = tol * max(ratio, 2.0**-200)
+        return value
+
+    # -- certified values ---------------------------------------------------------------------
+
+    def _delta_at(self, eps: Fraction, bits: int) -> arb:
+        """delta at ``eps`` at the working precision (not refined)."""
+        if eps >= self._max_loss:
+            return arb(0)  # the loss never exceeds T beta
+        if self.steps <= EXACT_STEPS:
+            return self._mixture(eps)
+        return self._contour(eps, bits, _saddle(self._beta, self.steps, eps))
+
+    def enclose(self, eps: Fraction, bits: int) -> arb:
+        """Certified enclosure of delta at ``eps >= 0``, refined (precision doubled) until its
+        relative accuracy reaches ``bits`` bits or the cap; the last finite enclosure otherwise
+        (``[0, 1]`` if none)."""
+        prec = 64 + bits + 2 * self.steps.bit_length() + (4 * self.steps if self.steps <= EXACT_STEPS else 32)
+        last: arb | None = None
+        box = arb(0).union(arb(1))
+        while True:
+            with workprec(prec):
+                v = self._delta_at(eps, bits)
+                if v.is_finite() and v.overlaps(box):
+                    v = v.intersection(box)
+            if v.is_finite():
+                last = v
+                if v.rad() == 0 or v.rel_accuracy_bits() >= bits:
+                    return v
+            if prec >= MAX_PREC:
+                return last if last is not None else box
+            prec *= 2
+
+    def delta_ball(self, eps: Fraction) -> arb:
+        return self.enclose(eps, 40)
+
+    def delta(self, eps: Fraction) -> Certified:
+        """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about 2^-40)."""
+        v = self.enclose(eps, 40)
+        return Certified(v, 128)
+
+    def _log_guess(self, eps: Fraction, bits: int = 20) -> float:
+        """log delta(eps) from a coarse enclosure's midpoint (a guess), -inf at 0."""
+        if eps >= self._max_loss:
+            return -math.inf
+        v = self.enclose(eps, bits)
+        m = v.mid()
+        if not m > 0:
+            return -math.inf
+        return float(m.log())
+
+    def _side(self, eps: Fraction, delta: Fraction, gap: float) -> int:
+        """+1 if delta(eps) > ``delta`` is proven, -1 if delta(eps) <= ``delta`` is proven,
+        0 if undecided (``gap``: the guessed |log delta(eps) - log delta|)."""
+        if eps >= self._max_loss:
+            return -1
+        bits = 20
+        if gap > 0:
+            bits = max(bits, int(-math.log2(gap)) + 8)
+        while bits <= 80:
+            v = self.enclose(eps, bits)
+            with workprec(max(128, bits + 64)):
+                t = _q(delta)
+                if v > t:
+                    return 1
+                if v <= t:
+                    return -1
+            bits += 20
+        return 0
+
+    def epsilon(self, delta: Fraction, width: Fraction) -> Certified:
+        """Certified bracket of the optimal epsilon at ``delta`` (width <= ``width``)."""
+        from .results import _bracket
+
+        lt = math.log(delta.numerator) - math.log(delta.denominator)
+        f0 = self._log_guess(Fraction(0))
+        top = self._max_loss
+        if f0 <= lt:
+            if self._side(Fraction(0), delta, lt - f0) == -1:
+                return _bracket(Fraction(0), Fraction(0))
+        # regula falsi (Illinois) on log delta over [lo, hi], bisection where log delta = -inf
+        lo, flo = Fraction(0), f0
+        hi, fhi = top, -math.inf
+        x = self._first_guess(delta)
+        side = 0
+        for _ in range(60):
+            if not lo < x < hi:
+                x = (lo + hi) / 2
+            fx = self._log_guess(x)
+            if fx > lt:
+                lo, flo = x, fx
+                if side == 1 and math.isfinite(fhi):
+                    fhi = lt + (fhi - lt) / 2
+                side = 1
+            else:
+                hi, fhi = x, fx
+                if side == -1:
+                    flo = lt + (flo - lt) / 2
+                side = -1
+            if hi - lo <= width / 2:
+                break
+            if math.isfinite(fhi) and flo > fhi:
+                x = lo + (hi - lo) * Fraction((flo - lt) / (flo - fhi))
+                # keep the next point a little inside the bracket, and dyadic
+                x = _dyadic(min(max(x, lo + (hi - lo) / 64), hi - (hi - lo) / 64))
+                # aim just past the root so that the bracket closes from both sides
+                pad = width / 8
+                x = x + pad if side == 1 else x - pad
+            else:
+                x = _dyadic((lo + hi) / 2)
+        else:
+            raise ArithmeticError("pld closed form: the Laplace epsilon search did not converge")
+        if hi - lo > width:
+            raise ArithmeticError("pld closed form: the Laplace epsilon search did not converge")
+        gap_lo = abs(flo - lt) if math.isfinite(flo) else 1.0
+        gap_hi = abs(fhi - lt) if math.isfinite(fhi) else 1.0
+        s_hi = self._side(hi, delta, gap_hi)
+        s_lo = 1 if lo == 0 else self._side(lo, delta, gap_lo)
+        if s_hi == -1 and s_lo == 1:
+            return _bracket(lo, hi)
+        raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+
+    def _first_guess(self, delta: Fraction) -> Fraction:
+        """Saddle-point approximation of epsilon(delta) (a guess): bisection on c of
+        T log phi(c) - c eps(c) - log(c (1 + c) sd sqrt(2 pi)) = log delta, eps(c) = T phi'/phi."""
+        T = self.steps
+        lt = math.log(delta.numerator) - math.log(delta.denominator)
+        with mpmath.workdps(30):
+            beta = mpmath.mpf(self._beta.numerator) / self._beta.denominator
+
+            def approx(c: Any) -> tuple[Any, Any]:
+                p, p1, p2 = _mp_parts(beta, c)
+                e = T * p1 / p
+                sd = mpmath.sqrt(max(T * (p2 / p - (p1 / p) ** 2), mpmath.mpf(10) ** -30))
+                return e, T * mpmath.log(p) - c * e - mpmath.log(c * (1 + c) * sd * mpmath.sqrt(2 * mpmath.pi))
+
+            lo, hi = mpmath.mpf(10) ** -6, mpmath.mpf(1)
+            while approx(hi)[1] > lt and hi < 1e12:
+                lo, hi = hi, hi * 2
+            for _ in range(50):
+                mid = (lo + hi) / 2
+                if approx(mid)[1] > lt:
+                    lo = mid
+                else:
+                    hi = mid
+            e = approx((lo + hi) / 2)[0]
+        g = Fraction(float(e))
+        return min(max(g, Fraction(0)), self._max_loss)
+
+
+def _dyadic(x: Fraction) -> Fraction:
+    """``x`` rounded to 60 significant bits (a short rational for the next guess)."""
+    if x == 0:
+        return x
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    sh = 60 - e
+    if sh > 0:
+        return Fraction(round(x * (1 << sh)), 1 << sh)
+    return Fraction(round(x / (1 << -sh)) * (1 << -sh))
