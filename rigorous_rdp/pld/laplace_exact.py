@@ -453,10 +453,21 @@ class LaplaceComposition(ClosedForm):
         if f0 <= lt:
             if self._side(Fraction(0), delta, lt - f0) == -1:
                 return _bracket(Fraction(0), Fraction(0))
+        x = self._first_guess(delta)
+        # one Newton step on log delta from the saddle-point guess (slope -c), then try to
+        # certify the bracket of half-width width/4 around it
+        fx = self._log_guess(x)
+        if math.isfinite(fx) and 0 < x < top:
+            slope = _saddle(self._beta, self.steps, x).c
+            if slope > 0:
+                x1 = _dyadic(min(max(x + Fraction((fx - lt) / slope), Fraction(0)), top))
+                lo1, hi1 = max(Fraction(0), x1 - width / 4), min(top, x1 + width / 4)
+                gap = slope * float(width) / 4
+                if self._side(hi1, delta, gap) == -1 and (lo1 == 0 or self._side(lo1, delta, gap) == 1):
+                    return _bracket(lo1, hi1)
         # regula falsi (Illinois) on log delta over [lo, hi], bisection where log delta = -inf
         lo, flo = Fraction(0), f0
         hi, fhi = top, -math.inf
-        x = self._first_guess(delta)
         side = 0
         for _ in range(60):
             if not lo < x < hi:
