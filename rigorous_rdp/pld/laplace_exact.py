@@ -69,7 +69,7 @@ from typing import Any
 import mpmath
 from flint import acb, arb, ctx, fmpq
 
-from ..arith import Certified, workprec
+from ..arith import Certified, log_binomial_pmf, workprec
 from .closed_form import ClosedForm
 from .results import decimal_text
 
@@ -77,6 +77,8 @@ __all__ = ["EXACT_STEPS", "LaplaceComposition"]
 
 #: up to this many steps the finite mixture is summed (above, the inversion integral)
 EXACT_STEPS = 12
+#: the largest number of continuous steps summed term by term (above, the inversion integral)
+MAX_TERMS = 48
 #: working precision cap (bits)
 MAX_PREC = 4096
 #: largest cut-off R of the inversion integral tried
@@ -121,6 +123,7 @@ class _Saddle:
     c: float
     log_scale: float  # log of phi(c)^T e^{-eps c}
     sd: float  # sqrt(T var) at c
+    p_cont: float = 0.0  # tilted weight of the continuous part, b(c)/phi(c)
 
 
 def _saddle(beta_f: Fraction, steps: int, eps: Fraction) -> _Saddle:
@@ -147,7 +150,10 @@ def _saddle(beta_f: Fraction, steps: int, eps: Fraction) -> _Saddle:
         c = (lo + hi) / 2
         p, p1, p2 = _mp_parts(beta, c)
         var = steps * (p2 / p - (p1 / p) ** 2)
-        return _Saddle(float(c), float(steps * mpmath.log(p) - c * mpmath.mpf(eps.numerator) / eps.denominator), float(mpmath.sqrt(max(var, mpmath.mpf(0)))))
+        log_scale = steps * mpmath.log(p) - c * mpmath.mpf(eps.numerator) / eps.denominator
+        a = (mpmath.exp(beta * c) + mpmath.exp(-beta * (c + 1))) / 2
+        sd = mpmath.sqrt(max(var, mpmath.mpf(0)))
+        return _Saddle(float(c), float(log_scale), float(sd), float(max(0, 1 - a / p)))
 
 
 # ---------------------------------------------------------------------------
@@ -187,9 +193,10 @@ class LaplaceComposition(ClosedForm):
         eb = (-beta).exp()
         return beta, eb, beta * (-beta / 2).exp() / 4, 4 * (beta / 2).sinh() / beta, (1 + eb) / 2
 
-    def _kernel(self, j: int, x: Fraction) -> arb:
+    def _kernel(self, j: int, x: Fraction, memo: dict | None = None) -> arb:
         r""":math:`K_j(x) = \int_{s > x} (1 - e^{\beta(x - s)}) e^{\beta s/2} B_j(s)\,ds`
-        (:math:`K_0(x) = (1 - e^{\beta x})_+`), x in units of beta, exact."""
+        (:math:`K_0(x) = (1 - e^{\beta x})_+`), x in units of beta, exact.  ``memo`` caches the
+        incomplete integrals Q (shared by the lattice points of one j)."""
         beta, _, _, Z, _ = self._consts()
         xa = _q(x)
         if x >= j:
@@ -198,22 +205,50 @@ class LaplaceComposition(ClosedForm):
             return Z**j * (1 - (beta * xa).exp())
         lam = beta / 2
         n = j - 1
+        memo = {} if memo is None else memo
 
-        def Q(lm: arb, Y: arb) -> arb:
-            # int_0^Y e^{lm y} y^n / n! dy = (1 - e^{lm Y} sum_{r<=n} (-lm Y)^r / r!) / (-lm)^(n+1)
-            s, t = arb(0), arb(1)
-            for r in range(n + 1):
-                s += t
-                t = t * (-lm * Y) / (r + 1)
-            return (1 - (lm * Y).exp() * s) / (-lm) ** (n + 1)
+        def Q(sign: int, y: Fraction) -> arb:
+            # int_0^y e^{lm u} u^n / n! du = (1 - e^{lm y} sum_{r<=n} (-lm y)^r / r!) / (-lm)^(n+1)
+            key = (n, sign, y)
+            v = memo.get(key)
+            if v is None:
+                lm, Y = lam * sign, _q(y)
+                z = lm * Y
+                if y == 0:
+                    v = arb(0)
+                elif abs(z) <= 2:
+                    # no cancellation: sum_m lm^m Y^(n+m+1) / (m! n! (n+m+1)); the ratio of
+                    # consecutive terms is at most |z|/(m+1), so the tail after term m is at most
+                    # |term_m| rho/(1 - rho), rho = |z|/(m+1) < 1
+                    t = Y ** (n + 1) / (math.factorial(n) * (n + 1))
+                    s_ = t
+                    m = 0
+                    stop = arb(2) ** (-ctx.prec - 8)
+                    while True:
+                        t = t * z * (n + m + 1) / ((m + 1) * (n + m + 2))
+                        m += 1
+                        s_ += t
+                        if m + 1 > 4 and abs(t) < stop * abs(s_):
+                            break
+                    rho = abs(z) / (m + 1)
+                    err = (abs(t) * rho / (1 - rho)).upper()
+                    v = s_ + err.union(-err)
+                else:
+                    s_, t = arb(0), arb(1)
+                    for r in range(n + 1):
+                        s_ += t
+                        t = t * (-z) / (r + 1)
+                    v = (1 - z.exp() * s_) / (-lm) ** (n + 1)
+                memo[key] = v
+            return v
 
         acc = arb(0)
         for k in range(j):
             m = 2 * k - j
-            Y = _q(2 * (j - k))
-            y0 = _q(max(x - m, Fraction(0)))
-            up = Q(lam, Y) - Q(lam, y0)
-            dn = Q(-lam, Y) - Q(-lam, y0)
+            Y = Fraction(2 * (j - k))
+            y0 = max(x - m, Fraction(0))
+            up = Q(1, Y) - Q(1, y0)
+            dn = Q(-1, Y) - Q(-1, y0)
             acc += (-1) ** k * comb(j, k) * ((lam * m).exp() * up - (beta * xa - lam * m).exp() * dn)
         return acc
 
@@ -232,7 +267,28 @@ class LaplaceComposition(ClosedForm):
                 total += w * self._kernel(j, x)
         return total
 
-    def _term(self, j: int, eps: Fraction) -> arb:
+    def _tails(self, k: int, n_lo: int, pp: arb) -> dict[int, arb]:
+        r""":math:`P(\mathrm{Bin}(n, p) \ge k)` for :math:`n_{lo} \le n \le T`: one regularized
+        incomplete beta function, then :math:`P(X_{n+1} \ge k) = P(X_n \ge k) + p\,P(X_n = k - 1)`
+        (additions only)."""
+        T = self.steps
+        out: dict[int, arb] = {}
+        if k <= 0:
+            return {n: arb(1) for n in range(n_lo, T + 1)}
+        n0 = max(n_lo, k - 1)
+        for n in range(n_lo, n0):
+            out[n] = arb(0)
+        cur = pp.beta_lower(k, n0 - k + 1, 1) if n0 >= k else arb(0)
+        out[n0] = cur
+        if n0 < T:
+            pmf = log_binomial_pmf(n0, k - 1, pp.log(), (1 - pp).log()).exp()
+            for n in range(n0, T):
+                cur = cur + pp * pmf
+                out[n + 1] = cur
+                pmf = pmf * (1 - pp) * (n + 1) / (n + 2 - k)
+        return out
+
+    def _term(self, j: int, eps: Fraction, tails: tuple[dict[int, arb], dict[int, arb]] | None = None) -> arb:
         r"""The part of delta from the outcomes with exactly j continuous steps:
         :math:`\binom{T}{j} w_c^j \sum_i \binom{T-j}{i} 2^{-i} (e^{-\beta}/2)^{T-j-i} K_j(x_i)`,
         the i with :math:`x_i \le -j` summed in closed form through binomial tails
@@ -245,19 +301,22 @@ class LaplaceComposition(ClosedForm):
         p = 1 / (1 + eb)
         k = math.ceil((x0 + T) / 2)  # first i with x_i <= -j
 
-        def tail(pp: arb) -> arb:
+        def tail(pp: arb, idx: int) -> arb:
+            if tails is not None:
+                return tails[idx][n]
             if k <= 0:
                 return arb(1)
             if k > n:
                 return arb(0)
             return pp.beta_lower(k, n - k + 1, 1)
 
-        total = Z**j * a0**n * (tail(p) - _q(eps).exp() * tail(1 - p)) if k <= n else arb(0)
+        total = Z**j * a0**n * (tail(p, 0) - _q(eps).exp() * tail(1 - p, 1)) if k <= n else arb(0)
         lo = max(0, math.floor((x0 + T - 2 * j) / 2) + 1)
+        memo: dict = {}
         for i in range(lo, min(n, k - 1) + 1):
             x = x0 - (2 * i - T + j)
             w = comb(n, i) * arb(2) ** (-i) * (eb / 2) ** (n - i)
-            total += w * self._kernel(j, x)
+            total += w * self._kernel(j, x, memo)
         return comb(T, j) * wc**j * total
 
     # -- the inversion integral -----------------------------------------------------------------
@@ -384,7 +443,52 @@ class LaplaceComposition(ClosedForm):
             return arb(0)  # the loss never exceeds T beta
         if self.steps <= EXACT_STEPS:
             return self._mixture(eps)
-        return self._contour(eps, bits, _saddle(self._beta, self.steps, eps))
+        sad = _saddle(self._beta, self.steps, eps)
+        v = self._truncated(eps, bits, sad)
+        if v is not None:
+            return v
+        return self._contour(eps, bits, sad)
+
+    def _truncated(self, eps: Fraction, bits: int, sad: _Saddle) -> arb | None:
+        r"""delta as the sum of the terms with j <= J continuous steps plus a bound on the rest,
+        or ``None`` when J would exceed :data:`MAX_TERMS`.  For any c > 0,
+        :math:`(1 - e^{\varepsilon - x})_+ \le \kappa(c) e^{c(x - \varepsilon)}` with
+        :math:`\kappa(c) = \max_{y > 0} (1 - e^{-y}) e^{-cy} = c^c/(1 + c)^{1 + c}`, so the outcomes with
+        more than J continuous steps add at most
+        :math:`\kappa(c)\,\varphi(c)^T e^{-c\varepsilon} P(\mathrm{Bin}(T, b(c)/\varphi(c)) > J)`
+        (the tilted law of the number of continuous steps is binomial)."""
+        T = self.steps
+        mean = T * sad.p_cont
+        J = min(T, math.ceil(mean + 8 * math.sqrt(mean) + 12 + bits / 4))
+        if J > MAX_TERMS:
+            return None
+        c_f = max(sad.c, 2.0**-10)
+        c = arb(c_f)
+        beta, _, _, _, _ = self._consts()
+        half = arb(1) / 2
+        ac = ((beta * c).exp() + (-beta * (c + 1)).exp()) / 2
+        bc = (-beta / 2).exp() / 2 * (beta * (c + half)).sinh() / (c + half)
+        phic = ac + bc
+        kappa = (c * c.log() - (1 + c) * (1 + c).log()).exp()
+        lead = kappa * (T * phic.log() - _q(eps) * c).exp()
+        total = arb(0)
+        j = 0
+        _, eb, _, _, _ = self._consts()
+        p = 1 / (1 + eb)
+        k = math.ceil((eps / self._beta + T) / 2)
+        while True:
+            tails = (self._tails(k, T - J, p), self._tails(k, T - J, 1 - p))
+            while j <= J:
+                total += self._term(j, eps, tails)
+                j += 1
+            if J >= T:
+                return total
+            rest = lead * (bc / phic).beta_lower(J + 1, T - J, 1)
+            if total.lower() > 0 and (rest * arb(2) ** (bits + 2)).upper() < total.lower():
+                return total + arb(0).union(rest.upper())
+            if J >= MAX_TERMS:
+                return None
+            J = min(T, J + 16)
 
     def enclose(self, eps: Fraction, bits: int) -> arb:
         """Certified enclosure of delta at ``eps >= 0``, refined (precision doubled) until its
@@ -453,6 +557,13 @@ class LaplaceComposition(ClosedForm):
         if f0 <= lt:
             if self._side(Fraction(0), delta, lt - f0) == -1:
                 return _bracket(Fraction(0), Fraction(0))
+        # near the largest loss: delta(T beta - h) >= 2^-T (1 - e^-h) (all T losses +beta, P-mass
+        # 2^-T), so a delta below that puts epsilon in (T beta - h, T beta]
+        h = width / 2
+        with workprec(128):
+            floor = arb(2) ** (-self.steps) * -((-_q(h)).expm1())
+            if top - h > 0 and floor > _q(delta):
+                return _bracket(top - h, top)
         x = self._first_guess(delta)
         # one Newton step on log delta from the saddle-point guess (slope -c), then try to
         # certify the bracket of half-width width/4 around it
