@@ -78,7 +78,7 @@ __all__ = ["EXACT_STEPS", "LaplaceComposition"]
 #: up to this many steps the finite mixture is summed (above, the inversion integral)
 EXACT_STEPS = 12
 #: the largest number of continuous steps summed term by term (above, the inversion integral)
-MAX_TERMS = 48
+MAX_TERMS = 28
 #: working precision cap (bits)
 MAX_PREC = 4096
 #: largest cut-off R of the inversion integral tried
@@ -313,10 +313,14 @@ class LaplaceComposition(ClosedForm):
         total = Z**j * a0**n * (tail(p, 0) - _q(eps).exp() * tail(1 - p, 1)) if k <= n else arb(0)
         lo = max(0, math.floor((x0 + T - 2 * j) / 2) + 1)
         memo: dict = {}
-        for i in range(lo, min(n, k - 1) + 1):
-            x = x0 - (2 * i - T + j)
-            w = comb(n, i) * arb(2) ** (-i) * (eb / 2) ** (n - i)
-            total += w * self._kernel(j, x, memo)
+        hi = min(n, k - 1)
+        if lo <= hi:
+            # w_i = C(n, i) 2^-i (e^-beta/2)^(n-i) = a0^n pmf_Bin(n, p)(i), updated by its ratio
+            w = a0**n * log_binomial_pmf(n, lo, p.log(), (1 - p).log()).exp()
+            for i in range(lo, hi + 1):
+                x = x0 - (2 * i - T + j)
+                total += w * self._kernel(j, x, memo)
+                w = w * (n - i) / ((i + 1) * eb)
         return comb(T, j) * wc**j * total
 
     # -- the inversion integral -----------------------------------------------------------------
@@ -459,7 +463,7 @@ class LaplaceComposition(ClosedForm):
         (the tilted law of the number of continuous steps is binomial)."""
         T = self.steps
         mean = T * sad.p_cont
-        J = min(T, math.ceil(mean + 8 * math.sqrt(mean) + 12 + bits / 4))
+        J = min(T, math.ceil(mean + 6 * math.sqrt(mean) + 6 + bits / 8))
         if J > MAX_TERMS:
             return None
         c_f = max(sad.c, 2.0**-10)
@@ -488,7 +492,7 @@ class LaplaceComposition(ClosedForm):
                 return total + arb(0).union(rest.upper())
             if J >= MAX_TERMS:
                 return None
-            J = min(T, J + 16)
+            J = min(T, J + 8)
 
     def enclose(self, eps: Fraction, bits: int) -> arb:
         """Certified enclosure of delta at ``eps >= 0``, refined (precision doubled) until its
@@ -565,17 +569,29 @@ class LaplaceComposition(ClosedForm):
             if top - h > 0 and floor > _q(delta):
                 return _bracket(top - h, top)
         x = self._first_guess(delta)
-        # one Newton step on log delta from the saddle-point guess (slope -c), then try to
-        # certify the bracket of half-width width/4 around it
-        fx = self._log_guess(x)
-        if math.isfinite(fx) and 0 < x < top:
-            slope = _saddle(self._beta, self.steps, x).c
-            if slope > 0:
-                x1 = _dyadic(min(max(x + Fraction((fx - lt) / slope), Fraction(0)), top))
-                lo1, hi1 = max(Fraction(0), x1 - width / 4), min(top, x1 + width / 4)
-                gap = slope * float(width) / 4
-                if self._side(hi1, delta, gap) == -1 and (lo1 == 0 or self._side(lo1, delta, gap) == 1):
-                    return _bracket(lo1, hi1)
+        # Newton steps on log delta from the saddle-point guess (slope -c at first, then the
+        # secant slope), then try to certify the bracket of half-width width/4 around the last
+        x0 = x
+        f0 = self._log_guess(x0)
+        if math.isfinite(f0) and 0 < x0 < top:
+            slope = -_saddle(self._beta, self.steps, x0).c
+            for _ in range(5):
+                if not slope < 0:
+                    break
+                x1 = _dyadic(min(max(x0 + Fraction((f0 - lt) / -slope), Fraction(0)), top))
+                if abs(x1 - x0) <= width / 16 or not 0 < x1 < top:
+                    break
+                f1 = self._log_guess(x1)
+                if not math.isfinite(f1):
+                    break
+                slope = (f1 - f0) / float(x1 - x0)
+                x0, f0 = x1, f1
+            else:
+                x1 = x0
+            lo1, hi1 = max(Fraction(0), x1 - width / 4), min(top, x1 + width / 4)
+            gap = max(-slope, 1e-12) * float(width) / 4 if slope < 0 else 1e-6
+            if self._side(hi1, delta, gap) == -1 and (lo1 == 0 or self._side(lo1, delta, gap) == 1):
+                return _bracket(lo1, hi1)
         # regula falsi (Illinois) on log delta over [lo, hi], bisection where log delta = -inf
         lo, flo = Fraction(0), f0
         hi, fhi = top, -math.inf
