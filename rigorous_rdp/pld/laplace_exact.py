@@ -464,8 +464,9 @@ class LaplaceComposition(ClosedForm):
         T = self.steps
         mean = T * sad.p_cont
         J = min(T, math.ceil(mean + 6 * math.sqrt(mean) + 6 + bits / 8))
-        if J > MAX_TERMS:
+        if J > MAX_TERMS and T > MAX_TERMS + 4:
             return None
+        budget = max(MAX_TERMS, J)
         c_f = max(sad.c, 2.0**-10)
         c = arb(c_f)
         beta, _, _, _, _ = self._consts()
@@ -490,7 +491,7 @@ class LaplaceComposition(ClosedForm):
             rest = lead * (bc / phic).beta_lower(J + 1, T - J, 1)
             if total.lower() > 0 and (rest * arb(2) ** (bits + 2)).upper() < total.lower():
                 return total + arb(0).union(rest.upper())
-            if J >= MAX_TERMS:
+            if J >= budget:
                 return None
             J = min(T, J + 8)
 
@@ -552,15 +553,39 @@ class LaplaceComposition(ClosedForm):
         return 0
 
     def epsilon(self, delta: Fraction, width: Fraction) -> Certified:
-        """Certified bracket of the optimal epsilon at ``delta`` (width <= ``width``)."""
+        """Certified bracket of the optimal epsilon at ``delta`` (width <= ``width``).
+
+        Every enclosure computed on the way (also the coarse ones of the search) is certified, so
+        each point where it decides the comparison with ``delta`` narrows the proven bracket
+        ``(lo, hi]``: delta(lo) > delta (or lo = 0) and delta(hi) <= delta."""
         from .results import _bracket
 
         lt = math.log(delta.numerator) - math.log(delta.denominator)
-        f0 = self._log_guess(Fraction(0))
         top = self._max_loss
-        if f0 <= lt:
-            if self._side(Fraction(0), delta, lt - f0) == -1:
-                return _bracket(Fraction(0), Fraction(0))
+        cert = [Fraction(0), top]  # delta(top) = 0 <= delta
+
+        def probe(x: Fraction, bits: int = 20) -> float:
+            """log delta(x) guessed from a certified enclosure, which also narrows the bracket."""
+            if x >= top:
+                return -math.inf
+            v = self.enclose(x, bits)
+            with workprec(max(128, bits + 64)):
+                t = _q(delta)
+                if v > t and x > cert[0]:
+                    cert[0] = x
+                elif v <= t and x < cert[1]:
+                    cert[1] = x
+            m = v.mid()
+            return float(m.log()) if m > 0 else -math.inf
+
+        def done() -> bool:
+            return cert[1] - cert[0] <= width
+
+        f_zero = probe(Fraction(0))
+        if cert[1] == 0:
+            return _bracket(Fraction(0), Fraction(0))
+        if f_zero <= lt and self._side(Fraction(0), delta, lt - f_zero) == -1:
+            return _bracket(Fraction(0), Fraction(0))
         # near the largest loss: delta(T beta - h) >= 2^-T (1 - e^-h) (all T losses +beta, P-mass
         # 2^-T), so a delta below that puts epsilon in (T beta - h, T beta]
         h = width / 2
@@ -568,69 +593,46 @@ class LaplaceComposition(ClosedForm):
             floor = arb(2) ** (-self.steps) * -((-_q(h)).expm1())
             if top - h > 0 and floor > _q(delta):
                 return _bracket(top - h, top)
-        x = self._first_guess(delta)
-        # Newton steps on log delta from the saddle-point guess (slope -c at first, then the
-        # secant slope), then try to certify the bracket of half-width width/4 around the last
-        x0 = x
-        f0 = self._log_guess(x0)
-        if math.isfinite(f0) and 0 < x0 < top:
-            slope = -_saddle(self._beta, self.steps, x0).c
-            for _ in range(5):
-                if not slope < 0:
-                    break
-                x1 = _dyadic(min(max(x0 + Fraction((f0 - lt) / -slope), Fraction(0)), top))
-                if abs(x1 - x0) <= width / 16 or not 0 < x1 < top:
-                    break
-                f1 = self._log_guess(x1)
-                if not math.isfinite(f1):
-                    break
-                slope = (f1 - f0) / float(x1 - x0)
-                x0, f0 = x1, f1
-            else:
-                x1 = x0
-            lo1, hi1 = max(Fraction(0), x1 - width / 4), min(top, x1 + width / 4)
-            gap = max(-slope, 1e-12) * float(width) / 4 if slope < 0 else 1e-6
-            if self._side(hi1, delta, gap) == -1 and (lo1 == 0 or self._side(lo1, delta, gap) == 1):
-                return _bracket(lo1, hi1)
-        # regula falsi (Illinois) on log delta over [lo, hi], bisection where log delta = -inf
-        lo, flo = Fraction(0), f0
-        hi, fhi = top, -math.inf
-        side = 0
-        for _ in range(60):
-            if not lo < x < hi:
-                x = (lo + hi) / 2
-            fx = self._log_guess(x)
-            if fx > lt:
-                lo, flo = x, fx
-                if side == 1 and math.isfinite(fhi):
-                    fhi = lt + (fhi - lt) / 2
-                side = 1
-            else:
-                hi, fhi = x, fx
-                if side == -1:
-                    flo = lt + (flo - lt) / 2
-                side = -1
-            if hi - lo <= width / 2:
+        # Newton steps on log delta from the saddle-point guess (slope -c first, then secants)
+        x0 = _dyadic(self._first_guess(delta))
+        f0 = probe(x0)
+        x1 = x0
+        slope = -_saddle(self._beta, self.steps, x0).c if 0 < x0 < top else 0.0
+        for _ in range(6):
+            if done() or not (math.isfinite(f0) and slope < 0):
                 break
-            if math.isfinite(fhi) and flo > fhi:
-                x = lo + (hi - lo) * Fraction((flo - lt) / (flo - fhi))
-                # keep the next point a little inside the bracket, and dyadic
-                x = _dyadic(min(max(x, lo + (hi - lo) / 64), hi - (hi - lo) / 64))
-                # aim just past the root so that the bracket closes from both sides
-                pad = width / 8
-                x = x + pad if side == 1 else x - pad
-            else:
-                x = _dyadic((lo + hi) / 2)
-        else:
-            raise ArithmeticError("pld closed form: the Laplace epsilon search did not converge")
-        if hi - lo > width:
-            raise ArithmeticError("pld closed form: the Laplace epsilon search did not converge")
-        gap_lo = abs(flo - lt) if math.isfinite(flo) else 1.0
-        gap_hi = abs(fhi - lt) if math.isfinite(fhi) else 1.0
-        s_hi = self._side(hi, delta, gap_hi)
-        s_lo = 1 if lo == 0 else self._side(lo, delta, gap_lo)
-        if s_hi == -1 and s_lo == 1:
-            return _bracket(lo, hi)
+            x1 = _dyadic(min(max(x0 + Fraction((f0 - lt) / -slope), Fraction(0)), top))
+            if abs(x1 - x0) <= width / 16 or not 0 < x1 < top:
+                break
+            f1 = probe(x1)
+            if not math.isfinite(f1):
+                break
+            slope = (f1 - f0) / float(x1 - x0)
+            x0, f0 = x1, f1
+        if not done():
+            # certify around the estimate: the missing ends first
+            gap = -slope * float(width) / 3 if slope < 0 else 1e-6
+            for x, want in ((x1 + width / 3, -1), (x1 - width / 3, 1)):
+                if done():
+                    break
+                if not cert[0] < x < cert[1]:
+                    continue
+                side = self._side(x, delta, gap)
+                if side == want:
+                    cert[0 if want == 1 else 1] = x
+        if done():
+            return _bracket(cert[0], cert[1])
+        # fallback: bisection of the certified bracket, each midpoint decided at rising accuracy
+        for _ in range(200):
+            if done():
+                return _bracket(cert[0], cert[1])
+            mid = _dyadic((cert[0] + cert[1]) / 2)
+            if not cert[0] < mid < cert[1]:
+                break
+            side = self._side(mid, delta, 0.0)
+            if side == 0:
+                break
+            cert[0 if side == 1 else 1] = mid
         raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
 
     def _first_guess(self, delta: Fraction) -> Fraction:
