@@ -591,8 +591,23 @@ class LaplaceComposition(ClosedForm):
         h = width / 2
         with workprec(128):
             floor = arb(2) ** (-self.steps) * -((-_q(h)).expm1())
-            if top - h > 0 and floor > _q(delta):
-                return _bracket(top - h, top)
+            near_top = top - h > 0 and floor > _q(delta)
+        if near_top:
+            # then delta(T beta - y) is about 2^-T y for small y: the lower end from the floor at
+            # h = -log(1 - 2^T delta) (rounded up), the upper end tried at y = 0.99 * 2^T delta
+            u = delta * 2**self.steps
+            lo = top - h
+            with workprec(256):
+                hl = -((-_q(u)).log1p()) * (1 + arb(2) ** -40)
+                h2 = min(h, _frac(hl.upper()) * (1 + Fraction(1, 1 << 30)))
+                if (arb(2) ** (-self.steps) * -((-_q(h2)).expm1())) > _q(delta):
+                    lo = top - h2
+            hi = top
+            for y in (u * (1 - Fraction(1, 1 << 12)), u * Fraction(99, 100)):
+                if 0 < y < top - lo and self._side(top - y, delta, float(1 - y / u)) == -1:
+                    hi = top - y
+                    break
+            return _bracket(lo, hi)
         # Newton steps on log delta from the saddle-point guess (slope -c first, then secants)
         x0 = _dyadic(self._first_guess(delta))
         f0 = probe(x0)
