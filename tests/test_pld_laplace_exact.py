@@ -5,6 +5,7 @@ routes against each other (finite mixture vs Laplace inversion), and the grid pa
 
 from __future__ import annotations
 
+import math
 import sys
 from fractions import Fraction as F
 from pathlib import Path
@@ -18,7 +19,6 @@ from rigorous_rdp.arith import workprec
 from rigorous_rdp.pld import PldAccountant
 from rigorous_rdp.pld.closed_form import ExactDeltaResult, ExactEpsilonResult, closed_form_of
 from rigorous_rdp.pld.laplace_exact import EXACT_STEPS, LaplaceComposition, _saddle
-from rigorous_rdp.reference.pld import laplace_delta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "proofs"))
 
@@ -166,3 +166,35 @@ def test_overlaps_the_grid_path():
     exact = PldAccountant().compose(event, steps).get_epsilon_result(delta).epsilon
     grid = PldAccountant(exact=False).compose(event, steps).get_epsilon_result(delta).epsilon
     assert exact.lo_exact <= grid.up_exact and grid.lo_exact <= exact.up_exact
+
+
+@pytest.mark.parametrize(
+    ("scale", "steps", "eps"), [(F(1000), 12, F(1, 200)), (F(10), 12, F(1, 2)), (F(1), 11, F(3)), (F(1, 10), 10, F(0))]
+)
+def test_truncated_sum_agrees_with_the_finite_mixture(scale, steps, eps):
+    """The sum over at most J continuous steps plus its Chernoff bound (J < T where the tilted
+    number of continuous steps is small) overlaps the full mixture."""
+    lap = LaplaceComposition(scale, steps)
+    sad = _saddle(lap._beta, steps, eps)
+    with workprec(400):
+        mix = lap._mixture(eps)
+    with workprec(200):
+        tr = lap._truncated(eps, 30, sad)
+    assert tr is not None and tr.is_finite()
+    assert mix.overlaps(tr)
+    assert tr.rad() <= tr.mid().abs_lower() * 2**-25
+
+
+def test_binomial_tails_by_recurrence():
+    """The tails P(Bin(n, p) >= k) by the upward recurrence equal direct exact sums."""
+    lap = LaplaceComposition(F(1), 30)
+    with workprec(200):
+        p = _arb(F(2, 7))
+        for k in (0, 1, 5, 17, 31):
+            tails = lap._tails(k, 20, p)
+            for n in (20, 25, 30):
+                exact = sum(
+                    (F(math.comb(n, i)) * F(2, 7) ** i * F(5, 7) ** (n - i) for i in range(max(k, 0), n + 1)), F(0)
+                )
+                assert tails[n].overlaps(_arb(exact))
+                assert tails[n].rad() <= 2**-150

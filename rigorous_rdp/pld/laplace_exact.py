@@ -78,7 +78,7 @@ __all__ = ["EXACT_STEPS", "LaplaceComposition"]
 #: up to this many steps the finite mixture is summed (above, the inversion integral)
 EXACT_STEPS = 12
 #: the largest number of continuous steps summed term by term (above, the inversion integral)
-MAX_TERMS = 28
+MAX_TERMS = 48
 #: working precision cap (bits)
 MAX_PREC = 4096
 #: largest cut-off R of the inversion integral tried
@@ -295,7 +295,7 @@ class LaplaceComposition(ClosedForm):
         (:math:`Z^j a(0)^n (P(\mathrm{Bin}(n, p) \ge k) - e^\varepsilon P(\mathrm{Bin}(n, 1-p) \ge k))`,
         n = T - j, the regularized incomplete beta function), the at most 2j others one by one."""
         T = self.steps
-        beta, eb, wc, Z, a0 = self._consts()
+        _, eb, wc, Z, a0 = self._consts()
         n = T - j
         x0 = eps / self._beta
         p = 1 / (1 + eb)
@@ -369,7 +369,9 @@ class LaplaceComposition(ClosedForm):
 
         def tail(R: float) -> arb:
             Ra = arb(R)
-            return comb(T, J + 1) * Mt ** (J + 1) * (a_rel + Mt / Ra) ** (T - J - 1) / ((J + 2) * Ra ** (J + 2)) / arb.pi()
+            return (
+                comb(T, J + 1) * Mt ** (J + 1) * (a_rel + Mt / Ra) ** (T - J - 1) / ((J + 2) * Ra ** (J + 2)) / arb.pi()
+            )
 
         i_unit = acb(0, 1)
         ca = acb(c)
@@ -491,7 +493,7 @@ class LaplaceComposition(ClosedForm):
             rest = lead * (bc / phic).beta_lower(J + 1, T - J, 1)
             if total.lower() > 0 and (rest * arb(2) ** (bits + 2)).upper() < total.lower():
                 return total + arb(0).union(rest.upper())
-            if J >= budget:
+            if budget <= J:
                 return None
             J = min(T, J + 8)
 
@@ -522,16 +524,6 @@ class LaplaceComposition(ClosedForm):
         """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about 2^-40)."""
         v = self.enclose(eps, 40)
         return Certified(v, 128)
-
-    def _log_guess(self, eps: Fraction, bits: int = 20) -> float:
-        """log delta(eps) from a coarse enclosure's midpoint (a guess), -inf at 0."""
-        if eps >= self._max_loss:
-            return -math.inf
-        v = self.enclose(eps, bits)
-        m = v.mid()
-        if not m > 0:
-            return -math.inf
-        return float(m.log())
 
     def _side(self, eps: Fraction, delta: Fraction, gap: float) -> int:
         """+1 if delta(eps) > ``delta`` is proven, -1 if delta(eps) <= ``delta`` is proven,
