@@ -79,6 +79,8 @@ __all__ = ["EXACT_STEPS", "LaplaceComposition"]
 EXACT_STEPS = 12
 #: the largest number of continuous steps summed term by term (above, the inversion integral)
 MAX_TERMS = 48
+#: ... and when the atoms-only outcomes are negligible in the tilted law
+SMALL_TERMS = 28
 #: working precision cap (bits)
 MAX_PREC = 4096
 #: largest cut-off R of the inversion integral tried
@@ -197,7 +199,10 @@ class LaplaceComposition(ClosedForm):
         r""":math:`K_j(x) = \int_{s > x} (1 - e^{\beta(x - s)}) e^{\beta s/2} B_j(s)\,ds`
         (:math:`K_0(x) = (1 - e^{\beta x})_+`), x in units of beta, exact.  ``memo`` caches the
         incomplete integrals Q (shared by the lattice points of one j)."""
-        beta, _, _, Z, _ = self._consts()
+        memo = {} if memo is None else memo
+        if "consts" not in memo:
+            memo["consts"] = self._consts()
+        beta, _, _, Z, _ = memo["consts"]
         xa = _q(x)
         if x >= j:
             return arb(0)
@@ -205,21 +210,22 @@ class LaplaceComposition(ClosedForm):
             return Z**j * (1 - (beta * xa).exp())
         lam = beta / 2
         n = j - 1
-        memo = {} if memo is None else memo
 
-        def Q(sign: int, y: Fraction) -> arb:
-            # int_0^y e^{lm u} u^n / n! du = (1 - e^{lm y} sum_{r<=n} (-lm y)^r / r!) / (-lm)^(n+1)
-            key = (n, sign, y)
+        def Q(sign: int, num: int, den: int) -> arb:
+            # int_0^y e^{lm u} u^n / n! du, y = num/den >= 0
+            # = (1 - e^{lm y} sum_{r<=n} (-lm y)^r / r!) / (-lm)^(n+1)
+            key = (n, sign, num, den)
             v = memo.get(key)
             if v is None:
-                lm, Y = lam * sign, _q(y)
+                lm, Y = lam * sign, arb(fmpq(num, den))
                 z = lm * Y
-                if y == 0:
+                if num == 0:
                     v = arb(0)
-                elif abs(z) <= 2:
-                    # no cancellation: sum_m lm^m Y^(n+m+1) / (m! n! (n+m+1)); the ratio of
-                    # consecutive terms is at most |z|/(m+1), so the tail after term m is at most
-                    # |term_m| rho/(1 - rho), rho = |z|/(m+1) < 1
+                elif abs(z) <= max(2, n + 1):
+                    # sum_m lm^m Y^(n+m+1) / (m! n! (n+m+1)) (no cancellation for lm > 0, about
+                    # 1.44 |z| bits for lm < 0, against (n+1) log2(e (n+1)/|z|) for the closed form);
+                    # the ratio of consecutive terms is at most |z|/(m+1), so the tail after term m
+                    # is at most |term_m| rho/(1 - rho), rho = |z|/(m+1) <= 1/2
                     t = Y ** (n + 1) / (math.factorial(n) * (n + 1))
                     s_ = t
                     m = 0
@@ -228,7 +234,7 @@ class LaplaceComposition(ClosedForm):
                         t = t * z * (n + m + 1) / ((m + 1) * (n + m + 2))
                         m += 1
                         s_ += t
-                        if m + 1 > 4 and abs(t) < stop * abs(s_):
+                        if m + 1 > 4 and m + 1 > 2 * abs(z) and abs(t) < stop * abs(s_):
                             break
                     rho = abs(z) / (m + 1)
                     err = (abs(t) * rho / (1 - rho)).upper()
@@ -242,14 +248,23 @@ class LaplaceComposition(ClosedForm):
                 memo[key] = v
             return v
 
+        def ex(m: int) -> tuple[arb, arb]:
+            key = ("e", m)
+            v = memo.get(key)
+            if v is None:
+                v = memo[key] = ((lam * m).exp(), (-lam * m).exp())
+            return v
+
         acc = arb(0)
+        ebx = (beta * xa).exp()
+        xn, xd = x.numerator, x.denominator
         for k in range(j):
             m = 2 * k - j
-            Y = Fraction(2 * (j - k))
-            y0 = max(x - m, Fraction(0))
-            up = Q(1, Y) - Q(1, y0)
-            dn = Q(-1, Y) - Q(-1, y0)
-            acc += (-1) ** k * comb(j, k) * ((lam * m).exp() * up - (beta * xa - lam * m).exp() * dn)
+            yn = max(xn - m * xd, 0)  # y0 = max(x - m, 0) = yn/xd
+            up = Q(1, 2 * (j - k), 1) - Q(1, yn, xd)
+            dn = Q(-1, 2 * (j - k), 1) - Q(-1, yn, xd)
+            e_m, e_neg = ex(m)
+            acc += (-1) ** k * comb(j, k) * (e_m * up - ebx * e_neg * dn)
         return acc
 
     def _mixture(self, eps: Fraction) -> arb:
@@ -466,9 +481,13 @@ class LaplaceComposition(ClosedForm):
         T = self.steps
         mean = T * sad.p_cont
         J = min(T, math.ceil(mean + 6 * math.sqrt(mean) + 6 + bits / 8))
-        if J > MAX_TERMS and T > MAX_TERMS + 4:
+        # beyond SMALL_TERMS the inversion integral is faster, unless the atoms-only outcomes keep
+        # a visible tilted weight (then its integrand decays slowly)
+        atoms_matter = T * math.log1p(-min(sad.p_cont, 1 - 1e-16)) > -(bits + 40) * math.log(2)
+        limit = MAX_TERMS if atoms_matter else SMALL_TERMS
+        if limit < J and limit + 4 < T:
             return None
-        budget = max(MAX_TERMS, J)
+        budget = max(limit, J)
         c_f = max(sad.c, 2.0**-10)
         c = arb(c_f)
         beta, _, _, _, _ = self._consts()
@@ -596,7 +615,7 @@ class LaplaceComposition(ClosedForm):
                     lo = top - h2
             hi = top
             for y in (u * (1 - Fraction(1, 1 << 12)), u * Fraction(99, 100)):
-                if 0 < y < top - lo and self._side(top - y, delta, float(1 - y / u)) == -1:
+                if width / (1 << 20) <= y < top - lo and self._side(top - y, delta, float(1 - y / u)) == -1:
                     hi = top - y
                     break
             return _bracket(lo, hi)
