@@ -47,9 +47,9 @@ Both pairs are symmetric (the swapped pair has the same profile), so the add and
 directions coincide.  :math:`\varepsilon(\delta)` of the Gaussian is found by a guess
 (Newton on :math:`\log\delta`) and verified: :math:`\delta(a_-) > \delta \ge \delta(a_+)`
 certified in ball arithmetic proves :math:`a_- < a^* \le a_+` because the profile is
-decreasing.  The Laplace mechanism is not here: its T-fold loss law is a mixture over
-the numbers of atoms of Irwin-Hall splines whose evaluation cancels catastrophically for
-large T (see ``proofs/verify_laplace_composition.py``), so it stays on the grid path.
+decreasing.  Laplace mechanisms of one scale are answered exactly too, by
+:mod:`rigorous_rdp.pld.laplace_exact` (finite mixture, truncated mixture with a Chernoff bound,
+or Laplace inversion of the loss's moment generating function; no grid).
 """
 
 from __future__ import annotations

@@ -24,19 +24,25 @@ bounded on the line),
     = \frac1\pi \int_0^\infty \operatorname{Re} \frac{M_\mu(c + it) e^{-\varepsilon(c + it)}}
       {(c + it)(c + 1 + it)}\,dt,\qquad c > 0,
 
-and for :math:`-1 < c < 0` the same plus the residue :math:`M_\mu(0)` at :math:`z = 0`.  Two
-evaluations, both in ball arithmetic:
+and for :math:`-1 < c < 0` the same plus the residue :math:`M_\mu(0)` at :math:`z = 0`.  Three
+evaluations, all in ball arithmetic:
 
-* **Small T** (:data:`EXACT_STEPS`): the finite mixture over the number j of continuous
+* **Few steps** (:data:`EXACT_STEPS`): the finite mixture over the number j of continuous
   steps and the number i of :math:`+\beta` atoms, whose pieces integrate in closed form against
   the spline :math:`B_j` (the j-fold convolution of :math:`\mathbf 1_{(-1,1)}`); the alternating
-  sums cancel (about 2.4 j bits), which the working precision absorbs at these T.
-* **Otherwise** the inversion integral with :math:`\mu` = the law of :math:`L_T` minus, when it
-  matters, its atoms-only part :math:`a^T` (a binomial law on the lattice
-  :math:`\beta(2i - T)` with total mass :math:`a(0)^T`, answered with the regularized incomplete
-  beta function: :math:`\delta_a = a(0)^T (P(\mathrm{Bin}(T, p) \ge k) - e^\varepsilon
-  P(\mathrm{Bin}(T, 1 - p) \ge k))`, :math:`p = 1/(1 + e^{-\beta})`, k the first index with
-  :math:`\beta(2k - T) > \varepsilon`).  The line :math:`\operatorname{Re} z = c` passes through
+  sums cancel (about 2.4 j bits), which the working precision absorbs.
+* **Few continuous steps** (the tilted law of their number is binomial with
+  :math:`p_c = b(c)/\varphi(c)`; up to :data:`MAX_TERMS` of them): the j-fold parts for
+  j <= J, each with the lattice points :math:`x_i \le -j` summed in closed form through
+  binomial tails (regularized incomplete beta, then an additive recurrence) and the at most j
+  others through the spline (incomplete integrals by their series where the closed form would
+  cancel); the parts with j > J are at most
+  :math:`\kappa(c)\varphi(c)^T e^{-c\varepsilon} P(\mathrm{Bin}(T, p_c) > J)`,
+  :math:`\kappa(c) = c^c/(1 + c)^{1+c}` (:meth:`LaplaceComposition._truncated`).
+* **Otherwise** the inversion integral with :math:`\mu` = the law of :math:`L_T` minus, when the
+  atoms keep tilted weight, its parts with at most 3 continuous steps (computed as above; the
+  remainder :math:`R_J = \sum_{j>J}\binom Tj a^{T-j}b^j` then decays like
+  :math:`t^{-J-3}`).  The line :math:`\operatorname{Re} z = c` passes through
   the saddle point of :math:`\varphi(z)^T e^{-\varepsilon z}` (moved off the poles 0 and -1 and
   off :math:`w = 0`); :math:`\int_0^R` is arb's rigorous integration (``acb.integral``), with the
   integrand enclosed on a ball by the mean-value form
@@ -46,16 +52,20 @@ evaluations, both in ball arithmetic:
   :math:`\int_R^\infty` is bounded: on the line :math:`|a(c + it)| \le a(c)` and
   :math:`|b(c + it)| \le M/t` with :math:`M = \tfrac12 e^{-\beta/2}\cosh(\beta(c + \tfrac12))`
   (:math:`|\sinh(x + iy)| \le \cosh x`, :math:`|w| \ge t`), :math:`|z(z + 1)| \ge t^2`, and
-  :math:`|\varphi^T - a^T| \le T|b|(|a| + |b|)^{T-1}` (mean value theorem), so the cut-off part
-  is at most :math:`\frac1\pi T M (a(c) + M/R)^{T-1} e^{-\varepsilon c}/(2R^2)` (atoms
-  subtracted) or :math:`\frac1\pi (a(c) + M/R)^T e^{-\varepsilon c}/R` (not), added to the
-  radius.
+  :math:`|R_J| \le \binom{T}{J+1}|b|^{J+1}(|a| + |b|)^{T-J-1}` (Taylor remainder), so the
+  cut-off part is at most
+  :math:`\frac1\pi \binom{T}{J+1} M^{J+1} (a(c) + M/R)^{T-J-1} e^{-\varepsilon c}/((J+2)R^{J+2})`
+  (J = -1: nothing subtracted), added to the radius.  For c < 0 the residue
+  :math:`R_J(0)` is added, and when :math:`\varphi(c)^T e^{-\varepsilon c}/\min(|c|, |1+c|)`
+  (a bound on the integral) is negligible the integral is replaced by that bound.
 
 The pair is symmetric (the swapped pair has the same profile), so add = remove.
 :math:`\varepsilon(\delta)` is found by a guess (saddle-point approximation, then secant steps
-on :math:`\log\delta`) and certified: :math:`\delta(\varepsilon_-) > \delta \ge
-\delta(\varepsilon_+)` in ball arithmetic proves :math:`\varepsilon_- < \varepsilon^* \le
-\varepsilon_+` (the profile is non-increasing).
+on :math:`\log\delta`) and certified: every enclosure computed on the way decides, where it can,
+:math:`\delta(x) > \delta` (a proven lower end) or :math:`\delta(x) \le \delta` (a proven upper
+end), because the profile is non-increasing; a bisection of the proven bracket is the fallback.
+Near the largest loss :math:`T\beta` the all-atoms outcome (P-mass :math:`2^{-T}`) gives
+:math:`\delta(T\beta - h) \ge 2^{-T}(1 - e^{-h})`, a lower end without search.
 """
 
 from __future__ import annotations
