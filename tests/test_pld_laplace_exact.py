@@ -17,8 +17,8 @@ from flint import arb, fmpq
 from rigorous_rdp import LaplaceEvent
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.pld import PldAccountant
-from rigorous_rdp.pld.closed_form import ExactDeltaResult, ExactEpsilonResult, closed_form_of
-from rigorous_rdp.pld.laplace_exact import EXACT_STEPS, LaplaceComposition, _saddle
+from rigorous_rdp.pld.closed_form import ExactDeltaResult, ExactEpsilonResult, LaplaceComposition, closed_form_of
+from rigorous_rdp.pld.laplace_exact import EXACT_STEPS, _saddle
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "proofs"))
 

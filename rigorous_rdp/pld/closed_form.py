@@ -65,6 +65,7 @@ from flint import arb, ctx, fmpq
 
 from .. import events as ev
 from ..arith import Certified, accurate_bits, log_binomial_pmf, workprec
+from .laplace_exact import LaplaceProfile
 from .results import Bracket, PldDeltaResult, PldEpsilonResult, _bracket, decimal_text
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "ExactDeltaResult",
     "ExactEpsilonResult",
     "GaussianComposition",
+    "LaplaceComposition",
     "RandomizedResponseComposition",
     "closed_form_of",
 ]
@@ -623,6 +625,17 @@ class RandomizedResponseComposition(ClosedForm):
 
 
 # ---------------------------------------------------------------------------
+# Laplace (the computations live in laplace_exact)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LaplaceComposition(LaplaceProfile, ClosedForm):
+    r"""``steps`` Laplace mechanisms of scale ``scale``: :class:`~.laplace_exact.LaplaceProfile`
+    answered through the :class:`ClosedForm` interface."""
+
+
+# ---------------------------------------------------------------------------
 # results and dispatch
 # ---------------------------------------------------------------------------
 
@@ -680,8 +693,6 @@ def _laplace_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
         steps += count
     if len(scales) != 1:
         return None
-    from .laplace_exact import LaplaceComposition
-
     return LaplaceComposition(scales.pop(), steps)
 
 

@@ -80,10 +80,9 @@ import mpmath
 from flint import acb, arb, ctx, fmpq
 
 from ..arith import Certified, log_binomial_pmf, workprec
-from .closed_form import ClosedForm
 from .results import decimal_text
 
-__all__ = ["EXACT_STEPS", "LaplaceComposition"]
+__all__ = ["EXACT_STEPS", "LaplaceProfile"]
 
 #: up to this many steps the finite mixture is summed (above, the inversion integral)
 EXACT_STEPS = 12
@@ -174,8 +173,10 @@ def _saddle(beta_f: Fraction, steps: int, eps: Fraction) -> _Saddle:
 
 
 @dataclass(frozen=True)
-class LaplaceComposition(ClosedForm):
-    r"""``steps`` Laplace mechanisms of scale ``scale`` (sensitivity 1), composed exactly."""
+class LaplaceProfile:
+    r"""``steps`` Laplace mechanisms of scale ``scale`` (sensitivity 1), composed exactly: the
+    computations; :class:`rigorous_rdp.pld.closed_form.LaplaceComposition` adds the closed-form
+    interface (results, dispatch)."""
 
     scale: Fraction
     steps: int
