@@ -1,0 +1,142 @@
+"""Composed Laplace brackets (:mod:`rigorous_rdp.pld.laplace_exact`) against an independent value:
+the loss law summed over (number j of continuous steps, number i of +beta atoms), the j-fold
+continuous part through the Irwin-Hall spline (truncated powers) and mpmath's confluent
+hypergeometric function for the incomplete integrals, at high precision.  The outcomes with more
+than J continuous steps (P-mass below 1e-50, a binomial tail) are bounded, not summed.  Covers the
+finite mixture, the cut-off sum, the inversion integral (c > 0 and the residue side c < 0) and the
+certified epsilon bracket, including the search next to the largest loss."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+
+from rigorous_rdp.pld.closed_form import LaplaceComposition
+
+
+def _mp(x: F) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _reference(scale: F, steps: int, eps: F) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(value, bound on the omitted outcomes): delta(eps) lies in [value, value + bound]."""
+    T = steps
+    dps = 80 + 2 * min(T, 120) + int(T / scale)
+    gap = T / scale - eps  # resolve eps next to the largest loss
+    if 0 < gap < 1:
+        dps += int(-mpmath.log10(_mp(gap))) + 10
+    with mpmath.workdps(dps):
+        beta = 1 / _mp(scale)
+        e = _mp(eps)
+        x0 = e / beta
+        wc = beta / 4 * mpmath.exp(-beta / 2)
+        p_plus, p_minus = mpmath.mpf(1) / 2, mpmath.exp(-beta) / 2
+        b0 = 1 - p_plus - p_minus
+        J, omitted = T, mpmath.mpf(0)
+        for j in range(T, -1, -1):
+            pm = mpmath.binomial(T, j) * b0**j * (1 - b0) ** (T - j)
+            if omitted + pm > mpmath.mpf(10) ** -50:
+                J = j
+                break
+            omitted += pm
+        total = mpmath.mpf(0)
+        lp, lm = beta / 2, -beta / 2
+        for j in range(J + 1):
+            n = T - j
+            # int e^(lam s) B_j(s) ds over R = (2 sinh(lam) / lam)^j
+            full_p, full_m = (2 * mpmath.sinh(lp) / lp) ** j, (2 * mpmath.sinh(lm) / lm) ** j
+            cj = mpmath.binomial(T, j) * wc**j
+            for i in range(n + 1):
+                m = 2 * i - n
+                x = x0 - m  # the continuous sum s must exceed x
+                if x >= j:
+                    continue
+                w = cj * mpmath.binomial(n, i) * p_plus**i * p_minus ** (n - i)
+                g = mpmath.exp(e - beta * m)
+                if j == 0:
+                    total += w * (1 - g)
+                    continue
+                if x <= -j:
+                    total += w * (full_p - g * full_m)
+                    continue
+                acc = mpmath.mpf(0)
+                for lam, coef in ((lp, 1), (lm, -g)):
+                    # B_j(s) = sum_k (-1)^k C(j, k) (s + j - 2k)_+^(j-1) / (j-1)!, and
+                    # int_0^Y e^(lam y) y^(j-1) dy = Y^j / j 1F1(j; j + 1; lam Y)
+                    sub = mpmath.mpf(0)
+                    for k in range(j):
+                        a = 2 * k - j
+                        y1, y0 = mpmath.mpf(j - a), max(x - a, mpmath.mpf(0))
+                        if y1 <= y0:
+                            continue
+                        f1 = y1**j / j * mpmath.hyp1f1(j, j + 1, lam * y1)
+                        f0 = y0**j / j * mpmath.hyp1f1(j, j + 1, lam * y0) if y0 > 0 else 0
+                        sub += (-1) ** k * mpmath.binomial(j, k) * mpmath.exp(lam * a) * (f1 - f0)
+                    acc += coef * sub / mpmath.factorial(j - 1)
+                total += w * acc
+        return +total, +omitted
+
+
+def _bounds(ball) -> tuple[mpmath.mpf, mpmath.mpf]:
+    return mpmath.mpf(ball.lower().str(60, radius=False)), mpmath.mpf(ball.upper().str(60, radius=False))
+
+
+def _check_delta(scale: F, steps: int, eps: F) -> None:
+    ball = LaplaceComposition(scale, steps).enclose(eps, 40)
+    with mpmath.workdps(80):
+        ref, omitted = _reference(scale, steps, eps)
+        lo, hi = _bounds(ball)
+        slack = mpmath.mpf(10) ** -70
+        assert lo <= ref + omitted + slack and ref <= hi + slack, (scale, steps, eps, lo, hi, ref)
+        assert hi - lo <= abs(ref) * mpmath.mpf(2) ** -30 + mpmath.mpf(10) ** -60  # and it is narrow
+
+
+def test_reference_matches_one_step_closed_form() -> None:
+    # T = 1: delta(eps) = 1 - e^((eps - 1/b)/2) on [0, 1/b]
+    for scale, eps in ((F(1, 10), F(5)), (F(1), F(1, 2)), (F(10), F(1, 20))):
+        with mpmath.workdps(50):
+            ref, _ = _reference(scale, 1, eps)
+            closed = 1 - mpmath.exp((_mp(eps) - 1 / _mp(scale)) / 2)
+            assert abs(ref - closed) < mpmath.mpf(10) ** -45
+
+
+@pytest.mark.parametrize(
+    ("scale", "steps", "eps"),
+    [
+        (F(1), 12, F(2)),  # finite mixture
+        (F(1, 20), 5, F(99)),  # finite mixture, tiny scale, next to the largest loss 100
+        (F(1), 13, F(0)),  # cut-off sum, saddle c < 0
+        (F(3, 10), 20, F(30)),  # cut-off sum, small scale
+        (F(1), 30, F(29) + F(999999, 1000000)),  # cut-off sum, next to the largest loss
+        (F(1000), 100, F(0)),  # cut-off sum, few continuous steps, epsilon 0
+    ],
+)
+def test_delta_bracket_contains_independent_value(scale: F, steps: int, eps: F) -> None:
+    _check_delta(scale, steps, eps)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("scale", "steps", "eps"), [(F(1), 60, F(5)), (F(1), 60, F(40)), (F(1000), 300, F(1, 10))])
+def test_slow_references(scale: F, steps: int, eps: F) -> None:
+    # T = 60, scale 1 goes through the inversion integral (c about -0.39, then about 0.57);
+    # T = 300, scale 1000 through the cut-off sum with the saddle far out (c about 346)
+    _check_delta(scale, steps, eps)
+
+
+@pytest.mark.parametrize(
+    ("scale", "steps", "delta"),
+    [(F(1), 13, F(1, 10**5)), (F(3), 20, F(1, 10)), (F(1), 5, F(1, 10**100)), (F(1, 20), 2, F(1, 10**30))],
+)
+def test_epsilon_bracket_contains_independent_epsilon(scale: F, steps: int, delta: F) -> None:
+    br = LaplaceComposition(scale, steps).epsilon(delta, F(1, 10**6))
+    lo, hi = br.lo_exact, br.up_exact
+    assert 0 <= lo <= hi <= lo + F(1, 10**6)
+    with mpmath.workdps(80):
+        d = _mp(delta)
+        # the optimum lies in [lo, hi] iff delta(lo) > delta (or lo = 0) and delta(hi) <= delta
+        if lo > 0:
+            assert _reference(scale, steps, lo)[0] > d
+        ref_hi, omitted = _reference(scale, steps, hi)
+        assert ref_hi + omitted <= d * (1 + mpmath.mpf(10) ** -40)
