@@ -140,3 +140,19 @@ def test_random_allocation_k2_calibrates_through_its_blocks():
         assert (b.upper_float() <= 1) if meets else (b.lower_float() > 1), (s, b)
     assert float(pld["dominating_pair_epsilon_at_lower"]["lower"]) > 1
     assert s_lo < s_hi
+
+
+def test_text_and_json_say_the_digits_decided():
+    """t = 100, 2 epochs, epsilon 1, the PLD alone: JSON's top-level sigma_digits is the one the PLD decided,
+    the grid step of the two sigmas matches it, and the text says when it is fewer than asked."""
+    argv = ["calibrate", "--sampling", "balls-and-bins", "--steps-per-epoch", "100", "--epochs", "2"]
+    argv += ["--epsilon", "1", "--delta", "1e-5", "--method", "pld"]
+    code, out, err = run_cli([*argv, "--json"])
+    assert code == 0, err
+    res = json.loads(out)
+    digits = res["sigma_digits"]
+    s_hi, s_lo = Fraction(res["sigma"]["upper"]), Fraction(res["sigma"]["lower"])
+    assert s_hi - s_lo == Fraction(10) ** (math.floor(math.log10(float(s_hi))) - digits + 1)
+    code, out, err = run_cli(argv)
+    assert code == 0, err
+    assert (f"sigma has {digits} significant digits (--sigma-digits 4 asked)" in out) == (digits < 4)

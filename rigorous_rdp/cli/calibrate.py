@@ -133,6 +133,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         own["claim"] = DOMINATING_CLAIM
         if out.get("chosen", "pld") == "pld":
             out["claim"] = DOMINATING_CLAIM
+    if "sigma_digits" in own:  # the digits decided (a grid-built PLD may decide fewer than asked)
+        out["sigma_digits"] = own["sigma_digits"]
     out.update(
         {
             "mode": "sigma",
@@ -192,4 +194,10 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
         )
         if own["epsilon_at_lower"]:
             line += f"\n  sigma = {s['lower']} does not meet it: epsilon {common.fmt_interval(own['epsilon_at_lower']['epsilon'])}"
+    asked = int(parse_rational(args.sigma_digits, "sigma-digits"))
+    if own.get("sigma_digits", asked) < asked:
+        line += (
+            f"\n  sigma has {own['sigma_digits']} significant digits (--sigma-digits {asked} asked): "
+            "finer digits are below the resolution of the PLD's sum law here"
+        )
     return line + pld_cli.others(res, "sigma", lambda n: "sigma")
