@@ -93,6 +93,26 @@ def test_wording_names_epochs():
     assert "after 2 epochs of 10 steps" in out and "after 2 steps" not in out
 
 
+def test_one_step_epochs_meet_the_gaussian_closed_form():
+    """t = 1: each epoch is one full-batch Gaussian release, so 10 epochs are a Gaussian of mu = sqrt(10) /
+    sigma; the returned sigma meets epsilon 1 at delta 1e-5 and one digit less misses, by the closed form
+    delta = Phi(-e/mu + mu/2) - e^e Phi(-e/mu - mu/2) in mpmath; the text says "of 1 step"."""
+    argv = ["calibrate", "--sampling", "balls-and-bins", "--steps-per-epoch", "1", "--epochs", "10"]
+    code, out, err = run_cli([*argv, "--epsilon", "1", "--delta", "1e-5", "--sigma-digits", "3", "--json"])
+    assert code == 0, err
+    res = json.loads(out)
+
+    def delta(s: str) -> mpmath.mpf:
+        mu, e = mpmath.sqrt(10) / mpmath.mpf(s), mpmath.mpf(1)
+        return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+
+    with mpmath.workdps(30):
+        assert delta(res["sigma"]["upper"]) <= mpmath.mpf("1e-5") < delta(res["sigma"]["lower"])
+    code, out, err = run_cli([*argv, "--epsilon", "1", "--delta", "1e-5", "--sigma-digits", "3", "--method", "rdp"])
+    assert code == 0, err
+    assert "after 10 epochs of 1 step)" in out
+
+
 @pytest.mark.slow
 def test_default_calibrate_gives_the_pld_sigma():
     """The issue setting (t 1000, 10 epochs, epsilon 0.5): the default answers with the PLD (the RDP needs

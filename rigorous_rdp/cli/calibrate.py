@@ -153,7 +153,8 @@ def _after(res: dict[str, Any]) -> str:
     mech = res.get("mechanism", {})
     if mech.get("epochs") is not None and mech.get("steps_per_epoch") is not None:
         unit = "epoch" if res["steps"] == 1 else "epochs"
-        return f"after {res['steps']} {unit} of {mech['steps_per_epoch']} steps"
+        per = "step" if mech["steps_per_epoch"] == 1 else "steps"
+        return f"after {res['steps']} {unit} of {mech['steps_per_epoch']} {per}"
     return f"after {res['steps']} steps"
 
 
