@@ -176,3 +176,14 @@ def test_text_and_json_say_the_digits_decided():
     code, out, err = run_cli(argv)
     assert code == 0, err
     assert (f"sigma has {digits} significant digits (--sigma-digits 4 asked)" in out) == (digits < 4)
+
+
+@pytest.mark.parametrize(("epsilon", "words"), [("1e-9", "needs sigma > 1000"), ("1e6", "sigma 0.1")])
+def test_pld_calibrate_out_of_the_pld_sigma_range(epsilon, words):
+    """A target whose sigma lies outside the PLD accountant's [0.1, 1000]: one line naming --epsilon and
+    that range, exit 2 (not "--sigma ... Found 1024", an option the user did not give)."""
+    argv = ["calibrate", "--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "2"]
+    code, out, err = run_cli([*argv, "--epsilon", epsilon, "--delta", "1e-5", "--method", "pld"])
+    assert code == 2 and out == ""
+    assert err.count("\n") <= 1 and "--epsilon" in err and words in err and "[0.1, 1000]" in err
+    assert "--sigma " not in err and "Traceback" not in err
