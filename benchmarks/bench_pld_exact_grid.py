@@ -9,6 +9,10 @@ a fresh interpreter.  Run it under ``python -W error`` to
 check that no path warns.
 
     python -W error benchmarks/bench_pld_exact_grid.py [--quick] [--limit 1.0] [--methods pld best]
+        [--mechanisms laplace] [--budget S]
+
+``--budget S`` passes ``--max-seconds S`` to every query (a slow path stops there instead of
+running on).  Laplace is answered by :mod:`rigorous_rdp.pld.laplace_exact` (no grid).
 """
 
 from __future__ import annotations
@@ -93,10 +97,13 @@ def main() -> int:
     ap.add_argument("--limit", type=float, default=1.0, help="seconds a query may take")
     ap.add_argument("--methods", nargs="+", default=["pld", "best"])
     ap.add_argument("--mechanisms", nargs="+", default=list(MECHANISMS), choices=list(MECHANISMS))
+    ap.add_argument("--budget", type=float, default=None, help="pass --max-seconds S to every query")
     args = ap.parse_args()
     slow, failed, worst = [], [], 0.0
     n = 0
     for argv in queries(args.quick, args.methods, args.mechanisms):
+        if args.budget is not None:
+            argv = [*argv, "--max-seconds", str(args.budget)]
         n += 1
         dt, wall, code, res = run(argv)
         worst = max(worst, dt)

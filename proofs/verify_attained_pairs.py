@@ -17,7 +17,13 @@ ball of radius C of R^d, Gaussian noise N(0, sigma^2 C^2 I_d) on the batch sum):
 The other coordinates of the output carry the same independent noise under both datasets (the
 records have no component there), so the densities factorise as p_1(x_1) g(x') and q_1(x_1) g(x')
 and every hockey-stick divergence is that of the first coordinate: int (p_1 g - gamma q_1 g)_+ =
-int (p_1 - gamma q_1)_+ * int g.  Swapping D and D' (also neighbours) gives the swapped pair.
+int (p_1 - gamma q_1)_+ * int g.  Swapping D and D' (also neighbours: replace-one is symmetric) gives
+the swapped pair, the "add" profile of ``attained_replace_one``.  So both directions are attained by
+the same two datasets, one in each role, and the mechanism's epsilon(delta) is at least the LARGER of
+the two composed directions' (the accountant's lower end is the maximum of the directions' lower ends).
+Mixing the roles across steps (k steps of (P, Q), T - k of (Q, P), attainable adaptively) is a further
+attained pair; a float probe at Birrell et al. Fig. 3 finds its epsilon increasing in k, so the pure
+direction is the largest there (docs/explanations/pld-coverage.md).
 
 The checks enumerate the batches exactly (sympy rationals / symbols) and verify the laws of the
 batch sums, and the factorisation identity symbolically.  Run as a script or collected by pytest.
@@ -82,6 +88,51 @@ def test_other_coordinates_do_not_change_the_divergence():
     assert sp.simplify(sp.integrate(g, (y, -sp.oo, sp.oo)) - 1) == 0
     p1, q1 = sp.Function("p1")(x), sp.Function("q1")(x)
     assert sp.simplify(p1 * g - gam * q1 * g - (p1 - gam * q1) * g) == 0
+
+
+def test_swapped_datasets_attain_the_add_profile():
+    """(D', D) are replace-one neighbours too, and their output pair is (Q, P): the batch-sum laws of the
+    fixed-size configuration with the roles swapped, and the "add" profile of ``attained_replace_one``
+    equal to int (Q - e^eps P)_+ by mpmath quadrature of the densities (remove: int (P - e^eps Q)_+)."""
+    import mpmath
+    from flint import ctx
+
+    from rigorous_rdp.pld.pairs import attained_replace_one
+
+    dd, dd2 = [1, -1, -1, -1], [-1, -1, -1, -1]
+    assert dd2[1:] == dd[1:] and dd2[0] != dd[0]  # the swapped order differs in one record as well
+    assert _fswor_sum_law(dd2, 2) == {-2: Fraction(1)} and _fswor_sum_law(dd, 2) == {
+        0: Fraction(1, 2),
+        -2: Fraction(1, 2),
+    }
+    q, s = Fraction(3, 10), Fraction(1, 2)
+    rem, add = attained_replace_one(q, s)
+    mpmath.mp.dps = 30
+    qq, ss = mpmath.mpf(3) / 10, mpmath.mpf(1) / 2
+
+    def p(x):
+        return qq * mpmath.npdf(x, 1, ss) + (1 - qq) * mpmath.npdf(x, 0, ss)
+
+    def qd(x):
+        return mpmath.npdf(x, 0, ss)
+
+    for eps in (Fraction(0), Fraction(1, 20), Fraction(1, 5), Fraction(-1, 10)):
+        g = mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)
+        pts = [-8, -1, 0, mpmath.mpf(1) / 2, 1, 2, 9]
+        for c in (g, 1 / g):  # the kinks of the integrands: where P = c Q
+            if c > 1 - qq:
+                pts.append(ss**2 * mpmath.log((c - 1 + qq) / qq) + mpmath.mpf(1) / 2)
+        pts.sort()
+        want_rem = mpmath.quad(lambda x, g=g: max(p(x) - g * qd(x), 0), pts)
+        want_add = mpmath.quad(lambda x, g=g: max(qd(x) - g * p(x), 0), pts)
+        old = ctx.prec
+        ctx.prec = 100
+        try:
+            got_rem, got_add = rem.oracle(eps).delta, add.oracle(eps).delta
+        finally:
+            ctx.prec = old
+        for got, want in ((got_rem, want_rem), (got_add, want_add)):
+            assert abs(mpmath.mpf(got.mid().str(25, radius=False)) - want) < mpmath.mpf(10) ** -12, (eps, got, want)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,13 +28,18 @@ T-fold expression (integrated exactly with sympy) against the one-step profile
 (:func:`rigorous_rdp.reference.pld.laplace_delta`, T = 1) and an mpmath quadrature of the
 Fubini recursion split at its kinks (T = 2).
 
-Why it is not used for large T: the expression has :math:`O(T^2)` mixture terms with up to
-T + 1 spline pieces each (:math:`O(T^3)` work), and the alternating B-spline sum cancels
-catastrophically: its terms reach :math:`2^j (2j\beta)^{j-1}/(j-1)!` while
+How :mod:`rigorous_rdp.pld.laplace_exact` uses it.  Summed as written the expression has
+:math:`O(T^2)` mixture terms with up to T + 1 spline pieces each (:math:`O(T^3)` work), and the
+alternating B-spline sum cancels: its terms reach :math:`2^j (2j\beta)^{j-1}/(j-1)!` while
 :math:`B_j \le (2\beta)^{j-1}`, a loss of about :math:`j\log_2(2e)` bits
-(:func:`test_spline_cancellation_grows_linearly`).  At T = 1e6 that is millions of bits of
-working precision on :math:`10^{18}` terms, so the Laplace mechanism stays on the certified
-grid path (:mod:`rigorous_rdp.pld.discretize`).
+(:func:`test_spline_cancellation_grows_linearly`).  So the code sums it only for few steps
+(finite mixture) or for few *continuous* steps j (the lattice points with
+:math:`x_{ij} \le -j` summed in closed form through binomial tails, the rest of the j-fold
+terms bounded by a tilted Chernoff bound), and otherwise inverts the moment generating function
+:math:`\varphi(z) = a(z) + b(z)` of one loss along a vertical line.  The identities those
+routes rest on are checked below: the inversion kernel, the MGF and its symmetry, the bounds on
+the line, the incomplete integrals (closed form and series), the Chernoff constant
+:math:`\kappa(c)`, the binomial remainder and tail recurrences, and the atoms' closed form.
 
 Run as a script or collected by pytest.
 """
@@ -151,6 +156,111 @@ def test_spline_cancellation_grows_linearly():
         ratio = biggest / Fraction(2 ** (j - 1))
         bits = ratio.numerator.bit_length() - ratio.denominator.bit_length()
         assert 1.5 * j <= bits <= 3.5 * j, (j, bits)
+
+
+# ---------------------------------------------------------------------------
+# identities of rigorous_rdp.pld.laplace_exact
+# ---------------------------------------------------------------------------
+
+z = sp.Symbol("z", positive=True)
+
+
+def test_inversion_kernel():
+    """int (1 - e^(eps - x))_+ e^(-z x) dx = e^(-z eps)/(z (z + 1)) for Re z > 0."""
+    e = sp.Symbol("epsilon", real=True)
+    xx = sp.Symbol("x", real=True)
+    val = sp.integrate((1 - sp.exp(e - xx)) * sp.exp(-z * xx), (xx, e, sp.oo))
+    assert sp.simplify(val - sp.exp(-z * e) / (z * (z + 1))) == 0
+
+
+def test_mgf_and_symmetry():
+    """phi(z) = E_P[e^(z L)] = a(z) + b(z) (L in loss units), and phi(z) = phi(-1 - z)."""
+    bp = sp.Symbol("beta", positive=True)
+    zz = sp.Symbol("z")
+    a = (sp.exp(bp * zz) + sp.exp(-bp * (zz + 1))) / 2
+    w = zz + sp.Rational(1, 2)
+    b = sp.exp(-bp / 2) / 2 * sp.sinh(bp * w) / w
+    # the continuous part: density (beta/4) e^(-beta/2) e^(beta u/2) on u in (-1, 1), loss beta u
+    cont = sp.integrate(bp / 4 * sp.exp(-bp / 2) * sp.exp(bp * u / 2) * sp.exp(zz * bp * u), (u, -1, 1))
+    for zv in (sp.Rational(1, 3), sp.Rational(-2, 7), sp.Rational(5, 2)):
+        for bv in (sp.Rational(1, 10), sp.Integer(1), sp.Integer(7)):
+            sub = {zz: zv, bp: bv}
+            assert abs(sp.N((cont - b).subs(sub), 30)) < 1e-25
+            assert abs(sp.N((a + b).subs(sub) - (a + b).subs({zz: -1 - zv, bp: bv}), 30)) < 1e-25
+    # derivative used in the mean-value form
+    b1 = sp.exp(-bp / 2) / 2 * (bp * w * sp.cosh(bp * w) - sp.sinh(bp * w)) / w**2
+    assert sp.simplify(sp.diff(b, zz) - b1) == 0
+
+
+def test_bounds_on_the_line():
+    """|sinh(x + iy)|^2 = sinh^2 x + sin^2 y <= cosh^2 x (so |b(c + it)| <= M/|t|), and
+    |a(c + it)| <= a(c) (a has positive coefficients)."""
+    xr, yr = sp.symbols("x y", real=True)
+    val = sp.sinh(xr + sp.I * yr)
+    mod2 = sp.expand(sp.simplify((val * sp.conjugate(val)).rewrite(sp.exp)))
+    assert sp.simplify(mod2 - (sp.sinh(xr) ** 2 + sp.sin(yr) ** 2).rewrite(sp.exp)) == 0
+    assert sp.simplify(sp.cosh(xr) ** 2 - sp.sinh(xr) ** 2 - 1) == 0  # sin^2 <= 1 = cosh^2 - sinh^2
+
+
+def test_incomplete_integral_forms():
+    """int_0^Y e^(lam y) y^n/n! dy: closed form (1 - e^(lam Y) sum_(r<=n) (-lam Y)^r/r!)/(-lam)^(n+1)
+    and series sum_m lam^m Y^(n+m+1)/(m! n! (n+m+1))."""
+    lam = sp.Rational(3, 7)
+    Y = sp.Rational(5, 2)
+    yv = sp.Symbol("y", positive=True)
+    for n in range(5):
+        exact = sp.integrate(sp.exp(lam * yv) * yv**n / factorial(n), (yv, 0, Y))
+        closed = (1 - sp.exp(lam * Y) * sum((-lam * Y) ** r / factorial(r) for r in range(n + 1))) / (-lam) ** (n + 1)
+        series = sum(lam**m * Y ** (n + m + 1) / (factorial(m) * factorial(n) * (n + m + 1)) for m in range(60))
+        assert abs(sp.N(exact - closed, 40)) < 1e-30
+        assert abs(sp.N(exact - series, 40)) < 1e-30
+
+
+def test_chernoff_constant():
+    """kappa(c) = max_(y > 0) (1 - e^-y) e^(-c y) = c^c/(1 + c)^(1 + c), attained at y = log(1 + 1/c)."""
+    c, yv = sp.symbols("c y", positive=True)
+    f = (1 - sp.exp(-yv)) * sp.exp(-c * yv)
+    ystar = sp.log(1 + 1 / c)
+    assert sp.simplify(sp.diff(f, yv).subs(yv, ystar)) == 0
+    assert sp.simplify(f.subs(yv, ystar) - c**c / (1 + c) ** (1 + c)) == 0
+    for cv in (sp.Rational(1, 100), sp.Rational(1, 2), sp.Integer(3)):
+        for yv_ in (sp.Rational(1, 10), sp.Integer(1), sp.Integer(5)):
+            assert sp.N(f.subs({c: cv, yv: yv_})) <= sp.N((c**c / (1 + c) ** (1 + c)).subs(c, cv)) + 1e-30
+
+
+def test_binomial_remainder_and_tail_recurrence():
+    """sum_(j > J) C(T,j) x^(T-j) y^j <= C(T,J+1) y^(J+1) (x + y)^(T-J-1) for x, y >= 0, and
+    P(Bin(n+1,p) >= k) = P(Bin(n,p) >= k) + p P(Bin(n,p) = k-1), in exact rationals."""
+    for T in range(1, 9):
+        for J in range(-1, T):
+            for xv, yv_ in ((Fraction(1, 3), Fraction(2, 5)), (Fraction(7, 2), Fraction(1, 9))):
+                lhs = sum(comb(T, j) * xv ** (T - j) * yv_**j for j in range(J + 1, T + 1))
+                assert lhs <= comb(T, J + 1) * yv_ ** (J + 1) * (xv + yv_) ** (T - J - 1)
+    p = Fraction(3, 7)
+
+    def tail(n: int, k: int) -> Fraction:
+        return sum((Fraction(comb(n, i)) * p**i * (1 - p) ** (n - i) for i in range(max(k, 0), n + 1)), Fraction(0))
+
+    for n in range(0, 9):
+        for k in range(1, 10):
+            pmf = Fraction(comb(n, k - 1)) * p ** (k - 1) * (1 - p) ** (n - k + 1) if k - 1 <= n else Fraction(0)
+            assert tail(n + 1, k) == tail(n, k) + p * pmf
+
+
+def test_atoms_closed_form():
+    """The atoms-only part: sum_i C(T,i) 2^-i (e^-beta/2)^(T-i) (1 - e^(eps - beta(2i - T)))_+
+    = a0^T (P(Bin(T,p) >= k) - e^eps P(Bin(T,1-p) >= k)), a0 = (1 + e^-beta)/2, p = 1/(1 + e^-beta)."""
+    for bv, T, ev_ in ((sp.Rational(1, 2), 5, sp.Rational(1, 3)), (sp.Integer(2), 4, sp.Integer(3))):
+        eb = sp.exp(-bv)
+        k = next(i for i in range(T + 2) if i > T or bv * (2 * i - T) > ev_)
+        direct = sum(
+            comb(T, i) * sp.Rational(1, 2) ** i * (eb / 2) ** (T - i) * (1 - sp.exp(ev_ - bv * (2 * i - T)))
+            for i in range(k, T + 1)
+        )
+        p = 1 / (1 + eb)
+        tails = [sum(comb(T, i) * q**i * (1 - q) ** (T - i) for i in range(k, T + 1)) for q in (p, 1 - p)]
+        closed = ((1 + eb) / 2) ** T * (tails[0] - sp.exp(ev_) * tails[1])
+        assert abs(sp.N(direct - closed, 40)) < 1e-30
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ __all__ = [
     "decimal_key",
     "pld_seconds",
     "short_reason",
+    "true_value",
 ]
 
 #: the two methods, in the order they run (RDP first: it is the fallback)
@@ -202,6 +203,7 @@ def best_json(
     At the top level: the chosen ``key`` and the fields ``keep`` of the chosen result (the
     targets), ``method`` ("best"), ``chosen``, its ``claim``, ``candidates`` (every result in
     full, each with its ``method`` and ``claim``: the chosen one's order, grid, ... are there),
+    ``true_value`` when the RDP is chosen and the PLD gives a positive lower end (:func:`true_value`),
     and for a method without a result ``not_used`` (why, one short phrase) and ``refused`` (its
     message).
     ``events``: the event a method refused, ``name``: how to name a parameter (see
@@ -220,10 +222,27 @@ def best_json(
     out["chosen"] = chosen
     out["claim"] = claims[chosen]
     out["candidates"] = {n: {**r, "method": n, "claim": claims[n]} for n, r in results.items()}
+    true = true_value(results, chosen, key)
+    if true is not None:
+        out["true_value"] = true
     if errors:
         out["not_used"] = {n: short_reason(e, (events or {}).get(n), name) for n, e in errors.items()}
         out["refused"] = {n: _message(e, name) for n, e in errors.items()}
     return out
+
+
+def true_value(results: dict[str, dict[str, Any]], chosen: str, key: str) -> dict[str, str] | None:
+    """``{"lower", "upper"}``: a certified bracket of the TRUE optimal ``key`` ("epsilon" or "delta") when
+    the chosen result is not the PLD's and the PLD bracket has a positive lower end (a lower end of the
+    mechanism's optimal value: its pairs are attained, or the lower end is that of an attained pair of
+    one pair of neighbouring datasets); the upper end is the chosen one. ``None`` otherwise."""
+    pld = results.get("pld")
+    if key not in ("epsilon", "delta") or chosen == "pld" or pld is None:
+        return None
+    lower = pld[key]["lower"]
+    if decimal_key(lower)[0] <= 0:
+        return None
+    return {"lower": lower, "upper": results[chosen][key]["upper"]}
 
 
 def _message(exc: BaseException, name: Callable[[str], str] | None = None) -> str:

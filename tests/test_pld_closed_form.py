@@ -271,7 +271,7 @@ def test_dispatch_only_for_plain_ledgers():
     )
     assert closed_form_of([(RandomizedResponseEvent(F(3, 4)), 2), (RandomizedResponseEvent(F(2, 3)), 3)]) is None
     assert closed_form_of([(GaussianEvent(1), 2), (RandomizedResponseEvent(F(3, 4)), 3)]) is None
-    assert closed_form_of([(LaplaceEvent(1), 2)]) is None
+    assert closed_form_of([(LaplaceEvent(1), 2), (GaussianEvent(1), 1)]) is None
     assert closed_form_of([(PoissonSampledEvent(GaussianEvent(1), F(1, 2)), 2)]) is None
     assert closed_form_of([(PoissonSampledEvent(GaussianEvent(2), 1), 4)]) == GaussianComposition(F(1))
     # a fixed grid or exact=False keeps the grid path

@@ -133,6 +133,9 @@ def text_line(res: dict[str, Any], key: str, given: str) -> str:
     line = f"{key} = [{v['lower']}, {v['upper']}]  ({label}; rely on the upper end {v['upper']})"
     if chosen == "rdp":
         line += f"\n  {given}, order alpha = {own['alpha']}, conversion = {own['conversion']}"
+        if "true_value" in res:  # the PLD's lower end bounds the true value from below
+            low = res["true_value"]["lower"]
+            return line + others(res, key, lambda n: _OTHER[n], f"(larger; its lower end {low} bounds the true {key})")
         return line + others(res, key, lambda n: _OTHER[n])
     if "exact" in own["pld"]:
         line += f"\n  pld exact: {own['pld']['exact']}"

@@ -483,7 +483,8 @@ def calibrate_sigma_pld(
         # FSwoR is accounted through pairs that only dominate it: their lower ends say
         # nothing about the mechanism, so "the next smaller sigma misses" is unprovable
         raise UnsupportedEventError(
-            "pld calibration supports events whose pairs are tight (not fswor: its Poisson pairs only dominate it)."
+            "pld calibration supports events whose pairs are tight (this event's pairs only dominate it: "
+            "fixed-size sampling (fswor), replace-one adjacency or random allocation with k > 1)."
         )
     # random allocation with k > 1: its blocks' pair only dominates it; sigma.lower is then proven not to
     # meet the target under the same accounting (the blocks' pair's own optimal epsilon exceeds it)

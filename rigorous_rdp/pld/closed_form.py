@@ -47,9 +47,9 @@ Both pairs are symmetric (the swapped pair has the same profile), so the add and
 directions coincide.  :math:`\varepsilon(\delta)` of the Gaussian is found by a guess
 (Newton on :math:`\log\delta`) and verified: :math:`\delta(a_-) > \delta \ge \delta(a_+)`
 certified in ball arithmetic proves :math:`a_- < a^* \le a_+` because the profile is
-decreasing.  The Laplace mechanism is not here: its T-fold loss law is a mixture over
-the numbers of atoms of Irwin-Hall splines whose evaluation cancels catastrophically for
-large T (see ``proofs/verify_laplace_composition.py``), so it stays on the grid path.
+decreasing.  Laplace mechanisms of one scale are answered exactly too, by
+:mod:`rigorous_rdp.pld.laplace_exact` (finite mixture, truncated mixture with a Chernoff bound,
+or Laplace inversion of the loss's moment generating function; no grid).
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ from flint import arb, ctx, fmpq
 
 from .. import events as ev
 from ..arith import Certified, accurate_bits, log_binomial_pmf, workprec
+from .laplace_exact import LaplaceProfile
 from .results import Bracket, PldDeltaResult, PldEpsilonResult, _bracket, decimal_text
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "ExactDeltaResult",
     "ExactEpsilonResult",
     "GaussianComposition",
+    "LaplaceComposition",
     "RandomizedResponseComposition",
     "closed_form_of",
 ]
@@ -623,6 +625,17 @@ class RandomizedResponseComposition(ClosedForm):
 
 
 # ---------------------------------------------------------------------------
+# Laplace (the computations live in laplace_exact)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LaplaceComposition(LaplaceProfile, ClosedForm):
+    r"""``steps`` Laplace mechanisms of scale ``scale``: :class:`~.laplace_exact.LaplaceProfile`
+    answered through the :class:`ClosedForm` interface."""
+
+
+# ---------------------------------------------------------------------------
 # results and dispatch
 # ---------------------------------------------------------------------------
 
@@ -663,12 +676,36 @@ class ExactDeltaResult(PldDeltaResult):
         return _exact_json(self)
 
 
+def _laplace_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
+    """The exact Laplace composition of a ledger of Laplace mechanisms of one scale, else ``None``."""
+    scales: set[Fraction] = set()
+    steps = 0
+    for event, count in ledger:
+        if (
+            isinstance(event, ev.PoissonSampledEvent)
+            and event.sampling_probability == 1
+            and event.adjacency is ev.Adjacency.ADD_REMOVE
+        ):
+            event = event.event
+        if not isinstance(event, ev.LaplaceEvent):
+            return None
+        scales.add(Fraction(event.scale))
+        steps += count
+    if len(scales) != 1:
+        return None
+    return LaplaceComposition(scales.pop(), steps)
+
+
 def closed_form_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
     """The closed form of a ledger of leaf events with counts > 0, or ``None`` if it has none:
-    every event a Gaussian (also Poisson with q = 1 under add-remove), or every event a
-    randomized response with the same ``max(p, 1 - p)``."""
+    every event a Gaussian (also Poisson with q = 1 under add-remove), every event a
+    randomized response with the same ``max(p, 1 - p)``, or every event a Laplace mechanism
+    of the same scale (:mod:`~rigorous_rdp.pld.laplace_exact`)."""
     if not ledger:
         return None
+    lap = _laplace_of(ledger)
+    if lap is not None:
+        return lap
     mu2 = Fraction(0)
     rr: set[Fraction] = set()
     steps = 0

@@ -92,7 +92,13 @@ def laplace_delta(scale, steps: int, eps, dps: int = 30) -> mpmath.mpf:
             if t == 1:
                 return _laplace_delta1(b, e)
             atoms = delta(t - 1, e - beta) / 2 + mpmath.exp(-beta) / 2 * delta(t - 1, e + beta)
-            mid = mpmath.quad(lambda x: mpmath.exp(-x / b) / (2 * b) * delta(t - 1, e - (1 - 2 * x) / b), [0, 0.5, 1])
+            # split at the kinks of delta_{t-1} (its argument a multiple of beta): an unsplit panel
+            # across a kink is off by ~1e-7
+            pts = sorted(
+                {mpmath.mpf(0), mpmath.mpf(1) / 2, mpmath.mpf(1)}
+                | {(1 - e / beta + k) / 2 for k in range(-(t - 1), t) if 0 < (1 - e / beta + k) / 2 < 1}
+            )
+            mid = mpmath.quad(lambda x: mpmath.exp(-x / b) / (2 * b) * delta(t - 1, e - (1 - 2 * x) / b), pts)
             return atoms + mid
 
         return delta(steps, _mp(eps))

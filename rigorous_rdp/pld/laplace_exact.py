@@ -1,0 +1,711 @@
+r"""Exact privacy profile of T Laplace mechanisms (no sampling), without a grid.
+
+Pair (sensitivity 1, scale b, :math:`\beta = 1/b`): :math:`P = \mathrm{Lap}(0, b)`,
+:math:`Q = \mathrm{Lap}(1, b)`.  Under P one privacy loss is :math:`+\beta` with mass 1/2,
+:math:`-\beta` with mass :math:`e^{-\beta}/2`, and :math:`\beta u` with density
+:math:`(\beta/4) e^{-\beta/2} e^{\beta u/2}` on :math:`u \in (-1, 1)`
+(``proofs/verify_laplace_composition.py``).  Its moment generating function
+:math:`\varphi(z) = E_P[e^{zL}] = a(z) + b(z)` has the atoms' part and the continuous part
+
+.. math::
+    a(z) = \tfrac12 e^{\beta z} + \tfrac12 e^{-\beta(z + 1)},\qquad
+    b(z) = \tfrac12 e^{-\beta/2}\,\frac{\sinh(\beta w)}{w},\quad w = z + \tfrac12,
+
+both entire.  The profile of the T-fold composition is
+:math:`\delta(\varepsilon) = E_P[(1 - e^{\varepsilon - L_T})_+]`, and since
+:math:`\int (1 - e^{\varepsilon - x})_+ e^{-zx}\,dx = e^{-z\varepsilon}/(z(z + 1))` for
+:math:`\operatorname{Re} z > 0`, Laplace inversion gives, for any finite measure :math:`\mu`
+with bounded support and transform :math:`M_\mu` (absolutely convergent: :math:`|M_\mu|` is
+bounded on the line),
+
+.. math::
+    \int (1 - e^{\varepsilon - x})_+\,\mu(dx) =
+    \frac{1}{2\pi i}\int_{c - i\infty}^{c + i\infty} \frac{M_\mu(z) e^{-\varepsilon z}}{z(z+1)}\,dz
+    = \frac1\pi \int_0^\infty \operatorname{Re} \frac{M_\mu(c + it) e^{-\varepsilon(c + it)}}
+      {(c + it)(c + 1 + it)}\,dt,\qquad c > 0,
+
+and for :math:`-1 < c < 0` the same plus the residue :math:`M_\mu(0)` at :math:`z = 0`.  Three
+evaluations, all in ball arithmetic:
+
+* **Few steps** (:data:`EXACT_STEPS`): the finite mixture over the number j of continuous
+  steps and the number i of :math:`+\beta` atoms, whose pieces integrate in closed form against
+  the spline :math:`B_j` (the j-fold convolution of :math:`\mathbf 1_{(-1,1)}`); the alternating
+  sums cancel (about 2.4 j bits), which the working precision absorbs.
+* **Few continuous steps** (the tilted law of their number is binomial with
+  :math:`p_c = b(c)/\varphi(c)`; up to :data:`MAX_TERMS` of them): the j-fold parts for
+  j <= J, each with the lattice points :math:`x_i \le -j` summed in closed form through
+  binomial tails (regularized incomplete beta, then an additive recurrence) and the at most j
+  others through the spline (incomplete integrals by their series where the closed form would
+  cancel); the parts with j > J are at most
+  :math:`\kappa(c)\varphi(c)^T e^{-c\varepsilon} P(\mathrm{Bin}(T, p_c) > J)`,
+  :math:`\kappa(c) = c^c/(1 + c)^{1+c}` (:meth:`LaplaceComposition._truncated`).
+* **Otherwise** the inversion integral with :math:`\mu` = the law of :math:`L_T` minus, when the
+  atoms keep tilted weight, its parts with at most 3 continuous steps (computed as above; the
+  remainder :math:`R_J = \sum_{j>J}\binom Tj a^{T-j}b^j` then decays like
+  :math:`t^{-J-3}`).  The line :math:`\operatorname{Re} z = c` passes through
+  the saddle point of :math:`\varphi(z)^T e^{-\varepsilon z}` (moved off the poles 0 and -1 and
+  off :math:`w = 0`); :math:`\int_0^R` is arb's rigorous integration (``acb.integral``), with the
+  integrand enclosed on a ball by the mean-value form
+  :math:`E(z) \in E(z_m) \exp(G'(Z)(z - z_m))`, :math:`G = T\log\varphi - \varepsilon z`,
+  :math:`G' = T\varphi'/\varphi - \varepsilon` (exact: the logarithm's branch does not matter
+  for an integer power), so a power :math:`T = 10^6` costs no blow-up of the balls.  The rest
+  :math:`\int_R^\infty` is bounded: on the line :math:`|a(c + it)| \le a(c)` and
+  :math:`|b(c + it)| \le M/t` with :math:`M = \tfrac12 e^{-\beta/2}\cosh(\beta(c + \tfrac12))`
+  (:math:`|\sinh(x + iy)| \le \cosh x`, :math:`|w| \ge t`), :math:`|z(z + 1)| \ge t^2`, and
+  :math:`|R_J| \le \binom{T}{J+1}|b|^{J+1}(|a| + |b|)^{T-J-1}` (Taylor remainder), so the
+  cut-off part is at most
+  :math:`\frac1\pi \binom{T}{J+1} M^{J+1} (a(c) + M/R)^{T-J-1} e^{-\varepsilon c}/((J+2)R^{J+2})`
+  (J = -1: nothing subtracted), added to the radius.  For c < 0 the residue
+  :math:`R_J(0)` is added, and when :math:`\varphi(c)^T e^{-\varepsilon c}/\min(|c|, |1+c|)`
+  (a bound on the integral) is negligible the integral is replaced by that bound.
+
+The pair is symmetric (the swapped pair has the same profile), so add = remove.
+:math:`\varepsilon(\delta)` is found by a guess (saddle-point approximation, then secant steps
+on :math:`\log\delta`) and certified: every enclosure computed on the way decides, where it can,
+:math:`\delta(x) > \delta` (a proven lower end) or :math:`\delta(x) \le \delta` (a proven upper
+end), because the profile is non-increasing; a bisection of the proven bracket is the fallback.
+Near the largest loss :math:`T\beta` the all-atoms outcome (P-mass :math:`2^{-T}`) gives
+:math:`\delta(T\beta - h) \ge 2^{-T}(1 - e^{-h})`, a lower end without search.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+import mpmath
+from flint import acb, arb, ctx, fmpq
+
+from ..arith import Certified, log_binomial_pmf, workprec
+from .results import decimal_text
+
+__all__ = ["EXACT_STEPS", "LaplaceProfile"]
+
+#: up to this many steps the finite mixture is summed (above, the inversion integral)
+EXACT_STEPS = 12
+#: the largest number of continuous steps summed term by term (above, the inversion integral)
+MAX_TERMS = 48
+#: ... and when the atoms-only outcomes are negligible in the tilted law
+SMALL_TERMS = 28
+#: working precision cap (bits)
+MAX_PREC = 4096
+#: largest cut-off R of the inversion integral tried
+MAX_R = 2.0**40
+
+
+def _q(x: Fraction | int) -> arb:
+    x = Fraction(x)
+    return arb(fmpq(x.numerator, x.denominator))
+
+
+def _frac(x: arb) -> Fraction:
+    m, e = x.mid().man_exp()
+    man, exp = int(m), int(e)
+    return Fraction(man * (1 << exp)) if exp >= 0 else Fraction(man, 1 << -exp)
+
+
+# ---------------------------------------------------------------------------
+# float guides (choices only: every certified number is recomputed below)
+# ---------------------------------------------------------------------------
+
+
+def _mp_parts(beta: mpmath.mpf, c: mpmath.mpf) -> tuple[Any, Any, Any]:
+    """``(phi, phi', phi'')`` at a real c (mpmath)."""
+    e1, e2 = mpmath.exp(beta * c), mpmath.exp(-beta * (c + 1))
+    a, a1, a2 = (e1 + e2) / 2, beta * (e1 - e2) / 2, beta**2 * (e1 + e2) / 2
+    w = c + mpmath.mpf(1) / 2
+    k = mpmath.exp(-beta / 2) / 2
+    y = beta * w
+    if abs(y) < mpmath.mpf(10) ** -8:
+        b, b1, b2 = k * beta * (1 + y * y / 6), k * beta**2 * y / 3, k * beta**3 / 3
+    else:
+        sh, ch = mpmath.sinh(y), mpmath.cosh(y)
+        b = k * sh / w
+        b1 = k * (beta * w * ch - sh) / w**2
+        b2 = k * (beta**2 * sh / w - 2 * beta * ch / w**2 + 2 * sh / w**3)
+    return a + b, a1 + b1, a2 + b2
+
+
+@dataclass(frozen=True)
+class _Saddle:
+    c: float
+    log_scale: float  # log of phi(c)^T e^{-eps c}
+    sd: float  # sqrt(T var) at c
+    p_cont: float = 0.0  # tilted weight of the continuous part, b(c)/phi(c)
+
+
+def _saddle(beta_f: Fraction, steps: int, eps: Fraction) -> _Saddle:
+    """The c with ``T phi'(c)/phi(c) = eps`` (bisection, mpmath), for 0 <= eps < T beta."""
+    with mpmath.workdps(40):
+        beta = mpmath.mpf(beta_f.numerator) / beta_f.denominator
+        mu = mpmath.mpf(eps.numerator) / eps.denominator / steps
+
+        def m(c: Any) -> Any:
+            p, p1, _ = _mp_parts(beta, c)
+            return p1 / p
+
+        lo, hi = mpmath.mpf(-0.5), mpmath.mpf(1)
+        while m(hi) < mu:
+            lo, hi = hi, hi * 2
+            if hi > 1e15:
+                break
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            if m(mid) < mu:
+                lo = mid
+            else:
+                hi = mid
+        c = (lo + hi) / 2
+        p, p1, p2 = _mp_parts(beta, c)
+        var = steps * (p2 / p - (p1 / p) ** 2)
+        log_scale = steps * mpmath.log(p) - c * mpmath.mpf(eps.numerator) / eps.denominator
+        a = (mpmath.exp(beta * c) + mpmath.exp(-beta * (c + 1))) / 2
+        sd = mpmath.sqrt(max(var, mpmath.mpf(0)))
+        return _Saddle(float(c), float(log_scale), float(sd), float(max(0, 1 - a / p)))
+
+
+# ---------------------------------------------------------------------------
+# the composition
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LaplaceProfile:
+    r"""``steps`` Laplace mechanisms of scale ``scale`` (sensitivity 1), composed exactly: the
+    computations; :class:`rigorous_rdp.pld.closed_form.LaplaceComposition` adds the closed-form
+    interface (results, dispatch)."""
+
+    scale: Fraction
+    steps: int
+    description = (
+        "composed Laplace mechanisms: delta(eps) = E_P[(1 - e^(eps - L))_+] by Laplace inversion of the exact "
+        "moment generating function of the loss (arb rigorous integration, bounded tail; exact finite mixture "
+        "for few steps) in ball arithmetic (no discretisation)"
+    )
+
+    def parameters(self) -> dict[str, Any]:
+        return {"scale": decimal_text(self.scale), "steps": self.steps}
+
+    @property
+    def _beta(self) -> Fraction:
+        return 1 / self.scale
+
+    @property
+    def _max_loss(self) -> Fraction:
+        return self.steps * self._beta
+
+    # -- small T: the finite mixture ------------------------------------------------------
+
+    def _consts(self) -> tuple[arb, arb, arb, arb, arb]:
+        """``(beta, e^-beta, wc, Z, a(0))``: wc = beta e^(-beta/2)/4 (the continuous density's
+        factor), Z = int_(-1)^1 e^(beta u/2) du = (4/beta) sinh(beta/2), a(0) = (1 + e^-beta)/2."""
+        beta = _q(self._beta)
+        eb = (-beta).exp()
+        return beta, eb, beta * (-beta / 2).exp() / 4, 4 * (beta / 2).sinh() / beta, (1 + eb) / 2
+
+    def _kernel(self, j: int, x: Fraction, memo: dict | None = None) -> arb:
+        r""":math:`K_j(x) = \int_{s > x} (1 - e^{\beta(x - s)}) e^{\beta s/2} B_j(s)\,ds`
+        (:math:`K_0(x) = (1 - e^{\beta x})_+`), x in units of beta, exact.  ``memo`` caches the
+        incomplete integrals Q (shared by the lattice points of one j)."""
+        memo = {} if memo is None else memo
+        if "consts" not in memo:
+            memo["consts"] = self._consts()
+        beta, _, _, Z, _ = memo["consts"]
+        xa = _q(x)
+        if x >= j:
+            return arb(0)
+        if x <= -j:
+            return Z**j * (1 - (beta * xa).exp())
+        lam = beta / 2
+        n = j - 1
+
+        def Q(sign: int, num: int, den: int) -> arb:
+            # int_0^y e^{lm u} u^n / n! du, y = num/den >= 0
+            # = (1 - e^{lm y} sum_{r<=n} (-lm y)^r / r!) / (-lm)^(n+1)
+            key = (n, sign, num, den)
+            v = memo.get(key)
+            if v is None:
+                lm, Y = lam * sign, arb(fmpq(num, den))
+                z = lm * Y
+                if num == 0:
+                    v = arb(0)
+                elif abs(z) <= max(2, n + 1):
+                    # sum_m lm^m Y^(n+m+1) / (m! n! (n+m+1)) (no cancellation for lm > 0, about
+                    # 1.44 |z| bits for lm < 0, against (n+1) log2(e (n+1)/|z|) for the closed form);
+                    # the ratio of consecutive terms is at most |z|/(m+1), so the tail after term m
+                    # is at most |term_m| rho/(1 - rho), rho = |z|/(m+1) <= 1/2
+                    t = Y ** (n + 1) / (math.factorial(n) * (n + 1))
+                    s_ = t
+                    m = 0
+                    stop = arb(2) ** (-ctx.prec - 8)
+                    while True:
+                        t = t * z * (n + m + 1) / ((m + 1) * (n + m + 2))
+                        m += 1
+                        s_ += t
+                        if m + 1 > 4 and m + 1 > 2 * abs(z) and abs(t) < stop * abs(s_):
+                            break
+                    rho = abs(z) / (m + 1)
+                    err = (abs(t) * rho / (1 - rho)).upper()
+                    v = s_ + err.union(-err)
+                else:
+                    s_, t = arb(0), arb(1)
+                    for r in range(n + 1):
+                        s_ += t
+                        t = t * (-z) / (r + 1)
+                    v = (1 - z.exp() * s_) / (-lm) ** (n + 1)
+                memo[key] = v
+            return v
+
+        def ex(m: int) -> tuple[arb, arb]:
+            key = ("e", m)
+            v = memo.get(key)
+            if v is None:
+                v = memo[key] = ((lam * m).exp(), (-lam * m).exp())
+            return v
+
+        acc = arb(0)
+        ebx = (beta * xa).exp()
+        xn, xd = x.numerator, x.denominator
+        for k in range(j):
+            m = 2 * k - j
+            yn = max(xn - m * xd, 0)  # y0 = max(x - m, 0) = yn/xd
+            up = Q(1, 2 * (j - k), 1) - Q(1, yn, xd)
+            dn = Q(-1, 2 * (j - k), 1) - Q(-1, yn, xd)
+            e_m, e_neg = ex(m)
+            acc += (-1) ** k * comb(j, k) * (e_m * up - ebx * e_neg * dn)
+        return acc
+
+    def _mixture(self, eps: Fraction) -> arb:
+        r"""The finite mixture over (j, i) (module docstring) at the working precision."""
+        T = self.steps
+        _, eb, wc, _, _ = self._consts()
+        x0 = eps / self._beta
+        total = arb(0)
+        for j in range(T + 1):
+            for i in range(T - j + 1):
+                x = x0 - (2 * i - T + j)
+                if x >= j:
+                    continue
+                w = comb(T, j) * comb(T - j, i) * arb(2) ** (-i) * (eb / 2) ** (T - j - i) * wc**j
+                total += w * self._kernel(j, x)
+        return total
+
+    def _tails(self, k: int, n_lo: int, pp: arb) -> dict[int, arb]:
+        r""":math:`P(\mathrm{Bin}(n, p) \ge k)` for :math:`n_{lo} \le n \le T`: one regularized
+        incomplete beta function, then :math:`P(X_{n+1} \ge k) = P(X_n \ge k) + p\,P(X_n = k - 1)`
+        (additions only)."""
+        T = self.steps
+        out: dict[int, arb] = {}
+        if k <= 0:
+            return {n: arb(1) for n in range(n_lo, T + 1)}
+        n0 = max(n_lo, k - 1)
+        for n in range(n_lo, n0):
+            out[n] = arb(0)
+        cur = pp.beta_lower(k, n0 - k + 1, 1) if n0 >= k else arb(0)
+        out[n0] = cur
+        if n0 < T:
+            pmf = log_binomial_pmf(n0, k - 1, pp.log(), (1 - pp).log()).exp()
+            for n in range(n0, T):
+                cur = cur + pp * pmf
+                out[n + 1] = cur
+                pmf = pmf * (1 - pp) * (n + 1) / (n + 2 - k)
+        return out
+
+    def _term(self, j: int, eps: Fraction, tails: tuple[dict[int, arb], dict[int, arb]] | None = None) -> arb:
+        r"""The part of delta from the outcomes with exactly j continuous steps:
+        :math:`\binom{T}{j} w_c^j \sum_i \binom{T-j}{i} 2^{-i} (e^{-\beta}/2)^{T-j-i} K_j(x_i)`,
+        the i with :math:`x_i \le -j` summed in closed form through binomial tails
+        (:math:`Z^j a(0)^n (P(\mathrm{Bin}(n, p) \ge k) - e^\varepsilon P(\mathrm{Bin}(n, 1-p) \ge k))`,
+        n = T - j, the regularized incomplete beta function), the at most 2j others one by one."""
+        T = self.steps
+        _, eb, wc, Z, a0 = self._consts()
+        n = T - j
+        x0 = eps / self._beta
+        p = 1 / (1 + eb)
+        k = math.ceil((x0 + T) / 2)  # first i with x_i <= -j
+
+        def tail(pp: arb, idx: int) -> arb:
+            if tails is not None:
+                return tails[idx][n]
+            if k <= 0:
+                return arb(1)
+            if k > n:
+                return arb(0)
+            return pp.beta_lower(k, n - k + 1, 1)
+
+        total = Z**j * a0**n * (tail(p, 0) - _q(eps).exp() * tail(1 - p, 1)) if k <= n else arb(0)
+        lo = max(0, math.floor((x0 + T - 2 * j) / 2) + 1)
+        memo: dict = {}
+        hi = min(n, k - 1)
+        if lo <= hi:
+            # w_i = C(n, i) 2^-i (e^-beta/2)^(n-i) = a0^n pmf_Bin(n, p)(i), updated by its ratio
+            w = a0**n * log_binomial_pmf(n, lo, p.log(), (1 - p).log()).exp()
+            for i in range(lo, hi + 1):
+                x = x0 - (2 * i - T + j)
+                total += w * self._kernel(j, x, memo)
+                w = w * (n - i) / ((i + 1) * eb)
+        return comb(T, j) * wc**j * total
+
+    # -- the inversion integral -----------------------------------------------------------------
+
+    def _contour(self, eps: Fraction, bits: int, sad: _Saddle) -> arb:
+        """delta at ``eps`` (0 <= eps < T beta) by the inversion integral, relative accuracy
+        about ``bits`` bits aimed at (the enclosure is valid whatever it reaches)."""
+        T = self.steps
+        sd = max(sad.sd, 1e-300)
+        g = min(0.1, 1 / sd)
+        c_f = sad.c
+        if c_f < -0.5 + g:
+            c_f = -0.5 + g
+        if abs(c_f) < g:
+            c_f = g if c_f >= 0 else -g
+        c = arb(c_f)  # exact binary value of the float
+        beta, eb, _, _, a0 = self._consts()
+        ea = _q(eps)
+        half = arb(1) / 2
+        k0 = (-beta / 2).exp() / 2
+        ac = ((beta * c).exp() + (-beta * (c + 1)).exp()) / 2
+        bc = k0 * (beta * (c + half)).sinh() / (c + half)
+        phic = ac + bc
+        log_n = T * phic.log() - ea * c  # log N, N = phi(c)^T e^{-eps c}
+        a_rel = ac / phic
+        Mt = k0 * (beta * (c + half)).cosh() / phic
+        # subtract the terms with j <= J continuous steps when the atoms' tilted weight matters
+        J = -1
+        if (T * a_rel.log()).upper() > -(bits + 40) * math.log(2):
+            J = min(T, 3)
+        explicit = arb(0)
+        for j in range(J + 1):
+            explicit += self._term(j, eps)
+        residue = arb(0)
+        if c_f < 0:
+            b0 = (1 - eb) / 2
+            residue = 1 - sum((comb(T, j) * a0 ** (T - j) * b0**j for j in range(J + 1)), arb(0))
+            # |N I| <= N / min(|c|, |1 + c|) (|R_J| <= 2 phi(c)^T on the line): skip the integral
+            # when that is negligible next to the rest
+            quick = log_n.exp() / min(abs(c_f), abs(1 + c_f)) * 1.0001
+            rest = residue + explicit
+            if rest.lower() > 0 and (quick * arb(2) ** (bits + 4)).upper() < rest.lower():
+                return rest + quick.upper().union(-quick.upper())
+        est = 1 / (abs(c_f * (c_f + 1)) * sd * math.sqrt(2 * math.pi))
+        tol = est * 2.0 ** (-bits - 4)
+
+        def tail(R: float) -> arb:
+            Ra = arb(R)
+            return (
+                comb(T, J + 1) * Mt ** (J + 1) * (a_rel + Mt / Ra) ** (T - J - 1) / ((J + 2) * Ra ** (J + 2)) / arb.pi()
+            )
+
+        i_unit = acb(0, 1)
+        ca = acb(c)
+        binoms = [comb(T, j) for j in range(J + 1)]
+
+        def parts(z: acb) -> tuple[acb, acb]:
+            a = ((beta * z).exp() + (-beta * (z + 1)).exp()) / 2
+            w = z + half
+            return a, k0 * (beta * w).sinh() / w
+
+        def values(z: acb) -> tuple[acb, list[acb]]:
+            a, b = parts(z)
+            osc = (-ea * (z - ca)).exp()
+            ar, br = a / phic, b / phic
+            return ((ar + br) ** T) * osc, [binoms[j] * ar ** (T - j) * br**j * osc for j in range(J + 1)]
+
+        def f(t: acb, analytic: bool) -> acb:
+            z = ca + i_unit * t
+            if t.real.rad() == 0 and t.imag.rad() == 0:
+                e_all, e_j = values(z)
+            else:
+                tm = acb(t.real.mid(), t.imag.mid())
+                e_all, e_j = values(ca + i_unit * tm)
+                dz = i_unit * (t - tm)
+                e1, e2 = (beta * z).exp(), (-beta * (z + 1)).exp()
+                w = z + half
+                sh, ch = (beta * w).sinh(), (beta * w).cosh()
+                a, a1 = (e1 + e2) / 2, beta * (e1 - e2) / 2
+                b = k0 * sh / w
+                b1 = k0 * (beta * w * ch - sh) / (w * w)
+                # mean-value form: E(z) = E(z_m) exp(int G'), G' = T phi'/phi - eps (per term likewise)
+                e_all = e_all * ((T * (a1 + b1) / (a + b) - ea) * dz).exp()
+                e_j = [e_j[j] * (((T - j) * a1 / a + j * b1 / b - ea) * dz).exp() for j in range(J + 1)]
+                if not (e_all.is_finite() and all(v.is_finite() for v in e_j)):
+                    e_all, e_j = values(z)  # direct ball evaluation (valid, only wider)
+            for v in e_j:
+                e_all -= v
+            return e_all / (z * (z + 1))
+
+        value = arb("nan")
+        for _ in range(4):
+            R = max(16.0 / sd, 1.0)
+            while True:
+                tb = tail(R)
+                if tb.is_finite() and tb.upper() < tol:
+                    break
+                R *= 2
+                if R > MAX_R:
+                    return value
+            integral = acb.integral(
+                f, 0, R, rel_tol=arb(2) ** (-bits - 6), abs_tol=arb(tol) / 16, eval_limit=200000, deg_limit=60
+            )
+            tb = tail(R).upper()
+            part = integral.real / arb.pi() + tb.union(-tb)  # the cut-off tail added to the radius
+            value = log_n.exp() * part + explicit + residue
+            if not value.is_finite() or value.rad() == 0 or value.rel_accuracy_bits() >= bits:
+                return value
+            # the tolerance was set from the integral's size; delta is smaller (a residue
+            # cancels): tighten it to delta's size and integrate again
+            want = value.mid().abs_lower() * 2.0 ** (-bits - 4) if value.mid() != 0 else arb(0)
+            have = (log_n.exp() * arb(tol)).upper()
+            if not want > 0 or not have > 0:
+                return value
+            ratio = float((want / have).mid())
+            if ratio >= 1:
+                return value  # limited by the working precision: the caller raises it
+            tol = tol * max(ratio, 2.0**-200)
+        return value
+
+    # -- certified values ---------------------------------------------------------------------
+
+    def _delta_at(self, eps: Fraction, bits: int) -> arb:
+        """delta at ``eps`` at the working precision (not refined)."""
+        if eps >= self._max_loss:
+            return arb(0)  # the loss never exceeds T beta
+        if self.steps <= EXACT_STEPS:
+            return self._mixture(eps)
+        sad = _saddle(self._beta, self.steps, eps)
+        v = self._truncated(eps, bits, sad)
+        if v is not None:
+            return v
+        return self._contour(eps, bits, sad)
+
+    def _truncated(self, eps: Fraction, bits: int, sad: _Saddle) -> arb | None:
+        r"""delta as the sum of the terms with j <= J continuous steps plus a bound on the rest,
+        or ``None`` when J would exceed :data:`MAX_TERMS`.  For any c > 0,
+        :math:`(1 - e^{\varepsilon - x})_+ \le \kappa(c) e^{c(x - \varepsilon)}` with
+        :math:`\kappa(c) = \max_{y > 0} (1 - e^{-y}) e^{-cy} = c^c/(1 + c)^{1 + c}`, so the outcomes with
+        more than J continuous steps add at most
+        :math:`\kappa(c)\,\varphi(c)^T e^{-c\varepsilon} P(\mathrm{Bin}(T, b(c)/\varphi(c)) > J)`
+        (the tilted law of the number of continuous steps is binomial)."""
+        T = self.steps
+        mean = T * sad.p_cont
+        J = min(T, math.ceil(mean + 6 * math.sqrt(mean) + 6 + bits / 8))
+        # beyond SMALL_TERMS the inversion integral is faster, unless the atoms-only outcomes keep
+        # a visible tilted weight (then its integrand decays slowly)
+        atoms_matter = T * math.log1p(-min(sad.p_cont, 1 - 1e-16)) > -(bits + 40) * math.log(2)
+        limit = MAX_TERMS if atoms_matter else SMALL_TERMS
+        if limit < J and limit + 4 < T:
+            return None
+        budget = max(limit, J)
+        c_f = max(sad.c, 2.0**-10)
+        c = arb(c_f)
+        beta, _, _, _, _ = self._consts()
+        half = arb(1) / 2
+        ac = ((beta * c).exp() + (-beta * (c + 1)).exp()) / 2
+        bc = (-beta / 2).exp() / 2 * (beta * (c + half)).sinh() / (c + half)
+        phic = ac + bc
+        kappa = (c * c.log() - (1 + c) * (1 + c).log()).exp()
+        lead = kappa * (T * phic.log() - _q(eps) * c).exp()
+        total = arb(0)
+        j = 0
+        _, eb, _, _, _ = self._consts()
+        p = 1 / (1 + eb)
+        k = math.ceil((eps / self._beta + T) / 2)
+        while True:
+            tails = (self._tails(k, T - J, p), self._tails(k, T - J, 1 - p))
+            while j <= J:
+                total += self._term(j, eps, tails)
+                j += 1
+            if J >= T:
+                return total
+            rest = lead * (bc / phic).beta_lower(J + 1, T - J, 1)
+            if total.lower() > 0 and (rest * arb(2) ** (bits + 2)).upper() < total.lower():
+                return total + arb(0).union(rest.upper())
+            if budget <= J:
+                return None
+            J = min(T, J + 8)
+
+    def enclose(self, eps: Fraction, bits: int) -> arb:
+        """Certified enclosure of delta at ``eps >= 0``, refined (precision doubled) until its
+        relative accuracy reaches ``bits`` bits or the cap; the last finite enclosure otherwise
+        (``[0, 1]`` if none)."""
+        prec = 64 + bits + 2 * self.steps.bit_length() + (4 * self.steps if self.steps <= EXACT_STEPS else 32)
+        last: arb | None = None
+        box = arb(0).union(arb(1))
+        while True:
+            with workprec(prec):
+                v = self._delta_at(eps, bits)
+                if v.is_finite() and v.overlaps(box):
+                    v = v.intersection(box)
+            if v.is_finite():
+                last = v
+                if v.rad() == 0 or v.rel_accuracy_bits() >= bits:
+                    return v
+            if prec >= MAX_PREC:
+                return last if last is not None else box
+            prec *= 2
+
+    def delta_ball(self, eps: Fraction) -> arb:
+        return self.enclose(eps, 40)
+
+    def delta(self, eps: Fraction) -> Certified:
+        """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about 2^-40)."""
+        v = self.enclose(eps, 40)
+        return Certified(v, 128)
+
+    def _side(self, eps: Fraction, delta: Fraction, gap: float) -> int:
+        """+1 if delta(eps) > ``delta`` is proven, -1 if delta(eps) <= ``delta`` is proven,
+        0 if undecided (``gap``: the guessed |log delta(eps) - log delta|)."""
+        if eps >= self._max_loss:
+            return -1
+        bits = 20
+        if gap > 0:
+            bits = max(bits, int(-math.log2(gap)) + 8)
+        while bits <= 80:
+            v = self.enclose(eps, bits)
+            with workprec(max(128, bits + 64)):
+                t = _q(delta)
+                if v > t:
+                    return 1
+                if v <= t:
+                    return -1
+            bits += 20
+        return 0
+
+    def epsilon(self, delta: Fraction, width: Fraction) -> Certified:
+        """Certified bracket of the optimal epsilon at ``delta`` (width <= ``width``).
+
+        Every enclosure computed on the way (also the coarse ones of the search) is certified, so
+        each point where it decides the comparison with ``delta`` narrows the proven bracket
+        ``(lo, hi]``: delta(lo) > delta (or lo = 0) and delta(hi) <= delta."""
+        from .results import _bracket
+
+        lt = math.log(delta.numerator) - math.log(delta.denominator)
+        top = self._max_loss
+        cert = [Fraction(0), top]  # delta(top) = 0 <= delta
+
+        def probe(x: Fraction, bits: int = 20) -> float:
+            """log delta(x) guessed from a certified enclosure, which also narrows the bracket."""
+            if x >= top:
+                return -math.inf
+            v = self.enclose(x, bits)
+            with workprec(max(128, bits + 64)):
+                t = _q(delta)
+                if v > t and x > cert[0]:
+                    cert[0] = x
+                elif v <= t and x < cert[1]:
+                    cert[1] = x
+            m = v.mid()
+            return float(m.log()) if m > 0 else -math.inf
+
+        def done() -> bool:
+            return cert[1] - cert[0] <= width
+
+        f_zero = probe(Fraction(0))
+        if cert[1] == 0:
+            return _bracket(Fraction(0), Fraction(0))
+        if f_zero <= lt and self._side(Fraction(0), delta, lt - f_zero) == -1:
+            return _bracket(Fraction(0), Fraction(0))
+        # near the largest loss: delta(T beta - h) >= 2^-T (1 - e^-h) (all T losses +beta, P-mass
+        # 2^-T), so a delta below that puts epsilon in (T beta - h, T beta]
+        h = width / 2
+        with workprec(128):
+            floor = arb(2) ** (-self.steps) * -((-_q(h)).expm1())
+            near_top = top - h > 0 and floor > _q(delta)
+        if near_top:
+            # then delta(T beta - y) is about 2^-T y for small y: the lower end from the floor at
+            # h = -log(1 - 2^T delta) (rounded up), the upper end tried at y = 0.99 * 2^T delta
+            u = delta * 2**self.steps
+            lo = top - h
+            with workprec(256):
+                hl = -((-_q(u)).log1p()) * (1 + arb(2) ** -40)
+                h2 = min(h, _frac(hl.upper()) * (1 + Fraction(1, 1 << 30)))
+                if (arb(2) ** (-self.steps) * -((-_q(h2)).expm1())) > _q(delta):
+                    lo = top - h2
+            hi = top
+            for y in (u * (1 - Fraction(1, 1 << 12)), u * Fraction(99, 100)):
+                if width / (1 << 20) <= y < top - lo and self._side(top - y, delta, float(1 - y / u)) == -1:
+                    hi = top - y
+                    break
+            return _bracket(lo, hi)
+        # Newton steps on log delta from the saddle-point guess (slope -c first, then secants)
+        x0 = _dyadic(self._first_guess(delta))
+        f0 = probe(x0)
+        x1 = x0
+        slope = -_saddle(self._beta, self.steps, x0).c if 0 < x0 < top else 0.0
+        for _ in range(6):
+            if done() or not (math.isfinite(f0) and slope < 0):
+                break
+            x1 = _dyadic(min(max(x0 + Fraction((f0 - lt) / -slope), Fraction(0)), top))
+            if abs(x1 - x0) <= width / 16 or not 0 < x1 < top:
+                break
+            f1 = probe(x1)
+            if not math.isfinite(f1):
+                break
+            slope = (f1 - f0) / float(x1 - x0)
+            x0, f0 = x1, f1
+        if not done():
+            # certify around the estimate: the missing ends first
+            gap = -slope * float(width) / 3 if slope < 0 else 1e-6
+            for x, want in ((x1 + width / 3, -1), (x1 - width / 3, 1)):
+                if done():
+                    break
+                if not cert[0] < x < cert[1]:
+                    continue
+                side = self._side(x, delta, gap)
+                if side == want:
+                    cert[0 if want == 1 else 1] = x
+        if done():
+            return _bracket(cert[0], cert[1])
+        # fallback: bisection of the certified bracket, each midpoint decided at rising accuracy
+        for _ in range(200):
+            if done():
+                return _bracket(cert[0], cert[1])
+            mid = _dyadic((cert[0] + cert[1]) / 2)
+            if not cert[0] < mid < cert[1]:
+                break
+            side = self._side(mid, delta, 0.0)
+            if side == 0:
+                break
+            cert[0 if side == 1 else 1] = mid
+        raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+
+    def _first_guess(self, delta: Fraction) -> Fraction:
+        """Saddle-point approximation of epsilon(delta) (a guess): bisection on c of
+        T log phi(c) - c eps(c) - log(c (1 + c) sd sqrt(2 pi)) = log delta, eps(c) = T phi'/phi."""
+        T = self.steps
+        lt = math.log(delta.numerator) - math.log(delta.denominator)
+        with mpmath.workdps(30):
+            beta = mpmath.mpf(self._beta.numerator) / self._beta.denominator
+
+            def approx(c: Any) -> tuple[Any, Any]:
+                p, p1, p2 = _mp_parts(beta, c)
+                e = T * p1 / p
+                sd = mpmath.sqrt(max(T * (p2 / p - (p1 / p) ** 2), mpmath.mpf(10) ** -30))
+                return e, T * mpmath.log(p) - c * e - mpmath.log(c * (1 + c) * sd * mpmath.sqrt(2 * mpmath.pi))
+
+            lo, hi = mpmath.mpf(10) ** -6, mpmath.mpf(1)
+            while approx(hi)[1] > lt and hi < 1e12:
+                lo, hi = hi, hi * 2
+            for _ in range(50):
+                mid = (lo + hi) / 2
+                if approx(mid)[1] > lt:
+                    lo = mid
+                else:
+                    hi = mid
+            e = approx((lo + hi) / 2)[0]
+        g = Fraction(float(e))
+        return min(max(g, Fraction(0)), self._max_loss)
+
+
+def _dyadic(x: Fraction) -> Fraction:
+    """``x`` rounded to 60 significant bits (a short rational for the next guess)."""
+    if x == 0:
+        return x
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    sh = 60 - e
+    if sh > 0:
+        return Fraction(round(x * (1 << sh)), 1 << sh)
+    return Fraction(round(x / (1 << -sh)) * (1 << -sh))
