@@ -609,7 +609,7 @@ def _weighted_cells(case: ProofCase, cells_per_sigma: int, prec: int) -> tuple[t
         half_norm = sig * (2 * arb.pi()).sqrt() / 2
         s2 = sig * arb(2).sqrt()
         out = []
-        for a0, a1 in _cells(case, cells_per_sigma):
+        for a0, a1 in _cells(case, cells_per_sigma, FACTORED_COARSE):
             za, zb = to_arb(a0 - c) / s2, to_arb(a1 - c) / s2
             if a0 >= c:
                 wt = half_norm * (za.erfc() - zb.erfc())
@@ -629,6 +629,34 @@ def _exp_range(x: arb) -> arb:
     return arb(arb(x.lower()).exp().lower()).union(arb(arb(x.upper()).exp().upper()))
 
 
+@functools.lru_cache(maxsize=64)
+def _factored_plan(case: ProofCase) -> tuple[Any, ...]:
+    """Index sets of :func:`_hessian_factored`, per group (common, differing of p, of q): per
+    coordinate the atoms whose mean moves with it, and per pair ``(j, k)`` those moving with both;
+    and per pair the groups where that set is not empty (the other terms are exactly 0)."""
+    dim = case.dim
+    groups = _atom_groups(case)
+    pairs = list(itertools.combinations_with_replacement(range(dim), 2))
+    has1 = [[tuple(a for a, R in enumerate(grp) if k in R) for k in range(dim)] for grp in groups]
+    has2 = [[tuple(a for a, R in enumerate(grp) if j in R and k in R) for j, k in pairs] for grp in groups]
+    live = [tuple(g for g in range(3) if has2[g][i]) for i in range(len(pairs))]
+    return groups, pairs, has1, has2, live
+
+
+def _sums(terms: Sequence[arb], index_sets: Sequence[tuple[int, ...]], zero: arb) -> list[arb]:
+    """Per index set, the sum of ``terms`` over it (left to right; ``zero`` for an empty set)."""
+    out = []
+    for idx in index_sets:
+        if not idx:
+            out.append(zero)
+            continue
+        acc = terms[idx[0]]
+        for a in idx[1:]:
+            acc = acc + terms[a]
+        out.append(acc)
+    return out
+
+
 def _hessian_factored(
     case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], cells_per_sigma: int, *, gradient: bool = False
 ) -> tuple[list[list[arb]], list[arb] | None]:
@@ -641,12 +669,10 @@ def _hessian_factored(
     lam = case.lam
     cb = to_arb(_weight_centre(case))
     theta = [to_arb(lo).union(to_arb(hi)) for lo, hi in box]
-    groups = _atom_groups(case)
+    groups, pairs, has1, has2, live = _factored_plan(case)
     means = [[sum((theta[i] for i in R), arb(0)) - cb for R in grp] for grp in groups]  # mu - c
+    ms = [[M * inv_s2 for M in mu] for mu in means]
     halfm = [[M / 2 for M in mu] for mu in means]
-    pairs = list(itertools.combinations_with_replacement(range(dim), 2))
-    has1 = [[tuple(a for a, R in enumerate(grp) if k in R) for k in range(dim)] for grp in groups]
-    has2 = [[tuple(a for a, R in enumerate(grp) if j in R and k in R) for j, k in pairs] for grp in groups]
     norm = 1 / (sig * (2 * arb.pi()).sqrt()) / len(case.subsets())
     zero = arb(0)
     npair = len(pairs)
@@ -654,19 +680,20 @@ def _hessian_factored(
     Gr = [arb(0)] * dim
     c_lam, c_lam1, c_ll = lam, lam - 1, lam * (lam - 1)
     for Y, wt in _weighted_cells(case, cells_per_sigma, ctx.prec):
+        ys = Y * inv_s2
         sums0, sums1, sums2 = [], [], []
-        for g, mu in enumerate(means):
+        for g in range(3):
             # the atom e^{-(y - mu)^2 / (2 sigma^2)} divided by the weight e^{-(y - c)^2 / (2 sigma^2)}
-            e = [_exp_range(M * (Y - hm) * inv_s2) for M, hm in zip(mu, halfm[g], strict=True)]
-            ts = [(Y - M) * inv_s2 for M in mu]  # (y - mu) / sigma^2
+            e = [_exp_range(m_s * (Y - hm)) for m_s, hm in zip(ms[g], halfm[g], strict=True)]
+            ts = [ys - m_s for m_s in ms[g]]  # (y - mu) / sigma^2
             d1 = [tsa * ea for tsa, ea in zip(ts, e, strict=True)]
             d2 = [(tsa * tsa - inv_s2) * ea for tsa, ea in zip(ts, e, strict=True)]
             tot = zero
             for ea in e:
                 tot = tot + ea
             sums0.append(tot)
-            sums1.append(_ball_sums(d1, has1[g]))
-            sums2.append(_ball_sums(d2, has2[g]))
+            sums1.append(_sums(d1, has1[g], zero))
+            sums2.append(_sums(d2, has2[g], zero))
         c0, p0, q0 = sums0
         q = c0 + q0
         delta = (p0 - q0) / q  # R - 1, from the differing atoms only
@@ -677,19 +704,20 @@ def _hessian_factored(
             rl2 *= R
         C1, P1, Q1 = sums1
         D = [-delta * C1[k] + P1[k] - R * Q1[k] for k in range(dim)]
-        nd2s = -(delta * delta * s2)
         kp = c_lam * delta * s1
-        kq = c_lam1 * delta * s0
-        kd = c_ll * rl2
-        C2, P2, Q2 = sums2
+        coef = (-(delta * delta * s2) * wt, kp * wt, -(c_lam1 * delta * s0) * wt)
+        wkd = wt * c_ll * rl2 / q
         for i, (j, k) in enumerate(pairs):
-            dd = D[j] * D[k]
-            H[i] += wt * (nd2s * C2[i] + kp * P2[i] - kq * Q2[i] + kd * dd / q)
+            acc = wkd * (D[j] * D[k])
+            for g in live[i]:
+                acc = acc + coef[g] * sums2[g][i]
+            H[i] += acc
         if gradient:
             # d_k[f - lam p + (lam-1) q] = lam (R^(lam-1) - 1) D_k + (R^lam - lam R + lam - 1) q_k
-            t2 = _second_order_poly(R, lam) * delta * delta
+            wkp = wt * kp
+            wt2 = wt * _second_order_poly(R, lam) * delta * delta
             for k in range(dim):
-                Gr[k] += wt * (kp * D[k] + t2 * (C1[k] + Q1[k]))
+                Gr[k] += wkp * D[k] + wt2 * (C1[k] + Q1[k])
     out = [[arb(0)] * dim for _ in range(dim)]
     for i, (j, k) in enumerate(pairs):
         out[j][k] = out[k][j] = H[i] * norm
@@ -823,6 +851,9 @@ def hessian_box(
 #: cells per sigma and working precision of the factored Hessian enclosure (its balls are narrow: the
 #: exponents are linear in y, so no 256 bits are needed to keep lower ends positive)
 FACTORED_CELLS = 16
+#: cells per sigma outside the core (radii measured unchanged from 8 down to 2: the factored balls stay
+#: narrow there and the integrand is tiny)
+FACTORED_COARSE = 2
 FACTORED_PREC = 128
 
 
@@ -950,8 +981,21 @@ def box_bounds(
             # cell spans more than 2^30 and loses its positive lower end, so q may contain 0): NaN
             # scores would pick coordinate 0 forever; bisect the widest side instead
             split = _widest(box)
-        return _verdict("taylor", up, rhs_lower, signs, cf, split)
+        out = _verdict("taylor", up, rhs_lower, signs, cf, split)
+        if not out["proven"] and all(math.isfinite(sc) for sc in scores.values()):
+            # the Taylor terms would have to shrink by more than HOPELESS of their size: one bisection
+            # cannot do that (it halves one coordinate's terms), so the halves are split again at once
+            # (at the coordinate of the next largest score) without being evaluated
+            terms = up - arb(gc.upper())
+            if up - rhs_lower > HOPELESS * terms:
+                rest = dict(scores)
+                rest[split] /= 2
+                out["then_split"] = max(range(dim), key=lambda j: rest[j])
+        return out
 
+
+#: share of a failed box's Taylor terms beyond which its halves are bisected without evaluation
+HOPELESS = 0.9
 
 #: relative tolerance (bits) of the point gradients in box_bounds: they enter through the signs,
 #: whose width comes from the Hessian term, and through Taylor terms multiplied by half-widths
@@ -1074,7 +1118,7 @@ def prove_case(
     with workprec(PREC):
         rhs_lower = arb(rhs.lower())
     start = [(Fraction(0), Fraction(1))] * case.dim if region is None else list(region)
-    stack: list[tuple[Box, int]] = [(start, 0)]
+    stack: list[tuple[Any, ...]] = [(start, 0, None)]
     from .. import progress as _progress
 
     bar_cm = (
@@ -1113,7 +1157,7 @@ def _raise_if_interrupted(exc: BaseException) -> None:
 
 def _branch_and_bound(
     case: ProofCase,
-    stack: list[tuple[Box, int]],
+    stack: list[tuple[Any, ...]],
     res: ProofResult,
     rhs_lower: arb,
     exact_rhs: bool,
@@ -1124,7 +1168,7 @@ def _branch_and_bound(
     """The loop of :func:`prove_case` (fills ``res``)."""
     processed = 0
     while stack:
-        box, depth = stack.pop()
+        box, depth, *forced = stack.pop()
         processed += 1
         if bar is not None:
             bar.update(1, note=f"{len(stack)} pending (branch and bound: no ETA)")
@@ -1134,6 +1178,9 @@ def _branch_and_bound(
         if processed > max_boxes:
             res.open.append({"box": box, "upper": None, "depth": depth})
             continue
+        if forced and forced[0] is not None and depth < max_depth:
+            stack += _halves(box, forced[0], depth, None)
+            continue
         b = box_bounds(case, box, rhs_lower, exact_rhs=exact_rhs)
         if b["proven"]:
             res.proven.append({"box": box, **b})
@@ -1141,15 +1188,19 @@ def _branch_and_bound(
         if depth >= max_depth:
             res.open.append({"box": box, "upper": b["upper"], "depth": depth})
             continue
-        k = b.get("split", _widest(box))
-        lo, hi = box[k]
-        mid = (lo + hi) / 2
-        left = list(box)
-        right = list(box)
-        left[k] = (lo, mid)
-        right[k] = (mid, hi)
-        stack.append((right, depth + 1))
-        stack.append((left, depth + 1))
+        stack += _halves(box, b.get("split", _widest(box)), depth, b.get("then_split"))
+
+
+def _halves(box: Box, k: int, depth: int, then_split: int | None) -> list[tuple[Box, int, int | None]]:
+    """The two halves of ``box`` (bisected at coordinate ``k``), right then left (a stack pops the left
+    one first), each with the coordinate to bisect it at without evaluation (or None)."""
+    lo, hi = box[k]
+    mid = (lo + hi) / 2
+    left = list(box)
+    right = list(box)
+    left[k] = (lo, mid)
+    right[k] = (mid, hi)
+    return [(right, depth + 1, then_split), (left, depth + 1, then_split)]
 
 
 #: levels of the bisection tree processed in the calling process before the subtrees go to workers
@@ -1179,10 +1230,10 @@ def _unpack(rec: dict[str, Any]) -> dict[str, Any]:
 
 def _subtree(item: tuple[Any, ...]) -> dict[str, list[Any]]:
     """Worker: the depth-first branch and bound below one box (leaves packed for pickling)."""
-    case, box, depth, rhs_lower_q, exact_rhs, max_depth, max_boxes = item
+    case, box, depth, rhs_lower_q, exact_rhs, max_depth, max_boxes, forced = item
     rhs_lower = _unpack({"upper": rhs_lower_q})["upper"]
     res = ProofResult(case, arb(0))
-    _branch_and_bound(case, [(box, depth)], res, rhs_lower, exact_rhs, max_depth, max_boxes, None)
+    _branch_and_bound(case, [(box, depth, forced)], res, rhs_lower, exact_rhs, max_depth, max_boxes, None)
     return {"proven": [_pack(r) for r in res.proven], "outside": res.outside, "open": [_pack(r) for r in res.open]}
 
 
@@ -1202,13 +1253,16 @@ def _branch_and_bound_parallel(
 
     # leaves and subtree roots in depth-first order: a stack popped left first, as the serial loop
     order: list[tuple[str, Any]] = []
-    stack: list[tuple[Box, int]] = [(start, 0)]
-    roots: list[tuple[Box, int]] = []
+    stack: list[tuple[Box, int, int | None]] = [(start, 0, None)]
+    roots: list[tuple[Box, int, int | None]] = []
     while stack:
-        box, depth = stack.pop()
+        box, depth, forced = stack.pop()
         if depth >= FRONTIER_LEVELS or outside_domain(case, box):
             order.append(("root", len(roots)))
-            roots.append((box, depth))
+            roots.append((box, depth, forced))
+            continue
+        if forced is not None and depth < max_depth:
+            stack += _halves(box, forced, depth, None)
             continue
         b = box_bounds(case, box, rhs_lower, exact_rhs=exact_rhs)
         if b["proven"]:
@@ -1217,16 +1271,9 @@ def _branch_and_bound_parallel(
         if depth >= max_depth:
             order.append(("open", {"box": box, "upper": b["upper"], "depth": depth}))
             continue
-        k = b.get("split", _widest(box))
-        lo, hi = box[k]
-        mid = (lo + hi) / 2
-        left, right = list(box), list(box)
-        left[k] = (lo, mid)
-        right[k] = (mid, hi)
-        stack.append((right, depth + 1))
-        stack.append((left, depth + 1))
+        stack += _halves(box, b.get("split", _widest(box)), depth, b.get("then_split"))
     rhs_q = _pack({"upper": arb(rhs_lower.upper())})["upper"]
-    items = [(case, box, depth, rhs_q, exact_rhs, max_depth, max_boxes) for box, depth in roots]
+    items = [(case, box, depth, rhs_q, exact_rhs, max_depth, max_boxes, forced) for box, depth, forced in roots]
     subs = map_ordered(_subtree, items, jobs=jobs, progress=False, desc="proof subtrees")
     for kind, x in order:
         if kind == "proven":
