@@ -395,9 +395,7 @@ def grad_point(
         fam = _integrands(case, tuple((x, x) for x in point))
         want = set(range(case.dim) if coords is None else coords)
         return [
-            _integrate(case, fam.grad(k), rel_bits) + arb(0, d_tail.upper())
-            if k in want
-            else arb.nan()
+            _integrate(case, fam.grad(k), rel_bits) + arb(0, d_tail.upper()) if k in want else arb.nan()
             for k in range(case.dim)
         ]
 
@@ -1024,7 +1022,9 @@ def _g_point_adaptive(case: ProofCase, point: Sequence[Fraction], rhs_lower: arb
     return gc
 
 
-def hessian_and_gradient_box(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]]) -> tuple[list[list[arb]], list[arb]]:
+def hessian_and_gradient_box(
+    case: ProofCase, box: Sequence[tuple[Fraction, Fraction]]
+) -> tuple[list[list[arb]], list[arb]]:
     r"""Enclosures over the whole box of :math:`\partial_j\partial_k G` and :math:`\partial_k G` from one
     pass of the factored enclosure of :func:`hessian_box` (tails :func:`hessian_box_tail` and
     :func:`gradient_box_tail` included)."""
@@ -1032,10 +1032,7 @@ def hessian_and_gradient_box(case: ProofCase, box: Sequence[tuple[Fraction, Frac
         H, gr = _hessian_factored(case, box, FACTORED_CELLS, gradient=True)
         assert gr is not None
         ht, gt = hessian_box_tail(case), gradient_box_tail(case)
-        return (
-            [[x + arb(0, ht.upper()) for x in row] for row in H],
-            [x + arb(0, gt.upper()) for x in gr],
-        )
+        return ([[x + arb(0, ht.upper()) for x in row] for row in H], [x + arb(0, gt.upper()) for x in gr])
 
 
 def _widest(box: Sequence[tuple[Fraction, Fraction]]) -> int:
