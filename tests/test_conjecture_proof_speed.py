@@ -41,7 +41,8 @@ def _mp_g(case, theta):
     return mpmath.quad(f, [-mpmath.inf, -10, -3, 0, 1, 2, 4, 12, mpmath.inf])
 
 
-def _mp_grad(case, theta, k, h=mpmath.mpf(10) ** -8):
+def _mp_grad(case, theta, k, h=None):
+    h = mpmath.mpf(10) ** -8 if h is None else h
     a, b = list(theta), list(theta)
     a[k] += h
     b[k] -= h
