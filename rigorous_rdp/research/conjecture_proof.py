@@ -981,19 +981,32 @@ def box_bounds(
             split = _widest(box)
         out = _verdict("taylor", up, rhs_lower, signs, cf, split)
         if not out["proven"] and all(math.isfinite(sc) for sc in scores.values()):
-            # the Taylor terms would have to shrink by more than HOPELESS of their size: one bisection
-            # cannot do that (it halves one coordinate's terms), so the halves are split again at once
-            # (at the coordinate of the next largest score) without being evaluated
+            # the Taylor terms would have to shrink by a factor f > 1/(1 - HOPELESS): one bisection
+            # cannot do that (it halves one coordinate's terms at most), so the halves are bisected
+            # again at once without being evaluated (at the coordinate of the next largest score);
+            # SKIP_LEVELS levels at most, while f > 4 per further level
             terms = up - arb(gc.upper())
+            room = rhs_lower - arb(gc.upper())
             if up - rhs_lower > HOPELESS * terms:
+                f = float((terms / room).mid()) if room > 0 else math.inf
                 rest = dict(scores)
                 rest[split] /= 2
-                out["then_split"] = max(range(dim), key=lambda j: rest[j])
+                chain: list[int] = []
+                need = 1 / (1 - HOPELESS)
+                while len(chain) < min(dim, SKIP_LEVELS) and f > need:
+                    k = max(range(dim), key=lambda j: rest[j])
+                    chain.append(k)
+                    rest[k] /= 2
+                    need *= 4
+                out["then_split"] = tuple(chain)
         return out
 
 
-#: share of a failed box's Taylor terms beyond which its halves are bisected without evaluation
-HOPELESS = 0.9
+#: share of a failed box's Taylor terms beyond which its halves are bisected without evaluation (a
+#: heuristic, any choice is sound; 0.6 evaluated the fewest boxes for n = 4, m = 1, lambda = 2, sigma = 1)
+HOPELESS = 0.6
+#: levels bisected without evaluation below a hopeless box (2 or more evaluated more boxes in that case)
+SKIP_LEVELS = 1
 
 #: relative tolerance (bits) of the point gradients in box_bounds: they enter through the signs,
 #: whose width comes from the Hessian term, and through Taylor terms multiplied by half-widths
@@ -1175,8 +1188,8 @@ def _branch_and_bound(
         if processed > max_boxes:
             res.open.append({"box": box, "upper": None, "depth": depth})
             continue
-        if forced and forced[0] is not None and depth < max_depth:
-            stack += _halves(box, forced[0], depth, None)
+        if forced and forced[0] and depth < max_depth:
+            stack += _halves(box, forced[0][0], depth, forced[0][1:])
             continue
         b = box_bounds(case, box, rhs_lower, exact_rhs=exact_rhs)
         if b["proven"]:
@@ -1188,9 +1201,11 @@ def _branch_and_bound(
         stack += _halves(box, b.get("split", _widest(box)), depth, b.get("then_split"))
 
 
-def _halves(box: Box, k: int, depth: int, then_split: int | None) -> list[tuple[Box, int, int | None]]:
+def _halves(
+    box: Box, k: int, depth: int, then_split: tuple[int, ...] | None
+) -> list[tuple[Box, int, tuple[int, ...] | None]]:
     """The two halves of ``box`` (bisected at coordinate ``k``), right then left (a stack pops the left
-    one first), each with the coordinate to bisect it at without evaluation (or None)."""
+    one first), each with the coordinates to bisect it at next without evaluation (or None)."""
     lo, hi = box[k]
     mid = (lo + hi) / 2
     left = list(box)
@@ -1250,16 +1265,16 @@ def _branch_and_bound_parallel(
 
     # leaves and subtree roots in depth-first order: a stack popped left first, as the serial loop
     order: list[tuple[str, Any]] = []
-    stack: list[tuple[Box, int, int | None]] = [(start, 0, None)]
-    roots: list[tuple[Box, int, int | None]] = []
+    stack: list[tuple[Box, int, tuple[int, ...] | None]] = [(start, 0, None)]
+    roots: list[tuple[Box, int, tuple[int, ...] | None]] = []
     while stack:
         box, depth, forced = stack.pop()
         if depth >= FRONTIER_LEVELS or outside_domain(case, box):
             order.append(("root", len(roots)))
             roots.append((box, depth, forced))
             continue
-        if forced is not None and depth < max_depth:
-            stack += _halves(box, forced, depth, None)
+        if forced and depth < max_depth:
+            stack += _halves(box, forced[0], depth, forced[1:])
             continue
         b = box_bounds(case, box, rhs_lower, exact_rhs=exact_rhs)
         if b["proven"]:
