@@ -48,7 +48,13 @@ half-widths :math:`h_k`; coordinates :math:`\theta = (x_1..x_{n-1}, u, u')`):
    :math:`\int p = \int q = 1` for every configuration, the subtracted part integrates to 0, and what
    remains vanishes to second order where :math:`p = q`, so its balls are 3-14 times narrower than
    those of :math:`\partial_{jk}(p^\lambda q^{1-\lambda})` (formula and tails in :func:`hessian_box`);
-   it only enters multiplied by box widths;
+   it only enters multiplied by box widths.  By default (``"factored"``) every atom is divided by the
+   weight :math:`w(y) = e^{-(y-c)^2/(2\sigma^2)}`, :math:`c = m/2` (the integrand is homogeneous of
+   degree 1 in the atoms, so it is :math:`w(y)` times the same formula in the divided atoms, whose
+   exponents are linear in ``y``), and on each cell the weight is integrated exactly (``erfc``) and
+   multiplied by the ball of the rest (mean value theorem for integrals, :math:`w > 0`): narrow balls
+   on half the cells.  The same pass encloses :math:`\partial_k G` over the box, intersected with the
+   mean-value form below;
 3. *signs*: :math:`\partial_k G` on the box lies in :math:`\partial_k G(c) + \sum_j [H_{kj}]\,[-h_j, h_j]`
    (mean value theorem).  If every coordinate has a certified sign, :math:`G` is monotone in each
    coordinate on the box (a product set), so its supremum is the value at the vertex :math:`v` that
@@ -63,7 +69,13 @@ half-widths :math:`h_k`; coordinates :math:`\theta = (x_1..x_{n-1}, u, u')`):
    \tfrac12\sum_{j,k\in J}\max|H_{jk}|\,h_j h_k` (Taylor's formula with Lagrange remainder);
 5. else bisect, at its midpoint, the coordinate ``j`` with the largest
    :math:`w_j\sum_{k\in J}\max|H_{kj}| + [j\in J]\,w_j\max|\partial_j G|`, or the widest side when
-   a score is not finite (a heuristic; any choice is sound).
+   a score is not finite (a heuristic; any choice is sound).  When the Taylor bound exceeds the RHS
+   by more than :data:`HOPELESS` of its Taylor terms, both halves are bisected again without being
+   evaluated (a heuristic: a box is only ever recorded as proven after its own evaluation).
+
+Point values are ``acb.integral`` enclosures at a tolerance the verdict needs (:data:`GRAD_BITS`,
+:data:`G_BITS`, again at :data:`G_BITS_RETRY` when the radius decides); the integrands of ``G`` and of
+every :math:`\partial_k G` at a point share their nodes (:class:`_Integrands`).
 
 The extremal configuration is a vertex of ``F`` where the ratio is exactly 1, so no plain interval
 bound closes a box that touches it; step 3 closes it once the box is small enough that all partial
@@ -763,6 +775,11 @@ def hessian_box(
     (from :math:`\partial_{jk}f = \lambda R^{\lambda-1}p_{jk} - (\lambda-1)R^\lambda q_{jk} +
     \lambda(\lambda-1)R^{\lambda-2}D_jD_k/q`), evaluated on the same cells; tails: :func:`hessian_tail`
     plus :math:`(2\lambda-1)` times :func:`hessian_tail_density`.
+
+    ``method="factored"`` (default): the compensated integrand with every atom divided by the weight
+    :math:`e^{-(y-c)^2/(2\sigma^2)}` (:func:`_weight_centre`) and the weight integrated exactly on each
+    cell (:func:`_weighted_cells`; module docstring, step 2), on :data:`FACTORED_CELLS` cells per sigma
+    in the core and :data:`FACTORED_COARSE` outside, at :data:`FACTORED_PREC` bits; same tails.
     """
     if method not in ("factored", "compensated", "natural"):
         raise ValueError(f"method must be 'factored', 'compensated' or 'natural'. Found {method!r}.")
