@@ -140,6 +140,24 @@ def comparable(steps: int, width: str, repeat: int, floor: Fraction | None, with
         print(f"    ratio ours / fastest peer at comparable accuracy ({name}) = {t_o / t_f:.2f}x")
 
 
+def _our_peak_mb(steps: int) -> float:
+    """Peak resident memory (MB) of a fresh Python process that imports the package and runs
+    :func:`ours_pld` once (the benchmark process itself also holds the peers' arrays)."""
+    import subprocess
+
+    # VmHWM (Linux): the high-water mark of this process image only (ru_maxrss may carry the forking
+    # parent's); ru_maxrss elsewhere
+    code = (
+        "import resource, sys; sys.path.insert(0, sys.argv[1]); from bench_pld import ours_pld; "
+        f"ours_pld({steps}); st = open('/proc/self/status').read() if sys.platform == 'linux' else ''; "
+        "hwm = [ln.split()[1] for ln in st.splitlines() if ln.startswith('VmHWM:')]; "
+        "print(hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    here = str(Path(__file__).resolve().parent)
+    out = subprocess.run([sys.executable, "-c", code, here], capture_output=True, text=True, check=True)
+    return int(out.stdout.split()[-1]) / 1024
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
@@ -179,8 +197,9 @@ def main() -> None:
     if args.big:
         print("T = 1e6 (default width 0.01; floor: our own lower end)")
         comparable(10**6, "0.01", 1, None)
+        print(f"  peak RSS of ours alone (a fresh process, T = 1e6, default width): {_our_peak_mb(10**6):.0f} MB")
         mem = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"  peak RSS {mem:.0f} MB (whole process)")
+        print(f"  peak RSS {mem:.0f} MB (whole process: ours and the peers)")
     if args.calibrate:
         from rigorous_rdp.pld.calibrate import calibrate_sigma_pld
 

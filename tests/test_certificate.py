@@ -351,11 +351,19 @@ def test_exact_inputs_of_thousands_of_digits_verify():
 def test_kind_table_maps_every_kind_to_a_writer_and_a_verifier(cert):
     from rigorous_rdp.certificates.kinds import KINDS, kind_of
 
-    assert [k.name for k in KINDS] == ["rdp", "pld", "conjecture-violation", "conjecture-holds", "conjecture-proof"]
+    assert [k.name for k in KINDS] == [
+        "rdp",
+        "pld",
+        "conjecture-violation",
+        "conjecture-holds",
+        "conjecture-proof",
+        "conjecture-region",
+    ]
     for kind in KINDS:
         assert callable(getattr(kind.load(), kind.writer))
     assert kind_of(cert).name == "rdp"
     assert kind_of({"format": "rigorous-rdp-certificate", "format_version": 1, "method": {"kind": "pld"}}).name == "pld"
     assert kind_of({"format": "rigorous-rdp-conjecture", "kind": "holds-boxes"}).name == "conjecture-proof"
+    assert kind_of({"format": "rigorous-rdp-conjecture", "kind": "holds-region"}).name == "conjecture-region"
     for bad in ({"format": "rigorous-rdp-certificate", "format_version": 1, "method": {"kind": "prv"}}, [], {}):
         assert verify_certificate(bad).reason.startswith("malformed certificate")

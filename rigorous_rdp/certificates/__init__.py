@@ -11,6 +11,7 @@ kind                      writer                                                
 ``conjecture-violation``  ``research.conjecture_certificate``                    ``research.conjecture_certificate``
 ``conjecture-holds``      ``research.conjecture_certificate``                    ``research.conjecture_certificate``
 ``conjecture-proof``      ``research.conjecture_certificate`` (``holds-boxes``)   ``research.conjecture_certificate``
+``conjecture-region``     ``research.conjecture_certificate`` (``holds-region``)  ``research.conjecture_certificate``
 ========================  =====================================================  ==========================================
 
 Modules: :mod:`~rigorous_rdp.certificates.common` (the envelope: strict JSON parsing,

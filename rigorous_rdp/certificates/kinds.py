@@ -98,6 +98,9 @@ KINDS: tuple[CertificateKind, ...] = (
     ),
     CertificateKind("conjecture-holds", CONJECTURE_FORMAT, "holds", _CONJ, "make_holds_certificate", _conjecture),
     CertificateKind("conjecture-proof", CONJECTURE_FORMAT, "holds-boxes", _CONJ, "make_boxes_certificate", _conjecture),
+    CertificateKind(
+        "conjecture-region", CONJECTURE_FORMAT, "holds-region", _CONJ, "make_region_certificate", _conjecture
+    ),
 )
 
 

@@ -126,6 +126,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             raise
 
     out = pld_cli.run_method(method, rdp, pld, "sigma", event=event, name=common.namer(args))
+    own = out.get("candidates", {}).get("pld", out)
+    if "dominating_pair_epsilon_at_lower" in own:  # pairs that only dominate (random allocation, k > 1)
+        from ..pld.calibrate import DOMINATING_CLAIM
+
+        own["claim"] = DOMINATING_CLAIM
+        if out.get("chosen", "pld") == "pld":
+            out["claim"] = DOMINATING_CLAIM
     out.update(
         {
             "mode": "sigma",
@@ -137,6 +144,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         }
     )
     return out
+
+
+def _after(res: dict[str, Any]) -> str:
+    """ "after 10 steps", or for an epoch-based sampling "after 10 epochs of 1000 steps"."""
+    mech = res.get("mechanism", {})
+    if mech.get("epochs") is not None and mech.get("steps_per_epoch") is not None:
+        unit = "epoch" if res["steps"] == 1 else "epochs"
+        return f"after {res['steps']} {unit} of {mech['steps_per_epoch']} steps"
+    return f"after {res['steps']} steps"
 
 
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
@@ -155,17 +171,24 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     own = pld_cli.chosen_result(res)
     chosen = res.get("chosen", own.get("method", "rdp"))
     label = f"best: {chosen}, " if res.get("method") == "best" else ("pld: " if chosen == "pld" else "")
-    if chosen == "pld":
+    if chosen == "pld" and "dominating_pair_epsilon_at_lower" in own:
+        line = (
+            f"sigma = {s['upper']}  ({label}certified epsilon {common.fmt_interval(own['epsilon_at_sigma']['epsilon'])} "
+            f"<= {res['epsilon']} at delta = {res['delta']} {_after(res)})\n  sigma = {s['lower']} does not meet it "
+            f"under the same accounting: the dominating pair's optimal epsilon is >= "
+            f"{own['dominating_pair_epsilon_at_lower']['lower']}"
+        )
+    elif chosen == "pld":
         line = (
             f"sigma = {s['upper']}  ({label}certified epsilon bracket "
             f"{common.fmt_interval(own['epsilon_at_sigma']['epsilon'])} <= {res['epsilon']} at delta = {res['delta']} "
-            f"after {res['steps']} steps)\n  sigma = {s['lower']} does not meet it: the true optimal epsilon is in "
+            f"{_after(res)})\n  sigma = {s['lower']} does not meet it: the true optimal epsilon is in "
             f"{common.fmt_interval(own['epsilon_at_lower']['epsilon'])}"
         )
     else:
         line = (
             f"sigma = {s['upper']}  ({label}certified epsilon {common.fmt_interval(own['epsilon_at_sigma']['epsilon'])} <= "
-            f"{res['epsilon']} at delta = {res['delta']} after {res['steps']} steps)"
+            f"{res['epsilon']} at delta = {res['delta']} {_after(res)})"
         )
         if own["epsilon_at_lower"]:
             line += f"\n  sigma = {s['lower']} does not meet it: epsilon {common.fmt_interval(own['epsilon_at_lower']['epsilon'])}"

@@ -65,7 +65,14 @@ def register(sub: Any) -> None:
     p.add_argument("--rows", metavar="N", help="--prove: number of rows n, integer in [2, 6]")
     p.add_argument("--batch", default="1", metavar="M", help="--prove: batch size m, integer in [1, n-1] (default 1)")
     p.add_argument("--order", default="2", metavar="L", help="--prove: Renyi order, integer in [2, 16] (default 2)")
-    p.add_argument("--sigma", default="1", metavar="S", help="--prove: noise multiplier, in [1/2, 64] (default 1)")
+    p.add_argument("--sigma", metavar="S", help="--prove: noise multiplier, in [1/2, 64] (default 1)")
+    p.add_argument(
+        "--sigma-range",
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        help="--prove: every sigma in [LOW, HIGH] at once, 1 <= LOW < HIGH <= 64 (one branch and bound over the "
+        "dataset values and t = 1/sigma; certificate kind holds-region)",
+    )
     p.add_argument(
         "--max-boxes", default="20000", metavar="B", help="--prove: boxes processed before giving up (default 20000)"
     )
@@ -97,8 +104,10 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
     lam = _int(args.order, "order", 2)
     if lam > 16:
         raise ValueError(f"--order must be an integer in [2, 16]. Found {quote(args.order)}.")
-    sigma = parse_rational(args.sigma, "sigma")
     max_boxes = _int(args.max_boxes, "max-boxes", 1)
+    if args.sigma_range is not None:
+        return _run_prove_region(args, n, m, lam, max_boxes, out_path)
+    sigma = parse_rational("1" if args.sigma is None else args.sigma, "sigma")
     res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=True, jobs=jobs)
     proof = proof_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
@@ -115,12 +124,48 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def _run_prove_region(
+    args: argparse.Namespace, n: int, m: int, lam: int, max_boxes: int, out_path: Any
+) -> dict[str, Any]:
+    from ..research.conjecture_region import SIGMA_MAX, SIGMA_MIN, RegionCase, prove_region, region_to_json
+
+    if args.sigma is not None:
+        raise ValueError("--sigma and --sigma-range exclude each other.")
+    if args.jobs is not None:
+        raise ValueError("--jobs does not apply to --sigma-range (the region proof runs in one process).")
+    lo = parse_rational(args.sigma_range[0], "sigma-range")
+    hi = parse_rational(args.sigma_range[1], "sigma-range")
+    if not SIGMA_MIN <= lo < hi <= SIGMA_MAX:
+        raise ValueError(
+            f"--sigma-range must satisfy 1 <= LOW < HIGH <= 64. Found {quote(args.sigma_range[0])} "
+            f"{quote(args.sigma_range[1])}."
+        )
+    res = prove_region(RegionCase(n, m, lam, lo, hi), max_boxes=max_boxes, progress=True)
+    proof = region_to_json(res)
+    out: dict[str, Any] = {"prove": proof["summary"]}
+    out["prove"]["statement"] = (
+        "ratio <= 1 for every configuration and every sigma in the range"
+        if res.complete
+        else "not proven: open boxes remain"
+    )
+    if out_path is not None:
+        from ..certificate import write_certificate
+        from ..research.conjecture_certificate import make_region_certificate
+
+        cert = make_region_certificate(proof)
+        write_certificate(cert, out_path)
+        out["certificate"] = {"written": True, "file": args.out, "kind": cert["kind"], "complete": cert["complete"]}
+    return out
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..research.conjecture import MODELS, probe
     from ..research.parallel import dask_executor
 
     if args.prove:
         return _run_prove(args)
+    if args.sigma_range is not None:
+        raise ValueError("--sigma-range applies to --prove only.")
     if args.trials is None:
         raise ValueError("--trials must be given (an integer >= 1), or use --prove.")
     if args.model not in MODELS:
@@ -147,12 +192,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     if "prove" in res:
         pr = res["prove"]
+        region = isinstance(pr["sigma"], list)
+        sig = f"sigma in [{pr['sigma'][0]}, {pr['sigma'][1]}]" if region else f"sigma = {pr['sigma']}"
+        rg = pr["rhs_g_range"] if region else pr["rhs_g"]
         lines = [
             f"Conjecture 1, 1-d range model, n = {pr['n']} rows, batch m = {pr['m']} (r = {pr['r']}), "
-            f"lambda = {pr['lambda']}, sigma = {pr['sigma']}:",
+            f"lambda = {pr['lambda']}, {sig}:",
             f"  {'PROVEN' if pr['proven'] else 'NOT PROVEN'}: {pr['statement']}",
             f"  boxes: {pr['boxes_proven']} proven {pr['methods']}, {pr['boxes_outside']} outside the "
-            f"fundamental domain, {pr['boxes_open']} open; RHS G in [{pr['rhs_g']['lower']}, {pr['rhs_g']['upper']}]",
+            f"fundamental domain, {pr['boxes_open']} open; RHS G in [{rg['lower']}, {rg['upper']}]",
             f"  time: {pr['seconds']} s",
         ]
         cert = res.get("certificate")

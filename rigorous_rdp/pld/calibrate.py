@@ -25,10 +25,29 @@ How the work is shared between candidates:
    and refined only while undecided.  When a decision fails the other end of the same
    candidate is computed; if it proves the candidate on the wrong side of the target,
    the pair moves one grid step (monotone bracketing), otherwise the grid is refined.
+
+Pairs built on the grid (random allocation, :mod:`~rigorous_rdp.pld.random_allocation`) cost
+most in their sum laws (one per sigma and end), so:
+
+* the float screen uses a float twin of the sum law (one FFT power of the split log-normal,
+  :func:`~rigorous_rdp.pld.random_allocation.float_loss_masses`): no certified work before the
+  decisions;
+* a "misses" decision builds only the lower sum law, a "meets" decision only the upper one; the
+  other ends of the two reported brackets (they decide nothing) and the error model's first grid
+  use sum laws on a coarser grid (valid, looser);
+* one coordinate's far tail is kept on sparse vertices (:func:`~rigorous_rdp.pld.random_allocation.sparse_tail`);
+* the sum law's own grid bounds how narrow a bracket gets, so sigma digits whose candidates the
+  screen puts closer to the target than that floor are skipped without certified work, and a
+  decision whose end stops moving with the loss grid gives up early (then one digit fewer, down
+  to 2);
+* k > 1: the blocks' pair only dominates the mechanism, so sigma.lower is proven not to meet the
+  target under the same accounting (that pair's optimal epsilon exceeds it), as in the RDP
+  calibration, and the mechanism's lower ends are reported as 0.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections.abc import Callable
@@ -53,6 +72,7 @@ from .accountant import (
 from .compose import Coarsening, compose_all, products
 from .discretize import grid_range
 from .profiles import Profile, poisson_gaussian_profile
+from .random_allocation import coarse_sum_grid, float_loss_masses, lower_only, sparse_tail
 
 __all__ = ["PldSigmaCalibration", "calibrate_sigma_pld", "float_epsilon"]
 
@@ -69,15 +89,39 @@ class PldSigmaCalibration:
     #: the significant digits of sigma decided (fewer than asked when a grid-built pair's floor kept
     #: the decision open at the requested digits); 0 when not recorded
     sigma_digits: int = 0
+    #: pairs that only dominate (random allocation, k > 1): a certified lower end of the optimal epsilon of
+    #: the dominating pair at ``sigma_lower`` (above the target: sigma_lower does not meet it under the same
+    #: accounting; the mechanism's own epsilon may be lower); None for tight pairs
+    pair_lower_at_lower: Fraction | None = None
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "sigma": {"lower": decimal_text(self.sigma_lower), "upper": decimal_text(self.sigma_upper)},
             **({"sigma_digits": self.sigma_digits} if self.sigma_digits else {}),
             "method": "pld",
             "epsilon_at_sigma": self.at_upper.to_json(),
             "epsilon_at_lower": self.at_lower.to_json(),
         }
+        if self.pair_lower_at_lower is not None:
+            out["dominating_pair_epsilon_at_lower"] = {"lower": _dec_down(self.pair_lower_at_lower)}
+            out["claim"] = DOMINATING_CLAIM
+        return out
+
+
+#: the claim of a calibration through pairs that only dominate the mechanism
+DOMINATING_CLAIM = (
+    "sigma.upper meets the target under the certified PLD upper end; sigma.lower does not under the same "
+    "accounting (the dominating pair's optimal epsilon exceeds the target)"
+)
+
+
+def _dec_down(x: Fraction) -> str:
+    """A decimal of 9 significant digits rounded down (a certified lower end stays one)."""
+    if x <= 0:
+        return "0"
+    e = math.floor(math.log10(x)) - 8
+    q = Fraction(10) ** e
+    return decimal_text(Fraction(math.floor(x / q)) * q)
 
 
 def decimal_text(x: Fraction) -> str:
@@ -136,7 +180,14 @@ _SCREEN_BITS = 64
 
 def _grid_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarray, float]:
     """Float masses of a profile built on the grid (random allocation: no float profile of its own):
-    the mean of its certified upper and lower arrays on the grid 1/n (an estimate)."""
+    the mean of its certified upper and lower arrays on the grid 1/n (an estimate); balls-and-bins
+    (k = 1): the float law of :func:`~rigorous_rdp.pld.random_allocation.float_loss_masses`."""
+    key = profile.key
+    if key[0] == "random-allocation-gaussian" and key[3] == 1:
+        _, sig, t, _, direction = key
+        return float_loss_masses(float(sig), int(t), direction, n)
+    if key[0] == "random-allocation-gaussian":
+        return _block_masses(Fraction(key[1]), int(key[2]), int(key[3]), key[4], n, tail)
     up, lo = profile.grid_plds(n, _SCREEN_BITS, tail, True)  # type: ignore[attr-defined]
     arrays = [up] if lo is None else [up, lo]
     b = min(a.offset for a in arrays)
@@ -147,6 +198,30 @@ def _grid_masses(profile: Profile, n: int, tail: float) -> tuple[int, np.ndarray
         masses[a.offset - b : a.offset - b + len(vals)] += vals / len(arrays)
     p_inf = sum(float(a.inf_mass) for a in arrays) / len(arrays)
     return b, masses, p_inf
+
+
+def _block_masses(
+    sigma: Fraction, t: int, k: int, direction: str, n: int, tail: float
+) -> tuple[int, np.ndarray, float]:
+    """Float masses of one epoch of k-of-t random allocation (k > 1): the composition of its blocks'
+    1-of-m pairs (:func:`~rigorous_rdp.pld.random_allocation.blocks`), each screened by
+    :func:`_float_masses`, by one FFT (an estimate)."""
+    from .random_allocation import allocation_pair, blocks
+
+    parts = []
+    for steps, count in blocks(t, k):
+        b, a, p_inf = _float_masses(getattr(allocation_pair(sigma, steps), direction), n, tail)
+        parts.append((b, a, p_inf, count))
+    length = sum(count * (len(a) - 1) for _, a, _, count in parts) + 1
+    size = 1 << max(8, length.bit_length())
+    spec = np.ones(size // 2 + 1, dtype=complex)
+    first, keep = 0, 1.0
+    for b, a, p_inf, count in parts:
+        spec = spec * np.fft.rfft(a, size) ** count
+        first += b * count
+        keep *= (1.0 - p_inf) ** count
+    out = np.clip(np.fft.irfft(spec, size)[:length], 0.0, None)
+    return first, out, 1.0 - keep
 
 
 def _proxy_parts(parts: list[tuple[Profile, int]]) -> list[tuple[Profile, int]]:
@@ -176,6 +251,19 @@ _MAX_STEP_POINTS = 200_000
 
 #: the largest FFT length of the float screen (about 0.5 GB of complex spectra at 2^24)
 _SCREEN_MAX = 1 << 23
+
+
+#: relative errors of a grid-built pair's certified upper and lower ends that finer loss grids do not
+#: remove (balls-and-bins, sigma about 1, 1 to 100 epochs: at most about 3e-4 and 1e-3 measured), below
+#: which a decision is not attempted (a choice only, see ``_Prover.promising``)
+_FLOOR_UPPER = 1.5e-4
+_FLOOR_LOWER = 4e-4
+#: the most grid points of one coordinate in the S-laws of ends that decide nothing (reports, first grids)
+_COARSE_POINTS = 20_000
+#: a grid-built pair's tail budget, in units of the accountant's (``EPS_TAIL`` of delta)
+_GRID_TAIL = 10
+#: the relative vertex spacing of one coordinate's far tail in the calibration's S-laws (``sparse_tail``)
+_SPARSE_REL = 0.005
 
 
 class _ScreenTooLarge(Exception):
@@ -236,7 +324,11 @@ class _Candidate:
         self.sigma = sigma
         self.delta = delta
         self.acc = PldAccountant().compose(make_event(sigma), steps)
-        self.tail_abs = float(delta) * EPS_TAIL
+        #: a pair built on the grid (random allocation): its S-laws cost most of a decision
+        self.grid_built = any(_grid_built(self.acc._parts(d)) for d in self.acc._directions())
+        # the mass the arrays move to +infinity (or drop): a grid-built pair's sum laws are shorter by
+        # a factor 2 to 3 at 10 times the accountant's (1e-4 of delta: its end moves by about 1e-5 of epsilon)
+        self.tail_abs = float(delta) * EPS_TAIL * (_GRID_TAIL if self.grid_built else 1)
         self.up: Fraction | None = None
         self.up_dirs: dict[str, tuple[Fraction, int]] = {}
         self.lo = Fraction(0)
@@ -297,7 +389,9 @@ class _Candidate:
         ``target``."""
         best = Fraction(0)
         for d in self._order():
-            _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True, fast=True)
+            # grid-built pairs: only the lower S-law is built (the upper array is not used here)
+            with lower_only() if self.grid_built else contextlib.nullcontext():
+                _, los, self.scale_bits, self.tail = self.acc._discretized(d, n, self.tail_abs, lower=True, fast=True)
             if los is None:
                 continue
             coarse = Coarsening(n, self.acc.coarsen_var_lower)
@@ -313,20 +407,46 @@ class _Candidate:
 
     def result(self) -> PldEpsilonResult:
         """The bracket ``[best lower end, best certified upper end]``; a missing end is
-        computed on a coarse grid (valid, not tight)."""
+        computed on a coarse grid (valid, not tight; grid-built pairs: on coarser S-laws too,
+        :func:`~rigorous_rdp.pld.random_allocation.coarse_sum_grid`; the lower end 0 if its coarse
+        construction degenerates: a report only)."""
         if self.up is None:
             n = max(50, self.grid // 3)
-            while self.up is None:
-                self.upper(n, Fraction(10**9))
+            with coarse_sum_grid(4, _COARSE_POINTS) if self.grid_built else contextlib.nullcontext():
+                while self.up is None:
+                    self.upper(n, Fraction(10**9))
         up = self.up
         if self.lo == 0 and self.acc._tight():
             # a lower end for the report (coarse grid: valid, not tight)
-            for k in (8, 2):  # coarse first; a grid too coarse for the lower construction gives 0
-                if self.lower(max(50, self.grid // k), up) > 0:
+            # (the lower construction degenerates on a grid too coarse for the bulk of one coordinate: a
+            # looser cap in points than the upper end's)
+            grids = [coarse_sum_grid(4, 4 * _COARSE_POINTS)] if self.grid_built else [None]
+            for ctx in grids:
+                try:
+                    with ctx or contextlib.nullcontext():
+                        for k in (8, 2):  # coarse first; a grid too coarse for the lower construction gives 0
+                            if self.lower(max(50, self.grid // k), up) > 0:
+                                break
                     break
-        # per direction: the lower end found (any grid) and the upper end with its grid
-        dirs = {d: (_bracket(min(self.lo_dirs.get(d, Fraction(0)), u), u), g) for d, (u, g) in self.up_dirs.items()}
-        return PldEpsilonResult(_bracket(min(self.lo, up), up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
+                except ArithmeticError:  # an S-law too coarse for the lower construction: 0
+                    if ctx is None:
+                        raise
+        # per direction: the lower end found (any grid) and the upper end with its grid; a pair that only
+        # dominates (random allocation, k > 1) says nothing about the mechanism's lower end: 0
+        tight = self.acc._tight()
+        dirs = {
+            d: (_bracket(min(self.lo_dirs.get(d, Fraction(0)), u) if tight else Fraction(0), u), g)
+            for d, (u, g) in self.up_dirs.items()
+        }
+        low = min(self.lo, up) if tight else Fraction(0)
+        res = PldEpsilonResult(_bracket(low, up), self.delta, self.grid, self.scale_bits, self.tail, dirs)
+        return res if tight else dataclasses.replace(res, lower_end=self.acc._lower_note(Fraction(0)))
+
+    def initial_grid(self, width: Fraction) -> int:
+        """The accountant's first grid for ``width`` (its error model reads a coarse array of each
+        pair: grid-built pairs on coarser S-laws, a choice only)."""
+        with coarse_sum_grid(8, _COARSE_POINTS) if self.grid_built else contextlib.nullcontext():
+            return self.acc._initial_grid(width, float(self.delta))
 
 
 def calibrate_sigma_pld(
@@ -357,24 +477,34 @@ def calibrate_sigma_pld(
     delta = validation.unit_interval(target_delta, "target_delta", open_low=True, open_high=True)
     w0 = check_width(width) if width is not None else None
 
-    if not PldAccountant().compose(make_event(Fraction(1)), steps)._tight():
+    probe = PldAccountant().compose(make_event(Fraction(1)), steps)
+    if not probe._tight() and not any(_grid_built(probe._parts(d)) for d in probe._directions()):
         # FSwoR is accounted through pairs that only dominate it: their lower ends say
         # nothing about the mechanism, so "the next smaller sigma misses" is unprovable
         raise UnsupportedEventError(
             "pld calibration supports events whose pairs are tight (not fswor: its Poisson pairs only dominate it)."
         )
+    # random allocation with k > 1: its blocks' pair only dominates it; sigma.lower is then proven not to
+    # meet the target under the same accounting (the blocks' pair's own optimal epsilon exceeds it)
     Ef = float(E)
     hi, fine_n = _screen_guess(make_event, steps, delta, Ef, sigma_digits)
     prover = _Prover(make_event, steps, delta, E, w0, max_rounds, fine_n)
     # a pair built on the grid (random allocation) has a bracket whose width does not fall to 0 with
     # the loss grid (its S-law has its own grid): near the target a decision can stay open on every
     # loss grid, and a coarser sigma grid (one digit fewer, down to 2) moves the candidates away from it
-    last = sigma_digits if not _grid_built_event(prover) else max(min(2, sigma_digits), sigma_digits - 2)
+    grid_built = _grid_built_event(prover)
+    last = sigma_digits if not grid_built else min(2, sigma_digits)
     for digits in range(sigma_digits, last - 1, -1):
         step = _grid_step(hi, digits)
         s_hi = Fraction(math.ceil(Fraction(hi) / step)) * step
+        if grid_built and digits > last and not prover.promising(s_hi, step):
+            progress.note(f"{digits} significant digits of sigma are below the S-law grid's resolution here")
+            continue
         try:
-            return dataclasses.replace(prover.decide(s_hi, step), sigma_digits=digits)
+            # grid-built pairs: one coordinate's far tail on sparser vertices (the same brackets to about
+            # 1e-6 at a fraction of the arb work)
+            with sparse_tail(_SPARSE_REL) if grid_built else contextlib.nullcontext():
+                return dataclasses.replace(prover.decide(s_hi, step), sigma_digits=digits)
         except PrecisionExhausted:
             if digits == last:
                 raise
@@ -566,13 +696,19 @@ class _Prover:
         # the error model splits a bracket's width about 1 : 2 between the upper and the
         # lower end, so this width puts the end asked for at about half of ``need``
         w = self.w0 if self.w0 is not None else Fraction(max(1e-7, min(0.05, (1.5 if upper else 0.75) * need)))
-        n = c.acc._initial_grid(w, float(self.delta))
+        n = c.initial_grid(w)
         val: Fraction = Fraction(0)
-        capped = False
+        prev: Fraction | None = None
+        capped = stalled = False
         for _ in range(max_rounds):
             val = c.upper(n, E) if upper else c.lower(n, E)
             if (val <= E) if upper else (val > E):
                 return True
+            if c.grid_built and prev is not None and abs(val - prev) < abs(val - E) / 4:
+                # the S-law's own grid limits this end (a finer loss grid moves it little): give up early
+                stalled = True
+                break
+            prev = val
             err = max(abs(float(val) - est), need)
             want = max(n * 5 // 4 + 1, math.ceil(n * math.sqrt(err / (0.6 * need))))
             cap = n * _MAX_STEP_POINTS // max(1, self.points_per_step(c, n))
@@ -582,12 +718,28 @@ class _Prover:
             n = min(want, cap)
         end = "upper" if upper else "lower"
         side = "above" if upper else "not above"
-        why = f"a finer grid would exceed {_MAX_STEP_POINTS} points per step" if capped else f"{max_rounds} grids tried"
+        why = (
+            f"a finer grid would exceed {_MAX_STEP_POINTS} points per step"
+            if capped
+            else "the end stopped moving with the loss grid"
+            if stalled
+            else f"{max_rounds} grids tried"
+        )
         self.undecided.append(
             f"at sigma = {decimal_text(s)} the certified {end} end of epsilon is {float(val):.9g}, {side} the "
             f"target {float(E):.9g}, on grid 1/{n}; the float estimate {est:.9g} is {need:.2g} from the target; {why}"
         )
         return False
+
+    def promising(self, s_hi: Fraction, step: Fraction) -> bool:
+        """Whether the float screen puts the candidates ``s_hi`` and ``s_hi - step`` far enough from
+        the target for a grid-built pair's certified ends (whose error does not fall below about
+        :data:`_FLOOR_UPPER` / :data:`_FLOOR_LOWER` times epsilon, the S-law's own grid) to decide them:
+        a choice only, which spares hopeless certified work."""
+        if s_hi - step <= 0:
+            return False
+        hi, lo = self.cand(s_hi)[1], self.cand(s_hi - step)[1]
+        return hi <= self.Ef * (1 - _FLOOR_UPPER) and lo > self.Ef * (1 + _FLOOR_LOWER)
 
     def decide(self, s_hi: Fraction, step: Fraction) -> PldSigmaCalibration:
         """From the guess ``s_hi`` on the sigma grid of ``step``: the smallest grid sigma proven to
@@ -618,7 +770,9 @@ class _Prover:
                 s_hi, at_hi = s_lo, cands[s_lo]  # the smaller one also meets it: move down
                 continue
             if self.prove(s_lo, upper=False):
-                return PldSigmaCalibration(s_hi, s_lo, at_hi.result(), cands[s_lo].result())
+                at_lo = cands[s_lo]
+                pair = None if at_lo.acc._tight() else at_lo.lo
+                return PldSigmaCalibration(s_hi, s_lo, at_hi.result(), at_lo.result(), pair_lower_at_lower=pair)
             break
         why = f" ({undecided[-1]})" if undecided else ""
         raise PrecisionExhausted(f"calibrate (pld): could not prove that the next smaller sigma misses the target{why}")

@@ -116,26 +116,32 @@ def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
     return poly // (1 << bits)
 
 
-def _last_at_most(f, limit: int, n: int) -> int:
+def _last_at_most(f, limit: int, n: int) -> tuple[int, int]:
     """Largest k in ``[0, n]`` with ``f(k) <= limit`` for a non-decreasing integer ``f`` with
-    ``f(0) = 0 <= limit``: galloping from 0 then bisection, so the cost is a few
+    ``f(0) = 0 <= limit``, and ``f(k)``: galloping from 0 then bisection, so the cost is a few
     evaluations of size about the answer (the trimmed tails are short)."""
     if n <= 0:
-        return 0
+        return 0, 0
+    seen = {0: 0}
+
+    def ok(k: int) -> bool:
+        seen[k] = f(k)
+        return seen[k] <= limit
+
     good, bad = 0, 1
-    while bad <= n and f(bad) <= limit:
+    while bad <= n and ok(bad):
         good, bad = bad, 2 * bad
     if bad > n:
-        if f(n) <= limit:
-            return n
+        if ok(n):
+            return n, seen[n]
         bad = n
     while bad - good > 1:
         mid = (good + bad) // 2
-        if f(mid) <= limit:
+        if ok(mid):
             good = mid
         else:
             bad = mid
-    return good
+    return good, seen[good]
 
 
 def _trim_poly(
@@ -155,12 +161,10 @@ def _trim_poly(
     n = poly.length()
     if n == 0:
         return pld_offset, poly, 0
-    lo = _last_at_most(lambda k: int(poly.truncate(k)(1)) if k else 0, tail_units, n - 1)
-    low_moved = int(poly.truncate(lo)(1)) if lo else 0
+    lo, low_moved = _last_at_most(lambda k: int(poly.truncate(k)(1)) if k else 0, tail_units, n - 1)
     rest = poly.right_shift(lo) if lo else poly
     r = n - lo
-    m = _last_at_most(lambda k: int(rest.right_shift(r - k)(1)) if k else 0, tail_units, r - 1)
-    high_moved = int(rest.right_shift(r - m)(1)) if m else 0
+    m, high_moved = _last_at_most(lambda k: int(rest.right_shift(r - k)(1)) if k else 0, tail_units, r - 1)
     kept = rest.truncate(r - m) if m else rest
     if up:
         if low_moved:
@@ -218,9 +222,26 @@ def _decay_lower(spacing: Fraction) -> int:
         return max(0, math.floor(-arb_upper_fraction(-v)))
 
 
+def _strided_deflate() -> bool:
+    """True if ``fmpz_poly.deflate(f)`` takes every f-th coefficient of any polynomial (FLINT's strided
+    copy; checked once on a polynomial that is not one in :math:`z^f`)."""
+    try:
+        return fmpz_poly([1, 2, 3, 4, 5]).deflate(2) + 0 == fmpz_poly([1, 3, 5])
+    except Exception:  # any refusal means: not usable
+        return False
+
+
+_DEFLATE = _strided_deflate()
+
+
 def _residues(poly: fmpz_poly, factor: int) -> list[fmpz_poly]:
     r"""The polynomials :math:`C_r` with ``poly`` :math:`= \sum_r z^r C_r(z^f)` (f = ``factor``):
-    coefficient i of :math:`C_r` is the atom at fine index :math:`i f + r`, in coarse cell i."""
+    coefficient i of :math:`C_r` is the atom at fine index :math:`i f + r`, in coarse cell i.
+
+    For small factors by shifts and strided copies in FLINT (no Python list of the coefficients)."""
+    if _DEFLATE and factor <= 4:
+        # ``+ 0`` normalises: the strided copy may end in zero coefficients
+        return [(poly.right_shift(r) if r else poly).deflate(factor) + 0 for r in range(factor)]
     cf = poly.coeffs()
     return [fmpz_poly(cf[r::factor]) for r in range(factor)]
 
@@ -308,9 +329,13 @@ def coarsen_down(pld: DiscretePld, factor: int, n: int) -> DiscretePld:
     b = fmpz(beta)
     for i in range(m - 1, -1, -1):
         c = cd_rows[i]
-        u = c if c <= w else w
-        allowed[i] = u
-        w = (b * (c - u + w)) >> _RATIO_BITS
+        # u = min(c, w) and the next w is floor(beta (c - u + w) / 2^B), where c - u + w = max(c, w)
+        if c <= w:
+            allowed[i] = c
+            w = (b * w) >> _RATIO_BITS
+        else:
+            allowed[i] = w
+            w = (b * c) >> _RATIO_BITS
     return DiscretePld(
         pld.offset, _coarse_array(cells, fmpz_poly(allowed)), pld.scale_bits, pld.inf_mass, False, pld.step * factor
     )

@@ -96,8 +96,11 @@ of a k > 1 bracket is reported as 0.  (The same decomposition as the float peer
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -187,6 +190,7 @@ class _Coordinate:
 
 
 _PI_CACHE: dict[tuple[Fraction, Fraction], list[tuple[arb, arb]]] = {}
+_PI_SPARSE: dict[tuple[Fraction, Fraction], dict[int, tuple[arb, arb]]] = {}
 
 
 def _pi_sf_grid(sigma: Fraction, h: Fraction, m: int) -> list[tuple[arb, arb]]:
@@ -204,6 +208,39 @@ def _pi_sf_grid(sigma: Fraction, h: Fraction, m: int) -> list[tuple[arb, arb]]:
             if len(got) <= m:
                 got.extend(more[len(got) - (m + 1 - len(more)) :])
     return got[: m + 1]
+
+
+def _pi_sf_at(sigma: Fraction, h: Fraction, ks: list[int]) -> dict[int, tuple[arb, arb]]:
+    """``{k: (pi(kh), P(Y > kh))}`` for the grid indices ``ks`` (a sparse vertex set, see
+    :func:`sparse_tail`), from the cache of :func:`_pi_sf_grid` where it reaches, else computed and kept."""
+    key = (Fraction(sigma), Fraction(h))
+    with _LOCK:
+        dense = _PI_CACHE.get(key, [])
+        extra = _PI_SPARSE.setdefault(key, {})
+    out = {k: dense[k] for k in ks if k < len(dense)}
+    missing = [k for k in ks if k not in out and k not in extra]
+    if missing:
+        with workprec(_PREC):
+            co = _Coordinate(sigma)
+            hh = _q(h)
+            got = {k: ((arb(1), arb(1)) if k == 0 else co.pi_sf(hh * k)) for k in missing}
+        with _LOCK:
+            extra.update(got)
+    out.update({k: extra[k] for k in ks if k not in out})
+    return out
+
+
+def _vertices(m: int, rel: float) -> list[int]:
+    """The grid indices 0..m carrying the one-coordinate law: all of them (``rel`` 0), or every index
+    up to 1/rel and then a spacing of ``rel`` times the index (a geometric tail, always ending at m)."""
+    if rel <= 0:
+        return list(range(m + 1))
+    out, k = [], 0
+    while k < m:
+        out.append(k)
+        k += max(1, int(rel * k))
+    out.append(m)
+    return out
 
 
 def _float_tail(sigma: float, g: float, t: int) -> float:
@@ -227,9 +264,15 @@ def _choose_cut(sigma: Fraction, t: int, tail: float) -> float:
     return g
 
 
-def _upper_base(sigma: Fraction, h: Fraction, m: int, bits: int) -> tuple[list[int], Fraction, Fraction, Fraction]:
+def _upper_base(
+    sigma: Fraction, h: Fraction, m: int, bits: int, rel: float = 0.0
+) -> tuple[list[int], Fraction, Fraction, Fraction]:
     """Connect-the-dots masses of nu_in at 0, h, ..., Mh (floored at scale 2^bits), the floor deficit
-    (an upper bound), and upper bounds of P(Y > G), E[Y; Y > G]."""
+    (an upper bound), and upper bounds of P(Y > G), E[Y; Y > G]; ``rel`` > 0: the dots are the vertices
+    of :func:`_vertices` only (chords of a convex function over any vertex set lie above it: a spread
+    of the dense law, coarser in the far tail)."""
+    if rel > 0:
+        return _upper_base_sparse(sigma, h, m, bits, rel)
     grid = _pi_sf_grid(sigma, h, m)
     with workprec(_PREC):
         hh = _q(h)
@@ -259,19 +302,58 @@ def _upper_base(sigma: Fraction, h: Fraction, m: int, bits: int) -> tuple[list[i
         return masses, max(deficit, Fraction(0)), arb_upper_fraction(sf_g), arb_upper_fraction(e_g)
 
 
-def _lower_base(sigma: Fraction, h: Fraction, m: int, bits: int) -> list[int]:
-    """Tangent-chord masses of nu_in at 0, h, ..., Mh (floored): a law below nu_in in the convex order."""
-    raw = _pi_sf_grid(sigma, h, m)
+def _upper_base_sparse(
+    sigma: Fraction, h: Fraction, m: int, bits: int, rel: float
+) -> tuple[list[int], Fraction, Fraction, Fraction]:
+    """:func:`_upper_base` on the vertices of :func:`_vertices` (the same formulas with uneven spacing:
+    the mass of a vertex is the change of slope of the interpolated stop-loss function there)."""
+    ks = _vertices(m, rel)
+    vals = _pi_sf_at(sigma, h, ks)
+    with workprec(_PREC):
+        hh = _q(h)
+        scale = arb(2) ** bits
+        pi_g, sf_g = vals[m]
+        g = hh * m
+        e_g = pi_g + g * sf_g
+        pis = [vals[k][0] for k in ks]
+        pis[-1] = pi_g
+        # slopes of pi_in between vertices (pi_in = pi - pi(G) - (G - K) sf(G); at G: 0)
+        slopes = [sf_g - 1]  # left of 0: minus the mass of nu_in, -(1 - P(Y > G))
+        for i in range(len(ks) - 1):
+            slopes.append((pis[i + 1] - pis[i]) / (hh * (ks[i + 1] - ks[i])) + sf_g)  # the last one ends at 0
+        slopes.append(arb(0))  # right of G
+        masses = [0] * (m + 1)
+        total = arb(0)
+        for i, k in enumerate(ks):
+            mk = slopes[i + 1] - slopes[i]
+            total += mk
+            v = (mk * scale).lower().floor().unique_fmpz()
+            if v is None:
+                raise ArithmeticError("random allocation: a mass enclosure is too wide")
+            masses[k] = max(0, int(v))
+        deficit = arb_upper_fraction(total) - Fraction(sum(masses), 1 << bits)
+        return masses, max(deficit, Fraction(0)), arb_upper_fraction(sf_g), arb_upper_fraction(e_g)
+
+
+def _lower_base(sigma: Fraction, h: Fraction, m: int, bits: int, rel: float = 0.0) -> list[int]:
+    """Tangent-chord masses of nu_in at 0, h, ..., Mh (floored): a law below nu_in in the convex order
+    (``rel`` > 0: vertices among those of :func:`_vertices` only; the construction takes any vertex set)."""
+    ks = _vertices(m, rel)
+    if rel > 0:
+        got = _pi_sf_at(sigma, h, ks)
+        raw: Any = {k: got[k] for k in ks}
+    else:
+        raw = dict(enumerate(_pi_sf_grid(sigma, h, m)))
     with workprec(_PREC):
         hh = _q(h)
         scale = arb(2) ** bits
         pi_g, sf_g = raw[m]
         g = hh * m
-        pin = [p - pi_g - (g - hh * k) * sf_g for k, (p, _) in enumerate(raw)]
+        pin = {k: p - pi_g - (g - hh * k) * sf_g for k, (p, _) in raw.items()}
         pin[m] = arb(0)
-        sfin = [s - sf_g for _, s in raw]
+        sfin = {k: s - sf_g for k, (_, s) in raw.items()}
         w_in = sfin[0]
-        xs = [hh * k for k in range(m + 1)]
+        xs = {k: hh * k for k in ks}
 
         def ab(a: int, c: int) -> tuple[arb, arb]:
             d = xs[c] - xs[a]
@@ -286,7 +368,7 @@ def _lower_base(sigma: Fraction, h: Fraction, m: int, bits: int) -> list[int]:
                 gg = gg.min((A * B / s).upper())
             return gg.upper()
 
-        alive = list(range(1, m + 1))  # vertex grid indices, in order
+        alive = ks[1:]  # vertex grid indices, in order
         # the bottom vertex b lies on the asymptote mean - W K (r_b = pi_in(b) - that >= its gap: then the
         # mean and the mass are kept); the top vertex T has value 0 (r_T = pi_in(T) >= its gap: the mass
         # above T moves down onto the vertices); pi_in(G) = 0, so T < M
@@ -411,10 +493,15 @@ def _pairs(log: list[tuple[int, int]], t: int) -> list[tuple[int, int]]:
     return out
 
 
-def sum_law_parameters(sigma: Fraction, t: int, tail: float) -> tuple[Fraction, int, int, int, float]:
+def sum_law_parameters(
+    sigma: Fraction, t: int, tail: float, coarse: int | None = None
+) -> tuple[Fraction, int, int, int, float]:
     r"""The choices behind :func:`sum_law` (tightness and cost only; the verifier's reference makes the
     same ones): ``(h, M, bits, trim budget in units of 2^-bits, tail rounded down to a power of 10)``.
-    A trim moves at most the budget; the remove integrand is at most G on :math:`[0, tG]`."""
+    A trim moves at most the budget; the remove integrand is at most G on :math:`[0, tG]`.
+    ``coarse``: h this many times the default (default: that of :func:`coarse_sum_grid` in force, else 1;
+    looser, cheaper, as valid)."""
+    coarse = _COARSE.get() if coarse is None else coarse
     # a few cache keys only; below MIN_TAIL the cut grows long for little gain (the P-mass moved to
     # +infinity is bounded exactly whatever the choice)
     tail = float(10 ** math.floor(math.log10(max(float(tail), MIN_TAIL))))
@@ -433,6 +520,10 @@ def sum_law_parameters(sigma: Fraction, t: int, tail: float) -> tuple[Fraction, 
             )
             exc.reason = "the likelihood ratio is too wide for its grid at this noise"  # type: ignore[attr-defined]
             raise exc
+    most = _COARSE_POINTS.get()
+    if most and coarse > 1:
+        coarse = max(coarse, math.ceil(g / float(h) / most))
+    h *= coarse  # after the cost cap, so that a coarser grid is one
     m = math.ceil(g / float(h))
     products = 2 * max(1, t.bit_length())
     budget = int(Fraction(tail) * _TRIM_SHARE / (products * max(1, math.ceil(h * m))) * (1 << SUM_BITS))
@@ -441,6 +532,49 @@ def sum_law_parameters(sigma: Fraction, t: int, tail: float) -> tuple[Fraction, 
 
 _LOCK = threading.Lock()
 _CACHE: dict[tuple, SumLaw] = {}
+_COARSE: contextvars.ContextVar[int] = contextvars.ContextVar("sum_grid_coarse", default=1)
+_LOWER_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("lower_only", default=False)
+_COARSE_POINTS: contextvars.ContextVar[int] = contextvars.ContextVar("sum_grid_points", default=0)
+_SPARSE: contextvars.ContextVar[float] = contextvars.ContextVar("sparse_tail", default=0.0)
+
+
+@contextlib.contextmanager
+def sparse_tail(rel: float) -> Iterator[None]:
+    r"""Inside: one coordinate's laws keep every grid point up to ``1/rel`` steps and then vertices
+    ``rel`` times their index apart (:func:`_vertices`): a few thousand arb evaluations instead of one per
+    grid point, looser only in the far tail (a variance of at most :math:`(\mathrm{rel}\,y)^2/4` added
+    at y), as valid (both constructions take any vertex set)."""
+    token = _SPARSE.set(float(rel))
+    try:
+        yield
+    finally:
+        _SPARSE.reset(token)
+
+
+@contextlib.contextmanager
+def coarse_sum_grid(factor: int, most: int = 0) -> Iterator[None]:
+    """Inside: the S-laws are built on a grid ``factor`` times coarser (:func:`sum_law_parameters`;
+    a looser bracket at a fraction of the cost, as valid: the calibration's reported ends that decide
+    nothing), and coarser still if one coordinate would keep more than ``most`` grid points (0: no limit)."""
+    token = _COARSE.set(int(factor))
+    token2 = _COARSE_POINTS.set(int(most))
+    try:
+        yield
+    finally:
+        _COARSE_POINTS.reset(token2)
+        _COARSE.reset(token)
+
+
+@contextlib.contextmanager
+def lower_only() -> Iterator[None]:
+    """Inside: :func:`allocation_plds` asked for both arrays builds only the lower one and returns
+    as the upper one the trivial upper PLD (all mass at :math:`+\\infty`: delta <= 1, valid), for
+    callers that use the lower array alone (the calibration's "misses" decisions)."""
+    token = _LOWER_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _LOWER_ONLY.reset(token)
 
 
 def sum_law(sigma: Fraction, t: int, upper: bool, tail: float) -> SumLaw:
@@ -449,7 +583,8 @@ def sum_law(sigma: Fraction, t: int, upper: bool, tail: float) -> SumLaw:
     ``tail`` bounds (roughly; the exact bounds are in ``inf_remove`` / ``inf_add``) what the cut of
     one coordinate and the trims may move to :math:`+\infty`."""
     h, m, bits, budget, tail = sum_law_parameters(sigma, t, tail)
-    key = (Fraction(sigma), int(t), bool(upper), tail)
+    rel = _SPARSE.get()
+    key = (Fraction(sigma), int(t), bool(upper), tail, h, rel)
     with _LOCK:
         if key in _CACHE:
             return _CACHE[key]
@@ -458,9 +593,9 @@ def sum_law(sigma: Fraction, t: int, upper: bool, tail: float) -> SumLaw:
     t0 = time.perf_counter()
     g = h * m
     if upper:
-        masses, deficit, sf_g, e_g = _upper_base(sigma, h, m, bits)
+        masses, deficit, sf_g, e_g = _upper_base(sigma, h, m, bits, rel)
     else:
-        masses = _lower_base(sigma, h, m, bits)
+        masses = _lower_base(sigma, h, m, bits, rel)
         deficit, sf_g, e_g = Fraction(0), Fraction(0), Fraction(0)
     t1 = time.perf_counter()
     base = (0, fmpz_poly(masses))
@@ -566,6 +701,84 @@ def _to_loss(law: SumLaw, t: int, n: int, direction: str, scale_bits: int) -> Di
     return DiscretePld(lo_i // REFINE, coarse.coeffs, scale_bits, coarse.inf_mass, up)
 
 
+# ---------------------------------------------------------------------------
+# float screen (a guess only: the calibration's search; nothing here is certified)
+# ---------------------------------------------------------------------------
+
+#: the float screen's grid of one coordinate is this many times finer than the certified one
+SCREEN_REFINE = 2
+_FLOAT_CACHE: dict[tuple[float, int], tuple[float, int, np.ndarray]] = {}
+
+
+def float_sum_law(sigma: float, t: int) -> tuple[float, int, np.ndarray]:
+    r"""Float law of :math:`S = \sum_{i \le t} Y_i` (a screen, not a bound): ``(h, first index, masses)``,
+    mass ``masses[j]`` at :math:`S = (\text{first} + j) h`.  Each coordinate is split onto the grid
+    keeping the mass and the mean of every cell (the float twin of the certified upper law, on a grid
+    :data:`SCREEN_REFINE` times finer, cut as the certified one at tail 1e-12); the t-th power is one real
+    FFT on a window of the sum's bulk (the rest, below about 1e-13, wraps around)."""
+    from scipy.special import ndtr
+
+    key = (float(sigma), int(t))
+    if key in _FLOAT_CACHE:
+        return _FLOAT_CACHE[key]
+    s = 1.0 / sigma  # log Y ~ N(mu, s^2), E Y = 1
+    mu = -0.5 * s * s
+    hq, mq, _, _, _ = sum_law_parameters(Fraction(sigma).limit_denominator(10**9), t, 1e-12)
+    refine = SCREEN_REFINE if mq <= 100_000 else 1  # long grids (small noise): the certified grid itself
+    h = float(hq) / refine
+    m = mq * refine
+    edges = np.arange(m + 1) * h
+    with np.errstate(divide="ignore"):
+        z = (np.log(edges) - mu) / s
+    # P(Y <= K) and E[Y; Y <= K] from whichever tail keeps the relative accuracy
+    up = z > 0
+    cdf = np.where(up, 1.0 - ndtr(-z), ndtr(z))
+    pcdf = np.where(up, 1.0 - ndtr(-(z - s)), ndtr(z - s))
+    sf, psf = ndtr(-z), ndtr(-(z - s))
+    mass = np.where(up[1:], sf[:-1] - sf[1:], cdf[1:] - cdf[:-1])
+    part = np.where(up[1:], psf[:-1] - psf[1:], pcdf[1:] - pcdf[:-1])
+    right = np.clip((part - edges[:-1] * mass) / h, 0.0, mass)
+    base = np.zeros(m + 1)
+    base[:-1] += mass - right
+    base[1:] += right
+    base[-1] += sf[-1]  # the rest of the tail at the cut (a screen)
+    var = math.expm1(s * s)
+    lo = max(0, math.floor((t - 14 * math.sqrt(t * var)) / h))
+    size = 1 << max(8, (min(t * m, math.ceil((t + 14 * math.sqrt(t * var)) / h) + m - lo) + 1).bit_length())
+    spec = np.fft.rfft(base, size) ** t
+    r = np.clip(np.fft.irfft(spec, size), 0.0, None)
+    first = lo
+    r = np.roll(r, -(lo % size))  # r[j] <-> S index lo + j
+    out = (h, first, r)
+    if len(_FLOAT_CACHE) > 64:
+        _FLOAT_CACHE.clear()
+    _FLOAT_CACHE[key] = out
+    return out
+
+
+def float_loss_masses(sigma: float, t: int, direction: str, n: int) -> tuple[int, np.ndarray, float]:
+    """Float P-masses of the loss of one balls-and-bins epoch on the grid 1/n (a screen): ``(first
+    index, masses, mass at +infinity)``; each atom split between its two grid neighbours keeping its
+    P- and Q-mass (second order in 1/n)."""
+    h, first, r = float_sum_law(sigma, t)
+    j = first + np.arange(len(r))
+    keep = (r > 0) & (j > 0)
+    p_inf = float(r[(j == 0)].sum()) if direction == "add" else 0.0
+    sv, c = j[keep] * h, r[keep]
+    if direction == "remove":
+        p, loss = c * sv / t, np.log(sv / t)
+    else:
+        p, loss = c, np.log(t / sv)
+    i0 = np.floor(loss * n)
+    lo_l, hi_l = i0 / n, (i0 + 1) / n
+    w_hi = p * (-np.expm1(lo_l - loss)) / (-np.expm1(lo_l - hi_l))
+    b = int(i0.min())
+    ii = (i0 - b).astype(np.int64)
+    masses = np.bincount(ii, weights=p - w_hi, minlength=int(ii.max()) + 2)
+    masses += np.bincount(ii + 1, weights=w_hi, minlength=len(masses))
+    return b, masses, p_inf
+
+
 def blocks(t: int, selected: int) -> list[tuple[int, int]]:
     """``[(steps, count)]``: the k-of-t epoch is dominated by ``count`` compositions of the 1-of-``steps``
     pair for each entry (k - r blocks of floor(t/k) steps and r of one more, r = t mod k)."""
@@ -592,6 +805,8 @@ def allocation_plds(
                 los.append((lo_pld, count))
         budget = block_tail(tail, parts)
         low = compose_all(los, budget) if los else None
+        if lower and _LOWER_ONLY.get():  # the blocks' upper arrays are the trivial ones: so is their composition
+            return DiscretePld(0, fmpz_poly([]), scale_bits, Fraction(1), True), low
         return compose_all(ups, budget), low
     if t == 1:
         # one step: the Gaussian pair (its grid construction; the S-law of one log-normal is long at small t)
@@ -599,7 +814,10 @@ def allocation_plds(
 
         g = poisson_gaussian_profile(Fraction(1), Fraction(sigma), "remove")
         return discretize(g, n, scale_bits, tail, lower=lower)
-    up = _to_loss(sum_law(sigma, t, True, tail), t, n, direction, scale_bits)
+    if lower and _LOWER_ONLY.get():
+        up = DiscretePld(0, fmpz_poly([]), scale_bits, Fraction(1), True)
+    else:
+        up = _to_loss(sum_law(sigma, t, True, tail), t, n, direction, scale_bits)
     lo = _to_loss(sum_law(sigma, t, False, tail), t, n, direction, scale_bits) if lower else None
     return up, lo
 

@@ -66,6 +66,7 @@ __all__ = [
     "FORMAT",
     "make_boxes_certificate",
     "make_holds_certificate",
+    "make_region_certificate",
     "make_violation_certificate",
     "verify_conjecture_certificate",
 ]
@@ -523,6 +524,8 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
             return VerificationResult(False, "content hash mismatch: the certificate was modified or corrupted")
         if cert.get("kind") == "holds-boxes":
             return _verify_boxes(cert, dps=dps, sample=sample)
+        if cert.get("kind") == "holds-region":
+            return _verify_region(cert)
         cfg = ProbeConfig.from_json(cert["config"])
         if not admissible(cfg.model, cfg.points):  # (also checked at construction)
             return VerificationResult(False, "the configuration is not admitted by its model")
@@ -992,3 +995,330 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
         return VerificationResult(True, f"verified: Conjecture 1 holds (1-d, range) for {what}", details)
     finally:
         mpmath.mp.dps = old
+
+
+# ---------------------------------------------------------------------------
+# holds-region: the branch-and-bound proof of conjecture_region (sigma in an interval)
+# ---------------------------------------------------------------------------
+
+REGION_STATEMENT = (
+    "for every sigma in the stated interval and every pair of neighbouring 1-d datasets with n rows, values "
+    "in an interval of length 1 (replace-one), fixed-size sampling of m rows without replacement (r = m/n) "
+    "and Gaussian noise sigma: D_lambda(p||q) <= D_lambda(r mu_1 + (1-r) mu_0 || mu_0)"
+)
+REGION_DOMAIN = (
+    "boxes tile [0,1]^(n+1) x [1/sigma_high, 1/sigma_low] (coordinates x_1..x_{n-1}, u, u_prime, t = 1/sigma); "
+    "by translation, permutation of the other rows and reflection z -> 1 - z every admissible configuration "
+    "has the same divergences as one in F = {x_1 <= ... <= x_{n-1}, u >= u_prime}; 'outside' boxes do not "
+    "meet F; G_sigma(theta) = G_1(t theta) (substitute y = sigma z)"
+)
+REGION_METHODS = {
+    "h": "h(theta, t) = G_1(t theta) - RHS(t), RHS(t) = sum_j C(lambda, j) r^j (1-r)^(lambda-j) exp(j(j-1) t^2 / 2)",
+    "taylor": (
+        "certified signs of the partial derivatives of h on the box; signed sides fixed at the end their sign "
+        "selects; on that face, with c its centre (the 'point') and J the unsigned sides: h(c) + "
+        "sum_J |dh/dk(c)| w_k/2 + sum_J,J |d2h/djdk| w_j w_k/8 <= upper <= 0 (second derivatives over the box)"
+    ),
+    "monotone": "certified signs of the derivatives of h on the box; sup at the vertex 'point'; h(point) <= upper <= 0",
+    "extremal": (
+        "the theta part contains (0..0, u=1, u'=0) and the partial derivatives of G_1 on the scaled box "
+        "prod [lo t_low, hi t_high] have the signs that select it: for every t, sup = G_1(t (0..0,1,0)) = RHS(t)"
+    ),
+    "upper": (
+        "a proven upper bound of h on the box: the prover's bound plus half its distance to 0, rounded up "
+        "to 15 significant digits (room for verify's independent enclosures)"
+    ),
+}
+
+
+def make_region_certificate(proof: dict[str, Any]) -> dict[str, Any]:
+    """Certificate of kind ``holds-region`` from
+    :func:`rigorous_rdp.research.conjecture_region.region_to_json` (an incomplete proof gives
+    ``"complete": false``; ``verify`` then exits 1)."""
+    boxes = []
+    for rec in proof["boxes"]:
+        rec = list(rec)
+        if rec[2] is not None:
+            u = Fraction(str(rec[2]))
+            if u < 0:
+                cand = _decimal_up(u * (1 - ROOM))
+                if Fraction(cand) <= 0:
+                    rec[2] = cand
+        boxes.append(rec)
+    cert = {
+        "format": FORMAT,
+        "format_version": VERSION,
+        "kind": "holds-region",
+        "statement": REGION_STATEMENT,
+        "complete": not proof["open"],
+        "case": proof["case"],
+        "coordinates": proof["coordinates"],
+        "domain": REGION_DOMAIN,
+        "boxes": boxes,
+        "outside": proof["outside"],
+        "open": proof["open"],
+        "methods": REGION_METHODS,
+        "summary": {k: v for k, v in proof["summary"].items() if k != "seconds"},
+    }
+    cert["sha256"] = _hash(cert)
+    return cert
+
+
+def _rhs_t(n: int, m: int, lam: int, t: arb) -> tuple[arb, arb, arb]:
+    """RHS(t) and its first two t-derivatives over the ball ``t`` (the finite sum (9.5) at sigma = 1/t,
+    differentiated term by term; written out here again)."""
+    rb = arb(m) / arb(n)
+    out = [arb(0), arb(0), arb(0)]
+    for j in range(lam + 1):
+        w = arb(math.comb(lam, j)) * rb**j * (1 - rb) ** (lam - j)
+        a = arb(j * (j - 1)) / 2
+        e = (a * t * t).exp()
+        out[0] += w * e
+        out[1] += w * e * 2 * a * t
+        out[2] += w * e * (2 * a + 4 * a * a * t * t)
+    return out[0], out[1], out[2]
+
+
+def _fq(x: Fraction) -> arb:
+    return arb(x.numerator) / arb(x.denominator)
+
+
+def _span(lo: Fraction, hi: Fraction) -> arb:
+    return _fq(lo).union(_fq(hi))
+
+
+def _amax(x: arb) -> arb:
+    return arb(max(abs(x.lower()), abs(x.upper())))
+
+
+def _grad_over(case_b: Any, S: list[tuple[Fraction, Fraction]]) -> tuple[list[arb], list[list[arb]]]:
+    """Enclosures of the gradient and the Hessian of G_1 over the box ``S`` (reference enclosures:
+    gradient at the centre plus the Hessian over the box times the half-widths)."""
+    from ..reference.conjecture_boxes import hessian_over_box, point_values
+
+    c = [(lo + hi) / 2 for lo, hi in S]
+    pv = point_values(case_b, c)
+    H = hessian_over_box(case_b, S)
+    d = len(S)
+    hw = [arb(0, _fq((hi - lo) / 2).upper()) for lo, hi in S]
+    g = [pv[1 + k] + sum((H[k][j] * hw[j] for j in range(d)), arb(0)) for k in range(d)]
+    return g, H
+
+
+def _region_subbox(
+    case_b: Any, n: int, m: int, lam: int, box: list[tuple[Fraction, Fraction]], target: arb | None
+) -> tuple[bool, str]:
+    """One attempt on one (sub-)box: ``target`` None: the extremal claim (signs of G_1 on the scaled
+    box select (0..0,1,0), which the box contains); else sup_box h <= target."""
+    from ..reference.conjecture_boxes import point_values
+
+    t0, t1 = box[-1]
+    S = [(lo * t0, hi * t1) for lo, hi in box[:-1]]
+    g, H = _grad_over(case_b, S)
+    want = [-1] * (n - 1) + [1, -1]
+    if target is None:
+        ok = all((gk < 0) if s < 0 else (gk > 0) for gk, s in zip(g, want, strict=True))
+        return ok, "signs not certified"
+    d = n + 1
+    th = [_span(lo, hi) for lo, hi in box[:-1]]
+    tb = _span(t0, t1)
+    _, r1, r2 = _rhs_t(n, m, lam, tb)
+    db = [tb * gk for gk in g] + [sum((th[k] * g[k] for k in range(d)), arb(0)) - r1]
+    h2 = [[arb(0)] * (d + 1) for _ in range(d + 1)]
+    for j in range(d):
+        for k in range(d):
+            h2[j][k] = tb * tb * H[j][k]
+        h2[j][d] = h2[d][j] = g[j] + tb * sum((th[i] * H[j][i] for i in range(d)), arb(0))
+    h2[d][d] = sum((th[j] * th[k] * H[j][k] for j in range(d) for k in range(d)), arb(0)) - r2
+    signs = [1 if x > 0 else -1 if x < 0 else 0 for x in db]
+    face = [hi if s > 0 else lo if s < 0 else (lo + hi) / 2 for (lo, hi), s in zip(box, signs, strict=True)]
+    free = [k for k in range(d + 1) if signs[k] == 0]
+    tf = face[-1]
+    phi = [tf * x for x in face[:-1]]
+    pv = point_values(case_b, phi, grad=bool(free))
+    rhs_f, r1f, _ = _rhs_t(n, m, lam, _fq(tf))
+    bound = pv[0] - rhs_f
+    if bound > target:
+        return False, f"refuted: h at {[str(x) for x in face]} is above the bound"
+    tfa = _fq(tf)
+    dface = [tfa * pv[1 + k] for k in range(d)] + [sum((_fq(face[k]) * pv[1 + k] for k in range(d)), arb(0)) - r1f]
+    for k in free:
+        hk = _fq((box[k][1] - box[k][0]) / 2)
+        bound += _amax(dface[k]) * hk
+        for j in free:
+            bound += _amax(h2[j][k]) * hk * _fq((box[j][1] - box[j][0]) / 2) / 2
+    return bool(bound <= target), "bound above the target"
+
+
+def reprove_region_box(
+    case_b: Any, n: int, m: int, lam: int, box: list[tuple[Fraction, Fraction]], target: arb | None, max_boxes: int
+) -> tuple[bool, int, str]:
+    """Re-prove one box of a holds-region certificate (bisecting the widest side up to ``max_boxes``
+    sub-boxes; the extremal claim is a claim about the signs on the scaled box, so it may be split
+    too).  Returns (proven, sub-boxes used, reason)."""
+    stack = [list(box)]
+    used = 0
+    why = ""
+    while stack:
+        B = stack.pop()
+        used += 1
+        if used > max_boxes:
+            return False, used, f"not re-proven within {max_boxes} sub-boxes ({why})"
+        with workprec(PREC_BOXES):
+            ok, why = _region_subbox(case_b, n, m, lam, B, target)
+        if ok:
+            continue
+        if why.startswith("refuted"):
+            return False, used, why
+        k = max(range(len(B)), key=lambda i: B[i][1] - B[i][0])
+        lo, hi = B[k]
+        mid = (lo + hi) / 2
+        left, right = list(B), list(B)
+        left[k] = (lo, mid)
+        right[k] = (mid, hi)
+        stack += [right, left]
+    return True, used, "re-proven"
+
+
+def _region_summary_mismatch(
+    cert: dict[str, Any], proven: list[Any], outside: list[Any], open_: list[Any]
+) -> str | None:
+    case, summ = cert["case"], cert["summary"]
+    methods: dict[str, int] = {}
+    for _, rec in proven:
+        methods[rec[1]] = methods.get(rec[1], 0) + 1
+    want = {
+        "n": case["n"],
+        "m": case["m"],
+        "r": case["r"],
+        "lambda": case["lambda"],
+        "sigma": case["sigma"],
+        "proven": not open_,
+        "boxes_proven": len(proven),
+        "boxes_outside": len(outside),
+        "boxes_open": len(open_),
+        "methods": methods,
+    }
+    for k, v in want.items():
+        if summ.get(k) != v:
+            return k
+    extra = set(summ) - set(want) - {"rhs_g_range", "statement"}
+    return sorted(extra)[0] if extra else None
+
+
+def _verify_region(cert: dict[str, Any]) -> Any:
+    from ..certificates.common import VerificationResult
+
+    case = cert["case"]
+    if (
+        not isinstance(case, dict)
+        or set(case) != {"model", "d", "n", "m", "r", "lambda", "sigma"}
+        or not all(type(case[k]) is int for k in ("d", "n", "m", "lambda"))
+        or not isinstance(case["r"], str)
+        or not (isinstance(case["sigma"], list) and len(case["sigma"]) == 2)
+        or not all(isinstance(x, str) for x in case["sigma"])
+    ):
+        return VerificationResult(
+            False,
+            "malformed certificate: case needs model, d, n, m, lambda (integers), r (string) and sigma [low, high]",
+        )
+    n, m, lam = case["n"], case["m"], case["lambda"]
+    s_lo, s_hi = (Fraction(str(x)) for x in case["sigma"])
+    if case.get("model") != "range" or case["d"] != 1:
+        return VerificationResult(False, "malformed certificate: holds-region covers model range, d = 1 only")
+    if not (n >= 2 and 1 <= m < n and lam >= 2) or Fraction(str(case["r"])) != Fraction(m, n):
+        return VerificationResult(False, "malformed certificate: inconsistent case (n, m, r, lambda)")
+    if not 1 <= s_lo < s_hi:
+        # sigma >= 1 keeps every scaled configuration t theta in [0,1]^(n+1), where the tails hold
+        return VerificationResult(False, "malformed certificate: the sigma interval must satisfy 1 <= low < high")
+    if (
+        cert.get("statement") != REGION_STATEMENT
+        or cert.get("domain") != REGION_DOMAIN
+        or cert.get("methods") != REGION_METHODS
+        or cert.get("coordinates") != [f"x_{i + 1}" for i in range(n - 1)] + ["u", "u_prime", "t"]
+    ):
+        return VerificationResult(
+            False, "malformed certificate: the statement, domain, methods or coordinates text is not the one generated"
+        )
+    t_lo, t_hi = 1 / s_hi, 1 / s_lo
+    d = n + 2
+
+    def parse(b: Any) -> tuple[tuple[Fraction, Fraction], ...]:
+        if not isinstance(b, list) or len(b) != d:
+            raise ValueError("a box has the wrong number of sides")
+        out = []
+        for i, (lo, hi) in enumerate(b):
+            a, c = Fraction(str(lo)), Fraction(str(hi))
+            lim = (t_lo, t_hi) if i == d - 1 else (Fraction(0), Fraction(1))
+            if not lim[0] <= a < c <= lim[1]:
+                raise ValueError(f"box side [{lo}, {hi}] is not a non-empty part of [{lim[0]}, {lim[1]}]")
+            out.append((a, c))
+        return tuple(out)
+
+    proven = [(parse(b[0]), b) for b in cert["boxes"]]
+    outside = [parse(b) for b in cert["outside"]]
+    open_ = [parse(b[0]) for b in cert["open"]]
+    if cert["complete"] is not (not open_):
+        return VerificationResult(False, "'complete' disagrees with the list of open boxes")
+    bad = _region_summary_mismatch(cert, proven, outside, open_)
+    if bad is not None:
+        return VerificationResult(False, f"malformed certificate: summary field {bad!r} disagrees with the boxes")
+    for b in outside:
+        if not _misses_domain(b[:-1], n):
+            return VerificationResult(False, f"an 'outside' box meets the fundamental domain: {b}")
+    region = tuple([(Fraction(0), Fraction(1))] * (n + 1) + [(t_lo, t_hi)])
+    if not _tile(region, [b for b, _ in proven] + outside + open_):
+        return VerificationResult(False, "the boxes do not tile [0,1]^(n+1) x [t_low, t_high] (coverage fails)")
+    for b, rec in proven:
+        method, upper, point, signs = rec[1], rec[2], rec[3], rec[4]
+        if method == "extremal":
+            if not (all(b[i][0] == 0 for i in range(n - 1)) and b[n - 1][1] == 1 and b[n][0] == 0):
+                return VerificationResult(False, f"box {b}: 'extremal' box does not contain (0..0, 1, 0)")
+        elif method in ("taylor", "monotone"):
+            if len(signs) != d or any(s not in (-1, 0, 1) for s in signs):
+                return VerificationResult(False, f"box {b}: malformed signs")
+            face = tuple(hi if s > 0 else lo if s < 0 else (lo + hi) / 2 for (lo, hi), s in zip(b, signs, strict=True))
+            if point is None or tuple(Fraction(str(x)) for x in point) != face:
+                return VerificationResult(False, f"box {b}: the point is not the face its signs select")
+            if (method == "monotone") != all(s != 0 for s in signs):
+                return VerificationResult(False, f"box {b}: method {method!r} disagrees with its signs")
+            if not Fraction(str(upper)) <= 0:
+                return VerificationResult(False, f"box {b}: stated bound {upper} of G - RHS is not <= 0")
+        else:
+            return VerificationResult(False, f"box {b}: unknown method {method!r}")
+    rg = cert["summary"].get("rhs_g_range")
+    if rg is not None:  # the printed RHS range: its lower end at t_low, its upper end at t_high
+        with workprec(PREC_BOXES):
+            lo_ok = _rhs_t(n, m, lam, _fq(t_lo))[0] >= _fq(Fraction(str(rg["lower"])))
+            hi_ok = _rhs_t(n, m, lam, _fq(t_hi))[0] <= _fq(Fraction(str(rg["upper"])))
+        if not (lo_ok and hi_ok):
+            return VerificationResult(False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range")
+    case_b = BoxCase(n, m, lam, Fraction(1))
+    subboxes = 0
+    for b, rec in progress.iterate(proven, "re-proving boxes (independent enclosures)", "boxes"):
+        target = None
+        if rec[1] != "extremal":
+            up = Fraction(str(rec[2]))
+            with workprec(PREC_BOXES):
+                target = arb((arb(up.numerator) / up.denominator).lower())
+        ok, used, why = reprove_region_box(case_b, n, m, lam, list(b), target, MAX_SUBBOXES)
+        subboxes += used
+        if not ok:
+            return VerificationResult(
+                False, f"box {_box_str(b)}: not re-proven by the independent enclosure ({rec[1]}; {why})"
+            )
+    details = {
+        "boxes": len(proven),
+        "boxes_reproven": len(proven),
+        "subboxes": subboxes,
+        "outside": len(outside),
+        "open": len(open_),
+    }
+    what = (
+        f"n = {n}, m = {m}, lambda = {lam}, sigma in [{s_lo}, {s_hi}]: {len(proven)} proven boxes and "
+        f"{len(outside)} outside the domain tile [0,1]^{n + 1} x [{t_lo}, {t_hi}]; every proven box re-proven "
+        f"with independent enclosures ({subboxes} boxes after bisection)"
+    )
+    if open_:
+        return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
+    return VerificationResult(True, f"verified: Conjecture 1 holds (1-d, range) for {what}", details)

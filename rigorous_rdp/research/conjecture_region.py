@@ -1,0 +1,360 @@
+r"""Conjecture 1 proven over an *interval* of sigma at once (range model, d = 1): one branch and bound
+over the dataset values and :math:`t = 1/\sigma`.
+
+**Setting** as in :mod:`rigorous_rdp.research.conjecture_proof` (``n`` rows, batch ``m``, integer order
+:math:`\lambda`, coordinates :math:`\theta = (x_1..x_{n-1}, u, u') \in [0,1]^{n+1}`, the fundamental
+domain ``F``), now with :math:`\sigma` in an interval :math:`[\sigma_0, \sigma_1]`, i.e.
+:math:`t = 1/\sigma \in [t_0, t_1] = [1/\sigma_1, 1/\sigma_0]`.  The claim proven is
+
+.. math:: G_\sigma(\theta) = \int p^\lambda q^{1-\lambda} \le \mathrm{RHS}(\sigma)
+          = G_\lambda(r\mu_1 + (1-r)\mu_0\|\mu_0)
+          \quad\text{for every } \theta \in F \text{ and every } \sigma \in [\sigma_0, \sigma_1].
+
+**Scaling (proof).**  Every atom of ``p`` and ``q`` is :math:`N(s, \sigma^2)` with ``s`` a sum of ``m``
+coordinates (linear in :math:`\theta`).  Substituting :math:`y = \sigma z`,
+:math:`\varphi_\sigma(\sigma z - s) = \varphi_1(z - s/\sigma)/\sigma` and the powers
+:math:`\lambda + (1 - \lambda) = 1` leave one factor :math:`1/\sigma` that :math:`dy = \sigma\,dz`
+cancels, so :math:`G_\sigma(\theta) = G_1(t\theta)`: every sigma is the case :math:`\sigma = 1` at the
+scaled configuration :math:`t\theta`, which lies in :math:`[0,1]^{n+1}` for :math:`t \le 1` (so the tails
+of :func:`~rigorous_rdp.research.conjecture_proof.tail_constants` at sigma 1 hold).  For a box ``B`` of
+:math:`\theta` and an interval ``T`` of ``t``, every :math:`t\theta` lies in the *scaled box*
+:math:`S = \prod_k [\theta_k^{lo} t_0,\ \theta_k^{hi} t_1]` (all coordinates are >= 0).
+
+**The right-hand side is nondecreasing in t (proof).**  For integer :math:`\lambda`,
+:math:`\mathrm{RHS} = \sum_j \binom{\lambda}{j} r^j (1-r)^{\lambda-j} e^{j(j-1)t^2/2}` (the finite sum
+(9.5) at :math:`\sigma = 1/t`): every term has a positive coefficient and a nondecreasing exponential.
+
+**Per box** ``(B, T)`` (``n + 2`` sides, the last one ``t``), with
+:math:`h(\theta, t) = G_1(t\theta) - \mathrm{RHS}(t)` (the claim is :math:`h \le 0`):
+
+* ``"outside"``: ``B`` does not meet ``F`` (the test of :func:`~.conjecture_proof.outside_domain`).
+* *Derivatives over the box*: the gradient ``g`` and Hessian ``H`` of :math:`G_1` enclosed over ``S``
+  (gradient at the centre of ``S`` plus ``H`` over ``S`` times the half-widths, the mean value
+  theorem; ``H`` by :func:`~.conjecture_proof.hessian_box`), and by the chain rule
+  :math:`\partial_{\theta_k} h = t\,g_k(t\theta)`, :math:`\partial_t h = \sum_k \theta_k g_k(t\theta) -
+  \mathrm{RHS}'(t)`, :math:`\partial_{\theta_j\theta_k} h = t^2 H_{jk}`, :math:`\partial_{\theta_k t} h =
+  g_k + t\sum_j \theta_j H_{kj}`, :math:`\partial_{tt} h = \sum_{jk}\theta_j\theta_k H_{jk} -
+  \mathrm{RHS}''(t)`, all evaluated with ``theta`` and ``t`` ranging over the box (:func:`rhs_series`
+  gives :math:`\mathrm{RHS}', \mathrm{RHS}''` in closed form).
+* ``"extremal"``: ``B`` contains the extremal configuration :math:`\theta^* = (0..0,\ u = 1,\ u' = 0)`
+  and the signs of ``g`` on ``S`` select it (negative in every :math:`x_i` and in :math:`u'`, positive
+  in ``u``).  For each fixed ``t`` in ``T``, :math:`\theta \mapsto G_1(t\theta)` is then monotone in
+  every coordinate on ``B`` (a product set), so its supremum is :math:`G_1(t\theta^*)`, which *equals*
+  :math:`\mathrm{RHS}(t)` (:math:`q = \mu_0` and :math:`p = (1-r)\mu_0 + r\mu_1` at distance ``t``, i.e.
+  distance 1 at scale sigma).
+* ``"monotone"`` / ``"taylor"``: sides whose derivative of ``h`` has a certified sign on the box are
+  fixed at the end it selects (the supremum over the box is attained on that face); on the face, with
+  ``c`` its centre and ``J`` the unsigned sides, :math:`h \le h(c) + \sum_J |\partial_k h(c)|\,w_k/2 +
+  \tfrac12\sum_{J\times J} |\partial_{jk} h|\,w_jw_k/4` (Taylor with Lagrange remainder; ``h(c)`` from
+  :func:`~.conjecture_proof.g_point` at :math:`t_c\theta_c` and the RHS sum).  Proven when this is
+  :math:`\le 0`.
+* else the box is bisected at the midpoint of the side with the largest Taylor cost (the score of
+  :func:`~.conjecture_proof.box_bounds`; a heuristic, any choice is sound).
+
+The boxes then tile :math:`[0,1]^{n+1} \times [t_0, t_1]` by midpoint bisection;
+:func:`rigorous_rdp.research.conjecture_certificate.make_region_certificate` writes them and
+``rigorous-rdp verify`` re-proves every box with the independent enclosures of
+:mod:`rigorous_rdp.reference.conjecture_boxes`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from flint import arb
+
+from ..arith import decimal_lower, decimal_upper, to_arb, workprec
+from .conjecture_proof import PREC, ProofCase, g_point, grad_point, hessian_box, outside_domain
+
+__all__ = ["RegionCase", "RegionResult", "prove_region", "region_to_json", "scaled_box"]
+
+Box = list[tuple[Fraction, Fraction]]
+
+#: the sigma range that region proofs accept (sigma <= 1 would scale the values out of [0, 1])
+SIGMA_MIN, SIGMA_MAX = Fraction(1), Fraction(64)
+
+
+@dataclass(frozen=True)
+class RegionCase:
+    r"""``n`` rows, batch ``m``, integer order ``lam`` in [2, 16], sigma in ``[sigma_lo, sigma_hi]``
+    (exact rationals, :math:`1 \le \sigma_{lo} < \sigma_{hi} \le 64`)."""
+
+    n: int
+    m: int
+    lam: int
+    sigma_lo: Fraction
+    sigma_hi: Fraction
+
+    def __post_init__(self) -> None:
+        ProofCase(self.n, self.m, self.lam, Fraction(1))  # the checks of n, m and lambda
+        if not SIGMA_MIN <= self.sigma_lo < self.sigma_hi <= SIGMA_MAX:
+            raise ValueError(
+                f"the sigma range must satisfy 1 <= low < high <= 64. Found [{self.sigma_lo}, {self.sigma_hi}]."
+            )
+
+    @property
+    def base(self) -> ProofCase:
+        """The case at sigma 1 that every sigma is scaled to."""
+        return ProofCase(self.n, self.m, self.lam, Fraction(1))
+
+    @property
+    def t_range(self) -> tuple[Fraction, Fraction]:
+        return 1 / self.sigma_hi, 1 / self.sigma_lo
+
+    @property
+    def dim(self) -> int:
+        """Sides of a box: x_1..x_{n-1}, u, u', t."""
+        return self.n + 2
+
+
+def scaled_box(box: Sequence[tuple[Fraction, Fraction]]) -> Box:
+    """``S``: the box of sigma-1 configurations :math:`t\\theta` (the last side of ``box`` is ``t``)."""
+    t0, t1 = box[-1]
+    return [(lo * t0, hi * t1) for lo, hi in box[:-1]]
+
+
+def contains_extremal(n: int, box: Sequence[tuple[Fraction, Fraction]]) -> bool:
+    """True when the theta part of ``box`` contains (0..0, u = 1, u' = 0)."""
+    k = n - 1
+    return all(box[i][0] == 0 for i in range(k)) and box[k][1] == 1 and box[k + 1][0] == 0
+
+
+def extremal_signs(n: int) -> list[int]:
+    """The derivative signs that select (0..0, 1, 0): -1 in every x_i and in u', +1 in u."""
+    return [-1] * (n - 1) + [1, -1]
+
+
+def rhs_series(n: int, m: int, lam: int, t: arb) -> tuple[arb, arb, arb]:
+    r"""Enclosures of :math:`\mathrm{RHS}`, :math:`d\,\mathrm{RHS}/dt` and :math:`d^2\mathrm{RHS}/dt^2` for
+    every ``t`` in the ball: :math:`\mathrm{RHS}(t) = \sum_j c_j e^{a_j t^2}` with
+    :math:`c_j = \binom{\lambda}{j} r^j (1-r)^{\lambda-j}`, :math:`a_j = j(j-1)/2`, so the derivatives
+    are :math:`\sum_j c_j\,2a_j t\,e^{a_j t^2}` and :math:`\sum_j c_j (2a_j + 4a_j^2t^2) e^{a_j t^2}`."""
+    r = arb(m) / n
+    v, d1, d2 = arb(0), arb(0), arb(0)
+    for j in range(lam + 1):
+        c = math.comb(lam, j) * r**j * (1 - r) ** (lam - j)
+        a = arb(j * (j - 1)) / 2
+        e = (a * t * t).exp()
+        v += c * e
+        d1 += c * 2 * a * t * e
+        d2 += c * (2 * a + 4 * a * a * t * t) * e
+    return v, d1, d2
+
+
+@functools.lru_cache(maxsize=4096)
+def rhs_at(n: int, m: int, lam: int, t: Fraction) -> arb:
+    """Certified enclosure of the RHS at sigma = 1/t."""
+    with workprec(PREC):
+        return rhs_series(n, m, lam, to_arb(t))[0]
+
+
+def _absmax(x: arb) -> arb:
+    return arb(max(abs(x.lower()), abs(x.upper())))
+
+
+def region_box_bounds(rc: RegionCase, box: Sequence[tuple[Fraction, Fraction]]) -> dict[str, Any]:
+    r"""Try to prove :math:`h(\theta, t) = G_1(t\theta) - \mathrm{RHS}(t) \le 0` on one box ``(B, T)``
+    (module docstring).  Returns ``proven``, ``method`` (extremal | monotone | taylor), ``upper`` (arb
+    upper bound of ``h`` on the box, None for extremal), ``signs`` (per side, ``t`` last), ``point``
+    (the vertex or the centre of the face, in the coordinates ``(theta, t)``) and ``split``."""
+    base = rc.base
+    n, dim = rc.n, rc.dim
+    S = scaled_box(box)
+    with workprec(PREC):
+        cS = [(lo + hi) / 2 for lo, hi in S]
+        hS = [arb(0, to_arb((hi - lo) / 2).upper()) for lo, hi in S]
+        gS = grad_point(base, cS)
+        H = hessian_box(base, S)
+        gb = [gS[k] + sum((H[k][j] * hS[j] for j in range(n + 1)), arb(0)) for k in range(n + 1)]
+        th = [to_arb(lo).union(to_arb(hi)) for lo, hi in box[:-1]]
+        tb = to_arb(box[-1][0]).union(to_arb(box[-1][1]))
+        _, r1, r2 = rhs_series(rc.n, rc.m, rc.lam, tb)
+        # first derivatives of h over the box: t g_k(t theta) and sum_k theta_k g_k(t theta) - RHS'(t)
+        dbox = [tb * gb[k] for k in range(n + 1)]
+        dbox.append(sum((th[k] * gb[k] for k in range(n + 1)), arb(0)) - r1)
+        # second derivatives over the box
+        hh = [[arb(0)] * dim for _ in range(dim)]
+        for j in range(n + 1):
+            for k in range(n + 1):
+                hh[j][k] = tb * tb * H[j][k]
+            hh[j][n + 1] = hh[n + 1][j] = gb[j] + tb * sum((th[i] * H[j][i] for i in range(n + 1)), arb(0))
+        hh[n + 1][n + 1] = sum((th[j] * th[k] * H[j][k] for j in range(n + 1) for k in range(n + 1)), arb(0)) - r2
+        signs = [1 if d > 0 else -1 if d < 0 else 0 for d in dbox]
+        half = [to_arb((hi - lo) / 2) for lo, hi in box]
+        free = [k for k in range(dim) if signs[k] == 0]
+        face = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(box, signs, strict=True)]
+        # split where the width costs most (as in conjecture_proof.box_bounds; any choice is sound)
+        scores = []
+        for j in range(dim):
+            wj = float(box[j][1] - box[j][0])
+            sc = wj * sum(float(_absmax(hh[k][j]).mid()) for k in free)
+            if j in free:
+                sc += float(_absmax(dbox[j]).mid()) * wj
+            scores.append(sc)
+        split = max(range(dim), key=lambda j: scores[j]) if all(map(math.isfinite, scores)) else _widest(box)
+        theta_free = [k for k in free if k < n + 1]
+        if not theta_free and contains_extremal(n, box) and signs[: n + 1] == extremal_signs(n):
+            # for every t: sup over B of G_1(t theta) = G_1(t theta*) = RHS(t)
+            return {"proven": True, "method": "extremal", "upper": None, "signs": signs, "point": None}
+        tf = face[-1]
+        phi = [tf * x for x in face[:-1]]
+        gv = g_point(base, phi)
+        up = arb(gv.upper()) - arb(rhs_at(rc.n, rc.m, rc.lam, tf).lower())
+        if free:
+            want = list(range(n + 1)) if n + 1 in free else theta_free
+            gf = grad_point(base, phi, coords=want)
+            tfa = to_arb(tf)
+            dface = [tfa * gf[k] if k in want else arb.nan() for k in range(n + 1)]
+            if n + 1 in free:
+                _, r1f, _ = rhs_series(rc.n, rc.m, rc.lam, tfa)
+                dface.append(sum((to_arb(face[k]) * gf[k] for k in range(n + 1)), arb(0)) - r1f)
+            for k in free:
+                up += _absmax(dface[k]) * half[k]
+                for j in free:
+                    up += _absmax(hh[j][k]) * half[j] * half[k] / 2
+        up = arb(up.upper())
+        return {
+            "proven": bool(up <= 0),
+            "method": "taylor" if free else "monotone",
+            "upper": up,
+            "signs": signs,
+            "point": face,
+            "split": split,
+        }
+
+
+def _widest(box: Sequence[tuple[Fraction, Fraction]]) -> int:
+    return max(range(len(box)), key=lambda k: box[k][1] - box[k][0])
+
+
+@dataclass
+class RegionResult:
+    """Leaves of :func:`prove_region` and what was proven on each."""
+
+    case: RegionCase
+    proven: list[dict[str, Any]] = field(default_factory=list)
+    outside: list[Box] = field(default_factory=list)
+    open: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def complete(self) -> bool:
+        return not self.open
+
+    def summary(self) -> dict[str, Any]:
+        methods: dict[str, int] = {}
+        for b in self.proven:
+            methods[b["method"]] = methods.get(b["method"], 0) + 1
+        rc = self.case
+        t0, t1 = rc.t_range
+        lo_rhs, hi_rhs = rhs_at(rc.n, rc.m, rc.lam, t0), rhs_at(rc.n, rc.m, rc.lam, t1)
+        return {
+            "n": rc.n,
+            "m": rc.m,
+            "r": str(Fraction(rc.m, rc.n)),
+            "lambda": rc.lam,
+            "sigma": [str(rc.sigma_lo), str(rc.sigma_hi)],
+            "proven": self.complete,
+            "boxes_proven": len(self.proven),
+            "boxes_outside": len(self.outside),
+            "boxes_open": len(self.open),
+            "methods": methods,
+            "rhs_g_range": {"lower": decimal_lower(lo_rhs, 15), "upper": decimal_upper(hi_rhs, 15)},
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def prove_region(
+    rc: RegionCase, *, max_depth: int = 48, max_boxes: int = 50000, progress: bool = False
+) -> RegionResult:
+    """Branch and bound over :math:`[0,1]^{n+1} \\times [t_0, t_1]` (module docstring); leaves in
+    depth-first order.  Boxes deeper than ``max_depth`` or left after ``max_boxes`` are open."""
+    t_start = time.perf_counter()
+    res = RegionResult(rc)
+    start: Box = [(Fraction(0), Fraction(1))] * (rc.n + 1) + [rc.t_range]
+    stack: list[tuple[Box, int]] = [(start, 0)]
+    from .. import progress as _progress
+
+    bar_cm = (
+        _progress.task(
+            f"region proof n={rc.n} m={rc.m} lambda={rc.lam} sigma in [{rc.sigma_lo}, {rc.sigma_hi}]", None, "boxes"
+        )
+        if progress
+        else None
+    )
+    bar = bar_cm.__enter__() if bar_cm is not None else None
+    processed = 0
+    try:
+        while stack:
+            box, depth = stack.pop()
+            processed += 1
+            if bar is not None:
+                bar.update(1, note=f"{len(stack)} pending (branch and bound: no ETA)")
+            if outside_domain(rc.base, box[:-1]):
+                res.outside.append(box)
+                continue
+            if processed > max_boxes:
+                res.open.append({"box": box, "upper": None, "depth": depth})
+                continue
+            b = region_box_bounds(rc, box)
+            if b["proven"]:
+                res.proven.append({"box": box, **b})
+                continue
+            if depth >= max_depth:
+                res.open.append({"box": box, "upper": b["upper"], "depth": depth})
+                continue
+            k = b["split"]
+            lo, hi = box[k]
+            mid = (lo + hi) / 2
+            left, right = list(box), list(box)
+            left[k] = (lo, mid)
+            right[k] = (mid, hi)
+            stack.append((right, depth + 1))
+            stack.append((left, depth + 1))
+    finally:
+        if bar_cm is not None:
+            bar_cm.__exit__(None, None, None)
+    res.seconds = time.perf_counter() - t_start
+    return res
+
+
+def region_to_json(res: RegionResult) -> dict[str, Any]:
+    """The leaves as JSON: per proven box ``[[lo, hi] per side (t last), method, upper (decimal or
+    null), point (in the coordinates of the scaled box, or null), signs]``."""
+
+    def box_json(box: Sequence[tuple[Fraction, Fraction]]) -> list[list[str]]:
+        return [[str(lo), str(hi)] for lo, hi in box]
+
+    rc = res.case
+    proven = [
+        [
+            box_json(b["box"]),
+            b["method"],
+            None if b["upper"] is None else decimal_upper(b["upper"], 15),
+            [str(x) for x in b["point"]] if b["point"] is not None else None,
+            b["signs"],
+        ]
+        for b in res.proven
+    ]
+    return {
+        "case": {
+            "model": "range",
+            "d": 1,
+            "n": rc.n,
+            "m": rc.m,
+            "r": str(Fraction(rc.m, rc.n)),
+            "lambda": rc.lam,
+            "sigma": [str(rc.sigma_lo), str(rc.sigma_hi)],
+        },
+        "coordinates": [f"x_{i + 1}" for i in range(rc.n - 1)] + ["u", "u_prime", "t"],
+        "boxes": proven,
+        "outside": [box_json(b) for b in res.outside],
+        "open": [[box_json(b["box"]), None if b["upper"] is None else decimal_upper(b["upper"], 15)] for b in res.open],
+        "summary": res.summary(),
+    }
