@@ -93,6 +93,26 @@ def test_wording_names_epochs():
     assert "after 2 epochs of 10 steps" in out and "after 2 steps" not in out
 
 
+def test_one_step_epochs_meet_the_gaussian_closed_form():
+    """t = 1: each epoch is one full-batch Gaussian release, so 10 epochs are a Gaussian of mu = sqrt(10) /
+    sigma; the returned sigma meets epsilon 1 at delta 1e-5 and one digit less misses, by the closed form
+    delta = Phi(-e/mu + mu/2) - e^e Phi(-e/mu - mu/2) in mpmath; the text says "of 1 step"."""
+    argv = ["calibrate", "--sampling", "balls-and-bins", "--steps-per-epoch", "1", "--epochs", "10"]
+    code, out, err = run_cli([*argv, "--epsilon", "1", "--delta", "1e-5", "--sigma-digits", "3", "--json"])
+    assert code == 0, err
+    res = json.loads(out)
+
+    def delta(s: str) -> mpmath.mpf:
+        mu, e = mpmath.sqrt(10) / mpmath.mpf(s), mpmath.mpf(1)
+        return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+
+    with mpmath.workdps(30):
+        assert delta(res["sigma"]["upper"]) <= mpmath.mpf("1e-5") < delta(res["sigma"]["lower"])
+    code, out, err = run_cli([*argv, "--epsilon", "1", "--delta", "1e-5", "--sigma-digits", "3", "--method", "rdp"])
+    assert code == 0, err
+    assert "after 10 epochs of 1 step)" in out
+
+
 @pytest.mark.slow
 def test_default_calibrate_gives_the_pld_sigma():
     """The issue setting (t 1000, 10 epochs, epsilon 0.5): the default answers with the PLD (the RDP needs
@@ -140,3 +160,30 @@ def test_random_allocation_k2_calibrates_through_its_blocks():
         assert (b.upper_float() <= 1) if meets else (b.lower_float() > 1), (s, b)
     assert float(pld["dominating_pair_epsilon_at_lower"]["lower"]) > 1
     assert s_lo < s_hi
+
+
+def test_text_and_json_say_the_digits_decided():
+    """t = 100, 2 epochs, epsilon 1, the PLD alone: JSON's top-level sigma_digits is the one the PLD decided,
+    the grid step of the two sigmas matches it, and the text says when it is fewer than asked."""
+    argv = ["calibrate", "--sampling", "balls-and-bins", "--steps-per-epoch", "100", "--epochs", "2"]
+    argv += ["--epsilon", "1", "--delta", "1e-5", "--method", "pld"]
+    code, out, err = run_cli([*argv, "--json"])
+    assert code == 0, err
+    res = json.loads(out)
+    digits = res["sigma_digits"]
+    s_hi, s_lo = Fraction(res["sigma"]["upper"]), Fraction(res["sigma"]["lower"])
+    assert s_hi - s_lo == Fraction(10) ** (math.floor(math.log10(float(s_hi))) - digits + 1)
+    code, out, err = run_cli(argv)
+    assert code == 0, err
+    assert (f"sigma has {digits} significant digits (--sigma-digits 4 asked)" in out) == (digits < 4)
+
+
+@pytest.mark.parametrize(("epsilon", "words"), [("1e-9", "needs sigma > 1000"), ("1e6", "sigma 0.1")])
+def test_pld_calibrate_out_of_the_pld_sigma_range(epsilon, words):
+    """A target whose sigma lies outside the PLD accountant's [0.1, 1000]: one line naming --epsilon and
+    that range, exit 2 (not "--sigma ... Found 1024", an option the user did not give)."""
+    argv = ["calibrate", "--sampling", "balls-and-bins", "--steps-per-epoch", "10", "--epochs", "2"]
+    code, out, err = run_cli([*argv, "--epsilon", epsilon, "--delta", "1e-5", "--method", "pld"])
+    assert code == 2 and out == ""
+    assert err.count("\n") <= 1 and "--epsilon" in err and words in err and "[0.1, 1000]" in err
+    assert "--sigma " not in err and "Traceback" not in err

@@ -133,6 +133,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         own["claim"] = DOMINATING_CLAIM
         if out.get("chosen", "pld") == "pld":
             out["claim"] = DOMINATING_CLAIM
+    if "sigma_digits" in own:  # the digits decided (a grid-built PLD may decide fewer than asked)
+        out["sigma_digits"] = own["sigma_digits"]
     out.update(
         {
             "mode": "sigma",
@@ -151,7 +153,8 @@ def _after(res: dict[str, Any]) -> str:
     mech = res.get("mechanism", {})
     if mech.get("epochs") is not None and mech.get("steps_per_epoch") is not None:
         unit = "epoch" if res["steps"] == 1 else "epochs"
-        return f"after {res['steps']} {unit} of {mech['steps_per_epoch']} steps"
+        per = "step" if mech["steps_per_epoch"] == 1 else "steps"
+        return f"after {res['steps']} {unit} of {mech['steps_per_epoch']} {per}"
     return f"after {res['steps']} steps"
 
 
@@ -192,4 +195,10 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
         )
         if own["epsilon_at_lower"]:
             line += f"\n  sigma = {s['lower']} does not meet it: epsilon {common.fmt_interval(own['epsilon_at_lower']['epsilon'])}"
+    asked = int(parse_rational(args.sigma_digits, "sigma-digits"))
+    if own.get("sigma_digits", asked) < asked:
+        line += (
+            f"\n  sigma has {own['sigma_digits']} significant digits (--sigma-digits {asked} asked): "
+            "finer digits are below the resolution of the PLD's sum law here"
+        )
     return line + pld_cli.others(res, "sigma", lambda n: "sigma")

@@ -57,10 +57,11 @@ from fractions import Fraction
 import numpy as np
 
 from .. import progress, validation
-from ..errors import PrecisionExhausted, UnsupportedEventError
+from ..errors import InvalidParameter, PrecisionExhausted, UnsupportedEventError
 from ..events import DpEvent
 from .accountant import (
     EPS_TAIL,
+    PLD_NOISE,
     PldAccountant,
     PldEpsilonResult,
     _bracket,
@@ -590,20 +591,30 @@ def _screen_search(
                     raise
                 n //= 4
 
+    # the search stays inside the PLD accountant's sigma range (the candidates are the accountant's input)
+    s_min, s_max = float(PLD_NOISE.lo), float(PLD_NOISE.hi or 1000)
     lo, hi = 0.05, 1.0
     f_hi = screen(hi)
     while f_hi > 0:
-        lo, hi = hi, hi * 2
-        if hi > 1e6:
-            raise ValueError("epsilon target not reachable with sigma <= 1e6.")
+        if hi >= s_max:
+            raise InvalidParameter(
+                "target_epsilon",
+                f"is out of the PLD's reach: it needs sigma > {s_max:g} (the PLD accountant's range is "
+                f"[{s_min:g}, {s_max:g}]; the RDP has no such limit)",
+            )
+        lo, hi = hi, min(hi * 2, s_max)
         f_lo, f_hi = f_hi, screen(hi)
     if hi == 1.0:
         lo = 0.5
         f_lo = screen(lo)
         while f_lo <= 0:
-            if lo < 1e-4:
-                raise ValueError("epsilon target not reachable with sigma >= 1e-4.")
-            hi, f_hi, lo = lo, f_lo, lo / 2
+            if lo <= s_min:
+                raise InvalidParameter(
+                    "target_epsilon",
+                    f"is out of the PLD's reach: sigma {s_min:g} (the lower end of the PLD accountant's range "
+                    f"[{s_min:g}, {s_max:g}]) already meets it",
+                )
+            hi, f_hi, lo = lo, f_lo, max(lo / 2, s_min)
             f_lo = screen(lo)
     rel_step = float(_grid_step(hi, sigma_digits)) / hi
     # secant iterations in log sigma from the two bracket ends (f is smooth and monotone);

@@ -48,7 +48,13 @@ half-widths :math:`h_k`; coordinates :math:`\theta = (x_1..x_{n-1}, u, u')`):
    :math:`\int p = \int q = 1` for every configuration, the subtracted part integrates to 0, and what
    remains vanishes to second order where :math:`p = q`, so its balls are 3-14 times narrower than
    those of :math:`\partial_{jk}(p^\lambda q^{1-\lambda})` (formula and tails in :func:`hessian_box`);
-   it only enters multiplied by box widths;
+   it only enters multiplied by box widths.  By default (``"factored"``) every atom is divided by the
+   weight :math:`w(y) = e^{-(y-c)^2/(2\sigma^2)}`, :math:`c = m/2` (the integrand is homogeneous of
+   degree 1 in the atoms, so it is :math:`w(y)` times the same formula in the divided atoms, whose
+   exponents are linear in ``y``), and on each cell the weight is integrated exactly (``erfc``) and
+   multiplied by the ball of the rest (mean value theorem for integrals, :math:`w > 0`): narrow balls
+   on half the cells.  The same pass encloses :math:`\partial_k G` over the box, intersected with the
+   mean-value form below;
 3. *signs*: :math:`\partial_k G` on the box lies in :math:`\partial_k G(c) + \sum_j [H_{kj}]\,[-h_j, h_j]`
    (mean value theorem).  If every coordinate has a certified sign, :math:`G` is monotone in each
    coordinate on the box (a product set), so its supremum is the value at the vertex :math:`v` that
@@ -63,7 +69,13 @@ half-widths :math:`h_k`; coordinates :math:`\theta = (x_1..x_{n-1}, u, u')`):
    \tfrac12\sum_{j,k\in J}\max|H_{jk}|\,h_j h_k` (Taylor's formula with Lagrange remainder);
 5. else bisect, at its midpoint, the coordinate ``j`` with the largest
    :math:`w_j\sum_{k\in J}\max|H_{kj}| + [j\in J]\,w_j\max|\partial_j G|`, or the widest side when
-   a score is not finite (a heuristic; any choice is sound).
+   a score is not finite (a heuristic; any choice is sound).  When the Taylor bound exceeds the RHS
+   by more than :data:`HOPELESS` of its Taylor terms, both halves are bisected again without being
+   evaluated (a heuristic: a box is only ever recorded as proven after its own evaluation).
+
+Point values are ``acb.integral`` enclosures at a tolerance the verdict needs (:data:`GRAD_BITS`,
+:data:`G_BITS`, again at :data:`G_BITS_RETRY` when the radius decides); the integrands of ``G`` and of
+every :math:`\partial_k G` at a point share their nodes (:class:`_Integrands`).
 
 The extremal configuration is a vertex of ``F`` where the ratio is exactly 1, so no plain interval
 bound closes a box that touches it; step 3 closes it once the box is small enough that all partial
@@ -260,45 +272,114 @@ def _integrate(case: ProofCase, f: Callable[[acb, bool], acb], rel_bits: int) ->
     return acb.integral(f, to_arb(L), to_arb(U), rel_tol=tol, abs_tol=tol, eval_limit=200000).real
 
 
-def _g_integrand(case: ProofCase, theta: Sequence[acb]) -> Callable[[acb, bool], acb]:
-    mp, mq, _, _ = _means(case, theta)
-    sig = to_arb(case.sigma)
-    inv2s2 = acb(1 / (2 * sig * sig))
-    norm = acb(1 / (sig * (2 * arb.pi()).sqrt()) / len(mp))
-    lam = case.lam
+class _Integrands:
+    r"""The integrands of :math:`G` and of every :math:`\partial_k G` at one configuration (or box of
+    configurations, ball-valued means), evaluated together: ``acb.integral`` calls them at the same
+    nodes for every component (about 3 in 4 calls repeat a node), so the values at a node are kept
+    and the atoms (Gaussians) are computed once per node, those common to ``p`` and ``q`` once for
+    both.  The value at a node depends on the node alone, so reusing it changes no result."""
 
-    def f(z: acb, analytic: bool) -> acb:
-        p = sum(((-((z - a) ** 2) * inv2s2).exp() for a in mp), acb(0))
-        q = sum(((-((z - a) ** 2) * inv2s2).exp() for a in mq), acb(0))
+    def __init__(self, case: ProofCase, theta: Sequence[acb]) -> None:
+        k0 = case.n - 1
+        common, dp, dq = _atom_groups(case)
+        self.mc = [sum((theta[i] for i in R), acb(0)) for R in common]
+        self.mp = [sum((theta[i] for i in R), acb(0)) for R in dp]
+        self.mq = [sum((theta[i] for i in R), acb(0)) for R in dq]
+        dim = case.dim
+        self.ic = [tuple(a for a, R in enumerate(common) if k in R) for k in range(dim)]
+        self.ip = [tuple(a for a, R in enumerate(dp) if k in R) for k in range(dim)]
+        self.iq = [tuple(a for a, R in enumerate(dq) if k in R) for k in range(dim)]
+        assert all(k0 + 1 not in R for R in dp) and all(k0 not in R for R in dq)
+        sig = to_arb(case.sigma)
+        self.inv2s2 = acb(1 / (2 * sig * sig))
+        self.inv_s2 = acb(1 / (sig * sig))
+        self.norm = acb(1 / (sig * (2 * arb.pi()).sqrt()) / len(case.subsets()))
+        self.lam = case.lam
+        self.dim = dim
+        self.memo: dict[tuple[Any, ...], list[Any] | None] = {}
+
+    def _node(self, z: acb, analytic: bool) -> list[Any] | None:
+        """Per node: ``[G integrand, gradient integrands or None, what they are computed from]``;
+        None where ``analytic`` is asked and ``q`` may vanish."""
+        re, im = z.real, z.imag
+        key = (re.mid().man_exp(), re.rad().man_exp(), im.mid().man_exp(), im.rad().man_exp(), analytic)
+        if key in self.memo:
+            return self.memo[key]
+        inv2s2 = self.inv2s2
+        tc = [z - a for a in self.mc]
+        tp = [z - a for a in self.mp]
+        tq = [z - a for a in self.mq]
+        ec = [(-(t * t) * inv2s2).exp() for t in tc]
+        ep = [(-(t * t) * inv2s2).exp() for t in tp]
+        eq = [(-(t * t) * inv2s2).exp() for t in tq]
+        c0 = acb(0)
+        for e in ec:
+            c0 += e
+        p = c0
+        for e in ep:
+            p += e
+        q = c0
+        for e in eq:
+            q += e
         if analytic and q.contains(0):
-            return acb(arb.nan())
-        return norm * p * (p / q) ** (lam - 1)
+            self.memo[key] = None
+            return None
+        R = p / q
+        rl1 = R ** (self.lam - 1)
+        node = [self.norm * p * rl1, None, (tc, tp, tq, ec, ep, eq, R, rl1)]
+        self.memo[key] = node
+        return node
 
-    return f
+    def _grads(self, node: list[Any]) -> list[acb]:
+        if node[1] is None:
+            tc, tp, tq, ec, ep, eq, R, rl1 = node[2]
+            lam = self.lam
+            dc = [t * e for t, e in zip(tc, ec, strict=True)]
+            dpp = [t * e for t, e in zip(tp, ep, strict=True)]
+            dqq = [t * e for t, e in zip(tq, eq, strict=True)]
+            fac = self.norm * rl1 * self.inv_s2
+            lr = (lam - 1) * R
+            grads = []
+            for k in range(self.dim):
+                sc = acb(0)
+                for a in self.ic[k]:
+                    sc += dc[a]
+                sp = sc
+                for a in self.ip[k]:
+                    sp += dpp[a]
+                sq = sc
+                for a in self.iq[k]:
+                    sq += dqq[a]
+                grads.append(fac * (lam * sp - lr * sq))
+            node[1] = grads
+            node[2] = None
+        return node[1]  # type: ignore[no-any-return]
+
+    def g(self, z: acb, analytic: bool) -> acb:
+        node = self._node(z, analytic)
+        return acb(arb.nan()) if node is None else node[0]
+
+    def grad(self, k: int) -> Callable[[acb, bool], acb]:
+        def f(z: acb, analytic: bool) -> acb:
+            node = self._node(z, analytic)
+            return acb(arb.nan()) if node is None else self._grads(node)[k]
+
+        return f
+
+
+@functools.lru_cache(maxsize=4)
+def _integrands(case: ProofCase, box: tuple[tuple[Fraction, Fraction], ...]) -> _Integrands:
+    """The :class:`_Integrands` of a box (a point: zero-width sides), at :data:`PREC` bits."""
+    with workprec(PREC):
+        return _Integrands(case, _theta_balls(box))
+
+
+def _g_integrand(case: ProofCase, theta: Sequence[acb]) -> Callable[[acb, bool], acb]:
+    return _Integrands(case, theta).g
 
 
 def _grad_integrand(case: ProofCase, theta: Sequence[acb], k: int) -> Callable[[acb, bool], acb]:
-    mp, mq, dp, dq = _means(case, theta)
-    sig = to_arb(case.sigma)
-    inv2s2 = acb(1 / (2 * sig * sig))
-    inv_s2 = acb(1 / (sig * sig))
-    norm = acb(1 / (sig * (2 * arb.pi()).sqrt()) / len(mp))
-    lam = case.lam
-    jp, jq = set(dp[k]), set(dq[k])
-
-    def f(z: acb, analytic: bool) -> acb:
-        ep = [(-((z - a) ** 2) * inv2s2).exp() for a in mp]
-        eq = [(-((z - a) ** 2) * inv2s2).exp() for a in mq]
-        p = sum(ep, acb(0))
-        q = sum(eq, acb(0))
-        if analytic and q.contains(0):
-            return acb(arb.nan())
-        dpk = sum(((z - mp[j]) * inv_s2 * ep[j] for j in jp), acb(0))
-        dqk = sum(((z - mq[j]) * inv_s2 * eq[j] for j in jq), acb(0))
-        R = p / q
-        return norm * R ** (lam - 1) * (lam * dpk - (lam - 1) * R * dqk)
-
-    return f
+    return _Integrands(case, theta).grad(k)
 
 
 def g_box(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], rel_bits: int = 24) -> arb:
@@ -306,7 +387,7 @@ def g_box(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], rel_bits: i
     ``acb.integral``, tails included; first order in the box width, so only useful for small boxes)."""
     with workprec(PREC):
         _, _, g_tail, _ = tail_constants(case)
-        v = _integrate(case, _g_integrand(case, _theta_balls(box)), rel_bits)
+        v = _integrate(case, _integrands(case, tuple((lo, hi) for lo, hi in box)).g, rel_bits)
         return arb(v.lower()).union(arb(v.upper() + g_tail.upper()))
 
 
@@ -323,12 +404,10 @@ def grad_point(
     With ``coords``, only those coordinates are computed (the others are returned as NaN balls)."""
     with workprec(PREC):
         _, _, _, d_tail = tail_constants(case)
-        theta = [acb(to_arb(x)) for x in point]
+        fam = _integrands(case, tuple((x, x) for x in point))
         want = set(range(case.dim) if coords is None else coords)
         return [
-            _integrate(case, _grad_integrand(case, theta, k), rel_bits) + arb(0, d_tail.upper())
-            if k in want
-            else arb.nan()
+            _integrate(case, fam.grad(k), rel_bits) + arb(0, d_tail.upper()) if k in want else arb.nan()
             for k in range(case.dim)
         ]
 
@@ -524,11 +603,153 @@ def _hessian_compensated(
     return out
 
 
+#: where the factored enclosure centres its Gaussian weight: the middle of the range [0, m] of the means
+def _weight_centre(case: ProofCase) -> Fraction:
+    return Fraction(case.m, 2)
+
+
+@functools.lru_cache(maxsize=32)
+def _weighted_cells(case: ProofCase, cells_per_sigma: int, prec: int) -> tuple[tuple[arb, arb], ...]:
+    r"""The cells of :func:`_cells` as (ball of :math:`y - c` over the cell, exact integral of the
+    weight :math:`e^{-(y-c)^2/(2\sigma^2)}` over the cell) at ``prec`` bits, ``c`` of
+    :func:`_weight_centre` (``erfc`` differences on the side away from ``c``: no cancellation)."""
+    c = _weight_centre(case)
+    with workprec(prec):
+        sig = to_arb(case.sigma)
+        half_norm = sig * (2 * arb.pi()).sqrt() / 2
+        s2 = sig * arb(2).sqrt()
+        out = []
+        for a0, a1 in _cells(case, cells_per_sigma, FACTORED_COARSE):
+            za, zb = to_arb(a0 - c) / s2, to_arb(a1 - c) / s2
+            if a0 >= c:
+                wt = half_norm * (za.erfc() - zb.erfc())
+            elif a1 <= c:
+                wt = half_norm * ((-zb).erfc() - (-za).erfc())
+            else:
+                wt = half_norm * (zb.erf() - za.erf())
+            out.append((to_arb(a0 - c).union(to_arb(a1 - c)), wt))
+        return tuple(out)
+
+
+def _exp_range(x: arb) -> arb:
+    """Ball containing :math:`e^t` for every ``t`` in the ball ``x``; from its end values when the ball
+    is wide (``arb.exp`` of a wide ball loses its positive lower end)."""
+    if x.rad() < 1:
+        return x.exp()
+    return arb(arb(x.lower()).exp().lower()).union(arb(arb(x.upper()).exp().upper()))
+
+
+@functools.lru_cache(maxsize=64)
+def _factored_plan(case: ProofCase) -> tuple[Any, ...]:
+    """Index sets of :func:`_hessian_factored`, per group (common, differing of p, of q): per
+    coordinate the atoms whose mean moves with it, and per pair ``(j, k)`` those moving with both;
+    and per pair the groups where that set is not empty (the other terms are exactly 0)."""
+    dim = case.dim
+    groups = _atom_groups(case)
+    pairs = list(itertools.combinations_with_replacement(range(dim), 2))
+    has1 = [[tuple(a for a, R in enumerate(grp) if k in R) for k in range(dim)] for grp in groups]
+    has2 = [[tuple(a for a, R in enumerate(grp) if j in R and k in R) for j, k in pairs] for grp in groups]
+    live = [tuple(g for g in range(3) if has2[g][i]) for i in range(len(pairs))]
+    return groups, pairs, has1, has2, live
+
+
+def _sums(terms: Sequence[arb], index_sets: Sequence[tuple[int, ...]], zero: arb) -> list[arb]:
+    """Per index set, the sum of ``terms`` over it (left to right; ``zero`` for an empty set)."""
+    out = []
+    for idx in index_sets:
+        if not idx:
+            out.append(zero)
+            continue
+        acc = terms[idx[0]]
+        for a in idx[1:]:
+            acc = acc + terms[a]
+        out.append(acc)
+    return out
+
+
+def _hessian_factored(
+    case: ProofCase, box: Sequence[tuple[Fraction, Fraction]], cells_per_sigma: int, *, gradient: bool = False
+) -> tuple[list[list[arb]], list[arb] | None]:
+    r"""The ``"factored"`` enclosure of :func:`hessian_box` (see there), without tails; with
+    ``gradient``, also the enclosure over the box of the compensated first derivatives
+    :math:`\int\partial_k[f - \lambda p + (\lambda-1)q] = \partial_k G` (without tails)."""
+    dim = case.dim
+    sig = to_arb(case.sigma)
+    inv_s2 = 1 / (sig * sig)
+    lam = case.lam
+    cb = to_arb(_weight_centre(case))
+    theta = [to_arb(lo).union(to_arb(hi)) for lo, hi in box]
+    groups, pairs, has1, has2, live = _factored_plan(case)
+    means = [[sum((theta[i] for i in R), arb(0)) - cb for R in grp] for grp in groups]  # mu - c
+    ms = [[M * inv_s2 for M in mu] for mu in means]
+    halfm = [[M / 2 for M in mu] for mu in means]
+    norm = 1 / (sig * (2 * arb.pi()).sqrt()) / len(case.subsets())
+    zero = arb(0)
+    npair = len(pairs)
+    H = [arb(0)] * npair
+    Gr = [arb(0)] * dim
+    c_lam, c_lam1, c_ll = lam, lam - 1, lam * (lam - 1)
+    for Y, wt in _weighted_cells(case, cells_per_sigma, ctx.prec):
+        ys = Y * inv_s2
+        sums0, sums1, sums2 = [], [], []
+        for g in range(3):
+            # the atom e^{-(y - mu)^2 / (2 sigma^2)} divided by the weight e^{-(y - c)^2 / (2 sigma^2)}
+            e = [_exp_range(m_s * (Y - hm)) for m_s, hm in zip(ms[g], halfm[g], strict=True)]
+            ts = [ys - m_s for m_s in ms[g]]  # (y - mu) / sigma^2
+            d1 = [tsa * ea for tsa, ea in zip(ts, e, strict=True)]
+            d2 = [(tsa * tsa - inv_s2) * ea for tsa, ea in zip(ts, e, strict=True)]
+            tot = zero
+            for ea in e:
+                tot = tot + ea
+            sums0.append(tot)
+            sums1.append(_sums(d1, has1[g], zero))
+            sums2.append(_sums(d2, has2[g], zero))
+        c0, p0, q0 = sums0
+        q = c0 + q0
+        delta = (p0 - q0) / q  # R - 1, from the differing atoms only
+        R = 1 + delta
+        s0, s1, s2 = _shifted_poly_sums(R, lam)
+        rl2 = arb(1)
+        for _ in range(lam - 2):
+            rl2 *= R
+        C1, P1, Q1 = sums1
+        D = [-delta * C1[k] + P1[k] - R * Q1[k] for k in range(dim)]
+        kp = c_lam * delta * s1
+        coef = (-(delta * delta * s2) * wt, kp * wt, -(c_lam1 * delta * s0) * wt)
+        wkd = wt * c_ll * rl2 / q
+        for i, (j, k) in enumerate(pairs):
+            acc = wkd * (D[j] * D[k])
+            for g in live[i]:
+                acc = acc + coef[g] * sums2[g][i]
+            H[i] += acc
+        if gradient:
+            # d_k[f - lam p + (lam-1) q] = lam (R^(lam-1) - 1) D_k + (R^lam - lam R + lam - 1) q_k
+            wkp = wt * kp
+            wt2 = wt * _second_order_poly(R, lam) * delta * delta
+            for k in range(dim):
+                Gr[k] += wkp * D[k] + wt2 * (C1[k] + Q1[k])
+    out = [[arb(0)] * dim for _ in range(dim)]
+    for i, (j, k) in enumerate(pairs):
+        out[j][k] = out[k][j] = H[i] * norm
+    return out, ([x * norm for x in Gr] if gradient else None)
+
+
+def _second_order_poly(R: arb, lam: int) -> arb:
+    r""":math:`T(R)` with :math:`R^\lambda - \lambda R + \lambda - 1 = (R-1)^2 T(R)`:
+    :math:`T = \sum_{i<\lambda-1} (\lambda-1-i) R^i`."""
+    acc = arb(0)
+    pw = arb(1)
+    for i in range(lam - 1):
+        acc += (lam - 1 - i) * pw
+        pw *= R
+    return acc
+
+
 def hessian_box(
     case: ProofCase,
     box: Sequence[tuple[Fraction, Fraction]],
     cells_per_sigma: int | None = None,
-    method: str = "compensated",
+    method: str = "factored",
 ) -> list[list[arb]]:
     r"""Enclosures of :math:`\partial_j\partial_k G` valid on the whole box: a Riemann enclosure (cell
     width times the ball of the integrand over the cell and the box) on ``[L, U]``, plus tails.
@@ -554,9 +775,19 @@ def hessian_box(
     (from :math:`\partial_{jk}f = \lambda R^{\lambda-1}p_{jk} - (\lambda-1)R^\lambda q_{jk} +
     \lambda(\lambda-1)R^{\lambda-2}D_jD_k/q`), evaluated on the same cells; tails: :func:`hessian_tail`
     plus :math:`(2\lambda-1)` times :func:`hessian_tail_density`.
+
+    ``method="factored"`` (default): the compensated integrand with every atom divided by the weight
+    :math:`e^{-(y-c)^2/(2\sigma^2)}` (:func:`_weight_centre`) and the weight integrated exactly on each
+    cell (:func:`_weighted_cells`; module docstring, step 2), on :data:`FACTORED_CELLS` cells per sigma
+    in the core and :data:`FACTORED_COARSE` outside, at :data:`FACTORED_PREC` bits; same tails.
     """
-    if method not in ("compensated", "natural"):
-        raise ValueError(f"method must be 'compensated' or 'natural'. Found {method!r}.")
+    if method not in ("factored", "compensated", "natural"):
+        raise ValueError(f"method must be 'factored', 'compensated' or 'natural'. Found {method!r}.")
+    if method == "factored":
+        with workprec(FACTORED_PREC):
+            H, _ = _hessian_factored(case, box, FACTORED_CELLS if cells_per_sigma is None else cells_per_sigma)
+            tail = hessian_box_tail(case)
+            return [[x + arb(0, tail.upper()) for x in row] for row in H]
     dim = case.dim
     # 256 bits: the ball of exp(-t^2 / (2 sigma^2)) over a cell keeps a positive lower end for spreads
     # up to about e^170 between its ends (midpoint-radius balls)
@@ -632,6 +863,36 @@ def hessian_box(
         return H
 
 
+#: cells per sigma and working precision of the factored Hessian enclosure (its balls are narrow: the
+#: exponents are linear in y, so no 256 bits are needed to keep lower ends positive)
+FACTORED_CELLS = 16
+#: cells per sigma outside the core (radii measured unchanged from 8 down to 2: the factored balls stay
+#: narrow there and the integrand is tiny)
+FACTORED_COARSE = 2
+FACTORED_PREC = 128
+
+
+@functools.lru_cache(maxsize=64)
+def hessian_box_tail(case: ProofCase) -> arb:
+    r"""Upper bound, outside the window ``[L, U]`` of :func:`tail_constants`, of the integral of every
+    compensated Hessian integrand :math:`|\partial_{jk}[f - \lambda p + (\lambda-1)q]|`:
+    :func:`hessian_tail` plus :math:`(2\lambda-1)` times :func:`hessian_tail_density`."""
+    with workprec(FACTORED_PREC):
+        L, U, _, _ = tail_constants(case)
+        return hessian_tail(case, L, U) + (2 * case.lam - 1) * hessian_tail_density(case, L, U)
+
+
+@functools.lru_cache(maxsize=64)
+def gradient_box_tail(case: ProofCase) -> arb:
+    r"""Upper bound, outside ``[L, U]``, of the integral of every compensated gradient integrand
+    :math:`|\partial_k[f - \lambda p + (\lambda-1)q]|`: the ``d_tail`` of :func:`tail_constants` (for
+    :math:`\partial_k f`) plus :math:`(2\lambda-1)\,\sigma/2` times :func:`hessian_tail_density`, since
+    :math:`|p_k| \le pM/\sigma^2 \le \tfrac{\sigma}{2}\,p(M^2+\sigma^2)/\sigma^4` (AM-GM), the same for ``q``."""
+    with workprec(FACTORED_PREC):
+        L, U, _, d_tail = tail_constants(case)
+        return d_tail + (2 * case.lam - 1) * to_arb(case.sigma) / 2 * hessian_tail_density(case, L, U)
+
+
 def rhs_g(case: ProofCase) -> arb:
     """Certified enclosure of the RHS :math:`G_\\lambda(r\\mu_1 + (1-r)\\mu_0\\|\\mu_0)`."""
     with workprec(PREC):
@@ -672,30 +933,53 @@ def box_bounds(
     with workprec(PREC):
         c = [(lo + hi) / 2 for lo, hi in box]
         half = [to_arb((hi - lo) / 2) for lo, hi in box]
-        g = grad_point(case, c)
-        H = hessian_box(case, box)
+        wide = [box[k][0] != box[k][1] for k in range(dim)]
+        # the Hessian and the gradient over the box from one pass over the cells (factored enclosure)
+        H, gb = hessian_and_gradient_box(case, box)
+        # coordinates whose sign the box gradient leaves open get the mean-value form around the
+        # centre too (point values at GRAD_BITS, enough for the signs and the Taylor terms)
+        want = [k for k in range(dim) if wide[k] and not (gb[k] > 0 or gb[k] < 0)]
+        g = grad_point(case, c, rel_bits=GRAD_BITS, coords=want) if want else [arb.nan()] * dim
         signs = []
         gbox = []
         for k in range(dim):
-            gk = g[k] + sum((H[k][j] * arb(0, half[j].upper()) for j in range(dim)), arb(0))
+            gk = gb[k]
+            if k in want:
+                mv = g[k] + sum((H[k][j] * arb(0, half[j].upper()) for j in range(dim)), arb(0))
+                gk = _meet(gk, mv)
             gbox.append(gk)
-            signs.append(0 if box[k][0] == box[k][1] else 1 if gk > 0 else -1 if gk < 0 else 0)
-        free = [k for k in range(dim) if box[k][0] != box[k][1] and signs[k] == 0]
+            signs.append(0 if not wide[k] else 1 if gk > 0 else -1 if gk < 0 else 0)
+        free = [k for k in range(dim) if wide[k] and signs[k] == 0]
         if not free:
             v = [hi if sg > 0 else lo for (lo, hi), sg in zip(box, signs, strict=True)]
             if exact_rhs and is_extremal(case, v):
                 return {"proven": True, "method": "extremal", "upper": None, "signs": signs, "point": v}
-            return _verdict("monotone", g_point(case, v), rhs_lower, signs, v, _widest(box))
+            return _verdict("monotone", _g_point_adaptive(case, v, rhs_lower), rhs_lower, signs, v, _widest(box))
         # Taylor on the face that the signed coordinates select (the supremum over the box is
         # attained there); with no signed coordinate the face is the box and its centre is c
         cf = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(box, signs, strict=True)]
-        gf = g if cf == c else grad_point(case, cf, coords=free)
-        gc = g_point(case, cf)
-        up = arb(gc.upper())
+        t2 = arb(0)
+        for k in free:
+            for j in free:
+                t2 += _absmax(H[j][k]) * half[j] * half[k] / 2
+        if cf == c:
+            gf = g
+        else:
+            # the gradient at the face centre by the mean value theorem from c (the segment lies in the
+            # box) and by the box enclosure; point values only if that does not prove the box
+            gf = [arb.nan()] * dim
+            for k in free:
+                mv = g[k] + sum((H[k][j] * to_arb(cf[j] - c[j]) for j in range(dim) if cf[j] != c[j]), arb(0))
+                gf[k] = _meet(gb[k], mv)
+        gc = _g_point_adaptive(case, cf, rhs_lower, slack=sum((_absmax(gf[k]) * half[k] for k in free), t2))
+        up = arb(gc.upper()) + t2
         for k in free:
             up += _absmax(gf[k]) * half[k]
-            for j in free:
-                up += _absmax(H[j][k]) * half[j] * half[k] / 2
+        if cf != c and not up <= rhs_lower:
+            gf = grad_point(case, cf, rel_bits=GRAD_BITS, coords=free)
+            up = arb(gc.upper()) + t2
+            for k in free:
+                up += _absmax(gf[k]) * half[k]
         # split where the width costs most: the Taylor terms of the unsigned coordinates and the
         # uncertainty that coordinate j's width puts on the signs of the unsigned derivatives (a
         # signed coordinate must shrink too, or the sign of an unsigned one may never be certified)
@@ -712,7 +996,73 @@ def box_bounds(
             # cell spans more than 2^30 and loses its positive lower end, so q may contain 0): NaN
             # scores would pick coordinate 0 forever; bisect the widest side instead
             split = _widest(box)
-        return _verdict("taylor", up, rhs_lower, signs, cf, split)
+        out = _verdict("taylor", up, rhs_lower, signs, cf, split)
+        if not out["proven"] and all(math.isfinite(sc) for sc in scores.values()):
+            # the Taylor terms would have to shrink by a factor f > 1/(1 - HOPELESS): one bisection
+            # cannot do that (it halves one coordinate's terms at most), so the halves are bisected
+            # again at once without being evaluated (at the coordinate of the next largest score);
+            # SKIP_LEVELS levels at most, while f > 4 per further level
+            terms = up - arb(gc.upper())
+            room = rhs_lower - arb(gc.upper())
+            if up - rhs_lower > HOPELESS * terms:
+                f = float((terms / room).mid()) if room > 0 else math.inf
+                rest = dict(scores)
+                rest[split] /= 2
+                chain: list[int] = []
+                need = 1 / (1 - HOPELESS)
+                while len(chain) < min(dim, SKIP_LEVELS) and f > need:
+                    k = max(range(dim), key=lambda j: rest[j])
+                    chain.append(k)
+                    rest[k] /= 2
+                    need *= 4
+                out["then_split"] = tuple(chain)
+        return out
+
+
+#: share of a failed box's Taylor terms beyond which its halves are bisected without evaluation (a
+#: heuristic, any choice is sound; 0.6 evaluated the fewest boxes for n = 4, m = 1, lambda = 2, sigma = 1)
+HOPELESS = 0.6
+#: levels bisected without evaluation below a hopeless box (2 or more evaluated more boxes in that case)
+SKIP_LEVELS = 1
+
+#: relative tolerance (bits) of the point gradients in box_bounds: they enter through the signs,
+#: whose width comes from the Hessian term, and through Taylor terms multiplied by half-widths
+GRAD_BITS = 12
+#: relative tolerance (bits) of a point value of G in box_bounds, first try and retry
+G_BITS = 24
+G_BITS_RETRY = 44
+
+
+def _meet(a: arb, b: arb) -> arb:
+    """The intersection of two enclosures of the same number (either one if the other is not finite)."""
+    if not a.is_finite():
+        return b
+    if not b.is_finite():
+        return a
+    return a.intersection(b)
+
+
+def _g_point_adaptive(case: ProofCase, point: Sequence[Fraction], rhs_lower: arb, slack: arb | None = None) -> arb:
+    """:func:`g_point` at :data:`G_BITS`; again at :data:`G_BITS_RETRY` when the verdict
+    ``G + slack <= rhs_lower`` fails but the midpoint would pass (the radius decides it)."""
+    gc = g_point(case, point, rel_bits=G_BITS)
+    extra = arb(0) if slack is None else slack
+    if not arb(gc.upper()) + extra <= rhs_lower and arb(gc.mid()) + extra < rhs_lower:
+        gc = g_point(case, point, rel_bits=G_BITS_RETRY)
+    return gc
+
+
+def hessian_and_gradient_box(
+    case: ProofCase, box: Sequence[tuple[Fraction, Fraction]]
+) -> tuple[list[list[arb]], list[arb]]:
+    r"""Enclosures over the whole box of :math:`\partial_j\partial_k G` and :math:`\partial_k G` from one
+    pass of the factored enclosure of :func:`hessian_box` (tails :func:`hessian_box_tail` and
+    :func:`gradient_box_tail` included)."""
+    with workprec(FACTORED_PREC):
+        H, gr = _hessian_factored(case, box, FACTORED_CELLS, gradient=True)
+        assert gr is not None
+        ht, gt = hessian_box_tail(case), gradient_box_tail(case)
+        return ([[x + arb(0, ht.upper()) for x in row] for row in H], [x + arb(0, gt.upper()) for x in gr])
 
 
 def _widest(box: Sequence[tuple[Fraction, Fraction]]) -> int:
@@ -795,7 +1145,7 @@ def prove_case(
     with workprec(PREC):
         rhs_lower = arb(rhs.lower())
     start = [(Fraction(0), Fraction(1))] * case.dim if region is None else list(region)
-    stack: list[tuple[Box, int]] = [(start, 0)]
+    stack: list[tuple[Any, ...]] = [(start, 0, None)]
     from .. import progress as _progress
 
     bar_cm = (
@@ -834,7 +1184,7 @@ def _raise_if_interrupted(exc: BaseException) -> None:
 
 def _branch_and_bound(
     case: ProofCase,
-    stack: list[tuple[Box, int]],
+    stack: list[tuple[Any, ...]],
     res: ProofResult,
     rhs_lower: arb,
     exact_rhs: bool,
@@ -845,7 +1195,7 @@ def _branch_and_bound(
     """The loop of :func:`prove_case` (fills ``res``)."""
     processed = 0
     while stack:
-        box, depth = stack.pop()
+        box, depth, *forced = stack.pop()
         processed += 1
         if bar is not None:
             bar.update(1, note=f"{len(stack)} pending (branch and bound: no ETA)")
@@ -855,6 +1205,9 @@ def _branch_and_bound(
         if processed > max_boxes:
             res.open.append({"box": box, "upper": None, "depth": depth})
             continue
+        if forced and forced[0] and depth < max_depth:
+            stack += _halves(box, forced[0][0], depth, forced[0][1:])
+            continue
         b = box_bounds(case, box, rhs_lower, exact_rhs=exact_rhs)
         if b["proven"]:
             res.proven.append({"box": box, **b})
@@ -862,15 +1215,21 @@ def _branch_and_bound(
         if depth >= max_depth:
             res.open.append({"box": box, "upper": b["upper"], "depth": depth})
             continue
-        k = b.get("split", _widest(box))
-        lo, hi = box[k]
-        mid = (lo + hi) / 2
-        left = list(box)
-        right = list(box)
-        left[k] = (lo, mid)
-        right[k] = (mid, hi)
-        stack.append((right, depth + 1))
-        stack.append((left, depth + 1))
+        stack += _halves(box, b.get("split", _widest(box)), depth, b.get("then_split"))
+
+
+def _halves(
+    box: Box, k: int, depth: int, then_split: tuple[int, ...] | None
+) -> list[tuple[Box, int, tuple[int, ...] | None]]:
+    """The two halves of ``box`` (bisected at coordinate ``k``), right then left (a stack pops the left
+    one first), each with the coordinates to bisect it at next without evaluation (or None)."""
+    lo, hi = box[k]
+    mid = (lo + hi) / 2
+    left = list(box)
+    right = list(box)
+    left[k] = (lo, mid)
+    right[k] = (mid, hi)
+    return [(right, depth + 1, then_split), (left, depth + 1, then_split)]
 
 
 #: levels of the bisection tree processed in the calling process before the subtrees go to workers
@@ -900,10 +1259,10 @@ def _unpack(rec: dict[str, Any]) -> dict[str, Any]:
 
 def _subtree(item: tuple[Any, ...]) -> dict[str, list[Any]]:
     """Worker: the depth-first branch and bound below one box (leaves packed for pickling)."""
-    case, box, depth, rhs_lower_q, exact_rhs, max_depth, max_boxes = item
+    case, box, depth, rhs_lower_q, exact_rhs, max_depth, max_boxes, forced = item
     rhs_lower = _unpack({"upper": rhs_lower_q})["upper"]
     res = ProofResult(case, arb(0))
-    _branch_and_bound(case, [(box, depth)], res, rhs_lower, exact_rhs, max_depth, max_boxes, None)
+    _branch_and_bound(case, [(box, depth, forced)], res, rhs_lower, exact_rhs, max_depth, max_boxes, None)
     return {"proven": [_pack(r) for r in res.proven], "outside": res.outside, "open": [_pack(r) for r in res.open]}
 
 
@@ -923,13 +1282,16 @@ def _branch_and_bound_parallel(
 
     # leaves and subtree roots in depth-first order: a stack popped left first, as the serial loop
     order: list[tuple[str, Any]] = []
-    stack: list[tuple[Box, int]] = [(start, 0)]
-    roots: list[tuple[Box, int]] = []
+    stack: list[tuple[Box, int, tuple[int, ...] | None]] = [(start, 0, None)]
+    roots: list[tuple[Box, int, tuple[int, ...] | None]] = []
     while stack:
-        box, depth = stack.pop()
+        box, depth, forced = stack.pop()
         if depth >= FRONTIER_LEVELS or outside_domain(case, box):
             order.append(("root", len(roots)))
-            roots.append((box, depth))
+            roots.append((box, depth, forced))
+            continue
+        if forced and depth < max_depth:
+            stack += _halves(box, forced[0], depth, forced[1:])
             continue
         b = box_bounds(case, box, rhs_lower, exact_rhs=exact_rhs)
         if b["proven"]:
@@ -938,16 +1300,9 @@ def _branch_and_bound_parallel(
         if depth >= max_depth:
             order.append(("open", {"box": box, "upper": b["upper"], "depth": depth}))
             continue
-        k = b.get("split", _widest(box))
-        lo, hi = box[k]
-        mid = (lo + hi) / 2
-        left, right = list(box), list(box)
-        left[k] = (lo, mid)
-        right[k] = (mid, hi)
-        stack.append((right, depth + 1))
-        stack.append((left, depth + 1))
+        stack += _halves(box, b.get("split", _widest(box)), depth, b.get("then_split"))
     rhs_q = _pack({"upper": arb(rhs_lower.upper())})["upper"]
-    items = [(case, box, depth, rhs_q, exact_rhs, max_depth, max_boxes) for box, depth in roots]
+    items = [(case, box, depth, rhs_q, exact_rhs, max_depth, max_boxes, forced) for box, depth, forced in roots]
     subs = map_ordered(_subtree, items, jobs=jobs, progress=False, desc="proof subtrees")
     for kind, x in order:
         if kind == "proven":
@@ -965,17 +1320,14 @@ def _q(x: Fraction) -> str:
     return str(x)
 
 
-def proof_to_json(res: ProofResult) -> dict[str, Any]:
-    """The leaves of a proof as JSON (exact rational box ends, outward-rounded decimal bounds).
+def box_json(box: Sequence[tuple[Fraction, Fraction]]) -> list[list[str]]:
+    """A box as ``[[lo, hi] per coordinate]`` with exact rational ends."""
+    return [[_q(lo), _q(hi)] for lo, hi in box]
 
-    ``boxes``: ``[[lo, hi] per coordinate], method, upper (decimal or null), point, signs`` per proven
-    box; ``outside``: boxes that do not meet the fundamental domain; ``open``: boxes left unproven.
-    """
 
-    def box_json(box: Box) -> list[list[str]]:
-        return [[_q(lo), _q(hi)] for lo, hi in box]
-
-    proven = [
+def proven_leaves_json(proven: Sequence[dict[str, Any]]) -> list[list[Any]]:
+    """Proven leaves as ``[box, method, upper (outward-rounded decimal or null), point, signs]``."""
+    return [
         [
             box_json(b["box"]),
             b["method"],
@@ -983,8 +1335,18 @@ def proof_to_json(res: ProofResult) -> dict[str, Any]:
             [_q(x) for x in b["point"]] if b["point"] is not None else None,
             b["signs"],
         ]
-        for b in res.proven
+        for b in proven
     ]
+
+
+def proof_to_json(res: ProofResult) -> dict[str, Any]:
+    """The leaves of a proof as JSON (exact rational box ends, outward-rounded decimal bounds).
+
+    ``boxes``: ``[[lo, hi] per coordinate], method, upper (decimal or null), point, signs`` per proven
+    box; ``outside``: boxes that do not meet the fundamental domain; ``open``: boxes left unproven.
+    """
+
+    proven = proven_leaves_json(res.proven)
     return {
         "case": {
             "model": "range",
