@@ -499,6 +499,15 @@ class LaplaceProfile:
         if limit < J and limit + 4 < T:
             return None
         budget = max(limit, J)
+        # the j-th term cancels about j (beta / ln 2 + 1.5) bits (alternating Irwin-Hall pieces times
+        # e^{beta j}): raise the precision once for the largest J instead of doubling it from the caller's
+        extra = math.ceil(budget * (float(self._beta) / math.log(2) + 1.5))
+        with workprec(ctx.prec + extra):
+            return self._truncated_sum(eps, bits, sad, J, budget)
+
+    def _truncated_sum(self, eps: Fraction, bits: int, sad: _Saddle, J: int, budget: int) -> arb | None:
+        """The body of :meth:`_truncated` at its raised working precision."""
+        T = self.steps
         c_f = max(sad.c, 2.0**-10)
         c = arb(c_f)
         beta, _, _, _, _ = self._consts()
