@@ -124,13 +124,14 @@ def test_delta_of_a_dominating_pair_is_refined_to_its_own_delta():
 
 
 def test_refinement_guard_refuses_a_grid_past_the_budget():
-    """The guard of the dominating refinement: a finer grid whose estimated time exceeds half the budget left
-    (or DOMINATING_REFINE_SECONDS) is not tried."""
+    """The guard of the dominating refinement: a finer grid whose array would exceed DOMINATING_REFINE_LENGTH
+    entries (deterministic) or whose estimated time exceeds the budget left is not tried."""
     from rigorous_rdp import budget
-    from rigorous_rdp.pld.accountant import DOMINATING_REFINE_SECONDS, _affordable
+    from rigorous_rdp.pld.accountant import DOMINATING_REFINE_LENGTH, _affordable
 
-    assert _affordable(0.1, 2.0)
-    assert not _affordable(DOMINATING_REFINE_SECONDS, 1.5)
+    assert _affordable(0.1, 2.0, 1000)
+    assert not _affordable(0.1, 2.0, DOMINATING_REFINE_LENGTH)  # 2x the length cap
+    assert _affordable(100.0, 2.0, 1000)  # no budget in force: the length alone decides
     with budget.time_budget(1.0):
-        assert not _affordable(0.2, 2.0)  # 0.8 s estimated > 0.5 s
-        assert _affordable(0.01, 2.0)
+        assert not _affordable(0.3, 2.0, 1000)  # 1.2 s estimated > 1 s left
+        assert _affordable(0.01, 2.0, 1000)

@@ -95,9 +95,10 @@ VERTEX_THIN = 1e-5
 ATTAINED_REFINE = 10
 
 #: the guard of the grid refinement of a delta query of pairs that only dominate (tightness only): a finer grid is
-#: tried only if its estimated time (the last grid's, scaled by the square of the refinement) is at most this many
-#: seconds and half the time left in the budget in force
-DOMINATING_REFINE_SECONDS = 20.0
+#: tried only if the last composed array's length times the refinement is at most this many entries (a
+#: deterministic cost measure: the answer does not depend on the machine's speed or load) and its estimated
+#: time (the last grid's, scaled by the square of the refinement) fits the time left in the budget in force
+DOMINATING_REFINE_LENGTH = 200_000
 
 #: the noise multipliers of a sampled Gaussian whose pairs the grid handles (smaller ones make the privacy loss
 #: too wide for a grid, larger ones too narrow: both end in float overflow or gigabytes)
@@ -407,8 +408,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         width it reached (compared with the requested ``w``) and its rank (smaller is better).  The
         grid is refined only while the requested width is not met, the grid is free and every pair
         is attained (lower ends valid) or ``refine`` (the width is then the pairs' own).  ``guard``:
-        a finer grid only if its estimated time fits :data:`DOMINATING_REFINE_SECONDS` and half the
-        budget left (:func:`_affordable`; tightness only: the best result so far is returned)."""
+        a finer grid only if its array stays within :data:`DOMINATING_REFINE_LENGTH` and its estimated
+        time fits the budget left (:func:`_affordable`; tightness only: the best result so far is returned)."""
         best: tuple[_P, float] | None = None
         for _attempt in range(4):
             self._last_length = 0
@@ -420,7 +421,7 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             if got <= w or self.grid is not None or n >= self.max_grid or not (refine_dominating or self._tight()):
                 break
             nxt = self._next_grid(n, got, w)
-            if nxt <= n or (guard and not _affordable(spent, nxt / n)):
+            if nxt <= n or (guard and not _affordable(spent, nxt / n, self._last_length)):
                 break
             n = nxt
         assert best is not None
@@ -526,11 +527,12 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
 # ---------------------------------------------------------------------------
 
 
-def _affordable(spent: float, ratio: float) -> bool:
-    """True if a grid ``ratio`` times finer, estimated at ``spent * ratio**2`` seconds (arrays grow with the
-    grid and so does their product's cost), fits :data:`DOMINATING_REFINE_SECONDS` and half the budget left."""
-    estimate = spent * ratio * ratio
-    return estimate <= min(DOMINATING_REFINE_SECONDS, budget.remaining() / 2)
+def _affordable(spent: float, ratio: float, length: int) -> bool:
+    """True if a grid ``ratio`` times finer has an array of about ``length * ratio`` entries, at most
+    :data:`DOMINATING_REFINE_LENGTH` (the rule that decides in practice, independent of timing), and its
+    estimated time ``spent * ratio**2`` (arrays grow with the grid and so does their product's cost) fits the
+    time left in the budget in force (a safety net for short budgets)."""
+    return length * ratio <= DOMINATING_REFINE_LENGTH and spent * ratio * ratio <= budget.remaining()
 
 
 def _discretize(
