@@ -16,47 +16,57 @@ BOX = [(F(0), F(1, 8)), (F(0), F(1, 8)), (F(13, 16), F(7, 8)), (F(7, 8), F(1)), 
 CASE = BoxCase(4, 2, 2, F(1))
 
 
+PAIRS = list(itertools.combinations(range(4), 2))
+CUTS = [-mpmath.inf, -2, 0, 2, 4, 6, mpmath.inf]
+
+
+def _mix(rows, y, k=None):
+    """Mixture density of N(rows[i] + rows[j], 1) over the pairs, or its derivative in rows[k]."""
+    if k is None:
+        return mpmath.fsum(mpmath.npdf(y, rows[i] + rows[j], 1) for i, j in PAIRS) / len(PAIRS)
+    terms = [(y - rows[i] - rows[j]) * mpmath.npdf(y, rows[i] + rows[j], 1) for i, j in PAIRS if k in (i, j)]
+    return mpmath.fsum(terms) / len(PAIRS)
+
+
+def _rows(theta):  # row 4 is u in p, u' in q
+    return theta[:4], [*theta[:3], theta[4]]
+
+
 def _mp_g(theta):
-    """G = int p^2 / q: p, q uniform mixtures of N(sum of 2 of the 4 rows, 1); row 4 is u in p, u' in q."""
-    rows_p = [theta[0], theta[1], theta[2], theta[3]]
-    rows_q = [theta[0], theta[1], theta[2], theta[4]]
-    pairs = list(itertools.combinations(range(4), 2))
-
-    def mix(rows, y):
-        return mpmath.fsum(mpmath.npdf(y, rows[i] + rows[j], 1) for i, j in pairs) / len(pairs)
-
-    return mpmath.quad(lambda y: mix(rows_p, y) ** 2 / mix(rows_q, y), [-mpmath.inf, -2, 0, 2, 4, 6, mpmath.inf])
+    """G = int p^2 / q."""
+    rp, rq = _rows(theta)
+    return mpmath.quad(lambda y: _mix(rp, y) ** 2 / _mix(rq, y), CUTS)
 
 
-def test_point_gradient_is_tight_and_contains_mpmath():
+def _mp_dg(theta, k):
+    """dG/du = int 2 (p/q) dp/du (k = 3); dG/du' = -int (p/q)^2 dq/du' (k = 4)."""
+    rp, rq = _rows(theta)
+    if k == 3:
+        return mpmath.quad(lambda y: 2 * _mix(rp, y) / _mix(rq, y) * _mix(rp, y, 3), CUTS)
+    return -mpmath.quad(lambda y: (_mix(rp, y) / _mix(rq, y)) ** 2 * _mix(rq, y, 3), CUTS)
+
+
+def _mp(x):
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def test_point_gradient_is_tight_and_close_to_mpmath():
     c = [(lo + hi) / 2 for lo, hi in BOX]
     vals = point_values(CASE, c)
-    mpmath.mp.dps = 25
-    try:
-        cm = [mpmath.mpf(x.numerator) / x.denominator for x in c]
-        assert abs(float(vals[0].mid()) - float(_mp_g(cm))) < 1e-12 and float(vals[0].rad()) < 1e-9
-        for k in (3, 4):  # the coordinates u and u' (the 0.25 and 0.73 wide enclosures before)
-
-            def gk(t, k=k):
-                pt = list(cm)
-                pt[k] = t
-                return _mp_g(pt)
-
-            d = mpmath.diff(gk, cm[k])
-            assert abs(float(vals[1 + k].mid()) - float(d)) < 1e-8
-            assert float(vals[1 + k].rad()) < 1e-6
-    finally:
-        mpmath.mp.dps = 15
+    cm = [_mp(x) for x in c]
+    assert abs(float(vals[0].mid()) - float(_mp_g(cm))) < 1e-12 and float(vals[0].rad()) < 1e-9
+    for k in (3, 4):  # the coordinates u and u' (enclosures 0.25 and 0.73 wide before)
+        assert abs(float(vals[1 + k].mid()) - float(_mp_dg(cm, k))) < 1e-9
+        assert float(vals[1 + k].rad()) < 1e-6
 
 
 def test_failing_box_is_reproven_and_a_false_bound_refused():
-    corners = [[mpmath.mpf(lo.numerator) / lo.denominator for lo in v] for v in itertools.product(*BOX)]
-    g_max = max(float(_mp_g(v)) for v in corners)
-    assert 1.27 < g_max < 1.29  # the stated bound 1.42343 is true with room
+    g_corner = _mp_g([_mp(x) for x in (F(0), F(0), F(13, 16), F(1), F(0))])
+    assert 1.27 < g_corner < 1.42343
     ok, used, why = reprove_box(CASE, BOX, arb(142343) / 100000, max_boxes=64)
     assert ok, why
     assert used <= 64
-    ok, _, why = reprove_box(CASE, BOX, arb(127) / 100, max_boxes=16)  # below G at a corner
+    ok, _, why = reprove_box(CASE, BOX, arb(127) / 100, max_boxes=16)  # below G at that corner
     assert not ok, why
 
 
