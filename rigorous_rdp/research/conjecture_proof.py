@@ -1320,17 +1320,14 @@ def _q(x: Fraction) -> str:
     return str(x)
 
 
-def proof_to_json(res: ProofResult) -> dict[str, Any]:
-    """The leaves of a proof as JSON (exact rational box ends, outward-rounded decimal bounds).
+def box_json(box: Sequence[tuple[Fraction, Fraction]]) -> list[list[str]]:
+    """A box as ``[[lo, hi] per coordinate]`` with exact rational ends."""
+    return [[_q(lo), _q(hi)] for lo, hi in box]
 
-    ``boxes``: ``[[lo, hi] per coordinate], method, upper (decimal or null), point, signs`` per proven
-    box; ``outside``: boxes that do not meet the fundamental domain; ``open``: boxes left unproven.
-    """
 
-    def box_json(box: Box) -> list[list[str]]:
-        return [[_q(lo), _q(hi)] for lo, hi in box]
-
-    proven = [
+def proven_leaves_json(proven: Sequence[dict[str, Any]]) -> list[list[Any]]:
+    """Proven leaves as ``[box, method, upper (outward-rounded decimal or null), point, signs]``."""
+    return [
         [
             box_json(b["box"]),
             b["method"],
@@ -1338,8 +1335,18 @@ def proof_to_json(res: ProofResult) -> dict[str, Any]:
             [_q(x) for x in b["point"]] if b["point"] is not None else None,
             b["signs"],
         ]
-        for b in res.proven
+        for b in proven
     ]
+
+
+def proof_to_json(res: ProofResult) -> dict[str, Any]:
+    """The leaves of a proof as JSON (exact rational box ends, outward-rounded decimal bounds).
+
+    ``boxes``: ``[[lo, hi] per coordinate], method, upper (decimal or null), point, signs`` per proven
+    box; ``outside``: boxes that do not meet the fundamental domain; ``open``: boxes left unproven.
+    """
+
+    proven = proven_leaves_json(res.proven)
     return {
         "case": {
             "model": "range",

@@ -70,7 +70,16 @@ from typing import Any
 from flint import arb
 
 from ..arith import decimal_lower, decimal_upper, to_arb, workprec
-from .conjecture_proof import PREC, ProofCase, g_point, grad_point, hessian_box, outside_domain
+from .conjecture_proof import (
+    PREC,
+    ProofCase,
+    box_json,
+    g_point,
+    grad_point,
+    hessian_box,
+    outside_domain,
+    proven_leaves_json,
+)
 
 __all__ = ["RegionCase", "RegionResult", "prove_region", "region_to_json", "scaled_box"]
 
@@ -328,20 +337,8 @@ def region_to_json(res: RegionResult) -> dict[str, Any]:
     """The leaves as JSON: per proven box ``[[lo, hi] per side (t last), method, upper (decimal or
     null), point (in the coordinates of the scaled box, or null), signs]``."""
 
-    def box_json(box: Sequence[tuple[Fraction, Fraction]]) -> list[list[str]]:
-        return [[str(lo), str(hi)] for lo, hi in box]
-
     rc = res.case
-    proven = [
-        [
-            box_json(b["box"]),
-            b["method"],
-            None if b["upper"] is None else decimal_upper(b["upper"], 15),
-            [str(x) for x in b["point"]] if b["point"] is not None else None,
-            b["signs"],
-        ]
-        for b in res.proven
-    ]
+    proven = proven_leaves_json(res.proven)
     return {
         "case": {
             "model": "range",
