@@ -77,7 +77,7 @@ CELL = Fraction(1, 2)
 HCELL = Fraction(1, 32)
 #: a point-quadrature cell whose Taylor remainder (unnormalised) is not below ``REM_TOL`` is halved,
 #: at most ``MAX_SPLIT`` times
-REM_TOL = arb(2) ** -40
+REM_TOL = arb(2) ** -30
 MAX_SPLIT = 5
 
 
