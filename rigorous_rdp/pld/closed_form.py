@@ -676,17 +676,23 @@ class ExactDeltaResult(PldDeltaResult):
         return _exact_json(self)
 
 
+def _unsampled(event: ev.DpEvent) -> ev.DpEvent:
+    """The inner event of Poisson sampling with q = 1 under add-remove (the mechanism itself), else ``event``."""
+    if (
+        isinstance(event, ev.PoissonSampledEvent)
+        and event.sampling_probability == 1
+        and event.adjacency is ev.Adjacency.ADD_REMOVE
+    ):
+        return event.event
+    return event
+
+
 def _laplace_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
     """The exact Laplace composition of a ledger of Laplace mechanisms of one scale, else ``None``."""
     scales: set[Fraction] = set()
     steps = 0
     for event, count in ledger:
-        if (
-            isinstance(event, ev.PoissonSampledEvent)
-            and event.sampling_probability == 1
-            and event.adjacency is ev.Adjacency.ADD_REMOVE
-        ):
-            event = event.event
+        event = _unsampled(event)
         if not isinstance(event, ev.LaplaceEvent):
             return None
         scales.add(Fraction(event.scale))
@@ -710,12 +716,7 @@ def closed_form_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
     rr: set[Fraction] = set()
     steps = 0
     for event, count in ledger:
-        if (
-            isinstance(event, ev.PoissonSampledEvent)
-            and event.sampling_probability == 1
-            and event.adjacency is ev.Adjacency.ADD_REMOVE
-        ):
-            event = event.event
+        event = _unsampled(event)
         if isinstance(event, ev.GaussianEvent):
             mu2 += Fraction(count) / event.noise_multiplier**2
         elif isinstance(event, ev.RandomizedResponseEvent):

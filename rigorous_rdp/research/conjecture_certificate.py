@@ -806,13 +806,14 @@ def _box_str(b: tuple[tuple[Fraction, Fraction], ...]) -> str:
     return "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in b) + "]"
 
 
-def _summary_mismatch(cert: dict[str, Any], proven: list[Any], outside: list[Any], open_: list[Any]) -> str | None:
-    """The first summary field that is not what the case and the boxes say (None if all agree)."""
-    case, summ = cert["case"], cert["summary"]
+def _summary_from_boxes(
+    case: dict[str, Any], proven: list[Any], outside: list[Any], open_: list[Any]
+) -> dict[str, Any]:
+    """The summary fields that the case and the boxes determine (point and region certificates)."""
     methods: dict[str, int] = {}
     for _, rec in proven:
         methods[rec[1]] = methods.get(rec[1], 0) + 1
-    want = {
+    return {
         "n": case["n"],
         "m": case["m"],
         "r": case["r"],
@@ -823,8 +824,14 @@ def _summary_mismatch(cert: dict[str, Any], proven: list[Any], outside: list[Any
         "boxes_outside": len(outside),
         "boxes_open": len(open_),
         "methods": methods,
-        "rhs_g": cert["rhs_g"],
     }
+
+
+def _summary_mismatch(cert: dict[str, Any], proven: list[Any], outside: list[Any], open_: list[Any]) -> str | None:
+    """The first summary field that is not what the case and the boxes say (None if all agree)."""
+    summ = cert["summary"]
+    want = _summary_from_boxes(cert["case"], proven, outside, open_)
+    want["rhs_g"] = cert["rhs_g"]
     for k, v in want.items():
         if summ.get(k) != v:
             return k
@@ -1183,22 +1190,8 @@ def reprove_region_box(
 def _region_summary_mismatch(
     cert: dict[str, Any], proven: list[Any], outside: list[Any], open_: list[Any]
 ) -> str | None:
-    case, summ = cert["case"], cert["summary"]
-    methods: dict[str, int] = {}
-    for _, rec in proven:
-        methods[rec[1]] = methods.get(rec[1], 0) + 1
-    want = {
-        "n": case["n"],
-        "m": case["m"],
-        "r": case["r"],
-        "lambda": case["lambda"],
-        "sigma": case["sigma"],
-        "proven": not open_,
-        "boxes_proven": len(proven),
-        "boxes_outside": len(outside),
-        "boxes_open": len(open_),
-        "methods": methods,
-    }
+    summ = cert["summary"]
+    want = _summary_from_boxes(cert["case"], proven, outside, open_)
     for k, v in want.items():
         if summ.get(k) != v:
             return k
