@@ -39,11 +39,13 @@ class VerifyOptions:
         dps: mpmath precision in decimal digits (None: the kind's default).
         reference: replacement of the RDP reference function (tests).
         all_boxes: Conjecture 1 proofs: re-check every box.
+        jobs: Conjecture 1 proofs: worker processes that re-prove the boxes (1: in process).
     """
 
     dps: int | None = None
     reference: Any = None
     all_boxes: bool = False
+    jobs: int = 1
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ def _pld(mod: Any, cert: dict[str, Any], o: VerifyOptions) -> Any:
 
 
 def _conjecture(mod: Any, cert: dict[str, Any], o: VerifyOptions) -> Any:
-    return mod.verify_conjecture_certificate(cert, dps=o.dps, sample=None if o.all_boxes else 4)
+    return mod.verify_conjecture_certificate(cert, dps=o.dps, sample=None if o.all_boxes else 4, jobs=o.jobs)
 
 
 _CONJ = "rigorous_rdp.research.conjecture_certificate"
@@ -131,7 +133,7 @@ def kind_of(cert: Any) -> CertificateKind:
 
 
 def verify_certificate(
-    cert: Any, *, dps: int | None = None, reference: Any = None, all_boxes: bool = False
+    cert: Any, *, dps: int | None = None, reference: Any = None, all_boxes: bool = False, jobs: int = 1
 ) -> VerificationResult:
     r"""Re-derive every claim of a certificate independently (the verifier of its kind).
 
@@ -140,13 +142,15 @@ def verify_certificate(
         dps: mpmath precision in decimal digits (default: the kind's).
         reference: replacement for :func:`rigorous_rdp.registry.reference_rdp` (tests).
         all_boxes: for a Conjecture 1 ``holds-boxes`` certificate, re-check every box.
+        jobs: for a Conjecture 1 ``holds-boxes`` or ``holds-region`` certificate, the worker
+            processes that re-prove its boxes (1: in this process; the verdict does not depend on it).
 
     Returns:
         :class:`VerificationResult`; never raises for a bad certificate.
     """
     try:
         kind = kind_of(cert)
-        res: VerificationResult = kind.verify(kind.load(), cert, VerifyOptions(dps, reference, all_boxes))
+        res: VerificationResult = kind.verify(kind.load(), cert, VerifyOptions(dps, reference, all_boxes, jobs))
         return res
     except CertificateError as exc:
         return VerificationResult(False, f"malformed certificate: {one_line(exc)}")
@@ -180,9 +184,9 @@ def read_certificate(path: str) -> Any:
 
 
 def verify_file(
-    path: str, *, dps: int | None = None, reference: Any = None, all_boxes: bool = False
+    path: str, *, dps: int | None = None, reference: Any = None, all_boxes: bool = False, jobs: int = 1
 ) -> VerificationResult:
-    """Read and verify a certificate file (``all_boxes``: see :func:`verify_certificate`).
+    """Read and verify a certificate file (``all_boxes``, ``jobs``: see :func:`verify_certificate`).
 
     Raises:
         ValueError: ``FILE ...`` when the file cannot be read (bad input, not a bad certificate).
@@ -191,4 +195,4 @@ def verify_file(
         cert = read_certificate(path)
     except CertificateError as exc:
         return VerificationResult(False, f"malformed JSON: {one_line(exc)}")
-    return verify_certificate(cert, dps=dps, reference=reference, all_boxes=all_boxes)
+    return verify_certificate(cert, dps=dps, reference=reference, all_boxes=all_boxes, jobs=jobs)

@@ -12,12 +12,14 @@ command-line input (for example a file that cannot be read, ``--dps`` outside
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
-from .. import budget
+from .. import budget, validation
 from ..arith import parse_rational
 from ..certificates.common import MAX_DEPTH, MAX_FILE_BYTES, json_depth_exceeds
 from ..certificates.kinds import verify_file
+from ._common import MAX_JOBS
 
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "json_depth_exceeds", "register", "run", "text"]
 
@@ -42,6 +44,12 @@ def register(sub: Any) -> None:
         " enclosures; this adds the mpmath point check on every box (default: on the extremal box and 3"
         " seeded random boxes)",
     )
+    p.add_argument(
+        "--jobs",
+        metavar="J",
+        help="Conjecture 1 proof certificates (holds-boxes, holds-region): worker processes that re-prove the"
+        f" boxes, 1 <= J <= {MAX_JOBS} (default: the machine's cores; the verdict does not depend on J)",
+    )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text)
 
@@ -64,9 +72,18 @@ def _dps(value: str | None) -> int | None:
     return int(f)
 
 
+def default_jobs() -> int:
+    """The cores this process may run on (``--jobs`` default)."""
+    try:
+        return max(1, min(MAX_JOBS, len(os.sched_getaffinity(0))))
+    except (AttributeError, OSError):
+        return max(1, min(MAX_JOBS, os.cpu_count() or 1))
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     dps = _dps(args.dps)
-    res = verify_file(args.file, dps=dps, all_boxes=args.all_boxes)
+    jobs = default_jobs() if args.jobs is None else validation.integer_in_range(args.jobs, "jobs", 1, MAX_JOBS)
+    res = verify_file(args.file, dps=dps, all_boxes=args.all_boxes, jobs=jobs)
     if budget.expired():  # a reference computation stopped by the budget is not a verdict
         budget.check("the independent reference values")
     out = {"file": args.file, **res.to_json()}

@@ -149,6 +149,95 @@ def _cells(case: BoxCase, fine: Fraction, coarse: Fraction, core: int = 5) -> li
     return out
 
 
+#: target of the Hessian's adaptive cells (:func:`_adaptive_cells`): the radius they add by the spread
+#: of ``y`` within the cells, at most about this share of the Hessian's magnitude (entry by entry)
+HRHO = 0.0625
+
+
+def _coarse_cells(case: BoxCase, prec: int) -> list[tuple[Fraction, Fraction, arb, arb, arb]]:
+    """The point cells (width ``cell() * sigma``) tiling the window, as ``(a, b, [a, b], b - a,
+    (a + b)/2)`` with the balls at precision ``prec`` (cached per case and precision)."""
+    key = (case, prec)
+    got = _COARSE.get(key)
+    if got is None:
+        got = [
+            (a, b, _a(a).union(_a(b)), _a(b - a), _a((a + b) / 2)) for a, b in _cells(case, case.cell(), case.cell())
+        ]
+        _COARSE[key] = got
+    return got
+
+
+def _sub_cells(a: Fraction, b: Fraction, k: int, prec: int) -> list[tuple[arb, arb]]:
+    """``[a, b]`` cut into ``k`` equal cells: ``(cell ball, width)`` pairs (cached)."""
+    key = (a, b, k, prec)
+    got = _SUB.get(key)
+    if got is None:
+        w = (b - a) / k
+        got = [(_a(a + i * w).union(_a(a + (i + 1) * w)), _a(w)) for i in range(k)]
+        _SUB[key] = got
+    return got
+
+
+_COARSE: dict[tuple[BoxCase, int], list[tuple[Fraction, Fraction, arb, arb, arb]]] = {}
+_SUB: dict[tuple[Fraction, Fraction, int, int], list[tuple[arb, arb]]] = {}
+
+
+def _rad(x: arb) -> float:
+    """The radius of a ball as a float (``inf`` for a ball that is not finite); a heuristic only."""
+    return float(x.rad()) if x.is_finite() else math.inf
+
+
+def _adaptive_cells(case: BoxCase, contrib: Any) -> Any:
+    r"""Yield ``(cell, [contrib(cell)...])`` for cells tiling the window ``[L, U]`` (the Riemann enclosure
+    of :func:`hessian_over_box`; ``contrib(y, width)`` returns balls containing ``width`` times the
+    integrand for every ``y`` in the ball and every configuration of the box).
+
+    Every point cell (width ``cell() * sigma``) is cut into ``k`` equal cells, ``k`` a power of 2 up to
+    ``cell() / HCELL`` (so the finest cells are those of the fixed grid, ``HCELL * sigma``).  Any
+    tiling gives an enclosure (the integral is additive and each cell's ball contains the integrand
+    there): the choice of ``k`` only decides how tight it is.  The rule: the radius of ``contrib`` over
+    the whole cell minus its radius at the cell's midpoint is the part the spread of ``y`` causes
+    (``k`` cells divide it by about ``k``).  Every use of the Hessian (:func:`reprove_box`, and the
+    region re-proof) multiplies it by a ball centred at 0 or takes its absolute value, so only its
+    magnitude ``|mid| + rad`` matters; that magnitude without the spread of ``y`` is estimated by the
+    midpoint values (``|sum mid| + sum rad``).  ``k`` is the smallest that brings the first part,
+    spread evenly over the window, below :data:`HRHO` times that magnitude, entry by entry.  Cells where
+    the integrand is negligible (the tails) or the box dominates (wide boxes) stay whole."""
+    prec = ctx.prec
+    coarse = _coarse_cells(case, prec)
+    kmax = int(case.cell() / HCELL)
+    first = [(contrib(y, w), contrib(ym, w)) for _, _, y, w, ym in coarse]
+    L, U = coarse[0][0], coarse[-1][1]
+    ne = len(first[0][0])
+    share = []
+    for e in range(ne):
+        mid = sum((vm[e].mid() for _, vm in first), arb(0))
+        share.append(HRHO * (abs(float(mid)) + sum(_rad(vm[e]) for _, vm in first)))
+    for (a, b, _, _, _), (v, vm) in zip(coarse, first, strict=True):
+        frac = float((b - a) / (U - L))
+        k = 1
+        for e in range(ne):
+            yp = _rad(v[e]) - _rad(vm[e])
+            if not yp > 0:
+                continue
+            allowed = share[e] * frac
+            if not math.isfinite(allowed):
+                continue  # the box alone makes this entry unbounded: no cut helps
+            if not math.isfinite(yp) or not allowed > 0:
+                k = kmax
+                break
+            while k < kmax and yp / k > allowed:
+                k *= 2
+        if k == 1:
+            yield (a, b), v
+            continue
+        parts = [arb(0)] * ne
+        for ys, ws in _sub_cells(a, b, k, prec):
+            for i, x in enumerate(contrib(ys, ws)):
+                parts[i] += x
+        yield (a, b), parts
+
+
 def _phibar(x: arb) -> arb:
     return (x / arb(2).sqrt()).erfc() / 2
 
@@ -215,18 +304,22 @@ def _series_integrands(case: BoxCase, Y: Any, theta: Sequence[arb], grad: bool) 
             dq.append((Y - mq_) * inv_s2)
     Wp = sum(wp[1:], wp[0])
     Wq = sum(wq[1:], wq[0])
-    R = Wp / Wq
+    inv_q = 1 / Wq
+    R = Wp * inv_q
     t0 = Y - s0
     f = (-(t0 * t0) * half).exp() * Wp
     for _ in range(lam - 1):
         f = f * R
     out = [f]
     if grad:
+        # d f / d theta_k = f (lambda P_k / W_p - (lambda - 1) Q_k / W_q), P_k, Q_k the sums of
+        # (y - s) / sigma^2 times the atom's term over the atoms whose mean s moves with theta_k
+        inv_p = 1 / Wp
+        dwp = [d * w for d, w in zip(dp, wp, strict=True)]
+        dwq = [dwp[j] if a == b else dq[j] * wq[j] for j, (a, b) in enumerate(case.atoms)]
         for k in range(case.dim):
-            jp = [j for j, (a, _) in enumerate(case.atoms) if k in a]
-            jq = [j for j, (_, b) in enumerate(case.atoms) if k in b]
-            Pk = sum((dp[j] * wp[j] for j in jp), 0 * Y) / Wp
-            Qk = sum((dq[j] * wq[j] for j in jq), 0 * Y) / Wq
+            Pk = sum((dwp[j] for j, (a, _) in enumerate(case.atoms) if k in a), 0 * Y) * inv_p
+            Qk = sum((dwq[j] for j, (_, b) in enumerate(case.atoms) if k in b), 0 * Y) * inv_q
             out.append(f * (lam * Pk - (lam - 1) * Qk))
     return out
 
@@ -376,12 +469,11 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
         half = inv_s2 / 2
         lam = case.lam
         c1_, c0, ch = _poly_coeffs(lam)
-        cells = _cells(case, HCELL, 4 * HCELL)
         pairs = [(j, k) for j in range(dim) for k in range(j, dim)]
-        H = {jk: arb(0) for jk in pairs}
         s0 = arb(_a(box[case.n][0]).union(_a(box[case.n][1])).mid())  # exact reference point
         common = [j for j, (a, b) in enumerate(case.atoms) if a == b]
         differ = [j for j, (a, b) in enumerate(case.atoms) if a != b]
+        common_set = set(common)
         ip = [set(a) for a, _ in case.atoms]
         iq = [set(b) for _, b in case.atoms]
         # index lists: atoms (common / only in p / only in q) whose mean moves with coordinate k, with j and k
@@ -392,14 +484,14 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
         p2 = {jk: [a for a in p1[jk[0]] if jk[1] in ip[a]] for jk in pairs}
         q2 = {jk: [a for a in q1[jk[0]] if jk[1] in iq[a]] for jk in pairs}
         zero = arb(0)
-        for a_end, b_end in cells:
-            y = _a(a_end).union(_a(b_end))
-            width = _a(b_end - a_end)
+
+        def contrib(y: arb, width: arb) -> list[arb]:
+            """width x (the compensated integrand over the cell ``y`` and the box), for every pair."""
             # every density divided by exp(-(y - s0)^2 / (2 sigma^2)): exponents linear in y
             tp = [(y - mu) * inv_s2 for mu in sp]
             tq = [(y - mu) * inv_s2 for mu in sq]
             ep = [((mu - s0) * (2 * y - mu - s0) * half).exp() for mu in sp]
-            eq = [((mu - s0) * (2 * y - mu - s0) * half).exp() for mu in sq]
+            eq = [ep[j] if j in common_set else ((mu - s0) * (2 * y - mu - s0) * half).exp() for j, mu in enumerate(sq)]
             Cs = sum((ep[j] for j in common), zero)
             Ps = sum((ep[j] for j in differ), zero)
             Qs = sum((eq[j] for j in differ), zero)
@@ -423,12 +515,20 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
             a_p = lam * Dl * _horner(c1_, Dl)
             a_q = (lam - 1) * Dl * _horner(c0, Dl)
             cross = lam * (lam - 1) * Rl2 / q
-            gauss = _exp_neg_sq(y - s0, half)
+            wg = width * _exp_neg_sq(y - s0, half)
+            out = []
             for jk in pairs:
                 Cjk = sum((ttp[a] for a in c2_[jk]), zero)
                 Pjk = sum((ttp[a] for a in p2[jk]), zero)
                 Qjk = sum((ttq[a] for a in q2[jk]), zero)
-                H[jk] += width * gauss * (a_c * Cjk + a_p * Pjk - a_q * Qjk + cross * Dj[jk[0]] * Dj[jk[1]])
+                out.append(wg * (a_c * Cjk + a_p * Pjk - a_q * Qjk + cross * Dj[jk[0]] * Dj[jk[1]]))
+            return out
+
+        acc = [zero] * len(pairs)
+        for _, parts in _adaptive_cells(case, contrib):
+            for i, x in enumerate(parts):
+                acc[i] += x
+        H = dict(zip(pairs, acc, strict=True))
         norm = 1 / (s * (2 * arb.pi()).sqrt() * len(case.atoms))
         t0, _, t2 = _tail_moments(case, prec)
         d0, _, d2_ = _density_tail_moments(case, prec)
@@ -479,9 +579,11 @@ def reprove_box(
             memo[key] = point_values(case, pt, grad=grad)
         return memo[key]
 
-    # the certificate's own point first: a bound below G there is refuted at once
+    # the certificate's own point first: a bound below G there is refuted at once (G alone at a vertex
+    # of the box: a vertex is only ever used without its gradient, the face of a box with every sign)
     inside = hint is not None and all(lo <= x <= hi for (lo, hi), x in zip(box, hint, strict=True))
-    if hint is not None and inside and values(hint)[0] > target:
+    vertex = hint is not None and all(x in (lo, hi) for (lo, hi), x in zip(box, hint, strict=True))
+    if hint is not None and inside and values(hint, grad=not vertex)[0] > target:
         return False, 0, f"refuted: G at the stated point {[str(x) for x in hint]} is above the bound"
     stack = [list(box)]
     used = 0

@@ -46,10 +46,13 @@ an estimate); the certificate itself rests on the ball arithmetic that produced 
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import itertools
 import json
 import math
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -506,8 +509,11 @@ def _verify_holds(cfg: ProbeConfig, cert: dict[str, Any], rhs: Any) -> Any:
     )
 
 
-def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: int | None = 4) -> Any:
+def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: int | None = 4, jobs: int = 1) -> Any:
     """Re-check a ``rigorous-rdp-conjecture`` certificate (module docstring); never raises for a bad one.
+
+    ``jobs``: worker processes that re-prove the boxes of a ``holds-boxes`` or ``holds-region``
+    certificate (1: in this process); the verdict and its message do not depend on it.
 
     Returns a :class:`rigorous_rdp.certificates.common.VerificationResult`.
     """
@@ -523,9 +529,9 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
         if cert.get("sha256") != _hash(cert):
             return VerificationResult(False, "content hash mismatch: the certificate was modified or corrupted")
         if cert.get("kind") == "holds-boxes":
-            return _verify_boxes(cert, dps=dps, sample=sample)
+            return _verify_boxes(cert, dps=dps, sample=sample, jobs=jobs)
         if cert.get("kind") == "holds-region":
-            return _verify_region(cert)
+            return _verify_region(cert, jobs=jobs)
         cfg = ProbeConfig.from_json(cert["config"])
         if not admissible(cfg.model, cfg.points):  # (also checked at construction)
             return VerificationResult(False, "the configuration is not admitted by its model")
@@ -846,7 +852,69 @@ def _summary_mismatch(cert: dict[str, Any], proven: list[Any], outside: list[Any
     return None
 
 
-def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) -> Any:
+#: boxes per work item of the parallel re-proof (fewer when there are few boxes per worker)
+CHUNK = 8
+
+
+@functools.lru_cache(maxsize=8)
+def _box_case(n: int, m: int, lam: int, sigma: Fraction) -> BoxCase:
+    return BoxCase(n, m, lam, sigma)
+
+
+def _lower_target(x: Fraction) -> arb:
+    """An exact arb at most ``x`` (``x`` itself when it is exactly representable)."""
+    with workprec(PREC_BOXES):
+        t = arb(x.numerator) / x.denominator
+        return t if t.rad() == 0 else arb(t.lower())
+
+
+def _boxes_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
+    """Work item of :func:`_verify_boxes` (module level, so a worker process can run it): re-prove
+    each ``(box, stated bound or None for 'extremal', hint)`` of the chunk."""
+    (n, m, lam, sigma_q, rhs_lo), chunk = item
+    case_b = _box_case(n, m, lam, sigma_q)
+    out = []
+    for b, up, hint in chunk:
+        # 'extremal': sup = G(extremal vertex) = RHS, settled by certified signs only
+        target = _lower_target(rhs_lo if up is None else up)
+        out.append(reprove_box(case_b, b, target, extremal=up is None, max_boxes=MAX_SUBBOXES, hint=hint))
+    return out
+
+
+def _region_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
+    """Work item of :func:`_verify_region`: re-prove each ``(box, stated bound or None)``."""
+    (n, m, lam), chunk = item
+    case_b = _box_case(n, m, lam, Fraction(1))
+    out = []
+    for b, up in chunk:
+        target = None if up is None else _lower_target(up)
+        out.append(reprove_region_box(case_b, n, m, lam, list(b), target, MAX_SUBBOXES))
+    return out
+
+
+def _reprove_all(fn: Any, params: Any, items: list[Any], jobs: int) -> Iterator[tuple[int, tuple[bool, int, str]]]:
+    """``(index, fn's result)`` for every item, in the order of ``items``: the items cut into chunks of
+    at most :data:`CHUNK` and re-proven by ``fn`` on ``jobs`` worker processes (1: in this process;
+    :func:`rigorous_rdp.research.parallel.imap_ordered`: the time budget is checked while waiting, and
+    at the deadline, on Ctrl-C, or when the caller stops at a failing box, the workers are stopped).
+    Progress: the boxes re-proven, in a :func:`rigorous_rdp.progress.task`."""
+    from .parallel import imap_ordered
+
+    jobs = max(1, min(jobs, len(items)))
+    size = max(1, min(CHUNK, len(items) // (4 * jobs)))
+    chunks = [(params, items[i : i + size]) for i in range(0, len(items), size)]
+    with progress.task("re-proving boxes (independent enclosures)", len(items), "boxes") as bar:
+        gen = imap_ordered(fn, chunks, jobs=jobs, window=None if jobs > 1 else 1)
+        with contextlib.closing(gen):
+            i = 0
+            for res in gen:
+                for r in res:
+                    yield i, r
+                    i += 1
+                bar.update(len(res))
+
+
+def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None, jobs: int = 1) -> Any:
     import random
 
     from ..certificates.common import VerificationResult
@@ -943,27 +1011,21 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None) 
             hi_ok = g_ball < arb(rhs_hi.numerator) / rhs_hi.denominator
         if not (lo_ok and hi_ok):
             return VerificationResult(False, f"RHS {mpmath.nstr(g_rhs, 20)} is not proven inside the stated enclosure")
-        # every box re-proven with independent enclosures (rigorous_rdp.reference.conjecture_boxes)
-        case_b = BoxCase(n, m, lam, sigma_q)
-        with workprec(PREC_BOXES):
-            rhs_lo_ball = arb(rhs_lo.numerator) / rhs_lo.denominator
-            rhs_target = arb(rhs_lo_ball.lower())
-        subboxes = 0
-        for b, rec in progress.iterate(proven, "re-proving boxes (independent enclosures)", "boxes"):
-            if rec[1] == "extremal":
-                target = rhs_target  # sup = G(extremal vertex) = RHS: settled by certified signs only
-            else:
-                up = Fraction(str(rec[2]))
-                target = arb(up.numerator) / up.denominator
-                if target.rad() != 0:
-                    with workprec(PREC_BOXES):
-                        target = arb(target.lower())
-            hint = [Fraction(str(x)) for x in rec[3]] if rec[3] is not None and rec[1] != "extremal" else None
-            ok, used, why = reprove_box(
-                case_b, b, target, extremal=rec[1] == "extremal", max_boxes=MAX_SUBBOXES, hint=hint
+        # every box re-proven with independent enclosures (rigorous_rdp.reference.conjecture_boxes), on
+        # ``jobs`` worker processes; the first box (in the certificate's order) that fails decides
+        items = [
+            (
+                b,
+                None if rec[1] == "extremal" else Fraction(str(rec[2])),
+                [Fraction(str(x)) for x in rec[3]] if rec[3] is not None and rec[1] != "extremal" else None,
             )
+            for b, rec in proven
+        ]
+        subboxes = 0
+        for i, (ok, used, why) in _reprove_all(_boxes_chunk, (n, m, lam, sigma_q, rhs_lo), items, jobs):
             subboxes += used
             if not ok:
+                b, rec = proven[i]
                 return VerificationResult(
                     False,
                     f"box {_box_str(b)}: the stated bound {rec[2] if rec[1] != 'extremal' else 'RHS'} is not "
@@ -1199,7 +1261,7 @@ def _region_summary_mismatch(
     return sorted(extra)[0] if extra else None
 
 
-def _verify_region(cert: dict[str, Any]) -> Any:
+def _verify_region(cert: dict[str, Any], *, jobs: int = 1) -> Any:
     from ..certificates.common import VerificationResult
 
     case = cert["case"]
@@ -1286,17 +1348,12 @@ def _verify_region(cert: dict[str, Any]) -> Any:
             hi_ok = _rhs_t(n, m, lam, _fq(t_hi))[0] <= _fq(Fraction(str(rg["upper"])))
         if not (lo_ok and hi_ok):
             return VerificationResult(False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range")
-    case_b = BoxCase(n, m, lam, Fraction(1))
+    items = [(b, None if rec[1] == "extremal" else Fraction(str(rec[2]))) for b, rec in proven]
     subboxes = 0
-    for b, rec in progress.iterate(proven, "re-proving boxes (independent enclosures)", "boxes"):
-        target = None
-        if rec[1] != "extremal":
-            up = Fraction(str(rec[2]))
-            with workprec(PREC_BOXES):
-                target = arb((arb(up.numerator) / up.denominator).lower())
-        ok, used, why = reprove_region_box(case_b, n, m, lam, list(b), target, MAX_SUBBOXES)
+    for i, (ok, used, why) in _reprove_all(_region_chunk, (n, m, lam), items, jobs):
         subboxes += used
         if not ok:
+            b, rec = proven[i]
             return VerificationResult(
                 False, f"box {_box_str(b)}: not re-proven by the independent enclosure ({rec[1]}; {why})"
             )
