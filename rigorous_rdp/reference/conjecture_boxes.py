@@ -66,7 +66,7 @@ from typing import Any
 
 from flint import arb, arb_series, ctx
 
-__all__ = ["BoxCase", "hessian_over_box", "point_values", "reprove_box"]
+__all__ = ["BoxCase", "derivatives_over_box", "hessian_over_box", "point_values", "reprove_box"]
 
 PREC = 96
 #: Taylor order and cell width (in units of sigma) of the point quadrature
@@ -154,32 +154,37 @@ def _cells(case: BoxCase, fine: Fraction, coarse: Fraction, core: int = 5) -> li
 HRHO = 0.0625
 
 
-def _coarse_cells(case: BoxCase, prec: int) -> list[tuple[Fraction, Fraction, arb, arb, arb]]:
-    """The point cells (width ``cell() * sigma``) tiling the window, as ``(a, b, [a, b], b - a,
-    (a + b)/2)`` with the balls at precision ``prec`` (cached per case and precision)."""
+Cell = tuple[arb, arb, arb]
+
+
+def _coarse_cells(case: BoxCase, prec: int) -> list[tuple[Fraction, Fraction, Cell, Cell]]:
+    """The point cells (width ``cell() * sigma``) tiling the window, as ``(a, b, (a, b, [a, b]), (a, b,
+    (a + b)/2))`` with the balls at precision ``prec`` (cached per case and precision)."""
     key = (case, prec)
     got = _COARSE.get(key)
     if got is None:
-        got = [
-            (a, b, _a(a).union(_a(b)), _a(b - a), _a((a + b) / 2)) for a, b in _cells(case, case.cell(), case.cell())
-        ]
+        got = []
+        for a, b in _cells(case, case.cell(), case.cell()):
+            ea, eb = _a(a), _a(b)
+            got.append((a, b, (ea, eb, ea.union(eb)), (ea, eb, _a((a + b) / 2))))
         _COARSE[key] = got
     return got
 
 
-def _sub_cells(a: Fraction, b: Fraction, k: int, prec: int) -> list[tuple[arb, arb]]:
-    """``[a, b]`` cut into ``k`` equal cells: ``(cell ball, width)`` pairs (cached)."""
+def _sub_cells(a: Fraction, b: Fraction, k: int, prec: int) -> list[Cell]:
+    """``[a, b]`` cut into ``k`` equal cells ``(lower end, upper end, cell ball)`` (cached)."""
     key = (a, b, k, prec)
     got = _SUB.get(key)
     if got is None:
         w = (b - a) / k
-        got = [(_a(a + i * w).union(_a(a + (i + 1) * w)), _a(w)) for i in range(k)]
+        ends = [_a(a + i * w) for i in range(k + 1)]
+        got = [(x, y, x.union(y)) for x, y in itertools.pairwise(ends)]
         _SUB[key] = got
     return got
 
 
-_COARSE: dict[tuple[BoxCase, int], list[tuple[Fraction, Fraction, arb, arb, arb]]] = {}
-_SUB: dict[tuple[Fraction, Fraction, int, int], list[tuple[arb, arb]]] = {}
+_COARSE: dict[tuple[BoxCase, int], list[tuple[Fraction, Fraction, Cell, Cell]]] = {}
+_SUB: dict[tuple[Fraction, Fraction, int, int], list[Cell]] = {}
 
 
 def _rad(x: arb) -> float:
@@ -189,8 +194,9 @@ def _rad(x: arb) -> float:
 
 def _adaptive_cells(case: BoxCase, contrib: Any) -> Any:
     r"""Yield ``(cell, [contrib(cell)...])`` for cells tiling the window ``[L, U]`` (the Riemann enclosure
-    of :func:`hessian_over_box`; ``contrib(y, width)`` returns balls containing ``width`` times the
-    integrand for every ``y`` in the ball and every configuration of the box).
+    of :func:`derivatives_over_box`; ``contrib((a, b, y))`` returns balls containing the integral over
+    ``[a, b]`` of the integrand, written as the mass of a positive weight over ``[a, b]`` times the
+    rest of the integrand for every point of the ball ``y`` and every configuration of the box).
 
     Every point cell (width ``cell() * sigma``) is cut into ``k`` equal cells, ``k`` a power of 2 up to
     ``cell() / HCELL`` (so the finest cells are those of the fixed grid, ``HCELL * sigma``).  Any
@@ -206,14 +212,14 @@ def _adaptive_cells(case: BoxCase, contrib: Any) -> Any:
     prec = ctx.prec
     coarse = _coarse_cells(case, prec)
     kmax = int(case.cell() / HCELL)
-    first = [(contrib(y, w), contrib(ym, w)) for _, _, y, w, ym in coarse]
+    first = [(contrib(cell), contrib(mid)) for _, _, cell, mid in coarse]
     L, U = coarse[0][0], coarse[-1][1]
     ne = len(first[0][0])
     share = []
     for e in range(ne):
         mid = sum((vm[e].mid() for _, vm in first), arb(0))
         share.append(HRHO * (abs(float(mid)) + sum(_rad(vm[e]) for _, vm in first)))
-    for (a, b, _, _, _), (v, vm) in zip(coarse, first, strict=True):
+    for (a, b, _, _), (v, vm) in zip(coarse, first, strict=True):
         frac = float((b - a) / (U - L))
         k = 1
         for e in range(ne):
@@ -232,8 +238,8 @@ def _adaptive_cells(case: BoxCase, contrib: Any) -> Any:
             yield (a, b), v
             continue
         parts = [arb(0)] * ne
-        for ys, ws in _sub_cells(a, b, k, prec):
-            for i, x in enumerate(contrib(ys, ws)):
+        for sub in _sub_cells(a, b, k, prec):
+            for i, x in enumerate(contrib(sub)):
                 parts[i] += x
         yield (a, b), parts
 
@@ -438,7 +444,14 @@ def _horner(coeffs: list[int], x: arb) -> arb:
 
 
 def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], prec: int = PREC) -> list[list[arb]]:
-    r"""Enclosure of :math:`\partial_{jk} G` for every configuration in ``box``.
+    """Enclosure of the Hessian of ``G`` for every configuration in ``box`` (:func:`derivatives_over_box`)."""
+    return derivatives_over_box(case, box, prec)[1]
+
+
+def derivatives_over_box(
+    case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], prec: int = PREC
+) -> tuple[list[arb], list[list[arb]]]:
+    r"""Enclosures of :math:`\partial_k G` and :math:`\partial_{jk} G` for every configuration in ``box``.
 
     Compensated integrand (derived here): both laws have mass 1 for every configuration, so
     :math:`\int \partial_{jk} p = \int \partial_{jk} q = 0` and :math:`\partial_{jk} G = \int
@@ -485,8 +498,23 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
         q2 = {jk: [a for a in q1[jk[0]] if jk[1] in iq[a]] for jk in pairs}
         zero = arb(0)
 
-        def contrib(y: arb, width: arb) -> list[arb]:
-            """width x (the compensated integrand over the cell ``y`` and the box), for every pair."""
+        root = s * (arb.pi() / 2).sqrt()
+        scale = 1 / (s * arb(2).sqrt())
+
+        def mass(lo: arb, hi: arb) -> arb:
+            """int_lo^hi exp(-(y - s0)^2 / (2 sigma^2)) dy (erfc on the side away from s0: no cancellation)."""
+            a, b = (lo - s0) * scale, (hi - s0) * scale
+            if a >= 0:
+                return root * (a.erfc() - b.erfc())
+            if b <= 0:
+                return root * ((-b).erfc() - (-a).erfc())
+            return root * (b.erf() - a.erf())
+
+        def contrib(cell: Cell) -> list[arb]:
+            """The integral over the cell ``[lo, hi]`` of the compensated integrands (every pair, then every
+            coordinate), as the Gaussian's mass over the cell (exact, :func:`mass`) times the rest over
+            the ball ``y`` (mean value theorem for integrals: the weight is positive)."""
+            lo, hi, y = cell
             # every density divided by exp(-(y - s0)^2 / (2 sigma^2)): exponents linear in y
             tp = [(y - mu) * inv_s2 for mu in sp]
             tq = [(y - mu) * inv_s2 for mu in sq]
@@ -502,12 +530,15 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
             teq = [t * e for t, e in zip(tq, eq, strict=True)]
             ttp = [(t * t - inv_s2) * e for t, e in zip(tp, ep, strict=True)]
             ttq = [(t * t - inv_s2) * e for t, e in zip(tq, eq, strict=True)]
-            Dj = []
+            Dj, Ck, Pk, Qk = [], [], [], []
             for k in range(dim):
                 Cj = sum((tep[a] for a in c1[k]), zero)
                 Pj = sum((tep[a] for a in p1[k]), zero)
                 Qj = sum((teq[a] for a in q1[k]), zero)
                 Dj.append(Pj - Qj - Dl * (Cj + Qj))
+                Ck.append(Cj)
+                Pk.append(Pj)
+                Qk.append(Qj)
             Rl2 = arb(1)
             for _ in range(lam - 2):
                 Rl2 = Rl2 * R
@@ -515,23 +546,26 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
             a_p = lam * Dl * _horner(c1_, Dl)
             a_q = (lam - 1) * Dl * _horner(c0, Dl)
             cross = lam * (lam - 1) * Rl2 / q
-            wg = width * _exp_neg_sq(y - s0, half)
+            wg = mass(lo, hi)
             out = []
             for jk in pairs:
                 Cjk = sum((ttp[a] for a in c2_[jk]), zero)
                 Pjk = sum((ttp[a] for a in p2[jk]), zero)
                 Qjk = sum((ttq[a] for a in q2[jk]), zero)
                 out.append(wg * (a_c * Cjk + a_p * Pjk - a_q * Qjk + cross * Dj[jk[0]] * Dj[jk[1]]))
+            # d_k[q g(R)] = lambda (R^(lambda-1) - 1) p_k - (lambda-1) (R^lambda - 1) q_k
+            for k in range(dim):
+                out.append(wg * (a_p * (Ck[k] + Pk[k]) - a_q * (Ck[k] + Qk[k])))
             return out
 
-        acc = [zero] * len(pairs)
+        acc = [zero] * (len(pairs) + dim)
         for _, parts in _adaptive_cells(case, contrib):
             for i, x in enumerate(parts):
                 acc[i] += x
-        H = dict(zip(pairs, acc, strict=True))
+        H = dict(zip(pairs, acc[: len(pairs)], strict=True))
         norm = 1 / (s * (2 * arb.pi()).sqrt() * len(case.atoms))
-        t0, _, t2 = _tail_moments(case, prec)
-        d0, _, d2_ = _density_tail_moments(case, prec)
+        t0, t1, t2 = _tail_moments(case, prec)
+        d0, d1, d2_ = _density_tail_moments(case, prec)
         c2 = arb((2 * lam - 1) ** 2 + 2 * (2 * lam - 1))
         tail = (
             c2 * t2 * inv_s2 * inv_s2
@@ -541,7 +575,10 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
         out = [[arb(0)] * dim for _ in range(dim)]
         for j, k in pairs:
             out[j][k] = out[k][j] = H[j, k] * norm + arb(0, tail)
-        return out
+        # |d_k[q g]| <= |d_k f| + lambda |p_k| + (lambda-1) |q_k| <= ((2 lambda - 1) f + (2 lambda - 1) p) M / sigma^2
+        g_tail = ((2 * lam - 1) * (t1 + d1) * inv_s2).upper()
+        grad = [x * norm + arb(0, g_tail) for x in acc[len(pairs) :]]
+        return grad, out
     finally:
         ctx.prec = old
 
@@ -552,6 +589,14 @@ def _absmax(x: arb) -> arb:
 
 def _extremal(case: BoxCase) -> tuple[Fraction, ...]:
     return tuple([Fraction(0)] * (case.n - 1) + [Fraction(1), Fraction(0)])
+
+
+def _imul(x: arb, a: Fraction, b: Fraction) -> arb:
+    """A ball containing ``x * t`` for every ``t`` in ``[a, b]`` and every value of the ball ``x`` (a
+    bilinear function on a box takes its extremes at the corners: the union of the four products)."""
+    lo, hi = arb(x.lower()), arb(x.upper())
+    ea, eb = _a(a), _a(b)
+    return (lo * ea).union(lo * eb).union(hi * ea).union(hi * eb)
 
 
 def reprove_box(
@@ -567,7 +612,14 @@ def reprove_box(
     ``max_boxes`` sub-boxes (module docstring).  ``extremal``: ``target`` stands for the RHS itself, so
     a sub-box whose certified signs select the extremal vertex is settled (:math:`\sup = G(v) =`
     RHS); without it a box containing that vertex is refused (there :math:`G` = RHS, above every
-    bound the certificate may state below the RHS).  Returns ``(proven, sub-boxes used, reason)``."""
+    bound the certificate may state below the RHS).  Returns ``(proven, sub-boxes used, reason)``.
+
+    The gradient over a box is enclosed by the mean value theorem about an *anchor* point ``p`` of
+    the box, :math:`\partial_k G(B) \subset \partial_k G(p) + \sum_j H_{kj}(B)\,[lo_j - p_j, hi_j - p_j]`
+    (:func:`_imul`).  The certificate's own point (``hint``: the face its signs select) is tried as
+    the anchor first, since its values are needed for the bound anyway; if that does not settle the
+    box, the centre is tried too, with the intersection of both gradient enclosures (each contains the
+    gradient).  Sub-boxes of a bisection use their centre."""
     ext = _extremal(case)
     if not extremal and all(lo <= x <= hi for (lo, hi), x in zip(box, ext, strict=True)):
         return False, 0, "the box contains the extremal vertex, where G equals the RHS"
@@ -579,12 +631,51 @@ def reprove_box(
             memo[key] = point_values(case, pt, grad=grad)
         return memo[key]
 
-    # the certificate's own point first: a bound below G there is refuted at once (G alone at a vertex
-    # of the box: a vertex is only ever used without its gradient, the face of a box with every sign)
-    inside = hint is not None and all(lo <= x <= hi for (lo, hi), x in zip(box, hint, strict=True))
-    vertex = hint is not None and all(x in (lo, hi) for (lo, hi), x in zip(box, hint, strict=True))
-    if hint is not None and inside and values(hint, grad=not vertex)[0] > target:
-        return False, 0, f"refuted: G at the stated point {[str(x) for x in hint]} is above the bound"
+    def settle(B: list[tuple[Fraction, Fraction]], anchors: list[list[Fraction]]) -> tuple[bool, str | None]:
+        """(settled, refutation or None) for one box, trying the anchors in turn."""
+        h = [_a((hi - lo) / 2) for lo, hi in B]
+        enc, H = derivatives_over_box(case, B)
+        contains_ext = all(lo <= x <= hi for (lo, hi), x in zip(B, ext, strict=True))
+        for p in anchors:
+            gp = values(p)
+            if gp[0] > target:
+                return False, f"refuted: G at {[str(x) for x in p]} is above the bound"
+            new = [
+                gp[1 + k] + sum((_imul(H[k][j], B[j][0] - p[j], B[j][1] - p[j]) for j in range(case.dim)), arb(0))
+                for k in range(case.dim)
+            ]
+            if not all(x.overlaps(y) for x, y in zip(enc, new, strict=True)):
+                raise ArithmeticError("two enclosures of the same gradient are disjoint")
+            enc = [x.intersection(y) for x, y in zip(enc, new, strict=True)]
+            signs = [1 if gk > 0 else -1 if gk < 0 else 0 for gk in enc]
+            face = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(B, signs, strict=True)]
+            free = [k for k in range(case.dim) if signs[k] == 0 and B[k][0] < B[k][1]]
+            if extremal and not free and tuple(face) == ext:
+                return True, None  # sup = G(extremal vertex) = RHS exactly
+            if contains_ext:
+                continue  # G reaches the RHS at the vertex: only the signs above can settle the box
+            if not free:
+                gv = values(face, grad=False)[0]
+                if gv > target:
+                    return False, f"refuted: G at the vertex {[str(x) for x in face]} is above the bound"
+                if gv <= target:
+                    return True, None
+                continue
+            gf = values(face)
+            if gf[0] > target:
+                return False, f"refuted: G at {[str(x) for x in face]} is above the bound"
+            bound = gf[0]
+            for k in free:
+                bound += _absmax(gf[1 + k]) * h[k]
+                for j in free:
+                    bound += _absmax(H[j][k]) * h[j] * h[k] / 2
+            if bound <= target:
+                return True, None
+        return False, None
+
+    # the certificate's own point first: a bound below G there is refuted at once
+    if hint is not None and not all(lo <= x <= hi for (lo, hi), x in zip(box, hint, strict=True)):
+        hint = None
     stack = [list(box)]
     used = 0
     while stack:
@@ -592,44 +683,16 @@ def reprove_box(
         used += 1
         if used > max_boxes:
             return False, used, f"not re-proven within {max_boxes} sub-boxes"
+        c = [(lo + hi) / 2 for lo, hi in B]
+        anchors = [list(hint), c] if used == 1 and hint is not None and list(hint) != c else [c]
         old = ctx.prec
         ctx.prec = PREC
         try:
-            c = [(lo + hi) / 2 for lo, hi in B]
-            h = [_a((hi - lo) / 2) for lo, hi in B]
-            gc = values(c)
-            if gc[0] > target:
-                return False, used, f"refuted: G at {[str(x) for x in c]} is above the bound"
-            H = hessian_over_box(case, B)
-            signs = []
-            for k in range(case.dim):
-                gk = gc[1 + k] + sum((H[k][j] * arb(0, h[j].upper()) for j in range(case.dim)), arb(0))
-                signs.append(1 if gk > 0 else -1 if gk < 0 else 0)
-            face = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(B, signs, strict=True)]
-            free = [k for k in range(case.dim) if signs[k] == 0 and B[k][0] < B[k][1]]
-            contains_ext = all(lo <= x <= hi for (lo, hi), x in zip(B, ext, strict=True))
-            ok = False
-            if extremal and not free and tuple(face) == ext:
-                ok = True  # sup = G(extremal vertex) = RHS exactly
-            elif contains_ext:
-                ok = False  # G reaches the RHS at the vertex: only the signs above can settle the box
-            elif not free:
-                gv = values(face, grad=False)[0]
-                if gv > target:
-                    return False, used, f"refuted: G at the vertex {[str(x) for x in face]} is above the bound"
-                ok = bool(gv <= target)
-            else:
-                gf = gc if face == c else values(face)
-                if gf[0] > target:
-                    return False, used, f"refuted: G at {[str(x) for x in face]} is above the bound"
-                bound = gf[0]
-                for k in free:
-                    bound += _absmax(gf[1 + k]) * h[k]
-                    for j in free:
-                        bound += _absmax(H[j][k]) * h[j] * h[k] / 2
-                ok = bool(bound <= target)
+            ok, refuted = settle(B, anchors)
         finally:
             ctx.prec = old
+        if refuted is not None:
+            return False, used, refuted
         if not ok:
             k = max(range(case.dim), key=lambda i: B[i][1] - B[i][0])
             lo, hi = B[k]
