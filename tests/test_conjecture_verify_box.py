@@ -10,7 +10,7 @@ import mpmath
 import pytest
 from flint import arb
 
-from rigorous_rdp.reference.conjecture_boxes import BoxCase, point_values, reprove_box
+from rigorous_rdp.reference.conjecture_boxes import BoxCase, derivatives_over_box, point_values, reprove_box
 
 BOX = [(F(0), F(1, 8)), (F(0), F(1, 8)), (F(13, 16), F(7, 8)), (F(7, 8), F(1)), (F(0), F(1, 8))]
 CASE = BoxCase(4, 2, 2, F(1))
@@ -68,6 +68,47 @@ def test_failing_box_is_reproven_and_a_false_bound_refused():
     assert used <= 64
     ok, _, why = reprove_box(CASE, BOX, arb(127) / 100, max_boxes=16)  # below G at that corner
     assert not ok, why
+
+
+def _mix2(rows, y, k):
+    """Second derivative of the mixture density in rows[k] (a row's mean moves with slope 1)."""
+    terms = [((y - rows[i] - rows[j]) ** 2 - 1) * mpmath.npdf(y, rows[i] + rows[j], 1) for i, j in PAIRS if k in (i, j)]
+    return mpmath.fsum(terms) / len(PAIRS)
+
+
+def _mp_second(theta, pair):
+    """d2G for lambda = 2 (G = int p^2 / q; p moves with u = theta[3], q with u' = theta[4]):
+    d2G/du2 = int 2 (p_u^2 + p p_uu) / q, d2G/du du' = -int 2 p p_u q_u' / q^2,
+    d2G/du'2 = int (2 p^2 q_u'^2 / q^3 - p^2 q_u'u' / q^2)."""
+    rp, rq = _rows(theta)
+    p, q = (lambda y: _mix(rp, y)), (lambda y: _mix(rq, y))
+    pu, qu = (lambda y: _mix(rp, y, 3)), (lambda y: _mix(rq, y, 3))
+    if pair == (3, 3):
+        return mpmath.quad(lambda y: 2 * (pu(y) ** 2 + p(y) * _mix2(rp, y, 3)) / q(y), CUTS)
+    if pair == (3, 4):
+        return -mpmath.quad(lambda y: 2 * p(y) * pu(y) * qu(y) / q(y) ** 2, CUTS)
+    return mpmath.quad(
+        lambda y: 2 * p(y) ** 2 * qu(y) ** 2 / q(y) ** 3 - p(y) ** 2 * _mix2(rq, y, 3) / q(y) ** 2, CUTS
+    )
+
+
+def test_derivatives_over_the_box_contain_mpmath_at_its_corners_and_centre():
+    """The gradient (compensated integrand, adaptive cells, exact Gaussian mass per cell) and the
+    Hessian over BOX contain the mpmath derivatives at points of the box; the gradient's enclosure
+    over the box is much narrower than the spread of the Hessian's would allow alone."""
+    grad, H = derivatives_over_box(CASE, BOX)
+    points = [[lo for lo, _ in BOX], [hi for _, hi in BOX], [(lo + hi) / 2 for lo, hi in BOX]]
+    points.append([BOX[0][0], BOX[1][1], BOX[2][0], BOX[3][1], BOX[4][0]])
+    for pt in points:
+        th = [_mp(x) for x in pt]
+        for k in (3, 4):
+            v = _mp_dg(th, k)
+            assert grad[k].lower() <= v <= grad[k].upper(), (pt, k, grad[k], v)
+        for j, k in ((3, 3), (3, 4), (4, 4)):
+            v = _mp_second(th, (j, k))
+            assert H[j][k].lower() <= v <= H[j][k].upper(), (pt, j, k, H[j][k], v)
+            assert H[k][j].lower() <= v <= H[k][j].upper()
+    assert all(g.is_finite() for g in grad)
 
 
 if __name__ == "__main__":

@@ -192,7 +192,7 @@ def _rad(x: arb) -> float:
     return float(x.rad()) if x.is_finite() else math.inf
 
 
-def _adaptive_cells(case: BoxCase, contrib: Any) -> Any:
+def _adaptive_cells(case: BoxCase, contrib: Any, groups: Sequence[range]) -> Any:
     r"""Yield ``(cell, [contrib(cell)...])`` for cells tiling the window ``[L, U]`` (the Riemann enclosure
     of :func:`derivatives_over_box`; ``contrib((a, b, y))`` returns balls containing the integral over
     ``[a, b]`` of the integrand, written as the mass of a positive weight over ``[a, b]`` times the
@@ -205,9 +205,11 @@ def _adaptive_cells(case: BoxCase, contrib: Any) -> Any:
     the whole cell minus its radius at the cell's midpoint is the part the spread of ``y`` causes
     (``k`` cells divide it by about ``k``).  Every use of the Hessian (:func:`reprove_box`, and the
     region re-proof) multiplies it by a ball centred at 0 or takes its absolute value, so only its
-    magnitude ``|mid| + rad`` matters; that magnitude without the spread of ``y`` is estimated by the
-    midpoint values (``|sum mid| + sum rad``).  ``k`` is the smallest that brings the first part,
-    spread evenly over the window, below :data:`HRHO` times that magnitude, entry by entry.  Cells where
+    magnitude ``|mid| + rad`` matters, and it is multiplied by half-widths of the box of one scale;
+    that magnitude without the spread of ``y`` is estimated by the midpoint values (``|sum mid| + sum
+    rad``).  ``k`` is the smallest that brings the first part, spread evenly over the window, below
+    :data:`HRHO` times the largest magnitude of the entry's group (``groups``: the Hessian's entries,
+    the gradient's), entry by entry.  Cells where
     the integrand is negligible (the tails) or the box dominates (wide boxes) stay whole."""
     prec = ctx.prec
     coarse = _coarse_cells(case, prec)
@@ -215,10 +217,15 @@ def _adaptive_cells(case: BoxCase, contrib: Any) -> Any:
     first = [(contrib(cell), contrib(mid)) for _, _, cell, mid in coarse]
     L, U = coarse[0][0], coarse[-1][1]
     ne = len(first[0][0])
-    share = []
+    size = []
     for e in range(ne):
         mid = sum((vm[e].mid() for _, vm in first), arb(0))
-        share.append(HRHO * (abs(float(mid)) + sum(_rad(vm[e]) for _, vm in first)))
+        size.append(abs(float(mid)) + sum(_rad(vm[e]) for _, vm in first))
+    share = [0.0] * ne
+    for g in groups:
+        top = max(size[e] for e in g)
+        for e in g:
+            share[e] = HRHO * top
     for (a, b, _, _), (v, vm) in zip(coarse, first, strict=True):
         frac = float((b - a) / (U - L))
         k = 1
@@ -559,7 +566,8 @@ def derivatives_over_box(
             return out
 
         acc = [zero] * (len(pairs) + dim)
-        for _, parts in _adaptive_cells(case, contrib):
+        groups = [range(len(pairs)), range(len(pairs), len(pairs) + dim)]
+        for _, parts in _adaptive_cells(case, contrib, groups):
             for i, x in enumerate(parts):
                 acc[i] += x
         H = dict(zip(pairs, acc[: len(pairs)], strict=True))
@@ -597,6 +605,28 @@ def _imul(x: arb, a: Fraction, b: Fraction) -> arb:
     lo, hi = arb(x.lower()), arb(x.upper())
     ea, eb = _a(a), _a(b)
     return (lo * ea).union(lo * eb).union(hi * ea).union(hi * eb)
+
+
+#: at most this many points already evaluated (with their gradient) serve as anchors of a box
+ANCHORS = 1
+
+
+def _anchors(
+    B: Sequence[tuple[Fraction, Fraction]],
+    centre: list[Fraction],
+    hint: Sequence[Fraction] | None,
+    memo: dict[tuple[Fraction, ...], list[arb]],
+) -> list[list[Fraction]]:
+    """The anchor points of :func:`reprove_box` for the box ``B``: the certificate's point (top level),
+    else up to :data:`ANCHORS` points of ``B`` whose gradient is known already (a parent's centre lies
+    on the face its bisection created, so in both halves), else the centre.  Any point of the box is a
+    valid anchor; the choice only saves evaluations."""
+    if hint is not None:
+        return [list(hint)]
+    known = [
+        list(p) for p, v in memo.items() if len(v) > 1 and all(lo <= x <= hi for (lo, hi), x in zip(B, p, strict=True))
+    ]
+    return known[-ANCHORS:] if known else [centre]
 
 
 def reprove_box(
@@ -684,7 +714,7 @@ def reprove_box(
         if used > max_boxes:
             return False, used, f"not re-proven within {max_boxes} sub-boxes"
         c = [(lo + hi) / 2 for lo, hi in B]
-        anchors = [list(hint), c] if used == 1 and hint is not None and list(hint) != c else [c]
+        anchors = _anchors(B, c, hint if used == 1 else None, memo)
         old = ctx.prec
         ctx.prec = PREC
         try:

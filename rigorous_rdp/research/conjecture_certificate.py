@@ -1161,16 +1161,22 @@ def _amax(x: arb) -> arb:
 
 
 def _grad_over(case_b: Any, S: list[tuple[Fraction, Fraction]]) -> tuple[list[arb], list[list[arb]]]:
-    """Enclosures of the gradient and the Hessian of G_1 over the box ``S`` (reference enclosures:
-    gradient at the centre plus the Hessian over the box times the half-widths)."""
-    from ..reference.conjecture_boxes import hessian_over_box, point_values
+    """Enclosures of the gradient and the Hessian of G_1 over the box ``S`` (reference enclosures: the
+    gradient over the box directly, intersected with the gradient at the centre plus the Hessian over
+    the box times the half-widths; both contain it)."""
+    from ..reference.conjecture_boxes import derivatives_over_box, point_values
 
     c = [(lo + hi) / 2 for lo, hi in S]
     pv = point_values(case_b, c)
-    H = hessian_over_box(case_b, S)
+    direct, H = derivatives_over_box(case_b, S)
     d = len(S)
     hw = [arb(0, _fq((hi - lo) / 2).upper()) for lo, hi in S]
-    g = [pv[1 + k] + sum((H[k][j] * hw[j] for j in range(d)), arb(0)) for k in range(d)]
+    g = []
+    for k in range(d):
+        mv = pv[1 + k] + sum((H[k][j] * hw[j] for j in range(d)), arb(0))
+        if not mv.overlaps(direct[k]):
+            raise ArithmeticError("two enclosures of the same gradient are disjoint")
+        g.append(mv.intersection(direct[k]))
     return g, H
 
 
