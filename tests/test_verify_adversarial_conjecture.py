@@ -23,6 +23,7 @@ import functools
 import hashlib
 import itertools
 import json
+import time
 from collections.abc import Callable
 from fractions import Fraction as F
 from pathlib import Path
@@ -432,6 +433,140 @@ def test_valid_holds_certificates_of_random_configurations_verify(cfg):
         return  # not proven at this configuration (or violated): no certificate to check
     res = verify_certificate(cert)
     assert res.ok, res.reason
+
+
+# --------------------------------------------------------------------------------------------
+# holds-region (sigma in an interval) and the parallel re-proof (--jobs)
+# --------------------------------------------------------------------------------------------
+
+REGION_FILE = Path(__file__).parent / "data" / "conjecture_region_n2_m1_l2_s3-4.json"
+
+
+@functools.cache
+def valid_region() -> dict[str, Any]:
+    return json.loads(REGION_FILE.read_text())
+
+
+def _h_at(point: list[str]) -> Any:
+    """h(theta, t) = G_1(t theta) - RHS(t) of the region certificate (n = 2, m = 1, lambda = 2), mpmath:
+    G of the scaled configuration at sigma = 1, RHS from the closed form (9.5)."""
+    with mpmath.workdps(30):
+        t = mpmath.mpf(F(point[-1]).numerator) / F(point[-1]).denominator
+        theta = [t * mpmath.mpf(F(x).numerator) / F(x).denominator for x in point[:-1]]
+        g = g_boxes_case(2, 1, 2, mpmath.mpf(1), theta)
+        rhs = mpmath.exp(rhs_closed_form(2, mpmath.mpf(1) / 2, 1 / t))
+        return g - rhs
+
+
+def _lower_region_box(i: int) -> Callable[[dict[str, Any]], None]:
+    """State box i's bound 1e-6 (relative) below h at its own point: a false claim."""
+
+    def mutate(c: dict[str, Any]) -> None:
+        rec = c["boxes"][i]
+        h = _h_at(rec[3])
+        rec[2] = mpmath.nstr(h - abs(h) * mpmath.mpf(10) ** -6, 15)
+
+    return mutate
+
+
+def _region_extremal_as_taylor(c: dict[str, Any]) -> None:
+    """The first extremal box (where h reaches 0) claimed with a Taylor bound below 0."""
+    i = next(j for j, rec in enumerate(c["boxes"]) if rec[1] == "extremal")
+    box = c["boxes"][i][0]
+    c["boxes"][i] = [box, "taylor", "-0.000000001", [str((F(lo) + F(hi)) / 2) for lo, hi in box], [0] * len(box)]
+    c["summary"]["methods"] = {
+        "taylor": c["summary"]["methods"]["taylor"] + 1,
+        "extremal": c["summary"]["methods"]["extremal"] - 1,
+    }
+
+
+def _region_forgeries() -> list[tuple[str, Any]]:
+    cert = valid_region()
+    tay = [i for i, rec in enumerate(cert["boxes"]) if rec[1] == "taylor"]
+    return [
+        *[(f"box {i}: bound 1e-6 below h at its point", _lower_region_box(i)) for i in (tay[0], tay[1], tay[-1])],
+        ("an extremal box claimed below 0 as taylor", _region_extremal_as_taylor),
+        ("a box removed", lambda c: [c["boxes"].pop(1), c["summary"].update(boxes_proven=len(c["boxes"]))]),
+        (
+            "sigma interval widened to [1, 4]",
+            lambda c: [c["case"].update(sigma=["1", "4"]), c["summary"].update(sigma=["1", "4"])],
+        ),
+    ]
+
+
+def test_region_forged_bounds_are_false():
+    """The lowered region bounds are below h at their own point (mpmath): the claims are false."""
+    cert = valid_region()
+    for i in (0, 1):
+        bad = forge(cert, _lower_region_box(i))
+        assert mpmath.mpf(bad["boxes"][i][2]) < _h_at(bad["boxes"][i][3])
+
+
+@pytest.mark.parametrize(
+    "index", [0, 1, pytest.param(2, marks=pytest.mark.slow), 3, 4, 5]
+)  # 2: the last box, after all the others are re-proven
+def test_region_forgery_is_rejected(index):
+    name, mutate = _region_forgeries()[index]
+    res = verify_certificate(forge(valid_region(), mutate))
+    assert not res.ok, f"holds-region forgery accepted: {name}: {res.reason}"
+
+
+@pytest.mark.slow
+def test_parallel_reproof_gives_the_same_verdicts():
+    """--jobs 2 (worker processes) and --jobs 1 (in process): the same verdict and message, for the valid
+    holds-boxes and holds-region certificates and for forgeries that fail at a box (the first failing
+    box in the certificate's order is the one reported)."""
+    cert = valid_boxes()
+    cases = [cert, forge(cert, _lower_box(len(cert["boxes"]) - 1, 1 - mpmath.mpf(10) ** -9, vertices=False))]
+    cases += [valid_region(), forge(valid_region(), _lower_region_box(1))]
+    for c in cases:
+        one = verify_certificate(c, jobs=1)
+        two = verify_certificate(c, jobs=2)
+        assert (one.ok, one.reason) == (two.ok, two.reason)
+    assert [verify_certificate(c, jobs=2).ok for c in cases] == [True, False, True, False]
+
+
+def _never_ends(*args: Any, **kwargs: Any) -> Any:
+    while True:
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_budget_stops_the_reproof_and_its_workers(monkeypatch, jobs):
+    """A re-proof that never ends is stopped by the time budget (BudgetExceeded, not a verdict), and no
+    worker process is left behind."""
+    import multiprocessing
+
+    from rigorous_rdp import budget
+    from rigorous_rdp.errors import BudgetExceeded
+    from rigorous_rdp.research import conjecture_certificate as cc
+
+    monkeypatch.setattr(cc, "reprove_box", _never_ends)
+    before = {p.pid for p in multiprocessing.active_children()}
+    with pytest.raises(BudgetExceeded), budget.time_budget(0.5):
+        cc.verify_conjecture_certificate(valid_boxes(), jobs=jobs)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and {p.pid for p in multiprocessing.active_children()} - before:
+        time.sleep(0.1)
+    assert not {p.pid for p in multiprocessing.active_children()} - before
+
+
+def test_cli_jobs_option():
+    from _cli import cmd, run_cli
+
+    status, out, err = run_cli(cmd(f"verify --jobs 0 {BOXES_FILE}"))
+    assert status == 2 and out == ""
+    assert err.strip().splitlines() == [err.strip()] and "--jobs must be an integer in [1, 256]" in err
+    status, out, _ = run_cli(cmd(f"verify --jobs 2 {BOXES_FILE}"))
+    assert status == 0 and out.startswith("OK: verified: Conjecture 1 holds")
+
+
+def test_parallel_reproof_rejects_a_forged_box():
+    """On worker processes too, a box whose bound is below G at a point of it fails verify (the first
+    box: the run stops there, the workers are stopped)."""
+    bad = forge(valid_boxes(), _lower_box(0, 1 - mpmath.mpf(10) ** -9, vertices=False))
+    res = verify_certificate(bad, jobs=2)
+    assert not res.ok and "is not re-proven by the independent enclosure" in res.reason
 
 
 def _count() -> None:  # pragma: no cover - a report, run by hand
