@@ -21,12 +21,16 @@ path (own formulas, own quadrature, own tails; nothing of ``conjecture_proof`` i
   widens the high coefficients geometrically, and where the means spread over nearly ``m`` (rows near
   1 against rows near 0) cells of sigma/2 gave gradient enclosures 0.7 wide, too wide for any sign.
 
-* **Hessian over a box**: the second derivative of the compensated integrand
-  :math:`q\,g(p/q)`, :math:`g(R) = R^\lambda - \lambda R + \lambda - 1` (same integral, derived in
-  :func:`hessian_over_box`), evaluated in interval arithmetic with the dataset values ranging over
-  the box and ``y`` over a cell, times the cell width, summed (a Riemann enclosure; cells of
-  ``HCELL`` sigma on the core, 4 times wider outside).  Every density is divided by one common
-  Gaussian factor first, so the exponents are linear in ``y`` and the balls stay narrow.
+* **Gradient and Hessian over a box** (:func:`derivatives_over_box`): the first and second
+  derivatives of the compensated integrand :math:`q\,g(p/q)`, :math:`g(R) = R^\lambda - \lambda R +
+  \lambda - 1` (same integrals, derived there), evaluated in interval arithmetic with the dataset
+  values ranging over the box and ``y`` over a cell.  Every density is divided by one common Gaussian
+  factor :math:`e^{-(y - s_0)^2/(2\sigma^2)}` first, so the exponents are linear in ``y`` and the balls
+  stay narrow; that factor is integrated exactly over each cell (``erfc``) and multiplied by the ball
+  of the rest (mean value theorem for integrals, the factor being positive); the cells' integrals
+  are summed (a Riemann enclosure).  The cells: the point cells, each cut into up to
+  ``cell() / HCELL`` equal parts where the spread of ``y`` would widen the result
+  (:func:`_adaptive_cells`; any tiling is an enclosure, the rule decides only how tight).
 
 * **Tails** outside the window :math:`[L, U]`, for every configuration with values in
   :math:`[0, 1]` (all means in :math:`[0, m]`): for :math:`y \ge U \ge m`, :math:`p \le
@@ -40,8 +44,12 @@ path (own formulas, own quadrature, own tails; nothing of ``conjecture_proof`` i
   :math:`p \le \varphi_\sigma(y - m)` (resp. :math:`\varphi_\sigma(y)`) beyond the window, the same for
   ``q``; the moments :math:`\int_T^\infty (z + a)^i\varphi_\sigma(z)\,dz` (``i`` <= 2) are in closed form.
 
-* **Per box**: the gradient on the box is enclosed by the mean value theorem,
-  :math:`\partial_k G(B) \subset \partial_k G(c) + \sum_j H_{kj}(B)[-h_j, h_j]`.  A coordinate whose
+* **Per box**: the gradient on the box is enclosed directly (above) and by the mean value theorem
+  about an anchor point ``p`` of the box, :math:`\partial_k G(B) \subset \partial_k G(p) + \sum_j
+  H_{kj}(B)[lo_j - p_j, hi_j - p_j]`, and the two enclosures are intersected (each contains the
+  gradient).  The anchor is a point whose values are needed anyway: the certificate's own point (the
+  face its signs select), a parent's centre for the halves of a bisection (it lies on both), else the
+  centre (:func:`reprove_box`).  A coordinate whose
   enclosure excludes 0 is monotone on the box (a product set), so the supremum lies on the face
   where it sits at the end its sign selects.  On that face, with centre :math:`c'` and free
   coordinates ``J``, Taylor's formula gives :math:`\sup \le G(c') + \sum_J |\partial_k G(c')| h_k +
@@ -72,8 +80,8 @@ PREC = 96
 #: Taylor order and cell width (in units of sigma) of the point quadrature
 ORDER = 20
 CELL = Fraction(1, 2)
-#: cell width of the Riemann enclosure of the Hessian (in units of sigma) where the integrand lives
-#: (4 times wider outside, :func:`_cells`)
+#: width of the finest cells of the Riemann enclosure of the Hessian (in units of sigma,
+#: :func:`_adaptive_cells`)
 HCELL = Fraction(1, 32)
 #: a point-quadrature cell whose Taylor remainder (unnormalised) is not below ``REM_TOL`` is halved,
 #: at most ``MAX_SPLIT`` times
@@ -398,18 +406,6 @@ def point_values(case: BoxCase, point: Sequence[Fraction], grad: bool = True, pr
         ctx.prec, ctx.cap = old_prec, old_cap
 
 
-def _exp_neg_sq(t: arb, half: arb) -> arb:
-    """exp(-t^2 half) for a ball t, with a non-negative lower end whatever the width."""
-    lo, hi = t.lower(), t.upper()
-    amin = arb(0) if lo <= 0 <= hi else (lo if lo > 0 else -hi)
-    amax = hi if abs(hi) >= abs(lo) else -lo
-    up = (-(amin * amin) * half).exp().upper()
-    dn = (-(amax * amax) * half).exp().lower()
-    if dn < 0:
-        dn = arb(0)
-    return arb(dn).union(arb(up))
-
-
 def _density_tail_moments(case: BoxCase, prec: int = PREC) -> tuple[arb, arb, arb]:
     r"""Upper bounds of :math:`\int_{\mathbb R\setminus[L,U]} p\,M^i` (the same for ``q``), ``i`` = 0, 1, 2:
     for :math:`y \ge U \ge m`, :math:`p \le \varphi_\sigma(y - m)`; for :math:`y \le L \le 0`,
@@ -473,10 +469,20 @@ def derivatives_over_box(
     ``q`` (:math:`p_{jk} = C_{jk} + P_{jk}`, :math:`q_{jk} = C_{jk} + Q_{jk}`) and :math:`\Delta = R - 1
     = (P - Q)/q`, the first two terms are :math:`\Delta^2 h(\Delta)\,C_{jk} + \lambda\Delta
     s_1(\Delta)\,P_{jk} - (\lambda-1)\Delta s_0(\Delta)\,Q_{jk}` (polynomials of :func:`_poly_coeffs`),
-    which vanish where the laws agree, so the balls stay narrow.  Riemann enclosure on cells of width
-    ``HCELL * sigma`` with the dataset values over the box; tails: :math:`|\partial_{jk}[q g]| \le
-    |\partial_{jk} f| + \lambda|p_{jk}| + (\lambda-1)|q_{jk}|` with :math:`|p_{jk}| \le p\,(M^2/\sigma^4 +
-    1/\sigma^2)` (:func:`_tail_moments`, :func:`_density_tail_moments`).
+    which vanish where the laws agree, so the balls stay narrow.  Likewise, with :math:`g' = \lambda
+    R^{\lambda-1} - \lambda`, the gradient's compensated integrand is :math:`\partial_k[q g(R)] = q_k
+    (g - Rg') + g' p_k = \lambda(R^{\lambda-1} - 1)\,p_k - (\lambda-1)(R^\lambda - 1)\,q_k` (:math:`\int
+    p_k = \int q_k = 0`), with :math:`p_k = C_k + P_k`, :math:`q_k = C_k + Q_k`.  Riemann enclosure on the
+    cells of :func:`_adaptive_cells` (at most ``HCELL * sigma`` wide where it matters) with the dataset
+    values over the box, each cell's integral the exact mass of the common Gaussian factor over the
+    cell times the ball of the rest; tails: :math:`|\partial_{jk}[q g]| \le |\partial_{jk} f| +
+    \lambda|p_{jk}| + (\lambda-1)|q_{jk}|` with :math:`|p_{jk}| \le p\,(M^2/\sigma^4 + 1/\sigma^2)`, and
+    :math:`|\partial_k[q g]| \le |\partial_k f| + \lambda|p_k| + (\lambda-1)|q_k| \le (2\lambda - 1)(f +
+    p)\,M/\sigma^2` beyond the window (:func:`_tail_moments`, :func:`_density_tail_moments`; the bounds
+    of ``p`` hold for ``q`` as well).
+
+    Returns:
+        ``(gradient, Hessian)``: a list of ``n + 1`` balls and a symmetric matrix of balls.
     """
     old = ctx.prec
     ctx.prec = prec
