@@ -192,8 +192,8 @@ def breakdown(steps: int, width: str) -> None:
         ours_pld(steps, width)
         total = time.process_time() - t0
     finally:
-        for mod, name, fn in saved:
-            setattr(mod, name, fn)
+        for module, name, fn in saved:
+            setattr(module, name, fn)
     spent["integer products"] = spent.get("integer products", 0.0) - spent.get("rescaling", 0.0)
     spent["integer products"] -= spent.get("tail trims", 0.0)
     spent["other"] = total - sum(spent.values())
