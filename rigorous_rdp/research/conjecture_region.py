@@ -51,10 +51,56 @@ of :func:`~rigorous_rdp.research.conjecture_proof.tail_constants` at sigma 1 hol
 * else the box is bisected at the midpoint of the side with the largest Taylor cost (the score of
   :func:`~.conjecture_proof.box_bounds`; a heuristic, any choice is sound).
 
-The boxes then tile :math:`[0,1]^{n+1} \times [t_0, t_1]` by midpoint bisection;
+*Derivative enclosures (prover side)*: the gradient of :math:`G_1` over ``S`` comes from the same
+factored pass as the Hessian (:func:`~.conjecture_proof.hessian_and_gradient_box`); the mean-value form
+around the centre of ``S`` (a point gradient at :data:`REGION_GRAD_BITS`) is computed, and intersected
+with it, only when a sign of the derivatives of ``h`` is left open.  On a face, the first-order terms
+use the box enclosure of the derivatives of ``h`` first (the face centre lies in the box) and point
+gradients only when that does not prove the box.  Both are enclosures of the same numbers, so either
+choice, and their intersection, is sound.
+
+*Faces* (``faces=True``, the CLI default): for each sigma the translation reduction of
+:func:`~.conjecture_proof.min_zero_faces` holds for :math:`G_\sigma`, so the boxes need only tile
+:math:`(\{x_1 = 0\} \cup \{u' = 0\}) \times [t_0, t_1]`, one side fewer; a face side is the point
+``[0, 0]`` and is never split nor given a Taylor term (its width is 0).  n = 2, m = 1, lambda = 2,
+sigma in [1, 4]: 335 + 10 boxes and 30 CPU s against 670 + 46 boxes and 61 CPU s over the cube.
+
+The boxes then tile :math:`[0,1]^{n+1} \times [t_0, t_1]` (or the two faces) by midpoint bisection;
 :func:`rigorous_rdp.research.conjecture_certificate.make_region_certificate` writes them and
 ``rigorous-rdp verify`` re-proves every box with the independent enclosures of
 :mod:`rigorous_rdp.reference.conjecture_boxes`.
+
+**What a real order (a lambda side) would need** (not implemented).  A box would get a side
+:math:`\Lambda = [\lambda_0, \lambda_1]` and the claim :math:`h(\theta, t, \lambda) = G_{1,\lambda}(t\theta) -
+\mathrm{RHS}_\lambda(t) \le 0`.
+
+* *The integrand* :math:`p\,(p/q)^{\lambda-1} = p\,e^{(\lambda-1)\log R}` with a ball exponent: every
+  place where the prover and the verifier use integer polynomials in :math:`R = p/q` (the sums
+  :math:`S_0, S_1, S_2` of :func:`~.conjecture_proof._shifted_poly_sums`, :math:`R^{\lambda-2}`, the
+  compensated Hessian) needs the analytic forms, e.g. :math:`(R^\lambda - 1)/(R - 1)` as
+  :math:`\lambda\int_0^1 R_s^{\lambda-1}ds` along :math:`R_s = 1 + s(R - 1)`, enclosed for ``R`` in a
+  ball away from 0 (``q > 0`` on every cell: the factored atoms keep positive lower ends).
+  ``acb.integral`` needs the principal branch of :math:`\log R`, analytic where ``R`` avoids the
+  negative real axis: true on the real line, and the check is the same as ``q != 0`` today.
+* *Derivatives in lambda*: :math:`\partial_\lambda G = \int p\,R^{\lambda-1}\log R` and
+  :math:`\partial_{\lambda\lambda} G = \int p R^{\lambda-1}\log^2 R \ge 0` (so ``G`` is convex in lambda and
+  its supremum over :math:`\Lambda` at fixed :math:`(\theta, t)` is at an end, but ``h`` subtracts a
+  convex RHS, so that does not settle ``h``), mixed :math:`\partial_{\lambda\theta_k}` likewise with
+  :math:`\log R` factors; the tails need :math:`|\log R| \le` a bound linear in :math:`|y|` (true:
+  :math:`|\log(p/q)| \le m(|y| + m)/\sigma^2`: ``p`` and ``q`` pair their atoms by subset, and
+  each pair's ratio is :math:`e^{(s - s')(2y - s - s')/(2\sigma^2)}` with :math:`s, s' \in [0, m]`), so the Gaussian majorants
+  pick up one more power of :math:`|y|` per derivative.
+* *The RHS at a real order*: no finite sum; :math:`\mathrm{RHS}_\lambda(t) = E[(1 - r + r e^{tZ -
+  t^2/2})^\lambda]`, :math:`Z \sim N(0,1)`, a one-dimensional integral with its own certified
+  quadrature and tails, together with :math:`\partial_t`, :math:`\partial_\lambda` and second derivatives.
+  It stays nondecreasing in ``t`` (the bracket is a positive martingale in :math:`t^2` and
+  :math:`x^\lambda` is convex for :math:`\lambda \ge 1`) and in lambda (Jensen: :math:`E[X] = 1`), so
+  :math:`\mathrm{RHS}_{\lambda_0}(t_0)` is a lower bound on a box.
+* *The extremal rule* carries over unchanged: at :math:`\theta^*` both sides are the same integral
+  for every :math:`(t, \lambda)`, so a box holding :math:`\theta^*` closes by the signs of
+  :math:`\partial_\theta G_{1,\lambda}` over :math:`S \times \Lambda`.
+* *The verifier* (:mod:`rigorous_rdp.reference.conjecture_boxes`) needs the same real-order forms
+  written out again independently, and the certificate a lambda side (a new kind or a new field).
 """
 
 from __future__ import annotations
