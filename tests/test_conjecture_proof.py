@@ -690,3 +690,23 @@ def test_faces_proof_verifies_and_tampered_faces_certificates_are_rejected():
     nofaces["domain"] = BOXES_DOMAIN
     r = verify_certificate(rehash(nofaces))
     assert not r.ok and "[0, 0]" in r.reason
+
+
+@pytest.mark.slow
+def test_cli_prove_tiles_the_faces_unless_cube(tmp_path, capsys):
+    """conjecture --prove writes a certificate over the two faces by default and over the cube with
+    --cube; both verify."""
+    from rigorous_rdp.cli import main
+
+    for extra, faces in [([], True), (["--cube"], False)]:
+        out = tmp_path / f"c{len(extra)}.json"
+        argv = ["conjecture", "--prove", "--rows", "2", "--sigma", "4", "--json", "--out", str(out), *extra]
+        assert main(argv) == 0
+        printed = json.loads(capsys.readouterr().out)
+        assert printed["prove"]["proven"] is True
+        cert = json.loads(out.read_text())
+        assert ("faces" in cert) is faces
+        flat = [b for b in cert["boxes"] if ["0", "0"] in b[0]]
+        assert (len(flat) == len(cert["boxes"])) is faces
+        r = verify_certificate(cert)
+        assert r.ok, r.reason
