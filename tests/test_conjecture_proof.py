@@ -613,13 +613,14 @@ def test_pack_unpack_bound_is_exact():
 
 
 @pytest.mark.slow
-def test_prove_case_jobs_gives_the_same_proof():
+@pytest.mark.parametrize("faces", [False, True], ids=["cube", "faces"])
+def test_prove_case_jobs_gives_the_same_proof(faces):
     """--jobs 2 processes the subtrees below the frontier in worker processes; the leaves (and so
-    the certificate) are those of the serial run, in the same order."""
+    the certificate) are those of the serial run, in the same order (over the cube or the faces)."""
     case = cp.ProofCase(2, 1, 2, F(4))
     runs = []
     for jobs in (1, 2):
-        d = cp.proof_to_json(cp.prove_case(case, jobs=jobs))
+        d = cp.proof_to_json(cp.prove_case(case, jobs=jobs, faces=faces))
         d["summary"].pop("seconds")
         runs.append(d)
     assert runs[0]["summary"]["proven"] and runs[0] == runs[1]
