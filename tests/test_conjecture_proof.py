@@ -613,13 +613,101 @@ def test_pack_unpack_bound_is_exact():
 
 
 @pytest.mark.slow
-def test_prove_case_jobs_gives_the_same_proof():
+@pytest.mark.parametrize("faces", [False, True], ids=["cube", "faces"])
+def test_prove_case_jobs_gives_the_same_proof(faces):
     """--jobs 2 processes the subtrees below the frontier in worker processes; the leaves (and so
-    the certificate) are those of the serial run, in the same order."""
+    the certificate) are those of the serial run, in the same order (over the cube or the faces)."""
     case = cp.ProofCase(2, 1, 2, F(4))
     runs = []
     for jobs in (1, 2):
-        d = cp.proof_to_json(cp.prove_case(case, jobs=jobs))
+        d = cp.proof_to_json(cp.prove_case(case, jobs=jobs, faces=faces))
         d["summary"].pop("seconds")
         runs.append(d)
     assert runs[0]["summary"]["proven"] and runs[0] == runs[1]
+
+
+def test_translation_puts_every_configuration_on_a_face_with_the_same_g():
+    """The translation reduction of min_zero_faces: a configuration of F translated by minus its
+    smallest value lies on x_1 = 0 or u' = 0, inside [0,1]^(n+1), with the same G (mpmath.quad)."""
+    rng = random.Random(5)
+    faces = cp.min_zero_faces(4)
+    assert faces == [[(0, 0), (0, 1), (0, 1), (0, 1)], [(0, 1), (0, 1), (0, 1), (0, 0)]]
+    mpmath.mp.dps = 20
+    try:
+        for _ in range(3):
+            xs = sorted(F(rng.randrange(1, 64), 64) for _ in range(2))
+            u, up = sorted((F(rng.randrange(1, 64), 64) for _ in range(2)), reverse=True)
+            theta = [*xs, u, up]
+            low = min(theta)
+            moved = [x - low for x in theta]
+            assert moved[0] == 0 or moved[-1] == 0
+            assert all(0 <= x <= 1 for x in moved)
+            on = [f for f in faces if all(lo <= x <= hi for (lo, hi), x in zip(f, moved, strict=True))]
+            assert on
+            a = _mp_g(3, 2, 2, mpmath.mpf(1), [mpmath.mpf(x.numerator) / x.denominator for x in theta])
+            b = _mp_g(3, 2, 2, mpmath.mpf(1), [mpmath.mpf(x.numerator) / x.denominator for x in moved])
+            assert abs(a - b) < mpmath.mpf(10) ** -15 * a
+    finally:
+        mpmath.mp.dps = 15
+
+
+def test_faces_proof_verifies_and_tampered_faces_certificates_are_rejected():
+    """A proof over the two faces (n = 2, lambda = 2, sigma = 2) gives a certificate that verify
+    re-proves box by box; a box lifted off its face, a third face, a box removed or the cube's domain
+    text are rejected."""
+    res = cp.prove_case(cp.ProofCase(2, 1, 2, F(2)), faces=True)
+    assert res.complete
+    assert all(b["box"][0] == (0, 0) or b["box"][2] == (0, 0) for b in res.proven)
+    cert = make_boxes_certificate(cp.proof_to_json(res))
+    assert cert["faces"] == [[["0", "0"], ["0", "1"], ["0", "1"]], [["0", "1"], ["0", "1"], ["0", "0"]]]
+    r = verify_certificate(cert)
+    assert r.ok, r.reason
+    assert "faces x_1 = 0 and u_prime = 0" in r.reason
+
+    def rehash(c):
+        c["sha256"] = _hash(c)
+        return c
+
+    # a box removed (summary adjusted): the faces are not tiled
+    removed = cert["boxes"][0]
+    summary = dict(cert["summary"], boxes_proven=cert["summary"]["boxes_proven"] - 1)
+    summary["methods"] = dict(summary["methods"], **{removed[1]: summary["methods"][removed[1]] - 1})
+    r = verify_certificate(rehash(dict(cert, boxes=cert["boxes"][1:], summary=summary)))
+    assert not r.ok and "tile" in r.reason
+    # a face box widened off its face: its side is not [0, 0] and the face is no longer tiled
+    boxes = [list(b) for b in cert["boxes"]]
+    i = next(i for i, b in enumerate(boxes) if b[0][0] == ["0", "0"] and b[1] == "taylor")
+    boxes[i][0] = [["0", "1/2"], *boxes[i][0][1:]]
+    r = verify_certificate(rehash(dict(cert, boxes=boxes)))
+    assert not r.ok
+    # the faces field changed, or dropped while the boxes stay on the faces
+    r = verify_certificate(rehash(dict(cert, faces=[cert["faces"][0]])))
+    assert not r.ok and "faces" in r.reason
+    nofaces = {k: v for k, v in cert.items() if k != "faces"}
+    r = verify_certificate(rehash(nofaces))
+    assert not r.ok
+    from rigorous_rdp.research.conjecture_certificate import BOXES_DOMAIN
+
+    nofaces["domain"] = BOXES_DOMAIN
+    r = verify_certificate(rehash(nofaces))
+    assert not r.ok and "[0, 0]" in r.reason
+
+
+@pytest.mark.slow
+def test_cli_prove_tiles_the_faces_unless_cube(tmp_path, capsys):
+    """conjecture --prove writes a certificate over the two faces by default and over the cube with
+    --cube; both verify."""
+    from rigorous_rdp.cli import main
+
+    for extra, faces in [([], True), (["--cube"], False)]:
+        out = tmp_path / f"c{len(extra)}.json"
+        argv = ["conjecture", "--prove", "--rows", "2", "--sigma", "4", "--json", "--out", str(out), *extra]
+        assert main(argv) == 0
+        printed = json.loads(capsys.readouterr().out)
+        assert printed["prove"]["proven"] is True
+        cert = json.loads(out.read_text())
+        assert ("faces" in cert) is faces
+        flat = [b for b in cert["boxes"] if ["0", "0"] in b[0]]
+        assert (len(flat) == len(cert["boxes"])) is faces
+        r = verify_certificate(cert)
+        assert r.ok, r.reason

@@ -15,6 +15,7 @@ from rigorous_rdp.research import conjecture_region as cr
 from rigorous_rdp.research.conjecture_certificate import _hash
 
 DATA = Path(__file__).parent / "data" / "conjecture_region_n2_m1_l2_s3-4.json"
+FACES = Path(__file__).parent / "data" / "conjecture_region_n2_m1_l2_s3-4_faces.json"
 
 
 def _mp(x):
@@ -204,13 +205,41 @@ def test_cli_region_bad_input_exits_2(capsys):
 
 
 @pytest.mark.slow
-def test_region_proof_reproduces_the_stored_certificate(tmp_path):
+@pytest.mark.parametrize("faces, path", [(False, DATA), (True, FACES)], ids=["cube", "faces"])
+def test_region_proof_reproduces_the_stored_certificate(tmp_path, faces, path):
     """prove_region on n = 2, m = 1, lambda = 2, sigma in [3, 4] gives the stored certificate's boxes."""
     from rigorous_rdp.research.conjecture_certificate import make_region_certificate
 
-    res = cr.prove_region(cr.RegionCase(2, 1, 2, F(3), F(4)))
+    res = cr.prove_region(cr.RegionCase(2, 1, 2, F(3), F(4)), faces=faces)
     assert res.complete
     cert = make_region_certificate(cr.region_to_json(res))
-    stored = json.loads(DATA.read_text())
+    stored = json.loads(path.read_text())
     assert [b[0] for b in cert["boxes"]] == [b[0] for b in stored["boxes"]]
     assert cert["outside"] == stored["outside"]
+
+
+def test_stored_faces_region_certificate_verifies_and_tampering_is_rejected():
+    """The proof over the faces x_1 = 0 and u' = 0 (times the t interval): every box lies on one face
+    and is re-proven; a box lifted off its face, a face dropped, or the cube's domain text with the
+    face boxes are rejected."""
+    from rigorous_rdp.research.conjecture_certificate import REGION_DOMAIN
+
+    cert = json.loads(FACES.read_text())
+    assert cert["faces"] == [
+        [["0", "0"], ["0", "1"], ["0", "1"], ["1/4", "1/3"]],
+        [["0", "1"], ["0", "1"], ["0", "0"], ["1/4", "1/3"]],
+    ]
+    assert all(b[0][0] == ["0", "0"] or b[0][2] == ["0", "0"] for b in cert["boxes"])
+    res = verify_certificate(cert)
+    assert res.ok, res.reason
+    assert "faces x_1 = 0 and u_prime = 0" in res.reason
+    boxes = [list(b) for b in cert["boxes"]]
+    i = next(i for i, b in enumerate(boxes) if b[0][0] == ["0", "0"] and b[1] == "taylor")
+    boxes[i][0] = [["0", "1/2"], *boxes[i][0][1:]]
+    assert not verify_certificate(_rehash(dict(cert, boxes=boxes))).ok
+    r = verify_certificate(_rehash(dict(cert, faces=cert["faces"][1:])))
+    assert not r.ok and "faces" in r.reason
+    nofaces = {k: v for k, v in cert.items() if k != "faces"}
+    assert not verify_certificate(_rehash(dict(nofaces))).ok
+    r = verify_certificate(_rehash(dict(nofaces, domain=REGION_DOMAIN)))
+    assert not r.ok and "[0, 0]" in r.reason

@@ -74,6 +74,12 @@ def register(sub: Any) -> None:
         "dataset values and t = 1/sigma; certificate kind holds-region)",
     )
     p.add_argument(
+        "--cube",
+        action="store_true",
+        help="--prove: tile the whole cube [0,1]^(n+1) with boxes, not only its faces x_1 = 0 and u' = 0 "
+        "(the default: every configuration translates onto one of them; one dimension fewer)",
+    )
+    p.add_argument(
         "--max-boxes", default="20000", metavar="B", help="--prove: boxes processed before giving up (default 20000)"
     )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
@@ -108,7 +114,7 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
     if args.sigma_range is not None:
         return _run_prove_region(args, n, m, lam, max_boxes, out_path)
     sigma = parse_rational("1" if args.sigma is None else args.sigma, "sigma")
-    res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=True, jobs=jobs)
+    res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=True, jobs=jobs, faces=not args.cube)
     proof = proof_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
     out["prove"]["statement"] = (
@@ -140,7 +146,7 @@ def _run_prove_region(
             f"--sigma-range must satisfy 1 <= LOW < HIGH <= 64. Found {quote(args.sigma_range[0])} "
             f"{quote(args.sigma_range[1])}."
         )
-    res = prove_region(RegionCase(n, m, lam, lo, hi), max_boxes=max_boxes, progress=True)
+    res = prove_region(RegionCase(n, m, lam, lo, hi), max_boxes=max_boxes, progress=True, faces=not args.cube)
     proof = region_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
     out["prove"]["statement"] = (

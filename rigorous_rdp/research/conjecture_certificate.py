@@ -628,6 +628,25 @@ BOXES_DOMAIN = (
     "of the other rows and reflection z -> 1 - z every admissible configuration has the same "
     "divergences as one in F = {x_1 <= ... <= x_{n-1}, u >= u_prime}; 'outside' boxes do not meet F"
 )
+#: the domain text of a certificate whose boxes tile the two faces {x_1 = 0} and {u' = 0} (optional
+#: field "faces"; research/conjecture_proof.min_zero_faces)
+FACES_DOMAIN = (
+    "boxes tile the faces {x_1 = 0} and {u_prime = 0} of [0,1]^(n+1) (coordinates x_1..x_{n-1}, u, u_prime; "
+    "each box has the side [0, 0] of its face); by permutation of the other rows and reflection z -> 1 - z "
+    "every admissible configuration has the same divergences as one in F = {x_1 <= ... <= x_{n-1}, u >= u_prime}, "
+    "and translating it by minus its smallest value min(x_1, u_prime) keeps it in F and in [0,1]^(n+1) and "
+    "puts it on one of the two faces; 'outside' boxes do not meet F"
+)
+
+
+def faces_of(dim: int, last: tuple[Fraction, Fraction] | None = None) -> list[tuple[tuple[Fraction, Fraction], ...]]:
+    """The faces {x_1 = 0} and {u' = 0} of [0,1]^dim (written out again here), each with the extra last
+    side ``last`` when given (the t side of a region certificate)."""
+    z, one = (Fraction(0), Fraction(0)), (Fraction(0), Fraction(1))
+    tail = [] if last is None else [last]
+    return [tuple([z] + [one] * (dim - 1) + tail), tuple([one] * (dim - 1) + [z] + tail)]
+
+
 BOXES_METHODS = {
     "taylor": (
         "signed coordinates fixed at the end their sign selects; on that face, with c its centre "
@@ -693,7 +712,8 @@ def make_boxes_certificate(proof: dict[str, Any]) -> dict[str, Any]:
         "complete": not proof["open"],
         "case": proof["case"],
         "coordinates": proof["coordinates"],
-        "domain": BOXES_DOMAIN,
+        "domain": FACES_DOMAIN if proof.get("faces") else BOXES_DOMAIN,
+        **({"faces": proof["faces"]} if proof.get("faces") else {}),
         "rhs_g": proof["rhs_g"],
         "boxes": _with_room(proof["boxes"], proof["rhs_g"]["lower"]),
         "outside": proof["outside"],
@@ -705,16 +725,33 @@ def make_boxes_certificate(proof: dict[str, Any]) -> dict[str, Any]:
     return cert
 
 
-def _fr_box(b: Any, dim: int) -> tuple[tuple[Fraction, Fraction], ...]:
+def _fr_box(b: Any, dim: int, flat: tuple[int, ...] = ()) -> tuple[tuple[Fraction, Fraction], ...]:
+    """A box of the certificate as exact rationals; sides in ``flat`` may be the point [0, 0] (the face
+    side of a ``faces`` certificate), every other side a non-empty part of [0, 1]."""
     if not isinstance(b, list) or len(b) != dim:
         raise ValueError("a box has the wrong number of coordinates")
     out = []
-    for lo, hi in b:
+    for k, (lo, hi) in enumerate(b):
         a, c = Fraction(str(lo)), Fraction(str(hi))
-        if not 0 <= a < c <= 1:
+        if not (0 <= a < c <= 1 or (k in flat and a == c == 0)):
             raise ValueError(f"box side [{lo}, {hi}] is not a non-empty part of [0, 1]")
         out.append((a, c))
     return tuple(out)
+
+
+def _tile_faces(
+    faces: list[tuple[tuple[Fraction, Fraction], ...]], boxes: list[tuple[tuple[Fraction, Fraction], ...]]
+) -> bool:
+    """True iff every box lies in exactly one of ``faces`` (by its point side) and the boxes of each
+    face tile it by repeated midpoint bisection."""
+    flat = [[k for k, (lo, hi) in enumerate(f) if lo == hi] for f in faces]
+    groups: list[list[tuple[tuple[Fraction, Fraction], ...]]] = [[] for _ in faces]
+    for b in boxes:
+        on = [i for i, ks in enumerate(flat) if all(b[k] == faces[i][k] for k in ks)]
+        if len(on) != 1 or any(b[k][0] == b[k][1] for k in range(len(b)) if k not in flat[on[0]]):
+            return False
+        groups[on[0]].append(b)
+    return all(_tile(f, g) for f, g in zip(faces, groups, strict=True))
 
 
 def _tile(region: tuple[tuple[Fraction, Fraction], ...], boxes: list[tuple[tuple[Fraction, Fraction], ...]]) -> bool:
@@ -937,18 +974,23 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None, 
         return VerificationResult(False, "malformed certificate: inconsistent case (n, m, r, lambda, sigma)")
     dim = n + 1
     methods_old = {k: v for k, v in BOXES_METHODS.items() if k != "upper"}
+    has_faces = "faces" in cert
+    faces = faces_of(dim)
+    if has_faces and cert["faces"] != [[[str(lo), str(hi)] for lo, hi in f] for f in faces]:
+        return VerificationResult(False, "malformed certificate: 'faces' is not [x_1 = 0, u_prime = 0] of [0,1]^(n+1)")
     if (
         cert.get("statement") != BOXES_STATEMENT
-        or cert.get("domain") != BOXES_DOMAIN
+        or cert.get("domain") != (FACES_DOMAIN if has_faces else BOXES_DOMAIN)
         or cert.get("methods") not in (BOXES_METHODS, methods_old)
         or cert.get("coordinates") != [f"x_{i + 1}" for i in range(n - 1)] + ["u", "u_prime"]
     ):
         return VerificationResult(
             False, "malformed certificate: the statement, domain, methods or coordinates text is not the one generated"
         )
-    proven = [(_fr_box(b[0], dim), b) for b in cert["boxes"]]
-    outside = [_fr_box(b, dim) for b in cert["outside"]]
-    open_ = [_fr_box(b[0], dim) for b in cert["open"]]
+    flat = (0, dim - 1) if has_faces else ()
+    proven = [(_fr_box(b[0], dim, flat), b) for b in cert["boxes"]]
+    outside = [_fr_box(b, dim, flat) for b in cert["outside"]]
+    open_ = [_fr_box(b[0], dim, flat) for b in cert["open"]]
     if cert["complete"] is not (not open_):
         return VerificationResult(False, "'complete' disagrees with the list of open boxes")
     bad = _summary_mismatch(cert, proven, outside, open_)
@@ -958,7 +1000,10 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None, 
         if not _misses_domain(b, n):
             return VerificationResult(False, f"an 'outside' box meets the fundamental domain: {b}")
     unit = tuple((Fraction(0), Fraction(1)) for _ in range(dim))
-    if not _tile(unit, [b for b, _ in proven] + outside + open_):
+    if has_faces:
+        if not _tile_faces(faces, [b for b, _ in proven] + outside + open_):
+            return VerificationResult(False, "the boxes do not tile the faces x_1 = 0 and u_prime = 0 (coverage fails)")
+    elif not _tile(unit, [b for b, _ in proven] + outside + open_):
         return VerificationResult(False, "the boxes do not tile [0,1]^(n+1) (coverage fails)")
     rhs_lo = Fraction(str(cert["rhs_g"]["lower"]))
     rhs_hi = Fraction(str(cert["rhs_g"]["upper"]))
@@ -970,7 +1015,10 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None, 
             if (
                 pt is None
                 or len(signs) != dim
-                or any(s not in (-1, 1) or pt[k] != (b[k][1] if s > 0 else b[k][0]) for k, s in enumerate(signs))
+                or any(
+                    s not in ((-1, 0, 1) if b[k][0] == b[k][1] else (-1, 1)) or pt[k] != (b[k][1] if s > 0 else b[k][0])
+                    for k, s in enumerate(signs)
+                )
             ):
                 return VerificationResult(False, f"box {b}: the vertex is not the one its derivative signs select")
             if method == "extremal" and pt != extremal:
@@ -1056,7 +1104,8 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None, 
         }
         what = (
             f"n = {n}, m = {m}, lambda = {lam}, sigma = {case['sigma']}: {len(proven)} proven boxes and "
-            f"{len(outside)} outside the domain tile [0,1]^{dim}; every proven box re-proven with independent "
+            f"{len(outside)} outside the domain tile "
+            f"{'the faces x_1 = 0 and u_prime = 0 of ' if has_faces else ''}[0,1]^{dim}; every proven box re-proven with independent "
             f"enclosures ({subboxes} boxes after bisection); {len(chosen)} also re-evaluated with mpmath"
         )
         if open_:
@@ -1100,6 +1149,17 @@ REGION_METHODS = {
 }
 
 
+#: the domain text of a holds-region certificate over the faces x_1 = 0 and u' = 0 (optional field "faces")
+REGION_FACES_DOMAIN = (
+    "boxes tile the faces {x_1 = 0} and {u_prime = 0} of [0,1]^(n+1), times [1/sigma_high, 1/sigma_low] "
+    "(coordinates x_1..x_{n-1}, u, u_prime, t = 1/sigma; each box has the side [0, 0] of its face); by "
+    "permutation of the other rows and reflection z -> 1 - z every admissible configuration has the same "
+    "divergences as one in F = {x_1 <= ... <= x_{n-1}, u >= u_prime}, and translating it by minus its smallest "
+    "value min(x_1, u_prime) keeps it in F and in [0,1]^(n+1) and puts it on one of the two faces; 'outside' "
+    "boxes do not meet F; G_sigma(theta) = G_1(t theta) (substitute y = sigma z)"
+)
+
+
 def make_region_certificate(proof: dict[str, Any]) -> dict[str, Any]:
     """Certificate of kind ``holds-region`` from
     :func:`rigorous_rdp.research.conjecture_region.region_to_json` (an incomplete proof gives
@@ -1122,7 +1182,8 @@ def make_region_certificate(proof: dict[str, Any]) -> dict[str, Any]:
         "complete": not proof["open"],
         "case": proof["case"],
         "coordinates": proof["coordinates"],
-        "domain": REGION_DOMAIN,
+        "domain": REGION_FACES_DOMAIN if proof.get("faces") else REGION_DOMAIN,
+        **({"faces": proof["faces"]} if proof.get("faces") else {}),
         "boxes": boxes,
         "outside": proof["outside"],
         "open": proof["open"],
@@ -1294,7 +1355,7 @@ def _verify_region(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         return VerificationResult(False, "malformed certificate: the sigma interval must satisfy 1 <= low < high")
     if (
         cert.get("statement") != REGION_STATEMENT
-        or cert.get("domain") != REGION_DOMAIN
+        or cert.get("domain") != (REGION_FACES_DOMAIN if "faces" in cert else REGION_DOMAIN)
         or cert.get("methods") != REGION_METHODS
         or cert.get("coordinates") != [f"x_{i + 1}" for i in range(n - 1)] + ["u", "u_prime", "t"]
     ):
@@ -1303,6 +1364,13 @@ def _verify_region(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         )
     t_lo, t_hi = 1 / s_hi, 1 / s_lo
     d = n + 2
+    has_faces = "faces" in cert
+    faces = faces_of(n + 1, (t_lo, t_hi))
+    if has_faces and cert["faces"] != [[[str(lo), str(hi)] for lo, hi in f] for f in faces]:
+        return VerificationResult(
+            False, "malformed certificate: 'faces' is not [x_1 = 0, u_prime = 0] of [0,1]^(n+1) x [t_low, t_high]"
+        )
+    flat = (0, n) if has_faces else ()
 
     def parse(b: Any) -> tuple[tuple[Fraction, Fraction], ...]:
         if not isinstance(b, list) or len(b) != d:
@@ -1311,7 +1379,7 @@ def _verify_region(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         for i, (lo, hi) in enumerate(b):
             a, c = Fraction(str(lo)), Fraction(str(hi))
             lim = (t_lo, t_hi) if i == d - 1 else (Fraction(0), Fraction(1))
-            if not lim[0] <= a < c <= lim[1]:
+            if not (lim[0] <= a < c <= lim[1] or (i in flat and a == c == 0)):
                 raise ValueError(f"box side [{lo}, {hi}] is not a non-empty part of [{lim[0]}, {lim[1]}]")
             out.append((a, c))
         return tuple(out)
@@ -1328,7 +1396,13 @@ def _verify_region(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         if not _misses_domain(b[:-1], n):
             return VerificationResult(False, f"an 'outside' box meets the fundamental domain: {b}")
     region = tuple([(Fraction(0), Fraction(1))] * (n + 1) + [(t_lo, t_hi)])
-    if not _tile(region, [b for b, _ in proven] + outside + open_):
+    if has_faces:
+        if not _tile_faces(faces, [b for b, _ in proven] + outside + open_):
+            return VerificationResult(
+                False,
+                "the boxes do not tile the faces x_1 = 0 and u_prime = 0 (times [t_low, t_high]) (coverage fails)",
+            )
+    elif not _tile(region, [b for b, _ in proven] + outside + open_):
         return VerificationResult(False, "the boxes do not tile [0,1]^(n+1) x [t_low, t_high] (coverage fails)")
     for b, rec in proven:
         method, upper, point, signs = rec[1], rec[2], rec[3], rec[4]
@@ -1372,7 +1446,8 @@ def _verify_region(cert: dict[str, Any], *, jobs: int = 1) -> Any:
     }
     what = (
         f"n = {n}, m = {m}, lambda = {lam}, sigma in [{s_lo}, {s_hi}]: {len(proven)} proven boxes and "
-        f"{len(outside)} outside the domain tile [0,1]^{n + 1} x [{t_lo}, {t_hi}]; every proven box re-proven "
+        f"{len(outside)} outside the domain tile {'the faces x_1 = 0 and u_prime = 0 of ' if has_faces else ''}"
+        f"[0,1]^{n + 1} x [{t_lo}, {t_hi}]; every proven box re-proven "
         f"with independent enclosures ({subboxes} boxes after bisection)"
     )
     if open_:

@@ -128,6 +128,7 @@ __all__ = [
     "hessian_tail",
     "hessian_tail_density",
     "is_extremal",
+    "min_zero_faces",
     "outside_domain",
     "prove_case",
     "rhs_g",
@@ -183,6 +184,22 @@ def outside_domain(case: ProofCase, box: Sequence[tuple[Fraction, Fraction]]) ->
     if any(box[i][0] > box[i + 1][1] for i in range(k - 1)):
         return True
     return box[k][1] < box[k + 1][0]
+
+
+def min_zero_faces(dim: int) -> list[Box]:
+    r"""The two faces :math:`\{x_1 = 0\}` and :math:`\{u' = 0\}` of :math:`[0,1]^{\text{dim}}` (``dim`` =
+    n + 1 coordinates x_1..x_{n-1}, u, u'; a further last side, like ``t``, is not included).
+
+    **Translation reduction (proof).**  ``G`` does not change when every value is translated by the
+    same amount (module docstring, (i)); the reflection (iii) and the sorting (ii) keep the values in
+    an interval of length 1 and are done first, then the translation by minus the minimum keeps the
+    order and ``u >= u'`` and puts the minimum at 0, every value in :math:`[0, 1]`.  In ``F`` the
+    minimum of all values is :math:`\min(x_1, u')` (:math:`x_1` the smallest of the ``x_i``,
+    :math:`u' \le u`), so every admissible configuration has the divergences of one in
+    :math:`F \cap (\{x_1 = 0\} \cup \{u' = 0\})`: boxes that tile these two faces (dimension ``n``)
+    cover it as well as boxes that tile the cube (dimension ``n + 1``)."""
+    z, one = (Fraction(0), Fraction(0)), (Fraction(0), Fraction(1))
+    return [[z] + [one] * (dim - 1), [one] * (dim - 1) + [z]]
 
 
 def is_extremal(case: ProofCase, point: Sequence[Fraction]) -> bool:
@@ -1089,6 +1106,8 @@ class ProofResult:
         return max(ups, key=lambda x: x.upper()) if ups else None
 
     region: Box | None = None
+    #: True when the boxes tile the two faces of :func:`min_zero_faces` instead of the cube
+    faces: bool = False
 
     def summary(self) -> dict[str, Any]:
         methods: dict[str, int] = {}
@@ -1123,6 +1142,7 @@ def prove_case(
     rhs_override: arb | None = None,
     region: Sequence[tuple[Fraction, Fraction]] | None = None,
     jobs: int = 1,
+    faces: bool = False,
 ) -> ProofResult:
     r"""Branch and bound over :math:`[0,1]^{n+1}` (module docstring), or over the box ``region`` (a part
     of the domain; a certificate needs the whole cube).  ``rhs_override`` replaces the certified RHS
@@ -1130,6 +1150,10 @@ def prove_case(
 
     Boxes deeper than ``max_depth`` bisections, or all boxes left once ``max_boxes`` leaves have been
     processed, are reported as open with their certified upper bound (None when not computed).
+
+    ``faces``: the branch and bound runs over the two faces of :func:`min_zero_faces` (first
+    :math:`x_1 = 0`, then :math:`u' = 0`) instead of the cube: one dimension fewer, the same statement
+    (the translation reduction proven there).
 
     ``jobs`` > 1: the boxes of the first :data:`FRONTIER_LEVELS` levels of the bisection tree are
     processed here, and the subtrees below them by ``jobs`` worker processes.  What happens to a box
@@ -1141,11 +1165,15 @@ def prove_case(
     t0 = time.perf_counter()
     rhs = rhs_g(case) if rhs_override is None else rhs_override
     res = ProofResult(case, rhs)
+    if faces and region is not None:
+        raise ValueError("faces and region exclude each other")
     res.region = None if region is None else list(region)
+    res.faces = faces
     with workprec(PREC):
         rhs_lower = arb(rhs.lower())
-    start = [(Fraction(0), Fraction(1))] * case.dim if region is None else list(region)
-    stack: list[tuple[Any, ...]] = [(start, 0, None)]
+    whole: Box = [(Fraction(0), Fraction(1))] * case.dim if region is None else list(region)
+    starts = min_zero_faces(case.dim) if faces else [whole]
+    stack: list[tuple[Any, ...]] = [(start, 0, None) for start in reversed(starts)]
     from .. import progress as _progress
 
     bar_cm = (
@@ -1158,7 +1186,10 @@ def prove_case(
         if jobs <= 1:
             _branch_and_bound(case, stack, res, rhs_lower, rhs_override is None, max_depth, max_boxes, bar)
         else:
-            _branch_and_bound_parallel(case, start, res, rhs_lower, rhs_override is None, max_depth, max_boxes, jobs)
+            for start in starts:
+                _branch_and_bound_parallel(
+                    case, start, res, rhs_lower, rhs_override is None, max_depth, max_boxes, jobs
+                )
     except SystemError as exc:
         # Ctrl-C inside an acb.integral callback reaches Python as "SystemError: ... returned a result
         # with an exception set" whose cause is the KeyboardInterrupt: give the interrupt back
@@ -1360,6 +1391,7 @@ def proof_to_json(res: ProofResult) -> dict[str, Any]:
         "coordinates": [f"x_{i + 1}" for i in range(res.case.n - 1)] + ["u", "u_prime"],
         "rhs_g": {"lower": decimal_lower(res.rhs, 15), "upper": decimal_upper(res.rhs, 15)},
         "region": None if res.region is None else box_json(res.region),
+        **({"faces": [box_json(f) for f in min_zero_faces(res.case.dim)]} if res.faces else {}),
         "boxes": proven,
         "outside": [box_json(b) for b in res.outside],
         "open": [[box_json(b["box"]), None if b["upper"] is None else decimal_upper(b["upper"], 15)] for b in res.open],

@@ -51,10 +51,56 @@ of :func:`~rigorous_rdp.research.conjecture_proof.tail_constants` at sigma 1 hol
 * else the box is bisected at the midpoint of the side with the largest Taylor cost (the score of
   :func:`~.conjecture_proof.box_bounds`; a heuristic, any choice is sound).
 
-The boxes then tile :math:`[0,1]^{n+1} \times [t_0, t_1]` by midpoint bisection;
+*Derivative enclosures (prover side)*: the gradient of :math:`G_1` over ``S`` comes from the same
+factored pass as the Hessian (:func:`~.conjecture_proof.hessian_and_gradient_box`); the mean-value form
+around the centre of ``S`` (a point gradient at :data:`REGION_GRAD_BITS`) is computed, and intersected
+with it, only when a sign of the derivatives of ``h`` is left open.  On a face, the first-order terms
+use the box enclosure of the derivatives of ``h`` first (the face centre lies in the box) and point
+gradients only when that does not prove the box.  Both are enclosures of the same numbers, so either
+choice, and their intersection, is sound.
+
+*Faces* (``faces=True``, the CLI default): for each sigma the translation reduction of
+:func:`~.conjecture_proof.min_zero_faces` holds for :math:`G_\sigma`, so the boxes need only tile
+:math:`(\{x_1 = 0\} \cup \{u' = 0\}) \times [t_0, t_1]`, one side fewer; a face side is the point
+``[0, 0]`` and is never split nor given a Taylor term (its width is 0).  n = 2, m = 1, lambda = 2,
+sigma in [1, 4]: 335 + 10 boxes and 30 CPU s against 670 + 46 boxes and 61 CPU s over the cube.
+
+The boxes then tile :math:`[0,1]^{n+1} \times [t_0, t_1]` (or the two faces) by midpoint bisection;
 :func:`rigorous_rdp.research.conjecture_certificate.make_region_certificate` writes them and
 ``rigorous-rdp verify`` re-proves every box with the independent enclosures of
 :mod:`rigorous_rdp.reference.conjecture_boxes`.
+
+**What a real order (a lambda side) would need** (not implemented).  A box would get a side
+:math:`\Lambda = [\lambda_0, \lambda_1]` and the claim :math:`h(\theta, t, \lambda) = G_{1,\lambda}(t\theta) -
+\mathrm{RHS}_\lambda(t) \le 0`.
+
+* *The integrand* :math:`p\,(p/q)^{\lambda-1} = p\,e^{(\lambda-1)\log R}` with a ball exponent: every
+  place where the prover and the verifier use integer polynomials in :math:`R = p/q` (the sums
+  :math:`S_0, S_1, S_2` of :func:`~.conjecture_proof._shifted_poly_sums`, :math:`R^{\lambda-2}`, the
+  compensated Hessian) needs the analytic forms, e.g. :math:`(R^\lambda - 1)/(R - 1)` as
+  :math:`\lambda\int_0^1 R_s^{\lambda-1}ds` along :math:`R_s = 1 + s(R - 1)`, enclosed for ``R`` in a
+  ball away from 0 (``q > 0`` on every cell: the factored atoms keep positive lower ends).
+  ``acb.integral`` needs the principal branch of :math:`\log R`, analytic where ``R`` avoids the
+  negative real axis: true on the real line, and the check is the same as ``q != 0`` today.
+* *Derivatives in lambda*: :math:`\partial_\lambda G = \int p\,R^{\lambda-1}\log R` and
+  :math:`\partial_{\lambda\lambda} G = \int p R^{\lambda-1}\log^2 R \ge 0` (so ``G`` is convex in lambda and
+  its supremum over :math:`\Lambda` at fixed :math:`(\theta, t)` is at an end, but ``h`` subtracts a
+  convex RHS, so that does not settle ``h``), mixed :math:`\partial_{\lambda\theta_k}` likewise with
+  :math:`\log R` factors; the tails need :math:`|\log R| \le` a bound linear in :math:`|y|` (true:
+  :math:`|\log(p/q)| \le m(|y| + m)/\sigma^2`: ``p`` and ``q`` pair their atoms by subset, and
+  each pair's ratio is :math:`e^{(s - s')(2y - s - s')/(2\sigma^2)}` with :math:`s, s' \in [0, m]`), so the Gaussian majorants
+  pick up one more power of :math:`|y|` per derivative.
+* *The RHS at a real order*: no finite sum; :math:`\mathrm{RHS}_\lambda(t) = E[(1 - r + r e^{tZ -
+  t^2/2})^\lambda]`, :math:`Z \sim N(0,1)`, a one-dimensional integral with its own certified
+  quadrature and tails, together with :math:`\partial_t`, :math:`\partial_\lambda` and second derivatives.
+  It stays nondecreasing in ``t`` (the bracket is a positive martingale in :math:`t^2` and
+  :math:`x^\lambda` is convex for :math:`\lambda \ge 1`) and in lambda (Jensen: :math:`E[X] = 1`), so
+  :math:`\mathrm{RHS}_{\lambda_0}(t_0)` is a lower bound on a box.
+* *The extremal rule* carries over unchanged: at :math:`\theta^*` both sides are the same integral
+  for every :math:`(t, \lambda)`, so a box holding :math:`\theta^*` closes by the signs of
+  :math:`\partial_\theta G_{1,\lambda}` over :math:`S \times \Lambda`.
+* *The verifier* (:mod:`rigorous_rdp.reference.conjecture_boxes`) needs the same real-order forms
+  written out again independently, and the certificate a lambda side (a new kind or a new field).
 """
 
 from __future__ import annotations
@@ -73,10 +119,12 @@ from ..arith import decimal_lower, decimal_upper, to_arb, workprec
 from .conjecture_proof import (
     PREC,
     ProofCase,
+    _g_point_adaptive,
+    _meet,
     box_json,
-    g_point,
     grad_point,
-    hessian_box,
+    hessian_and_gradient_box,
+    min_zero_faces,
     outside_domain,
     proven_leaves_json,
 )
@@ -171,22 +219,33 @@ def region_box_bounds(rc: RegionCase, box: Sequence[tuple[Fraction, Fraction]]) 
     r"""Try to prove :math:`h(\theta, t) = G_1(t\theta) - \mathrm{RHS}(t) \le 0` on one box ``(B, T)``
     (module docstring).  Returns ``proven``, ``method`` (extremal | monotone | taylor), ``upper`` (arb
     upper bound of ``h`` on the box, None for extremal), ``signs`` (per side, ``t`` last), ``point``
-    (the vertex or the centre of the face, in the coordinates ``(theta, t)``) and ``split``."""
+    (the vertex or the centre of the face, in the coordinates ``(theta, t)``), ``split`` and, for a box
+    far from proven, ``then_split`` (sides to bisect its halves at without evaluating them)."""
     base = rc.base
     n, dim = rc.n, rc.dim
     S = scaled_box(box)
     with workprec(PREC):
-        cS = [(lo + hi) / 2 for lo, hi in S]
-        hS = [arb(0, to_arb((hi - lo) / 2).upper()) for lo, hi in S]
-        gS = grad_point(base, cS)
-        H = hessian_box(base, S)
-        gb = [gS[k] + sum((H[k][j] * hS[j] for j in range(n + 1)), arb(0)) for k in range(n + 1)]
+        # the Hessian and the gradient of G_1 over S from one factored pass; the gradient is intersected
+        # with the mean-value form around the centre of S only when the box enclosure leaves a sign of h
+        # open (both are enclosures of the same numbers, so is their intersection)
+        H, gS = hessian_and_gradient_box(base, S)
         th = [to_arb(lo).union(to_arb(hi)) for lo, hi in box[:-1]]
         tb = to_arb(box[-1][0]).union(to_arb(box[-1][1]))
         _, r1, r2 = rhs_series(rc.n, rc.m, rc.lam, tb)
-        # first derivatives of h over the box: t g_k(t theta) and sum_k theta_k g_k(t theta) - RHS'(t)
-        dbox = [tb * gb[k] for k in range(n + 1)]
-        dbox.append(sum((th[k] * gb[k] for k in range(n + 1)), arb(0)) - r1)
+
+        def first(gb: list[arb]) -> list[arb]:
+            # first derivatives of h over the box: t g_k(t theta) and sum_k theta_k g_k(t theta) - RHS'(t)
+            return [tb * gb[k] for k in range(n + 1)] + [sum((th[k] * gb[k] for k in range(n + 1)), arb(0)) - r1]
+
+        gb = gS
+        dbox = first(gb)
+        if not all(d > 0 or d < 0 for d in dbox):
+            cS = [(lo + hi) / 2 for lo, hi in S]
+            hS = [arb(0, to_arb((hi - lo) / 2).upper()) for lo, hi in S]
+            gc = grad_point(base, cS, rel_bits=REGION_GRAD_BITS)
+            mv = [gc[k] + sum((H[k][j] * hS[j] for j in range(n + 1)), arb(0)) for k in range(n + 1)]
+            gb = [_meet(gS[k], mv[k]) for k in range(n + 1)]
+            dbox = first(gb)
         # second derivatives over the box
         hh = [[arb(0)] * dim for _ in range(dim)]
         for j in range(n + 1):
@@ -196,46 +255,93 @@ def region_box_bounds(rc: RegionCase, box: Sequence[tuple[Fraction, Fraction]]) 
         hh[n + 1][n + 1] = sum((th[j] * th[k] * H[j][k] for j in range(n + 1) for k in range(n + 1)), arb(0)) - r2
         signs = [1 if d > 0 else -1 if d < 0 else 0 for d in dbox]
         half = [to_arb((hi - lo) / 2) for lo, hi in box]
-        free = [k for k in range(dim) if signs[k] == 0]
+        free = [k for k in range(dim) if signs[k] == 0 and box[k][0] < box[k][1]]
         face = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(box, signs, strict=True)]
-        # split where the width costs most (as in conjecture_proof.box_bounds; any choice is sound)
-        scores = []
-        for j in range(dim):
-            wj = float(box[j][1] - box[j][0])
-            sc = wj * sum(float(_absmax(hh[k][j]).mid()) for k in free)
-            if j in free:
-                sc += float(_absmax(dbox[j]).mid()) * wj
-            scores.append(sc)
+        scores = _split_scores(box, hh, dbox, free)
         split = max(range(dim), key=lambda j: scores[j]) if all(map(math.isfinite, scores)) else _widest(box)
         theta_free = [k for k in free if k < n + 1]
         if not theta_free and contains_extremal(n, box) and signs[: n + 1] == extremal_signs(n):
             # for every t: sup over B of G_1(t theta) = G_1(t theta*) = RHS(t)
             return {"proven": True, "method": "extremal", "upper": None, "signs": signs, "point": None}
         tf = face[-1]
+        tfa = to_arb(tf)
         phi = [tf * x for x in face[:-1]]
-        gv = g_point(base, phi)
-        up = arb(gv.upper()) - arb(rhs_at(rc.n, rc.m, rc.lam, tf).lower())
+        rhs_lower = arb(rhs_at(rc.n, rc.m, rc.lam, tf).lower())
+        t2 = arb(0)
+        for k in free:
+            for j in free:
+                t2 += _absmax(hh[j][k]) * half[j] * half[k] / 2
+        t1 = arb(0)
         if free:
-            want = list(range(n + 1)) if n + 1 in free else theta_free
-            gf = grad_point(base, phi, coords=want)
-            tfa = to_arb(tf)
-            dface = [tfa * gf[k] if k in want else arb.nan() for k in range(n + 1)]
-            if n + 1 in free:
-                _, r1f, _ = rhs_series(rc.n, rc.m, rc.lam, tfa)
-                dface.append(sum((to_arb(face[k]) * gf[k] for k in range(n + 1)), arb(0)) - r1f)
-            for k in free:
-                up += _absmax(dface[k]) * half[k]
-                for j in free:
-                    up += _absmax(hh[j][k]) * half[j] * half[k] / 2
-        up = arb(up.upper())
-        return {
+            # first-order terms at the face centre: from the box enclosure of the derivatives first (the
+            # face centre lies in the box), point values only if that does not prove the box
+            t1 = sum((_absmax(dbox[k]) * half[k] for k in free), arb(0))
+            gv = _g_point_adaptive(base, phi, rhs_lower, slack=t1 + t2)
+            if not arb(gv.upper()) + t1 + t2 <= rhs_lower:
+                want = list(range(n + 1)) if n + 1 in free else theta_free
+                gf = grad_point(base, phi, rel_bits=REGION_GRAD_BITS, coords=want)
+                dface = [tfa * gf[k] if k in want else arb.nan() for k in range(n + 1)]
+                if n + 1 in free:
+                    _, r1f, _ = rhs_series(rc.n, rc.m, rc.lam, tfa)
+                    dface.append(sum((to_arb(face[k]) * gf[k] for k in range(n + 1)), arb(0)) - r1f)
+                t1p = sum((_absmax(dface[k]) * half[k] for k in free), arb(0))
+                if t1p < t1:
+                    t1 = t1p
+                    gv = _g_point_adaptive(base, phi, rhs_lower, slack=t1 + t2)
+        else:
+            gv = _g_point_adaptive(base, phi, rhs_lower)
+        up = arb((arb(gv.upper()) - rhs_lower + t1 + t2).upper())
+        out: dict[str, Any] = {
             "proven": bool(up <= 0),
-            "method": "taylor" if free else "monotone",
+            "method": "monotone" if all(signs) else "taylor",
             "upper": up,
             "signs": signs,
             "point": face,
             "split": split,
         }
+        terms = t1 + t2
+        if not out["proven"] and free and all(map(math.isfinite, scores)) and up > REGION_HOPELESS * terms:
+            # as in conjecture_proof.box_bounds: the Taylor terms would have to shrink by more than one
+            # bisection can do, so the halves are bisected again at once (a heuristic; every leaf is
+            # still evaluated and proven on its own)
+            rest = list(scores)
+            rest[split] /= 2
+            out["then_split"] = (max(range(dim), key=lambda j: rest[j]),)
+        return out
+
+
+#: share of a failed box's Taylor terms beyond which its halves are bisected without evaluation (a
+#: heuristic, any choice is sound; 2: only when the centre value alone exceeds the RHS by the terms)
+REGION_HOPELESS = 2.0
+#: relative and absolute tolerance (bits) of the point gradients: the derivatives of h scale like t^2
+#: (down to 1/64 at sigma 4) and the absolute tolerance of 2^-12 of the point prover left 88 boxes
+#: where 2^-20 left 60 (n = 2, m = 1, lambda = 2, sigma in [3, 4]); 2^-28 left 60 too, at more cost
+REGION_GRAD_BITS = 20
+
+
+def _split_scores(
+    box: Sequence[tuple[Fraction, Fraction]], hh: list[list[arb]], dbox: list[arb], free: list[int]
+) -> list[float]:
+    """Per side, what its width costs: the Taylor terms of the unsigned sides and the uncertainty that
+    its width puts on the derivatives of the unsigned sides (a heuristic; any choice is sound)."""
+    scores = []
+    for j in range(len(box)):
+        wj = float(box[j][1] - box[j][0])
+        sc = wj * sum(float(_absmax(hh[k][j]).mid()) for k in free)
+        if j in free:
+            sc += float(_absmax(dbox[j]).mid()) * wj
+        scores.append(sc)
+    return scores
+
+
+def _halves(box: Box, k: int, depth: int, then: tuple[int, ...]) -> list[tuple[Box, int, tuple[int, ...]]]:
+    """The two halves of ``box`` at side ``k``, right then left (the stack pops the left one first)."""
+    lo, hi = box[k]
+    mid = (lo + hi) / 2
+    left, right = list(box), list(box)
+    left[k] = (lo, mid)
+    right[k] = (mid, hi)
+    return [(right, depth + 1, then), (left, depth + 1, then)]
 
 
 def _widest(box: Sequence[tuple[Fraction, Fraction]]) -> int:
@@ -251,6 +357,8 @@ class RegionResult:
     outside: list[Box] = field(default_factory=list)
     open: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    #: True when the boxes tile the two faces x_1 = 0 and u' = 0 (times the t interval)
+    faces: bool = False
 
     @property
     def complete(self) -> bool:
@@ -280,14 +388,20 @@ class RegionResult:
 
 
 def prove_region(
-    rc: RegionCase, *, max_depth: int = 48, max_boxes: int = 50000, progress: bool = False
+    rc: RegionCase, *, max_depth: int = 48, max_boxes: int = 50000, progress: bool = False, faces: bool = False
 ) -> RegionResult:
     """Branch and bound over :math:`[0,1]^{n+1} \\times [t_0, t_1]` (module docstring); leaves in
-    depth-first order.  Boxes deeper than ``max_depth`` or left after ``max_boxes`` are open."""
+    depth-first order.  Boxes deeper than ``max_depth`` or left after ``max_boxes`` are open.
+
+    ``faces``: over the two faces :math:`\\{x_1 = 0\\}` and :math:`\\{u' = 0\\}` (times the ``t``
+    interval) instead: for each sigma the translation reduction of
+    :func:`~rigorous_rdp.research.conjecture_proof.min_zero_faces` applies to :math:`G_\\sigma`, so the
+    same statement with one side fewer per box."""
     t_start = time.perf_counter()
-    res = RegionResult(rc)
-    start: Box = [(Fraction(0), Fraction(1))] * (rc.n + 1) + [rc.t_range]
-    stack: list[tuple[Box, int]] = [(start, 0)]
+    res = RegionResult(rc, faces=faces)
+    cube: list[Box] = [[(Fraction(0), Fraction(1))] * (rc.n + 1)]
+    starts = [[*f, rc.t_range] for f in (min_zero_faces(rc.n + 1) if faces else cube)]
+    stack: list[tuple[Box, int, tuple[int, ...]]] = [(start, 0, ()) for start in reversed(starts)]
     from .. import progress as _progress
 
     bar_cm = (
@@ -301,7 +415,7 @@ def prove_region(
     processed = 0
     try:
         while stack:
-            box, depth = stack.pop()
+            box, depth, forced = stack.pop()
             processed += 1
             if bar is not None:
                 bar.update(1, note=f"{len(stack)} pending (branch and bound: no ETA)")
@@ -311,21 +425,18 @@ def prove_region(
             if processed > max_boxes:
                 res.open.append({"box": box, "upper": None, "depth": depth})
                 continue
+            if forced and depth < max_depth:
+                # a half of a box far from proven: bisected again without evaluation
+                stack += _halves(box, forced[0], depth, forced[1:])
+                continue
             b = region_box_bounds(rc, box)
             if b["proven"]:
-                res.proven.append({"box": box, **b})
+                res.proven.append({"box": box, **{k: v for k, v in b.items() if k != "then_split"}})
                 continue
             if depth >= max_depth:
                 res.open.append({"box": box, "upper": b["upper"], "depth": depth})
                 continue
-            k = b["split"]
-            lo, hi = box[k]
-            mid = (lo + hi) / 2
-            left, right = list(box), list(box)
-            left[k] = (lo, mid)
-            right[k] = (mid, hi)
-            stack.append((right, depth + 1))
-            stack.append((left, depth + 1))
+            stack += _halves(box, b["split"], depth, b.get("then_split", ()))
     finally:
         if bar_cm is not None:
             bar_cm.__exit__(None, None, None)
@@ -350,6 +461,7 @@ def region_to_json(res: RegionResult) -> dict[str, Any]:
             "sigma": [str(rc.sigma_lo), str(rc.sigma_hi)],
         },
         "coordinates": [f"x_{i + 1}" for i in range(rc.n - 1)] + ["u", "u_prime", "t"],
+        **({"faces": [box_json([*f, rc.t_range]) for f in min_zero_faces(rc.n + 1)]} if res.faces else {}),
         "boxes": proven,
         "outside": [box_json(b) for b in res.outside],
         "open": [[box_json(b["box"]), None if b["upper"] is None else decimal_upper(b["upper"], 15)] for b in res.open],
