@@ -490,8 +490,7 @@ class LaplaceProfile:
         :math:`\kappa(c)\,\varphi(c)^T e^{-c\varepsilon} P(\mathrm{Bin}(T, b(c)/\varphi(c)) > J)`
         (the tilted law of the number of continuous steps is binomial)."""
         T = self.steps
-        mean = T * sad.p_cont
-        J = min(T, math.ceil(mean + 6 * math.sqrt(mean) + 6 + bits / 8))
+        J = _cutoff(T, sad, bits)
         # beyond SMALL_TERMS the inversion integral is faster, unless the atoms-only outcomes keep
         # a visible tilted weight (then its integrand decays slowly)
         atoms_matter = T * math.log1p(-min(sad.p_cont, 1 - 1e-16)) > -(bits + 40) * math.log(2)
@@ -500,8 +499,9 @@ class LaplaceProfile:
             return None
         budget = max(limit, J)
         # the j-th term cancels about j (beta / ln 2 + 1.5) bits (alternating Irwin-Hall pieces times
-        # e^{beta j}): raise the precision once for the largest J instead of doubling it from the caller's
-        extra = math.ceil(budget * (float(self._beta) / math.log(2) + 1.5))
+        # e^{beta j}): raise the precision once for the terms expected (J and a few more) instead of
+        # doubling it from the caller's (terms beyond are still enclosed, only wider)
+        extra = math.ceil(min(budget, J + 8) * (float(self._beta) / math.log(2) + 1.5))
         with workprec(ctx.prec + extra):
             return self._truncated_sum(eps, bits, sad, J, budget)
 
@@ -534,7 +534,7 @@ class LaplaceProfile:
                 return total + arb(0).union(rest.upper())
             if budget <= J:
                 return None
-            J = min(T, J + 8)
+            J = min(T, J + 4)
 
     def enclose(self, eps: Fraction, bits: int) -> arb:
         """Certified enclosure of delta at ``eps >= 0``, refined (precision doubled) until its
@@ -612,11 +612,13 @@ class LaplaceProfile:
         def done() -> bool:
             return cert[1] - cert[0] <= width
 
-        f_zero = probe(Fraction(0))
-        if cert[1] == 0:
-            return _bracket(Fraction(0), Fraction(0))
-        if f_zero <= lt and self._side(Fraction(0), delta, lt - f_zero) == -1:
-            return _bracket(Fraction(0), Fraction(0))
+        if not self._tv_exceeds(delta):
+            # delta(0) (the total variation distance) is not proven above delta: look at it
+            f_zero = probe(Fraction(0))
+            if cert[1] == 0:
+                return _bracket(Fraction(0), Fraction(0))
+            if f_zero <= lt and self._side(Fraction(0), delta, lt - f_zero) == -1:
+                return _bracket(Fraction(0), Fraction(0))
         # near the largest loss: delta(T beta - h) >= 2^-T (1 - e^-h) (all T losses +beta, P-mass
         # 2^-T), so a delta below that puts epsilon in (T beta - h, T beta]
         h = width / 2
@@ -639,35 +641,39 @@ class LaplaceProfile:
                     hi = top - y
                     break
             return _bracket(lo, hi)
-        # Newton steps on log delta from the saddle-point guess (slope -c first, then secants)
+        # Newton steps on log delta from the saddle-point guess (slope -c first, then secants);
+        # once the guess is good every probe is placed width/6 beside it, on the side of the
+        # end still far from it, so that its certified decision narrows the bracket
         x0 = _dyadic(self._first_guess(delta))
         f0 = probe(x0)
-        x1 = x0
         slope = -_saddle(self._beta, self.steps, x0).c if 0 < x0 < top else 0.0
-        for _ in range(6):
+        for _ in range(10):
             if done() or not (math.isfinite(f0) and slope < 0):
                 break
-            x1 = _dyadic(min(max(x0 + Fraction((f0 - lt) / -slope), Fraction(0)), top))
-            if abs(x1 - x0) <= width / 16 or not 0 < x1 < top:
+            est = x0 + Fraction((f0 - lt) / -slope)
+            bits = 20
+            if abs(est - x0) > width:
+                x1 = est  # still far: a plain Newton step
+            else:
+                x1 = est + width / 6 if cert[1] - est >= est - cert[0] else est - width / 6
+                # log delta(x1) - log delta is about slope * width / 6: enough bits to decide
+                bits = max(20, min(80, int(-math.log2(-slope * float(width) / 6)) + 8))
+            x1 = _dyadic(min(max(x1, Fraction(0)), top))
+            if not cert[0] < x1 < cert[1] or x1 == x0:
                 break
-            f1 = probe(x1)
+            gap = abs(slope * float(x1 - est))
+            f1 = probe(x1, bits)
+            if cert[0] < x1 < cert[1]:
+                # the probe did not decide: decide at rising accuracy
+                side = self._side(x1, delta, gap)
+                if side == 0:
+                    break
+                cert[0 if side == 1 else 1] = x1
             if not math.isfinite(f1):
                 break
-            slope = (f1 - f0) / float(x1 - x0)
+            if f1 != f0:
+                slope = (f1 - f0) / float(x1 - x0)
             x0, f0 = x1, f1
-        if not done():
-            # certify around the estimate: the missing ends first
-            gap = -slope * float(width) / 3 if slope < 0 else 1e-6
-            for x, want in ((x1 + width / 3, -1), (x1 - width / 3, 1)):
-                if done():
-                    break
-                if not cert[0] < x < cert[1]:
-                    continue
-                side = self._side(x, delta, gap)
-                if side == want:
-                    cert[0 if want == 1 else 1] = x
-        if done():
-            return _bracket(cert[0], cert[1])
         # fallback: bisection of the certified bracket, each midpoint decided at rising accuracy
         for _ in range(200):
             if done():
@@ -680,6 +686,16 @@ class LaplaceProfile:
                 break
             cert[0 if side == 1 else 1] = mid
         raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+
+    def _tv_exceeds(self, delta: Fraction) -> bool:
+        r"""True if delta(0) > ``delta`` is proven by the Hellinger bound: delta(0) is the total
+        variation distance of the composed pair, at least :math:`1 - \mathrm{BC}^T` with the
+        Bhattacharyya coefficient :math:`\mathrm{BC} = \int\sqrt{pq} = e^{-\beta/2}(1 + \beta/2)`
+        of one step (``proofs/verify_laplace_composition.py``), so epsilon > 0 without looking."""
+        with workprec(128):
+            beta = _q(self._beta)
+            bc = (-beta / 2).exp() * (1 + beta / 2)
+            return bool(-((self.steps * bc.log()).expm1()) > _q(delta))
 
     def _first_guess(self, delta: Fraction) -> Fraction:
         """Saddle-point approximation of epsilon(delta) (a guess): bisection on c of
@@ -707,6 +723,32 @@ class LaplaceProfile:
             e = approx((lo + hi) / 2)[0]
         g = Fraction(float(e))
         return min(max(g, Fraction(0)), self._max_loss)
+
+
+def _cutoff(steps: int, sad: _Saddle, bits: int) -> int:
+    r"""The first cut-off J tried by the truncated sum (a float guess; the sum extends it until
+    its certified remainder is small enough): the least J with
+    :math:`P(\mathrm{Bin}(T, p_c) > J) \le 2^{-\mathrm{bits} - 4} r`, r the saddle-point guess of
+    delta over the remainder's factor :math:`\kappa(c)\varphi(c)^T e^{-c\varepsilon}`."""
+    T, p = steps, min(max(sad.p_cont, 1e-300), 1 - 1e-16)
+    c = max(sad.c, 2.0**-10)
+    kappa = math.exp(c * math.log(c) - (1 + c) * math.log1p(c))
+    ratio = 1 / (kappa * c * (1 + c) * max(sad.sd, 1e-300) * math.sqrt(2 * math.pi))
+    goal = -(bits + 4) * math.log(2) + math.log(min(ratio, 1.0))
+    lp, lq = math.log(p), math.log1p(-p)
+
+    def log_pmf(j: int) -> float:
+        return math.lgamma(T + 1) - math.lgamma(j + 1) - math.lgamma(T - j + 1) + j * lp + (T - j) * lq
+
+    mean = T * p
+    J = min(T, max(0, math.floor(mean)))
+    while J < T:
+        # P(X > J) <= pmf(J + 1) / (1 - rho), rho = the ratio bound of the following terms
+        rho = (T - J - 1) * p / ((J + 2) * (1 - p))
+        if rho < 1 and log_pmf(J + 1) - math.log1p(-rho) <= goal:
+            break
+        J += 1
+    return J
 
 
 def _dyadic(x: Fraction) -> Fraction:
