@@ -49,7 +49,7 @@ DELTAS = ("1e-5", "1e-30", "1e-100")
 EPSILONS = ("0", "1", "10")
 #: the dense Laplace sweep (``--sweep``): the scales, including the ends of the CLI's range (1e-1000, 1e1000)
 SWEEP_SCALES = ("1e-1000", "0.001", "0.01", "0.05", "0.1", "0.3", "1", "3", "10", "30", "100", "300", "1000", "1e1000")
-SWEEP_STEPS = tuple(str(m * 10**k) for k in range(6) for m in (1, 2, 5)) + ("1000000",)
+SWEEP_STEPS = (*(str(m * 10**k) for k in range(6) for m in (1, 2, 5)), "1000000")
 SWEEP_DELTAS = ("1e-1", "1e-5", "1e-30", "1e-100")
 
 

@@ -90,6 +90,9 @@ EXACT_STEPS = 12
 MAX_TERMS = 48
 #: ... and when the atoms-only outcomes are negligible in the tilted law
 SMALL_TERMS = 28
+#: the capped-exponential route: at most this many terms, and (where the cap matters) beta at least
+CAPPED_TERMS = 4000
+CAPPED_MIN_BETA = 24
 #: working precision cap (bits)
 MAX_PREC = 4096
 #: largest cut-off R of the inversion integral tried
@@ -473,6 +476,11 @@ class LaplaceProfile:
         """delta at ``eps`` at the working precision (not refined)."""
         if eps >= self._max_loss:
             return arb(0)  # the loss never exceeds T beta
+        v = self._capped(eps, bits)
+        if v is not None:
+            return v
+        if self._beta > 10**6:
+            return arb(0).union(arb(1))  # e^(beta z) is out of reach of the other routes
         if self.steps <= EXACT_STEPS:
             return self._mixture(eps)
         sad = _saddle(self._beta, self.steps, eps)
@@ -480,6 +488,63 @@ class LaplaceProfile:
         if v is not None:
             return v
         return self._contour(eps, bits, sad)
+
+    def _capped(self, eps: Fraction, bits: int) -> arb | None:
+        r"""delta by the capped-exponential route (module docstring), or ``None`` when it does not
+        apply (the cap matters: :math:`h > 2\beta` and :math:`T e^{-\beta}/2` is not negligible)
+        or needs more than :data:`CAPPED_TERMS` terms.  With :math:`h = T\beta - \varepsilon`,
+        :math:`y = h/2`, K ~ Poisson(y), J ~ Bin(T, 1/2), :math:`F` the law function of J and
+        :math:`c_m = \binom{T-1}{m}2^{-T}`:
+        :math:`\delta_{\mathrm{model}} = \sum_{k \ge 1} P(K = k)\,(F(k - 1) + c_{k-1})`, each factor
+        :math:`F(k-1) + c_{k-1} = 2P(J < k, J \not\equiv k) \le 1` and equal to 1 for k > T."""
+        T = self.steps
+        beta_f = self._beta
+        h = T * beta_f - eps
+        capped = h <= 2 * beta_f
+        if not capped and beta_f < CAPPED_MIN_BETA:
+            return None
+        # for a large beta the inversion integral is slow, and where beta is huge the other routes
+        # cannot evaluate e^(beta z) at all: allow more terms then
+        limit = CAPPED_TERMS if beta_f < 200 else 5 * CAPPED_TERMS if beta_f < 10**6 else 10**7
+        window = _capped_window(T, h, bits, limit)
+        if window is None:
+            return None
+        k_lo, k_hi = window
+        beta = _q(beta_f)
+        y = _q(h) / 2
+        half = arb(1) / 2
+        # the cap: 0 <= delta - delta_model <= 1 - (1 - e^-beta/2)^T <= T e^-beta / 2 (0 if h <= 2 beta)
+        cap = arb(0) if capped else T * (-beta).exp() / 2
+        total = arb(0)
+        err = cap
+        if k_lo <= k_hi:
+            log_y = y.log()
+            pk = (-y + k_lo * log_y - arb(k_lo + 1).lgamma()).exp()
+            m = k_lo - 1  # F(m), b_m = P(J = m), c_m = b_m (T - m) / T
+            bm = log_binomial_pmf(T, m, half.log(), half.log()).exp()
+            fm = half.beta_lower(T - m, m + 1, 1) if m < T else arb(1)
+            for k in range(k_lo, k_hi + 1):
+                m = k - 1
+                total += pk * (fm + bm * (T - m) / T)
+                pk = pk * y / (k + 1)
+                if m + 1 <= T:
+                    bm = bm * (T - m) / (m + 1)
+                    fm = fm + bm
+        if k_lo > 1:
+            # the 1 <= k < k_lo: each factor <= min(1, 2 F(k_lo - 2)) (c_m <= b_m <= F(m), F rises)
+            low = _pois_le(k_lo - 1, y)
+            if k_lo - 2 < T:
+                low = low * _min_arb(arb(1), 2 * half.beta_lower(T - (k_lo - 2), k_lo - 1, 1))
+            err = err + low
+        if k_hi >= T:
+            total += _pois_ge(T + 1, y)  # the factor is 1 for k > T
+        else:
+            err = err + _pois_ge(k_hi + 1, y)
+        if not (total.is_finite() and err.is_finite()):
+            return None
+        if not total.lower() > 0 or not (err * arb(2) ** (bits + 2)).upper() < total.lower():
+            return None  # the cap or the cut-off is not negligible: the other routes answer
+        return total + arb(0).union(err.upper())
 
     def _truncated(self, eps: Fraction, bits: int, sad: _Saddle) -> arb | None:
         r"""delta as the sum of the terms with j <= J continuous steps plus a bound on the rest,
@@ -723,6 +788,123 @@ class LaplaceProfile:
             e = approx((lo + hi) / 2)[0]
         g = Fraction(float(e))
         return min(max(g, Fraction(0)), self._max_loss)
+
+
+def _min_arb(a: arb, b: arb) -> arb:
+    """An upper bound's ball: the smaller of two nonnegative upper bounds (by their upper ends)."""
+    return a if a.upper() <= b.upper() else b
+
+
+def _pois_pmf(n: int, y: arb) -> arb:
+    return (-y + n * y.log() - arb(n + 1).lgamma()).exp() if n > 0 else (-y).exp()
+
+
+def _pois_ge(n: int, y: arb) -> arb:
+    """A ball containing P(Poisson(y) >= n) (n >= 1): the regularized lower incomplete gamma
+    function P(n, y), or, where that is not resolved and n + 1 > y, the bracket
+    [P(K = n), P(K = n) / (1 - y/(n + 1))] (the ratio of consecutive terms is y/(n + m + 1) <= y/(n + 1))."""
+    v = y.gamma_lower(n, 1)
+    if v.is_finite() and v.rel_accuracy_bits() > 30:
+        return v
+    if y < n + 1:
+        p = _pois_pmf(n, y)
+        return p.union(p / (1 - y / (n + 1)))
+    return v if v.is_finite() else arb(0).union(arb(1))
+
+
+def _pois_le(n: int, y: arb) -> arb:
+    """A ball containing P(Poisson(y) <= n): the regularized upper incomplete gamma function
+    Q(n + 1, y), or, where that is not resolved and n < y, the bracket [P(K = n), P(K = n)/(1 - n/y)]
+    (the ratio of consecutive terms downwards is m/y <= n/y)."""
+    v = y.gamma_upper(n + 1, 1)
+    if v.is_finite() and v.rel_accuracy_bits() > 30:
+        return v
+    if y > n:
+        p = _pois_pmf(n, y)
+        return p.union(p / (1 - n / y))
+    return v if v.is_finite() else arb(0).union(arb(1))
+
+
+def _capped_window(steps: int, h: Fraction, bits: int, limit: int) -> tuple[int, int] | None:
+    """The k summed by :meth:`LaplaceProfile._capped` (a float choice; the rest is bounded there):
+    the k in [1, T] whose term P(K = k)(F(k-1) + c_(k-1)) is within about 2^-(bits+12) of the
+    largest (from k = 1 when that is at most ``limit`` terms), ``(T + 1, T)`` when none matters next
+    to P(K > T), ``None`` above ``limit`` terms."""
+    T = steps
+    yq = h / 2
+    if yq > 10**15:
+        return (T + 1, T) if T < 10**14 else None  # P(K <= T) is astronomically small
+    y = float(yq)
+    log_y = math.log(y) if y > 0 else -math.inf
+    lh = math.log(0.5)
+
+    def lt(k: int) -> float:
+        m = k - 1
+        lp = -y + k * log_y - math.lgamma(k + 1)
+        lb = math.lgamma(T + 1) - math.lgamma(m + 1) - math.lgamma(T - m + 1) + T * lh
+        # F(m) <= b_m (T - m + 1) / (T - 2m + 1) below the median, F <= 1 above
+        lf = lb + math.log((T - m + 1) / (T - 2 * m + 1)) if 2 * m < T else 0.0
+        return lp + min(lf, 0.0)
+
+    # the largest term (the log-terms are concave in k: ternary search on the integers)
+    a, b = 1, T
+    while b - a > 2:
+        m1, m2 = a + (b - a) // 3, b - (b - a) // 3
+        if lt(m1) < lt(m2):
+            a = m1 + 1
+        else:
+            b = m2
+    k_max = max(range(a, b + 1), key=lt)
+    top = lt(k_max)
+    if y > T + 1:
+        top = max(top, 0.0 if y > 2 * T + 20 else math.log(0.5))  # P(K > T) is then large
+    thr = top - (bits + 12) * math.log(2) - math.log(T + 1)
+    if lt(k_max) < thr:
+        return (T + 1, T)
+
+    def reach(k: int, step: int, stop: int) -> int:
+        """The last k from ``k`` in direction ``step`` (+-1) before ``stop`` with lt(k) >= thr."""
+        d = 1
+        while True:
+            nxt = k + step * d
+            if (step > 0 and nxt > stop) or (step < 0 and nxt < stop) or lt(nxt) < thr:
+                break
+            k, d = nxt, 2 * d
+        lo, hi = 0, d  # k + step * lo passes, k + step * hi fails (or leaves the range)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            nxt = k + step * mid
+            if (step > 0 and nxt > stop) or (step < 0 and nxt < stop) or lt(nxt) < thr:
+                hi = mid
+            else:
+                lo = mid
+        return k + step * lo
+
+    k_lo, k_hi = reach(k_max, -1, 1), reach(k_max, 1, T)
+
+    def upper(n: int) -> float:
+        """log of the bound P(K >= n + 1) on the terms above n (their factors are at most 1)."""
+        m = n + 1
+        return -y + m * log_y - math.lgamma(m + 1) - math.log1p(-y / (m + 1)) if m + 1 > y else 0.0
+
+    def lower(n: int) -> float:
+        """log of the bound P(K <= n - 1) min(1, 2 F(n - 2)) on the terms below n."""
+        m = n - 1
+        lp = -y + m * log_y - math.lgamma(m + 1) - math.log1p(-m / y) if m < y else 0.0
+        return lp + min(0.0, math.log(2) + lt(n - 1) - (-y + (n - 1) * log_y - math.lgamma(n)))
+
+    # widen until the bounds used for the rest are negligible too (they are cruder than the terms)
+    d = 1
+    while k_hi < T and upper(k_hi) >= thr:
+        k_hi, d = min(T, k_hi + d), 2 * d
+    d = 1
+    while k_lo > 1 and lower(k_lo) >= thr:
+        k_lo, d = max(1, k_lo - d), 2 * d
+    if k_hi <= limit:
+        k_lo = 1  # sum from the start: no bound on the first terms needed
+    if k_hi - k_lo + 1 > limit:
+        return None
+    return k_lo, k_hi
 
 
 def _cutoff(steps: int, sad: _Saddle, bits: int) -> int:
