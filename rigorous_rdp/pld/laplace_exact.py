@@ -87,9 +87,9 @@ __all__ = ["EXACT_STEPS", "LaplaceProfile"]
 #: up to this many steps the finite mixture is summed (above, the inversion integral)
 EXACT_STEPS = 12
 #: the largest number of continuous steps summed term by term (above, the inversion integral)
-MAX_TERMS = 48
+MAX_TERMS = 24
 #: ... and when the atoms-only outcomes are negligible in the tilted law
-SMALL_TERMS = 28
+SMALL_TERMS = 24
 #: the capped-exponential route: at most this many terms, and (where the cap matters) beta at least
 CAPPED_TERMS = 4000
 CAPPED_MIN_BETA = 24
