@@ -305,8 +305,10 @@ def test_capped_model_terms():
             dens = g ** (j - 1) * sp.exp(-g / 2) / (sp.factorial(j - 1) * 2**j)
             lhs = sp.integrate((1 - sp.exp(g - 2 * yv)) * dens, (g, 0, 2 * yv))
         # 2 sum_(k = j+1, j+3, ...) y^k/k! = e^y - (-1)^j e^-y - 2 sum_(k < j, k = j+1 mod 2) y^k/k!
-        odd = sp.exp(yv) - (-1) ** j * sp.exp(-yv) - 2 * sum(
-            (yv**k / sp.factorial(k) for k in range(j) if (k - j) % 2 == 1), sp.Integer(0)
+        odd = (
+            sp.exp(yv)
+            - (-1) ** j * sp.exp(-yv)
+            - 2 * sum((yv**k / sp.factorial(k) for k in range(j) if (k - j) % 2 == 1), sp.Integer(0))
         )
         assert sp.simplify(lhs - sp.exp(-yv) * odd) == 0, j
     for T in range(1, 9):

@@ -59,9 +59,37 @@ evaluations, all in ball arithmetic:
   :math:`R_J(0)` is added, and when :math:`\varphi(c)^T e^{-\varepsilon c}/\min(|c|, |1+c|)`
   (a bound on the integral) is negligible the integral is replaced by that bound.
 
+Before these, the **capped-exponential route** (:meth:`LaplaceProfile._capped`, checks in
+``proofs/verify_laplace_composition.py``).  The deficit :math:`D = \beta - L` of one step is 0
+with mass 1/2, has density :math:`e^{-D/2}/4` on :math:`(0, 2\beta)` and an atom
+:math:`e^{-\beta}/2` at :math:`2\beta`: the law of :math:`\min(E, 2\beta)` with E = 0 (mass 1/2)
+or Exp(rate 1/2) (mass 1/2).  With :math:`h = T\beta - \varepsilon`,
+:math:`\delta(\varepsilon) = E[(1 - e^{S - h})_+]`, S the sum of the T deficits, and the map
+:math:`S \mapsto (1 - e^{S-h})_+` is non-increasing and vanishes for :math:`S \ge h`.  Coupled
+with the uncapped sum :math:`S' \ge S` (equal unless some :math:`E_i > 2\beta`, and then both
+are :math:`\ge 2\beta`): :math:`0 \le \delta - \delta' \le 1 - (1 - e^{-\beta}/2)^T \le
+Te^{-\beta}/2`, and :math:`\delta = \delta'` when :math:`h \le 2\beta`.  Given the number j of
+nonzero :math:`E_i` (Bin(T, 1/2)) the uncapped sum is Gamma(j, rate 1/2), and
+:math:`E[(1 - e^{G - h})_+] = 2\sum_{k > j,\ k - j\ \mathrm{odd}} P(K = k)`, K ~ Poisson(y),
+y = h/2 (the integrand splits into two incomplete gamma functions whose difference is the odd
+part of a Poisson series).  Summed over j:
+:math:`\delta' = \sum_{k \ge 1} P(K = k)(F(k - 1) + \binom{T-1}{k-1}2^{-T})`, F the law
+function of Bin(T, 1/2); every factor lies in [0, 1] and equals 1 for k > T, so the terms
+outside a window of k are bounded by Poisson tails (times :math:`\min(1, 2F)` below), and all
+terms are positive (no cancellation, no power of :math:`e^{\beta}`).  It answers near the
+largest loss (:math:`h \le 2\beta`, exact) and, for :math:`\beta \ge` :data:`CAPPED_MIN_BETA`,
+wherever :math:`Te^{-\beta}/2` is negligible, e.g. every query at scale 1e-1000.
+
+Two cheap bounds: :math:`\mathrm{BC} = \int\sqrt{pq} = e^{-\beta/2}(1 + \beta/2)` (one step,
+multiplicative over steps) gives :math:`1 - \mathrm{BC}^T \le \delta(0) = TV \le
+\sqrt{1 - \mathrm{BC}^{2T}}`: epsilon > 0 without evaluating delta(0) when the left side exceeds
+delta, epsilon = 0 at once when the right side is at most delta, and a valid (wide) enclosure
+where the loss is too concentrated for the inversion integral.
+
 The pair is symmetric (the swapped pair has the same profile), so add = remove.
-:math:`\varepsilon(\delta)` is found by a guess (saddle-point approximation, then secant steps
-on :math:`\log\delta`) and certified: every enclosure computed on the way decides, where it can,
+:math:`\varepsilon(\delta)` is found by a guess (saddle-point approximation, then Newton and secant
+steps on :math:`\log\delta`; once the guess is within the width, each probe sits width/6 beside
+it on the side of the end still open, so three evaluations usually suffice) and certified: every enclosure computed on the way decides, where it can,
 :math:`\delta(x) > \delta` (a proven lower end) or :math:`\delta(x) \le \delta` (a proven upper
 end), because the profile is non-increasing; a bisection of the proven bracket is the fallback.
 Near the largest loss :math:`T\beta` the all-atoms outcome (P-mass :math:`2^{-T}`) gives
@@ -358,6 +386,8 @@ class LaplaceProfile:
         """delta at ``eps`` (0 <= eps < T beta) by the inversion integral, relative accuracy
         about ``bits`` bits aimed at (the enclosure is valid whatever it reaches)."""
         T = self.steps
+        if not 16.0 / max(sad.sd, 1e-300) <= MAX_R:
+            return self._hellinger(eps)  # the loss is too concentrated for the cut-off R
         sd = max(sad.sd, 1e-300)
         g = min(0.1, 1 / sd)
         c_f = sad.c
@@ -677,6 +707,9 @@ class LaplaceProfile:
         def done() -> bool:
             return cert[1] - cert[0] <= width
 
+        with workprec(128):
+            if self._hellinger(Fraction(0)).upper() <= _q(delta):
+                return _bracket(Fraction(0), Fraction(0))  # delta(0) = TV <= sqrt(1 - BC^2T) <= delta
         if not self._tv_exceeds(delta):
             # delta(0) (the total variation distance) is not proven above delta: look at it
             f_zero = probe(Fraction(0))
@@ -752,15 +785,31 @@ class LaplaceProfile:
             cert[0 if side == 1 else 1] = mid
         raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
 
+    def _log_bc(self) -> arb:
+        r"""A ball containing :math:`\log\mathrm{BC} = -x + \log(1 + x)`, x = beta/2 (below 1e-6 by
+        the alternating series :math:`-x^2/2 + x^3/3 - \dots`, in [-x^2/2, -x^2/2 + x^3/3])."""
+        x = _q(self._beta) / 2
+        if self._beta < Fraction(1, 10**6):
+            lo = -x * x / 2
+            return lo.union(lo + x * x * x / 3)
+        return -x + x.log1p()
+
+    def _hellinger(self, eps: Fraction) -> arb:
+        r"""The Hellinger bracket of delta at eps >= 0 (valid, wide; for a loss too concentrated
+        for the inversion integral): :math:`\delta(\varepsilon) \le \delta(0) = TV \le
+        \sqrt{1 - \mathrm{BC}^{2T}}` (Le Cam) and :math:`\delta(0) \ge 1 - \mathrm{BC}^T`."""
+        lb = self._log_bc()
+        hi = (-((2 * self.steps * lb).expm1())).sqrt()
+        lo = -((self.steps * lb).expm1()) if eps == 0 else arb(0)
+        return arb(lo.lower()).union(arb(hi.upper()))
+
     def _tv_exceeds(self, delta: Fraction) -> bool:
         r"""True if delta(0) > ``delta`` is proven by the Hellinger bound: delta(0) is the total
         variation distance of the composed pair, at least :math:`1 - \mathrm{BC}^T` with the
         Bhattacharyya coefficient :math:`\mathrm{BC} = \int\sqrt{pq} = e^{-\beta/2}(1 + \beta/2)`
         of one step (``proofs/verify_laplace_composition.py``), so epsilon > 0 without looking."""
         with workprec(128):
-            beta = _q(self._beta)
-            bc = (-beta / 2).exp() * (1 + beta / 2)
-            return bool(-((self.steps * bc.log()).expm1()) > _q(delta))
+            return bool(-((self.steps * self._log_bc()).expm1()) > _q(delta))
 
     def _first_guess(self, delta: Fraction) -> Fraction:
         """Saddle-point approximation of epsilon(delta) (a guess): bisection on c of
