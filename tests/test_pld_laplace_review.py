@@ -183,8 +183,11 @@ def _uncapped_model(steps: int, h: F) -> mpmath.mpf:
     hm = _mp(h)
     total = 2 ** mpmath.mpf(-steps) * (1 - mpmath.exp(-hm))
     for j in range(1, steps + 1):
-        dens = lambda g, j=j: g ** (j - 1) * mpmath.exp(-g / 2) / (mpmath.gamma(j) * 2**j)  # noqa: E731
-        part = mpmath.quad(lambda g: (1 - mpmath.exp(g - hm)) * dens(g), [0, hm / 2, hm])
+
+        def f(g: mpmath.mpf, j: int = j) -> mpmath.mpf:
+            return (1 - mpmath.exp(g - hm)) * g ** (j - 1) * mpmath.exp(-g / 2) / (mpmath.gamma(j) * 2**j)
+
+        part = mpmath.quad(f, [0, hm / 2, hm])
         total += mpmath.binomial(steps, j) * 2 ** mpmath.mpf(-steps) * part
     return total
 
