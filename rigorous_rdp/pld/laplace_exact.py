@@ -115,8 +115,8 @@ __all__ = ["EXACT_STEPS", "LaplaceProfile"]
 #: up to this many steps the finite mixture is summed (above, the inversion integral)
 EXACT_STEPS = 12
 #: the largest number of continuous steps summed term by term (above, the inversion integral)
-MAX_TERMS = 24
-#: ... and when the atoms-only outcomes are negligible in the tilted law
+MAX_TERMS = 48
+#: ... and when the atoms-only outcomes have little tilted weight
 SMALL_TERMS = 24
 #: the capped-exponential route: at most this many terms, and (where the cap matters) beta at least
 CAPPED_TERMS = 4000
@@ -586,9 +586,11 @@ class LaplaceProfile:
         (the tilted law of the number of continuous steps is binomial)."""
         T = self.steps
         J = _cutoff(T, sad, bits)
-        # beyond SMALL_TERMS the inversion integral is faster, unless the atoms-only outcomes keep
-        # a visible tilted weight (then its integrand decays slowly)
-        atoms_matter = T * math.log1p(-min(sad.p_cont, 1 - 1e-16)) > -(bits + 40) * math.log(2)
+        # beyond SMALL_TERMS the inversion integral is usually faster, unless the atoms-only
+        # outcomes keep a visible tilted weight (then its integrand decays slowly, the more so the
+        # more bits are asked): a cost model measured on both routes
+        log_atoms = T * math.log1p(-min(sad.p_cont, 1 - 1e-16))  # log of their tilted weight
+        atoms_matter = log_atoms > -12 or (bits >= 40 and log_atoms > -20)
         limit = MAX_TERMS if atoms_matter else SMALL_TERMS
         if limit < J and limit + 4 < T:
             return None
