@@ -20,8 +20,10 @@ grid whose answer is at least as close to the truth as our certified upper end
 0.003, 0.001 whose upper end is at most ours (seconds to minutes), and then the ratio against the
 faster of the two.
 
-Run:  ``python benchmarks/bench_pld.py [--repeat 3] [--big] [--calibrate] [--growth] [--prv]``
+Run:  ``python benchmarks/bench_pld.py [--repeat 3] [--big] [--calibrate] [--growth] [--prv] [--breakdown]``
   ``--big``: also T = 1e6 at the default width, against dp-accounting the same way.
+  ``--breakdown``: where our time goes (discretisation, integer products, rescaling, tail trims,
+  coarsenings, the epsilon search) at T = 1e4 (both widths) and, with ``--big``, T = 1e6.
   ``--calibrate``: the sigma for epsilon = 1 at T = 1e4, against dp-accounting's PLD
   calibration.  ``--growth``: our time at T = 1e3 .. 1e6 and its exponent in T.
 """
@@ -92,6 +94,7 @@ def cpu(fn, repeat: int):
 
 
 DPA_GRIDS = (2e-3, 1e-3, 5e-4, 2e-4, 1e-4)
+FINEST = DPA_GRIDS[-1]
 
 
 def comparable(steps: int, width: str, repeat: int, floor: Fraction | None, with_prv: bool = False) -> None:
@@ -109,8 +112,10 @@ def comparable(steps: int, width: str, repeat: int, floor: Fraction | None, with
         print("  dp-accounting not installed: no comparison")
         return
     match = None
+    timed: dict[float, float] = {}
     for interval in DPA_GRIDS:
         t_d, e = cpu(partial(dpa_pld, steps, interval), repeat)
+        timed[interval] = t_d
         note = "at least as close as our upper end" if e <= up else "less close"
         print(f"    dp-accounting pld {interval:g}: {e:.6f} (value - floor {e - f:.2e}, {note})  {t_d:.3f} s CPU")
         if e < lo:
@@ -123,6 +128,11 @@ def comparable(steps: int, width: str, repeat: int, floor: Fraction | None, with
     else:
         peers[f"dp-accounting pld grid {match[0]:g}"] = match[1]
         print(f"    ratio ours / dp-accounting at grid {match[0]:g} (comparable accuracy) = {t_o / match[1]:.2f}x")
+    if width == "0.001" and FINEST in timed:
+        # issue 24's rule for a bracket of width <= 0.001: against dp-accounting's grid 1e-4
+        print(
+            f"    ratio ours / dp-accounting at grid {FINEST:g} (bracket width <= 0.001) = {t_o / timed[FINEST]:.2f}x"
+        )
     if with_prv:
         # prv-accountant's upper end (its certified-by-construction bound) as close as our upper end
         for err in PRV_ERRORS:
@@ -138,6 +148,57 @@ def comparable(steps: int, width: str, repeat: int, floor: Fraction | None, with
     if peers:
         name, t_f = min(peers.items(), key=lambda kv: kv[1])
         print(f"    ratio ours / fastest peer at comparable accuracy ({name}) = {t_o / t_f:.2f}x")
+
+
+#: the phases of :func:`breakdown`: (label, module, function); nested phases are subtracted from the outer one
+PHASES = (
+    ("discretisation", "accountant", "_discretize"),
+    ("integer products", "compose", "multiply"),
+    ("rescaling", "compose", "_rescale"),
+    ("tail trims", "compose", "_trim_poly"),
+    ("coarsenings", "compose", "_at_step"),
+    ("epsilon search", "accountant", "_eps_upper"),
+    ("epsilon search", "accountant", "_eps_lower"),
+)
+
+
+def breakdown(steps: int, width: str) -> None:
+    """CPU time of one warm run of ours split into :data:`PHASES` (each function wrapped by a timer; the
+    rescaling and the trims are inside the products, which are shown without them)."""
+    from rigorous_rdp.pld import accountant, compose
+
+    mods = {"accountant": accountant, "compose": compose}
+    spent: dict[str, float] = {}
+    saved = []
+
+    def timed(label: str, fn):
+        def run(*a, **k):
+            t0 = time.process_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.process_time() - t0
+
+        return run
+
+    for label, mod, name in PHASES:
+        fn = getattr(mods[mod], name)
+        saved.append((mods[mod], name, fn))
+        setattr(mods[mod], name, timed(label, fn))
+    try:
+        ours_pld(steps, width)  # warm-up
+        spent.clear()
+        t0 = time.process_time()
+        ours_pld(steps, width)
+        total = time.process_time() - t0
+    finally:
+        for module, name, fn in saved:
+            setattr(module, name, fn)
+    spent["integer products"] = spent.get("integer products", 0.0) - spent.get("rescaling", 0.0)
+    spent["integer products"] -= spent.get("tail trims", 0.0)
+    spent["other"] = total - sum(spent.values())
+    parts = ", ".join(f"{k} {v * 1e3:.0f} ms ({100 * v / total:.0f} %)" for k, v in spent.items())
+    print(f"  where our time goes, T = {steps:.0e}, width {width} ({total:.3f} s CPU): {parts}")
 
 
 def _our_peak_mb(steps: int) -> float:
@@ -167,6 +228,7 @@ def main() -> None:
         "--growth", action="store_true", help="time ours at T = 1e3 .. 1e6 (default width), fit the exponent"
     )
     ap.add_argument("--prv", action="store_true", help="also time prv-accountant (slow)")
+    ap.add_argument("--breakdown", action="store_true", help="split our time into its phases")
     args = ap.parse_args()
     import os
 
@@ -177,6 +239,9 @@ def main() -> None:
     print(f"  floor (proven lower bound on the true epsilon, ours at width 0.001): {float(floor):.6f}")
     for width in ("0.01", "0.001"):
         comparable(steps, width, args.repeat, floor, with_prv=args.prv)
+    if args.breakdown:
+        for width in ("0.01", "0.001"):
+            breakdown(steps, width)
     t_r, e_r = cpu(lambda: ours_rdp(steps), 1)
     print(f"  rigorous_rdp rdp (certified upper): {e_r.upper_float():.6f}  {t_r:.3f} s CPU")
     if args.growth:
@@ -197,6 +262,8 @@ def main() -> None:
     if args.big:
         print("T = 1e6 (default width 0.01; floor: our own lower end)")
         comparable(10**6, "0.01", 1, None)
+        if args.breakdown:
+            breakdown(10**6, "0.01")
         print(f"  peak RSS of ours alone (a fresh process, T = 1e6, default width): {_our_peak_mb(10**6):.0f} MB")
         mem = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"  peak RSS {mem:.0f} MB (whole process: ours and the peers)")

@@ -154,13 +154,21 @@ def test_poisson_laplace_composed_contains_quadrature(steps):
     assert lo > 0 and up < 1.05 * want
 
 
+@pytest.mark.parametrize("exact", [True, False])
 @pytest.mark.parametrize("steps", [1, 2, 40])
-def test_poisson_randomized_response_composed_contains_binomial_sum(steps):
+def test_poisson_randomized_response_composed_contains_binomial_sum(steps, exact):
+    """The grid path (``exact=False``) and the exact two-outcome sum (pld.two_point) against
+    the binomial sum in mpmath at 60 digits."""
     q, p, eps = F(1, 4), F(9, 10), F(1, 3)
-    want = max(ref.poisson_randomized_response_delta(q, p, steps, eps, d) for d in ("remove", "add"))
-    lo, up = _delta_bracket(PoissonSampledEvent(RandomizedResponseEvent(p), q), steps, eps)
-    assert lo <= want <= up
-    assert up < 1.05 * want
+    with mpmath.workdps(60):
+        want = max(ref.poisson_randomized_response_delta(q, p, steps, eps, d, dps=60) for d in ("remove", "add"))
+        acc = PldAccountant(width=F(1, 200), exact=exact).compose(
+            PoissonSampledEvent(RandomizedResponseEvent(p), q), steps
+        )
+        res = acc.get_delta_result(eps)
+        lo, up = _mp(res.delta.lo_exact), _mp(res.delta.up_exact)
+        assert lo <= want <= up
+        assert up < (1 + (mpmath.mpf(10) ** -15 if exact else mpmath.mpf("0.05"))) * want
 
 
 @pytest.mark.parametrize("steps", [1, pytest.param(2, marks=pytest.mark.slow)])

@@ -38,8 +38,8 @@ depends on the choice, never its validity.
 
 from __future__ import annotations
 
+import functools
 import math
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
@@ -51,7 +51,7 @@ from flint import arb
 from .. import budget, progress, validation
 from .. import events as ev
 from ..accountant import ComposingAccountant
-from ..errors import InvalidParameter, UnsupportedEventError
+from ..errors import BudgetExceeded, InvalidParameter, UnsupportedEventError
 from ..registry import pld_pair
 from ..validation import RealRange
 from .compose import Coarsening, compose_all, delta_at, delta_screen, products
@@ -96,9 +96,12 @@ ATTAINED_REFINE = 10
 
 #: the guard of the grid refinement of a delta query of pairs that only dominate (tightness only): a finer grid is
 #: tried only if the last composed array's length times the refinement is at most this many entries (a
-#: deterministic cost measure: the answer does not depend on the machine's speed or load) and its estimated
-#: time (the last grid's, scaled by the square of the refinement) fits the time left in the budget in force
+#: deterministic cost measure: the answer does not depend on the machine's speed or load).  The finer grid then
+#: runs within :data:`REFINE_TIME_SHARE` of the time left in the budget in force; past it the best result so far
+#: is returned (only a query that would otherwise run out of its budget depends on time)
 DOMINATING_REFINE_LENGTH = 200_000
+#: the share of the time left that a guarded finer grid may take (the rest stays for the lower end and the output)
+REFINE_TIME_SHARE = 0.8
 
 #: the noise multipliers of a sampled Gaussian whose pairs the grid handles (smaller ones make the privacy loss
 #: too wide for a grid, larger ones too narrow: both end in float overflow or gigabytes)
@@ -114,6 +117,7 @@ PLD_WIDTH = RealRange(Fraction(0), Fraction(10), "in (0, 10]", lo_open=True)
 
 
 _P = TypeVar("_P", bound=PldResult)
+_R = TypeVar("_R")
 
 
 def check_width(width: object) -> Fraction:
@@ -408,20 +412,25 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         width it reached (compared with the requested ``w``) and its rank (smaller is better).  The
         grid is refined only while the requested width is not met, the grid is free and every pair
         is attained (lower ends valid) or ``refine`` (the width is then the pairs' own).  ``guard``:
-        a finer grid only if its array stays within :data:`DOMINATING_REFINE_LENGTH` and its estimated
-        time fits the budget left (:func:`_affordable`; tightness only: the best result so far is returned)."""
+        a finer grid only if its array stays within :data:`DOMINATING_REFINE_LENGTH` (:func:`_affordable`, a
+        deterministic rule), run within :data:`REFINE_TIME_SHARE` of the budget left (:func:`_within_share`);
+        tightness only: past either the best result so far is returned."""
         best: tuple[_P, float] | None = None
-        for _attempt in range(4):
+        for attempt in range(4):
             self._last_length = 0
-            t0 = time.monotonic()
-            res, got, rank = at_grid(n)
-            spent = time.monotonic() - t0
+            if guard and attempt > 0:
+                got_res = _within_share(functools.partial(at_grid, n))
+                if got_res is None:
+                    break
+                res, got, rank = got_res
+            else:
+                res, got, rank = at_grid(n)
             if best is None or rank < best[1]:
                 best = (res, rank)
             if got <= w or self.grid is not None or n >= self.max_grid or not (refine_dominating or self._tight()):
                 break
             nxt = self._next_grid(n, got, w)
-            if nxt <= n or (guard and not _affordable(spent, nxt / n, self._last_length)):
+            if nxt <= n or (guard and not _affordable(nxt / n, self._last_length)):
                 break
             n = nxt
         assert best is not None
@@ -493,7 +502,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
 
         tight = self._tight()
         # pairs that only dominate: their own lower end (not reported) guides the grid, as for epsilon; the
-        # refinement is guarded by its estimated time (a finer grid is tightness only)
+        # refinement is guarded by its array's length and runs within a share of the budget left (a finer grid is
+        # tightness only)
         own = not tight and self.grid is None
 
         def at_grid(n: int) -> tuple[PldDeltaResult, float, float]:
@@ -527,12 +537,29 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
 # ---------------------------------------------------------------------------
 
 
-def _affordable(spent: float, ratio: float, length: int) -> bool:
+def _affordable(ratio: float, length: int) -> bool:
     """True if a grid ``ratio`` times finer has an array of about ``length * ratio`` entries, at most
-    :data:`DOMINATING_REFINE_LENGTH` (the rule that decides in practice, independent of timing), and its
-    estimated time ``spent * ratio**2`` (arrays grow with the grid and so does their product's cost) fits the
-    time left in the budget in force (a safety net for short budgets)."""
-    return length * ratio <= DOMINATING_REFINE_LENGTH and spent * ratio * ratio <= budget.remaining()
+    :data:`DOMINATING_REFINE_LENGTH` (a deterministic rule: no measured time enters it, so the answer does not
+    depend on the machine's load)."""
+    return length * ratio <= DOMINATING_REFINE_LENGTH
+
+
+def _within_share(run: Callable[[], _R]) -> _R | None:
+    """``run()`` within :data:`REFINE_TIME_SHARE` of the time left in the budget in force (all of it without a
+    budget), or None if that share ran out first (the budget in force itself is then not exhausted: the caller
+    keeps what it has; when the budget in force runs out too, its :class:`~rigorous_rdp.errors.BudgetExceeded`
+    propagates).  A safety net for short budgets only: a query that finishes within the share never depends
+    on time."""
+    left = budget.remaining()
+    if not math.isfinite(left):
+        return run()
+    try:
+        with budget.time_budget(max(1e-3, left * REFINE_TIME_SHARE)):
+            return run()
+    except BudgetExceeded:
+        if budget.expired() or budget.remaining() <= 0:
+            raise
+        return None
 
 
 def _discretize(

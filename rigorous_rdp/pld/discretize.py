@@ -180,7 +180,16 @@ def vertex_indices(profile: Profile, n: int, b: int, t: int, thin: float) -> lis
     ``min(delta, dlow)`` exceed ``thin``, sparser (spacing up to 32) where they are
     smaller.  Any subset of the grid is a valid vertex set for both constructions
     (the upper one interpolates a convex function, the lower one checks every gap);
-    the choice affects tightness and speed only."""
+    the choice affects tightness and speed only.  A profile with known kinks (a pair on
+    finitely many outcomes) is linear in :math:`e^\varepsilon` between them, so the grid
+    points next to each kink and the ends give the same constructions as every grid point."""
+    if profile.kinks is not None:
+        near = {b, t}
+        for x in profile.kinks:
+            if math.isfinite(x):
+                j = math.floor(x * n)
+                near.update(k for k in range(j - 1, j + 3) if b <= k <= t)
+        return sorted(near)
 
     def weight(j: int) -> float:
         e = j / n

@@ -123,9 +123,11 @@ def _profile_from_tails(
     tails: Callable[[Fraction], Tails],
     direction: str,
     support: tuple[Fraction | None, Fraction | None],
+    losses: list[float] | None = None,
 ) -> Profile:
     """A Profile of the pair whose tails are ``tails`` ("remove"), of its swap ("add") or
-    of its symmetrisation ("symmetric"; then ``tails`` is only called at t >= 0)."""
+    of its symmetrisation ("symmetric"; then ``tails`` is only called at t >= 0);
+    ``losses``: the loss values of a pair on finitely many outcomes (its kinks)."""
 
     def build(eps: Fraction) -> ProfilePoint:
         e = _q(eps).exp()
@@ -149,7 +151,17 @@ def _profile_from_tails(
         lo, hi = support
         m = None if lo is None or hi is None else max(-lo, hi)
         support = (None, None) if m is None else (-m, m)
-    return Profile(name, oracle, support, sd, sl, key)
+    kinks = None
+    if losses is not None:
+        # remove: the profile is piecewise linear in e^eps with kinks at the losses; add: at their
+        # negatives; symmetric: both, and 0 where the two halves meet
+        kinks = tuple(
+            sorted(
+                {*(losses if direction != "add" else []), *(-x for x in losses if direction != "remove")}
+                | ({0.0} if direction == "symmetric" else set())
+            )
+        )
+    return Profile(name, oracle, support, sd, sl, key, kinks=kinks)
 
 
 def _decide_lt(a: arb, b: arb) -> bool:
@@ -200,7 +212,7 @@ def finite_pair_profile(name: str, key: tuple, atoms: list[tuple[Fraction, Fract
         raise ValueError("finite pair: masses must be positive and sum to 1 on both sides.")
     losses = [math.log(float(p) / float(q)) for p, q in atoms]
     support = (_outer(min(losses), False), _outer(max(losses), True))
-    return _profile_from_tails(name, key, _finite_tails(atoms), direction, support)
+    return _profile_from_tails(name, key, _finite_tails(atoms), direction, support, losses)
 
 
 def poisson_randomized_response_profile(q: Fraction, p: Fraction, direction: str) -> Profile:
@@ -350,7 +362,7 @@ def replace_one_gaussian_profile(q: Fraction, sigma: Fraction) -> Profile:
         ad, al = add.screen_arrays(eps)  # type: ignore[misc]
         return np.maximum(rd, ad), np.maximum(rl, al)
 
-    return Profile(base.name, base.oracle, base.support, sd, sl, base.key, arrays)
+    return Profile(base.name, base.oracle, base.support, sd, sl, base.key, arrays, base.kinks)
 
 
 def attained_replace_one(q: Fraction, s: Fraction) -> tuple[Profile, Profile]:

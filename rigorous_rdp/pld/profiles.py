@@ -84,6 +84,10 @@ class Profile:
         key: a hashable description used to merge identical pairs.
         screen_arrays: optional vectorised form of both screens (a float array of
             epsilons -> ``(delta, dlow)`` arrays), used by float screens when present.
+        kinks: for a pair on finitely many outcomes, float values of every loss where the
+            profile may bend (between two neighbouring ones it is linear in
+            :math:`e^\varepsilon`), so the discretisation needs vertices only next to them
+            (a choice of vertices: any set is valid); ``None``: unknown.
     """
 
     name: str
@@ -93,6 +97,7 @@ class Profile:
     screen_dlow: Callable[[float], float]
     key: tuple
     screen_arrays: Callable[[Any], tuple[Any, Any]] | None = None
+    kinks: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)

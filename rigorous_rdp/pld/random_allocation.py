@@ -884,7 +884,7 @@ def allocation_pair(sigma: Fraction, t: int, selected: int = 1) -> DominatingPai
             sl,
             ("random-allocation-gaussian", sig, t, selected, direction),
             None,
-            build,
+            grid_plds=build,
         )
 
     # k > 1: the blocks' pair only dominates (joint convexity), so the lower end is not the mechanism's

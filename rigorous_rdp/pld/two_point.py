@@ -1,0 +1,337 @@
+r"""Exact composition of a pair on two outcomes: randomized response under Poisson sampling.
+
+**The pair.**  Randomized response with :math:`p' = \max(p, 1-p)` has the dominating pair
+:math:`((p', 1-p'), (1-p', p'))`; under Poisson sampling with probability q (add/remove) the
+remove pair is :math:`(P, Q) = (qP_0 + (1-q)Q_0, Q_0)` and the add pair its swap
+(Zhu, Dong, Wang 2022, Proposition 30; :mod:`rigorous_rdp.pld.pairs`).  Both live on two
+outcomes, so every direction is a pair :math:`(\mathrm{Bern}(a), \mathrm{Bern}(c))`, and after
+relabelling the outcomes (which changes no divergence) :math:`a > c`:
+
+* remove: :math:`a = qp' + (1-q)(1-p')`, :math:`c = 1 - p'`;
+* add, the swap :math:`(\mathrm{Bern}(c), \mathrm{Bern}(a))` relabelled:
+  :math:`a = p'`, :math:`c = q(1-p') + (1-q)p'`.
+
+**Composition (exact).**  T steps of one pair are the product pair; the number K of outcomes
+"1" is a sufficient statistic, :math:`K \sim \mathrm{Bin}(T, a)` under P and
+:math:`\mathrm{Bin}(T, c)` under Q, and the loss at :math:`K = k` is
+
+.. math:: \ell_k = T\ell_0 + kD,\qquad \ell_0 = \log\frac{1-a}{1-c} < 0,\quad
+          D = \log\frac{a(1-c)}{c(1-a)} > 0,
+
+increasing in k.  With :math:`Q(k) = P(k)e^{-\ell_k}` the profile is the finite sum of
+non-negative terms
+
+.. math:: \delta(\varepsilon) = \sum_{k \ge j} P(k)\,(1 - e^{\varepsilon - \ell_k})
+          = \sum_{k \ge j} P(k)\,(1 - E r^{k-j}),\qquad E = e^{\varepsilon - \ell_j},\
+          r = e^{-D} = \frac{c(1-a)}{a(1-c)} \in (0, 1),
+
+j the first index with :math:`\ell_j > \varepsilon`, and on the piece
+:math:`\ell_{k-1} \le \varepsilon \le \ell_k`, :math:`\delta(\varepsilon) = A_k - e^{\varepsilon -
+\ell_k} S_k` with :math:`A_k = \sum_{i\ge k} P(i)`, :math:`S_k = \sum_{i \ge k} P(i) r^{i-k}`, so
+:math:`\varepsilon(\delta) = \ell_k + \log((A_k - \delta)/S_k)` on the piece that crosses
+:math:`\delta`.  For symmetric randomized response (q = 1) this is
+:class:`~rigorous_rdp.pld.closed_form.RandomizedResponseComposition` (``a = p'``, ``c = 1 - p'``).
+
+**Sums.**  Only a window of indices around the mode and the threshold is summed; the binomial
+pmf is log-concave (:math:`\rho_k = P(k+1)/P(k) = \frac{T-k}{k+1}\frac{a}{1-a}` decreases in k),
+so :math:`\sum_{k > b} P(k) \le P(b)\rho_b/(1-\rho_b)` when :math:`\rho_b < 1` and
+:math:`\sum_{j \le k < w} P(k) \le P(w)\sigma/(1-\sigma)`, :math:`\sigma = 1/\rho_{w-1} =
+\frac{w(1-a)}{(T-w+1)a} < 1`.  Every omitted term of A, S or the profile lies in
+:math:`[0, P(k)]` (:math:`0 \le E r^{k-j} \le 1`), so each omitted sum is enclosed by
+:math:`[0, \text{bound}]`.
+
+**The two directions.**  The mechanism's profile under add/remove is the maximum of the two
+directions' profiles; its epsilon at delta is the larger of the two epsilons.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from flint import arb, ctx
+
+from ..arith import Certified, accurate_bits, log_binomial_pmf, workprec
+from .closed_form import MAX_PREC, TARGET_BITS, ClosedForm, ExactDeltaResult, ExactEpsilonResult, _bracket_of, _q
+from .results import Bracket, _as_bracket, _bracket, decimal_text
+
+__all__ = ["TwoPointComposition", "poisson_randomized_response_composition"]
+
+
+def _flog(x: Fraction) -> float:
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
+@dataclass(frozen=True)
+class _Direction:
+    """``steps`` compositions of the pair ``(Bern(a), Bern(c))``, ``0 < c < a < 1``."""
+
+    a: Fraction
+    c: Fraction
+    steps: int
+
+    # -- the law -----------------------------------------------------------------
+
+    @property
+    def _mode(self) -> int:
+        return min(self.steps, math.floor((self.steps + 1) * self.a))
+
+    def _window(self) -> int:
+        """Half-width of the summed window (a choice: the tail bounds keep it valid)."""
+        bits = ctx.prec + 24
+        sd = math.sqrt(self.steps * float(self.a) * float(1 - self.a))
+        return math.ceil(1.25 * sd * math.sqrt(2 * math.log(2) * bits)) + bits // 8 + 4
+
+    def _pmf(self, k: int) -> arb:
+        return log_binomial_pmf(self.steps, k, _q(self.a).log(), _q(1 - self.a).log()).exp()
+
+    def loss(self, k: int) -> arb:
+        r""":math:`\ell_k = \log(a^k (1-a)^{T-k} / (c^k (1-c)^{T-k}))`."""
+        a, c, T = self.a, self.c, self.steps
+        return k * (_q(a) / _q(c)).log() + (T - k) * (_q(1 - a) / _q(1 - c)).log()
+
+    def _loss_is_zero(self, k: int) -> bool:
+        """Whether :math:`\\ell_k = 0` exactly (integer arithmetic; only asked when undecided)."""
+        a, c, T = self.a, self.c, self.steps
+        return a**k * (1 - a) ** (T - k) == c**k * (1 - c) ** (T - k)
+
+    def sums(self, j: int, E: arb) -> tuple[arb, arb, arb]:
+        r"""For :math:`0 \le j \le T` and a ball :math:`0 \le E \le 1`: enclosures of
+        :math:`A = \sum_{i \ge j} P(i)`, :math:`S = \sum_{i \ge j} P(i) r^{i-j}` and
+        :math:`H = \sum_{i \ge j} P(i)(1 - E r^{i-j})`."""
+        T, a, c = self.steps, self.a, self.c
+        W = self._window()
+        m = self._mode
+        lo = j if j >= m - W else m - W
+        hi = min(T, max(lo, m) + W)
+        r = _q(c * (1 - a) / (a * (1 - c)))
+        ratio = _q(a / (1 - a))
+        P = self._pmf(lo)
+        w = r ** (lo - j)
+        A = arb(0)
+        S = arb(0)
+        H = arb(0)
+        scale = arb(2) ** (ctx.prec + 8)
+        ratio_f = math.exp(min(700.0, _flog(a) - _flog(1 - a)))
+        for i in range(lo, hi + 1):
+            A += P
+            S += P * w
+            H += P * (1 - E * w)
+            if i < hi:
+                # stop early once the geometric tail bound is negligible (a choice only)
+                if i > m + 4 and (i - lo) % 32 == 0 and (T - i) * ratio_f / (i + 1) < 0.9 and P * scale * 10 < H.min(S):
+                    hi = i
+                    break
+                P = P * (T - i) * ratio / (i + 1)
+                w = w * r
+        bound = arb(0)
+        if lo > j:
+            sig = _q(Fraction(lo) * (1 - a) / ((T - lo + 1) * a))
+            if not sig < 1:
+                return arb("nan"), arb("nan"), arb("nan")
+            bound += self._pmf(lo) * sig / (1 - sig)
+        if hi < T:
+            rho = _q(Fraction(T - hi) * a / ((hi + 1) * (1 - a)))
+            if not rho < 1:
+                return arb("nan"), arb("nan"), arb("nan")
+            bound += P * rho / (1 - rho)
+        extra = arb(0).union(bound.upper())
+        return A + extra, S + extra, H + extra
+
+    # -- profile -------------------------------------------------------------------
+
+    def _first_above(self, eps: Fraction) -> int | None:
+        """The first index j with :math:`\\ell_j > \\varepsilon` (``T + 1`` if none), certified;
+        ``None`` while a comparison is undecided at this precision."""
+        T = self.steps
+        ea = _q(eps)
+        l0 = (_q(1 - self.a) / _q(1 - self.c)).log()
+        D = _q(self.a * (1 - self.c) / (self.c * (1 - self.a))).log()
+        guess = (float(eps) - T * float(l0.mid())) / float(D.mid())
+        j = min(T + 1, max(0, math.floor(guess) + 1)) if math.isfinite(guess) else 0
+
+        def above(k: int) -> bool | None:  # loss_k > eps
+            lk = T * l0 + k * D
+            if lk > ea:
+                return True
+            if lk <= ea:
+                return False
+            if eps == 0 and self._loss_is_zero(k):
+                return False
+            return None
+
+        # move down while the previous index is above, up while this one is not
+        while j > 0:
+            b = above(j - 1)
+            if b is None:
+                return None
+            if not b:
+                break
+            j -= 1
+        while j <= T:
+            b = above(j)
+            if b is None:
+                return None
+            if b:
+                break
+            j += 1
+        return j
+
+    def delta_ball(self, eps: Fraction) -> arb:
+        j = self._first_above(eps)
+        if j is None:
+            return arb("nan")
+        if j > self.steps:
+            return arb(0)
+        E = (_q(eps) - self.loss(j)).exp()
+        return self.sums(j, E)[2]
+
+    def atom_delta(self, k: int) -> arb:
+        r""":math:`\delta(\ell_k)` (from the next atom on; 0 at the last)."""
+        if k >= self.steps:
+            return arb(0)
+        r = _q(self.c * (1 - self.a) / (self.a * (1 - self.c)))
+        return self.sums(k + 1, r)[2]
+
+    def _decide(self, fn: Any, target: Fraction) -> bool:
+        """Whether ``fn()`` > target, decided in ball arithmetic with the precision raised."""
+        prec = 128
+        while prec <= MAX_PREC:
+            with workprec(prec):
+                d = fn()
+                t = _q(target)
+                if d.is_finite():
+                    if d > t:
+                        return True
+                    if d <= t:
+                        return False
+            prec *= 2
+        raise ArithmeticError("pld two-point: undecided comparison of the profile with delta")
+
+    def _first_positive(self) -> int:
+        """The first index with :math:`\\ell_k > 0`."""
+        prec = 128
+        while prec <= MAX_PREC:
+            with workprec(prec):
+                j = self._first_above(Fraction(0))
+            if j is not None:
+                return j
+            prec *= 2
+        raise ArithmeticError("pld two-point: undecided sign of a loss")
+
+    def epsilon(self, delta: Fraction, width: Fraction) -> Certified:
+        """Certified enclosure of the optimal epsilon of this direction at ``delta``."""
+        T = self.steps
+        if not self._decide(lambda: self.delta_ball(Fraction(0)), delta):
+            return Certified(arb(0), 128)  # delta(0) <= delta
+        k0 = self._first_positive()  # delta(l_k) is defined by the atoms k >= k0 (l_k > 0)
+        # the first k in [k0, T] with delta(l_k) <= delta: bisection on 64-bit midpoints (a guess),
+        # then certified at k and k - 1 (delta(l_T) = 0 <= delta)
+        lo, hi = k0 - 1, T
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            with workprec(64):
+                above = bool(self.atom_delta(mid).mid() > _q(delta).mid())
+            if above:
+                lo = mid
+            else:
+                hi = mid
+        k = hi
+        for _ in range(64):
+            if k < T and self._decide(lambda k=k: self.atom_delta(k), delta):
+                k += 1
+                continue
+            if k > k0 and not self._decide(lambda k=k: self.atom_delta(k - 1), delta):
+                k -= 1
+                continue
+            break
+        else:
+            raise ArithmeticError("pld two-point: could not certify the piece")
+        # on [max(0, l_{k-1}), l_k]: delta(eps) = A_k - e^{eps - l_k} S_k
+        prec = 128
+        while True:
+            with workprec(prec):
+                t = _q(delta)
+                A, S, _ = self.sums(k, arb(1))
+                lk = self.loss(k)
+                eps = lk + ((A - t) / S).log()
+                lo_e = self.loss(k - 1).max(arb(0)) if k > 0 else arb(0)
+                if eps.is_finite():
+                    box = lo_e.lower().union(lk.upper())
+                    eps = eps.intersection(box) if eps.overlaps(box) else eps
+                    if accurate_bits(eps, TARGET_BITS) and 2 * eps.rad() <= _q(width):
+                        return Certified(eps, prec)
+            if prec >= MAX_PREC:
+                if eps.is_finite():
+                    return Certified(eps, prec)
+                raise ArithmeticError("pld two-point: epsilon not resolved")
+            prec *= 2
+
+
+@dataclass(frozen=True)
+class TwoPointComposition(ClosedForm):
+    """``steps`` compositions of a mechanism whose directions are two-outcome pairs; its
+    profile is the maximum over the directions (module docstring)."""
+
+    directions: tuple[tuple[str, _Direction], ...]
+    params: tuple[tuple[str, Any], ...] = ()
+    description = (
+        "randomized response under Poisson sampling: a two-outcome pair per direction, composed "
+        "exactly (binomial sum in ball arithmetic), the larger direction taken"
+    )
+
+    def parameters(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def delta_ball(self, eps: Fraction) -> arb:
+        out: arb | None = None
+        for _, d in self.directions:
+            v = d.delta_ball(eps)
+            out = v if out is None else out.max(v)
+        assert out is not None
+        return out
+
+    def _direction_eps(self, delta: Fraction, width: Fraction) -> list[tuple[str, Certified]]:
+        return [(name, d.epsilon(delta, width)) for name, d in self.directions]
+
+    def epsilon(self, delta: Fraction, width: Fraction) -> Certified:
+        per = self._direction_eps(delta, width)
+        ball = per[0][1].ball
+        for _, v in per[1:]:
+            ball = ball.max(v.ball)
+        return Certified(ball, max(v.prec for _, v in per))
+
+    def epsilon_result(self, delta: Fraction, width: Fraction) -> ExactEpsilonResult | None:
+        try:
+            per = self._direction_eps(delta, width)
+        except ArithmeticError:
+            return None  # undecided: the grid path answers
+        dirs = {name: (_bracket_of(v), 0) for name, v in per}
+        # the larger of two values lies between the larger lower end and the larger upper end
+        b = _bracket(max(b.lo_exact for b, _ in dirs.values()), max(b.up_exact for b, _ in dirs.values()))
+        return ExactEpsilonResult(
+            b, delta, 0, 0, Fraction(0), dirs, exact=self.description, parameters=self.parameters()
+        )
+
+    def delta_result(self, eps: Fraction) -> ExactDeltaResult:
+        dirs: dict[str, tuple[Bracket, int]] = {}
+        for name, d in self.directions:
+            one = TwoPointComposition(((name, d),), self.params)
+            dirs[name] = (_as_bracket(ClosedForm.delta_result(one, eps).value), 0)
+        lo = max(b.lo_exact for b, _ in dirs.values())
+        up = max(b.up_exact for b, _ in dirs.values())
+        return ExactDeltaResult(
+            _bracket(lo, up), eps, 0, 0, Fraction(0), dirs, exact=self.description, parameters=self.parameters()
+        )
+
+
+def poisson_randomized_response_composition(q: Fraction, p: Fraction, steps: int) -> TwoPointComposition:
+    """``steps`` randomized responses with probability ``p`` under Poisson sampling with
+    probability ``q`` (add/remove; ``0 < q < 1``, ``p != 1/2``)."""
+    pp = max(p, 1 - p)
+    remove = _Direction(q * pp + (1 - q) * (1 - pp), 1 - pp, steps)
+    add = _Direction(pp, q * (1 - pp) + (1 - q) * pp, steps)
+    params = (("q", decimal_text(q)), ("p", decimal_text(p)), ("steps", steps))
+    return TwoPointComposition((("remove", remove), ("add", add)), params)
