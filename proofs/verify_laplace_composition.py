@@ -263,6 +263,81 @@ def test_atoms_closed_form():
         assert abs(sp.N(direct - closed, 40)) < 1e-30
 
 
+def test_hellinger_lower_bound_on_total_variation():
+    """BC = int sqrt(p q) = e^(-beta/2)(1 + beta/2) for Lap(0, b) against Lap(1, b), and
+    TV >= 1 - BC (pointwise |sqrt p - sqrt q| <= sqrt p + sqrt q, so
+    1 - BC = (1/2) int (sqrt p - sqrt q)^2 <= (1/2) int |p - q| = TV); BC is multiplicative over
+    products, so delta_T(0) = TV(P^T, Q^T) >= 1 - BC^T."""
+    bp = sp.Symbol("beta", positive=True)
+    k = bp / 2  # 1/(2b)
+    mid = sp.integrate(k * sp.exp(-bp / 2), (x, 0, 1))
+    left = sp.integrate(k * sp.exp(-bp * (1 - 2 * x) / 2), (x, -sp.oo, 0))
+    right = sp.integrate(k * sp.exp(-bp * (2 * x - 1) / 2), (x, 1, sp.oo))
+    assert sp.simplify(mid + left + right - sp.exp(-bp / 2) * (1 + bp / 2)) == 0
+    # TV of one step = 1 - e^(-beta/2) (delta_1(0)); check TV >= 1 - BC on a few beta
+    for bv in (sp.Rational(1, 100), sp.Rational(1, 2), sp.Integer(3), sp.Integer(40)):
+        tv = 1 - sp.exp(-bv / 2)
+        assert sp.N(tv - (1 - sp.exp(-bv / 2) * (1 + bv / 2)), 50) >= 0
+
+
+def test_capped_exponential_law():
+    """D = beta - loss under P: an atom 1/2 at 0, density e^(-D/2)/4 on (0, 2 beta), an atom
+    e^-beta/2 at 2 beta; this is the law of min(E, 2 beta), E = 0 w.p. 1/2 and Exp(rate 1/2)
+    w.p. 1/2 (the mass of the density beyond 2 beta equals the atom)."""
+    bp = sp.Symbol("beta", positive=True)
+    d = sp.Symbol("d", positive=True)
+    # x in (0, 1) with P-density (beta/2) e^(-beta x): D = 2 beta x, density (beta/2) e^(-D/2) / (2 beta)
+    assert sp.simplify((bp / 2) * sp.exp(-bp * d / (2 * bp)) / (2 * bp) - sp.exp(-d / 2) / 4) == 0
+    assert sp.simplify(sp.integrate(sp.exp(-d / 2) / 4, (d, 2 * bp, sp.oo)) - sp.exp(-bp) / 2) == 0
+    assert sp.simplify(sp.integrate(sp.exp(-d / 2) / 4, (d, 0, sp.oo)) - sp.Rational(1, 2)) == 0
+
+
+def test_capped_model_terms():
+    """For G ~ Gamma(j, rate 1/2) (G = 0 for j = 0) and y = h/2:
+    E[(1 - e^(G - h))_+] = 2 sum_(k > j, k - j odd) e^-y y^k / k!, and summed against
+    Bin(T, 1/2): sum_j C(T,j) 2^-T 2 [j < k, j != k mod 2] = F(k - 1) + C(T-1, k-1) 2^-T."""
+    yv = sp.Symbol("y", positive=True)
+    g = sp.Symbol("g", positive=True)
+    for j in range(0, 6):
+        if j == 0:
+            lhs = 1 - sp.exp(-2 * yv)
+        else:
+            dens = g ** (j - 1) * sp.exp(-g / 2) / (sp.factorial(j - 1) * 2**j)
+            lhs = sp.integrate((1 - sp.exp(g - 2 * yv)) * dens, (g, 0, 2 * yv))
+        # 2 sum_(k = j+1, j+3, ...) y^k/k! = e^y - (-1)^j e^-y - 2 sum_(k < j, k = j+1 mod 2) y^k/k!
+        odd = (
+            sp.exp(yv)
+            - (-1) ** j * sp.exp(-yv)
+            - 2 * sum((yv**k / sp.factorial(k) for k in range(j) if (k - j) % 2 == 1), sp.Integer(0))
+        )
+        assert sp.simplify(lhs - sp.exp(-yv) * odd) == 0, j
+    for T in range(1, 9):
+        b = [Fraction(comb(T, j), 2**T) for j in range(T + 1)]
+        for k in range(1, T + 4):
+            lhs = sum((2 * b[j] for j in range(min(k, T + 1)) if (k - j) % 2 == 1), Fraction(0))
+            F = sum(b[: min(k, T + 1)], Fraction(0))
+            c = Fraction(comb(T - 1, k - 1), 2**T) if k - 1 <= T - 1 else Fraction(0)
+            assert lhs == F + c <= 1
+
+
+def test_capped_model_matches_mixture():
+    """The capped model summed over k against the exact T-fold expression (h <= 2 beta: the cap
+    changes nothing), in high precision."""
+    for bv, T, ev_ in ((Fraction(1), 3, Fraction(3, 2)), (Fraction(5, 2), 2, Fraction(7, 2))):
+        h = T * bv - ev_
+        assert 0 < h <= 2 * bv
+        with mpmath.workdps(40):
+            y = mpmath.mpf(h.numerator) / h.denominator / 2
+            model = mpmath.mpf(0)
+            for k in range(1, 120):  # the Poisson(y <= 2) tail beyond 120 is below 1e-150
+                f = sum((Fraction(comb(T, jj), 2**T) for jj in range(min(k, T + 1))), Fraction(0))
+                if k - 1 <= T - 1:
+                    f += Fraction(comb(T - 1, k - 1), 2**T)
+                model += mpmath.exp(-y) * y**k / mpmath.factorial(k) * mpmath.mpf(f.numerator) / f.denominator
+            exact = sp.N(laplace_delta_exact(1 / bv, T, ev_), 40)
+            assert abs(model - mpmath.mpf(str(exact))) < mpmath.mpf(10) ** -30, (bv, T, ev_)
+
+
 if __name__ == "__main__":
     import sys
 

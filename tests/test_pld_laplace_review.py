@@ -162,3 +162,72 @@ def test_cut_off_sum_with_large_cancellation(scale: F, steps: int) -> None:
     assert 0 < br.lo_exact <= br.up_exact <= br.lo_exact + F(1, 100)
     assert comp.enclose(br.up_exact, 40).upper() <= 1e-5 * (1 + 1e-12)
     assert comp.enclose(br.lo_exact, 40).lower() > 1e-5 * (1 - 1e-12)
+
+
+@pytest.mark.parametrize(
+    ("scale", "steps", "eps"),
+    [
+        (F(1, 40), 8, F(300)),  # capped-exponential route, h = 20 <= 2 beta (exact)
+        (F(1, 40), 6, F(150)),  # capped route with the cap's bound 6 e^-40 / 2 (h = 90 > 2 beta)
+        (F(1, 2), 16, F(61, 2)),  # capped route next to the largest loss 32 at a moderate scale
+    ],
+)
+def test_capped_route_contains_independent_value(scale: F, steps: int, eps: F) -> None:
+    _check_delta(scale, steps, eps)
+
+
+def _uncapped_model(steps: int, h: F) -> mpmath.mpf:
+    """E[(1 - e^(S - h))_+] for S the sum of T deficits 0 (mass 1/2) or Exp(rate 1/2) (mass 1/2):
+    the Gamma(j, rate 1/2) parts integrated by mpmath quadrature (the law of T Laplace losses with
+    scale 0, up to the cap at 2 beta, which matters only with mass T e^-beta / 2)."""
+    hm = _mp(h)
+    total = 2 ** mpmath.mpf(-steps) * (1 - mpmath.exp(-hm))
+    for j in range(1, steps + 1):
+
+        def f(g: mpmath.mpf, j: int = j) -> mpmath.mpf:
+            return (1 - mpmath.exp(g - hm)) * g ** (j - 1) * mpmath.exp(-g / 2) / (mpmath.gamma(j) * 2**j)
+
+        part = mpmath.quad(f, [0, hm / 2, hm])
+        total += mpmath.binomial(steps, j) * 2 ** mpmath.mpf(-steps) * part
+    return total
+
+
+@pytest.mark.parametrize(("steps", "h"), [(20, F(10)), (7, F(1, 3)), (40, F(60))])
+def test_huge_beta_matches_uncapped_model(steps: int, h: F) -> None:
+    """Scale 1e-1000 (the smallest accepted): the T-fold loss is T beta minus a sum of capped
+    exponentials; the bracket must contain the quadrature of the uncapped model (the cap changes
+    delta by at most T e^-beta / 2, far below any resolution here)."""
+    scale = F(1, 10**1000)
+    comp = LaplaceComposition(scale, steps)
+    ball = comp.enclose(steps / scale - h, 40)
+    with mpmath.workdps(40):
+        ref = _uncapped_model(steps, h)
+        lo, hi = _bounds(ball)
+        assert lo <= ref * (1 + mpmath.mpf(10) ** -25) and ref <= hi * (1 + mpmath.mpf(10) ** -25), (lo, hi, ref)
+        assert hi - lo <= ref * mpmath.mpf(2) ** -30
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("scale", "steps", "eps"),
+    [
+        (F(1), 35, F(29946, 1000)),  # the cut-off sum (J about 22) where epsilon(1e-5) lies
+        (F(1), 50, F(2479, 100)),  # inversion integral above 24 continuous steps (epsilon(0.1))
+        (F(10), 300, F(816, 100)),  # inversion integral, scale 10 (epsilon(1e-5))
+    ],
+)
+def test_previously_slow_cells(scale: F, steps: int, eps: F) -> None:
+    _check_delta(scale, steps, eps)
+
+
+@pytest.mark.slow
+def test_previously_slow_epsilon_bracket() -> None:
+    """T = 35, scale 1, delta 1e-5, the default width 1/100 (1.3-2.7 s before the three-probe search)."""
+    scale, steps, delta = F(1), 35, F(1, 10**5)
+    br = LaplaceComposition(scale, steps).epsilon(delta, F(1, 100))
+    lo, hi = br.lo_exact, br.up_exact
+    assert 0 < lo <= hi <= lo + F(1, 100)
+    with mpmath.workdps(80):
+        assert _reference(scale, steps, lo)[0] > _mp(delta)
+        ref_hi, omitted = _reference(scale, steps, hi)
+        assert ref_hi + omitted <= _mp(delta)

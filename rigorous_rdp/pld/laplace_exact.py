@@ -59,9 +59,37 @@ evaluations, all in ball arithmetic:
   :math:`R_J(0)` is added, and when :math:`\varphi(c)^T e^{-\varepsilon c}/\min(|c|, |1+c|)`
   (a bound on the integral) is negligible the integral is replaced by that bound.
 
+Before these, the **capped-exponential route** (:meth:`LaplaceProfile._capped`, checks in
+``proofs/verify_laplace_composition.py``).  The deficit :math:`D = \beta - L` of one step is 0
+with mass 1/2, has density :math:`e^{-D/2}/4` on :math:`(0, 2\beta)` and an atom
+:math:`e^{-\beta}/2` at :math:`2\beta`: the law of :math:`\min(E, 2\beta)` with E = 0 (mass 1/2)
+or Exp(rate 1/2) (mass 1/2).  With :math:`h = T\beta - \varepsilon`,
+:math:`\delta(\varepsilon) = E[(1 - e^{S - h})_+]`, S the sum of the T deficits, and the map
+:math:`S \mapsto (1 - e^{S-h})_+` is non-increasing and vanishes for :math:`S \ge h`.  Coupled
+with the uncapped sum :math:`S' \ge S` (equal unless some :math:`E_i > 2\beta`, and then both
+are :math:`\ge 2\beta`): :math:`0 \le \delta - \delta' \le 1 - (1 - e^{-\beta}/2)^T \le
+Te^{-\beta}/2`, and :math:`\delta = \delta'` when :math:`h \le 2\beta`.  Given the number j of
+nonzero :math:`E_i` (Bin(T, 1/2)) the uncapped sum is Gamma(j, rate 1/2), and
+:math:`E[(1 - e^{G - h})_+] = 2\sum_{k > j,\ k - j\ \mathrm{odd}} P(K = k)`, K ~ Poisson(y),
+y = h/2 (the integrand splits into two incomplete gamma functions whose difference is the odd
+part of a Poisson series).  Summed over j:
+:math:`\delta' = \sum_{k \ge 1} P(K = k)(F(k - 1) + \binom{T-1}{k-1}2^{-T})`, F the law
+function of Bin(T, 1/2); every factor lies in [0, 1] and equals 1 for k > T, so the terms
+outside a window of k are bounded by Poisson tails (times :math:`\min(1, 2F)` below), and all
+terms are positive (no cancellation, no power of :math:`e^{\beta}`).  It answers near the
+largest loss (:math:`h \le 2\beta`, exact) and, for :math:`\beta \ge` :data:`CAPPED_MIN_BETA`,
+wherever :math:`Te^{-\beta}/2` is negligible, e.g. every query at scale 1e-1000.
+
+Two cheap bounds: :math:`\mathrm{BC} = \int\sqrt{pq} = e^{-\beta/2}(1 + \beta/2)` (one step,
+multiplicative over steps) gives :math:`1 - \mathrm{BC}^T \le \delta(0) = TV \le
+\sqrt{1 - \mathrm{BC}^{2T}}`: epsilon > 0 without evaluating delta(0) when the left side exceeds
+delta, epsilon = 0 at once when the right side is at most delta, and a valid (wide) enclosure
+where the loss is too concentrated for the inversion integral.
+
 The pair is symmetric (the swapped pair has the same profile), so add = remove.
-:math:`\varepsilon(\delta)` is found by a guess (saddle-point approximation, then secant steps
-on :math:`\log\delta`) and certified: every enclosure computed on the way decides, where it can,
+:math:`\varepsilon(\delta)` is found by a guess (saddle-point approximation, then Newton and secant
+steps on :math:`\log\delta`; once the guess is within the width, each probe sits width/6 beside
+it on the side of the end still open, so three evaluations usually suffice) and certified: every enclosure computed on the way decides, where it can,
 :math:`\delta(x) > \delta` (a proven lower end) or :math:`\delta(x) \le \delta` (a proven upper
 end), because the profile is non-increasing; a bisection of the proven bracket is the fallback.
 Near the largest loss :math:`T\beta` the all-atoms outcome (P-mass :math:`2^{-T}`) gives
@@ -88,8 +116,11 @@ __all__ = ["EXACT_STEPS", "LaplaceProfile"]
 EXACT_STEPS = 12
 #: the largest number of continuous steps summed term by term (above, the inversion integral)
 MAX_TERMS = 48
-#: ... and when the atoms-only outcomes are negligible in the tilted law
-SMALL_TERMS = 28
+#: ... and when the atoms-only outcomes have little tilted weight
+SMALL_TERMS = 24
+#: the capped-exponential route: at most this many terms, and (where the cap matters) beta at least
+CAPPED_TERMS = 4000
+CAPPED_MIN_BETA = 24
 #: working precision cap (bits)
 MAX_PREC = 4096
 #: largest cut-off R of the inversion integral tried
@@ -355,6 +386,8 @@ class LaplaceProfile:
         """delta at ``eps`` (0 <= eps < T beta) by the inversion integral, relative accuracy
         about ``bits`` bits aimed at (the enclosure is valid whatever it reaches)."""
         T = self.steps
+        if not 16.0 / max(sad.sd, 1e-300) <= MAX_R:
+            return self._hellinger(eps)  # the loss is too concentrated for the cut-off R
         sd = max(sad.sd, 1e-300)
         g = min(0.1, 1 / sd)
         c_f = sad.c
@@ -473,6 +506,11 @@ class LaplaceProfile:
         """delta at ``eps`` at the working precision (not refined)."""
         if eps >= self._max_loss:
             return arb(0)  # the loss never exceeds T beta
+        v = self._capped(eps, bits)
+        if v is not None:
+            return v
+        if self._beta > 10**6:
+            return arb(0).union(arb(1))  # e^(beta z) is out of reach of the other routes
         if self.steps <= EXACT_STEPS:
             return self._mixture(eps)
         sad = _saddle(self._beta, self.steps, eps)
@@ -480,6 +518,63 @@ class LaplaceProfile:
         if v is not None:
             return v
         return self._contour(eps, bits, sad)
+
+    def _capped(self, eps: Fraction, bits: int) -> arb | None:
+        r"""delta by the capped-exponential route (module docstring), or ``None`` when it does not
+        apply (the cap matters: :math:`h > 2\beta` and :math:`T e^{-\beta}/2` is not negligible)
+        or needs more than :data:`CAPPED_TERMS` terms.  With :math:`h = T\beta - \varepsilon`,
+        :math:`y = h/2`, K ~ Poisson(y), J ~ Bin(T, 1/2), :math:`F` the law function of J and
+        :math:`c_m = \binom{T-1}{m}2^{-T}`:
+        :math:`\delta_{\mathrm{model}} = \sum_{k \ge 1} P(K = k)\,(F(k - 1) + c_{k-1})`, each factor
+        :math:`F(k-1) + c_{k-1} = 2P(J < k, J \not\equiv k) \le 1` and equal to 1 for k > T."""
+        T = self.steps
+        beta_f = self._beta
+        h = T * beta_f - eps
+        capped = h <= 2 * beta_f
+        if not capped and beta_f < CAPPED_MIN_BETA:
+            return None
+        # for a large beta the inversion integral is slow, and where beta is huge the other routes
+        # cannot evaluate e^(beta z) at all: allow more terms then
+        limit = CAPPED_TERMS if beta_f < 200 else 5 * CAPPED_TERMS if beta_f < 10**6 else 10**7
+        window = _capped_window(T, h, bits, limit)
+        if window is None:
+            return None
+        k_lo, k_hi = window
+        beta = _q(beta_f)
+        y = _q(h) / 2
+        half = arb(1) / 2
+        # the cap: 0 <= delta - delta_model <= 1 - (1 - e^-beta/2)^T <= T e^-beta / 2 (0 if h <= 2 beta)
+        cap = arb(0) if capped else T * (-beta).exp() / 2
+        total = arb(0)
+        err = cap
+        if k_lo <= k_hi:
+            log_y = y.log()
+            pk = (-y + k_lo * log_y - arb(k_lo + 1).lgamma()).exp()
+            m = k_lo - 1  # F(m), b_m = P(J = m), c_m = b_m (T - m) / T
+            bm = log_binomial_pmf(T, m, half.log(), half.log()).exp()
+            fm = half.beta_lower(T - m, m + 1, 1) if m < T else arb(1)
+            for k in range(k_lo, k_hi + 1):
+                m = k - 1
+                total += pk * (fm + bm * (T - m) / T)
+                pk = pk * y / (k + 1)
+                if m + 1 <= T:
+                    bm = bm * (T - m) / (m + 1)
+                    fm = fm + bm
+        if k_lo > 1:
+            # the 1 <= k < k_lo: each factor <= min(1, 2 F(k_lo - 2)) (c_m <= b_m <= F(m), F rises)
+            low = _pois_le(k_lo - 1, y)
+            if k_lo - 2 < T:
+                low = low * _min_arb(arb(1), 2 * half.beta_lower(T - (k_lo - 2), k_lo - 1, 1))
+            err = err + low
+        if k_hi >= T:
+            total += _pois_ge(T + 1, y)  # the factor is 1 for k > T
+        else:
+            err = err + _pois_ge(k_hi + 1, y)
+        if not (total.is_finite() and err.is_finite()):
+            return None
+        if not total.lower() > 0 or not (err * arb(2) ** (bits + 2)).upper() < total.lower():
+            return None  # the cap or the cut-off is not negligible: the other routes answer
+        return total + arb(0).union(err.upper())
 
     def _truncated(self, eps: Fraction, bits: int, sad: _Saddle) -> arb | None:
         r"""delta as the sum of the terms with j <= J continuous steps plus a bound on the rest,
@@ -490,18 +585,20 @@ class LaplaceProfile:
         :math:`\kappa(c)\,\varphi(c)^T e^{-c\varepsilon} P(\mathrm{Bin}(T, b(c)/\varphi(c)) > J)`
         (the tilted law of the number of continuous steps is binomial)."""
         T = self.steps
-        mean = T * sad.p_cont
-        J = min(T, math.ceil(mean + 6 * math.sqrt(mean) + 6 + bits / 8))
-        # beyond SMALL_TERMS the inversion integral is faster, unless the atoms-only outcomes keep
-        # a visible tilted weight (then its integrand decays slowly)
-        atoms_matter = T * math.log1p(-min(sad.p_cont, 1 - 1e-16)) > -(bits + 40) * math.log(2)
+        J = _cutoff(T, sad, bits)
+        # beyond SMALL_TERMS the inversion integral is usually faster, unless the atoms-only
+        # outcomes keep a visible tilted weight (then its integrand decays slowly, the more so the
+        # more bits are asked): a cost model measured on both routes
+        log_atoms = T * math.log1p(-min(sad.p_cont, 1 - 1e-16))  # log of their tilted weight
+        atoms_matter = log_atoms > -12 or (bits >= 40 and log_atoms > -20)
         limit = MAX_TERMS if atoms_matter else SMALL_TERMS
         if limit < J and limit + 4 < T:
             return None
         budget = max(limit, J)
         # the j-th term cancels about j (beta / ln 2 + 1.5) bits (alternating Irwin-Hall pieces times
-        # e^{beta j}): raise the precision once for the largest J instead of doubling it from the caller's
-        extra = math.ceil(budget * (float(self._beta) / math.log(2) + 1.5))
+        # e^{beta j}): raise the precision once for the terms expected (J and a few more) instead of
+        # doubling it from the caller's (terms beyond are still enclosed, only wider)
+        extra = math.ceil(min(budget, J + 8) * (float(self._beta) / math.log(2) + 1.5))
         with workprec(ctx.prec + extra):
             return self._truncated_sum(eps, bits, sad, J, budget)
 
@@ -534,7 +631,7 @@ class LaplaceProfile:
                 return total + arb(0).union(rest.upper())
             if budget <= J:
                 return None
-            J = min(T, J + 8)
+            J = min(T, J + 4)
 
     def enclose(self, eps: Fraction, bits: int) -> arb:
         """Certified enclosure of delta at ``eps >= 0``, refined (precision doubled) until its
@@ -612,11 +709,16 @@ class LaplaceProfile:
         def done() -> bool:
             return cert[1] - cert[0] <= width
 
-        f_zero = probe(Fraction(0))
-        if cert[1] == 0:
-            return _bracket(Fraction(0), Fraction(0))
-        if f_zero <= lt and self._side(Fraction(0), delta, lt - f_zero) == -1:
-            return _bracket(Fraction(0), Fraction(0))
+        with workprec(128):
+            if self._hellinger(Fraction(0)).upper() <= _q(delta):
+                return _bracket(Fraction(0), Fraction(0))  # delta(0) = TV <= sqrt(1 - BC^2T) <= delta
+        if not self._tv_exceeds(delta):
+            # delta(0) (the total variation distance) is not proven above delta: look at it
+            f_zero = probe(Fraction(0))
+            if cert[1] == 0:
+                return _bracket(Fraction(0), Fraction(0))
+            if f_zero <= lt and self._side(Fraction(0), delta, lt - f_zero) == -1:
+                return _bracket(Fraction(0), Fraction(0))
         # near the largest loss: delta(T beta - h) >= 2^-T (1 - e^-h) (all T losses +beta, P-mass
         # 2^-T), so a delta below that puts epsilon in (T beta - h, T beta]
         h = width / 2
@@ -639,35 +741,39 @@ class LaplaceProfile:
                     hi = top - y
                     break
             return _bracket(lo, hi)
-        # Newton steps on log delta from the saddle-point guess (slope -c first, then secants)
+        # Newton steps on log delta from the saddle-point guess (slope -c first, then secants);
+        # once the guess is good every probe is placed width/6 beside it, on the side of the
+        # end still far from it, so that its certified decision narrows the bracket
         x0 = _dyadic(self._first_guess(delta))
         f0 = probe(x0)
-        x1 = x0
         slope = -_saddle(self._beta, self.steps, x0).c if 0 < x0 < top else 0.0
-        for _ in range(6):
+        for _ in range(10):
             if done() or not (math.isfinite(f0) and slope < 0):
                 break
-            x1 = _dyadic(min(max(x0 + Fraction((f0 - lt) / -slope), Fraction(0)), top))
-            if abs(x1 - x0) <= width / 16 or not 0 < x1 < top:
+            est = x0 + Fraction((f0 - lt) / -slope)
+            bits = 20
+            if abs(est - x0) > width:
+                x1 = est  # still far: a plain Newton step
+            else:
+                x1 = est + width / 6 if cert[1] - est >= est - cert[0] else est - width / 6
+                # log delta(x1) - log delta is about slope * width / 6: enough bits to decide
+                bits = max(20, min(80, int(-math.log2(-slope * float(width) / 6)) + 8))
+            x1 = _dyadic(min(max(x1, Fraction(0)), top))
+            if not cert[0] < x1 < cert[1] or x1 == x0:
                 break
-            f1 = probe(x1)
+            gap = abs(slope * float(x1 - est))
+            f1 = probe(x1, bits)
+            if cert[0] < x1 < cert[1]:
+                # the probe did not decide: decide at rising accuracy
+                side = self._side(x1, delta, gap)
+                if side == 0:
+                    break
+                cert[0 if side == 1 else 1] = x1
             if not math.isfinite(f1):
                 break
-            slope = (f1 - f0) / float(x1 - x0)
+            if f1 != f0:
+                slope = (f1 - f0) / float(x1 - x0)
             x0, f0 = x1, f1
-        if not done():
-            # certify around the estimate: the missing ends first
-            gap = -slope * float(width) / 3 if slope < 0 else 1e-6
-            for x, want in ((x1 + width / 3, -1), (x1 - width / 3, 1)):
-                if done():
-                    break
-                if not cert[0] < x < cert[1]:
-                    continue
-                side = self._side(x, delta, gap)
-                if side == want:
-                    cert[0 if want == 1 else 1] = x
-        if done():
-            return _bracket(cert[0], cert[1])
         # fallback: bisection of the certified bracket, each midpoint decided at rising accuracy
         for _ in range(200):
             if done():
@@ -680,6 +786,32 @@ class LaplaceProfile:
                 break
             cert[0 if side == 1 else 1] = mid
         raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+
+    def _log_bc(self) -> arb:
+        r"""A ball containing :math:`\log\mathrm{BC} = -x + \log(1 + x)`, x = beta/2 (below 1e-6 by
+        the alternating series :math:`-x^2/2 + x^3/3 - \dots`, in [-x^2/2, -x^2/2 + x^3/3])."""
+        x = _q(self._beta) / 2
+        if self._beta < Fraction(1, 10**6):
+            lo = -x * x / 2
+            return lo.union(lo + x * x * x / 3)
+        return -x + x.log1p()
+
+    def _hellinger(self, eps: Fraction) -> arb:
+        r"""The Hellinger bracket of delta at eps >= 0 (valid, wide; for a loss too concentrated
+        for the inversion integral): :math:`\delta(\varepsilon) \le \delta(0) = TV \le
+        \sqrt{1 - \mathrm{BC}^{2T}}` (Le Cam) and :math:`\delta(0) \ge 1 - \mathrm{BC}^T`."""
+        lb = self._log_bc()
+        hi = (-((2 * self.steps * lb).expm1())).sqrt()
+        lo = -((self.steps * lb).expm1()) if eps == 0 else arb(0)
+        return arb(lo.lower()).union(arb(hi.upper()))
+
+    def _tv_exceeds(self, delta: Fraction) -> bool:
+        r"""True if delta(0) > ``delta`` is proven by the Hellinger bound: delta(0) is the total
+        variation distance of the composed pair, at least :math:`1 - \mathrm{BC}^T` with the
+        Bhattacharyya coefficient :math:`\mathrm{BC} = \int\sqrt{pq} = e^{-\beta/2}(1 + \beta/2)`
+        of one step (``proofs/verify_laplace_composition.py``), so epsilon > 0 without looking."""
+        with workprec(128):
+            return bool(-((self.steps * self._log_bc()).expm1()) > _q(delta))
 
     def _first_guess(self, delta: Fraction) -> Fraction:
         """Saddle-point approximation of epsilon(delta) (a guess): bisection on c of
@@ -707,6 +839,149 @@ class LaplaceProfile:
             e = approx((lo + hi) / 2)[0]
         g = Fraction(float(e))
         return min(max(g, Fraction(0)), self._max_loss)
+
+
+def _min_arb(a: arb, b: arb) -> arb:
+    """An upper bound's ball: the smaller of two nonnegative upper bounds (by their upper ends)."""
+    return a if a.upper() <= b.upper() else b
+
+
+def _pois_pmf(n: int, y: arb) -> arb:
+    return (-y + n * y.log() - arb(n + 1).lgamma()).exp() if n > 0 else (-y).exp()
+
+
+def _pois_ge(n: int, y: arb) -> arb:
+    """A ball containing P(Poisson(y) >= n) (n >= 1): the regularized lower incomplete gamma
+    function P(n, y), or, where that is not resolved and n + 1 > y, the bracket
+    [P(K = n), P(K = n) / (1 - y/(n + 1))] (the ratio of consecutive terms is y/(n + m + 1) <= y/(n + 1))."""
+    v = y.gamma_lower(n, 1)
+    if v.is_finite() and v.rel_accuracy_bits() > 30:
+        return v
+    if y < n + 1:
+        p = _pois_pmf(n, y)
+        return p.union(p / (1 - y / (n + 1)))
+    return v if v.is_finite() else arb(0).union(arb(1))
+
+
+def _pois_le(n: int, y: arb) -> arb:
+    """A ball containing P(Poisson(y) <= n): the regularized upper incomplete gamma function
+    Q(n + 1, y), or, where that is not resolved and n < y, the bracket [P(K = n), P(K = n)/(1 - n/y)]
+    (the ratio of consecutive terms downwards is m/y <= n/y)."""
+    v = y.gamma_upper(n + 1, 1)
+    if v.is_finite() and v.rel_accuracy_bits() > 30:
+        return v
+    if y > n:
+        p = _pois_pmf(n, y)
+        return p.union(p / (1 - n / y))
+    return v if v.is_finite() else arb(0).union(arb(1))
+
+
+def _capped_window(steps: int, h: Fraction, bits: int, limit: int) -> tuple[int, int] | None:
+    """The k summed by :meth:`LaplaceProfile._capped` (a float choice; the rest is bounded there):
+    the k in [1, T] whose term P(K = k)(F(k-1) + c_(k-1)) is within about 2^-(bits+12) of the
+    largest (from k = 1 when that is at most ``limit`` terms), ``(T + 1, T)`` when none matters next
+    to P(K > T), ``None`` above ``limit`` terms."""
+    T = steps
+    yq = h / 2
+    if yq > 10**15:
+        return (T + 1, T) if T < 10**14 else None  # P(K <= T) is astronomically small
+    y = float(yq)
+    log_y = math.log(y) if y > 0 else -math.inf
+    lh = math.log(0.5)
+
+    def lt(k: int) -> float:
+        m = k - 1
+        lp = -y + k * log_y - math.lgamma(k + 1)
+        lb = math.lgamma(T + 1) - math.lgamma(m + 1) - math.lgamma(T - m + 1) + T * lh
+        # F(m) <= b_m (T - m + 1) / (T - 2m + 1) below the median, F <= 1 above
+        lf = lb + math.log((T - m + 1) / (T - 2 * m + 1)) if 2 * m < T else 0.0
+        return lp + min(lf, 0.0)
+
+    # the largest term (the log-terms are concave in k: ternary search on the integers)
+    a, b = 1, T
+    while b - a > 2:
+        m1, m2 = a + (b - a) // 3, b - (b - a) // 3
+        if lt(m1) < lt(m2):
+            a = m1 + 1
+        else:
+            b = m2
+    k_max = max(range(a, b + 1), key=lt)
+    top = lt(k_max)
+    if y > T + 1:
+        top = max(top, 0.0 if y > 2 * T + 20 else math.log(0.5))  # P(K > T) is then large
+    thr = top - (bits + 12) * math.log(2) - math.log(T + 1)
+    if lt(k_max) < thr:
+        return (T + 1, T)
+
+    def reach(k: int, step: int, stop: int) -> int:
+        """The last k from ``k`` in direction ``step`` (+-1) before ``stop`` with lt(k) >= thr."""
+        d = 1
+        while True:
+            nxt = k + step * d
+            if (step > 0 and nxt > stop) or (step < 0 and nxt < stop) or lt(nxt) < thr:
+                break
+            k, d = nxt, 2 * d
+        lo, hi = 0, d  # k + step * lo passes, k + step * hi fails (or leaves the range)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            nxt = k + step * mid
+            if (step > 0 and nxt > stop) or (step < 0 and nxt < stop) or lt(nxt) < thr:
+                hi = mid
+            else:
+                lo = mid
+        return k + step * lo
+
+    k_lo, k_hi = reach(k_max, -1, 1), reach(k_max, 1, T)
+
+    def upper(n: int) -> float:
+        """log of the bound P(K >= n + 1) on the terms above n (their factors are at most 1)."""
+        m = n + 1
+        return -y + m * log_y - math.lgamma(m + 1) - math.log1p(-y / (m + 1)) if m + 1 > y else 0.0
+
+    def lower(n: int) -> float:
+        """log of the bound P(K <= n - 1) min(1, 2 F(n - 2)) on the terms below n."""
+        m = n - 1
+        lp = -y + m * log_y - math.lgamma(m + 1) - math.log1p(-m / y) if m < y else 0.0
+        return lp + min(0.0, math.log(2) + lt(n - 1) - (-y + (n - 1) * log_y - math.lgamma(n)))
+
+    # widen until the bounds used for the rest are negligible too (they are cruder than the terms)
+    d = 1
+    while k_hi < T and upper(k_hi) >= thr:
+        k_hi, d = min(T, k_hi + d), 2 * d
+    d = 1
+    while k_lo > 1 and lower(k_lo) >= thr:
+        k_lo, d = max(1, k_lo - d), 2 * d
+    if k_hi <= limit:
+        k_lo = 1  # sum from the start: no bound on the first terms needed
+    if k_hi - k_lo + 1 > limit:
+        return None
+    return k_lo, k_hi
+
+
+def _cutoff(steps: int, sad: _Saddle, bits: int) -> int:
+    r"""The first cut-off J tried by the truncated sum (a float guess; the sum extends it until
+    its certified remainder is small enough): the least J with
+    :math:`P(\mathrm{Bin}(T, p_c) > J) \le 2^{-\mathrm{bits} - 4} r`, r the saddle-point guess of
+    delta over the remainder's factor :math:`\kappa(c)\varphi(c)^T e^{-c\varepsilon}`."""
+    T, p = steps, min(max(sad.p_cont, 1e-300), 1 - 1e-16)
+    c = max(sad.c, 2.0**-10)
+    kappa = math.exp(c * math.log(c) - (1 + c) * math.log1p(c))
+    ratio = 1 / (kappa * c * (1 + c) * max(sad.sd, 1e-300) * math.sqrt(2 * math.pi))
+    goal = -(bits + 4) * math.log(2) + math.log(min(ratio, 1.0))
+    lp, lq = math.log(p), math.log1p(-p)
+
+    def log_pmf(j: int) -> float:
+        return math.lgamma(T + 1) - math.lgamma(j + 1) - math.lgamma(T - j + 1) + j * lp + (T - j) * lq
+
+    mean = T * p
+    J = min(T, max(0, math.floor(mean)))
+    while J < T:
+        # P(X > J) <= pmf(J + 1) / (1 - rho), rho = the ratio bound of the following terms
+        rho = (T - J - 1) * p / ((J + 2) * (1 - p))
+        if rho < 1 and log_pmf(J + 1) - math.log1p(-rho) <= goal:
+            break
+        J += 1
+    return J
 
 
 def _dyadic(x: Fraction) -> Fraction:

@@ -371,7 +371,7 @@ def laplace_profile(scale: Fraction) -> Profile:
         qge = one if eps == -beta else qgt
         return ProfilePoint(pgt - e * qgt, e * qle - ple, qgt, qge)
 
-    fb = float(b)
+    fb = float(b) if b < 10**300 else math.inf  # a float screen (scale up to 1e1000 is accepted)
 
     def screen_delta(eps: float) -> float:
         if eps >= 1 / fb:
