@@ -755,9 +755,9 @@ class LaplaceProfile:
             if abs(est - x0) > width:
                 x1 = est  # still far: a plain Newton step
             else:
-                x1 = est + width / 6 if cert[1] - est >= est - cert[0] else est - width / 6
-                # log delta(x1) - log delta is about slope * width / 6: enough bits to decide
-                bits = max(20, min(80, int(-math.log2(-slope * float(width) / 6)) + 8))
+                x1 = est + width / 32 if cert[1] - est >= est - cert[0] else est - width / 32
+                # log delta(x1) - log delta is about slope * width / 32: enough bits to decide
+                bits = max(20, min(80, int(-math.log2(-slope * float(width) / 32)) + 8))
             x1 = _dyadic(min(max(x1, Fraction(0)), top))
             if not cert[0] < x1 < cert[1] or x1 == x0:
                 break
