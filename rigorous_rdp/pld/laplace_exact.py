@@ -854,6 +854,10 @@ def _pois_ge(n: int, y: arb) -> arb:
     """A ball containing P(Poisson(y) >= n) (n >= 1): the regularized lower incomplete gamma
     function P(n, y), or, where that is not resolved and n + 1 > y, the bracket
     [P(K = n), P(K = n) / (1 - y/(n + 1))] (the ratio of consecutive terms is y/(n + m + 1) <= y/(n + 1))."""
+    if y < n + 1:
+        v = _pois_series(n, y, 1)
+        if v is not None:
+            return v
     v = y.gamma_lower(n, 1)
     if v.is_finite() and v.rel_accuracy_bits() > 30:
         return v
@@ -863,10 +867,54 @@ def _pois_ge(n: int, y: arb) -> arb:
     return v if v.is_finite() else arb(0).union(arb(1))
 
 
+#: the most terms :func:`_pois_series` sums (beyond, arb's incomplete gamma functions answer)
+SERIES_TERMS = 50000
+
+
+def _pois_series(n: int, y: arb, step: int) -> arb | None:
+    r"""P(K >= n) (``step`` = 1, needs y < n + 1) or P(K <= n) (``step`` = -1, needs y > n), K ~
+    Poisson(y), as P(K = n) times the sum of the ratios
+    :math:`t_m = P(K = n + \mathrm{step}\cdot m)/P(K = n)`, all positive and summed in order until the
+    next one is below the working precision; they fall geometrically (the ratio of consecutive
+    ones is at most :math:`ho = y/(n + m + 1)`, resp. :math:`(n - m)/y`, non-increasing in m), so
+    the rest after :math:`t_m` is at most :math:`t_mho/(1 - ho)`, added to the radius (0 once
+    the downward sum reaches m = n).  ``None`` when that takes more than :data:`SERIES_TERMS` terms
+    or does not resolve (arb's incomplete gamma functions are slow where the series is cheap)."""
+    tol = arb(2) ** -(ctx.prec + 8)
+    t = arb(1)
+    total = arb(1)
+    m = 0
+    while True:
+        if step > 0:
+            rho = y / (n + m + 1)
+        else:
+            if m >= n:
+                break  # the sum is complete
+            rho = (n - m) / y
+        if not rho.upper() < 1:
+            return None
+        t = t * rho
+        total += t
+        m += 1
+        if (t * rho / (1 - rho)).upper() < (tol * total).lower():
+            if step > 0 or m < n:
+                nxt = y / (n + m + 1) if step > 0 else (n - m) / y
+                total += arb(0).union((t * nxt / (1 - nxt)).upper())
+            break
+        if m >= SERIES_TERMS:
+            return None
+    v = _pois_pmf(n, y) * total
+    return v if v.is_finite() and v.rel_accuracy_bits() > 30 else None
+
+
 def _pois_le(n: int, y: arb) -> arb:
     """A ball containing P(Poisson(y) <= n): the regularized upper incomplete gamma function
     Q(n + 1, y), or, where that is not resolved and n < y, the bracket [P(K = n), P(K = n)/(1 - n/y)]
     (the ratio of consecutive terms downwards is m/y <= n/y)."""
+    if y > n:
+        v = _pois_series(n, y, -1)
+        if v is not None:
+            return v
     v = y.gamma_upper(n + 1, 1)
     if v.is_finite() and v.rel_accuracy_bits() > 30:
         return v
