@@ -13,7 +13,11 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
+from flint import arb, fmpq
+
+from rigorous_rdp.arith import workprec
 from rigorous_rdp.pld.closed_form import LaplaceComposition
+from rigorous_rdp.pld.laplace_exact import _pois_ge, _pois_le
 
 
 def _mp(x: F) -> mpmath.mpf:
@@ -231,3 +235,64 @@ def test_previously_slow_epsilon_bracket() -> None:
         assert _reference(scale, steps, lo)[0] > _mp(delta)
         ref_hi, omitted = _reference(scale, steps, hi)
         assert ref_hi + omitted <= _mp(delta)
+
+
+def _uncapped_model_closed(steps: int, h: F) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(value, bound on the omitted j) of the uncapped model of :func:`_uncapped_model` with the
+    Gamma(j, rate 1/2) parts in closed form:
+    E[(1 - e^(G - h))_+] = P(j, h/2) - e^-h 2^-j / Gamma(j) h^j / j 1F1(j; j + 1; h/2)
+    (P the regularized lower incomplete gamma function); each part is at most P(j, h/2), which
+    falls in j, so the j > J add at most P(J + 1, h/2)."""
+    hm, T = _mp(h), steps
+    total = 2 ** mpmath.mpf(-T) * (1 - mpmath.exp(-hm))
+    for j in range(1, T + 1):
+        upper = mpmath.gammainc(j, 0, hm / 2, regularized=True)
+        if upper < total * mpmath.mpf(10) ** -40:
+            return total, upper
+        part = upper - mpmath.exp(-hm) / (2**j * mpmath.gamma(j)) * hm**j / j * mpmath.hyp1f1(j, j + 1, hm / 2)
+        total += mpmath.binomial(T, j) * 2 ** mpmath.mpf(-T) * part
+    return total, mpmath.mpf(0)
+
+
+@pytest.mark.parametrize(("steps", "h"), [(1500, F(201)), (2000, F(1001, 2))])
+def test_capped_route_relative_cap_bound(steps: int, h: F) -> None:
+    """Scale 1/100 (beta = 100), h = T beta - eps > 2 beta and delta (about 1e-50 and below) far
+    under the cap's absolute bound T e^-beta / 2: only the relative bound
+    delta <= delta_model / (1 - T e^-beta) lets the capped route answer.  The bracket must contain
+    the uncapped model in closed form (mpmath, 1F1), which differs from delta by a relative
+    T e^-beta (about 1e-40) at most, far below the tolerance."""
+    scale = F(1, 100)
+    comp = LaplaceComposition(scale, steps)
+    eps = steps / scale - h
+    with workprec(200):
+        assert comp._capped(eps, 40) is not None  # the route under test answers
+    ball = comp.enclose(eps, 40)
+    with mpmath.workdps(200):
+        ref, omitted = _uncapped_model_closed(steps, h)
+        assert ref * mpmath.mpf(2) ** 40 < steps * mpmath.exp(-100) / 2  # the absolute bound is useless
+        lo, hi = _bounds(ball)
+        tol = 1 + mpmath.mpf(10) ** -25
+        assert lo <= (ref + omitted) * tol and ref <= hi * tol, (lo, hi, ref)
+        assert hi - lo <= ref * mpmath.mpf(2) ** -30
+
+
+@pytest.mark.parametrize(
+    ("n", "y"), [(583, F(3901, 10)), (5, F(3, 10)), (1000, F(1999, 2)), (10**5, F(99990)), (1, F(1, 10**5))]
+)
+def test_poisson_upper_tail_series(n: int, y: F) -> None:
+    """P(Poisson(y) >= n) (the series used where n + 1 > y) against mpmath's regularized gamma."""
+    with workprec(136), mpmath.workdps(60):
+        ball = _pois_ge(n, arb(fmpq(y.numerator, y.denominator)))
+        ref = mpmath.gammainc(n, 0, _mp(y), regularized=True)
+        lo, hi = _bounds(ball)
+        assert lo <= ref <= hi and hi - lo <= ref * mpmath.mpf(2) ** -100
+
+
+@pytest.mark.parametrize(("n", "y"), [(390, F(5833, 10)), (0, F(5)), (999, F(1999, 2)), (99980, F(10**5)), (5, F(100))])
+def test_poisson_lower_tail_series(n: int, y: F) -> None:
+    """P(Poisson(y) <= n) (the series used where n < y) against mpmath's regularized gamma."""
+    with workprec(136), mpmath.workdps(60):
+        ball = _pois_le(n, arb(fmpq(y.numerator, y.denominator)))
+        ref = mpmath.gammainc(n + 1, _mp(y), regularized=True)
+        lo, hi = _bounds(ball)
+        assert lo <= ref <= hi and hi - lo <= ref * mpmath.mpf(2) ** -100

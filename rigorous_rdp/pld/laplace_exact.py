@@ -68,8 +68,15 @@ or Exp(rate 1/2) (mass 1/2).  With :math:`h = T\beta - \varepsilon`,
 :math:`S \mapsto (1 - e^{S-h})_+` is non-increasing and vanishes for :math:`S \ge h`.  Coupled
 with the uncapped sum :math:`S' \ge S` (equal unless some :math:`E_i > 2\beta`, and then both
 are :math:`\ge 2\beta`): :math:`0 \le \delta - \delta' \le 1 - (1 - e^{-\beta}/2)^T \le
-Te^{-\beta}/2`, and :math:`\delta = \delta'` when :math:`h \le 2\beta`.  Given the number j of
-nonzero :math:`E_i` (Bin(T, 1/2)) the uncapped sum is Gamma(j, rate 1/2), and
+Te^{-\beta}/2`, and :math:`\delta = \delta'` when :math:`h \le 2\beta`.  Relative to
+:math:`\delta`: S and S' differ only where some :math:`E_i > 2\beta` (probability
+:math:`e^{-\beta}/2` each), and then :math:`S = 2\beta + S_{-i}` with :math:`S_{-i}` the capped sum
+of the other T - 1 deficits, independent of :math:`E_i`; so, writing :math:`\delta_n(g)` for the
+value with n deficits and threshold g (non-decreasing in g, and :math:`\delta_T(g) \ge
+\delta_{T-1}(g)/2` from the outcomes with :math:`D_T = 0`),
+:math:`\delta - \delta' \le \sum_i P(E_i > 2\beta)\,\delta_{T-1}(h - 2\beta) \le
+T\frac{e^{-\beta}}2\,2\delta_T(h) = r\delta`, :math:`r = Te^{-\beta}`: :math:`\delta \le
+\delta'/(1 - r)` when r < 1.  Given the number j of nonzero :math:`E_i` (Bin(T, 1/2)) the uncapped sum is Gamma(j, rate 1/2), and
 :math:`E[(1 - e^{G - h})_+] = 2\sum_{k > j,\ k - j\ \mathrm{odd}} P(K = k)`, K ~ Poisson(y),
 y = h/2 (the integrand splits into two incomplete gamma functions whose difference is the odd
 part of a Poisson series).  Summed over j:
@@ -78,7 +85,8 @@ function of Bin(T, 1/2); every factor lies in [0, 1] and equals 1 for k > T, so 
 outside a window of k are bounded by Poisson tails (times :math:`\min(1, 2F)` below), and all
 terms are positive (no cancellation, no power of :math:`e^{\beta}`).  It answers near the
 largest loss (:math:`h \le 2\beta`, exact) and, for :math:`\beta \ge` :data:`CAPPED_MIN_BETA`,
-wherever :math:`Te^{-\beta}/2` is negligible, e.g. every query at scale 1e-1000.
+wherever :math:`Te^{-\beta}/2` or :math:`Te^{-\beta}` is negligible (next to delta, resp. 1), e.g.
+every query at scale 1e-1000 and at scale 0.01 up to T = 10^6 whatever delta.
 
 Two cheap bounds: :math:`\mathrm{BC} = \int\sqrt{pq} = e^{-\beta/2}(1 + \beta/2)` (one step,
 multiplicative over steps) gives :math:`1 - \mathrm{BC}^T \le \delta(0) = TV \le
@@ -119,7 +127,7 @@ MAX_TERMS = 48
 #: ... and when the atoms-only outcomes have little tilted weight
 SMALL_TERMS = 24
 #: the capped-exponential route: at most this many terms, and (where the cap matters) beta at least
-CAPPED_TERMS = 4000
+CAPPED_TERMS = 20000
 CAPPED_MIN_BETA = 24
 #: working precision cap (bits)
 MAX_PREC = 4096
@@ -535,18 +543,21 @@ class LaplaceProfile:
             return None
         # for a large beta the inversion integral is slow, and where beta is huge the other routes
         # cannot evaluate e^(beta z) at all: allow more terms then
-        limit = CAPPED_TERMS if beta_f < 200 else 5 * CAPPED_TERMS if beta_f < 10**6 else 10**7
-        window = _capped_window(T, h, bits, limit)
+        limit = CAPPED_TERMS if beta_f < 10**6 else 10**7
+        # the cap's error is at most min(T e^-beta / 2, r delta / (1 - r)), r = T e^-beta: skip the
+        # sum where neither bound can be negligible
+        log_r = math.log(T) - float(beta_f)
+        relative = log_r + (bits + 3) * math.log(2) < 0
+        floor = -math.inf if capped or relative else log_r - math.log(2) + (bits + 2) * math.log(2)
+        window = _capped_window(T, h, bits, limit, floor)
         if window is None:
             return None
         k_lo, k_hi = window
         beta = _q(beta_f)
         y = _q(h) / 2
         half = arb(1) / 2
-        # the cap: 0 <= delta - delta_model <= 1 - (1 - e^-beta/2)^T <= T e^-beta / 2 (0 if h <= 2 beta)
-        cap = arb(0) if capped else T * (-beta).exp() / 2
         total = arb(0)
-        err = cap
+        err = arb(0)  # the model's terms left out
         if k_lo <= k_hi:
             log_y = y.log()
             pk = (-y + k_lo * log_y - arb(k_lo + 1).lgamma()).exp()
@@ -572,6 +583,14 @@ class LaplaceProfile:
             err = err + _pois_ge(k_hi + 1, y)
         if not (total.is_finite() and err.is_finite()):
             return None
+        if not capped:
+            # the cap: 0 <= delta - delta_model <= T e^-beta / 2, and <= r delta / (1 - r) when
+            # r = T e^-beta < 1 (module docstring)
+            r = T * (-beta).exp()
+            cap = r / 2
+            if r.upper() < 1:
+                cap = _min_arb(cap, (total + err).upper() * r / (1 - r))
+            err = err + cap
         if not total.lower() > 0 or not (err * arb(2) ** (bits + 2)).upper() < total.lower():
             return None  # the cap or the cut-off is not negligible: the other routes answer
         return total + arb(0).union(err.upper())
@@ -873,13 +892,16 @@ SERIES_TERMS = 50000
 
 def _pois_series(n: int, y: arb, step: int) -> arb | None:
     r"""P(K >= n) (``step`` = 1, needs y < n + 1) or P(K <= n) (``step`` = -1, needs y > n), K ~
-    Poisson(y), as P(K = n) times the sum of the ratios
-    :math:`t_m = P(K = n + \mathrm{step}\cdot m)/P(K = n)`, all positive and summed in order until the
-    next one is below the working precision; they fall geometrically (the ratio of consecutive
-    ones is at most :math:`ho = y/(n + m + 1)`, resp. :math:`(n - m)/y`, non-increasing in m), so
-    the rest after :math:`t_m` is at most :math:`t_mho/(1 - ho)`, added to the radius (0 once
-    the downward sum reaches m = n).  ``None`` when that takes more than :data:`SERIES_TERMS` terms
-    or does not resolve (arb's incomplete gamma functions are slow where the series is cheap)."""
+        Poisson(y), as P(K = n) times the sum of the ratios
+        :math:`t_m = P(K = n + \mathrm{step}\cdot m)/P(K = n)`, all positive and summed in order until the
+        next one is below the working precision; they fall geometrically (the ratio of consecutive
+        ones is at most :math:`
+    ho = y/(n + m + 1)`, resp. :math:`(n - m)/y`, non-increasing in m), so
+        the rest after :math:`t_m` is at most :math:`t_m
+    ho/(1 -
+    ho)`, added to the radius (0 once
+        the downward sum reaches m = n).  ``None`` when that takes more than :data:`SERIES_TERMS` terms
+        or does not resolve (arb's incomplete gamma functions are slow where the series is cheap)."""
     tol = arb(2) ** -(ctx.prec + 8)
     t = arb(1)
     total = arb(1)
@@ -924,11 +946,12 @@ def _pois_le(n: int, y: arb) -> arb:
     return v if v.is_finite() else arb(0).union(arb(1))
 
 
-def _capped_window(steps: int, h: Fraction, bits: int, limit: int) -> tuple[int, int] | None:
+def _capped_window(steps: int, h: Fraction, bits: int, limit: int, floor: float = -math.inf) -> tuple[int, int] | None:
     """The k summed by :meth:`LaplaceProfile._capped` (a float choice; the rest is bounded there):
     the k in [1, T] whose term P(K = k)(F(k-1) + c_(k-1)) is within about 2^-(bits+12) of the
     largest (from k = 1 when that is at most ``limit`` terms), ``(T + 1, T)`` when none matters next
-    to P(K > T), ``None`` above ``limit`` terms."""
+    to P(K > T), ``None`` above ``limit`` terms or when the sum (at most T + 1 times the largest term
+    or P(K > T)) would not exceed e^``floor`` (the caller would reject it)."""
     T = steps
     yq = h / 2
     if yq > 10**15:
@@ -957,6 +980,8 @@ def _capped_window(steps: int, h: Fraction, bits: int, limit: int) -> tuple[int,
     top = lt(k_max)
     if y > T + 1:
         top = max(top, 0.0 if y > 2 * T + 20 else math.log(0.5))  # P(K > T) is then large
+    if top + math.log(T + 1) + 2 < floor:
+        return None
     thr = top - (bits + 12) * math.log(2) - math.log(T + 1)
     if lt(k_max) < thr:
         return (T + 1, T)
