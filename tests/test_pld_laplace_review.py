@@ -12,7 +12,6 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
-
 from flint import arb, fmpq
 
 from rigorous_rdp.arith import workprec

@@ -892,16 +892,13 @@ SERIES_TERMS = 50000
 
 def _pois_series(n: int, y: arb, step: int) -> arb | None:
     r"""P(K >= n) (``step`` = 1, needs y < n + 1) or P(K <= n) (``step`` = -1, needs y > n), K ~
-        Poisson(y), as P(K = n) times the sum of the ratios
-        :math:`t_m = P(K = n + \mathrm{step}\cdot m)/P(K = n)`, all positive and summed in order until the
-        next one is below the working precision; they fall geometrically (the ratio of consecutive
-        ones is at most :math:`
-    ho = y/(n + m + 1)`, resp. :math:`(n - m)/y`, non-increasing in m), so
-        the rest after :math:`t_m` is at most :math:`t_m
-    ho/(1 -
-    ho)`, added to the radius (0 once
-        the downward sum reaches m = n).  ``None`` when that takes more than :data:`SERIES_TERMS` terms
-        or does not resolve (arb's incomplete gamma functions are slow where the series is cheap)."""
+    Poisson(y), as P(K = n) times the sum of the ratios
+    :math:`t_m = P(K = n + \mathrm{step}\cdot m)/P(K = n)`, all positive, summed in order until the
+    rest is below the working precision; they fall geometrically (the ratio of consecutive ones is
+    :math:`\rho_m = y/(n + m + 1)`, resp. :math:`(n - m)/y`, non-increasing in m), so the rest after
+    :math:`t_m` is at most :math:`t_m\rho_m/(1 - \rho_m)`, added to the radius (nothing once the
+    downward sum reaches m = n).  ``None`` when that takes more than :data:`SERIES_TERMS` terms or
+    does not resolve (arb's incomplete gamma functions take up to a second where this is cheap)."""
     tol = arb(2) ** -(ctx.prec + 8)
     t = arb(1)
     total = arb(1)
