@@ -15,6 +15,7 @@ import pytest
 from flint import arb, fmpq
 
 from rigorous_rdp.arith import workprec
+from rigorous_rdp.pld import laplace_exact
 from rigorous_rdp.pld.closed_form import LaplaceComposition
 from rigorous_rdp.pld.laplace_exact import _pois_ge, _pois_le
 
@@ -253,13 +254,19 @@ def _uncapped_model_closed(steps: int, h: F) -> tuple[mpmath.mpf, mpmath.mpf]:
     return total, mpmath.mpf(0)
 
 
-@pytest.mark.parametrize(("steps", "h"), [(1500, F(201)), (2000, F(1001, 2))])
-def test_capped_route_relative_cap_bound(steps: int, h: F) -> None:
+@pytest.mark.parametrize(
+    ("steps", "h", "terms"), [(1500, F(201), None), (2000, F(1001, 2), None), (2000, F(1001, 2), 500)]
+)
+def test_capped_route_relative_cap_bound(steps: int, h: F, terms: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
     """Scale 1/100 (beta = 100), h = T beta - eps > 2 beta and delta (about 1e-50 and below) far
     under the cap's absolute bound T e^-beta / 2: only the relative bound
     delta <= delta_model / (1 - T e^-beta) lets the capped route answer.  The bracket must contain
     the uncapped model in closed form (mpmath, 1F1), which differs from delta by a relative
-    T e^-beta (about 1e-40) at most, far below the tolerance."""
+    T e^-beta (about 1e-40) at most, far below the tolerance.  With ``terms`` the window is cut to
+    k in [438, 821] (of 2000), so the geometric bounds on the terms left out on both sides are used."""
+    if terms is not None:
+        monkeypatch.setattr(laplace_exact, "CAPPED_TERMS", terms)
+        assert laplace_exact._capped_window(steps, h, 52, terms) == (438, 821)
     scale = F(1, 100)
     comp = LaplaceComposition(scale, steps)
     eps = steps / scale - h

@@ -534,7 +534,17 @@ class LaplaceProfile:
         :math:`y = h/2`, K ~ Poisson(y), J ~ Bin(T, 1/2), :math:`F` the law function of J and
         :math:`c_m = \binom{T-1}{m}2^{-T}`:
         :math:`\delta_{\mathrm{model}} = \sum_{k \ge 1} P(K = k)\,(F(k - 1) + c_{k-1})`, each factor
-        :math:`F(k-1) + c_{k-1} = 2P(J < k, J \not\equiv k) \le 1` and equal to 1 for k > T."""
+        :math:`F(k-1) + c_{k-1} = 2P(J < k, J \not\equiv k) \le 1` and equal to 1 for k > T.
+
+        The terms outside the window: each factor is at most :math:`\min(1, 2F(k - 1))`
+        (:math:`c_m \le b_m \le F(m)`, :math:`b_m = P(J = m)`).  With
+        :math:`\rho_m = b_{m-1}/b_m = m/(T - m + 1)` (rising in m), :math:`F(m - 1) \le \rho_m F(m)`
+        and :math:`F(m) \le b_m/(1 - \rho_m)`.  Below: :math:`v_k = P(K = k)F(k - 1)` has
+        :math:`v_{k-1}/v_k \le q_k = k(k-1)/((T - k + 2)y)`, rising, so the k < n add at most
+        :math:`2v_{n-1}/(1 - q_{n-1})`.  Above, up to :math:`M + 1`, M = (T + 1) // 3
+        (:math:`\rho_M \le 1/2`): at most :math:`2/(1 - \rho_M)\sum_{k > n} P(K = k)b_{k-1}`, whose
+        ratio :math:`y(T - k + 1)/((k + 1)k)` falls in k (a geometric bound), plus
+        :math:`P(K \ge M + 2)` for the rest."""
         T = self.steps
         beta_f = self._beta
         h = T * beta_f - eps
@@ -575,12 +585,28 @@ class LaplaceProfile:
             # the 1 <= k < k_lo: each factor <= min(1, 2 F(k_lo - 2)) (c_m <= b_m <= F(m), F rises)
             low = _pois_le(k_lo - 1, y)
             if k_lo - 2 < T:
-                low = low * _min_arb(arb(1), 2 * half.beta_lower(T - (k_lo - 2), k_lo - 1, 1))
+                f_lo = half.beta_lower(T - (k_lo - 2), k_lo - 1, 1)  # F(k_lo - 2)
+                low = low * _min_arb(arb(1), 2 * f_lo)
+                # or geometric: v_k = P(K = k) F(k - 1) has v_(k-1) / v_k <= q_k, q_k rising in k
+                q = _q(Fraction((k_lo - 1) * (k_lo - 2), T - k_lo + 3)) / y
+                if q.upper() < 1:
+                    low = _min_arb(low, 2 * _pois_pmf(k_lo - 1, y) * f_lo / (1 - q))
             err = err + low
         if k_hi >= T:
             total += _pois_ge(T + 1, y)  # the factor is 1 for k > T
         else:
-            err = err + _pois_ge(k_hi + 1, y)
+            high = _pois_ge(k_hi + 1, y)
+            # or: for k_hi < k <= M + 1 the factor is <= 2 F(k - 1) <= 2 b_(k-1) / (1 - rho_M), and
+            # P(K = k) b_(k-1) falls geometrically (ratio r_k, falling in k); the k > M + 1 by P(K >= M + 2)
+            M = (T + 1) // 3  # rho_M = M / (T - M + 1) <= 1/2
+            if k_hi < M and y < M:
+                r = y * _q(Fraction(T - k_hi, (k_hi + 2) * (k_hi + 1)))
+                if r.upper() < 1:
+                    b_hi = log_binomial_pmf(T, k_hi, half.log(), half.log()).exp()
+                    rho_m = _q(Fraction(M, T - M + 1))
+                    geo = 2 / (1 - rho_m) * _pois_pmf(k_hi + 1, y) * b_hi / (1 - r) + _pois_ge(M + 2, y)
+                    high = _min_arb(high, geo)
+            err = err + high
         if not (total.is_finite() and err.is_finite()):
             return None
         if not capped:
@@ -1003,16 +1029,31 @@ def _capped_window(steps: int, h: Fraction, bits: int, limit: int, floor: float 
 
     k_lo, k_hi = reach(k_max, -1, 1), reach(k_max, 1, T)
 
+    def log_pois(k: int) -> float:
+        return -y + k * log_y - math.lgamma(k + 1)
+
+    M = (T + 1) // 3
+
     def upper(n: int) -> float:
-        """log of the bound P(K >= n + 1) on the terms above n (their factors are at most 1)."""
+        """log of the bound on the terms above n: P(K >= n + 1) (their factors are at most 1), or
+        the geometric one of :meth:`LaplaceProfile._capped` below M."""
         m = n + 1
-        return -y + m * log_y - math.lgamma(m + 1) - math.log1p(-y / (m + 1)) if m + 1 > y else 0.0
+        v = log_pois(m) - math.log1p(-y / (m + 1)) if m + 1 > y else 0.0
+        r = y * (T - n) / ((n + 2) * (n + 1))
+        if n < M and y < M and r < 1:
+            lb = math.lgamma(T + 1) - math.lgamma(n + 1) - math.lgamma(T - n + 1) + T * lh
+            geo = math.log(4) + log_pois(n + 1) + lb - math.log1p(-r)
+            tail = log_pois(M + 2) - math.log1p(-y / (M + 3))
+            v = min(v, max(geo, tail) + math.log(2))
+        return v
 
     def lower(n: int) -> float:
-        """log of the bound P(K <= n - 1) min(1, 2 F(n - 2)) on the terms below n."""
+        """log of the bound P(K <= n - 1) min(1, 2 F(n - 2)) on the terms below n, or the geometric one."""
         m = n - 1
-        lp = -y + m * log_y - math.lgamma(m + 1) - math.log1p(-m / y) if m < y else 0.0
-        return lp + min(0.0, math.log(2) + lt(n - 1) - (-y + (n - 1) * log_y - math.lgamma(n)))
+        lp = log_pois(m) - math.log1p(-m / y) if m < y else 0.0
+        v = lp + min(0.0, math.log(2) + lt(n - 1) - log_pois(n - 1))
+        q = (n - 1) * (n - 2) / ((T - n + 3) * y)
+        return min(v, math.log(2) + lt(n - 1) - math.log1p(-q)) if q < 1 else v
 
     # widen until the bounds used for the rest are negligible too (they are cruder than the terms)
     d = 1
