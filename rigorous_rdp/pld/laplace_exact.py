@@ -556,7 +556,7 @@ class LaplaceProfile:
         limit = CAPPED_TERMS if beta_f < 10**6 else 10**7
         # the cap's error is at most min(T e^-beta / 2, r delta / (1 - r)), r = T e^-beta: skip the
         # sum where neither bound can be negligible
-        log_r = math.log(T) - float(min(beta_f, 10**6))  # (beta may exceed the float range)
+        log_r = math.log(T) - (float(beta_f) if beta_f < 10**6 else 1e6)  # (beta may exceed the float range)
         relative = log_r + (bits + 3) * math.log(2) < 0
         floor = -math.inf if capped or relative else log_r - math.log(2) + (bits + 2) * math.log(2)
         window = _capped_window(T, h, bits, limit, floor)
