@@ -706,32 +706,6 @@ def _laplace_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
     return LaplaceComposition(scales.pop(), steps)
 
 
-def _two_point_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
-    """Randomized responses of one ``max(p, 1 - p)`` under Poisson sampling of one probability
-    q < 1, add/remove (:mod:`~rigorous_rdp.pld.two_point`), else ``None``."""
-    from .two_point import poisson_randomized_response_composition
-
-    keys: set[tuple[Fraction, Fraction]] = set()
-    steps = 0
-    for event, count in ledger:
-        if not (
-            isinstance(event, ev.PoissonSampledEvent)
-            and isinstance(event.event, ev.RandomizedResponseEvent)
-            and event.adjacency is ev.Adjacency.ADD_REMOVE
-            and 0 < event.sampling_probability < 1
-        ):
-            return None
-        p = Fraction(event.event.p)
-        keys.add((Fraction(event.sampling_probability), max(p, 1 - p)))
-        steps += count
-    if len(keys) != 1:
-        return None
-    q, pp = keys.pop()
-    if pp == Fraction(1, 2):
-        return RandomizedResponseComposition(pp, steps)  # perfectly private: delta = 0
-    return poisson_randomized_response_composition(q, pp, steps)
-
-
 def closed_form_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
     """The closed form of a ledger of leaf events with counts > 0, or ``None`` if it has none:
     every event a Gaussian (also Poisson with q = 1 under add-remove), every event a
@@ -739,9 +713,6 @@ def closed_form_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
     of the same scale (:mod:`~rigorous_rdp.pld.laplace_exact`)."""
     if not ledger:
         return None
-    two = _two_point_of(ledger)
-    if two is not None:
-        return two
     lap = _laplace_of(ledger)
     if lap is not None:
         return lap

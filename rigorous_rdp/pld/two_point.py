@@ -53,11 +53,21 @@ from typing import Any
 
 from flint import arb, ctx
 
+from .. import events as ev
 from ..arith import Certified, accurate_bits, log_binomial_pmf, workprec
-from .closed_form import MAX_PREC, TARGET_BITS, ClosedForm, ExactDeltaResult, ExactEpsilonResult, _bracket_of, _q
+from .closed_form import (
+    MAX_PREC,
+    TARGET_BITS,
+    ClosedForm,
+    ExactDeltaResult,
+    ExactEpsilonResult,
+    RandomizedResponseComposition,
+    _bracket_of,
+    _q,
+)
 from .results import Bracket, _as_bracket, _bracket, decimal_text
 
-__all__ = ["TwoPointComposition", "poisson_randomized_response_composition"]
+__all__ = ["TwoPointComposition", "poisson_randomized_response_composition", "two_point_of"]
 
 
 def _flog(x: Fraction) -> float:
@@ -335,3 +345,27 @@ def poisson_randomized_response_composition(q: Fraction, p: Fraction, steps: int
     add = _Direction(pp, q * (1 - pp) + (1 - q) * pp, steps)
     params = (("q", decimal_text(q)), ("p", decimal_text(p)), ("steps", steps))
     return TwoPointComposition((("remove", remove), ("add", add)), params)
+
+
+def two_point_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
+    """Randomized responses of one ``max(p, 1 - p)`` under Poisson sampling of one probability
+    q < 1, add/remove (:mod:`~rigorous_rdp.pld.two_point`), else ``None``."""
+    keys: set[tuple[Fraction, Fraction]] = set()
+    steps = 0
+    for event, count in ledger:
+        if not (
+            isinstance(event, ev.PoissonSampledEvent)
+            and isinstance(event.event, ev.RandomizedResponseEvent)
+            and event.adjacency is ev.Adjacency.ADD_REMOVE
+            and 0 < event.sampling_probability < 1
+        ):
+            return None
+        p = Fraction(event.event.p)
+        keys.add((Fraction(event.sampling_probability), max(p, 1 - p)))
+        steps += count
+    if len(keys) != 1:
+        return None
+    q, pp = keys.pop()
+    if pp == Fraction(1, 2):
+        return RandomizedResponseComposition(pp, steps)  # perfectly private: delta = 0
+    return poisson_randomized_response_composition(q, pp, steps)
