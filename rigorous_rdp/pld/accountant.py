@@ -187,13 +187,17 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
             self._events[leaf] = (pair, self._events.get(leaf, (pair, 0))[1] + c)
 
     def _closed_form(self) -> ClosedForm | None:
-        """The exact profile of the ledger (plain Gaussians / randomized responses), unless
-        ``exact=False`` or a fixed grid asks for the grid path."""
+        """The exact profile of the ledger (plain Gaussians, Laplace or randomized responses, and
+        randomized responses under Poisson sampling), unless ``exact=False`` or a fixed grid asks
+        for the grid path."""
         from .closed_form import closed_form_of
+        from .two_point import two_point_of
 
         if not self.exact or self.grid is not None:
             return None
-        return closed_form_of([(e, c) for e, (_, c) in self._events.items() if c > 0])
+        ledger = [(e, c) for e, (_, c) in self._events.items() if c > 0]
+        two = two_point_of(ledger) if ledger else None
+        return two if two is not None else closed_form_of(ledger)
 
     def _tight(self) -> bool:
         """True if every composed pair is attained by the mechanism (lower ends valid)."""

@@ -388,6 +388,54 @@ class GaussianComposition(ClosedForm):
 # ---------------------------------------------------------------------------
 
 
+def binomial_tail_sums(T: int, a: Fraction, r_: Fraction, j: int, E: arb) -> tuple[arb, arb, arb]:
+    r"""For :math:`K \sim \mathrm{Bin}(T, a)` with pmf ``P``, a rational :math:`0 < r < 1`,
+    :math:`0 \le j \le T` and a ball :math:`0 \le E \le 1`: enclosures of
+    :math:`A = \sum_{i \ge j} P(i)`, :math:`S = \sum_{i \ge j} P(i) r^{i-j}` and
+    :math:`H = \sum_{i \ge j} P(i)(1 - E r^{i-j})` (module docstring: a window around the threshold
+    and the mode, the rest bounded by geometric series)."""
+    bits = ctx.prec + 24
+    sd = math.sqrt(T * float(a) * float(1 - a))
+    W = math.ceil(1.25 * sd * math.sqrt(2 * math.log(2) * bits)) + bits // 8 + 4  # a choice
+    m = min(T, math.floor((T + 1) * a))
+    lo = j if j >= m - W else m - W
+    hi = min(T, max(lo, m) + W)
+    la, l1a = _q(a).log(), _q(1 - a).log()
+    r = _q(r_)
+    ratio = _q(a / (1 - a))
+    P = log_binomial_pmf(T, lo, la, l1a).exp()
+    w = r ** (lo - j)
+    A = arb(0)
+    S = arb(0)
+    H = arb(0)
+    scale = arb(2) ** (ctx.prec + 8)
+    ratio_f = math.exp(min(700.0, _flog(a) - _flog(1 - a)))
+    for i in range(lo, hi + 1):
+        A += P
+        S += P * w
+        H += P * (1 - E * w)
+        if i < hi:
+            # stop early once the geometric tail bound is negligible (a choice only)
+            if i > m + 4 and (i - lo) % 32 == 0 and (T - i) * ratio_f / (i + 1) < 0.9 and P * scale * 10 < H.min(S):
+                hi = i
+                break
+            P = P * (T - i) * ratio / (i + 1)
+            w = w * r
+    bound = arb(0)
+    if lo > j:
+        sig = _q(Fraction(lo) * (1 - a) / ((T - lo + 1) * a))
+        if not sig < 1:
+            return arb("nan"), arb("nan"), arb("nan")
+        bound += log_binomial_pmf(T, lo, la, l1a).exp() * sig / (1 - sig)
+    if hi < T:
+        rho = _q(Fraction(T - hi) * a / ((hi + 1) * (1 - a)))
+        if not rho < 1:
+            return arb("nan"), arb("nan"), arb("nan")
+        bound += P * rho / (1 - rho)
+    extra = arb(0).union(bound.upper())
+    return A + extra, S + extra, H + extra
+
+
 @dataclass(frozen=True)
 class RandomizedResponseComposition(ClosedForm):
     r"""``steps`` randomized responses with :math:`p' = \max(p, 1 - p)` = ``p`` (> 1/2)."""
@@ -408,62 +456,14 @@ class RandomizedResponseComposition(ClosedForm):
     def _mode(self) -> int:
         return min(self.steps, math.floor((self.steps + 1) * self.p))
 
-    def _window(self) -> int:
-        """Half-width of the summed window (a choice: the tail bounds keep it valid)."""
-        bits = ctx.prec + 24
-        sd = math.sqrt(self.steps * float(self.p) * float(1 - self.p))
-        return math.ceil(1.25 * sd * math.sqrt(2 * math.log(2) * bits)) + bits // 8 + 4
-
     def _ell(self) -> arb:
         return (_q(self.p) / _q(1 - self.p)).log()
-
-    def _pmf(self, k: int) -> arb:
-        return log_binomial_pmf(self.steps, k, _q(self.p).log(), _q(1 - self.p).log()).exp()
 
     def _sums(self, j: int, E: arb) -> tuple[arb, arb, arb]:
         r"""For :math:`0 \le j \le T` and a ball :math:`0 \le E \le 1`: enclosures of
         :math:`A = \sum_{i \ge j} P(i)`, :math:`S = \sum_{i \ge j} P(i) r^{i-j}` and
         :math:`H = \sum_{i \ge j} P(i)(1 - E r^{i-j})`, :math:`r = ((1-p)/p)^2`."""
-        T, p = self.steps, self.p
-        W = self._window()
-        m = self._mode
-        a = j if j >= m - W else m - W
-        b = min(T, max(a, m) + W)
-        r = _q(((1 - p) / p) ** 2)
-        ratio = _q(p / (1 - p))
-        P = self._pmf(a)
-        w = r ** (a - j)
-        A = arb(0)
-        S = arb(0)
-        H = arb(0)
-        scale = arb(2) ** (ctx.prec + 8)
-        pq_f = math.exp(min(700.0, _flog(p) - _flog(1 - p)))
-        for i in range(a, b + 1):
-            A += P
-            S += P * w
-            H += P * (1 - E * w)
-            if i < b:
-                if i > m + 4 and (i - a) % 32 == 0:
-                    # stop early once the geometric tail bound is negligible (a choice only)
-                    rho_f = (T - i) * pq_f / (i + 1)
-                    if rho_f < 0.9 and P * scale * 10 < H.min(S):
-                        b = i
-                        break
-                P = P * (T - i) * ratio / (i + 1)
-                w = w * r
-        bound = arb(0)
-        if a > j:
-            sig = _q(Fraction(a) * (1 - p) / ((T - a + 1) * p))
-            if not sig < 1:
-                return arb("nan"), arb("nan"), arb("nan")
-            bound += self._pmf(a) * sig / (1 - sig)
-        if b < T:
-            rho = _q(Fraction(T - b) * p / ((b + 1) * (1 - p)))
-            if not rho < 1:
-                return arb("nan"), arb("nan"), arb("nan")
-            bound += P * rho / (1 - rho)
-        extra = arb(0).union(bound.upper())
-        return A + extra, S + extra, H + extra
+        return binomial_tail_sums(self.steps, self.p, ((1 - self.p) / self.p) ** 2, j, E)
 
     # -- profile ----------------------------------------------------------------
 
@@ -706,32 +706,6 @@ def _laplace_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
     return LaplaceComposition(scales.pop(), steps)
 
 
-def _two_point_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
-    """Randomized responses of one ``max(p, 1 - p)`` under Poisson sampling of one probability
-    q < 1, add/remove (:mod:`~rigorous_rdp.pld.two_point`), else ``None``."""
-    from .two_point import poisson_randomized_response_composition
-
-    keys: set[tuple[Fraction, Fraction]] = set()
-    steps = 0
-    for event, count in ledger:
-        if not (
-            isinstance(event, ev.PoissonSampledEvent)
-            and isinstance(event.event, ev.RandomizedResponseEvent)
-            and event.adjacency is ev.Adjacency.ADD_REMOVE
-            and 0 < event.sampling_probability < 1
-        ):
-            return None
-        p = Fraction(event.event.p)
-        keys.add((Fraction(event.sampling_probability), max(p, 1 - p)))
-        steps += count
-    if len(keys) != 1:
-        return None
-    q, pp = keys.pop()
-    if pp == Fraction(1, 2):
-        return RandomizedResponseComposition(pp, steps)  # perfectly private: delta = 0
-    return poisson_randomized_response_composition(q, pp, steps)
-
-
 def closed_form_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
     """The closed form of a ledger of leaf events with counts > 0, or ``None`` if it has none:
     every event a Gaussian (also Poisson with q = 1 under add-remove), every event a
@@ -739,9 +713,6 @@ def closed_form_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
     of the same scale (:mod:`~rigorous_rdp.pld.laplace_exact`)."""
     if not ledger:
         return None
-    two = _two_point_of(ledger)
-    if two is not None:
-        return two
     lap = _laplace_of(ledger)
     if lap is not None:
         return lap

@@ -51,17 +51,24 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from flint import arb, ctx
+from flint import arb
 
-from ..arith import Certified, accurate_bits, log_binomial_pmf, workprec
-from .closed_form import MAX_PREC, TARGET_BITS, ClosedForm, ExactDeltaResult, ExactEpsilonResult, _bracket_of, _q
+from .. import events as ev
+from ..arith import Certified, accurate_bits, workprec
+from .closed_form import (
+    MAX_PREC,
+    TARGET_BITS,
+    ClosedForm,
+    ExactDeltaResult,
+    ExactEpsilonResult,
+    RandomizedResponseComposition,
+    _bracket_of,
+    _q,
+    binomial_tail_sums,
+)
 from .results import Bracket, _as_bracket, _bracket, decimal_text
 
-__all__ = ["TwoPointComposition", "poisson_randomized_response_composition"]
-
-
-def _flog(x: Fraction) -> float:
-    return math.log(x.numerator) - math.log(x.denominator)
+__all__ = ["TwoPointComposition", "poisson_randomized_response_composition", "two_point_of"]
 
 
 @dataclass(frozen=True)
@@ -73,19 +80,6 @@ class _Direction:
     steps: int
 
     # -- the law -----------------------------------------------------------------
-
-    @property
-    def _mode(self) -> int:
-        return min(self.steps, math.floor((self.steps + 1) * self.a))
-
-    def _window(self) -> int:
-        """Half-width of the summed window (a choice: the tail bounds keep it valid)."""
-        bits = ctx.prec + 24
-        sd = math.sqrt(self.steps * float(self.a) * float(1 - self.a))
-        return math.ceil(1.25 * sd * math.sqrt(2 * math.log(2) * bits)) + bits // 8 + 4
-
-    def _pmf(self, k: int) -> arb:
-        return log_binomial_pmf(self.steps, k, _q(self.a).log(), _q(1 - self.a).log()).exp()
 
     def loss(self, k: int) -> arb:
         r""":math:`\ell_k = \log(a^k (1-a)^{T-k} / (c^k (1-c)^{T-k}))`."""
@@ -101,44 +95,8 @@ class _Direction:
         r"""For :math:`0 \le j \le T` and a ball :math:`0 \le E \le 1`: enclosures of
         :math:`A = \sum_{i \ge j} P(i)`, :math:`S = \sum_{i \ge j} P(i) r^{i-j}` and
         :math:`H = \sum_{i \ge j} P(i)(1 - E r^{i-j})`."""
-        T, a, c = self.steps, self.a, self.c
-        W = self._window()
-        m = self._mode
-        lo = j if j >= m - W else m - W
-        hi = min(T, max(lo, m) + W)
-        r = _q(c * (1 - a) / (a * (1 - c)))
-        ratio = _q(a / (1 - a))
-        P = self._pmf(lo)
-        w = r ** (lo - j)
-        A = arb(0)
-        S = arb(0)
-        H = arb(0)
-        scale = arb(2) ** (ctx.prec + 8)
-        ratio_f = math.exp(min(700.0, _flog(a) - _flog(1 - a)))
-        for i in range(lo, hi + 1):
-            A += P
-            S += P * w
-            H += P * (1 - E * w)
-            if i < hi:
-                # stop early once the geometric tail bound is negligible (a choice only)
-                if i > m + 4 and (i - lo) % 32 == 0 and (T - i) * ratio_f / (i + 1) < 0.9 and P * scale * 10 < H.min(S):
-                    hi = i
-                    break
-                P = P * (T - i) * ratio / (i + 1)
-                w = w * r
-        bound = arb(0)
-        if lo > j:
-            sig = _q(Fraction(lo) * (1 - a) / ((T - lo + 1) * a))
-            if not sig < 1:
-                return arb("nan"), arb("nan"), arb("nan")
-            bound += self._pmf(lo) * sig / (1 - sig)
-        if hi < T:
-            rho = _q(Fraction(T - hi) * a / ((hi + 1) * (1 - a)))
-            if not rho < 1:
-                return arb("nan"), arb("nan"), arb("nan")
-            bound += P * rho / (1 - rho)
-        extra = arb(0).union(bound.upper())
-        return A + extra, S + extra, H + extra
+        a, c = self.a, self.c
+        return binomial_tail_sums(self.steps, a, c * (1 - a) / (a * (1 - c)), j, E)
 
     # -- profile -------------------------------------------------------------------
 
@@ -335,3 +293,27 @@ def poisson_randomized_response_composition(q: Fraction, p: Fraction, steps: int
     add = _Direction(pp, q * (1 - pp) + (1 - q) * pp, steps)
     params = (("q", decimal_text(q)), ("p", decimal_text(p)), ("steps", steps))
     return TwoPointComposition((("remove", remove), ("add", add)), params)
+
+
+def two_point_of(ledger: list[tuple[ev.DpEvent, int]]) -> ClosedForm | None:
+    """Randomized responses of one ``max(p, 1 - p)`` under Poisson sampling of one probability
+    q < 1, add/remove (:mod:`~rigorous_rdp.pld.two_point`), else ``None``."""
+    keys: set[tuple[Fraction, Fraction]] = set()
+    steps = 0
+    for event, count in ledger:
+        if not (
+            isinstance(event, ev.PoissonSampledEvent)
+            and isinstance(event.event, ev.RandomizedResponseEvent)
+            and event.adjacency is ev.Adjacency.ADD_REMOVE
+            and 0 < event.sampling_probability < 1
+        ):
+            return None
+        p = Fraction(event.event.p)
+        keys.add((Fraction(event.sampling_probability), max(p, 1 - p)))
+        steps += count
+    if len(keys) != 1:
+        return None
+    q, pp = keys.pop()
+    if pp == Fraction(1, 2):
+        return RandomizedResponseComposition(pp, steps)  # perfectly private: delta = 0
+    return poisson_randomized_response_composition(q, pp, steps)

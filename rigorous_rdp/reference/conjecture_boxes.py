@@ -451,6 +451,61 @@ def hessian_over_box(case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], pr
     return derivatives_over_box(case, box, prec)[1]
 
 
+def _index_lists(case: BoxCase, pairs: list[tuple[int, int]]) -> tuple:
+    """Atoms common to ``p`` and ``q`` / the others, and the index lists of :func:`derivatives_over_box`:
+    the atoms (common / only in p / only in q) whose mean moves with coordinate k, and with j and k."""
+    dim = case.dim
+    common = [j for j, (a, b) in enumerate(case.atoms) if a == b]
+    differ = [j for j, (a, b) in enumerate(case.atoms) if a != b]
+    ip = [set(a) for a, _ in case.atoms]
+    iq = [set(b) for _, b in case.atoms]
+    c1 = {k: [a for a in common if k in ip[a]] for k in range(dim)}
+    p1 = {k: [a for a in differ if k in ip[a]] for k in range(dim)}
+    q1 = {k: [a for a in differ if k in iq[a]] for k in range(dim)}
+    c2 = {jk: [a for a in c1[jk[0]] if jk[1] in ip[a]] for jk in pairs}
+    p2 = {jk: [a for a in p1[jk[0]] if jk[1] in ip[a]] for jk in pairs}
+    q2 = {jk: [a for a in q1[jk[0]] if jk[1] in iq[a]] for jk in pairs}
+    return common, differ, c1, p1, q1, c2, p2, q2
+
+
+def _gauss_mass(lo: arb, hi: arb, s0: arb, s: arb) -> arb:
+    """int_lo^hi exp(-(y - s0)^2 / (2 sigma^2)) dy, sigma = ``s`` (erfc on the side away from s0: no
+    cancellation)."""
+    root = s * (arb.pi() / 2).sqrt()
+    scale = 1 / (s * arb(2).sqrt())
+    a, b = (lo - s0) * scale, (hi - s0) * scale
+    if a >= 0:
+        return root * (a.erfc() - b.erfc())
+    if b <= 0:
+        return root * ((-b).erfc() - (-a).erfc())
+    return root * (b.erf() - a.erf())
+
+
+def _with_tails(
+    case: BoxCase, acc: list[arb], pairs: list[tuple[int, int]], prec: int
+) -> tuple[list[arb], list[list[arb]]]:
+    """The gradient and Hessian of :func:`derivatives_over_box` from the window's sums ``acc`` (every
+    pair, then every coordinate): normalised, plus the tail bounds of its docstring."""
+    dim, lam = case.dim, case.lam
+    s = _a(case.sigma)
+    inv_s2 = 1 / (s * s)
+    H = dict(zip(pairs, acc[: len(pairs)], strict=True))
+    norm = 1 / (s * (2 * arb.pi()).sqrt() * len(case.atoms))
+    t0, t1, t2 = _tail_moments(case, prec)
+    d0, d1, d2_ = _density_tail_moments(case, prec)
+    c2 = arb((2 * lam - 1) ** 2 + 2 * (2 * lam - 1))
+    tail = (
+        c2 * t2 * inv_s2 * inv_s2 + (2 * lam - 1) * t0 * inv_s2 + (2 * lam - 1) * (d2_ * inv_s2 * inv_s2 + d0 * inv_s2)
+    ).upper()
+    out = [[arb(0)] * dim for _ in range(dim)]
+    for j, k in pairs:
+        out[j][k] = out[k][j] = H[j, k] * norm + arb(0, tail)
+    # |d_k[q g]| <= |d_k f| + lambda |p_k| + (lambda-1) |q_k| <= ((2 lambda - 1) f + (2 lambda - 1) p) M / sigma^2
+    g_tail = ((2 * lam - 1) * (t1 + d1) * inv_s2).upper()
+    grad = [x * norm + arb(0, g_tail) for x in acc[len(pairs) :]]
+    return grad, out
+
+
 def derivatives_over_box(
     case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], prec: int = PREC
 ) -> tuple[list[arb], list[list[arb]]]:
@@ -497,31 +552,9 @@ def derivatives_over_box(
         c1_, c0, ch = _poly_coeffs(lam)
         pairs = [(j, k) for j in range(dim) for k in range(j, dim)]
         s0 = arb(_a(box[case.n][0]).union(_a(box[case.n][1])).mid())  # exact reference point
-        common = [j for j, (a, b) in enumerate(case.atoms) if a == b]
-        differ = [j for j, (a, b) in enumerate(case.atoms) if a != b]
+        common, differ, c1, p1, q1, c2_, p2, q2 = _index_lists(case, pairs)
         common_set = set(common)
-        ip = [set(a) for a, _ in case.atoms]
-        iq = [set(b) for _, b in case.atoms]
-        # index lists: atoms (common / only in p / only in q) whose mean moves with coordinate k, with j and k
-        c1 = {k: [a for a in common if k in ip[a]] for k in range(dim)}
-        p1 = {k: [a for a in differ if k in ip[a]] for k in range(dim)}
-        q1 = {k: [a for a in differ if k in iq[a]] for k in range(dim)}
-        c2_ = {jk: [a for a in c1[jk[0]] if jk[1] in ip[a]] for jk in pairs}
-        p2 = {jk: [a for a in p1[jk[0]] if jk[1] in ip[a]] for jk in pairs}
-        q2 = {jk: [a for a in q1[jk[0]] if jk[1] in iq[a]] for jk in pairs}
         zero = arb(0)
-
-        root = s * (arb.pi() / 2).sqrt()
-        scale = 1 / (s * arb(2).sqrt())
-
-        def mass(lo: arb, hi: arb) -> arb:
-            """int_lo^hi exp(-(y - s0)^2 / (2 sigma^2)) dy (erfc on the side away from s0: no cancellation)."""
-            a, b = (lo - s0) * scale, (hi - s0) * scale
-            if a >= 0:
-                return root * (a.erfc() - b.erfc())
-            if b <= 0:
-                return root * ((-b).erfc() - (-a).erfc())
-            return root * (b.erf() - a.erf())
 
         def contrib(cell: Cell) -> list[arb]:
             """The integral over the cell ``[lo, hi]`` of the compensated integrands (every pair, then every
@@ -559,7 +592,7 @@ def derivatives_over_box(
             a_p = lam * Dl * _horner(c1_, Dl)
             a_q = (lam - 1) * Dl * _horner(c0, Dl)
             cross = lam * (lam - 1) * Rl2 / q
-            wg = mass(lo, hi)
+            wg = _gauss_mass(lo, hi, s0, s)
             out = []
             for jk in pairs:
                 Cjk = sum((ttp[a] for a in c2_[jk]), zero)
@@ -576,23 +609,7 @@ def derivatives_over_box(
         for _, parts in _adaptive_cells(case, contrib, groups):
             for i, x in enumerate(parts):
                 acc[i] += x
-        H = dict(zip(pairs, acc[: len(pairs)], strict=True))
-        norm = 1 / (s * (2 * arb.pi()).sqrt() * len(case.atoms))
-        t0, t1, t2 = _tail_moments(case, prec)
-        d0, d1, d2_ = _density_tail_moments(case, prec)
-        c2 = arb((2 * lam - 1) ** 2 + 2 * (2 * lam - 1))
-        tail = (
-            c2 * t2 * inv_s2 * inv_s2
-            + (2 * lam - 1) * t0 * inv_s2
-            + (2 * lam - 1) * (d2_ * inv_s2 * inv_s2 + d0 * inv_s2)
-        ).upper()
-        out = [[arb(0)] * dim for _ in range(dim)]
-        for j, k in pairs:
-            out[j][k] = out[k][j] = H[j, k] * norm + arb(0, tail)
-        # |d_k[q g]| <= |d_k f| + lambda |p_k| + (lambda-1) |q_k| <= ((2 lambda - 1) f + (2 lambda - 1) p) M / sigma^2
-        g_tail = ((2 * lam - 1) * (t1 + d1) * inv_s2).upper()
-        grad = [x * norm + arb(0, g_tail) for x in acc[len(pairs) :]]
-        return grad, out
+        return _with_tails(case, acc, pairs, prec)
     finally:
         ctx.prec = old
 
@@ -635,6 +652,30 @@ def _anchors(
     return known[-ANCHORS:] if known else [centre]
 
 
+def _taylor_about(
+    dim: int,
+    p: list[Fraction],
+    gp: list[arb],
+    face: list[Fraction],
+    free: list[int],
+    B: list[tuple[Fraction, Fraction]],
+    H: list[list[arb]],
+) -> arb:
+    """For :func:`reprove_box`: Taylor's formula about the anchor ``p`` over the face (its free sides span the box's, the others
+    are fixed): for every ``theta`` of the face, ``G(theta) = G(p) + sum_k dG/dk(p) (theta_k - p_k) +
+    (theta - p)' H(xi) (theta - p) / 2`` with ``xi`` on the segment, inside the box (convex), so
+    ``sup <= G(p) + sum_k max_theta_k dG/dk(p) (theta_k - p_k) + sum_jk |H_jk| d_j d_k / 2``, ``d_k``
+    the largest ``|theta_k - p_k|`` on the face."""
+    rng = [B[k] if k in free else (face[k], face[k]) for k in range(dim)]
+    d = [_a(max(abs(lo - x), abs(hi - x))) for (lo, hi), x in zip(rng, p, strict=True)]
+    bound = gp[0]
+    for k in range(dim):
+        bound += arb(_imul(gp[1 + k], rng[k][0] - p[k], rng[k][1] - p[k]).upper())
+        for j in range(dim):
+            bound += _absmax(H[j][k]) * d[j] * d[k] / 2
+    return bound
+
+
 def reprove_box(
     case: BoxCase,
     box: Sequence[tuple[Fraction, Fraction]],
@@ -667,28 +708,6 @@ def reprove_box(
             memo[key] = point_values(case, pt, grad=grad)
         return memo[key]
 
-    def about(
-        p: list[Fraction],
-        gp: list[arb],
-        face: list[Fraction],
-        free: list[int],
-        B: list[tuple[Fraction, Fraction]],
-        H: list[list[arb]],
-    ) -> arb:
-        """Taylor's formula about the anchor ``p`` over the face (its free sides span the box's, the others
-        are fixed): for every ``theta`` of the face, ``G(theta) = G(p) + sum_k dG/dk(p) (theta_k - p_k) +
-        (theta - p)' H(xi) (theta - p) / 2`` with ``xi`` on the segment, inside the box (convex), so
-        ``sup <= G(p) + sum_k max_theta_k dG/dk(p) (theta_k - p_k) + sum_jk |H_jk| d_j d_k / 2``, ``d_k``
-        the largest ``|theta_k - p_k|`` on the face."""
-        rng = [B[k] if k in free else (face[k], face[k]) for k in range(case.dim)]
-        d = [_a(max(abs(lo - x), abs(hi - x))) for (lo, hi), x in zip(rng, p, strict=True)]
-        bound = gp[0]
-        for k in range(case.dim):
-            bound += arb(_imul(gp[1 + k], rng[k][0] - p[k], rng[k][1] - p[k]).upper())
-            for j in range(case.dim):
-                bound += _absmax(H[j][k]) * d[j] * d[k] / 2
-        return bound
-
     def settle(B: list[tuple[Fraction, Fraction]], anchors: list[list[Fraction]]) -> tuple[bool, str | None]:
         """(settled, refutation or None) for one box, trying the anchors in turn."""
         h = [_a((hi - lo) / 2) for lo, hi in B]
@@ -712,7 +731,7 @@ def reprove_box(
                 return True, None  # sup = G(extremal vertex) = RHS exactly
             if contains_ext:
                 continue  # G reaches the RHS at the vertex: only the signs above can settle the box
-            if tuple(face) not in memo and about(p, gp, face, free, B, H) <= target:
+            if tuple(face) not in memo and _taylor_about(case.dim, p, gp, face, free, B, H) <= target:
                 return True, None  # settled without evaluating G on the face
             if not free:
                 gv = values(face, grad=False)[0]
