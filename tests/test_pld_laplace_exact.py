@@ -5,6 +5,7 @@ routes against each other (finite mixture vs Laplace inversion), and the grid pa
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from fractions import Fraction as F
@@ -198,3 +199,18 @@ def test_binomial_tails_by_recurrence():
                 )
                 assert tails[n].overlaps(_arb(exact))
                 assert tails[n].rad() <= 2**-150
+
+
+def test_loss_beyond_the_floats_is_refused_by_the_grid_in_one_line():
+    """Scale 1e-1000 at delta 1e-5: where the exact route cannot certify, the grid cannot hold a
+    loss of 1e1001 either; --method pld refuses in one line and best answers with the RDP bound."""
+    from tests._cli import cmd, run_cli
+
+    base = "epsilon --noise laplace --scale 1e-1000 --steps 10 --delta 1e-5"
+    status, out, err = run_cli(cmd(base + " --method pld"))
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "float range" in err and "internal error" not in err
+    status, out, err = run_cli(cmd(base + " --json"))
+    assert status == 0, err
+    res = json.loads(out)
+    assert res["chosen"] == "rdp" and "float range" in res["not_used"]["pld"]

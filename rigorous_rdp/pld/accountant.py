@@ -575,7 +575,16 @@ def _discretize(
     if own is not None:
         got: tuple[DiscretePld, DiscretePld | None] = own(n, scale_bits, tail, lower)
         return got
-    return discretize(prof, n, scale_bits, tail, thin=thin, lower=lower)
+    try:
+        return discretize(prof, n, scale_bits, tail, thin=thin, lower=lower)
+    except OverflowError:
+        # a loss range beyond the floats (e.g. Laplace at scale 1e-1000): no grid can hold it
+        exc = UnsupportedEventError(
+            "the PLD accountant cannot discretise this pair: its privacy loss spans more than the float "
+            "range (use the RDP accountant)."
+        )
+        exc.reason = "its privacy loss spans more than the float range"  # type: ignore[attr-defined]
+        raise exc from None
 
 
 def _arb_lower_frac(x: arb) -> Fraction:
