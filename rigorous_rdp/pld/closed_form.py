@@ -55,6 +55,7 @@ or Laplace inversion of the loss's moment generating function; no grid).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
@@ -388,6 +389,31 @@ class GaussianComposition(ClosedForm):
 # ---------------------------------------------------------------------------
 
 
+def epsilon_on_piece(
+    piece: Callable[[], tuple[arb, arb, arb, arb]], delta: Fraction, width: Fraction, what: str
+) -> Certified:
+    r"""The epsilon at ``delta`` on a certified piece :math:`[\ell_{k-1}, \ell_k]` of an atomic loss,
+    where :math:`\delta(\varepsilon) = A - e^{\varepsilon - \ell_k} S`: :math:`\varepsilon = \ell_k +
+    \log((A - \delta)/S)`, intersected with the piece, at rising precision until it is accurate
+    and at most ``width`` wide.  ``piece()`` gives :math:`(A, S, \ell_k, \max(\ell_{k-1}, 0))` at the
+    working precision."""
+    prec = 128
+    while True:
+        with workprec(prec):
+            A, S, lk, lo_e = piece()
+            eps = lk + ((A - _q(delta)) / S).log()
+            if eps.is_finite():
+                box = lo_e.lower().union(lk.upper())
+                eps = eps.intersection(box) if eps.overlaps(box) else eps
+                if accurate_bits(eps, TARGET_BITS) and 2 * eps.rad() <= _q(width):
+                    return Certified(eps, prec)
+        if prec >= MAX_PREC:
+            if eps.is_finite():
+                return Certified(eps, prec)
+            raise ArithmeticError(f"pld closed form: {what} epsilon not resolved")
+        prec *= 2
+
+
 def binomial_tail_sums(T: int, a: Fraction, r_: Fraction, j: int, E: arb) -> tuple[arb, arb, arb]:
     r"""For :math:`K \sim \mathrm{Bin}(T, a)` with pmf ``P``, a rational :math:`0 < r < 1`,
     :math:`0 \le j \le T` and a ball :math:`0 \le E \le 1`: enclosures of
@@ -603,25 +629,14 @@ class RandomizedResponseComposition(ClosedForm):
                 return zero
             if move != 0:
                 raise ArithmeticError("pld closed form: could not certify the randomized-response piece")
-        prec = 128
-        while True:
-            with workprec(prec):
-                ell = self._ell()
-                t = _q(delta)
-                A, S, _ = self._sums(k, arb(1))
-                # on [l_{k-1}, l_k]: delta(eps) = A - e^{eps - l_k} S
-                lk = (2 * k - T) * ell
-                eps = lk + ((A - t) / S).log()
-                lo_e = (lk - 2 * ell).max(arb(0))
-                if eps.is_finite():
-                    eps = eps.intersection(lo_e.lower().union(lk.upper())) if eps.overlaps(lo_e.union(lk)) else eps
-                    if accurate_bits(eps, TARGET_BITS) and 2 * eps.rad() <= _q(width):
-                        return Certified(eps, prec)
-            if prec >= MAX_PREC:
-                if eps.is_finite():
-                    return Certified(eps, prec)
-                raise ArithmeticError("pld closed form: randomized-response epsilon not resolved")
-            prec *= 2
+
+        def piece() -> tuple[arb, arb, arb, arb]:
+            ell = self._ell()
+            A, S, _ = self._sums(k, arb(1))
+            lk = (2 * k - T) * ell
+            return A, S, lk, (lk - 2 * ell).max(arb(0))
+
+        return epsilon_on_piece(piece, delta, width, "randomized-response")
 
 
 # ---------------------------------------------------------------------------

@@ -54,10 +54,9 @@ from typing import Any
 from flint import arb
 
 from .. import events as ev
-from ..arith import Certified, accurate_bits, workprec
+from ..arith import Certified, workprec
 from .closed_form import (
     MAX_PREC,
-    TARGET_BITS,
     ClosedForm,
     ExactDeltaResult,
     ExactEpsilonResult,
@@ -65,6 +64,7 @@ from .closed_form import (
     _bracket_of,
     _q,
     binomial_tail_sums,
+    epsilon_on_piece,
 )
 from .results import Bracket, _as_bracket, _bracket, decimal_text
 
@@ -207,25 +207,13 @@ class _Direction:
             break
         else:
             raise ArithmeticError("pld two-point: could not certify the piece")
+
         # on [max(0, l_{k-1}), l_k]: delta(eps) = A_k - e^{eps - l_k} S_k
-        prec = 128
-        while True:
-            with workprec(prec):
-                t = _q(delta)
-                A, S, _ = self.sums(k, arb(1))
-                lk = self.loss(k)
-                eps = lk + ((A - t) / S).log()
-                lo_e = self.loss(k - 1).max(arb(0)) if k > 0 else arb(0)
-                if eps.is_finite():
-                    box = lo_e.lower().union(lk.upper())
-                    eps = eps.intersection(box) if eps.overlaps(box) else eps
-                    if accurate_bits(eps, TARGET_BITS) and 2 * eps.rad() <= _q(width):
-                        return Certified(eps, prec)
-            if prec >= MAX_PREC:
-                if eps.is_finite():
-                    return Certified(eps, prec)
-                raise ArithmeticError("pld two-point: epsilon not resolved")
-            prec *= 2
+        def piece() -> tuple[arb, arb, arb, arb]:
+            A, S, _ = self.sums(k, arb(1))
+            return A, S, self.loss(k), self.loss(k - 1).max(arb(0)) if k > 0 else arb(0)
+
+        return epsilon_on_piece(piece, delta, width, "two-point")
 
 
 @dataclass(frozen=True)
