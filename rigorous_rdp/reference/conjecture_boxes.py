@@ -676,6 +676,18 @@ def _taylor_about(
     return bound
 
 
+def bisect_widest(B: list[tuple[Fraction, Fraction]]) -> list[list[tuple[Fraction, Fraction]]]:
+    """The two halves ``[right, left]`` of a box cut at the midpoint of its widest side (in the
+    order a depth-first stack pops the left half first)."""
+    k = max(range(len(B)), key=lambda i: B[i][1] - B[i][0])
+    lo, hi = B[k]
+    mid = (lo + hi) / 2
+    left, right = list(B), list(B)
+    left[k] = (lo, mid)
+    right[k] = (mid, hi)
+    return [right, left]
+
+
 def reprove_box(
     case: BoxCase,
     box: Sequence[tuple[Fraction, Fraction]],
@@ -773,11 +785,5 @@ def reprove_box(
         if refuted is not None:
             return False, used, refuted
         if not ok:
-            k = max(range(case.dim), key=lambda i: B[i][1] - B[i][0])
-            lo, hi = B[k]
-            mid = (lo + hi) / 2
-            left, right = list(B), list(B)
-            left[k] = (lo, mid)
-            right[k] = (mid, hi)
-            stack += [right, left]
+            stack += bisect_widest(B)
     return True, used, "re-proven"

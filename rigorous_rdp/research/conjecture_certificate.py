@@ -62,7 +62,7 @@ from flint import arb
 from .. import progress
 from ..arith import decimal_lower, decimal_upper, workprec
 from ..errors import BudgetExceeded
-from ..reference.conjecture_boxes import BoxCase, reprove_box
+from ..reference.conjecture_boxes import BoxCase, bisect_widest, reprove_box
 from .conjecture import ProbeConfig, admissible, cell_plan, certify_config, certify_violation
 
 __all__ = [
@@ -1306,13 +1306,7 @@ def reprove_region_box(
             continue
         if why.startswith("refuted"):
             return False, used, why
-        k = max(range(len(B)), key=lambda i: B[i][1] - B[i][0])
-        lo, hi = B[k]
-        mid = (lo + hi) / 2
-        left, right = list(B), list(B)
-        left[k] = (lo, mid)
-        right[k] = (mid, hi)
-        stack += [right, left]
+        stack += bisect_widest(B)
     return True, used, "re-proven"
 
 
