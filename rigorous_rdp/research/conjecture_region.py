@@ -129,7 +129,16 @@ from .conjecture_proof import (
     proven_leaves_json,
 )
 
-__all__ = ["RegionCase", "RegionResult", "prove_region", "region_to_json", "scaled_box"]
+__all__ = [
+    "RegionCase",
+    "RegionResult",
+    "prove_region",
+    "prove_region_scaled",
+    "region_scaled_to_json",
+    "region_to_json",
+    "scaled_box",
+    "scaled_box_bounds",
+]
 
 Box = list[tuple[Fraction, Fraction]]
 
@@ -359,6 +368,8 @@ class RegionResult:
     seconds: float = 0.0
     #: True when the boxes tile the two faces x_1 = 0 and u' = 0 (times the t interval)
     faces: bool = False
+    #: True for :func:`prove_region_scaled` (boxes of phi = t theta, no t side)
+    scaled: bool = False
 
     @property
     def complete(self) -> bool:
@@ -462,6 +473,244 @@ def region_to_json(res: RegionResult) -> dict[str, Any]:
         },
         "coordinates": [f"x_{i + 1}" for i in range(rc.n - 1)] + ["u", "u_prime", "t"],
         **({"faces": [box_json([*f, rc.t_range]) for f in min_zero_faces(rc.n + 1)]} if res.faces else {}),
+        "boxes": proven,
+        "outside": [box_json(b) for b in res.outside],
+        "open": [[box_json(b["box"]), None if b["upper"] is None else decimal_upper(b["upper"], 15)] for b in res.open],
+        "summary": res.summary(),
+    }
+
+
+# ---------------------------------------------------------------------------------------------------
+# the scaled region proof: no t side (phi = t theta)
+# ---------------------------------------------------------------------------------------------------
+
+
+def scaled_faces(n: int, t1: Fraction) -> list[Box]:
+    r"""The faces :math:`\{x_1 = 0\}` and :math:`\{u' = 0\}` of :math:`[0, t_1]^{n+1}` (the domain of
+    :math:`\varphi` in :func:`prove_region_scaled`)."""
+    z, side = (Fraction(0), Fraction(0)), (Fraction(0), t1)
+    return [[z] + [side] * n, [side] * n + [z]]
+
+
+def touches_ray(n: int, box: Sequence[tuple[Fraction, Fraction]]) -> bool:
+    r"""True when ``box`` (sides x_1..x_{n-1}, u, u') has lower end 0 in every :math:`x_i` and in ``u'``:
+    it meets the extremal ray :math:`\{(0..0, u = s, u' = 0)\}` (for the ``s`` of its ``u`` side)."""
+    return all(box[i][0] == 0 for i in range(n - 1)) and box[n][0] == 0
+
+
+def ray_signs_hold(n: int, box: Sequence[tuple[Fraction, Fraction]], signs: Sequence[int]) -> bool:
+    """The ray rule's condition: every x_i and u' side is the point 0 or has the certified sign -1."""
+    return touches_ray(n, box) and all(box[k] == (0, 0) or signs[k] == -1 for k in [*range(n - 1), n])
+
+
+def box_rhs_t(rc: RegionCase, box: Sequence[tuple[Fraction, Fraction]]) -> Fraction:
+    r"""The ``t`` whose RHS bounds a box of :math:`\varphi` from below: :math:`\max(t_0, \max_k lo_k)`
+    (every :math:`\varphi` of the box has :math:`\max(t_0, \max_k \varphi_k) \ge` it, and the RHS is
+    nondecreasing in ``t``)."""
+    return max(rc.t_range[0], max(lo for lo, _ in box))
+
+
+def rhs_choice(rc: RegionCase, box: Sequence[tuple[Fraction, Fraction]]) -> tuple[int | None, Fraction]:
+    r"""Which lower bound of :math:`\mathrm{RHS}(\max(t_0, \max_k\varphi_k))` a box of :math:`\varphi` is
+    proven against: ``(j, lo_j)`` when the largest lower end is at side ``j`` (``u`` on ties) and
+    :math:`lo_j \ge t_0`: the function :math:`\mathrm{RHS}(\varphi_j)` (on the box :math:`\varphi_j \ge t_0`,
+    so :math:`\max(t_0, \max\varphi) \ge \varphi_j`); else ``(None, s)``: the constant
+    :math:`\mathrm{RHS}(s)`, :math:`s = \max(t_0, \max_k lo_k)` (:func:`box_rhs_t`).  Both are valid for every
+    choice (the RHS is nondecreasing in ``t``); the rule only decides which is tighter."""
+    n = rc.n
+    j = max(range(n + 1), key=lambda k: (box[k][0], k == n - 1))
+    if box[j][0] >= rc.t_range[0]:
+        return j, box[j][0]
+    return None, box_rhs_t(rc, box)
+
+
+def scaled_box_bounds(rc: RegionCase, box: Sequence[tuple[Fraction, Fraction]]) -> dict[str, Any]:
+    r"""Try to prove :math:`G_1(\varphi) \le \mathrm{RHS}(\max(t_0, \max_k\varphi_k))` for every
+    :math:`\varphi` in ``box`` (:func:`prove_region_scaled`) through :math:`h = G_1 - R` with ``R`` the
+    lower bound of :func:`rhs_choice`: the constant :math:`\mathrm{RHS}(s)`, or :math:`\mathrm{RHS}(\varphi_j)`
+    (then :math:`\partial_j h = \partial_j G_1 - \mathrm{RHS}'(\varphi_j)`, :math:`\partial_{jj} h =
+    \partial_{jj}G_1 - \mathrm{RHS}''(\varphi_j)`, the other derivatives those of :math:`G_1`).  The gradient
+    and Hessian of :math:`G_1` over the box from one factored pass (the mean-value form about the centre
+    intersected when a sign is left open); a box touching the extremal ray whose signs of
+    :math:`\partial G_1` in every :math:`x_i` and ``u'`` are negative is proven by the ray rule (``"ray"``);
+    else signed sides go to the end their sign selects and Taylor's formula bounds ``h`` on that face
+    (``"monotone"`` without unsigned sides, else ``"taylor"``).  Returns ``proven``, ``method``, ``upper``
+    (arb upper bound of ``h`` on the box, None for ray), ``signs`` (of the derivatives of ``h``), ``point``,
+    ``rhs`` (``("coordinate", j)`` or ``("t", s)``; None for ray), ``split`` and maybe ``then_split``."""
+    base, n, d = rc.base, rc.n, rc.n + 1
+    j, s = rhs_choice(rc, box)
+    wide = [lo < hi for lo, hi in box]
+    with workprec(PREC):
+        H, gS = hessian_and_gradient_box(base, box)
+        r1 = r2 = arb(0)
+        if j is not None:
+            _, r1, r2 = rhs_series(n, rc.m, rc.lam, to_arb(box[j][0]).union(to_arb(box[j][1])))
+
+        def first(g: list[arb]) -> list[arb]:
+            return [g[k] - r1 if k == j else g[k] for k in range(d)]
+
+        gb, dbox = gS, first(gS)
+        if not all(dbox[k] > 0 or dbox[k] < 0 for k in range(d) if wide[k]):
+            hw = [arb(0, to_arb((hi - lo) / 2).upper()) for lo, hi in box]
+            gc = grad_point(base, [(lo + hi) / 2 for lo, hi in box], rel_bits=REGION_GRAD_BITS)
+            gb = [_meet(gS[k], gc[k] + sum((H[k][i] * hw[i] for i in range(d)), arb(0))) for k in range(d)]
+            dbox = first(gb)
+        ray = [*range(n - 1), n]
+        if touches_ray(n, box) and all(not wide[k] or gb[k] < 0 for k in ray):
+            # G_1(phi) <= G_1(0..0, phi_u, 0) = RHS(phi_u) <= RHS(max(t_0, max_k phi_k)) on the whole box
+            sg = [-1 if k in ray and wide[k] else 0 for k in range(d)]
+            return {"proven": True, "method": "ray", "upper": None, "signs": sg, "point": None, "rhs": None}
+        hh = [list(row) for row in H]
+        if j is not None:
+            hh[j][j] = H[j][j] - r2
+        signs = [(1 if dbox[k] > 0 else -1 if dbox[k] < 0 else 0) if wide[k] else 0 for k in range(d)]
+        half = [to_arb((hi - lo) / 2) for lo, hi in box]
+        free = [k for k in range(d) if wide[k] and signs[k] == 0]
+        face = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(box, signs, strict=True)]
+        scores = _split_scores(box, hh, dbox, free)
+        split = max(range(d), key=lambda k: scores[k]) if all(map(math.isfinite, scores)) else _widest(box)
+        r_face = arb(rhs_at(n, rc.m, rc.lam, face[j] if j is not None else s).lower())
+        t2 = arb(0)
+        for k in free:
+            for i in free:
+                t2 += _absmax(hh[i][k]) * half[i] * half[k] / 2
+        t1 = sum((_absmax(dbox[k]) * half[k] for k in free), arb(0))
+        gv = _g_point_adaptive(base, face, r_face, slack=t1 + t2)
+        if free and not arb(gv.upper()) + t1 + t2 <= r_face:
+            # first-order terms from point values at the face centre
+            gf = grad_point(base, face, rel_bits=REGION_GRAD_BITS, coords=free)
+            if j in free:
+                gf[j] = gf[j] - rhs_series(n, rc.m, rc.lam, to_arb(face[j]))[1]
+            t1p = sum((_absmax(gf[k]) * half[k] for k in free), arb(0))
+            if t1p < t1:
+                t1 = t1p
+                gv = _g_point_adaptive(base, face, r_face, slack=t1 + t2)
+        up = arb((arb(gv.upper()) - r_face + t1 + t2).upper())
+        out: dict[str, Any] = {
+            "proven": bool(up <= 0),
+            "method": "taylor" if free else "monotone",
+            "upper": up,
+            "signs": signs,
+            "point": face,
+            "rhs": ("t", s) if j is None else ("coordinate", j),
+            "split": split,
+        }
+        terms = t1 + t2
+        if not out["proven"] and free and all(map(math.isfinite, scores)) and up > REGION_HOPELESS * terms:
+            rest = list(scores)
+            rest[split] /= 2
+            out["then_split"] = (max(range(d), key=lambda k: rest[k]),)
+        return out
+
+
+def prove_region_scaled(
+    rc: RegionCase, *, max_depth: int = 48, max_boxes: int = 50000, progress: bool = False
+) -> RegionResult:
+    r"""Conjecture 1 for every sigma in :math:`[\sigma_0, \sigma_1]` by a branch and bound over
+    :math:`\varphi = t\theta` alone (``n + 1`` sides, one of them the point 0 of a face; no ``t`` side).
+
+    **The claim in phi (proof).**  With :math:`t = 1/\sigma \in [t_0, t_1]` and
+    :math:`G_\sigma(\theta) = G_1(t\theta)` (module docstring), the region claim
+    (A) :math:`G_1(t\theta) \le \mathrm{RHS}(t)` for every :math:`\theta \in D`, :math:`t \in [t_0, t_1]`,
+    where :math:`D = F \cap [0,1]^{n+1} \cap (\{x_1 = 0\} \cup \{u' = 0\})` (the faces of
+    :func:`~.conjecture_proof.min_zero_faces`), is equivalent to
+    (B) :math:`G_1(\varphi) \le \mathrm{RHS}(\max(t_0, \max_k\varphi_k))` for every
+    :math:`\varphi \in D_s = C \cap [0, t_1]^{n+1}`, :math:`C = \{x_1 \le .. \le x_{n-1},\ u \ge u'\}
+    \cap (\{x_1 = 0\} \cup \{u' = 0\})`.  The conditions of ``C`` are homogeneous (order relations
+    and a coordinate equal to 0), so :math:`t\,C = C` for :math:`t > 0`: ``C`` is a cone.
+    (B) => (A): :math:`\varphi = t\theta` lies in ``C`` and in :math:`[0, t]^{n+1} \subset [0, t_1]^{n+1}`,
+    so :math:`\max(t_0, \max_k\varphi_k) \le t` and, the RHS being nondecreasing,
+    :math:`G_1(t\theta) \le \mathrm{RHS}(\max(t_0, \max\varphi)) \le \mathrm{RHS}(t)`.
+    (A) => (B): put :math:`t = \max(t_0, \max_k\varphi_k) \in [t_0, t_1]` and :math:`\theta = \varphi/t`,
+    in ``C`` and in :math:`[0, 1]^{n+1}`; (A) at :math:`(\theta, t)` is (B) at :math:`\varphi`.  Nothing is
+    lost.  Every :math:`\varphi` lies in :math:`[0, t_1]^{n+1} \subset [0, 1]^{n+1}` (:math:`\sigma_0 \ge 1`),
+    where the sigma-1 tails of :func:`~.conjecture_proof.tail_constants` hold.
+
+    **Per box** ``B`` of :math:`\varphi` (tiling the two faces of :math:`[0, t_1]^{n+1}` by midpoint
+    bisection; boxes missing ``F`` are ``outside``, the test of :func:`~.conjecture_proof.outside_domain`):
+    every :math:`\varphi \in B` has :math:`\max(t_0, \max\varphi) \ge s_B = \max(t_0, \max_k lo_k)`,
+    so :math:`\sup_B G_1 \le \mathrm{RHS}(s_B)` suffices (:func:`~.conjecture_proof.box_bounds` at sigma 1
+    with that constant).  **The ray rule**: on the extremal ray :math:`\varphi = s e_u` (other rows and
+    ``u'`` at 0, ``u = s``) :math:`q = N(0, 1)` and :math:`p = (1 - r)N(0, 1) + rN(s, 1)` (the subsets
+    holding row ``n`` are a share ``m/n = r``), which is the RHS pair at :math:`\sigma = 1/s` scaled by
+    ``s``: :math:`G_1(s e_u) = \mathrm{RHS}(s)` exactly, so no constant closes a box along it.  If ``B``
+    has lower end 0 in every :math:`x_i` and in ``u'`` and :math:`\partial G_1/\partial x_i < 0`,
+    :math:`\partial G_1/\partial u' < 0` on all of ``B`` (certified signs; a side that is the point 0
+    needs none), then for :math:`\varphi \in B` the segment lowering those coordinates to 0 stays in ``B``
+    (a product set) and :math:`G_1(\varphi) \le G_1(\varphi_u e_u) = \mathrm{RHS}(\varphi_u) \le
+    \mathrm{RHS}(\max(t_0, \max_k\varphi_k))` (``"ray"``).
+
+    Leaves in depth-first order; boxes deeper than ``max_depth`` or left after ``max_boxes`` are open."""
+    t_start = time.perf_counter()
+    res = RegionResult(rc, faces=True, scaled=True)
+    starts = scaled_faces(rc.n, rc.t_range[1])
+    stack: list[tuple[Box, int, tuple[int, ...]]] = [(start, 0, ()) for start in reversed(starts)]
+    from .. import progress as _progress
+
+    bar_cm = (
+        _progress.task(
+            f"region proof (scaled) n={rc.n} m={rc.m} lambda={rc.lam} sigma in [{rc.sigma_lo}, {rc.sigma_hi}]",
+            None,
+            "boxes",
+        )
+        if progress
+        else None
+    )
+    bar = bar_cm.__enter__() if bar_cm is not None else None
+    processed = 0
+    try:
+        while stack:
+            box, depth, forced = stack.pop()
+            processed += 1
+            if bar is not None:
+                bar.update(1, note=f"{len(stack)} pending (branch and bound: no ETA)")
+            if outside_domain(rc.base, box):
+                res.outside.append(box)
+                continue
+            if processed > max_boxes:
+                res.open.append({"box": box, "upper": None, "depth": depth})
+                continue
+            if forced and depth < max_depth:
+                stack += _halves(box, forced[0], depth, forced[1:])
+                continue
+            b = scaled_box_bounds(rc, box)
+            if b["proven"]:
+                res.proven.append({"box": box, **{k: v for k, v in b.items() if k not in ("then_split", "split")}})
+                continue
+            if depth >= max_depth:
+                res.open.append({"box": box, "upper": b["upper"], "depth": depth})
+                continue
+            stack += _halves(box, b["split"], depth, tuple(b.get("then_split") or ()))
+    finally:
+        if bar_cm is not None:
+            bar_cm.__exit__(None, None, None)
+    res.seconds = time.perf_counter() - t_start
+    return res
+
+
+def region_scaled_to_json(res: RegionResult) -> dict[str, Any]:
+    """The leaves of :func:`prove_region_scaled` as JSON: per proven box ``[[lo, hi] per side (x_1..x_{n-1},
+    u, u'), method (taylor | monotone | ray), upper (a bound of h = G_1 - R on the box, decimal
+    rounded up, or null for ray), point (or null), signs, rhs]`` with ``rhs`` ``{"coordinate": j}``
+    (R = RHS(phi_j)) or ``{"t": s}`` (R = RHS(s)), :func:`rhs_choice`; null for ray."""
+    rc = res.case
+    t1 = rc.t_range[1]
+    proven = proven_leaves_json(res.proven)
+    for rec, b in zip(proven, res.proven, strict=True):
+        rhs = b["rhs"]
+        rec.append(None if rhs is None else {"coordinate": rhs[1]} if rhs[0] == "coordinate" else {"t": str(rhs[1])})
+    return {
+        "case": {
+            "model": "range",
+            "d": 1,
+            "n": rc.n,
+            "m": rc.m,
+            "r": str(Fraction(rc.m, rc.n)),
+            "lambda": rc.lam,
+            "sigma": [str(rc.sigma_lo), str(rc.sigma_hi)],
+        },
+        "coordinates": [f"x_{i + 1}" for i in range(rc.n - 1)] + ["u", "u_prime"],
+        "faces": [box_json(f) for f in scaled_faces(rc.n, t1)],
         "boxes": proven,
         "outside": [box_json(b) for b in res.outside],
         "open": [[box_json(b["box"]), None if b["upper"] is None else decimal_upper(b["upper"], 15)] for b in res.open],
