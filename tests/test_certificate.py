@@ -358,6 +358,7 @@ def test_kind_table_maps_every_kind_to_a_writer_and_a_verifier(cert):
         "conjecture-holds",
         "conjecture-proof",
         "conjecture-region",
+        "conjecture-region-scaled",
     ]
     for kind in KINDS:
         assert callable(getattr(kind.load(), kind.writer))
@@ -365,5 +366,7 @@ def test_kind_table_maps_every_kind_to_a_writer_and_a_verifier(cert):
     assert kind_of({"format": "rigorous-rdp-certificate", "format_version": 1, "method": {"kind": "pld"}}).name == "pld"
     assert kind_of({"format": "rigorous-rdp-conjecture", "kind": "holds-boxes"}).name == "conjecture-proof"
     assert kind_of({"format": "rigorous-rdp-conjecture", "kind": "holds-region"}).name == "conjecture-region"
+    scaled = {"format": "rigorous-rdp-conjecture", "kind": "holds-region-scaled"}
+    assert kind_of(scaled).name == "conjecture-region-scaled"
     for bad in ({"format": "rigorous-rdp-certificate", "format_version": 1, "method": {"kind": "prv"}}, [], {}):
         assert verify_certificate(bad).reason.startswith("malformed certificate")

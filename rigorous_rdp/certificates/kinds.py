@@ -103,6 +103,14 @@ KINDS: tuple[CertificateKind, ...] = (
     CertificateKind(
         "conjecture-region", CONJECTURE_FORMAT, "holds-region", _CONJ, "make_region_certificate", _conjecture
     ),
+    CertificateKind(
+        "conjecture-region-scaled",
+        CONJECTURE_FORMAT,
+        "holds-region-scaled",
+        _CONJ,
+        "make_region_scaled_certificate",
+        _conjecture,
+    ),
 )
 
 
@@ -142,7 +150,7 @@ def verify_certificate(
         dps: mpmath precision in decimal digits (default: the kind's).
         reference: replacement for :func:`rigorous_rdp.registry.reference_rdp` (tests).
         all_boxes: for a Conjecture 1 ``holds-boxes`` certificate, re-check every box.
-        jobs: for a Conjecture 1 ``holds-boxes`` or ``holds-region`` certificate, the worker
+        jobs: for a Conjecture 1 ``holds-boxes`` or ``holds-region(-scaled)`` certificate, the worker
             processes that re-prove its boxes (1: in this process; the verdict does not depend on it).
 
     Returns:

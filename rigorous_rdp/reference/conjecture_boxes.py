@@ -74,7 +74,16 @@ from typing import Any
 
 from flint import arb, arb_series, ctx
 
-__all__ = ["BoxCase", "derivatives_over_box", "hessian_over_box", "point_values", "reprove_box"]
+__all__ = [
+    "BoxCase",
+    "derivatives_over_box",
+    "hessian_over_box",
+    "point_values",
+    "reprove_box",
+    "reprove_ray_box",
+    "reprove_scaled_box",
+    "rhs_scaled",
+]
 
 PREC = 96
 #: Taylor order and cell width (in units of sigma) of the point quadrature
@@ -780,6 +789,149 @@ def reprove_box(
         ctx.prec = PREC
         try:
             ok, refuted = settle(B, anchors)
+        finally:
+            ctx.prec = old
+        if refuted is not None:
+            return False, used, refuted
+        if not ok:
+            stack += bisect_widest(B)
+    return True, used, "re-proven"
+
+
+# ---------------------------------------------------------------------------------------------------
+# the scaled region certificate (holds-region-scaled): boxes of phi = t theta at sigma = 1
+# ---------------------------------------------------------------------------------------------------
+
+
+def rhs_scaled(n: int, m: int, lam: int, t: arb) -> tuple[arb, arb, arb]:
+    r"""Enclosures of :math:`\mathrm{RHS}(t)`, :math:`\mathrm{RHS}'(t)`, :math:`\mathrm{RHS}''(t)` for every
+    ``t`` of the ball, :math:`\mathrm{RHS}(t) = G_\lambda((1-r)N(0,1) + rN(t,1)\,\|\,N(0,1))` (the right-hand
+    side at :math:`\sigma = 1/t`, scaled by ``t``), :math:`r = m/n`.
+
+    Derivation (written out here): under :math:`q = N(0, 1)`, :math:`p/q = 1 - r + r e^{tY - t^2/2}`, so
+    :math:`G = E[(1 - r + re^{tY - t^2/2})^\lambda] = \sum_j \binom{\lambda}{j} r^j (1-r)^{\lambda-j}
+    E[e^{j(tY - t^2/2)}]` and :math:`E[e^{jtY}] = e^{j^2t^2/2}`: :math:`\mathrm{RHS}(t) = \sum_j c_j e^{a_jt^2}`,
+    :math:`c_j = \binom{\lambda}{j} r^j (1-r)^{\lambda-j} \ge 0`, :math:`a_j = j(j-1)/2 \ge 0`: nondecreasing
+    in :math:`t \ge 0`; its derivatives :math:`\sum_j c_j 2a_jt\,e^{a_jt^2}` and :math:`\sum_j c_j(2a_j +
+    4a_j^2t^2)e^{a_jt^2}`.  At the current precision."""
+    rb = arb(m) / arb(n)
+    v, d1, d2 = arb(0), arb(0), arb(0)
+    for j in range(lam + 1):
+        c = arb(math.comb(lam, j)) * rb**j * (1 - rb) ** (lam - j)
+        a = arb(j * (j - 1)) / 2
+        e = (a * t * t).exp()
+        v += c * e
+        d1 += c * 2 * a * t * e
+        d2 += c * (2 * a + 4 * a * a * t * t) * e
+    return v, d1, d2
+
+
+def _ray_coords(n: int) -> list[int]:
+    """The sides x_1..x_{n-1} and u' (indices 0..n-2 and n)."""
+    return [*range(n - 1), n]
+
+
+def _gradient_enclosure(case: BoxCase, B: Sequence[tuple[Fraction, Fraction]]) -> tuple[list[arb], list[list[arb]]]:
+    """The gradient of G over ``B`` (direct enclosure intersected with the mean-value form about the
+    centre; both contain it) and the Hessian over ``B``."""
+    direct, H = derivatives_over_box(case, B)
+    c = [(lo + hi) / 2 for lo, hi in B]
+    pv = point_values(case, c)
+    g = []
+    for k in range(case.dim):
+        mv = pv[1 + k] + sum((_imul(H[k][j], B[j][0] - c[j], B[j][1] - c[j]) for j in range(case.dim)), arb(0))
+        if not mv.overlaps(direct[k]):
+            raise ArithmeticError("two enclosures of the same gradient are disjoint")
+        g.append(mv.intersection(direct[k]))
+    return g, H
+
+
+def reprove_ray_box(
+    case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], max_boxes: int = 64
+) -> tuple[bool, int, str]:
+    r"""Re-prove the ray rule on ``box`` (sides x_1..x_{n-1}, u, u' of :math:`\varphi`, sigma = 1):
+    :math:`\partial G/\partial x_i < 0` and :math:`\partial G/\partial u' < 0` on the whole box for every such
+    side that is not the point 0 (the caller checks that their lower ends are 0).  Then every
+    :math:`\varphi` of the box has :math:`G(\varphi) \le G(0..0, \varphi_u, 0) = \mathrm{RHS}(\varphi_u)`
+    (:math:`q = N(0,1)`, :math:`p = (1-r)N(0,1) + rN(\varphi_u, 1)`: the subsets holding the last row are a
+    share ``m/n``).  A sign holds on the box iff it holds on every part of a tiling, so a box whose
+    enclosures leave a sign open is bisected (widest side), up to ``max_boxes`` sub-boxes."""
+    ks = [k for k in _ray_coords(case.n) if box[k][0] < box[k][1]]
+    stack = [list(box)]
+    used = 0
+    while stack:
+        B = stack.pop()
+        used += 1
+        if used > max_boxes:
+            return False, used, f"signs not re-proven within {max_boxes} sub-boxes"
+        old = ctx.prec
+        ctx.prec = PREC
+        try:
+            g, _ = _gradient_enclosure(case, B)
+            ok = all(g[k] < 0 for k in ks)
+            refuted = any(g[k] > 0 for k in ks)
+        finally:
+            ctx.prec = old
+        if refuted:
+            return False, used, "refuted: a derivative in x_i or u_prime is positive on a sub-box"
+        if not ok:
+            stack += bisect_widest(B)
+    return True, used, "re-proven"
+
+
+def _scaled_settle(
+    case: BoxCase, B: list[tuple[Fraction, Fraction]], target: arb, j: int | None, s: Fraction | None
+) -> tuple[bool, str | None]:
+    """One (sub-)box of :func:`reprove_scaled_box`: (settled, refutation or None)."""
+    n, d = case.n, case.dim
+    g, H = _gradient_enclosure(case, B)
+    r1 = r2 = arb(0)
+    if j is not None:
+        _, r1, r2 = rhs_scaled(n, case.m, case.lam, _a(B[j][0]).union(_a(B[j][1])))
+    dh = [g[k] - r1 if k == j else g[k] for k in range(d)]
+    signs = [(1 if x > 0 else -1 if x < 0 else 0) if B[k][0] < B[k][1] else 0 for k, x in enumerate(dh)]
+    face = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(B, signs, strict=True)]
+    free = [k for k in range(d) if signs[k] == 0 and B[k][0] < B[k][1]]
+    pv = point_values(case, face, grad=bool(free))
+    rf, r1f, _ = rhs_scaled(n, case.m, case.lam, _a(face[j] if j is not None else s))  # type: ignore[arg-type]
+    value = pv[0] - rf
+    if value > target:
+        return False, f"refuted: G - R at {[str(x) for x in face]} is above the bound"
+    bound = value
+    for k in free:
+        hk = _a((B[k][1] - B[k][0]) / 2)
+        bound += _absmax(pv[1 + k] - (r1f if k == j else 0)) * hk
+        for i in free:
+            hij = H[i][k] - (r2 if i == k == j else 0)
+            bound += _absmax(hij) * hk * _a((B[i][1] - B[i][0]) / 2) / 2
+    return bool(bound <= target), None
+
+
+def reprove_scaled_box(
+    case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], target: arb, rhs: tuple[str, Any], max_boxes: int = 64
+) -> tuple[bool, int, str]:
+    r"""Re-prove :math:`\sup_{\text{box}} (G - R) \le` ``target`` (an exact arb point) at sigma = 1, with
+    ``rhs`` ``("t", s)``: :math:`R = \mathrm{RHS}(s)` (a constant), or ``("coordinate", j)``: :math:`R =
+    \mathrm{RHS}(\varphi_j)` (:func:`rhs_scaled`; then :math:`\partial_j(G - R) = \partial_jG -
+    \mathrm{RHS}'(\varphi_j)` and :math:`\partial_{jj}(G - R) = \partial_{jj}G - \mathrm{RHS}''(\varphi_j)`).
+    Per (sub-)box: the gradient of ``G`` over it (:func:`_gradient_enclosure`), the signs of the
+    derivatives of ``G - R``, the face they select, and Taylor's formula about its centre (Lagrange
+    remainder with the Hessian over the box); else the box is bisected (widest side), up to
+    ``max_boxes`` sub-boxes.  Returns ``(proven, sub-boxes used, reason)``."""
+    kind, val = rhs
+    j = int(val) if kind == "coordinate" else None
+    s = Fraction(val) if kind == "t" else None
+    stack = [list(box)]
+    used = 0
+    while stack:
+        B = stack.pop()
+        used += 1
+        if used > max_boxes:
+            return False, used, f"not re-proven within {max_boxes} sub-boxes"
+        old = ctx.prec
+        ctx.prec = PREC
+        try:
+            ok, refuted = _scaled_settle(case, B, target, j, s)
         finally:
             ctx.prec = old
         if refuted is not None:

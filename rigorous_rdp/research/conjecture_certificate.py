@@ -70,6 +70,7 @@ __all__ = [
     "make_boxes_certificate",
     "make_holds_certificate",
     "make_region_certificate",
+    "make_region_scaled_certificate",
     "make_violation_certificate",
     "verify_conjecture_certificate",
 ]
@@ -532,6 +533,8 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
             return _verify_boxes(cert, dps=dps, sample=sample, jobs=jobs)
         if cert.get("kind") == "holds-region":
             return _verify_region(cert, jobs=jobs)
+        if cert.get("kind") == SCALED_KIND:
+            return _verify_region_scaled(cert, jobs=jobs)
         cfg = ProbeConfig.from_json(cert["config"])
         if not admissible(cfg.model, cfg.points):  # (also checked at construction)
             return VerificationResult(False, "the configuration is not admitted by its model")
@@ -1443,6 +1446,217 @@ def _verify_region(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         f"{len(outside)} outside the domain tile {'the faces x_1 = 0 and u_prime = 0 of ' if has_faces else ''}"
         f"[0,1]^{n + 1} x [{t_lo}, {t_hi}]; every proven box re-proven "
         f"with independent enclosures ({subboxes} boxes after bisection)"
+    )
+    if open_:
+        return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
+    return VerificationResult(True, f"verified: Conjecture 1 holds (1-d, range) for {what}", details)
+
+
+# ---------------------------------------------------------------------------
+# holds-region-scaled: the proof over phi = t theta (conjecture_region.prove_region_scaled)
+# ---------------------------------------------------------------------------
+
+SCALED_KIND = "holds-region-scaled"
+SCALED_DOMAIN = (
+    "boxes tile the faces {x_1 = 0} and {u_prime = 0} of [0, t_high]^(n+1), t_high = 1/sigma_low (coordinates "
+    "phi = t theta, t = 1/sigma: x_1..x_{n-1}, u, u_prime at sigma = 1; each box has the side [0, 0] of its "
+    "face); by permutation of the other rows, reflection z -> 1 - z and translation by minus the smallest "
+    "value every admissible configuration has the divergences of one theta in F = {x_1 <= ... <= x_{n-1}, "
+    "u >= u_prime} on the faces {x_1 = 0} or {u_prime = 0} of [0,1]^(n+1); G_sigma(theta) = G_1(t theta) "
+    "(substitute y = sigma z); F and the faces are cones and RHS is nondecreasing in t, so the claim for "
+    "every theta and every t in [t_low, t_high] is equivalent to G_1(phi) <= RHS(max(t_low, max_k phi_k)) "
+    "for every phi in F on those faces of [0, t_high]^(n+1); 'outside' boxes do not meet F"
+)
+SCALED_METHODS = {
+    "R": (
+        "per box a lower bound R of RHS(max(t_low, max_k phi_k)) on the box, RHS(t) = sum_j C(lambda, j) r^j "
+        "(1-r)^(lambda-j) exp(j(j-1) t^2 / 2): {'t': s} R = RHS(s) with 0 <= s <= max(t_low, max_k lo_k); "
+        "{'coordinate': j} R = RHS(phi_j) with lo_j >= t_low"
+    ),
+    "taylor": (
+        "h = G_1 - R; certified signs of the partial derivatives of h on the box; signed sides fixed at the end "
+        "their sign selects; on that face, with c its centre (the 'point') and J the unsigned sides: h(c) + "
+        "sum_J |dh/dk(c)| w_k/2 + sum_J,J |d2h/djdk| w_j w_k/8 <= upper <= 0 (second derivatives over the box)"
+    ),
+    "monotone": "certified signs of the derivatives of h = G_1 - R on the box; sup at the vertex 'point'; "
+    "h(point) <= upper <= 0",
+    "ray": (
+        "the box has lower end 0 in every x_i and in u_prime, and dG_1/dx_i < 0, dG_1/du_prime < 0 on it (a side "
+        "[0, 0] needs no sign): G_1(phi) <= G_1(0..0, phi_u, 0) = RHS(phi_u) <= RHS(max(t_low, max_k phi_k)), "
+        "since q = N(0,1) and p = (1-r) N(0,1) + r N(phi_u, 1) on the ray"
+    ),
+    "upper": (
+        "a proven upper bound of h on the box: the prover's bound plus half its distance to 0, rounded up "
+        "to 15 significant digits (room for verify's independent enclosures)"
+    ),
+}
+
+
+def make_region_scaled_certificate(proof: dict[str, Any]) -> dict[str, Any]:
+    """Certificate of kind ``holds-region-scaled`` from
+    :func:`rigorous_rdp.research.conjecture_region.region_scaled_to_json` (an incomplete proof gives
+    ``"complete": false``; ``verify`` then exits 1)."""
+    cert = make_region_certificate(proof)
+    cert.pop("sha256")
+    cert.update(kind=SCALED_KIND, domain=SCALED_DOMAIN, methods=SCALED_METHODS)
+    cert["sha256"] = _hash(cert)
+    return cert
+
+
+def _region_case(cert: dict[str, Any]) -> tuple[int, int, int, Fraction, Fraction] | str:
+    """``(n, m, lambda, sigma_low, sigma_high)`` of a region certificate, or the reason it is malformed."""
+    case = cert["case"]
+    if (
+        not isinstance(case, dict)
+        or set(case) != {"model", "d", "n", "m", "r", "lambda", "sigma"}
+        or not all(type(case[k]) is int for k in ("d", "n", "m", "lambda"))
+        or not isinstance(case["r"], str)
+        or not (isinstance(case["sigma"], list) and len(case["sigma"]) == 2)
+        or not all(isinstance(x, str) for x in case["sigma"])
+    ):
+        return "case needs model, d, n, m, lambda (integers), r (string) and sigma [low, high]"
+    n, m, lam = case["n"], case["m"], case["lambda"]
+    s_lo, s_hi = (Fraction(str(x)) for x in case["sigma"])
+    if case.get("model") != "range" or case["d"] != 1:
+        return f"{cert['kind']} covers model range, d = 1 only"
+    if not (n >= 2 and 1 <= m < n and lam >= 2) or Fraction(str(case["r"])) != Fraction(m, n):
+        return "inconsistent case (n, m, r, lambda)"
+    if not 1 <= s_lo < s_hi:
+        # sigma >= 1 keeps every phi = t theta in [0,1]^(n+1), where the tails of the enclosures hold
+        return "the sigma interval must satisfy 1 <= low < high"
+    return n, m, lam, s_lo, s_hi
+
+
+def _scaled_box_check(n: int, t_lo: Fraction, b: tuple[tuple[Fraction, Fraction], ...], rec: list[Any]) -> str | None:
+    """The structure of one proven box of a holds-region-scaled certificate (None when it is sound)."""
+    if len(rec) != 6:
+        return "a box record needs box, method, upper, point, signs, R"
+    method, upper, point, signs, rhs = rec[1], rec[2], rec[3], rec[4], rec[5]
+    if method == "ray":
+        if upper is not None or rhs is not None or not all(b[k][0] == 0 for k in [*range(n - 1), n]):
+            return "'ray' box does not have lower end 0 in every x_i and u_prime (or states a bound)"
+        return None
+    if method not in ("taylor", "monotone"):
+        return f"unknown method {method!r}"
+    wide = [lo < hi for lo, hi in b]
+    if not isinstance(signs, list) or len(signs) != n + 1 or any(s not in (-1, 0, 1) for s in signs):
+        return "malformed signs"
+    face = tuple(hi if s > 0 else lo if s < 0 else (lo + hi) / 2 for (lo, hi), s in zip(b, signs, strict=True))
+    if point is None or tuple(Fraction(str(x)) for x in point) != face:
+        return "the point is not the face its signs select"
+    if (method == "monotone") != all(s != 0 for s, w in zip(signs, wide, strict=True) if w):
+        return f"method {method!r} disagrees with its signs"
+    if not Fraction(str(upper)) <= 0:
+        return f"stated bound {upper} of G_1 - R is not <= 0"
+    if not isinstance(rhs, dict) or len(rhs) != 1:
+        return "R must be {'t': s} or {'coordinate': j}"
+    if "t" in rhs:
+        s = Fraction(str(rhs["t"]))
+        if not 0 <= s <= max(t_lo, *(lo for lo, _ in b)):
+            return f"R = RHS({s}) is not below RHS(max(t_low, max_k phi_k)) on the box"
+    elif "coordinate" in rhs:
+        j = rhs["coordinate"]
+        if type(j) is not int or not 0 <= j <= n or b[j][0] < t_lo:
+            return f"R = RHS(phi_j) with j = {j!r} needs a side j with lower end >= t_low"
+    else:
+        return "R must be {'t': s} or {'coordinate': j}"
+    return None
+
+
+def _scaled_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
+    """Work item of :func:`_verify_region_scaled`: re-prove each ``(box, bound or None for ray, R)``."""
+    from ..reference.conjecture_boxes import reprove_ray_box, reprove_scaled_box
+
+    (n, m, lam), chunk = item
+    case_b = _box_case(n, m, lam, Fraction(1))
+    out = []
+    for b, up, rhs in chunk:
+        if up is None:
+            out.append(reprove_ray_box(case_b, b, MAX_SUBBOXES))
+        else:
+            spec = ("t", Fraction(str(rhs["t"]))) if "t" in rhs else ("coordinate", rhs["coordinate"])
+            out.append(reprove_scaled_box(case_b, b, _lower_target(up), spec, MAX_SUBBOXES))
+    return out
+
+
+def _verify_region_scaled(cert: dict[str, Any], *, jobs: int = 1) -> Any:
+    from ..certificates.common import VerificationResult
+    from ..reference.conjecture_boxes import rhs_scaled
+
+    got = _region_case(cert)
+    if isinstance(got, str):
+        return VerificationResult(False, f"malformed certificate: {got}")
+    n, m, lam, s_lo, s_hi = got
+    if (
+        cert.get("statement") != REGION_STATEMENT
+        or cert.get("domain") != SCALED_DOMAIN
+        or cert.get("methods") != SCALED_METHODS
+        or cert.get("coordinates") != [f"x_{i + 1}" for i in range(n - 1)] + ["u", "u_prime"]
+    ):
+        return VerificationResult(
+            False, "malformed certificate: the statement, domain, methods or coordinates text is not the one generated"
+        )
+    t_lo, t_hi = 1 / s_hi, 1 / s_lo
+    z, side = (Fraction(0), Fraction(0)), (Fraction(0), t_hi)
+    faces = [tuple([z] + [side] * n), tuple([side] * n + [z])]
+    if cert.get("faces") != [[[str(lo), str(hi)] for lo, hi in f] for f in faces]:
+        return VerificationResult(
+            False, "malformed certificate: 'faces' is not [x_1 = 0, u_prime = 0] of [0, 1/sigma_low]^(n+1)"
+        )
+
+    def parse(b: Any) -> tuple[tuple[Fraction, Fraction], ...]:
+        if not isinstance(b, list) or len(b) != n + 1:
+            raise ValueError("a box has the wrong number of sides")
+        out = []
+        for i, (lo, hi) in enumerate(b):
+            a, c = Fraction(str(lo)), Fraction(str(hi))
+            if not (0 <= a < c <= t_hi or (i in (0, n) and a == c == 0)):
+                raise ValueError(f"box side [{lo}, {hi}] is not a non-empty part of [0, {t_hi}]")
+            out.append((a, c))
+        return tuple(out)
+
+    proven = [(parse(b[0]), b) for b in cert["boxes"]]
+    outside = [parse(b) for b in cert["outside"]]
+    open_ = [parse(b[0]) for b in cert["open"]]
+    if cert["complete"] is not (not open_):
+        return VerificationResult(False, "'complete' disagrees with the list of open boxes")
+    bad = _region_summary_mismatch(cert, proven, outside, open_)
+    if bad is not None:
+        return VerificationResult(False, f"malformed certificate: summary field {bad!r} disagrees with the boxes")
+    for b in outside:
+        if not _misses_domain(b, n):
+            return VerificationResult(False, f"an 'outside' box meets the fundamental domain: {b}")
+    if not _tile_faces(faces, [b for b, _ in proven] + outside + open_):
+        return VerificationResult(
+            False, "the boxes do not tile the faces x_1 = 0 and u_prime = 0 of [0, t_high]^(n+1) (coverage fails)"
+        )
+    for b, rec in proven:
+        why = _scaled_box_check(n, t_lo, b, rec)
+        if why is not None:
+            return VerificationResult(False, f"box {_box_str(b)}: {why}")
+    rg = cert["summary"].get("rhs_g_range")
+    if rg is not None:  # the printed RHS range: its lower end at t_low, its upper end at t_high
+        with workprec(PREC_BOXES):
+            lo_ok = rhs_scaled(n, m, lam, _fq(t_lo))[0] >= _fq(Fraction(str(rg["lower"])))
+            hi_ok = rhs_scaled(n, m, lam, _fq(t_hi))[0] <= _fq(Fraction(str(rg["upper"])))
+        if not (lo_ok and hi_ok):
+            return VerificationResult(False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range")
+    items = [(b, None if rec[1] == "ray" else Fraction(str(rec[2])), rec[5]) for b, rec in proven]
+    subboxes = 0
+    for i, (ok, used, why) in _reprove_all(_scaled_chunk, (n, m, lam), items, jobs):
+        subboxes += used
+        if not ok:
+            b, rec = proven[i]
+            return VerificationResult(
+                False, f"box {_box_str(b)}: not re-proven by the independent enclosure ({rec[1]}; {why})"
+            )
+    details = {"boxes": len(proven), "boxes_reproven": len(proven), "subboxes": subboxes}
+    details.update(outside=len(outside), open=len(open_))
+    what = (
+        f"n = {n}, m = {m}, lambda = {lam}, sigma in [{s_lo}, {s_hi}]: {len(proven)} proven boxes and "
+        f"{len(outside)} outside the domain tile the faces x_1 = 0 and u_prime = 0 of [0, {t_hi}]^{n + 1} "
+        f"(phi = theta / sigma); every proven box re-proven with independent enclosures ({subboxes} boxes after "
+        "bisection)"
     )
     if open_:
         return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
