@@ -71,7 +71,14 @@ def register(sub: Any) -> None:
         nargs=2,
         metavar=("LOW", "HIGH"),
         help="--prove: every sigma in [LOW, HIGH] at once, 1 <= LOW < HIGH <= 64 (one branch and bound over the "
-        "dataset values and t = 1/sigma; certificate kind holds-region)",
+        "scaled dataset values phi = theta/sigma alone, on the faces x_1 = 0 and u' = 0; certificate kind "
+        "holds-region-scaled)",
+    )
+    p.add_argument(
+        "--t-side",
+        action="store_true",
+        help="--prove --sigma-range: the earlier region proof, boxes of the dataset values times a side of "
+        "t = 1/sigma (certificate kind holds-region; with --cube over the whole cube)",
     )
     p.add_argument(
         "--cube",
@@ -113,6 +120,8 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
     max_boxes = _int(args.max_boxes, "max-boxes", 1)
     if args.sigma_range is not None:
         return _run_prove_region(args, n, m, lam, max_boxes, out_path)
+    if args.t_side:
+        raise ValueError("--t-side applies to --prove --sigma-range only.")
     sigma = parse_rational("1" if args.sigma is None else args.sigma, "sigma")
     res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=True, jobs=jobs, faces=not args.cube)
     proof = proof_to_json(res)
@@ -133,7 +142,15 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
 def _run_prove_region(
     args: argparse.Namespace, n: int, m: int, lam: int, max_boxes: int, out_path: Any
 ) -> dict[str, Any]:
-    from ..research.conjecture_region import SIGMA_MAX, SIGMA_MIN, RegionCase, prove_region, region_to_json
+    from ..research.conjecture_region import (
+        SIGMA_MAX,
+        SIGMA_MIN,
+        RegionCase,
+        prove_region,
+        prove_region_scaled,
+        region_scaled_to_json,
+        region_to_json,
+    )
 
     if args.sigma is not None:
         raise ValueError("--sigma and --sigma-range exclude each other.")
@@ -146,8 +163,15 @@ def _run_prove_region(
             f"--sigma-range must satisfy 1 <= LOW < HIGH <= 64. Found {quote(args.sigma_range[0])} "
             f"{quote(args.sigma_range[1])}."
         )
-    res = prove_region(RegionCase(n, m, lam, lo, hi), max_boxes=max_boxes, progress=True, faces=not args.cube)
-    proof = region_to_json(res)
+    rc = RegionCase(n, m, lam, lo, hi)
+    if args.t_side:
+        res = prove_region(rc, max_boxes=max_boxes, progress=True, faces=not args.cube)
+        proof = region_to_json(res)
+    elif args.cube:
+        raise ValueError("--cube with --sigma-range needs --t-side (the scaled region proof tiles the faces).")
+    else:
+        res = prove_region_scaled(rc, max_boxes=max_boxes, progress=True)
+        proof = region_scaled_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
     out["prove"]["statement"] = (
         "ratio <= 1 for every configuration and every sigma in the range"
@@ -156,9 +180,9 @@ def _run_prove_region(
     )
     if out_path is not None:
         from ..certificate import write_certificate
-        from ..research.conjecture_certificate import make_region_certificate
+        from ..research.conjecture_certificate import make_region_certificate, make_region_scaled_certificate
 
-        cert = make_region_certificate(proof)
+        cert = (make_region_certificate if args.t_side else make_region_scaled_certificate)(proof)
         write_certificate(cert, out_path)
         out["certificate"] = {"written": True, "file": args.out, "kind": cert["kind"], "complete": cert["complete"]}
     return out
@@ -172,6 +196,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         return _run_prove(args)
     if args.sigma_range is not None:
         raise ValueError("--sigma-range applies to --prove only.")
+    if args.t_side:
+        raise ValueError("--t-side applies to --prove --sigma-range only.")
     if args.trials is None:
         raise ValueError("--trials must be given (an integer >= 1), or use --prove.")
     if args.model not in MODELS:
