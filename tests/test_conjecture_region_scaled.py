@@ -51,7 +51,8 @@ def _mp_rhs_quad(n, m, lam, t):
     return mpmath.quad(f, [-mpmath.inf, -12, 0, t, lam, 12 + lam, mpmath.inf])
 
 
-def _contains(ball, x, tol=mpmath.mpf(10) ** -20):
+def _contains(ball, x, tol=None):
+    tol = mpmath.mpf(10) ** -20 if tol is None else tol
     lo = mpmath.mpf(ball.lower().str(40, radius=False))
     hi = mpmath.mpf(ball.upper().str(40, radius=False))
     return lo - tol <= x <= hi + tol
@@ -117,7 +118,7 @@ def test_the_lower_bounds_R_hold_pointwise():
     t0, t1 = rc.t_range
     for _ in range(200):
         box = []
-        for k in range(4):
+        for _side in range(4):
             a, b = sorted(F(rng.randrange(0, 17), 16) * t1 for _ in range(2))
             box.append((a, b if b > a else a + t1 / 16))
         box[rng.choice([0, 3])] = (F(0), F(0))
