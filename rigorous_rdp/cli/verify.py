@@ -47,8 +47,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--jobs",
         metavar="J",
-        help="Conjecture 1 proof certificates (holds-boxes, holds-region): worker processes that re-prove the"
-        f" boxes, 1 <= J <= {MAX_JOBS} (default: the machine's cores; the verdict does not depend on J)",
+        help="Conjecture 1 proof certificates (holds-boxes, holds-region, holds-region-scaled): worker processes"
+        f" that re-prove the boxes, 1 <= J <= {MAX_JOBS} (default: the machine's cores; the verdict does not depend on J)",
     )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.set_defaults(func=run, text=text)
