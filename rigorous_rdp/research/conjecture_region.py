@@ -70,6 +70,14 @@ The boxes then tile :math:`[0,1]^{n+1} \times [t_0, t_1]` (or the two faces) by 
 ``rigorous-rdp verify`` re-proves every box with the independent enclosures of
 :mod:`rigorous_rdp.reference.conjecture_boxes`.
 
+**Without a t side** (:func:`prove_region_scaled`, the default of ``conjecture --prove --sigma-range``):
+with :math:`\varphi = t\theta` the same claim reads :math:`G_1(\varphi) \le \mathrm{RHS}(\max(t_0,
+\max_k\varphi_k))` over the two faces of :math:`[0, t_1]^{n+1}` (proof of the equivalence there), a sigma-1
+style proof over ``n + 1`` sides with a right-hand side per box and a rule for the extremal ray
+:math:`(0..0, u = s, u' = 0)`, where :math:`G_1 = \mathrm{RHS}(s)`; certificate kind
+``holds-region-scaled``.  n = 2, m = 1, lambda = 2, sigma in [1, 4]: 99 + 6 boxes, 5.8 CPU s, against
+335 + 10 boxes, 26 CPU s for the faces with a t side.
+
 **What a real order (a lambda side) would need** (not implemented).  A box would get a side
 :math:`\Lambda = [\lambda_0, \lambda_1]` and the claim :math:`h(\theta, t, \lambda) = G_{1,\lambda}(t\theta) -
 \mathrm{RHS}_\lambda(t) \le 0`.
@@ -629,8 +637,15 @@ def prove_region_scaled(
     **Per box** ``B`` of :math:`\varphi` (tiling the two faces of :math:`[0, t_1]^{n+1}` by midpoint
     bisection; boxes missing ``F`` are ``outside``, the test of :func:`~.conjecture_proof.outside_domain`):
     every :math:`\varphi \in B` has :math:`\max(t_0, \max\varphi) \ge s_B = \max(t_0, \max_k lo_k)`,
-    so :math:`\sup_B G_1 \le \mathrm{RHS}(s_B)` suffices (:func:`~.conjecture_proof.box_bounds` at sigma 1
-    with that constant).  **The ray rule**: on the extremal ray :math:`\varphi = s e_u` (other rows and
+    so :math:`\sup_B G_1 \le \mathrm{RHS}(s_B)` suffices; and when :math:`lo_j \ge t_0` for a side ``j``,
+    :math:`\max(t_0, \max\varphi) \ge \varphi_j \ge t_0` on ``B``, so :math:`G_1(\varphi) \le
+    \mathrm{RHS}(\varphi_j)` on ``B`` suffices too (:func:`rhs_choice` picks the side of the largest lower
+    end; :func:`scaled_box_bounds` bounds :math:`h = G_1 - R` by signs and Taylor's formula).  The constant
+    alone (the first version) needed boxes whose ``u`` width shrinks with their distance to the extremal
+    ray, where :math:`G_1` follows :math:`\mathrm{RHS}(u)`: n = 2, m = 1, lambda = 2, sigma in [3, 4] took
+    2709 boxes (70 CPU s) against 23 (1.1 CPU s) with :math:`\mathrm{RHS}(\varphi_u)`.
+
+    **The ray rule**: on the extremal ray :math:`\varphi = s e_u` (other rows and
     ``u'`` at 0, ``u = s``) :math:`q = N(0, 1)` and :math:`p = (1 - r)N(0, 1) + rN(s, 1)` (the subsets
     holding row ``n`` are a share ``m/n = r``), which is the RHS pair at :math:`\sigma = 1/s` scaled by
     ``s``: :math:`G_1(s e_u) = \mathrm{RHS}(s)` exactly, so no constant closes a box along it.  If ``B``
