@@ -266,13 +266,14 @@ def test_scaled_proof_reproduces_the_stored_certificate():
     """prove_region_scaled on n = 2, m = 1, lambda = 2, sigma in [3, 4] gives the stored boxes."""
     from rigorous_rdp.research.conjecture_certificate import make_region_scaled_certificate
 
-    res = cr.prove_region_scaled(cr.RegionCase(2, 1, 2, F(3), F(4)))
-    assert res.complete
-    cert = make_region_scaled_certificate(cr.region_scaled_to_json(res))
     stored = json.loads(DATA.read_text())
-    assert [b[0] for b in cert["boxes"]] == [b[0] for b in stored["boxes"]]
-    assert [b[1] for b in cert["boxes"]] == [b[1] for b in stored["boxes"]]
-    assert cert["outside"] == stored["outside"]
+    for jobs in (1, 2):  # workers below the first levels: the same leaves in the same order
+        res = cr.prove_region_scaled(cr.RegionCase(2, 1, 2, F(3), F(4)), jobs=jobs)
+        assert res.complete
+        cert = make_region_scaled_certificate(cr.region_scaled_to_json(res))
+        assert [b[0] for b in cert["boxes"]] == [b[0] for b in stored["boxes"]]
+        assert [b[1:] for b in cert["boxes"]] == [b[1:] for b in stored["boxes"]]
+        assert cert["outside"] == stored["outside"]
 
 
 def test_cli_scaled_options_bad_input_exits_2(capsys):
@@ -282,6 +283,8 @@ def test_cli_scaled_options_bad_input_exits_2(capsys):
         (["--prove", "--rows", "2", "--t-side"], "--t-side applies to --prove --sigma-range only"),
         (["--trials", "3", "--t-side"], "--t-side applies to --prove --sigma-range only"),
         (["--prove", "--rows", "2", "--cube", "--sigma-range", "1", "4"], "needs --t-side"),
+        (["--prove", "--rows", "2", "--t-side", "--jobs", "2", "--sigma-range", "1", "4"], "--jobs does not apply"),
+        (["--prove", "--rows", "2", "--jobs", "0", "--sigma-range", "1", "4"], "--jobs must be"),
     ]:
         assert main(["conjecture", *argv]) == 2, argv
         err = capsys.readouterr().err

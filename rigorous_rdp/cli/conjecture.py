@@ -154,8 +154,9 @@ def _run_prove_region(
 
     if args.sigma is not None:
         raise ValueError("--sigma and --sigma-range exclude each other.")
-    if args.jobs is not None:
-        raise ValueError("--jobs does not apply to --sigma-range (the region proof runs in one process).")
+    if args.jobs is not None and args.t_side:
+        raise ValueError("--jobs does not apply to --t-side (that region proof runs in one process).")
+    jobs, _ = common.parallel_options(args)
     lo = parse_rational(args.sigma_range[0], "sigma-range")
     hi = parse_rational(args.sigma_range[1], "sigma-range")
     if not SIGMA_MIN <= lo < hi <= SIGMA_MAX:
@@ -170,7 +171,7 @@ def _run_prove_region(
     elif args.cube:
         raise ValueError("--cube with --sigma-range needs --t-side (the scaled region proof tiles the faces).")
     else:
-        res = prove_region_scaled(rc, max_boxes=max_boxes, progress=True)
+        res = prove_region_scaled(rc, max_boxes=max_boxes, progress=True, jobs=jobs)
         proof = region_scaled_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
     out["prove"]["statement"] = (

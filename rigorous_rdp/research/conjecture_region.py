@@ -129,6 +129,8 @@ from .conjecture_proof import (
     ProofCase,
     _g_point_adaptive,
     _meet,
+    _pack,
+    _unpack,
     box_json,
     grad_point,
     hessian_and_gradient_box,
@@ -612,7 +614,7 @@ def scaled_box_bounds(rc: RegionCase, box: Sequence[tuple[Fraction, Fraction]]) 
 
 
 def prove_region_scaled(
-    rc: RegionCase, *, max_depth: int = 48, max_boxes: int = 50000, progress: bool = False
+    rc: RegionCase, *, max_depth: int = 48, max_boxes: int = 50000, progress: bool = False, jobs: int = 1
 ) -> RegionResult:
     r"""Conjecture 1 for every sigma in :math:`[\sigma_0, \sigma_1]` by a branch and bound over
     :math:`\varphi = t\theta` alone (``n + 1`` sides, one of them the point 0 of a face; no ``t`` side).
@@ -655,11 +657,16 @@ def prove_region_scaled(
     (a product set) and :math:`G_1(\varphi) \le G_1(\varphi_u e_u) = \mathrm{RHS}(\varphi_u) \le
     \mathrm{RHS}(\max(t_0, \max_k\varphi_k))` (``"ray"``).
 
-    Leaves in depth-first order; boxes deeper than ``max_depth`` or left after ``max_boxes`` are open."""
+    Leaves in depth-first order; boxes deeper than ``max_depth`` or left after ``max_boxes`` are open.
+
+    ``jobs`` > 1: the boxes of the first :data:`SCALED_FRONTIER` levels are processed here, the subtrees
+    below them by ``jobs`` worker processes; what happens to a box depends on the box alone, so the
+    leaves (and their order) do not depend on ``jobs`` (``max_boxes`` is then counted per subtree)."""
     t_start = time.perf_counter()
     res = RegionResult(rc, faces=True, scaled=True)
-    starts = scaled_faces(rc.n, rc.t_range[1])
-    stack: list[tuple[Box, int, tuple[int, ...]]] = [(start, 0, ()) for start in reversed(starts)]
+    stack: list[tuple[Box, int, tuple[int, ...]]] = [
+        (start, 0, ()) for start in reversed(scaled_faces(rc.n, rc.t_range[1]))
+    ]
     from .. import progress as _progress
 
     bar_cm = (
@@ -672,35 +679,90 @@ def prove_region_scaled(
         else None
     )
     bar = bar_cm.__enter__() if bar_cm is not None else None
-    processed = 0
     try:
-        while stack:
-            box, depth, forced = stack.pop()
-            processed += 1
-            if bar is not None:
-                bar.update(1, note=f"{len(stack)} pending (branch and bound: no ETA)")
-            if outside_domain(rc.base, box):
-                res.outside.append(box)
-                continue
-            if processed > max_boxes:
-                res.open.append({"box": box, "upper": None, "depth": depth})
-                continue
-            if forced and depth < max_depth:
-                stack += _halves(box, forced[0], depth, forced[1:])
-                continue
-            b = scaled_box_bounds(rc, box)
-            if b["proven"]:
-                res.proven.append({"box": box, **{k: v for k, v in b.items() if k not in ("then_split", "split")}})
-                continue
-            if depth >= max_depth:
-                res.open.append({"box": box, "upper": b["upper"], "depth": depth})
-                continue
-            stack += _halves(box, b["split"], depth, tuple(b.get("then_split") or ()))
+        if jobs <= 1:
+            _scaled_loop(rc, stack, res, max_depth, max_boxes, bar)
+        else:
+            from .parallel import map_ordered
+
+            order = _scaled_loop(rc, stack, res, max_depth, max_boxes, bar, frontier=SCALED_FRONTIER)
+            roots = [x for kind, x in order if kind == "root"]
+            items = [(rc, root, max_depth, max_boxes) for root in roots]
+            subs = iter(map_ordered(_scaled_subtree, items, jobs=jobs, desc="proof subtrees"))
+            res.proven, res.outside, res.open = [], [], []
+            for kind, x in order:
+                if kind == "root":
+                    sub = next(subs)
+                    res.proven += [_unpack(r) for r in sub["proven"]]
+                    res.outside += sub["outside"]
+                    res.open += [_unpack(r) for r in sub["open"]]
+                else:
+                    getattr(res, kind).append(x)
     finally:
         if bar_cm is not None:
             bar_cm.__exit__(None, None, None)
     res.seconds = time.perf_counter() - t_start
     return res
+
+
+#: levels of the scaled bisection tree processed in the calling process before the subtrees go to workers
+SCALED_FRONTIER = 4
+
+
+def _scaled_loop(
+    rc: RegionCase,
+    stack: list[tuple[Box, int, tuple[int, ...]]],
+    res: RegionResult,
+    max_depth: int,
+    max_boxes: int,
+    bar: Any,
+    frontier: int | None = None,
+) -> list[tuple[str, Any]]:
+    """The depth-first loop of :func:`prove_region_scaled` (fills ``res``).  With ``frontier``, boxes at
+    that depth are not processed but listed as ``("root", (box, depth, forced))``; the returned list
+    holds every leaf and root in depth-first order (``("proven" | "outside" | "open", record)``)."""
+    order: list[tuple[str, Any]] = []
+
+    def leaf(kind: str, x: Any) -> None:
+        getattr(res, kind).append(x)
+        order.append((kind, x))
+
+    processed = 0
+    while stack:
+        box, depth, forced = stack.pop()
+        processed += 1
+        if bar is not None:
+            bar.update(1, note=f"{len(stack)} pending (branch and bound: no ETA)")
+        if frontier is not None and depth >= frontier:
+            order.append(("root", (box, depth, forced)))
+            continue
+        if outside_domain(rc.base, box):
+            leaf("outside", box)
+            continue
+        if processed > max_boxes:
+            leaf("open", {"box": box, "upper": None, "depth": depth})
+            continue
+        if forced and depth < max_depth:
+            stack += _halves(box, forced[0], depth, forced[1:])
+            continue
+        b = scaled_box_bounds(rc, box)
+        if b["proven"]:
+            leaf("proven", {"box": box, **{k: v for k, v in b.items() if k not in ("then_split", "split")}})
+            continue
+        if depth >= max_depth:
+            leaf("open", {"box": box, "upper": b["upper"], "depth": depth})
+            continue
+        stack += _halves(box, b["split"], depth, tuple(b.get("then_split") or ()))
+    return order
+
+
+def _scaled_subtree(item: tuple[Any, ...]) -> dict[str, list[Any]]:
+    """Worker of :func:`prove_region_scaled`: the depth-first loop below one root (bounds packed as exact
+    rationals: arb balls do not pickle)."""
+    rc, (box, depth, forced), max_depth, max_boxes = item
+    res = RegionResult(rc, faces=True, scaled=True)
+    _scaled_loop(rc, [(box, depth, forced)], res, max_depth, max_boxes, None)
+    return {"proven": [_pack(r) for r in res.proven], "outside": res.outside, "open": [_pack(r) for r in res.open]}
 
 
 def region_scaled_to_json(res: RegionResult) -> dict[str, Any]:
