@@ -48,7 +48,13 @@ evaluations, all in ball arithmetic:
   integrand enclosed on a ball by the mean-value form
   :math:`E(z) \in E(z_m) \exp(G'(Z)(z - z_m))`, :math:`G = T\log\varphi - \varepsilon z`,
   :math:`G' = T\varphi'/\varphi - \varepsilon` (exact: the logarithm's branch does not matter
-  for an integer power), so a power :math:`T = 10^6` costs no blow-up of the balls.  The rest
+  for an integer power), so a power :math:`T = 10^6` costs no blow-up of the balls; or, where
+  smaller (arb bounds its quadrature error through the integrand's size on ellipses around the
+  pieces, whose real parts vary), by the modulus bound :math:`|a(z)| \le a(x)`,
+  :math:`|b(z)| \le \min(b(x), k_0\cosh(\beta(x + \tfrac12))/|z + \tfrac12|)`, x = Re z (positive
+  measures), in :math:`|R_J| \le \min((|a| + |b|)^T, \binom{T}{J+1}|b|^{J+1}(|a| + |b|)^{T-J-1})`,
+  times :math:`e^{-\varepsilon x}`: a product of powers of log-convex functions of x, largest at an
+  end of the ball's real range (``proofs/verify_laplace_composition.py``).  The rest
   :math:`\int_R^\infty` is bounded: on the line :math:`|a(c + it)| \le a(c)` and
   :math:`|b(c + it)| \le M/t` with :math:`M = \tfrac12 e^{-\beta/2}\cosh(\beta(c + \tfrac12))`
   (:math:`|\sinh(x + iy)| \le \cosh x`, :math:`|w| \ge t`), :math:`|z(z + 1)| \ge t^2`, and
