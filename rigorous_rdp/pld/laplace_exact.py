@@ -128,10 +128,9 @@ __all__ = ["EXACT_STEPS", "LaplaceProfile"]
 
 #: up to this many steps the finite mixture is summed (above, the inversion integral)
 EXACT_STEPS = 12
-#: the largest number of continuous steps summed term by term (above, the inversion integral)
-MAX_TERMS = 48
-#: ... and when the atoms-only outcomes have little tilted weight
-SMALL_TERMS = 24
+#: the largest number of continuous steps summed term by term (above, the inversion integral,
+#: faster there since its integrand is bounded on its ellipses by the modulus bound)
+MAX_TERMS = 24
 #: the capped-exponential route: at most this many terms, and (where the cap matters) beta at least
 CAPPED_TERMS = 20000
 CAPPED_MIN_BETA = 24
@@ -421,12 +420,20 @@ class LaplaceProfile:
         a_rel = ac / phic
         Mt = k0 * (beta * (c + half)).cosh() / phic
         # subtract the terms with j <= J continuous steps when the atoms' tilted weight matters
+        # (more terms make the remainder decay faster along the line, so the cut-off R is smaller;
+        # the j-th term cancels about j (beta / ln 2 + 1.5) bits: up to 64 bits more for them)
         J = -1
+        per_term = float(self._beta) / math.log(2) + 1.5
         if (T * a_rel.log()).upper() > -(bits + 40) * math.log(2):
-            J = min(T, 3)
+            J = min(T, max(3, min(16, int(64 / per_term))))
         explicit = arb(0)
-        for j in range(J + 1):
-            explicit += self._term(j, eps)
+        if J >= 0:
+            with workprec(ctx.prec + math.ceil(J * per_term)):
+                p = 1 / (1 + (-_q(self._beta)).exp())
+                k = math.ceil((eps / self._beta + T) / 2)
+                tails = (self._tails(k, T - J, p), self._tails(k, T - J, 1 - p))
+                for j in range(J + 1):
+                    explicit += self._term(j, eps, tails)
         residue = arb(0)
         if c_f < 0:
             b0 = (1 - eb) / 2
@@ -669,12 +676,8 @@ class LaplaceProfile:
         (the tilted law of the number of continuous steps is binomial)."""
         T = self.steps
         J = _cutoff(T, sad, bits)
-        # beyond SMALL_TERMS the inversion integral is usually faster, unless the atoms-only
-        # outcomes keep a visible tilted weight (then its integrand decays slowly, the more so the
-        # more bits are asked): a cost model measured on both routes
-        log_atoms = T * math.log1p(-min(sad.p_cont, 1 - 1e-16))  # log of their tilted weight
-        atoms_matter = log_atoms > -12 or (bits >= 40 and log_atoms > -20)
-        limit = MAX_TERMS if atoms_matter else SMALL_TERMS
+        # beyond MAX_TERMS the inversion integral is faster (a cost model measured on both routes)
+        limit = MAX_TERMS
         if limit < J and limit + 4 < T:
             return None
         budget = max(limit, J)
