@@ -247,6 +247,35 @@ def test_modulus_bound_off_the_line():
                             assert val <= min(full, tay) * mpmath.exp(-eps * (zr - c)) / phic**T * (1 + 1e-20)
 
 
+def test_tiny_loss_bracket():
+    r"""``LaplaceProfile._tiny_loss``: :math:`x - x^2/2 \le 1 - e^{-x} \le x` for x >= 0; the mean
+    of one step's X (+1, -1 or u in (-1, 1)) is at most :math:`1 - e^{-\beta}`; and
+    :math:`E(S - a)_+ = T P(N' \ge k - 1) - (T + a) P(N \ge k)` for the Rademacher walk, exactly
+    (rationals) for T <= 12 and several a."""
+    xx = sp.Symbol("x", nonnegative=True)
+    lower = 1 - sp.exp(-xx) - (xx - xx**2 / 2)  # 0 at 0, derivative e^-x - 1 + x >= 0
+    assert lower.subs(xx, 0) == 0 and sp.simplify(sp.diff(lower, xx) - (sp.exp(-xx) - 1 + xx)) == 0
+    upper = xx - (1 - sp.exp(-xx))  # 0 at 0, derivative 1 - e^-x >= 0
+    assert upper.subs(xx, 0) == 0 and sp.simplify(sp.diff(upper, xx) - (1 - sp.exp(-xx))) == 0
+    bp = sp.Symbol("beta", positive=True)
+    mean = (
+        sp.Rational(1, 2)
+        - sp.exp(-bp) / 2
+        + sp.integrate(u * bp / 4 * sp.exp(-bp / 2) * sp.exp(bp * u / 2), (u, -1, 1))
+    )
+    for bv in (sp.Rational(1, 10**6), sp.Rational(1, 10), sp.Integer(2)):
+        assert 0 <= sp.N(mean.subs(bp, bv), 40) <= sp.N(1 - sp.exp(-bv), 40)
+    for T in range(1, 13):
+        for a in (Fraction(0), Fraction(1, 3), Fraction(2), Fraction(T - 1)):
+            direct = sum((comb(T, n) * (2 * n - T - a) for n in range(T + 1) if 2 * n - T > a), Fraction(0)) / 2**T
+            k = int((T + a) // 2) + 1
+
+            def tail(n: int, kk: int) -> Fraction:
+                return Fraction(sum(comb(n, i) for i in range(max(kk, 0), n + 1)), 2**n)
+
+            assert direct == T * tail(T - 1, k - 1) - (T + a) * tail(T, k), (T, a)
+
+
 def test_incomplete_integral_forms():
     """int_0^Y e^(lam y) y^n/n! dy: closed form (1 - e^(lam Y) sum_(r<=n) (-lam Y)^r/r!)/(-lam)^(n+1)
     and series sum_m lam^m Y^(n+m+1)/(m! n! (n+m+1))."""

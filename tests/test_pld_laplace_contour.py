@@ -5,11 +5,12 @@ and the integral's delta contains the independent mpmath value of ``test_pld_lap
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction as F
 
 import mpmath
 import pytest
-from flint import acb, arb
+from flint import acb, arb, fmpq
 
 from rigorous_rdp.arith import workprec
 from rigorous_rdp.pld import laplace_exact
@@ -81,3 +82,40 @@ def test_inversion_contains_independent_value(scale: F, steps: int, eps: F) -> N
         lo, hi = _bounds(ball)
         assert lo <= ref + omitted and ref <= hi, (lo, hi, ref)
         assert hi - lo <= ref * mpmath.mpf(2) ** -30
+
+
+def _walk_mean_excess(steps: int, a: F) -> F:
+    """E(S - a)_+ of the Rademacher walk, summed exactly over the binomial law."""
+    return (
+        sum((F(math.comb(steps, n)) * (2 * n - steps - a) for n in range(steps + 1) if 2 * n - steps > a), F(0))
+        / 2**steps
+    )
+
+
+@pytest.mark.parametrize(("steps", "eps_units"), [(1, F(0)), (10, F(0)), (11, F(3)), (1000, F(0)), (1000, F(37, 2))])
+def test_tiny_loss_against_the_exact_walk(steps: int, eps_units: F) -> None:
+    """At scale 1e1000 the bracket is beta E(S - a)_+ to 1e-990 relatively: compared with the
+    exact rational sum over the binomial law (a = eps / beta)."""
+    scale = F(10) ** 1000
+    lap = LaplaceComposition(scale, steps)
+    ball = lap.enclose(eps_units / scale, 40)
+    ref = _walk_mean_excess(steps, eps_units) / scale
+    with workprec(200):
+        r = arb(fmpq(ref.numerator, ref.denominator))
+        assert ball.lower() <= r <= ball.upper() and ball.rel_accuracy_bits() >= 40
+
+
+@pytest.mark.parametrize(("scale", "eps_frac"), [(F(10) ** 9, F(0)), (F(10) ** 9, F(1, 3)), (F(10) ** 12, F(9, 10))])
+def test_tiny_loss_bracket_contains_the_one_step_profile(scale: F, eps_frac: F) -> None:
+    """T = 1 at a scale where the bracket's width (about T beta relatively) shows: it contains the
+    closed form 1 - e^((eps - beta)/2), eps in [0, beta]."""
+    beta = 1 / scale
+    eps = eps_frac * beta
+    with workprec(200):
+        ball = LaplaceComposition(scale, 1)._tiny_loss(eps, 8)
+        assert ball is not None
+        with mpmath.workdps(60):
+            e, b = (mpmath.mpf(x.numerator) / x.denominator for x in (eps, beta))
+            ref = -mpmath.expm1((e - b) / 2)
+            lo, hi = _bounds(ball)
+            assert lo <= ref <= hi, (lo, hi, ref)

@@ -94,6 +94,12 @@ largest loss (:math:`h \le 2\beta`, exact) and, for :math:`\beta \ge` :data:`CAP
 wherever :math:`Te^{-\beta}/2` or :math:`Te^{-\beta}` is negligible (next to delta, resp. 1), e.g.
 every query at scale 1e-1000 and at scale 0.01 up to T = 10^6 whatever delta.
 
+For a tiny largest loss (:math:`T\beta < 2^{-32}`, huge scales) the **tiny-loss route**
+(:meth:`LaplaceProfile._tiny_loss`): the loss is :math:`\beta` times a Rademacher walk up to
+:math:`T\beta^2` in the mean, and :math:`1 - e^{-x} = x` up to :math:`x^2/2`, so delta is
+:math:`\beta E(S - \varepsilon/\beta)_+` (two binomial tails) to relative accuracy about
+:math:`T\beta`.
+
 Two cheap bounds: :math:`\mathrm{BC} = \int\sqrt{pq} = e^{-\beta/2}(1 + \beta/2)` (one step,
 multiplicative over steps) gives :math:`1 - \mathrm{BC}^T \le \delta(0) = TV \le
 \sqrt{1 - \mathrm{BC}^{2T}}`: epsilon > 0 without evaluating delta(0) when the left side exceeds
@@ -562,6 +568,10 @@ class LaplaceProfile:
         v = self._capped(eps, bits)
         if v is not None:
             return v
+        if self._beta * self.steps < Fraction(1, 1 << 32):
+            v = self._tiny_loss(eps, bits)
+            if v is not None:
+                return v
         if self._beta > 10**6:
             return arb(0).union(arb(1))  # e^(beta z) is out of reach of the other routes
         if self.steps <= EXACT_STEPS:
@@ -665,6 +675,46 @@ class LaplaceProfile:
         if not total.lower() > 0 or not (err * arb(2) ** (bits + 2)).upper() < total.lower():
             return None  # the cap or the cut-off is not negligible: the other routes answer
         return total + arb(0).union(err.upper())
+
+    def _tiny_loss(self, eps: Fraction, bits: int) -> arb | None:
+        r"""delta when the largest loss :math:`T\beta` is tiny (huge scales), or ``None`` when the
+        bounds below are not within ``bits`` bits of each other.  The loss is :math:`L = \beta X`,
+        :math:`X = \sum X_i`, :math:`X_i` = +1 (mass 1/2), -1 (mass :math:`e^{-\beta}/2`) or in
+        (-1, 1) (mass :math:`(1 - e^{-\beta})/2`).  Coupled with a Rademacher walk
+        :math:`S = \sum R_i` (:math:`R_i = +1` iff :math:`X_i = +1`): :math:`X_i \ge R_i`, so
+        :math:`X \ge S` and :math:`E[X - S] = T E[X_1] \le T(1 - e^{-\beta}) \le T\beta`
+        (:math:`|u| \le 1` on the continuous part).  :math:`g(L) = (1 - e^{\varepsilon - L})_+` is
+        non-decreasing and 1-Lipschitz, so :math:`E g(\beta S) \le \delta \le E g(\beta S) +
+        T\beta^2`; and with :math:`x = \beta S - \varepsilon \le T\beta`,
+        :math:`x_+ - x_+^2/2 \le (1 - e^{-x})_+ \le x_+` gives :math:`E g(\beta S) \in
+        [m(1 - T\beta/2), m]`, :math:`m = \beta E(S - a)_+`, :math:`a = \varepsilon/\beta`.  With
+        N ~ Bin(T, 1/2), S = 2N - T, k = floor((T + a)/2) + 1 (the least n with 2n - T > a):
+        :math:`E(S - a)_+ = T P(N' \ge k - 1) - (T + a) P(N \ge k)`, N' ~ Bin(T - 1, 1/2)
+        (:math:`2n\binom Tn 2^{-T} = T\binom{T-1}{n-1}2^{-(T-1)}`), both tails regularized
+        incomplete beta functions (``proofs/verify_laplace_composition.py``)."""
+        T = self.steps
+        beta = _q(self._beta)
+        a = eps / self._beta
+        k = math.floor((T + a) / 2) + 1
+        half = arb(1) / 2
+
+        def tail(n: int, kk: int) -> arb:  # P(Bin(n, 1/2) >= kk)
+            if kk <= 0:
+                return arb(1)
+            if kk > n:
+                return arb(0)
+            return half.beta_lower(kk, n - kk + 1, 1)
+
+        m = beta * (T * tail(T - 1, k - 1) - (T + _q(a)) * tail(T, k))
+        bt = beta * T
+        lo = m * (1 - bt / 2)
+        hi = m + bt * beta
+        if not (m.is_finite() and lo.lower() > 0):
+            return None
+        v = arb(lo.lower()).union(arb(hi.upper()))
+        if v.rel_accuracy_bits() < bits:
+            return None
+        return v
 
     def _truncated(self, eps: Fraction, bits: int, sad: _Saddle) -> arb | None:
         r"""delta as the sum of the terms with j <= J continuous steps plus a bound on the rest,
