@@ -119,3 +119,20 @@ def test_tiny_loss_bracket_contains_the_one_step_profile(scale: F, eps_frac: F) 
             ref = -mpmath.expm1((e - b) / 2)
             lo, hi = _bounds(ball)
             assert lo <= ref <= hi, (lo, hi, ref)
+
+
+@pytest.mark.parametrize(("scale", "steps", "eps"), [(F(100), 2000, F(1998, 100)), (F(1000), 20000, F(1998, 100))])
+def test_inversion_agrees_with_the_cut_off_sum_next_to_the_largest_loss(
+    scale: F, steps: int, eps: F, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Next to the largest loss at large scales the atoms keep tilted weight (terms with j <= J
+    subtracted from the integrand): the integral overlaps the cut-off sum (kernel sums over the
+    lattice, a different computation), allowed more terms here."""
+    monkeypatch.setattr(laplace_exact, "MAX_TERMS", 60)
+    lap = LaplaceComposition(scale, steps)
+    sad = _saddle(lap._beta, steps, eps)
+    with workprec(200):
+        inv = lap._contour(eps, 40, sad)
+        cut = lap._truncated(eps, 40, sad)
+    assert cut is not None and inv.is_finite()
+    assert inv.overlaps(cut) and inv.rel_accuracy_bits() >= 40 and cut.rel_accuracy_bits() >= 40
