@@ -472,7 +472,19 @@ class LaplaceProfile:
             a, b = parts(z)
             osc = (-ea * (z - ca)).exp()
             ar, br = a / phic, b / phic
-            return ((ar + br) ** T) * osc, [binoms[j] * ar ** (T - j) * br**j * osc for j in range(J + 1)]
+            if J < 0:
+                return ((ar + br) ** T) * osc, []
+            # binom(T, j) ar^(T - j) br^j osc by products from ar^(T - J) (one power)
+            pa = ar ** (T - J) * osc
+            terms: list[acb] = [acb(0)] * (J + 1)
+            for j in range(J, -1, -1):
+                terms[j] = pa
+                pa = pa * ar
+            pb = acb(1)
+            for j in range(J + 1):
+                terms[j] = binoms[j] * terms[j] * pb
+                pb = pb * br
+            return ((ar + br) ** T) * osc, terms
 
         def f(t: acb, analytic: bool) -> acb:
             z = ca + i_unit * t
@@ -490,7 +502,13 @@ class LaplaceProfile:
                 b1 = k0 * (beta * w * ch - sh) / (w * w)
                 # mean-value form: E(z) = E(z_m) exp(int G'), G' = T phi'/phi - eps (per term likewise)
                 e_all = e_all * ((T * (a1 + b1) / (a + b) - ea) * dz).exp()
-                e_j = [e_j[j] * (((T - j) * a1 / a + j * b1 / b - ea) * dz).exp() for j in range(J + 1)]
+                if J >= 0:
+                    # exp(((T - j) a1/a + j b1/b - eps) dz) = u v^j
+                    u = ((T * a1 / a - ea) * dz).exp()
+                    v = ((b1 / b - a1 / a) * dz).exp()
+                    for j in range(J + 1):
+                        e_j[j] = e_j[j] * u
+                        u = u * v
                 if not (e_all.is_finite() and all(v.is_finite() for v in e_j)):
                     e_all, e_j = values(z)  # direct ball evaluation (valid, only wider)
             for v in e_j:
@@ -895,6 +913,10 @@ class LaplaceProfile:
                 # log delta(x1) - log delta is about slope * width / 32: enough bits to decide
                 bits = max(20, min(80, int(-math.log2(-slope * float(width) / 32)) + 8))
             x1 = _dyadic(min(max(x1, Fraction(0)), top))
+            if not cert[0] < x1 < cert[1]:
+                # the step left the proven bracket (the saddle slope is poor where the atoms
+                # dominate): bisect it once, the secant slope from there on
+                x1, bits = _dyadic((cert[0] + cert[1]) / 2), 20
             if not cert[0] < x1 < cert[1] or x1 == x0:
                 break
             gap = abs(slope * float(x1 - est))
