@@ -486,9 +486,12 @@ class LaplaceProfile:
                 pb = pb * br
             return ((ar + br) ** T) * osc, terms
 
+        narrow = arb(2) ** (-(ctx.prec // 2))
+
         def f(t: acb, analytic: bool) -> acb:
             z = ca + i_unit * t
-            if t.real.rad() == 0 and t.imag.rad() == 0:
+            point = t.real.rad() < narrow and t.imag.rad() < narrow  # (the quadrature nodes)
+            if point:
                 e_all, e_j = values(z)
             else:
                 tm = acb(t.real.mid(), t.imag.mid())
@@ -514,8 +517,8 @@ class LaplaceProfile:
             for v in e_j:
                 e_all -= v
             value = e_all / (z * (z + 1))
-            if t.real.rad() == 0 and t.imag.rad() == 0:
-                return value
+            if point or (value.is_finite() and value.rel_accuracy_bits() >= 8):
+                return value  # (the modulus bound is at least |value|: no narrower)
             bound = modulus_bound(z)
             if bound is not None and (not value.is_finite() or bound < value.rad()):
                 return acb(arb(0, bound), arb(0, bound))
