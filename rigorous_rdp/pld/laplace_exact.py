@@ -40,9 +40,9 @@ evaluations, all in ball arithmetic:
   :math:`\kappa(c)\varphi(c)^T e^{-c\varepsilon} P(\mathrm{Bin}(T, p_c) > J)`,
   :math:`\kappa(c) = c^c/(1 + c)^{1+c}` (:meth:`LaplaceComposition._truncated`).
 * **Otherwise** the inversion integral with :math:`\mu` = the law of :math:`L_T` minus, when the
-  atoms keep tilted weight, its parts with at most 3 continuous steps (computed as above; the
+  atoms keep tilted weight, its parts with at most J continuous steps (computed as above; the
   remainder :math:`R_J = \sum_{j>J}\binom Tj a^{T-j}b^j` then decays like
-  :math:`t^{-J-3}`).  The line :math:`\operatorname{Re} z = c` passes through
+  :math:`t^{-J-3}`; J from 3 to 16 by the cut-off R it needs, :func:`_subtracted_terms`).  The line :math:`\operatorname{Re} z = c` passes through
   the saddle point of :math:`\varphi(z)^T e^{-\varepsilon z}` (moved off the poles 0 and -1 and
   off :math:`w = 0`); :math:`\int_0^R` is arb's rigorous integration (``acb.integral``), with the
   integrand enclosed on a ball by the mean-value form
@@ -430,8 +430,10 @@ class LaplaceProfile:
         # the j-th term cancels about j (beta / ln 2 + 1.5) bits: up to 64 bits more for them)
         J = -1
         per_term = float(self._beta) / math.log(2) + 1.5
+        est = 1 / (abs(c_f * (c_f + 1)) * sd * math.sqrt(2 * math.pi))
+        tol = est * 2.0 ** (-bits - 4)
         if (T * a_rel.log()).upper() > -(bits + 40) * math.log(2):
-            J = min(T, max(3, min(16, int(64 / per_term))))
+            J = _subtracted_terms(T, sd, float(Mt.log().mid()), float(a_rel.mid()), tol, int(64 / per_term))
         explicit = arb(0)
         if J >= 0:
             with workprec(ctx.prec + math.ceil(J * per_term)):
@@ -450,8 +452,6 @@ class LaplaceProfile:
             rest = residue + explicit
             if rest.lower() > 0 and (quick * arb(2) ** (bits + 4)).upper() < rest.lower():
                 return rest + quick.upper().union(-quick.upper())
-        est = 1 / (abs(c_f * (c_f + 1)) * sd * math.sqrt(2 * math.pi))
-        tol = est * 2.0 ** (-bits - 4)
 
         def tail(R: float) -> arb:
             Ra = arb(R)
@@ -1189,6 +1189,38 @@ def _capped_window(steps: int, h: Fraction, bits: int, limit: int, floor: float 
     if k_hi - k_lo + 1 > limit:
         return None
     return k_lo, k_hi
+
+
+def _subtracted_terms(steps: int, sd: float, log_mt: float, a_rel: float, tol: float, cap: int) -> int:
+    """The number J of terms subtracted from the inversion integrand (a float choice): the least of
+    3, 4, 6, 8, 12, 16 (at most ``cap``, the precision's allowance, and T) whose cut-off R (where
+    the tail bound of :meth:`LaplaceProfile._contour` falls below ``tol``, doubling from
+    max(16/sd, 1)) is at most twice the smallest; more terms cost more than the shorter range saves."""
+    T = steps
+    cands = sorted({min(T, j) for j in (3, 4, 6, 8, 12, 16) if j <= max(cap, 3)})
+    log_tol = math.log(tol) if tol > 0 else -math.inf
+
+    def needed(J: int) -> float:
+        R = max(16.0 / sd, 1.0)
+        if J >= T:
+            return R  # nothing remains
+        if log_mt > 700:
+            return math.inf
+        while R <= MAX_R:
+            log_tail = (
+                math.lgamma(T + 1) - math.lgamma(J + 2) - math.lgamma(T - J)
+                + (J + 1) * log_mt
+                + (T - J - 1) * math.log(a_rel + math.exp(log_mt) / R)
+                - math.log(J + 2) - (J + 2) * math.log(R) - math.log(math.pi)
+            )  # fmt: skip
+            if log_tail < log_tol:
+                return R
+            R *= 2
+        return math.inf
+
+    rs = {J: needed(J) for J in cands}
+    best = min(rs.values())
+    return min(J for J in cands if rs[J] <= 2 * best)
 
 
 def _cutoff(steps: int, sad: _Saddle, bits: int) -> int:
