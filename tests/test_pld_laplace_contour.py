@@ -16,7 +16,7 @@ from rigorous_rdp.arith import workprec
 from rigorous_rdp.pld import laplace_exact
 from rigorous_rdp.pld.closed_form import LaplaceComposition
 from rigorous_rdp.pld.laplace_exact import _saddle
-from tests.test_pld_laplace_review import _bounds, _reference
+from tests.test_pld_laplace_review import _bounds, _mp, _reference, _uncapped_model
 
 CELLS = [
     (F(1, 20), 2000, F(39960)),  # next to the largest loss, the atoms' tilted weight negligible
@@ -136,3 +136,19 @@ def test_inversion_agrees_with_the_cut_off_sum_next_to_the_largest_loss(
         cut = lap._truncated(eps, 40, sad)
     assert cut is not None and inv.is_finite()
     assert inv.overlaps(cut) and inv.rel_accuracy_bits() >= 40 and cut.rel_accuracy_bits() >= 40
+
+
+@pytest.mark.parametrize(("steps", "delta"), [(5, F(1, 10)), (20, F(1, 10)), (40, F(1, 10**8))])
+def test_epsilon_at_a_huge_beta_against_the_uncapped_model(steps: int, delta: F) -> None:
+    """Scale 1e-1000: epsilon is searched on the gap h = T beta - epsilon (only the capped route
+    evaluates there); its ends, as gaps, are decided by the quadrature of the uncapped model
+    (the cap changes delta by at most T e^-beta / 2, nothing at this beta)."""
+    scale = F(1, 10**1000)
+    comp = LaplaceComposition(scale, steps)
+    br = comp.epsilon(delta, F(1, 100))
+    top = steps / scale
+    h_small, h_large = top - br.up_exact, top - br.lo_exact
+    assert 0 <= h_small < h_large <= h_small + F(1, 100)
+    with mpmath.workdps(40):
+        assert _uncapped_model(steps, h_large) > _mp(delta)
+        assert h_small == 0 or _uncapped_model(steps, h_small) <= _mp(delta)

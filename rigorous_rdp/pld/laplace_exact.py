@@ -112,6 +112,8 @@ steps on :math:`\log\delta`; once the guess is within the width, each probe sits
 it on the side of the end still open, so three evaluations usually suffice) and certified: every enclosure computed on the way decides, where it can,
 :math:`\delta(x) > \delta` (a proven lower end) or :math:`\delta(x) \le \delta` (a proven upper
 end), because the profile is non-increasing; a bisection of the proven bracket is the fallback.
+For beta above :math:`10^6` (where only the capped route evaluates) the search runs on the gap
+:math:`T\beta - \varepsilon` instead (:meth:`LaplaceProfile._epsilon_by_gap`).
 Near the largest loss :math:`T\beta` the all-atoms outcome (P-mass :math:`2^{-T}`) gives
 :math:`\delta(T\beta - h) \ge 2^{-T}(1 - e^{-h})`, a lower end without search.
 """
@@ -898,6 +900,8 @@ class LaplaceProfile:
                     hi = top - y
                     break
             return _bracket(lo, hi)
+        if self._beta > 10**6:
+            return self._epsilon_by_gap(delta, width)
         # Newton steps on log delta from the saddle-point guess (slope -c first, then secants);
         # once the guess is good every probe is placed width/6 beside it, on the side of the
         # end still far from it, so that its certified decision narrows the bracket
@@ -946,6 +950,85 @@ class LaplaceProfile:
             if side == 0:
                 break
             cert[0 if side == 1 else 1] = mid
+        raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+
+    def _epsilon_by_gap(self, delta: Fraction, width: Fraction) -> Certified:
+        r"""epsilon(``delta``) for a huge beta (> 10^6, where only the capped route evaluates and the
+        saddle point is out of float reach): a search on the gap :math:`h = T\beta - \varepsilon`
+        (delta rises with h), bracketed from a guess by factors of 4, then interpolation of
+        :math:`\log\delta` in :math:`\log h` (once the bracket is short, probes beside the estimate
+        on both sides), every probe a certified decision of :math:`\delta(T\beta - h) > \delta`
+        (lower end) or :math:`\le \delta` (upper end); bisection when interpolation stalls."""
+        from .results import _bracket
+
+        T = self.steps
+        top = self._max_loss
+        lt = math.log(delta.numerator) - math.log(delta.denominator)
+        known: dict[Fraction, float] = {}
+        lo_h: Fraction = Fraction(0)  # delta(top - lo_h) <= delta (delta(top) = 0)
+        hi_h: Fraction | None = None  # delta(top - hi_h) > delta
+
+        def probe(h: Fraction) -> int:
+            """+1 if delta(top - h) > delta is proven, -1 if <= delta, 0 undecided; logs the guess."""
+            nonlocal lo_h, hi_h
+            side = 0
+            for bits in (20, 40, 80):
+                v = self.enclose(top - h, bits)
+                with workprec(max(128, bits + 64)):
+                    t = _q(delta)
+                    side = 1 if v > t else (-1 if v <= t else 0)
+                m = v.mid()
+                known[h] = float(m.log()) - lt if m > 0 else -math.inf
+                if side:
+                    break
+            if side == 1 and (hi_h is None or h < hi_h):
+                hi_h = h
+            elif side == -1 and h > lo_h:
+                lo_h = h
+            return side
+
+        # bracket: the uncapped deficit sum has mean T and variance 3T; steps from 8 standard
+        # deviations below the mean, doubling
+        sd = math.sqrt(3 * T)
+        h = _dyadic(Fraction(max(0.5, T - 8 * sd)))
+        step = _dyadic(Fraction(max(0.5, sd)))
+        for _ in range(400):
+            if h >= top:
+                hi_h = top  # epsilon = 0 is the lower end (delta(0) > delta was proven before)
+                break
+            side = probe(h)
+            if side == 0:
+                raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+            if hi_h is not None and (lo_h > 0 or h <= width):
+                break
+            if side == -1:
+                h += step
+            else:
+                h = h - step if h > 2 * step else h / 4
+            step *= 2
+        if hi_h is None:
+            raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+        for _ in range(200):
+            if hi_h - lo_h <= width:
+                return _bracket(top - hi_h, top - lo_h)
+            f_lo, f_hi = known.get(lo_h, -math.inf), known.get(hi_h, math.nan)
+            if lo_h > 0 and math.isfinite(f_lo) and math.isfinite(f_hi) and f_hi > f_lo:
+                est = lo_h + (hi_h - lo_h) * Fraction(-f_lo / (f_hi - f_lo))
+            else:
+                est = (lo_h + hi_h) / 2
+            span = hi_h - lo_h
+            est = min(max(est, lo_h + span / 64), hi_h - span / 64)
+            if span <= 64 * width:
+                # place probes width/3 on both sides of the estimate: both decided, the bracket
+                # is then within the width
+                for y in (est - width / 3, est + width / 3):
+                    y = _dyadic(y)
+                    if lo_h < y < hi_h:
+                        probe(y)
+                if hi_h - lo_h >= span:
+                    probe(_dyadic((lo_h + hi_h) / 2))  # no progress: bisect
+            else:
+                probe(_dyadic(est))
         raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
 
     def _log_bc(self) -> arb:
@@ -1184,7 +1267,7 @@ def _capped_window(steps: int, h: Fraction, bits: int, limit: int, floor: float 
     d = 1
     while k_lo > 1 and lower(k_lo) >= thr:
         k_lo, d = max(1, k_lo - d), 2 * d
-    if k_hi <= limit:
+    if k_hi <= min(limit, CAPPED_TERMS):
         k_lo = 1  # sum from the start: no bound on the first terms needed
     if k_hi - k_lo + 1 > limit:
         return None
