@@ -138,7 +138,7 @@ __all__ = ["EXACT_STEPS", "LaplaceProfile"]
 EXACT_STEPS = 12
 #: the largest number of continuous steps summed term by term (above, the inversion integral,
 #: faster there since its integrand is bounded on its ellipses by the modulus bound)
-MAX_TERMS = 24
+MAX_TERMS = 16
 #: the capped-exponential route: at most this many terms, and (where the cap matters) beta at least
 CAPPED_TERMS = 20000
 CAPPED_MIN_BETA = 24
@@ -965,6 +965,7 @@ class LaplaceProfile:
         top = self._max_loss
         lt = math.log(delta.numerator) - math.log(delta.denominator)
         known: dict[Fraction, float] = {}
+        order: list[Fraction] = []  # the probes in turn
         lo_h: Fraction = Fraction(0)  # delta(top - lo_h) <= delta (delta(top) = 0)
         hi_h: Fraction | None = None  # delta(top - hi_h) > delta
 
@@ -981,17 +982,19 @@ class LaplaceProfile:
                 known[h] = float(m.log()) - lt if m > 0 else -math.inf
                 if side:
                     break
+            order.append(h)
             if side == 1 and (hi_h is None or h < hi_h):
                 hi_h = h
             elif side == -1 and h > lo_h:
                 lo_h = h
             return side
 
-        # bracket: the uncapped deficit sum has mean T and variance 3T; steps from 8 standard
-        # deviations below the mean, doubling
+        # bracket: the uncapped deficit sum has mean T and variance 3T; steps from its normal
+        # quantile at delta (z about -sqrt(2 log(1/delta) - log(4 pi log(1/delta)))), doubling
         sd = math.sqrt(3 * T)
-        h = _dyadic(Fraction(max(0.5, T - 8 * sd)))
-        step = _dyadic(Fraction(max(0.5, sd)))
+        z = -math.sqrt(max(0.0, -2 * lt - math.log(2 * math.pi * max(-2 * lt, 1.0))))
+        h = _dyadic(Fraction(max(0.5, T + z * sd)))
+        step = _dyadic(Fraction(max(0.5, sd / 2)))
         for _ in range(400):
             if h >= top:
                 hi_h = top  # epsilon = 0 is the lower end (delta(0) > delta was proven before)
@@ -1011,11 +1014,18 @@ class LaplaceProfile:
         for _ in range(200):
             if hi_h - lo_h <= width:
                 return _bracket(top - hi_h, top - lo_h)
-            f_lo, f_hi = known.get(lo_h, -math.inf), known.get(hi_h, math.nan)
-            if lo_h > 0 and math.isfinite(f_lo) and math.isfinite(f_hi) and f_hi > f_lo:
-                est = lo_h + (hi_h - lo_h) * Fraction(-f_lo / (f_hi - f_lo))
-            else:
-                est = (lo_h + hi_h) / 2
+            # the secant through the last two probes (superlinear), else through the bracket's
+            # ends (regula falsi), else its midpoint
+            est = (lo_h + hi_h) / 2
+            pairs = [(order[-2], order[-1])] if len(order) >= 2 else []
+            pairs.append((lo_h, hi_h))
+            for x1, x2 in pairs:
+                f1, f2 = known.get(x1, -math.inf), known.get(x2, math.nan)
+                if x1 > 0 and x1 != x2 and math.isfinite(f1) and math.isfinite(f2) and f1 != f2:
+                    guess = x1 + (x2 - x1) * Fraction(-f1 / (f2 - f1))
+                    if lo_h < guess < hi_h:
+                        est = guess
+                        break
             span = hi_h - lo_h
             est = min(max(est, lo_h + span / 64), hi_h - span / 64)
             if span <= 64 * width:
