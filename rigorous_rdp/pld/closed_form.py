@@ -75,8 +75,10 @@ __all__ = [
     "ExactEpsilonResult",
     "GaussianComposition",
     "LaplaceComposition",
+    "NullComposition",
     "RandomizedResponseComposition",
     "closed_form_of",
+    "normal_isf_bracket",
 ]
 
 #: relative accuracy aimed at (bits): about 19 significant digits
@@ -129,6 +131,29 @@ def _bracket_of(v: Certified) -> Bracket:
     return _bracket(max(Fraction(0), lo), up)
 
 
+@dataclass(frozen=True)
+class BallBracket(Bracket):
+    r"""A bracket of a value too small for an exact rational end (a delta of
+    :math:`10^{-10^{11}}` would need a denominator of :math:`10^{11}` digits): its JSON prints
+    the ball's own ends rounded outward (through a logarithm, :func:`~rigorous_rdp.arith.decimal_upper`),
+    so the reported bracket keeps the ball's relative width.  ``lo_exact`` / ``up_exact`` are
+    rational ends that enclose the ball too, wider where the ball is below
+    :math:`2^{-2^{27}}` (0 and :math:`2^{-2^{27}}`, as :func:`_end`): still valid for any reader."""
+
+    @classmethod
+    def of(cls, v: Certified) -> BallBracket:
+        with workprec(v.prec + 64):
+            lo, up = _end(v.ball.lower(), False), _end(v.ball.upper(), True)
+        return cls(v.ball, v.prec, lo_exact=max(Fraction(0), lo), up_exact=up)
+
+    def to_json(self, sig: int | None = None) -> dict:
+        from ..arith import decimal_lower, decimal_upper
+
+        n = 17 if sig is None else sig
+        lower = decimal_lower(self.ball, n) if self.ball.lower() > 0 else "0"
+        return {"lower": lower, "upper": decimal_upper(self.ball, n)}
+
+
 def _flog(x: Fraction) -> float:
     """log of a positive rational in floats (no underflow of tiny rationals)."""
     return math.log(x.numerator) - math.log(x.denominator)
@@ -170,21 +195,24 @@ class ClosedForm:
     def delta_result(self, eps: Fraction) -> ExactDeltaResult:
         """The :class:`ExactDeltaResult` at ``eps``."""
         v = self.delta(eps)
+        b: Bracket
         if v.ball.is_finite() and v.ball.upper() > arb(2) ** -10000:
             # exact rational ends clipped to [0, 1] (the ball's own ends may poke out by rounding)
             with workprec(v.prec + 64):
                 lo, up = _end(v.ball.lower(), False), _end(v.ball.upper(), True)
             b = _bracket(max(Fraction(0), lo), min(Fraction(1), up))
+        elif v.ball.is_finite() and v.ball.upper() > 0:
+            b = BallBracket.of(v)  # e.g. 1e-217147241102 (Gaussian at eps 1e6): no rational of that size
         else:
             b = _bracket_of(v)
         return ExactDeltaResult(
             b, eps, 0, 0, Fraction(0), {"remove": (b, 0)}, exact=self.description, parameters=self.parameters()
         )
 
-    def delta(self, eps: Fraction) -> Certified:
+    def delta(self, eps: Fraction, bits: int = TARGET_BITS) -> Certified:
         """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about
-        2^-64, or the last valid enclosure when the precision cap is reached)."""
-        prec = 128
+        2^-``bits``, or the last valid enclosure when the precision cap is reached)."""
+        prec = max(128, 2 * bits)
         last: arb | None = None
         while True:
             with workprec(prec):
@@ -193,7 +221,7 @@ class ClosedForm:
                     ball = _unit(ball)
             if ball.is_finite():
                 last = ball
-                if accurate_bits(ball, TARGET_BITS):
+                if accurate_bits(ball, bits):
                     return Certified(ball, prec)
             if prec >= MAX_PREC:
                 if last is None:
@@ -219,6 +247,37 @@ class ClosedForm:
                         return False
             prec *= 2
         return False
+
+
+# ---------------------------------------------------------------------------
+# nothing released
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NullComposition(ClosedForm):
+    r"""A ledger whose every step is a no-op (Poisson sampling with probability q = 0, or nothing
+    composed): the output law is the same with and without the record, so the pair is
+    :math:`(P, P)`, :math:`\delta(\varepsilon) = \sup_S P(S)(1 - e^{\varepsilon}) = 0` for
+    :math:`\varepsilon \ge 0`, and the optimal epsilon is 0 at every delta."""
+
+    description = (
+        "no step depends on the record (sampling probability q = 0): the output laws with and without it are"
+        " equal, delta(eps) = 0 for every eps >= 0 and epsilon = 0 at every delta"
+    )
+
+    def parameters(self) -> dict[str, Any]:
+        return {}
+
+    def delta_ball(self, eps: Fraction) -> arb:
+        return arb(0)
+
+    def epsilon(self, delta: Fraction, width: Fraction) -> Certified:
+        return Certified(arb(0), 128)
+
+
+#: the closed form of a ledger of no-ops
+NULL = NullComposition()
 
 
 # ---------------------------------------------------------------------------
@@ -382,6 +441,83 @@ class GaussianComposition(ClosedForm):
                         ball = arb(0).union(e_hi)
                     return Certified(ball, prec)
         raise ArithmeticError("pld closed form: could not certify the Gaussian epsilon")
+
+    def tradeoff(self, x: Fraction, bits: int = TARGET_BITS) -> arb:
+        r"""Enclosure of the trade-off curve :math:`G_\mu(x) = \Phi(\Phi^{-1}(1 - x) - \mu) =
+        \bar\Phi(\mu - z_x)`, :math:`z_x = \bar\Phi^{-1}(x) = \Phi^{-1}(1 - x)`, at a false-positive rate
+        :math:`0 \le x \le 1` (relative width about 2^-``bits``).
+
+        :math:`G_\mu = T(N(0, 1), N(\mu, 1))` is the trade-off function of the composed pair (Dong,
+        Roth, Su 2022, Def. 2.7 and Cor. 3.3 (v2): T composed Gaussian steps are
+        :math:`\mu`-GDP with :math:`\mu^2 = \sum_i T_i/\sigma_i^2`, exactly); it is symmetric, so
+        it equals the envelope of the pair's privacy profile over :math:`\varepsilon \ge 0`
+        (their Prop. 2.12).  :math:`z_x` is enclosed by :func:`normal_isf_bracket` and
+        :math:`\bar\Phi` is decreasing, so :math:`G_\mu(x) \in [\bar\Phi(\mu - z_-), \bar\Phi(\mu - z_+)]`.
+
+        Raises:
+            ArithmeticError: the quantile could not be certified below the precision cap.
+        """
+        if x <= 0:
+            return arb(1)
+        if x >= 1:
+            return arb(0)
+        mu_f = math.sqrt(float(self.mu2))
+        # half-width of the quantile bracket: the relative change of Phi_bar(t) per unit of t is at
+        # most 1 + |t| (Mills' ratio), so 2^-(bits + 2) / (2 + |z| + mu) gives about 2^-bits
+        z_f = _float_isf(x)
+        r = Fraction(1, 1 << (bits + 2)) / Fraction(2 + abs(z_f) + mu_f)
+        z_lo, z_hi = normal_isf_bracket(x, r)
+        prec = max(128, 2 * bits)
+        while True:
+            with workprec(prec):
+                mu = self._mu()
+                g = _sf(mu - _q(z_lo)).lower().union(_sf(mu - _q(z_hi)).upper())
+                g = _unit(g)
+            if accurate_bits(g, bits - 2) or prec >= MAX_PREC:
+                return g
+            prec *= 2
+
+
+def _float_isf(x: Fraction) -> float:
+    r"""A float guess of :math:`\bar\Phi^{-1}(x)` (0 where it cannot be formed)."""
+    from scipy.special import ndtri
+
+    xf = float(x)
+    if 0 < xf < 1:
+        return float(-ndtri(xf))
+    return 0.0
+
+
+def normal_isf_bracket(x: Fraction, r: Fraction) -> tuple[Fraction, Fraction]:
+    r"""Exact rationals :math:`z_- \le z_x \le z_+`, :math:`z_+ - z_- \le 2r` (or wider when the
+    precision cap is reached first), around the normal quantile :math:`z_x = \bar\Phi^{-1}(x)`,
+    :math:`0 < x < 1`.
+
+    A guess :math:`z` (the midpoint of Arb's ``erfcinv``, at rising precision) is certified by
+    the signs :math:`\bar\Phi(z - r) \ge x \ge \bar\Phi(z + r)` in ball arithmetic: as
+    :math:`\bar\Phi` is decreasing, :math:`z_x` lies between them.  The guess is only a guess:
+    the enclosure rests on the two certified comparisons.
+
+    Raises:
+        ArithmeticError: not certified at the precision cap.
+    """
+    if not 0 < x < 1:
+        raise ValueError(f"the quantile needs 0 < x < 1. Found {x}.")
+    small = x <= Fraction(1, 2)
+    prec = 128
+    while prec <= MAX_PREC:
+        with workprec(prec):
+            g = (2 * _q(x if small else 1 - x)).erfcinv() * arb(2).sqrt()
+            if g.is_finite():
+                z = _frac(g) if small else -_frac(g)
+                # no narrower than the guess can be at this precision
+                rr = max(r, (1 + abs(z)) / (1 << max(8, prec - 16)))
+                lo, hi = z - rr, z + rr
+                t = _q(x)
+                if _sf(_q(lo)) >= t and _sf(_q(hi)) <= t:
+                    return lo, hi
+        prec *= 2
+    raise ArithmeticError(f"pld closed form: the normal quantile at {float(x)!r} was not certified")
 
 
 # ---------------------------------------------------------------------------
