@@ -269,8 +269,15 @@ class NullComposition(ClosedForm):
     def parameters(self) -> dict[str, Any]:
         return {}
 
+    #: what :meth:`tradeoff` computes
+    tradeoff_description = "1 - x: no test does better than a coin flip"
+
     def delta_ball(self, eps: Fraction) -> arb:
         return arb(0)
+
+    def tradeoff(self, x: Fraction, bits: int = TARGET_BITS) -> arb:
+        """The trade-off curve of the pair (P, P): 1 - x (exact)."""
+        return arb(1) - _q(x)
 
     def epsilon(self, delta: Fraction, width: Fraction) -> Certified:
         return Certified(arb(0), 128)
@@ -334,6 +341,8 @@ class GaussianComposition(ClosedForm):
     r"""Gaussian mechanisms composed: one Gaussian pair with :math:`\mu^2` = ``mu2`` (exact)."""
 
     mu2: Fraction
+    #: what :meth:`tradeoff` computes
+    tradeoff_description = "G_mu(x) = Phi(Phi^-1(1 - x) - mu) of mu-GDP, Dong, Roth, Su 2022"
     description = (
         "composed Gaussian mechanisms = one Gaussian pair N(mu, 1) vs N(0, 1), mu^2 = sum steps/sigma^2; "
         "delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) in ball arithmetic (no discretisation)"
@@ -464,8 +473,7 @@ class GaussianComposition(ClosedForm):
         mu_f = math.sqrt(float(self.mu2))
         # half-width of the quantile bracket: the relative change of Phi_bar(t) per unit of t is at
         # most 1 + |t| (Mills' ratio), so 2^-(bits + 2) / (2 + |z| + mu) gives about 2^-bits
-        z_f = _float_isf(x)
-        r = Fraction(1, 1 << (bits + 2)) / Fraction(2 + abs(z_f) + mu_f)
+        r = Fraction(1, 1 << (bits + 2)) / Fraction(2 + _isf_size(x) + mu_f)
         z_lo, z_hi = normal_isf_bracket(x, r)
         prec = max(128, 2 * bits)
         while True:
@@ -478,14 +486,12 @@ class GaussianComposition(ClosedForm):
             prec *= 2
 
 
-def _float_isf(x: Fraction) -> float:
-    r"""A float guess of :math:`\bar\Phi^{-1}(x)` (0 where it cannot be formed)."""
-    from scipy.special import ndtri
-
-    xf = float(x)
-    if 0 < xf < 1:
-        return float(-ndtri(xf))
-    return 0.0
+def _isf_size(x: Fraction) -> float:
+    r"""A float above :math:`|\bar\Phi^{-1}(x)|` for 0 < x < 1 (a choice of a width only):
+    :math:`\bar\Phi(z) \le e^{-z^2/2}/2` for z >= 0 gives :math:`|z_x| \le \sqrt{2\log(1/(2m))}`,
+    m = min(x, 1 - x)."""
+    m = min(x, 1 - x)
+    return math.sqrt(max(0.0, -2.0 * (_flog(m) + math.log(2.0)))) + 1.0
 
 
 def normal_isf_bracket(x: Fraction, r: Fraction) -> tuple[Fraction, Fraction]:
