@@ -696,6 +696,113 @@ class RandomizedResponseComposition(ClosedForm):
             return self._exact_value(k) > delta
         raise ArithmeticError("pld closed form: undecided comparison of the profile with delta")
 
+    # -- trade-off curve ------------------------------------------------------------
+
+    #: what :meth:`tradeoff` computes
+    tradeoff_description = (
+        "the Neyman-Pearson curve of (Bin(T, p), Bin(T, 1 - p)) in the number of kept bits, linear between"
+        " its atoms, as exact binomial sums"
+    )
+
+    def _cdf_guess(self, x: Fraction) -> int:
+        """A float guess of the first k with P(K <= k) >= x, K ~ Bin(T, p) (log-space sums)."""
+        T, p = self.steps, self.p
+        sd = math.sqrt(T * float(p) * float(1 - p))
+        lo = max(0, self._mode - math.ceil(60 * sd) - 10)
+        hi = min(T, self._mode + math.ceil(60 * sd) + 10)
+        ks = np.arange(lo, hi + 1, dtype=np.float64)
+        lp0 = math.lgamma(T + 1) - math.lgamma(lo + 1) - math.lgamma(T - lo + 1)
+        lp0 += lo * _flog(p) + (T - lo) * _flog(1 - p)
+        with np.errstate(all="ignore"):
+            steps_ = np.log((T - ks[:-1]) / (ks[:-1] + 1)) + _flog(p) - _flog(1 - p)
+            logp = np.concatenate([[lp0], lp0 + np.cumsum(steps_)])
+            logcdf = np.logaddexp.accumulate(logp)
+        idx = np.nonzero(logcdf >= _flog(x))[0]
+        return lo + int(idx[0]) if len(idx) else hi
+
+    def _exact_cdf(self, k: int) -> Fraction:
+        """P(K <= k) for K ~ Bin(T, p) as an exact rational (small T only)."""
+        T, a, b = self.steps, self.p.numerator, self.p.denominator
+        c = b - a
+        return Fraction(sum(comb(T, i) * a**i * c ** (T - i) for i in range(0, min(k, T) + 1)), b**T)
+
+    def tradeoff(self, x: Fraction, bits: int = TARGET_BITS) -> arb:
+        r"""Enclosure of the trade-off curve of the composed pair at false-positive rate x.
+
+        In the number K of kept bits the pair is :math:`(P, Q) = (\mathrm{Bin}(T, p'),
+        \mathrm{Bin}(T, 1 - p'))`; the likelihood ratio :math:`Q(k)/P(k) = \rho^{2k - T}`,
+        :math:`\rho = (1 - p')/p' < 1`, decreases in k, so the most powerful test at level x
+        (Neyman-Pearson, randomised on one atom) rejects :math:`K < k` and K = k with probability
+        :math:`(x - P(K < k))/P(k)`, k the first index with :math:`P(K \le k) \ge x`:
+
+        .. math:: f(x) = Q(K \ge k) - (x - P(K < k))\,\rho^{2k - T},
+
+        linear between the atoms.  The pair is symmetric (:math:`k \mapsto T - k` swaps P and Q), so
+        f is symmetric and is the envelope of the pair's privacy profile (Dong, Roth, Su 2022, Prop.
+        2.12).  The tails are binomial sums (:func:`binomial_tail_sums` of Bin(T, 1 - p'):
+        :math:`Q(K \ge k)`, and :math:`P(K < k) = Q(K > T - k)` by the symmetry); the index k is
+        certified by :math:`P(K < k) \le x \le P(K \le k)` in ball arithmetic (any such k gives f:
+        it is continuous).
+
+        Raises:
+            ArithmeticError: k could not be certified (e.g. x exactly at an atom's cumulative mass).
+        """
+        T, p = self.steps, self.p
+        if x <= 0:
+            return arb(1)
+        if x >= 1:
+            return arb(0)
+        if p == Fraction(1, 2):
+            return arb(1) - _q(x)  # P = Q: no test beats a coin flip
+        a = 1 - p  # Bin(T, 1 - p') = Q
+
+        def q_tail(j: int) -> arb:  # Q(K >= j)
+            if j <= 0:
+                return arb(1)
+            if j > T:
+                return arb(0)
+            return binomial_tail_sums(T, a, a, j, arb(1))[0]
+
+        def side(k: int, t: arb, below: arb, upto: arb) -> int | None:
+            """-1 / +1: the index is below / above k; 0: P(K < k) <= x <= P(K <= k) proven."""
+            if below > t and k > 0:
+                return -1
+            if upto < t and k < T:
+                return 1
+            if below <= t and upto >= t:
+                return 0
+            if T > EXACT_STEPS:
+                return None
+            # undecided: x may equal a cumulative mass (both rational): decide exactly
+            if self._exact_cdf(k - 1) > x:
+                return -1
+            return 1 if self._exact_cdf(k) < x else 0
+
+        k = self._cdf_guess(x)
+        prec = max(128, 2 * bits)
+        while prec <= MAX_PREC:
+            with workprec(prec):
+                t = _q(x)
+                for _ in range(8):  # walk from the guess to a certified index
+                    below, upto = q_tail(T - k + 1), q_tail(T - k)  # P(K < k), P(K <= k)
+                    if not (below.is_finite() and upto.is_finite()):
+                        break
+                    move = side(k, t, below, upto)
+                    if move is None:
+                        break
+                    if move:
+                        k += move
+                        continue
+                    # any enclosure of P(K < k) gives one of f; f lies in [Q(K >= k + 1), Q(K >= k)]
+                    f = q_tail(k) - (t - below) * _q(Fraction(1 - p, p)) ** (2 * k - T)
+                    box = q_tail(k + 1).lower().union(q_tail(k).upper())
+                    f = _unit(f.intersection(box) if f.overlaps(box) else f)
+                    if f.is_finite() and accurate_bits(f, bits - 2):
+                        return f
+                    break
+            prec *= 2
+        raise ArithmeticError("pld closed form: the randomized-response trade-off was not certified")
+
     def _guess_piece(self, delta: Fraction) -> int:
         """A float guess of the first index k > T/2 with delta(l_k) <= delta (log-space sums)."""
         T, p = self.steps, self.p
