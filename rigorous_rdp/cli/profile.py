@@ -188,9 +188,9 @@ def _ball_point(e: Fraction, ball: arb, prec: int = END_PREC) -> ProfilePoint:
     return ProfilePoint(e, lo.min(up), up)
 
 
-def _bits(width: Fraction) -> int:
-    """Binary digits of relative accuracy that give a relative width below ``width``."""
-    return max(64, math.ceil(-_flog2(width)) + 8)
+def _bits(width: Fraction, least: int = 64) -> int:
+    """Binary digits of relative accuracy that give a relative width below ``width`` (at least ``least``)."""
+    return max(least, math.ceil(-_flog2(width)) + 8)
 
 
 def _flog2(x: Fraction) -> float:
@@ -310,8 +310,9 @@ def _rel(p: ProfilePoint) -> float:
     return (up - float(p.lower)) / up if up > 0 else 0.0
 
 
-#: closed forms whose delta costs tens of milliseconds (Laplace): no denser grid than the grid path's
-_COSTLY = ("LaplaceComposition",)
+#: closed forms whose delta costs about 0.1 s (Laplace, :mod:`~rigorous_rdp.pld.laplace_exact`): this many
+#: dense epsilons for the trade-off curve (a wider trade-off bracket, a few seconds instead of a minute)
+_COSTLY = {"LaplaceComposition": 30}
 
 
 def _exact_profile(
@@ -325,8 +326,9 @@ def _exact_profile(
 ) -> PrivacyProfile:
     """The profile of a ledger with a closed form: each epsilon answered exactly (no grid), to a
     relative accuracy that meets ``width`` (the closed form's precision cap permitting)."""
-    bits = _bits(width)
     enclose = getattr(cf, "enclose", None)  # Laplace: its own refinement to a number of bits
+    # Laplace: 40 bits as its own default (each further bit costs; 6 digits are printed)
+    bits = _bits(width, 40 if enclose is not None else 64)
 
     def at(e: Fraction) -> ProfilePoint:
         ball = enclose(e, bits) if enclose is not None else cf.delta(e, bits).ball
@@ -339,8 +341,9 @@ def _exact_profile(
         epsilons = [epsilon_max * k / (num - 1) for k in range(num)]
     points = [at(e) for e in epsilons]
     known = {p.epsilon: p for p in points}
-    if type(cf).__name__ not in _COSTLY:
-        dense *= EXACT_DENSE_FACTOR  # exact values cost milliseconds: a denser grid for the trade-off curve
+    if dense > 0:
+        # exact values cost milliseconds: a denser grid for the trade-off curve (but Laplace)
+        dense = _COSTLY.get(type(cf).__name__, dense * EXACT_DENSE_FACTOR)
     extra = [top * k / dense for k in range(dense + 1)] if dense > 0 else []
     all_points = sorted({**{e: at(e) for e in extra if e not in known}, **known}.values(), key=lambda p: p.epsilon)
     return PrivacyProfile(points, all_points, 0, 0, True, exact=cf.description, closed_form=cf)
