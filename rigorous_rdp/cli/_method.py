@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from .. import best as best_mod
+from ..arith import round_decimal
 from ..errors import UnsupportedEventError
 from ..events import DpEvent
 from ..pld.accountant import DEFAULT_WIDTH, PldAccountant, check_width
@@ -176,7 +177,8 @@ def text_line(res: dict[str, Any], key: str, given: str) -> str:
             line += f"\n  lower end: {pld['lower_end']}"
     if not pld.get("lower_end") and pld.get("width_reached") is False:
         what = "width" if key == "epsilon" else "relative width"
-        line += f"\n  requested {what} {pld['requested_width']} not reached ({pld.get('width_note', _GRID_NOTE)})"
+        shown = round_decimal(Fraction(pld["requested_width"]), 17, up=False)
+        line += f"\n  requested {what} {shown} not reached ({pld.get('width_note', _GRID_NOTE)})"
     line += directions_line(pld, key)
     return line + others(res, key, lambda n: _OTHER[n]) + f"\n  {given}"
 

@@ -489,6 +489,7 @@ def _text(x: Fraction) -> str:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    from ..arith import round_decimal
     from ..pld.accountant import PldAccountant
 
     opts = _options(args)
@@ -529,7 +530,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         pld["tradeoff"] = "exact"
     reached, largest, where = width_report(prof.points, opts["width"])
-    pld["requested_width"] = _text(opts["width"])
+    pld["requested_width"] = round_decimal(opts["width"], 17, up=False)  # a typed decimal: exact
     pld["width_reached"] = reached
     if not reached:
         pld["largest_relative_width"] = _dec(_largest(largest), True)
