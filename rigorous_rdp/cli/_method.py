@@ -142,14 +142,14 @@ def directions_line(pld: dict[str, Any], key: str) -> str:
     if len(dirs) != 2:
         return ""
     (n1, b1), (n2, b2) = dirs.items()
-    text = f"{n1} [{b1['lower']}, {b1['upper']}], {n2} [{b2['lower']}, {b2['upper']}]"
     lo1, up1 = best_mod.decimal_key(b1["lower"]), best_mod.decimal_key(b1["upper"])
     lo2, up2 = best_mod.decimal_key(b2["lower"]), best_mod.decimal_key(b2["upper"])
-    if lo1 > up2:
-        return f"\n  larger direction: {n1} ({text})"
     if lo2 > up1:
-        return f"\n  larger direction: {n2} ({text})"
-    return f"\n  directions not separated by their brackets ({text}); the value is the larger of the two"
+        (n1, b1), (n2, b2), lo1, up2 = (n2, b2), (n1, b1), lo2, up1
+    if lo1 > up2:
+        return f"\n  larger direction: {n1} ({n2}: [{b2['lower']}, {b2['upper']}])"
+    both = f"{n1} [{b1['lower']}, {b1['upper']}], {n2} [{b2['lower']}, {b2['upper']}]"
+    return f"\n  larger direction: undecided, the brackets overlap ({both}); the bracket above covers both"
 
 
 def text_line(res: dict[str, Any], key: str, given: str) -> str:
