@@ -31,6 +31,15 @@ composition can give.  Reported, for each x, a bracket of F(x):
 
 Both are evaluated in ball arithmetic and rounded outward.  The gap between them is the
 bracket width of the deltas plus the spacing of the epsilon grid (``--num``).
+
+Where the closed form of the ledger has its own trade-off curve (``tradeoff``: the Gaussian's
+:math:`G_\mu` of mu-GDP, randomized response's Neyman-Pearson curve, a no-op's 1 - x), the FNR
+bracket is that curve's enclosure instead: these pairs are symmetric, so their trade-off curve
+*is* the envelope F (Dong, Roth, Su 2022, Prop. 2.12), and both claims above hold for it.
+
+``--width``: the deltas of a closed form are refined to that relative width; on the grid the
+refinement aims at it for the deltas above 1e-9.  Whether it was reached is reported
+(``width_reached``; the largest relative width and its epsilon when not).
 """
 
 from __future__ import annotations
@@ -331,7 +340,7 @@ def _exact_profile(
     bits = _bits(width, 40 if enclose is not None else 64)
 
     def at(e: Fraction) -> ProfilePoint:
-        ball = enclose(e, bits) if enclose is not None else cf.delta(e, bits).ball
+        ball = enclose(e, bits) if enclose is not None else cf.delta_bits(e, bits).ball
         return _ball_point(e, ball, bits + 32)
 
     top = _ends(acc.get_epsilon_result(DEFAULT_DELTA_MIN).epsilon)[1]

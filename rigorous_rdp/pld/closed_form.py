@@ -209,7 +209,12 @@ class ClosedForm:
             b, eps, 0, 0, Fraction(0), {"remove": (b, 0)}, exact=self.description, parameters=self.parameters()
         )
 
-    def delta(self, eps: Fraction, bits: int = TARGET_BITS) -> Certified:
+    def delta(self, eps: Fraction) -> Certified:
+        """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about
+        2^-64, or the last valid enclosure when the precision cap is reached)."""
+        return self.delta_bits(eps, TARGET_BITS)
+
+    def delta_bits(self, eps: Fraction, bits: int) -> Certified:
         """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about
         2^-``bits``, or the last valid enclosure when the precision cap is reached)."""
         prec = max(128, 2 * bits)
