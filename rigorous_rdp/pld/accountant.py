@@ -389,9 +389,8 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         if not self._active():  # every step a no-op (q = 0): delta = 0, epsilon = 0, no grid
             from .closed_form import NULL
 
-            return NULL.epsilon_result(delta, w) or PldEpsilonResult(
-                _bracket(Fraction(0), Fraction(0)), delta, 1, 0, Fraction(0)
-            )
+            exact = NULL.epsilon_result(delta, w) if self.exact and self.grid is None else None
+            return exact or PldEpsilonResult(_bracket(Fraction(0), Fraction(0)), delta, 1, 0, Fraction(0))
         if (cf := self._closed_form()) is not None and (exact := cf.epsilon_result(delta, w)) is not None:
             return exact
         tail_abs = float(delta) * EPS_TAIL
@@ -503,7 +502,9 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         if not self._active():  # every step a no-op (q = 0): delta = 0, no grid
             from .closed_form import NULL
 
-            return NULL.delta_result(eps)
+            if self.exact and self.grid is None:
+                return NULL.delta_result(eps)
+            return PldDeltaResult(_bracket(Fraction(0), Fraction(0)), eps, 1, 0, Fraction(0))
         if (cf := self._closed_form()) is not None:
             return cf.delta_result(eps)
         n = self._initial_grid(w, 1e-5)
