@@ -179,7 +179,8 @@ def text_line(res: dict[str, Any], key: str, given: str) -> str:
         what = "width" if key == "epsilon" else "relative width"
         shown = round_decimal(Fraction(pld["requested_width"]), 17, up=False)
         line += f"\n  requested {what} {shown} not reached ({pld.get('width_note', _GRID_NOTE)})"
-    line += directions_line(pld, key)
+    if not best:  # --method pld: the details of the PLD answer (best keeps its summary short)
+        line += directions_line(pld, key)
     return line + others(res, key, lambda n: _OTHER[n]) + f"\n  {given}"
 
 
