@@ -461,96 +461,7 @@ class LaplaceProfile:
                 comb(T, J + 1) * Mt ** (J + 1) * (a_rel + Mt / Ra) ** (T - J - 1) / ((J + 2) * Ra ** (J + 2)) / arb.pi()
             )
 
-        i_unit = acb(0, 1)
-        ca = acb(c)
-        binoms = [comb(T, j) for j in range(J + 1)]
-
-        def parts(z: acb) -> tuple[acb, acb]:
-            a = ((beta * z).exp() + (-beta * (z + 1)).exp()) / 2
-            w = z + half
-            return a, k0 * (beta * w).sinh() / w
-
-        def values(z: acb) -> tuple[acb, list[acb]]:
-            a, b = parts(z)
-            osc = (-ea * (z - ca)).exp()
-            ar, br = a / phic, b / phic
-            if J < 0:
-                return ((ar + br) ** T) * osc, []
-            # binom(T, j) ar^(T - j) br^j osc by products from ar^(T - J) (one power)
-            pa = ar ** (T - J) * osc
-            terms: list[acb] = [acb(0)] * (J + 1)
-            for j in range(J, -1, -1):
-                terms[j] = pa
-                pa = pa * ar
-            pb = acb(1)
-            for j in range(J + 1):
-                terms[j] = binoms[j] * terms[j] * pb
-                pb = pb * br
-            return ((ar + br) ** T) * osc, terms
-
-        narrow = arb(2) ** (-(ctx.prec // 2))
-
-        def f(t: acb, analytic: bool) -> acb:
-            z = ca + i_unit * t
-            point = t.real.rad() < narrow and t.imag.rad() < narrow  # (the quadrature nodes)
-            if point:
-                e_all, e_j = values(z)
-            else:
-                tm = acb(t.real.mid(), t.imag.mid())
-                e_all, e_j = values(ca + i_unit * tm)
-                dz = i_unit * (t - tm)
-                e1, e2 = (beta * z).exp(), (-beta * (z + 1)).exp()
-                w = z + half
-                sh, ch = (beta * w).sinh(), (beta * w).cosh()
-                a, a1 = (e1 + e2) / 2, beta * (e1 - e2) / 2
-                b = k0 * sh / w
-                b1 = k0 * (beta * w * ch - sh) / (w * w)
-                # mean-value form: E(z) = E(z_m) exp(int G'), G' = T phi'/phi - eps (per term likewise)
-                e_all = e_all * ((T * (a1 + b1) / (a + b) - ea) * dz).exp()
-                if J >= 0:
-                    # exp(((T - j) a1/a + j b1/b - eps) dz) = u v^j
-                    u = ((T * a1 / a - ea) * dz).exp()
-                    v = ((b1 / b - a1 / a) * dz).exp()
-                    for j in range(J + 1):
-                        e_j[j] = e_j[j] * u
-                        u = u * v
-                if not (e_all.is_finite() and all(v.is_finite() for v in e_j)):
-                    e_all, e_j = values(z)  # direct ball evaluation (valid, only wider)
-            for v in e_j:
-                e_all -= v
-            value = e_all / (z * (z + 1))
-            if point or (value.is_finite() and value.rel_accuracy_bits() >= 8):
-                return value  # (the modulus bound is at least |value|: no narrower)
-            bound = modulus_bound(z)
-            if bound is not None and (not value.is_finite() or bound < value.rad()):
-                return acb(arb(0, bound), arb(0, bound))
-            return value
-
-        def modulus_bound(z: acb) -> arb | None:
-            # |a(z)| <= a(x), |b(z)| <= b(x) and |b(z)| <= k0 cosh(beta (x + 1/2)) / |z + 1/2|, x = Re z
-            # (positive measures; |sinh| <= cosh of the real part), R_J is increasing in |a|, |b|,
-            # and every bound below is log-convex in x: its largest value on the ball is at an end
-            zz = (abs(z) * abs(z + 1)).lower()
-            if not zz > 0:
-                return None
-            wmin = abs(z + half).lower()
-            ends = [arb(z.real.lower()), arb(z.real.upper())]
-            forms = []
-            for x in ends:
-                ax = ((beta * x).exp() + (-beta * (x + 1)).exp()) / 2 / phic
-                osc = (-ea * (x - c)).exp()
-                bxs = [k0 * (beta * (x + half)).sinh() / (x + half) if x != -half else k0 * beta]
-                if wmin > 0:
-                    bxs.append(k0 * (beta * (x + half)).cosh() / arb(wmin))
-                row = []
-                for bx in bxs:
-                    bx = bx / phic
-                    row.append(((ax + bx) ** T * osc).upper())
-                    if J >= 0:
-                        row.append((comb(T, J + 1) * bx ** (J + 1) * (ax + bx) ** (T - J - 1) * osc).upper())
-                forms.append(row)
-            best = min(max(forms[0][k], forms[1][k]) for k in range(len(forms[0])))
-            return (arb(best) / arb(zz)).upper()
+        f = _inversion_integrand(T, J, beta, k0, c, phic, ea)
 
         value = arb("nan")
         for _ in range(4):
@@ -1093,6 +1004,105 @@ class LaplaceProfile:
             e = approx((lo + hi) / 2)[0]
         g = Fraction(float(e))
         return min(max(g, Fraction(0)), self._max_loss)
+
+
+def _inversion_integrand(T: int, J: int, beta: arb, k0: arb, c: arb, phic: arb, ea: arb) -> Any:
+    r"""The integrand of :meth:`LaplaceProfile._contour` in t (z = c + it): :math:`(\varphi(z)^T -
+    \sum_{j \le J}\binom Tj a^{T-j}b^j)/\varphi(c)^T\,e^{-\varepsilon(z - c)}/(z(z + 1))`, enclosed on
+    a ball by the mean-value form or the modulus bound, whichever is narrower (module docstring)."""
+    half = arb(1) / 2
+    i_unit = acb(0, 1)
+    ca = acb(c)
+    binoms = [comb(T, j) for j in range(J + 1)]
+
+    def parts(z: acb) -> tuple[acb, acb]:
+        a = ((beta * z).exp() + (-beta * (z + 1)).exp()) / 2
+        w = z + half
+        return a, k0 * (beta * w).sinh() / w
+
+    def values(z: acb) -> tuple[acb, list[acb]]:
+        a, b = parts(z)
+        osc = (-ea * (z - ca)).exp()
+        ar, br = a / phic, b / phic
+        if J < 0:
+            return ((ar + br) ** T) * osc, []
+        # binom(T, j) ar^(T - j) br^j osc by products from ar^(T - J) (one power)
+        pa = ar ** (T - J) * osc
+        terms: list[acb] = [acb(0)] * (J + 1)
+        for j in range(J, -1, -1):
+            terms[j] = pa
+            pa = pa * ar
+        pb = acb(1)
+        for j in range(J + 1):
+            terms[j] = binoms[j] * terms[j] * pb
+            pb = pb * br
+        return ((ar + br) ** T) * osc, terms
+
+    narrow = arb(2) ** (-(ctx.prec // 2))
+
+    def f(t: acb, analytic: bool) -> acb:
+        z = ca + i_unit * t
+        point = t.real.rad() < narrow and t.imag.rad() < narrow  # (the quadrature nodes)
+        if point:
+            e_all, e_j = values(z)
+        else:
+            tm = acb(t.real.mid(), t.imag.mid())
+            e_all, e_j = values(ca + i_unit * tm)
+            dz = i_unit * (t - tm)
+            e1, e2 = (beta * z).exp(), (-beta * (z + 1)).exp()
+            w = z + half
+            sh, ch = (beta * w).sinh(), (beta * w).cosh()
+            a, a1 = (e1 + e2) / 2, beta * (e1 - e2) / 2
+            b = k0 * sh / w
+            b1 = k0 * (beta * w * ch - sh) / (w * w)
+            # mean-value form: E(z) = E(z_m) exp(int G'), G' = T phi'/phi - eps (per term likewise)
+            e_all = e_all * ((T * (a1 + b1) / (a + b) - ea) * dz).exp()
+            if J >= 0:
+                # exp(((T - j) a1/a + j b1/b - eps) dz) = u v^j
+                u = ((T * a1 / a - ea) * dz).exp()
+                v = ((b1 / b - a1 / a) * dz).exp()
+                for j in range(J + 1):
+                    e_j[j] = e_j[j] * u
+                    u = u * v
+            if not (e_all.is_finite() and all(v.is_finite() for v in e_j)):
+                e_all, e_j = values(z)  # direct ball evaluation (valid, only wider)
+        for v in e_j:
+            e_all -= v
+        value = e_all / (z * (z + 1))
+        if point or (value.is_finite() and value.rel_accuracy_bits() >= 8):
+            return value  # (the modulus bound is at least |value|: no narrower)
+        bound = modulus_bound(z)
+        if bound is not None and (not value.is_finite() or bound < value.rad()):
+            return acb(arb(0, bound), arb(0, bound))
+        return value
+
+    def modulus_bound(z: acb) -> arb | None:
+        # |a(z)| <= a(x), |b(z)| <= b(x) and |b(z)| <= k0 cosh(beta (x + 1/2)) / |z + 1/2|, x = Re z
+        # (positive measures; |sinh| <= cosh of the real part), R_J is increasing in |a|, |b|,
+        # and every bound below is log-convex in x: its largest value on the ball is at an end
+        zz = (abs(z) * abs(z + 1)).lower()
+        if not zz > 0:
+            return None
+        wmin = abs(z + half).lower()
+        ends = [arb(z.real.lower()), arb(z.real.upper())]
+        forms = []
+        for x in ends:
+            ax = ((beta * x).exp() + (-beta * (x + 1)).exp()) / 2 / phic
+            osc = (-ea * (x - c)).exp()
+            bxs = [k0 * (beta * (x + half)).sinh() / (x + half) if x != -half else k0 * beta]
+            if wmin > 0:
+                bxs.append(k0 * (beta * (x + half)).cosh() / arb(wmin))
+            row = []
+            for bx in bxs:
+                bx = bx / phic
+                row.append(((ax + bx) ** T * osc).upper())
+                if J >= 0:
+                    row.append((comb(T, J + 1) * bx ** (J + 1) * (ax + bx) ** (T - J - 1) * osc).upper())
+            forms.append(row)
+        best = min(max(forms[0][k], forms[1][k]) for k in range(len(forms[0])))
+        return (arb(best) / arb(zz)).upper()
+
+    return f
 
 
 def _integral(f: Any, a: float, b: float, **kw: Any) -> acb:
