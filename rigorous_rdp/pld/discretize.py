@@ -191,10 +191,16 @@ def vertex_indices(profile: Profile, n: int, b: int, t: int, thin: float) -> lis
                 near.update(k for k in range(j - 1, j + 3) if b <= k <= t)
         return sorted(near)
 
+    seen: dict[int, float] = {}
+
     def weight(j: int) -> float:
-        e = j / n
-        w = min(profile.screen_delta(e), profile.screen_dlow(e))
-        return w if w == w else 1.0
+        # memoised: the look-ahead of one vertex is the next vertex's own weight
+        w = seen.get(j)
+        if w is None:
+            e = j / n
+            w = min(profile.screen_delta(e), profile.screen_dlow(e))
+            w = seen[j] = w if w == w else 1.0
+        return w
 
     def rule(w: float) -> int:
         if thin <= 0 or w >= thin:
