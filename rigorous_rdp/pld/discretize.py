@@ -528,7 +528,9 @@ def _lower_pass(
                 checks.append(old_checks[p])
                 continue
             mass = xs[i] * (slope(j + 1) - slope(j))
-            ok = _vertex_check(pts[i], j == 0, j == k - 1, gap(j - 1) if j else None, gap(j) if j < k - 1 else None, mass)
+            ok = _vertex_check(
+                pts[i], j == 0, j == k - 1, gap(j - 1) if j else None, gap(j) if j < k - 1 else None, mass
+            )
             checks.append((ok, mass))
     failing = [verts[j] for j, (ok, _) in enumerate(checks) if not ok]
     if failing:
