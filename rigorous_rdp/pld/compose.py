@@ -519,7 +519,8 @@ def delta_at(pld: DiscretePld, n: int, eps: Fraction, prec: int = 128) -> arb:
 def delta_screen(pld: DiscretePld, n: int):
     """Float arrays ``(losses, A, B)`` with :math:`\\delta(\\varepsilon) \\approx A_k -
     e^{\\varepsilon} B_k` on :math:`[\\ell_k, \\ell_{k+1})` (screening only)."""
-    c = np.array([float(x) for x in pld.coeffs.coeffs()], dtype=float) * 2.0 ** (-pld.scale_bits)
+    cf = pld.coeffs.coeffs()
+    c = np.fromiter(map(float, cf), dtype=float, count=len(cf)) * 2.0 ** (-pld.scale_bits)
     losses = (pld.offset + pld.step * np.arange(len(c))) / n
     w = c * np.exp(-losses)
     # suffix sums over j > k
