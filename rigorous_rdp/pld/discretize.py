@@ -446,6 +446,7 @@ def _vertex_check(pt: Any, first: bool, last: bool, g_left: arb | None, g_right:
     elif last:
         ok = pt.delta >= g_left
     else:
+        assert g_left is not None and g_right is not None
         r = g_left.max(g_right)
         ok = pt.delta >= r and pt.dlow >= r
     return bool(ok and mass >= 0)
