@@ -383,9 +383,11 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         # MIN_DELTA they underflow, so refuse rather than fail deep inside
         PLD_DELTA.check(delta, "target_delta")
         w = self.width if width is None else check_width(width)
-        if not self._active():
-            z = _bracket(Fraction(0), Fraction(0))
-            return PldEpsilonResult(z, delta, 1, 0, Fraction(0))
+        if not self._active():  # every step a no-op (q = 0): delta = 0, epsilon = 0, no grid
+            from .closed_form import NULL
+
+            exact = NULL.epsilon_result(delta, w) if self.exact and self.grid is None else None
+            return exact or PldEpsilonResult(_bracket(Fraction(0), Fraction(0)), delta, 1, 0, Fraction(0))
         if (cf := self._closed_form()) is not None and (exact := cf.epsilon_result(delta, w)) is not None:
             return exact
         tail_abs = float(delta) * EPS_TAIL
@@ -494,7 +496,11 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         requested relative width of the delta bracket)."""
         eps = validation.nonnegative(target_epsilon, "target_epsilon")
         w = self.width if width is None else check_width(width)
-        if not self._active():
+        if not self._active():  # every step a no-op (q = 0): delta = 0, no grid
+            from .closed_form import NULL
+
+            if self.exact and self.grid is None:
+                return NULL.delta_result(eps)
             return PldDeltaResult(_bracket(Fraction(0), Fraction(0)), eps, 1, 0, Fraction(0))
         if (cf := self._closed_form()) is not None:
             return cf.delta_result(eps)
