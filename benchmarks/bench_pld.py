@@ -150,9 +150,11 @@ def comparable(steps: int, width: str, repeat: int, floor: Fraction | None, with
         print(f"    ratio ours / fastest peer at comparable accuracy ({name}) = {t_o / t_f:.2f}x")
 
 
-#: the phases of :func:`breakdown`: (label, module, function); nested phases are subtracted from the outer one
+#: the phases of :func:`breakdown`: (label, module, function or Class.method); nested phases (:data:`NESTED`) are
+#: subtracted from the outer one
 PHASES = (
     ("discretisation", "accountant", "_discretize"),
+    ("profile values (ball erfc)", "profiles", "_PoissonGaussian.oracle"),
     ("integer products", "compose", "multiply"),
     ("rescaling", "compose", "_rescale"),
     ("tail trims", "compose", "_trim_poly"),
@@ -162,12 +164,17 @@ PHASES = (
 )
 
 
+#: outer phase -> the phases inside it (shown without them)
+NESTED = {"integer products": ("rescaling", "tail trims"), "discretisation": ("profile values (ball erfc)",)}
+
+
 def breakdown(steps: int, width: str) -> None:
     """CPU time of one warm run of ours split into :data:`PHASES` (each function wrapped by a timer; the
-    rescaling and the trims are inside the products, which are shown without them)."""
-    from rigorous_rdp.pld import accountant, compose
+    rescaling and the trims are inside the products and the certified profile values (the sampled Gaussian's
+    oracle: two ball erfc per vertex) inside the discretisation, which are shown without them)."""
+    from rigorous_rdp.pld import accountant, compose, profiles
 
-    mods = {"accountant": accountant, "compose": compose}
+    mods = {"accountant": accountant, "compose": compose, "profiles": profiles}
     spent: dict[str, float] = {}
     saved = []
 
@@ -182,9 +189,13 @@ def breakdown(steps: int, width: str) -> None:
         return run
 
     for label, mod, name in PHASES:
-        fn = getattr(mods[mod], name)
-        saved.append((mods[mod], name, fn))
-        setattr(mods[mod], name, timed(label, fn))
+        owner: object = mods[mod]
+        *path, attr = name.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        fn = getattr(owner, attr)
+        saved.append((owner, attr, fn))
+        setattr(owner, attr, timed(label, fn))
     try:
         ours_pld(steps, width)  # warm-up
         spent.clear()
@@ -194,10 +205,11 @@ def breakdown(steps: int, width: str) -> None:
     finally:
         for module, name, fn in saved:
             setattr(module, name, fn)
-    spent["integer products"] = spent.get("integer products", 0.0) - spent.get("rescaling", 0.0)
-    spent["integer products"] -= spent.get("tail trims", 0.0)
+    for outer, inner in NESTED.items():
+        spent[outer] = spent.get(outer, 0.0) - sum(spent.get(k, 0.0) for k in inner)
     spent["other"] = total - sum(spent.values())
-    parts = ", ".join(f"{k} {v * 1e3:.0f} ms ({100 * v / total:.0f} %)" for k, v in spent.items())
+    order = list(dict.fromkeys([label for label, _, _ in PHASES] + ["other"]))
+    parts = ", ".join(f"{k} {spent[k] * 1e3:.0f} ms ({100 * spent[k] / total:.0f} %)" for k in order if k in spent)
     print(f"  where our time goes, T = {steps:.0e}, width {width} ({total:.3f} s CPU): {parts}")
 
 

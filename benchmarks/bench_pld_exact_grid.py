@@ -13,7 +13,7 @@ check that no path warns.
     python benchmarks/bench_pld_exact_grid.py --sweep [--methods pld] [--sweep-scales 1 10]
 
 ``--sweep`` runs the dense off-grid Laplace sweep instead (:data:`SWEEP_SCALES`, including the ends
-of the accepted ``--scale`` range, x T log-spaced 1..1e6 with three points per decade x delta in
+of the accepted ``--scale`` range and 1e-5, 1e300, x T log-spaced 1..1e6 with three points per decade x delta in
 :data:`SWEEP_DELTAS` and epsilon in {0, 1, 10, just below the largest loss T/scale}); its queries
 run in one interpreter per scale (the imports and the interpreter start-up are not counted; the
 Laplace code keeps no cache between queries), and a per-scale table of the slowest CPU time ends
@@ -48,7 +48,10 @@ STEPS = ("1", "10", "1000", "1000000")
 DELTAS = ("1e-5", "1e-30", "1e-100")
 EPSILONS = ("0", "1", "10")
 #: the dense Laplace sweep (``--sweep``): the scales, including the ends of the CLI's range (1e-1000, 1e1000)
-SWEEP_SCALES = ("1e-1000", "0.001", "0.01", "0.05", "0.1", "0.3", "1", "3", "10", "30", "100", "300", "1000", "1e1000")
+SWEEP_SCALES = (
+    *("1e-1000", "1e-5", "0.001", "0.01", "0.05", "0.1", "0.3", "1", "3", "10", "30", "100", "300", "1000"),
+    *("1e300", "1e1000"),
+)
 SWEEP_STEPS = (*(str(m * 10**k) for k in range(6) for m in (1, 2, 5)), "1000000")
 SWEEP_DELTAS = ("1e-1", "1e-5", "1e-30", "1e-100")
 

@@ -202,6 +202,80 @@ def test_bounds_on_the_line():
     assert sp.simplify(sp.cosh(xr) ** 2 - sp.sinh(xr) ** 2 - 1) == 0  # sin^2 <= 1 = cosh^2 - sinh^2
 
 
+def test_modulus_bound_off_the_line():
+    r"""The inversion integrand's bound on a complex ball (``LaplaceProfile._contour``):
+    :math:`b(z) = \tfrac{k_0\beta}2\int_{-1}^1 e^{\beta w u}\,du` (so :math:`|b(z)| \le b(\mathrm{Re}\,z)`,
+    as :math:`|a(z)| \le a(\mathrm{Re}\,z)`: positive measures), a, b and cosh are log-convex on the
+    reals (so every product of their powers with :math:`e^{-\varepsilon x}` takes its largest value on
+    an interval at an end), and the resulting bound holds at sample points for T = 5, J = -1, 1."""
+    bp = sp.Symbol("beta", positive=True)
+    xr = sp.Symbol("x", real=True)
+    ww = sp.Symbol("w", nonzero=True)
+    rep = bp / 2 * sp.integrate(sp.exp(bp * ww * u), (u, -1, 1))
+    assert sp.simplify((rep - sp.sinh(bp * ww) / ww).rewrite(sp.exp)) == 0
+    a = (sp.exp(bp * xr) + sp.exp(-bp * (xr + 1))) / 2
+    assert sp.simplify(a * sp.diff(a, xr, 2) - sp.diff(a, xr) ** 2 - bp**2 * sp.exp(-bp)) == 0  # >= 0
+    assert sp.simplify(sp.diff(sp.log(sp.cosh(xr)), xr, 2) - 1 / sp.cosh(xr) ** 2) == 0
+    with mpmath.workdps(30):
+        for bv in (mpmath.mpf(1) / 10, mpmath.mpf(1), mpmath.mpf(7)):
+            k0 = mpmath.exp(-bv / 2) / 2
+
+            def parts(z, bv=bv, k0=k0):
+                w = z + mpmath.mpf(1) / 2
+                bz = k0 * mpmath.sinh(bv * w) / w if w != 0 else k0 * bv
+                return (mpmath.exp(bv * z) + mpmath.exp(-bv * (z + 1))) / 2, bz
+
+            # b is log-convex on the reals: (log b)'' >= 0 (the MGF of a positive measure)
+            for xv in (-3, -0.5, -0.25, 0.5, 2, 6):
+                assert mpmath.diff(lambda t: mpmath.log(parts(t)[1]), xv, 2) >= -1e-20
+            T, eps, c = 5, 5 * bv / 3, mpmath.mpf(3) / 4
+            phic = sum(parts(c))
+            for J in (-1, 1):
+                for zr in (0.2, 0.75, 1.3):
+                    for zi in (0.01, 0.4, 3.0, 17.0):
+                        z = mpmath.mpc(zr, zi)
+                        az, bz = parts(z)
+                        ax, bx = parts(mpmath.mpf(zr))
+                        assert abs(az) <= ax * (1 + 1e-25) and abs(bz) <= bx * (1 + 1e-25)
+                        bcosh = k0 * mpmath.cosh(bv * (zr + 0.5)) / abs(z + 0.5)
+                        assert abs(bz) <= bcosh * (1 + 1e-25)
+                        rj = (az + bz) ** T - sum(comb(T, j) * az ** (T - j) * bz**j for j in range(J + 1))
+                        val = abs(rj * mpmath.exp(-eps * (z - c)) / phic**T)
+                        for B in (bx, bcosh):
+                            full = (ax + B) ** T
+                            tay = comb(T, J + 1) * B ** (J + 1) * (ax + B) ** (T - J - 1) if J >= 0 else full
+                            assert val <= min(full, tay) * mpmath.exp(-eps * (zr - c)) / phic**T * (1 + 1e-20)
+
+
+def test_tiny_loss_bracket():
+    r"""``LaplaceProfile._tiny_loss``: :math:`x - x^2/2 \le 1 - e^{-x} \le x` for x >= 0; the mean
+    of one step's X (+1, -1 or u in (-1, 1)) is at most :math:`1 - e^{-\beta}`; and
+    :math:`E(S - a)_+ = T P(N' \ge k - 1) - (T + a) P(N \ge k)` for the Rademacher walk, exactly
+    (rationals) for T <= 12 and several a."""
+    xx = sp.Symbol("x", nonnegative=True)
+    lower = 1 - sp.exp(-xx) - (xx - xx**2 / 2)  # 0 at 0, derivative e^-x - 1 + x >= 0
+    assert lower.subs(xx, 0) == 0 and sp.simplify(sp.diff(lower, xx) - (sp.exp(-xx) - 1 + xx)) == 0
+    upper = xx - (1 - sp.exp(-xx))  # 0 at 0, derivative 1 - e^-x >= 0
+    assert upper.subs(xx, 0) == 0 and sp.simplify(sp.diff(upper, xx) - (1 - sp.exp(-xx))) == 0
+    bp = sp.Symbol("beta", positive=True)
+    mean = (
+        sp.Rational(1, 2)
+        - sp.exp(-bp) / 2
+        + sp.integrate(u * bp / 4 * sp.exp(-bp / 2) * sp.exp(bp * u / 2), (u, -1, 1))
+    )
+    for bv in (sp.Rational(1, 10**6), sp.Rational(1, 10), sp.Integer(2)):
+        assert 0 <= sp.N(mean.subs(bp, bv), 40) <= sp.N(1 - sp.exp(-bv), 40)
+    for T in range(1, 13):
+        for a in (Fraction(0), Fraction(1, 3), Fraction(2), Fraction(T - 1)):
+            direct = sum((comb(T, n) * (2 * n - T - a) for n in range(T + 1) if 2 * n - T > a), Fraction(0)) / 2**T
+            k = int((T + a) // 2) + 1
+
+            def tail(n: int, kk: int) -> Fraction:
+                return Fraction(sum(comb(n, i) for i in range(max(kk, 0), n + 1)), 2**n)
+
+            assert direct == T * tail(T - 1, k - 1) - (T + a) * tail(T, k), (T, a)
+
+
 def test_incomplete_integral_forms():
     """int_0^Y e^(lam y) y^n/n! dy: closed form (1 - e^(lam Y) sum_(r<=n) (-lam Y)^r/r!)/(-lam)^(n+1)
     and series sum_m lam^m Y^(n+m+1)/(m! n! (n+m+1))."""

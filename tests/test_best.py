@@ -448,6 +448,8 @@ def test_decimal_key_orders_as_the_exact_values(a, b):
 
 def test_upper_ends_far_below_the_float_range_are_compared():
     """delta at a huge epsilon: the RDP's upper end has an exponent near -2e18 (no Decimal, no
-    Fraction can hold it); the answer is the RDP's, and the PLD's failure is a reason, not an error."""
+    Fraction can hold it); the PLD's closed form, about 2.36e-1099031142836140856688537026326
+    (mpmath: log10 = -1099031142836140856688537026325.626), is smaller still, and is chosen."""
     res = _json(cmd("delta --sigma 1 --steps 1 --epsilon 2249716749384557"))
-    assert res["chosen"] == "rdp" and "e-2000000000000000" in res["delta"]["upper"]
+    assert "e-2000000000000000" in res["candidates"]["rdp"]["delta"]["upper"]
+    assert res["chosen"] == "pld" and res["delta"]["upper"].endswith("e-1099031142836140856688537026326")

@@ -201,12 +201,24 @@ def test_binomial_tails_by_recurrence():
                 assert tails[n].rad() <= 2**-150
 
 
-def test_loss_beyond_the_floats_is_refused_by_the_grid_in_one_line():
-    """Scale 1e-1000 at delta 1e-5: where the exact route cannot certify, the grid cannot hold a
-    loss of 1e1001 either; --method pld refuses in one line and best answers with the RDP bound."""
+def test_loss_beyond_the_floats_is_refused_by_the_grid_in_one_line(monkeypatch):
+    """Scale 1e-1000 at delta 1e-5: the exact route answers (its search on the gap T beta - eps, next to 1e1001);
+    where it cannot certify (forced here), the grid cannot hold a loss of 1e1001 either: --method
+    pld refuses in one line and best answers with the RDP bound."""
+    from rigorous_rdp.pld.laplace_exact import LaplaceProfile
     from tests._cli import cmd, run_cli
 
     base = "epsilon --noise laplace --scale 1e-1000 --steps 10 --delta 1e-5"
+    status, out, err = run_cli(cmd(base + " --method pld --json"))
+    assert status == 0, err
+    eps = json.loads(out)["epsilon"]
+    lo, hi = F(eps["lower"]), F(eps["upper"])
+    assert F(10) ** 1000 < lo < hi <= F(10) ** 1001 * (1 + F(1, 10**15))  # next to the largest loss 1e1001
+
+    def cannot(self, *args):
+        raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+
+    monkeypatch.setattr(LaplaceProfile, "_epsilon_by_gap", cannot)
     status, out, err = run_cli(cmd(base + " --method pld"))
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "float range" in err and "internal error" not in err

@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from .. import best as best_mod
+from ..arith import round_decimal
 from ..errors import UnsupportedEventError
 from ..events import DpEvent
 from ..pld.accountant import DEFAULT_WIDTH, PldAccountant, check_width
@@ -112,13 +113,43 @@ def others(res: dict[str, Any], key: str, what: Callable[[str], str], suffix: st
     (``what(name)`` names it, ``suffix`` follows it), and why a method was not used; "" otherwise."""
     if res.get("method") != "best":
         return ""
+    mine = best_mod.decimal_key(res[key]["upper"])
     lines = [
-        f"\n  {name}: {what(name)} {cand[key]['upper']} {suffix}"
+        f"\n  {name}: {what(name)} {cand[key]['upper']} {_compared(suffix, best_mod.decimal_key(cand[key]['upper']), mine)}"
         for name, cand in res["candidates"].items()
         if name != res["chosen"]
     ]
     lines += [f"\n  {name} not used: {why}" for name, why in res.get("not_used", {}).items()]
     return "".join(lines)
+
+
+#: why a grid bracket is wider than requested
+_GRID_NOTE = "the grid is capped by its cost; the bracket is certified all the same"
+
+
+def _compared(suffix: str, other: Any, mine: Any) -> str:
+    """``suffix`` (which says "larger") when the other upper end is strictly larger than the
+    reported one; with "equal" (or "smaller") in its place otherwise (e.g. both 0)."""
+    if other > mine:
+        return suffix
+    return suffix.replace("larger", "equal" if other == mine else "smaller", 1)
+
+
+def directions_line(pld: dict[str, Any], key: str) -> str:
+    """For a PLD answer with two directions (remove / add): which one gives the reported value
+    (its lower end above the other's upper end), or that their brackets overlap; "" otherwise."""
+    dirs = {k: v[key] for k, v in pld.get("directions", {}).items() if isinstance(v, dict) and key in v}
+    if len(dirs) != 2:
+        return ""
+    (n1, b1), (n2, b2) = dirs.items()
+    lo1, up1 = best_mod.decimal_key(b1["lower"]), best_mod.decimal_key(b1["upper"])
+    lo2, up2 = best_mod.decimal_key(b2["lower"]), best_mod.decimal_key(b2["upper"])
+    if lo2 > up1:
+        (n1, b1), (n2, b2), lo1, up2 = (n2, b2), (n1, b1), lo2, up1
+    if lo1 > up2:
+        return f"\n  larger direction: {n1} ({n2}: [{b2['lower']}, {b2['upper']}])"
+    both = f"{n1} [{b1['lower']}, {b1['upper']}], {n2} [{b2['lower']}, {b2['upper']}]"
+    return f"\n  larger direction: undecided, the brackets overlap ({both}); the bracket above covers both"
 
 
 def text_line(res: dict[str, Any], key: str, given: str) -> str:
@@ -137,17 +168,19 @@ def text_line(res: dict[str, Any], key: str, given: str) -> str:
             low = res["true_value"]["lower"]
             return line + others(res, key, lambda n: _OTHER[n], f"(larger; its lower end {low} bounds the true {key})")
         return line + others(res, key, lambda n: _OTHER[n])
-    if "exact" in own["pld"]:
-        line += f"\n  pld exact: {own['pld']['exact']}"
+    pld = own["pld"]
+    if "exact" in pld:
+        line += f"\n  pld exact: {pld['exact']}"
     else:
-        line += f"\n  pld grid width {own['pld']['grid_width']}, masses at scale 2^-{own['pld']['scale_bits']}"
-        if own["pld"].get("lower_end"):
-            line += f"\n  lower end: {own['pld']['lower_end']}"
-        elif own["pld"].get("width_reached") is False:
-            line += (
-                f"\n  requested width {own['pld']['requested_width']} not reached (the grid is capped by its cost;"
-                " the bracket is certified all the same)"
-            )
+        line += f"\n  pld grid width {pld['grid_width']}, masses at scale 2^-{pld['scale_bits']}"
+        if pld.get("lower_end"):
+            line += f"\n  lower end: {pld['lower_end']}"
+    if not pld.get("lower_end") and pld.get("width_reached") is False:
+        what = "width" if key == "epsilon" else "relative width"
+        shown = round_decimal(Fraction(pld["requested_width"]), 17, up=False)
+        line += f"\n  requested {what} {shown} not reached ({pld.get('width_note', _GRID_NOTE)})"
+    if not best:  # --method pld: the details of the PLD answer (best keeps its summary short)
+        line += directions_line(pld, key)
     return line + others(res, key, lambda n: _OTHER[n]) + f"\n  {given}"
 
 
@@ -169,21 +202,49 @@ def _accountant(args: argparse.Namespace) -> PldAccountant:
     return PldAccountant(width=DEFAULT_WIDTH if width is None else width)
 
 
+#: why a closed-form bracket is wider than requested
+EXACT_NOTE = "the closed form's working precision is capped; the bracket is certified all the same"
+
+
+def _width_flags(out: dict[str, Any], reached: bool | None, width: Fraction) -> dict[str, Any]:
+    out["pld"]["requested_width"] = str(width)
+    if reached is not None:
+        out["pld"]["width_reached"] = reached
+        if not reached and "exact" in out["pld"]:
+            out["pld"]["width_note"] = EXACT_NOTE
+    return out
+
+
 def pld_epsilon(event: DpEvent, steps: int, delta: Any, args: argparse.Namespace) -> dict[str, Any]:
     """JSON of the certified PLD epsilon bracket; ``pld.width_reached`` says whether a two-sided
     bracket met the requested width (the grid is capped by cost: a wider bracket is still certified)."""
     acc = _accountant(args).compose(event, steps)
     out = acc.get_epsilon_result(delta).to_json()
     lo, up = Fraction(out["epsilon"]["lower"]), Fraction(out["epsilon"]["upper"])
-    out["pld"]["requested_width"] = str(acc.width)
-    if lo > 0:
-        out["pld"]["width_reached"] = up - lo <= acc.width
-    return out
+    return _width_flags(out, up - lo <= acc.width if lo > 0 else None, acc.width)
+
+
+def relative_width_reached(value: Any, width: Fraction) -> bool:
+    """Whether the ball of a certified delta has relative width ``(upper - lower)/upper <= width``
+    (an exact 0 has); decided in ball arithmetic, undecided counts as not reached."""
+    from flint import arb, fmpq
+
+    from ..arith import workprec
+
+    ball = value.ball
+    if ball.is_exact() and ball == 0:
+        return True
+    with workprec(64):
+        w = arb(fmpq(width.numerator, width.denominator))
+        return bool(2 * ball.rad() <= w * ball.upper())
 
 
 def pld_delta(event: DpEvent, steps: int, epsilon: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """JSON of the certified PLD delta bracket."""
-    return _accountant(args).compose(event, steps).get_delta_result(epsilon).to_json()
+    """JSON of the certified PLD delta bracket; ``pld.width_reached`` says whether it met the
+    requested relative width."""
+    acc = _accountant(args).compose(event, steps)
+    res = acc.get_delta_result(epsilon)
+    return _width_flags(res.to_json(), relative_width_reached(res.value, acc.width), acc.width)
 
 
 def choose_best(

@@ -31,6 +31,15 @@ composition can give.  Reported, for each x, a bracket of F(x):
 
 Both are evaluated in ball arithmetic and rounded outward.  The gap between them is the
 bracket width of the deltas plus the spacing of the epsilon grid (``--num``).
+
+Where the closed form of the ledger has its own trade-off curve (``tradeoff``: the Gaussian's
+:math:`G_\mu` of mu-GDP, randomized response's Neyman-Pearson curve, a no-op's 1 - x), the FNR
+bracket is that curve's enclosure instead: these pairs are symmetric, so their trade-off curve
+*is* the envelope F (Dong, Roth, Su 2022, Prop. 2.12), and both claims above hold for it.
+
+``--width``: the deltas of a closed form are refined to that relative width; on the grid the
+refinement aims at it for the deltas above 1e-9.  Whether it was reached is reported
+(``width_reached``; the largest relative width and its epsilon when not).
 """
 
 from __future__ import annotations
@@ -157,11 +166,44 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ProfilePoint:
-    """A certified bracket ``lower <= delta(epsilon) <= upper`` (exact rationals)."""
+    """A certified bracket ``lower <= delta(epsilon) <= upper``: ``lower`` and ``upper`` are exact
+    balls (radius 0), so that a delta such as 1e-217147023817 costs no huge rational."""
 
     epsilon: Fraction
-    lower: Fraction
-    upper: Fraction
+    lower: arb
+    upper: arb
+
+
+#: binary precision of the ends of a point built from rationals (rounded outward)
+END_PREC = 128
+
+
+def _point(e: Fraction, lo: Fraction, up: Fraction) -> ProfilePoint:
+    """The point with ends ``lo <= up`` (rationals) rounded outward to ``END_PREC`` bits."""
+    from ..arith import workprec
+
+    with workprec(END_PREC):
+        a, b = _q(lo).lower(), _q(up).upper()
+    return ProfilePoint(e, a, b)
+
+
+def _ball_point(e: Fraction, ball: arb, prec: int = END_PREC) -> ProfilePoint:
+    """The point enclosing a delta ball, its ends rounded outward to ``prec`` bits and clipped to
+    [0, 1] (a delta lies there)."""
+    from ..arith import workprec
+
+    with workprec(prec):
+        lo, up = ball.lower().max(arb(0)), ball.upper().min(arb(1))
+    return ProfilePoint(e, lo.min(up), up)
+
+
+def _bits(width: Fraction, least: int = 64) -> int:
+    """Binary digits of relative accuracy that give a relative width below ``width`` (at least ``least``)."""
+    return max(least, math.ceil(-_flog2(width)) + 8)
+
+
+def _flog2(x: Fraction) -> float:
+    return math.log2(x.numerator) - math.log2(x.denominator)
 
 
 @dataclass(frozen=True)
@@ -176,6 +218,8 @@ class PrivacyProfile:
     tight: bool
     #: the closed form answering every epsilon (plain Gaussian / randomized-response ledgers), if any
     exact: str = ""
+    #: the closed form itself (its ``tradeoff`` gives the exact trade-off curve where it has one)
+    closed_form: Any = None
 
 
 def _nice_step(x: Fraction) -> Fraction:
@@ -209,15 +253,16 @@ def privacy_profile(
 
     w = acc.width if width is None else width
     if not acc._active():
-        # nothing composed (e.g. q = 0): delta is 0 at every epsilon
+        # every step a no-op (q = 0): delta is 0 at every epsilon, in closed form
+        from ..pld.closed_form import NULL
+
         top = epsilon_max if epsilon_max is not None else Fraction(1)
         eps = epsilons if epsilons is not None else [top * k / (num - 1) for k in range(num)]
-        pts = [ProfilePoint(e, Fraction(0), Fraction(0)) for e in eps]
-        return PrivacyProfile(pts, pts, 1, 0, True)
+        pts = [ProfilePoint(e, arb(0), arb(0)) for e in eps]
+        return PrivacyProfile(pts, pts, 0, 0, True, exact=NULL.description, closed_form=NULL)
     cf = acc._closed_form()
     if cf is not None:
-        # exact values cost milliseconds: a denser grid for the trade-off curve
-        return _exact_profile(acc, cf.description, epsilons, num, epsilon_max, dense * EXACT_DENSE_FACTOR)
+        return _exact_profile(acc, cf, epsilons, num, epsilon_max, dense, w)
     tight = acc._tight()
     n = acc._initial_grid(w, 1e-5)
     best: PrivacyProfile | None = None
@@ -235,13 +280,11 @@ def privacy_profile(
         def at(e: Fraction, n: int = n, composed: dict = composed) -> ProfilePoint:
             up = max(_delta_upper(U, n, e) for U, _, _, _ in composed.values())
             lo = max((delta_lower(L, n, e) if L is not None else Fraction(0)) for _, L, _, _ in composed.values())
-            return ProfilePoint(e, min(lo, up), up)
+            return _point(e, min(lo, up), up)
 
         points = [at(e) for e in epsilons]
         scale_bits = next(iter(composed.values()))[2]
-        rel = max(
-            (float(p.upper - p.lower) / float(p.upper) for p in points if p.upper > Fraction(1, 10**9)), default=0
-        )
+        rel = max((_rel(p) for p in points if float(p.upper) > 1e-9), default=0)
         if rel < best_rank:
             known = {p.epsilon: p for p in points}
             all_points = sorted(
@@ -270,20 +313,35 @@ def _ends(value: Any, cap: Fraction | None = None) -> tuple[Fraction, Fraction]:
     return (lo, up) if cap is None else (min(lo, cap), min(up, cap))
 
 
+def _rel(p: ProfilePoint) -> float:
+    """The relative width of a point's bracket (a float: a choice of the grid only)."""
+    up = float(p.upper)
+    return (up - float(p.lower)) / up if up > 0 else 0.0
+
+
+#: closed forms whose delta costs about 0.1 s (Laplace, :mod:`~rigorous_rdp.pld.laplace_exact`): this many
+#: dense epsilons for the trade-off curve (a wider trade-off bracket, a few seconds instead of a minute)
+_COSTLY = {"LaplaceComposition": 30}
+
+
 def _exact_profile(
     acc: PldAccountant,
-    description: str,
+    cf: Any,
     epsilons: list[Fraction] | None,
     num: int,
     epsilon_max: Fraction | None,
     dense: int,
+    width: Fraction,
 ) -> PrivacyProfile:
-    """The profile of a ledger with a closed form: each epsilon answered exactly (no grid) by
-    :meth:`~rigorous_rdp.pld.PldAccountant.get_delta_result`."""
+    """The profile of a ledger with a closed form: each epsilon answered exactly (no grid), to a
+    relative accuracy that meets ``width`` (the closed form's precision cap permitting)."""
+    enclose = getattr(cf, "enclose", None)  # Laplace: its own refinement to a number of bits
+    # Laplace: 40 bits as its own default (each further bit costs; 6 digits are printed)
+    bits = _bits(width, 40 if enclose is not None else 64)
 
     def at(e: Fraction) -> ProfilePoint:
-        lo, up = _ends(acc.get_delta_result(e).delta, Fraction(1))
-        return ProfilePoint(e, min(lo, up), up)
+        ball = enclose(e, bits) if enclose is not None else cf.delta_bits(e, bits).ball
+        return _ball_point(e, ball, bits + 32)
 
     top = _ends(acc.get_epsilon_result(DEFAULT_DELTA_MIN).epsilon)[1]
     if epsilons is None:
@@ -292,9 +350,32 @@ def _exact_profile(
         epsilons = [epsilon_max * k / (num - 1) for k in range(num)]
     points = [at(e) for e in epsilons]
     known = {p.epsilon: p for p in points}
+    if dense > 0:
+        # exact values cost milliseconds: a denser grid for the trade-off curve (but Laplace)
+        dense = _COSTLY.get(type(cf).__name__, dense * EXACT_DENSE_FACTOR)
     extra = [top * k / dense for k in range(dense + 1)] if dense > 0 else []
     all_points = sorted({**{e: at(e) for e in extra if e not in known}, **known}.values(), key=lambda p: p.epsilon)
-    return PrivacyProfile(points, all_points, 0, 0, True, exact=description)
+    return PrivacyProfile(points, all_points, 0, 0, True, exact=cf.description, closed_form=cf)
+
+
+def width_report(points: list[ProfilePoint], width: Fraction) -> tuple[bool, float, Fraction | None]:
+    """``(reached, largest, at)``: whether every bracket of a delta above 1e-9 has relative width
+    ``(upper - lower)/upper <= width`` (decided in ball arithmetic; undecided counts as not
+    reached), the largest relative width among them (a float, rounded up) and its epsilon."""
+    from ..arith import workprec
+
+    reached, largest, where = True, 0.0, None
+    with workprec(64):
+        w = _q(width)
+        for p in points:
+            if not float(p.upper) > 1e-9:
+                continue
+            if not (p.upper - p.lower) <= w * p.upper:
+                reached = False
+            r = _rel(p)
+            if r > largest:
+                largest, where = r, p.epsilon
+    return reached, largest, where
 
 
 # ---------------------------------------------------------------------------
@@ -312,9 +393,9 @@ def _h(t: arb, delta: arb, x: arb) -> arb:
     return (one - delta - t * x).max((one - delta - x) / t).max(arb(0))
 
 
-def tradeoff(points: list[ProfilePoint], x: Fraction) -> tuple[Fraction, Fraction]:
+def tradeoff(points: list[ProfilePoint], x: Fraction) -> tuple[arb, arb]:
     r"""``(lower, upper)`` at false-positive rate ``x``: a certified f-DP guarantee and an upper
-    bound on the envelope of the true profile (exact rationals, rounded outward).
+    bound on the envelope of the true profile (exact balls, rounded outward).
 
     With :math:`t = e^{\varepsilon}`, :math:`\delta` is a convex non-increasing function of t (a
     supremum of the affine functions :math:`P(S) - t\,Q(S)`), so on :math:`[t_i, t_{i+1}]` it lies
@@ -326,14 +407,13 @@ def tradeoff(points: list[ProfilePoint], x: Fraction) -> tuple[Fraction, Fractio
     above the last one :math:`\delta \ge 0` (both terms then decrease in t).
     """
     from ..arith import workprec
-    from ..pld.discretize import arb_upper_fraction
 
     pts = sorted(points, key=lambda p: p.epsilon)
     with workprec(128):
         xb = _q(x)
         ts = [_q(p.epsilon).exp() for p in pts]
-        los = [_q(p.lower) for p in pts]
-        ups = [_q(p.upper) for p in pts]
+        los = [p.lower for p in pts]
+        ups = [p.upper for p in pts]
         lo = arb(0)
         for t, u in zip(ts, ups, strict=True):
             lo = lo.max(_h(t, u, xb))
@@ -350,11 +430,33 @@ def tradeoff(points: list[ProfilePoint], x: Fraction) -> tuple[Fraction, Fractio
             up = up.max(_h(arb(1), line_left(0, arb(1)), xb)).max(_h(ts[0], los[0], xb))
         for i in range(len(pts) - 1):
             up = up.max(_h(ts[i], line_left(i + 1, ts[i]), xb)).max(_h(ts[i + 1], los[i + 1], xb))
-        low = -arb_upper_fraction(-lo)
-        high = arb_upper_fraction(up)
-    low = min(max(low, Fraction(0)), Fraction(1))
-    high = min(max(high, Fraction(0)), Fraction(1))
-    return low, max(low, high)
+        return _clip_pair(lo, up)
+
+
+def _clip_pair(lo: arb, up: arb) -> tuple[arb, arb]:
+    """Exact ends ``lower <= upper`` in [0, 1] enclosing the balls ``lo`` (of a lower bound) and
+    ``up`` (of an upper bound), rounded outward."""
+    zero, one = arb(0), arb(1)
+    low = lo.lower().max(zero).min(one)
+    high = up.upper().max(zero).min(one)
+    return low, high.max(low)
+
+
+def exact_tradeoff(cf: Any, x: Fraction, bits: int) -> tuple[arb, arb] | None:
+    """The closed form's own trade-off curve at ``x`` (``cf.tradeoff``: the Gaussian's G_mu, the
+    no-op's 1 - x) as exact ends rounded outward, or ``None`` where it has none or it cannot be
+    certified (then the envelope of the profile answers)."""
+    fn = getattr(cf, "tradeoff", None)
+    if fn is None:
+        return None
+    from ..arith import workprec
+
+    try:
+        ball = fn(x, bits)
+    except ArithmeticError:
+        return None
+    with workprec(bits + 32):
+        return _clip_pair(ball, ball)
 
 
 # ---------------------------------------------------------------------------
@@ -362,13 +464,17 @@ def tradeoff(points: list[ProfilePoint], x: Fraction) -> tuple[Fraction, Fractio
 # ---------------------------------------------------------------------------
 
 
-def _dec(x: Fraction, up: bool) -> str:
-    from ..arith import round_decimal
+def _dec(x: arb, up: bool) -> str:
+    """The exact ball ``x`` rounded outward to ``SIG`` digits (through its logarithm when its
+    exponent is huge: no power of ten of that size is built)."""
+    from ..arith import decimal_lower, decimal_upper
 
-    return "0" if x == 0 else round_decimal(x, SIG, up=up)
+    if x == 0:
+        return "0"
+    return decimal_upper(x, SIG) if up else decimal_lower(x, SIG)
 
 
-def _pair(lo: Fraction, up: Fraction) -> dict[str, str]:
+def _pair(lo: arb, up: arb) -> dict[str, str]:
     return {"lower": _dec(lo, False), "upper": _dec(up, True)}
 
 
@@ -392,43 +498,76 @@ def _text(x: Fraction) -> str:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    from ..arith import round_decimal
     from ..pld.accountant import PldAccountant
 
     opts = _options(args)
     event = common.build_event(args)
     acc = PldAccountant(width=opts["width"]).compose(event, opts["steps"])
+    cf = acc._closed_form() if acc._active() else None
+    # a closed form with its own trade-off curve needs no dense epsilons but for the plot
+    own_curve = cf is not None and getattr(cf, "tradeoff", None) is not None
     prof = privacy_profile(
         acc,
         opts.get("epsilons"),
         num=opts.get("num", 21),
         epsilon_max=opts.get("epsilon_max"),
         width=opts["width"],
-        dense=DENSE,
+        dense=0 if own_curve and args.plot is None else DENSE,
     )
-    rows = []
+    bits = _bits(opts["width"])
+    rows, exact_rows = [], 0
     for x in opts["fprs"]:
-        lo, up = tradeoff(prof.dense, x)
+        ends = exact_tradeoff(prof.closed_form, x, bits)
+        exact_rows += ends is not None
+        lo, up = ends if ends is not None else tradeoff(prof.dense, x)
         rows.append({"fpr": _text(x), "fnr": _pair(lo, up)})
+    claims = {
+        "delta": "bracket of the true optimal delta(epsilon) of the composition"
+        + ("" if prof.tight else " (lower ends 0: the pairs only dominate this mechanism)"),
+        "fnr_lower": "certified f-DP guarantee: every test at this false-positive rate has at least this"
+        " false-negative rate",
+        "fnr_upper": "upper bound on the trade-off curve implied by the true privacy profile (no"
+        " (epsilon, delta) analysis of this composition gives more)",
+    }
+    pld: dict[str, Any] = (
+        {"exact": prof.exact} if prof.exact else {"grid_width": f"1/{prof.grid}", "scale_bits": prof.scale_bits}
+    )
+    if exact_rows and exact_rows == len(rows):
+        claims["fnr"] = "bracket of the exact trade-off curve of the composition (a closed form: " + (
+            getattr(prof.closed_form, "tradeoff_description", "") + ")"
+        )
+        pld["tradeoff"] = "exact"
+    reached, largest, where = width_report(prof.points, opts["width"])
+    pld["requested_width"] = round_decimal(opts["width"], 17, up=False)  # a typed decimal: exact
+    pld["width_reached"] = reached
+    if not reached:
+        pld["largest_relative_width"] = _dec(_largest(largest), True)
+        pld["at_epsilon"] = _text(where) if where is not None else None
+        pld["width_note"] = (
+            "the closed form's working precision is capped; the brackets are certified all the same"
+            if prof.exact
+            else "the grid is capped by its cost (at most three grids, up to the largest grid); the brackets are"
+            " certified all the same"
+        )
     res: dict[str, Any] = {
         "profile": [{"epsilon": _text(p.epsilon), "delta": _pair(p.lower, p.upper)} for p in prof.points],
         "tradeoff": rows,
-        "claims": {
-            "delta": "bracket of the true optimal delta(epsilon) of the composition"
-            + ("" if prof.tight else " (lower ends 0: the pairs only dominate this mechanism)"),
-            "fnr_lower": "certified f-DP guarantee: every test at this false-positive rate has at least this"
-            " false-negative rate",
-            "fnr_upper": "upper bound on the trade-off curve implied by the true privacy profile (no"
-            " (epsilon, delta) analysis of this composition gives more)",
-        },
+        "claims": claims,
         "steps": opts["steps"],
         "mechanism": common.mechanism_json(args),
         "method": "pld",
-        "pld": {"exact": prof.exact} if prof.exact else {"grid_width": f"1/{prof.grid}", "scale_bits": prof.scale_bits},
+        "pld": pld,
     }
     if args.plot is not None:
         _plot(opts["plot"], prof, opts, res)
         res["plot"] = args.plot
     return res
+
+
+def _largest(x: float) -> arb:
+    """A float as an exact ball (for printing a float that only informs, rounded up)."""
+    return arb(x)
 
 
 def _plot(path: str, prof: PrivacyProfile, opts: dict[str, Any], res: dict[str, Any]) -> None:
@@ -463,7 +602,8 @@ def _plot(path: str, prof: PrivacyProfile, opts: dict[str, Any], res: dict[str, 
     ax1.legend(loc="lower left")
 
     xs = [Fraction(10.0 ** (k / 20 - 6)) for k in range(0, 121)]  # 1e-6 ... 1 (exact values of the floats)
-    curve = [tradeoff(prof.dense, x) for x in xs]
+    bits = 64
+    curve = [exact_tradeoff(prof.closed_form, x, bits) or tradeoff(prof.dense, x) for x in xs]
     fx = [float(x) for x in xs]
     # the trade-off as the ROC of the best test, TPR = 1 - FNR, on log-log axes (low FPR visible)
     tpr_up = [max(float(1 - a), 1e-12) for a, _ in curve]
@@ -497,11 +637,20 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
     for row in res["profile"]:
         d = row["delta"]
         lines.append(f"  {row['epsilon']:>10}  {d['lower']:>12}  {d['upper']:>12}")
-    lines.append("trade-off curve (lower: certified f-DP guarantee; upper: best any (epsilon, delta) gives):")
+    if res["pld"].get("tradeoff") == "exact":
+        lines.append(f"trade-off curve (bracket of the exact curve, {res['claims']['fnr'].split('(', 1)[1]}:")
+    else:
+        lines.append("trade-off curve (lower: certified f-DP guarantee; upper: best any (epsilon, delta) gives):")
     lines.append(f"  {'FPR':>10}  {'FNR lower':>12}  {'FNR upper':>12}")
     for row in res["tradeoff"]:
         f = row["fnr"]
         lines.append(f"  {row['fpr']:>10}  {f['lower']:>12}  {f['upper']:>12}")
+    pld = res["pld"]
+    if pld.get("width_reached") is False:
+        lines.append(
+            f"requested relative width {pld['requested_width']} of the delta brackets not reached: largest"
+            f" {pld['largest_relative_width']} (at epsilon {pld['at_epsilon']}); {pld['width_note']}"
+        )
     if "plot" in res:
         lines.append(f"plot written to {res['plot']}")
     return "\n".join(lines)

@@ -333,27 +333,24 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         (q = 0.01, sigma = 1.1, T = 1e4: width 0.0128 at h = 1e-3)."""
         if self.grid is not None:
             return self.grid
-        from statistics import NormalDist
-
+        active = self._active()
+        total = sum(c for _, c in active)
+        # the float screen's variance where the grid does not move within a relative 1e-5 of it (then it is
+        # the grid of the certified coarse arrays too: their variance differs from the screen's by less than
+        # 1e-7 relative, the upward rounding of their masses included); otherwise the certified arrays'
+        screened = [_screened_variance(pair.remove) for pair, _ in active]
+        if all(v is not None for v in screened):
+            var = 0.0
+            for (_, c), v in zip(active, screened, strict=True):
+                var += c * v  # type: ignore[operator]
+            near = {_grid_of_variance(var * f, total, width, delta, self.max_grid) for f in (1 - 1e-5, 1, 1 + 1e-5)}
+            if len(near) == 1:
+                return near.pop()
         var = 0.0
-        total = 0
-        for pair, c in self._active():
+        for pair, c in active:
             u, _ = self._coarse(pair.remove)
-            cc = np.array([float(x) for x in u.coeffs.coeffs()]) * 2.0 ** (-u.scale_bits)
-            ls = (u.offset + np.arange(len(cc))) / 100
-            tot = float(np.sum(cc))
-            m = float(np.sum(cc * ls)) / tot
-            var += c * float(np.sum(cc * (ls - m) ** 2)) / tot
-            total += c
-        if var <= 0 or total == 0:
-            return 200
-        mu = math.sqrt(var)
-        # upper quantile via the lower one (1 - delta rounds to 1.0 below 1e-16)
-        z = -NormalDist().inv_cdf(min(max(delta, 1e-300), 0.5))
-        slope = z / (2 * mu) + 0.5
-        h2 = 0.75 * float(width) / (0.53 * total * slope)
-        n = math.ceil(1.0 / math.sqrt(max(h2, 1e-14)))
-        return max(50, min(self.max_grid, n))
+            var += c * _array_variance(u)
+        return _grid_of_variance(var, total, width, delta, self.max_grid)
 
     def _next_grid(self, n: int, got: float, w: float) -> int:
         """The refined grid after a bracket of width ``got`` on grid ``n`` (a choice only):
@@ -386,9 +383,11 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         # MIN_DELTA they underflow, so refuse rather than fail deep inside
         PLD_DELTA.check(delta, "target_delta")
         w = self.width if width is None else check_width(width)
-        if not self._active():
-            z = _bracket(Fraction(0), Fraction(0))
-            return PldEpsilonResult(z, delta, 1, 0, Fraction(0))
+        if not self._active():  # every step a no-op (q = 0): delta = 0, epsilon = 0, no grid
+            from .closed_form import NULL
+
+            exact = NULL.epsilon_result(delta, w) if self.exact and self.grid is None else None
+            return exact or PldEpsilonResult(_bracket(Fraction(0), Fraction(0)), delta, 1, 0, Fraction(0))
         if (cf := self._closed_form()) is not None and (exact := cf.epsilon_result(delta, w)) is not None:
             return exact
         tail_abs = float(delta) * EPS_TAIL
@@ -497,7 +496,11 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
         requested relative width of the delta bracket)."""
         eps = validation.nonnegative(target_epsilon, "target_epsilon")
         w = self.width if width is None else check_width(width)
-        if not self._active():
+        if not self._active():  # every step a no-op (q = 0): delta = 0, no grid
+            from .closed_form import NULL
+
+            if self.exact and self.grid is None:
+                return NULL.delta_result(eps)
             return PldDeltaResult(_bracket(Fraction(0), Fraction(0)), eps, 1, 0, Fraction(0))
         if (cf := self._closed_form()) is not None:
             return cf.delta_result(eps)
@@ -539,6 +542,76 @@ class PldAccountant(ComposingAccountant[DominatingPair]):
 # ---------------------------------------------------------------------------
 # certified epsilon search on one composed array
 # ---------------------------------------------------------------------------
+
+
+def _array_variance(u: DiscretePld) -> float:
+    """The float variance of the loss of an array on the grid 1/100 (:meth:`PldAccountant._initial_grid`)."""
+    cc = np.array([float(x) for x in u.coeffs.coeffs()]) * 2.0 ** (-u.scale_bits)
+    return _variance_of(cc, u.offset)
+
+
+def _variance_of(cc: np.ndarray, offset: int) -> float:
+    ls = (offset + np.arange(len(cc))) / 100
+    tot = float(np.sum(cc))
+    m = float(np.sum(cc * ls)) / tot
+    return float(np.sum(cc * (ls - m) ** 2)) / tot
+
+
+#: profile families whose float screens are closed forms (math.erfc and exp), so that :func:`_screened_variance`
+#: is within 1e-7 (relative) of the certified coarse array's variance (measured over q in [0.001, 1] and sigma in
+#: [0.3, 20]: at most 8e-8, mostly the upward rounding of the certified masses at 2^-48)
+_SCREENED = ("poisson-gaussian", "gaussian")
+
+
+def _screened_variance_of(prof: Profile) -> float | None:
+    from .discretize import grid_range, vertex_indices
+
+    b, t = grid_range(prof, 100, 1e-12)
+    grid = vertex_indices(prof, 100, b, t, 1e-9)
+    vals = [prof.screen_delta(i / 100) for i in grid]
+    xs = [math.exp(i / 100) for i in grid]
+    slopes = [(vals[0] - 1) / xs[0]]
+    for k in range(len(grid) - 1):
+        slopes.append((vals[k + 1] - vals[k]) / (xs[k + 1] - xs[k]))
+    slopes.append(0.0)
+    cc = np.zeros(t - b + 1)
+    for k, i in enumerate(grid):
+        cc[i - b] = max(0.0, xs[k] * (slopes[k + 1] - slopes[k]))
+    if not np.all(np.isfinite(cc)) or float(np.sum(cc)) <= 0:
+        return None
+    var = _variance_of(cc, b)
+    # the certified masses are rounded up to units of 2^-48: their variance may differ by about (vertices) 2^-48
+    # (spread)^2, which must stay far below the 1e-5 of _initial_grid (else: the certified arrays)
+    spread = (t - b) / 100
+    if not var > 0 or len(grid) * 2.0**-48 * spread * spread > 1e-8 * var:
+        return None
+    return var
+
+
+def _screened_variance(prof: Profile) -> float | None:
+    r"""A float estimate of the loss variance of the coarse upper array of :meth:`PldAccountant._coarse` (grid
+    1/100) from the profile's float screen at the same vertices instead of the certified oracle, or None when
+    the profile's screen is not one of :data:`_SCREENED`.  A choice of grid only (validity never depends on
+    it): :meth:`PldAccountant._initial_grid` uses it only where the grid is the same within a relative 1e-5 of
+    it, and the certified path otherwise (a poor screen could only move the grid, never a bound)."""
+    if not prof.key or prof.key[0] not in _SCREENED or getattr(prof, "grid_plds", None) is not None:
+        return None
+    return _screened_variance_of(prof)
+
+
+def _grid_of_variance(var: float, total: int, width: Fraction, delta: float, max_grid: int) -> int:
+    """The grid of :meth:`PldAccountant._initial_grid` for a composed loss variance ``var`` of ``total`` steps."""
+    from statistics import NormalDist
+
+    if var <= 0 or total == 0:
+        return 200
+    mu = math.sqrt(var)
+    # upper quantile via the lower one (1 - delta rounds to 1.0 below 1e-16)
+    z = -NormalDist().inv_cdf(min(max(delta, 1e-300), 0.5))
+    slope = z / (2 * mu) + 0.5
+    h2 = 0.75 * float(width) / (0.53 * total * slope)
+    n = math.ceil(1.0 / math.sqrt(max(h2, 1e-14)))
+    return max(50, min(max_grid, n))
 
 
 def _affordable(ratio: float, length: int) -> bool:

@@ -75,8 +75,10 @@ __all__ = [
     "ExactEpsilonResult",
     "GaussianComposition",
     "LaplaceComposition",
+    "NullComposition",
     "RandomizedResponseComposition",
     "closed_form_of",
+    "normal_isf_bracket",
 ]
 
 #: relative accuracy aimed at (bits): about 19 significant digits
@@ -129,6 +131,29 @@ def _bracket_of(v: Certified) -> Bracket:
     return _bracket(max(Fraction(0), lo), up)
 
 
+@dataclass(frozen=True)
+class BallBracket(Bracket):
+    r"""A bracket of a value too small for an exact rational end (a delta of
+    :math:`10^{-10^{11}}` would need a denominator of :math:`10^{11}` digits): its JSON prints
+    the ball's own ends rounded outward (through a logarithm, :func:`~rigorous_rdp.arith.decimal_upper`),
+    so the reported bracket keeps the ball's relative width.  ``lo_exact`` / ``up_exact`` are
+    rational ends that enclose the ball too, wider where the ball is below
+    :math:`2^{-2^{27}}` (0 and :math:`2^{-2^{27}}`, as :func:`_end`): still valid for any reader."""
+
+    @classmethod
+    def of(cls, v: Certified) -> BallBracket:
+        with workprec(v.prec + 64):
+            lo, up = _end(v.ball.lower(), False), _end(v.ball.upper(), True)
+        return cls(v.ball, v.prec, lo_exact=max(Fraction(0), lo), up_exact=up)
+
+    def to_json(self, sig: int | None = None) -> dict:
+        from ..arith import decimal_lower, decimal_upper
+
+        n = 17 if sig is None else sig
+        lower = decimal_lower(self.ball, n) if self.ball.lower() > 0 else "0"
+        return {"lower": lower, "upper": decimal_upper(self.ball, n)}
+
+
 def _flog(x: Fraction) -> float:
     """log of a positive rational in floats (no underflow of tiny rationals)."""
     return math.log(x.numerator) - math.log(x.denominator)
@@ -170,11 +195,14 @@ class ClosedForm:
     def delta_result(self, eps: Fraction) -> ExactDeltaResult:
         """The :class:`ExactDeltaResult` at ``eps``."""
         v = self.delta(eps)
+        b: Bracket
         if v.ball.is_finite() and v.ball.upper() > arb(2) ** -10000:
             # exact rational ends clipped to [0, 1] (the ball's own ends may poke out by rounding)
             with workprec(v.prec + 64):
                 lo, up = _end(v.ball.lower(), False), _end(v.ball.upper(), True)
             b = _bracket(max(Fraction(0), lo), min(Fraction(1), up))
+        elif v.ball.is_finite() and v.ball.upper() > 0:
+            b = BallBracket.of(v)  # e.g. 1e-217147241102 (Gaussian at eps 1e6): no rational of that size
         else:
             b = _bracket_of(v)
         return ExactDeltaResult(
@@ -184,7 +212,12 @@ class ClosedForm:
     def delta(self, eps: Fraction) -> Certified:
         """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about
         2^-64, or the last valid enclosure when the precision cap is reached)."""
-        prec = 128
+        return self.delta_bits(eps, TARGET_BITS)
+
+    def delta_bits(self, eps: Fraction, bits: int) -> Certified:
+        """Certified enclosure of the optimal delta at ``eps >= 0`` (relative width about
+        2^-``bits``, or the last valid enclosure when the precision cap is reached)."""
+        prec = max(128, 2 * bits)
         last: arb | None = None
         while True:
             with workprec(prec):
@@ -193,7 +226,7 @@ class ClosedForm:
                     ball = _unit(ball)
             if ball.is_finite():
                 last = ball
-                if accurate_bits(ball, TARGET_BITS):
+                if accurate_bits(ball, bits):
                     return Certified(ball, prec)
             if prec >= MAX_PREC:
                 if last is None:
@@ -219,6 +252,44 @@ class ClosedForm:
                         return False
             prec *= 2
         return False
+
+
+# ---------------------------------------------------------------------------
+# nothing released
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NullComposition(ClosedForm):
+    r"""A ledger whose every step is a no-op (Poisson sampling with probability q = 0, or nothing
+    composed): the output law is the same with and without the record, so the pair is
+    :math:`(P, P)`, :math:`\delta(\varepsilon) = \sup_S P(S)(1 - e^{\varepsilon}) = 0` for
+    :math:`\varepsilon \ge 0`, and the optimal epsilon is 0 at every delta."""
+
+    description = (
+        "no step depends on the record (sampling probability q = 0): the output laws with and without it are"
+        " equal, delta(eps) = 0 for every eps >= 0 and epsilon = 0 at every delta"
+    )
+
+    def parameters(self) -> dict[str, Any]:
+        return {}
+
+    #: what :meth:`tradeoff` computes
+    tradeoff_description = "1 - x: no test does better than a coin flip"
+
+    def delta_ball(self, eps: Fraction) -> arb:
+        return arb(0)
+
+    def tradeoff(self, x: Fraction, bits: int = TARGET_BITS) -> arb:
+        """The trade-off curve of the pair (P, P): 1 - x (exact)."""
+        return arb(1) - _q(x)
+
+    def epsilon(self, delta: Fraction, width: Fraction) -> Certified:
+        return Certified(arb(0), 128)
+
+
+#: the closed form of a ledger of no-ops
+NULL = NullComposition()
 
 
 # ---------------------------------------------------------------------------
@@ -275,6 +346,8 @@ class GaussianComposition(ClosedForm):
     r"""Gaussian mechanisms composed: one Gaussian pair with :math:`\mu^2` = ``mu2`` (exact)."""
 
     mu2: Fraction
+    #: what :meth:`tradeoff` computes
+    tradeoff_description = "G_mu(x) = Phi(Phi^-1(1 - x) - mu) of mu-GDP, Dong, Roth, Su 2022"
     description = (
         "composed Gaussian mechanisms = one Gaussian pair N(mu, 1) vs N(0, 1), mu^2 = sum steps/sigma^2; "
         "delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) in ball arithmetic (no discretisation)"
@@ -382,6 +455,80 @@ class GaussianComposition(ClosedForm):
                         ball = arb(0).union(e_hi)
                     return Certified(ball, prec)
         raise ArithmeticError("pld closed form: could not certify the Gaussian epsilon")
+
+    def tradeoff(self, x: Fraction, bits: int = TARGET_BITS) -> arb:
+        r"""Enclosure of the trade-off curve :math:`G_\mu(x) = \Phi(\Phi^{-1}(1 - x) - \mu) =
+        \bar\Phi(\mu - z_x)`, :math:`z_x = \bar\Phi^{-1}(x) = \Phi^{-1}(1 - x)`, at a false-positive rate
+        :math:`0 \le x \le 1` (relative width about 2^-``bits``).
+
+        :math:`G_\mu = T(N(0, 1), N(\mu, 1))` is the trade-off function of the composed pair (Dong,
+        Roth, Su 2022, Def. 2.7 and Cor. 3.3 (v2): T composed Gaussian steps are
+        :math:`\mu`-GDP with :math:`\mu^2 = \sum_i T_i/\sigma_i^2`, exactly); it is symmetric, so
+        it equals the envelope of the pair's privacy profile over :math:`\varepsilon \ge 0`
+        (their Prop. 2.12).  :math:`z_x` is enclosed by :func:`normal_isf_bracket` and
+        :math:`\bar\Phi` is decreasing, so :math:`G_\mu(x) \in [\bar\Phi(\mu - z_-), \bar\Phi(\mu - z_+)]`.
+
+        Raises:
+            ArithmeticError: the quantile could not be certified below the precision cap.
+        """
+        if x <= 0:
+            return arb(1)
+        if x >= 1:
+            return arb(0)
+        mu_f = math.sqrt(float(self.mu2))
+        # half-width of the quantile bracket: the relative change of Phi_bar(t) per unit of t is at
+        # most 1 + |t| (Mills' ratio), so 2^-(bits + 2) / (2 + |z| + mu) gives about 2^-bits
+        r = Fraction(1, 1 << (bits + 2)) / Fraction(2 + _isf_size(x) + mu_f)
+        z_lo, z_hi = normal_isf_bracket(x, r)
+        prec = max(128, 2 * bits)
+        while True:
+            with workprec(prec):
+                mu = self._mu()
+                g = _sf(mu - _q(z_lo)).lower().union(_sf(mu - _q(z_hi)).upper())
+                g = _unit(g)
+            if accurate_bits(g, bits - 2) or prec >= MAX_PREC:
+                return g
+            prec *= 2
+
+
+def _isf_size(x: Fraction) -> float:
+    r"""A float above :math:`|\bar\Phi^{-1}(x)|` for 0 < x < 1 (a choice of a width only):
+    :math:`\bar\Phi(z) \le e^{-z^2/2}/2` for z >= 0 gives :math:`|z_x| \le \sqrt{2\log(1/(2m))}`,
+    m = min(x, 1 - x)."""
+    m = min(x, 1 - x)
+    return math.sqrt(max(0.0, -2.0 * (_flog(m) + math.log(2.0)))) + 1.0
+
+
+def normal_isf_bracket(x: Fraction, r: Fraction) -> tuple[Fraction, Fraction]:
+    r"""Exact rationals :math:`z_- \le z_x \le z_+`, :math:`z_+ - z_- \le 2r` (or wider when the
+    precision cap is reached first), around the normal quantile :math:`z_x = \bar\Phi^{-1}(x)`,
+    :math:`0 < x < 1`.
+
+    A guess :math:`z` (the midpoint of Arb's ``erfcinv``, at rising precision) is certified by
+    the signs :math:`\bar\Phi(z - r) \ge x \ge \bar\Phi(z + r)` in ball arithmetic: as
+    :math:`\bar\Phi` is decreasing, :math:`z_x` lies between them.  The guess is only a guess:
+    the enclosure rests on the two certified comparisons.
+
+    Raises:
+        ArithmeticError: not certified at the precision cap.
+    """
+    if not 0 < x < 1:
+        raise ValueError(f"the quantile needs 0 < x < 1. Found {x}.")
+    small = x <= Fraction(1, 2)
+    prec = 128
+    while prec <= MAX_PREC:
+        with workprec(prec):
+            g = (2 * _q(x if small else 1 - x)).erfcinv() * arb(2).sqrt()
+            if g.is_finite():
+                z = _frac(g) if small else -_frac(g)
+                # no narrower than the guess can be at this precision
+                rr = max(r, (1 + abs(z)) / (1 << max(8, prec - 16)))
+                lo, hi = z - rr, z + rr
+                t = _q(x)
+                if _sf(_q(lo)) >= t and _sf(_q(hi)) <= t:
+                    return lo, hi
+        prec *= 2
+    raise ArithmeticError(f"pld closed form: the normal quantile at {float(x)!r} was not certified")
 
 
 # ---------------------------------------------------------------------------
@@ -553,6 +700,113 @@ class RandomizedResponseComposition(ClosedForm):
         if self.steps <= EXACT_STEPS:
             return self._exact_value(k) > delta
         raise ArithmeticError("pld closed form: undecided comparison of the profile with delta")
+
+    # -- trade-off curve ------------------------------------------------------------
+
+    #: what :meth:`tradeoff` computes
+    tradeoff_description = (
+        "the Neyman-Pearson curve of (Bin(T, p), Bin(T, 1 - p)) in the number of kept bits, linear between"
+        " its atoms, as exact binomial sums"
+    )
+
+    def _cdf_guess(self, x: Fraction) -> int:
+        """A float guess of the first k with P(K <= k) >= x, K ~ Bin(T, p) (log-space sums)."""
+        T, p = self.steps, self.p
+        sd = math.sqrt(T * float(p) * float(1 - p))
+        lo = max(0, self._mode - math.ceil(60 * sd) - 10)
+        hi = min(T, self._mode + math.ceil(60 * sd) + 10)
+        ks = np.arange(lo, hi + 1, dtype=np.float64)
+        lp0 = math.lgamma(T + 1) - math.lgamma(lo + 1) - math.lgamma(T - lo + 1)
+        lp0 += lo * _flog(p) + (T - lo) * _flog(1 - p)
+        with np.errstate(all="ignore"):
+            steps_ = np.log((T - ks[:-1]) / (ks[:-1] + 1)) + _flog(p) - _flog(1 - p)
+            logp = np.concatenate([[lp0], lp0 + np.cumsum(steps_)])
+            logcdf = np.logaddexp.accumulate(logp)
+        idx = np.nonzero(logcdf >= _flog(x))[0]
+        return lo + int(idx[0]) if len(idx) else hi
+
+    def _exact_cdf(self, k: int) -> Fraction:
+        """P(K <= k) for K ~ Bin(T, p) as an exact rational (small T only)."""
+        T, a, b = self.steps, self.p.numerator, self.p.denominator
+        c = b - a
+        return Fraction(sum(comb(T, i) * a**i * c ** (T - i) for i in range(0, min(k, T) + 1)), b**T)
+
+    def tradeoff(self, x: Fraction, bits: int = TARGET_BITS) -> arb:
+        r"""Enclosure of the trade-off curve of the composed pair at false-positive rate x.
+
+        In the number K of kept bits the pair is :math:`(P, Q) = (\mathrm{Bin}(T, p'),
+        \mathrm{Bin}(T, 1 - p'))`; the likelihood ratio :math:`Q(k)/P(k) = \rho^{2k - T}`,
+        :math:`\rho = (1 - p')/p' < 1`, decreases in k, so the most powerful test at level x
+        (Neyman-Pearson, randomised on one atom) rejects :math:`K < k` and K = k with probability
+        :math:`(x - P(K < k))/P(k)`, k the first index with :math:`P(K \le k) \ge x`:
+
+        .. math:: f(x) = Q(K \ge k) - (x - P(K < k))\,\rho^{2k - T},
+
+        linear between the atoms.  The pair is symmetric (:math:`k \mapsto T - k` swaps P and Q), so
+        f is symmetric and is the envelope of the pair's privacy profile (Dong, Roth, Su 2022, Prop.
+        2.12).  The tails are binomial sums (:func:`binomial_tail_sums` of Bin(T, 1 - p'):
+        :math:`Q(K \ge k)`, and :math:`P(K < k) = Q(K > T - k)` by the symmetry); the index k is
+        certified by :math:`P(K < k) \le x \le P(K \le k)` in ball arithmetic (any such k gives f:
+        it is continuous).
+
+        Raises:
+            ArithmeticError: k could not be certified (e.g. x exactly at an atom's cumulative mass).
+        """
+        T, p = self.steps, self.p
+        if x <= 0:
+            return arb(1)
+        if x >= 1:
+            return arb(0)
+        if p == Fraction(1, 2):
+            return arb(1) - _q(x)  # P = Q: no test beats a coin flip
+        a = 1 - p  # Bin(T, 1 - p') = Q
+
+        def q_tail(j: int) -> arb:  # Q(K >= j)
+            if j <= 0:
+                return arb(1)
+            if j > T:
+                return arb(0)
+            return binomial_tail_sums(T, a, a, j, arb(1))[0]
+
+        def side(k: int, t: arb, below: arb, upto: arb) -> int | None:
+            """-1 / +1: the index is below / above k; 0: P(K < k) <= x <= P(K <= k) proven."""
+            if below > t and k > 0:
+                return -1
+            if upto < t and k < T:
+                return 1
+            if below <= t and upto >= t:
+                return 0
+            if T > EXACT_STEPS:
+                return None
+            # undecided: x may equal a cumulative mass (both rational): decide exactly
+            if self._exact_cdf(k - 1) > x:
+                return -1
+            return 1 if self._exact_cdf(k) < x else 0
+
+        k = self._cdf_guess(x)
+        prec = max(128, 2 * bits)
+        while prec <= MAX_PREC:
+            with workprec(prec):
+                t = _q(x)
+                for _ in range(8):  # walk from the guess to a certified index
+                    below, upto = q_tail(T - k + 1), q_tail(T - k)  # P(K < k), P(K <= k)
+                    if not (below.is_finite() and upto.is_finite()):
+                        break
+                    move = side(k, t, below, upto)
+                    if move is None:
+                        break
+                    if move:
+                        k += move
+                        continue
+                    # any enclosure of P(K < k) gives one of f; f lies in [Q(K >= k + 1), Q(K >= k)]
+                    f = q_tail(k) - (t - below) * _q(Fraction(1 - p, p)) ** (2 * k - T)
+                    box = q_tail(k + 1).lower().union(q_tail(k).upper())
+                    f = _unit(f.intersection(box) if f.overlaps(box) else f)
+                    if f.is_finite() and accurate_bits(f, bits - 2):
+                        return f
+                    break
+            prec *= 2
+        raise ArithmeticError("pld closed form: the randomized-response trade-off was not certified")
 
     def _guess_piece(self, delta: Fraction) -> int:
         """A float guess of the first index k > T/2 with delta(l_k) <= delta (log-space sums)."""

@@ -116,39 +116,58 @@ def _rescale(poly: fmpz_poly, bits: int) -> fmpz_poly:
     return poly // (1 << bits)
 
 
-def _last_at_most(f, limit: int, n: int) -> tuple[int, int]:
-    """Largest k in ``[0, n]`` with ``f(k) <= limit`` for a non-decreasing integer ``f`` with
-    ``f(0) = 0 <= limit``, and ``f(k)``: galloping from 0 then bisection, so the cost is a few
-    evaluations of size about the answer (the trimmed tails are short)."""
-    if n <= 0:
+def _end_count(poly: fmpz_poly, n: int, limit: int, kmax: int, top: bool) -> tuple[int, int]:
+    """Largest k in ``[0, kmax]`` whose lowest (``top`` False) or highest (``top`` True) k coefficients of
+    ``poly`` (length n, non-negative coefficients) sum to at most ``limit``, and that sum.
+
+    The partial sums are non-decreasing in k, so the answer is unique; it is found by galloping from 0
+    then bisection, every sum exact (evaluations at 1) and built from the last one plus the sum of a
+    *slab* of coefficients between the two bisection ends (kept as its own polynomial and halved at
+    each step), so the coefficients copied number a few times the answer, not its logarithm times
+    it (the trimmed tails of a product can be half of it)."""
+
+    def piece(a: int, b: int) -> fmpz_poly:
+        # the coefficients k-range [a, b) counted from the chosen end, as a polynomial (low index first)
+        if top:
+            s = poly.right_shift(n - b)
+            return s.truncate(b - a) if a else s
+        s = poly.truncate(b)
+        return s.right_shift(a) if a else s
+
+    if kmax <= 0:
         return 0, 0
-    seen = {0: 0}
-
-    def ok(k: int) -> bool:
-        seen[k] = f(k)
-        return seen[k] <= limit
-
-    good, bad = 0, 1
-    while bad <= n and ok(bad):
-        good, bad = bad, 2 * bad
-    if bad > n:
-        if ok(n):
-            return n, seen[n]
-        bad = n
+    good, fgood, bad = 0, 0, 1
+    while True:
+        b = min(bad, kmax)
+        slab = piece(good, b)
+        s = fgood + int(slab(1))
+        if s > limit:
+            bad = b
+            break
+        good, fgood = b, s
+        if b == kmax:
+            return good, fgood
+        bad = 2 * b
+    # f(good) = fgood <= limit < f(bad); slab holds the k-range [good, bad)
     while bad - good > 1:
         mid = (good + bad) // 2
-        if ok(mid):
-            good = mid
+        # the k-range [good, mid): the outer end of the slab
+        near = slab.right_shift(bad - mid) if top else slab.truncate(mid - good)
+        s = fgood + int(near(1))
+        if s <= limit:
+            slab = slab.truncate(bad - mid) if top else slab.right_shift(mid - good)
+            good, fgood = mid, s
         else:
-            bad = mid
-    return good, seen[good]
+            slab, bad = near, mid
+    return good, fgood
 
 
 def _trim_poly(
     pld_offset: int, poly: fmpz_poly, tail_units: int, up: bool, step: int = 1
 ) -> tuple[int, fmpz_poly, int]:
     r"""Remove end coefficients of total at most ``tail_units`` at each end, on the
-    polynomial itself (exact partial sums by evaluating truncations at 1, no Python lists).
+    polynomial itself (exact partial sums by evaluating pieces at 1, no Python lists:
+    :func:`_end_count`).
 
     The lowest ``lo`` coefficients go (the largest ``lo <= n - 1`` whose sum is at most
     ``tail_units``), then the highest ``m`` (the largest ``m <= n - 1 - lo`` likewise): the
@@ -161,11 +180,11 @@ def _trim_poly(
     n = poly.length()
     if n == 0:
         return pld_offset, poly, 0
-    lo, low_moved = _last_at_most(lambda k: int(poly.truncate(k)(1)) if k else 0, tail_units, n - 1)
-    rest = poly.right_shift(lo) if lo else poly
-    r = n - lo
-    m, high_moved = _last_at_most(lambda k: int(rest.right_shift(r - k)(1)) if k else 0, tail_units, r - 1)
-    kept = rest.truncate(r - m) if m else rest
+    lo, low_moved = _end_count(poly, n, tail_units, n - 1, top=False)
+    m, high_moved = _end_count(poly, n, tail_units, n - 1 - lo, top=True)
+    kept = poly.truncate(n - m) if m else poly
+    if lo:
+        kept = kept.right_shift(lo)
     if up:
         if low_moved:
             kept[0] = kept[0] + low_moved
@@ -500,7 +519,8 @@ def delta_at(pld: DiscretePld, n: int, eps: Fraction, prec: int = 128) -> arb:
 def delta_screen(pld: DiscretePld, n: int):
     """Float arrays ``(losses, A, B)`` with :math:`\\delta(\\varepsilon) \\approx A_k -
     e^{\\varepsilon} B_k` on :math:`[\\ell_k, \\ell_{k+1})` (screening only)."""
-    c = np.array([float(x) for x in pld.coeffs.coeffs()], dtype=float) * 2.0 ** (-pld.scale_bits)
+    cf = pld.coeffs.coeffs()
+    c = np.fromiter(map(float, cf), dtype=float, count=len(cf)) * 2.0 ** (-pld.scale_bits)
     losses = (pld.offset + pld.step * np.arange(len(c))) / n
     w = c * np.exp(-losses)
     # suffix sums over j > k

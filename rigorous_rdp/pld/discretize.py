@@ -191,10 +191,16 @@ def vertex_indices(profile: Profile, n: int, b: int, t: int, thin: float) -> lis
                 near.update(k for k in range(j - 1, j + 3) if b <= k <= t)
         return sorted(near)
 
+    seen: dict[int, float] = {}
+
     def weight(j: int) -> float:
-        e = j / n
-        w = min(profile.screen_delta(e), profile.screen_dlow(e))
-        return w if w == w else 1.0
+        # memoised: the look-ahead of one vertex is the next vertex's own weight
+        w = seen.get(j)
+        if w is None:
+            e = j / n
+            w = min(profile.screen_delta(e), profile.screen_dlow(e))
+            w = seen[j] = w if w == w else 1.0
+        return w
 
     def rule(w: float) -> int:
         if thin <= 0 or w >= thin:
@@ -390,7 +396,7 @@ def _lower(pts, xs, scale, verts: list[int] | None = None, inner: bool = False) 
     if len(verts) < 2:
         raise ArithmeticError("pld: lower discretisation needs two grid points")
     gaps: dict[tuple[int, int], arb] = {}
-    dense, failing = _lower_pass(pts, xs, scale, verts, gaps, inner)
+    dense, failing, checks = _lower_pass(pts, xs, scale, verts, gaps, inner)
     if dense is not None:
         return dense
     hull = _LowerHull(pts, xs, verts, gaps, inner)
@@ -426,52 +432,114 @@ def _lower(pts, xs, scale, verts: list[int] | None = None, inner: bool = False) 
         if i == ends[1]:
             break
         i = nxt[i]
-    dense, _ = _lower_pass(pts, xs, scale, order, gaps, inner)
+    dense, _, _ = _lower_pass(pts, xs, scale, order, gaps, inner, (verts, checks))
     if dense is None:
         raise ArithmeticError("pld: lower discretisation not certified (grid too coarse)")
     return dense
 
 
+def _vertex_check(pt: Any, first: bool, last: bool, g_left: arb | None, g_right: arb | None, mass: arb) -> bool:
+    """The checks of one vertex of :func:`_lower_pass`: its value at least ``max(0, 1 - x)`` (at the ends:
+    the end's trivial value at least the gap) and its mass certainly >= 0."""
+    if first:
+        ok = pt.dlow >= g_right
+    elif last:
+        ok = pt.delta >= g_left
+    else:
+        assert g_left is not None and g_right is not None
+        r = g_left.max(g_right)
+        ok = pt.delta >= r and pt.dlow >= r
+    return bool(ok and mass >= 0)
+
+
 def _lower_pass(
-    pts, xs, scale, verts: list[int], gaps: dict[tuple[int, int], arb], inner: bool
-) -> tuple[list[fmpz] | None, list[int]]:
+    pts,
+    xs,
+    scale,
+    verts: list[int],
+    gaps: dict[tuple[int, int], arb],
+    inner: bool,
+    prior: tuple[list[int], list[tuple[bool, arb]]] | None = None,
+) -> tuple[list[fmpz] | None, list[int], list[tuple[bool, arb]]]:
     """One pass of the checks of :func:`_lower` on the vertex list ``verts`` (the values, slopes,
-    masses and checks of :class:`_LowerHull` for these neighbours): ``(masses, [])`` if every vertex
-    passes, else ``(None, failing vertices)``.  ``gaps`` caches :func:`_gap` by vertex pair."""
+    masses and checks of :class:`_LowerHull` for these neighbours): ``(masses, [], checks)`` if every
+    vertex passes, else ``(None, failing vertices, checks)``, with ``checks`` the check and the mass
+    ball of every vertex.  ``gaps`` caches :func:`_gap` by vertex pair.
+
+    The check and the mass ball of the vertex at position j depend only on the vertices at positions
+    j - 2 .. j + 2 (its value uses the gaps to its neighbours, its two slopes the values of its
+    neighbours; an end of the list shows as a missing neighbour).  With ``prior`` (the vertex list and
+    the checks of an earlier pass) a vertex whose five-vertex window is the same as there takes the
+    earlier result (the same ball arithmetic on the same balls): after a local repair only the
+    vertices near a removed one are recomputed."""
     k = len(verts)
-    g = []
-    for j in range(k - 1):
+    one = arb(1)
+
+    def gap(j: int) -> arb:  # between positions j and j + 1
         key = (verts[j], verts[j + 1])
-        if key not in gaps:
-            gaps[key] = _gap(pts, xs, *key, inner)
-        g.append(gaps[key])
-    vals = [arb(1) - xs[verts[0]]]
-    for j in range(1, k - 1):
-        vals.append(pts[verts[j]].delta - g[j - 1].max(g[j]))
-    vals.append(arb(0))
-    slopes = [arb(-1)]
-    for j in range(k - 1):
-        slopes.append((vals[j + 1] - vals[j]) / (xs[verts[j + 1]] - xs[verts[j]]))
-    slopes.append(arb(0))
-    dense = [fmpz(0)] * len(pts)
-    failing = []
-    for j, i in enumerate(verts):
-        if j % 256 == 0:
-            budget.check("the PLD discretisation")
-        mass = xs[i] * (slopes[j + 1] - slopes[j])
-        p = pts[i]
+        got = gaps.get(key)
+        if got is None:
+            got = gaps[key] = _gap(pts, xs, *key, inner)
+        return got
+
+    def val(j: int) -> arb:
         if j == 0:
-            ok = p.dlow >= g[0]
-        elif j == k - 1:
-            ok = p.delta >= g[-1]
-        else:
-            r = g[j - 1].max(g[j])
-            ok = p.delta >= r and p.dlow >= r
-        if not (ok and mass >= 0):
-            failing.append(i)
-        elif not failing:
-            dense[i] = max(fmpz(0), _exact_int_down(mass * scale))
-    return (None, failing) if failing else (dense, [])
+            return one - xs[verts[0]]
+        if j == k - 1:
+            return arb(0)
+        return pts[verts[j]].delta - gap(j - 1).max(gap(j))
+
+    def slope(j: int) -> arb:  # left of position j (j = k: right of the last vertex)
+        if j == 0:
+            return arb(-1)
+        if j == k:
+            return arb(0)
+        return (val(j) - val(j - 1)) / (xs[verts[j]] - xs[verts[j - 1]])
+
+    def window(vs: list[int], j: int) -> list[int]:
+        return ([-1] * (2 - j) + vs[: j + 3]) if j < 2 else vs[j - 2 : j + 3]
+
+    checks: list[tuple[bool, arb]] = []
+    if prior is None:
+        # every gap, value and slope once, in lists (the arithmetic of the helpers above)
+        g = [gap(j) for j in range(k - 1)]
+        vl = [one - xs[verts[0]]]
+        for j in range(1, k - 1):
+            vl.append(pts[verts[j]].delta - g[j - 1].max(g[j]))
+        vl.append(arb(0))
+        sl = [arb(-1)]
+        for j in range(k - 1):
+            sl.append((vl[j + 1] - vl[j]) / (xs[verts[j + 1]] - xs[verts[j]]))
+        sl.append(arb(0))
+        for j, i in enumerate(verts):
+            if j % 256 == 0:
+                budget.check("the PLD discretisation")
+            mass = xs[i] * (sl[j + 1] - sl[j])
+            ok = _vertex_check(pts[i], j == 0, j == k - 1, g[j - 1] if j else None, g[j] if j < k - 1 else None, mass)
+            checks.append((ok, mass))
+    else:
+        old, old_checks = prior
+        old_pos = {v: p for p, v in enumerate(old)}
+        for j, i in enumerate(verts):
+            if j % 256 == 0:
+                budget.check("the PLD discretisation")
+            p = old_pos.get(i)
+            # the same window, the ends included (a window past an end is shorter)
+            if p is not None and window(old, p) == window(verts, j):
+                checks.append(old_checks[p])
+                continue
+            mass = xs[i] * (slope(j + 1) - slope(j))
+            ok = _vertex_check(
+                pts[i], j == 0, j == k - 1, gap(j - 1) if j else None, gap(j) if j < k - 1 else None, mass
+            )
+            checks.append((ok, mass))
+    failing = [verts[j] for j, (ok, _) in enumerate(checks) if not ok]
+    if failing:
+        return None, failing, checks
+    dense = [fmpz(0)] * len(pts)
+    for i, (_, mass) in zip(verts, checks, strict=True):
+        dense[i] = max(fmpz(0), _exact_int_down(mass * scale))
+    return dense, [], checks
 
 
 class _LowerHull:

@@ -40,15 +40,21 @@ evaluations, all in ball arithmetic:
   :math:`\kappa(c)\varphi(c)^T e^{-c\varepsilon} P(\mathrm{Bin}(T, p_c) > J)`,
   :math:`\kappa(c) = c^c/(1 + c)^{1+c}` (:meth:`LaplaceComposition._truncated`).
 * **Otherwise** the inversion integral with :math:`\mu` = the law of :math:`L_T` minus, when the
-  atoms keep tilted weight, its parts with at most 3 continuous steps (computed as above; the
+  atoms keep tilted weight, its parts with at most J continuous steps (computed as above; the
   remainder :math:`R_J = \sum_{j>J}\binom Tj a^{T-j}b^j` then decays like
-  :math:`t^{-J-3}`).  The line :math:`\operatorname{Re} z = c` passes through
+  :math:`t^{-J-3}`; J from 3 to 16 by the cut-off R it needs, :func:`_subtracted_terms`).  The line :math:`\operatorname{Re} z = c` passes through
   the saddle point of :math:`\varphi(z)^T e^{-\varepsilon z}` (moved off the poles 0 and -1 and
   off :math:`w = 0`); :math:`\int_0^R` is arb's rigorous integration (``acb.integral``), with the
   integrand enclosed on a ball by the mean-value form
   :math:`E(z) \in E(z_m) \exp(G'(Z)(z - z_m))`, :math:`G = T\log\varphi - \varepsilon z`,
   :math:`G' = T\varphi'/\varphi - \varepsilon` (exact: the logarithm's branch does not matter
-  for an integer power), so a power :math:`T = 10^6` costs no blow-up of the balls.  The rest
+  for an integer power), so a power :math:`T = 10^6` costs no blow-up of the balls; or, where
+  smaller (arb bounds its quadrature error through the integrand's size on ellipses around the
+  pieces, whose real parts vary), by the modulus bound :math:`|a(z)| \le a(x)`,
+  :math:`|b(z)| \le \min(b(x), k_0\cosh(\beta(x + \tfrac12))/|z + \tfrac12|)`, x = Re z (positive
+  measures), in :math:`|R_J| \le \min((|a| + |b|)^T, \binom{T}{J+1}|b|^{J+1}(|a| + |b|)^{T-J-1})`,
+  times :math:`e^{-\varepsilon x}`: a product of powers of log-convex functions of x, largest at an
+  end of the ball's real range (``proofs/verify_laplace_composition.py``).  The rest
   :math:`\int_R^\infty` is bounded: on the line :math:`|a(c + it)| \le a(c)` and
   :math:`|b(c + it)| \le M/t` with :math:`M = \tfrac12 e^{-\beta/2}\cosh(\beta(c + \tfrac12))`
   (:math:`|\sinh(x + iy)| \le \cosh x`, :math:`|w| \ge t`), :math:`|z(z + 1)| \ge t^2`, and
@@ -88,6 +94,12 @@ largest loss (:math:`h \le 2\beta`, exact) and, for :math:`\beta \ge` :data:`CAP
 wherever :math:`Te^{-\beta}/2` or :math:`Te^{-\beta}` is negligible (next to delta, resp. 1), e.g.
 every query at scale 1e-1000 and at scale 0.01 up to T = 10^6 whatever delta.
 
+For a tiny largest loss (:math:`T\beta < 2^{-32}`, huge scales) the **tiny-loss route**
+(:meth:`LaplaceProfile._tiny_loss`): the loss is :math:`\beta` times a Rademacher walk up to
+:math:`T\beta^2` in the mean, and :math:`1 - e^{-x} = x` up to :math:`x^2/2`, so delta is
+:math:`\beta E(S - \varepsilon/\beta)_+` (two binomial tails) to relative accuracy about
+:math:`T\beta`.
+
 Two cheap bounds: :math:`\mathrm{BC} = \int\sqrt{pq} = e^{-\beta/2}(1 + \beta/2)` (one step,
 multiplicative over steps) gives :math:`1 - \mathrm{BC}^T \le \delta(0) = TV \le
 \sqrt{1 - \mathrm{BC}^{2T}}`: epsilon > 0 without evaluating delta(0) when the left side exceeds
@@ -100,6 +112,8 @@ steps on :math:`\log\delta`; once the guess is within the width, each probe sits
 it on the side of the end still open, so three evaluations usually suffice) and certified: every enclosure computed on the way decides, where it can,
 :math:`\delta(x) > \delta` (a proven lower end) or :math:`\delta(x) \le \delta` (a proven upper
 end), because the profile is non-increasing; a bisection of the proven bracket is the fallback.
+For beta above :math:`10^6` (where only the capped route evaluates) the search runs on the gap
+:math:`T\beta - \varepsilon` instead (:meth:`LaplaceProfile._epsilon_by_gap`).
 Near the largest loss :math:`T\beta` the all-atoms outcome (P-mass :math:`2^{-T}`) gives
 :math:`\delta(T\beta - h) \ge 2^{-T}(1 - e^{-h})`, a lower end without search.
 """
@@ -122,10 +136,9 @@ __all__ = ["EXACT_STEPS", "LaplaceProfile"]
 
 #: up to this many steps the finite mixture is summed (above, the inversion integral)
 EXACT_STEPS = 12
-#: the largest number of continuous steps summed term by term (above, the inversion integral)
-MAX_TERMS = 48
-#: ... and when the atoms-only outcomes have little tilted weight
-SMALL_TERMS = 24
+#: the largest number of continuous steps summed term by term (above, the inversion integral,
+#: faster there since its integrand is bounded on its ellipses by the modulus bound)
+MAX_TERMS = 16
 #: the capped-exponential route: at most this many terms, and (where the cap matters) beta at least
 CAPPED_TERMS = 20000
 CAPPED_MIN_BETA = 24
@@ -415,12 +428,22 @@ class LaplaceProfile:
         a_rel = ac / phic
         Mt = k0 * (beta * (c + half)).cosh() / phic
         # subtract the terms with j <= J continuous steps when the atoms' tilted weight matters
+        # (more terms make the remainder decay faster along the line, so the cut-off R is smaller;
+        # the j-th term cancels about j (beta / ln 2 + 1.5) bits: up to 64 bits more for them)
         J = -1
+        per_term = float(self._beta) / math.log(2) + 1.5
+        est = 1 / (abs(c_f * (c_f + 1)) * sd * math.sqrt(2 * math.pi))
+        tol = est * 2.0 ** (-bits - 4)
         if (T * a_rel.log()).upper() > -(bits + 40) * math.log(2):
-            J = min(T, 3)
+            J = _subtracted_terms(T, sd, float(Mt.log().mid()), float(a_rel.mid()), tol, int(64 / per_term))
         explicit = arb(0)
-        for j in range(J + 1):
-            explicit += self._term(j, eps)
+        if J >= 0:
+            with workprec(ctx.prec + math.ceil(J * per_term)):
+                p = 1 / (1 + (-_q(self._beta)).exp())
+                k = math.ceil((eps / self._beta + T) / 2)
+                tails = (self._tails(k, T - J, p), self._tails(k, T - J, 1 - p))
+                for j in range(J + 1):
+                    explicit += self._term(j, eps, tails)
         residue = arb(0)
         if c_f < 0:
             b0 = (1 - eb) / 2
@@ -431,8 +454,6 @@ class LaplaceProfile:
             rest = residue + explicit
             if rest.lower() > 0 and (quick * arb(2) ** (bits + 4)).upper() < rest.lower():
                 return rest + quick.upper().union(-quick.upper())
-        est = 1 / (abs(c_f * (c_f + 1)) * sd * math.sqrt(2 * math.pi))
-        tol = est * 2.0 ** (-bits - 4)
 
         def tail(R: float) -> arb:
             Ra = arb(R)
@@ -440,43 +461,7 @@ class LaplaceProfile:
                 comb(T, J + 1) * Mt ** (J + 1) * (a_rel + Mt / Ra) ** (T - J - 1) / ((J + 2) * Ra ** (J + 2)) / arb.pi()
             )
 
-        i_unit = acb(0, 1)
-        ca = acb(c)
-        binoms = [comb(T, j) for j in range(J + 1)]
-
-        def parts(z: acb) -> tuple[acb, acb]:
-            a = ((beta * z).exp() + (-beta * (z + 1)).exp()) / 2
-            w = z + half
-            return a, k0 * (beta * w).sinh() / w
-
-        def values(z: acb) -> tuple[acb, list[acb]]:
-            a, b = parts(z)
-            osc = (-ea * (z - ca)).exp()
-            ar, br = a / phic, b / phic
-            return ((ar + br) ** T) * osc, [binoms[j] * ar ** (T - j) * br**j * osc for j in range(J + 1)]
-
-        def f(t: acb, analytic: bool) -> acb:
-            z = ca + i_unit * t
-            if t.real.rad() == 0 and t.imag.rad() == 0:
-                e_all, e_j = values(z)
-            else:
-                tm = acb(t.real.mid(), t.imag.mid())
-                e_all, e_j = values(ca + i_unit * tm)
-                dz = i_unit * (t - tm)
-                e1, e2 = (beta * z).exp(), (-beta * (z + 1)).exp()
-                w = z + half
-                sh, ch = (beta * w).sinh(), (beta * w).cosh()
-                a, a1 = (e1 + e2) / 2, beta * (e1 - e2) / 2
-                b = k0 * sh / w
-                b1 = k0 * (beta * w * ch - sh) / (w * w)
-                # mean-value form: E(z) = E(z_m) exp(int G'), G' = T phi'/phi - eps (per term likewise)
-                e_all = e_all * ((T * (a1 + b1) / (a + b) - ea) * dz).exp()
-                e_j = [e_j[j] * (((T - j) * a1 / a + j * b1 / b - ea) * dz).exp() for j in range(J + 1)]
-                if not (e_all.is_finite() and all(v.is_finite() for v in e_j)):
-                    e_all, e_j = values(z)  # direct ball evaluation (valid, only wider)
-            for v in e_j:
-                e_all -= v
-            return e_all / (z * (z + 1))
+        f = _inversion_integrand(T, J, beta, k0, c, phic, ea)
 
         value = arb("nan")
         for _ in range(4):
@@ -488,7 +473,7 @@ class LaplaceProfile:
                 R *= 2
                 if R > MAX_R:
                     return value
-            integral = acb.integral(
+            integral = _integral(
                 f, 0, R, rel_tol=arb(2) ** (-bits - 6), abs_tol=arb(tol) / 16, eval_limit=200000, deg_limit=60
             )
             tb = tail(R).upper()
@@ -517,6 +502,10 @@ class LaplaceProfile:
         v = self._capped(eps, bits)
         if v is not None:
             return v
+        if self._beta * self.steps < Fraction(1, 1 << 32):
+            v = self._tiny_loss(eps, bits)
+            if v is not None:
+                return v
         if self._beta > 10**6:
             return arb(0).union(arb(1))  # e^(beta z) is out of reach of the other routes
         if self.steps <= EXACT_STEPS:
@@ -621,6 +610,46 @@ class LaplaceProfile:
             return None  # the cap or the cut-off is not negligible: the other routes answer
         return total + arb(0).union(err.upper())
 
+    def _tiny_loss(self, eps: Fraction, bits: int) -> arb | None:
+        r"""delta when the largest loss :math:`T\beta` is tiny (huge scales), or ``None`` when the
+        bounds below are not within ``bits`` bits of each other.  The loss is :math:`L = \beta X`,
+        :math:`X = \sum X_i`, :math:`X_i` = +1 (mass 1/2), -1 (mass :math:`e^{-\beta}/2`) or in
+        (-1, 1) (mass :math:`(1 - e^{-\beta})/2`).  Coupled with a Rademacher walk
+        :math:`S = \sum R_i` (:math:`R_i = +1` iff :math:`X_i = +1`): :math:`X_i \ge R_i`, so
+        :math:`X \ge S` and :math:`E[X - S] = T E[X_1] \le T(1 - e^{-\beta}) \le T\beta`
+        (:math:`|u| \le 1` on the continuous part).  :math:`g(L) = (1 - e^{\varepsilon - L})_+` is
+        non-decreasing and 1-Lipschitz, so :math:`E g(\beta S) \le \delta \le E g(\beta S) +
+        T\beta^2`; and with :math:`x = \beta S - \varepsilon \le T\beta`,
+        :math:`x_+ - x_+^2/2 \le (1 - e^{-x})_+ \le x_+` gives :math:`E g(\beta S) \in
+        [m(1 - T\beta/2), m]`, :math:`m = \beta E(S - a)_+`, :math:`a = \varepsilon/\beta`.  With
+        N ~ Bin(T, 1/2), S = 2N - T, k = floor((T + a)/2) + 1 (the least n with 2n - T > a):
+        :math:`E(S - a)_+ = T P(N' \ge k - 1) - (T + a) P(N \ge k)`, N' ~ Bin(T - 1, 1/2)
+        (:math:`2n\binom Tn 2^{-T} = T\binom{T-1}{n-1}2^{-(T-1)}`), both tails regularized
+        incomplete beta functions (``proofs/verify_laplace_composition.py``)."""
+        T = self.steps
+        beta = _q(self._beta)
+        a = eps / self._beta
+        k = math.floor((T + a) / 2) + 1
+        half = arb(1) / 2
+
+        def tail(n: int, kk: int) -> arb:  # P(Bin(n, 1/2) >= kk)
+            if kk <= 0:
+                return arb(1)
+            if kk > n:
+                return arb(0)
+            return half.beta_lower(kk, n - kk + 1, 1)
+
+        m = beta * (T * tail(T - 1, k - 1) - (T + _q(a)) * tail(T, k))
+        bt = beta * T
+        lo = m * (1 - bt / 2)
+        hi = m + bt * beta
+        if not (m.is_finite() and lo.lower() > 0):
+            return None
+        v = arb(lo.lower()).union(arb(hi.upper()))
+        if v.rel_accuracy_bits() < bits:
+            return None
+        return v
+
     def _truncated(self, eps: Fraction, bits: int, sad: _Saddle) -> arb | None:
         r"""delta as the sum of the terms with j <= J continuous steps plus a bound on the rest,
         or ``None`` when J would exceed :data:`MAX_TERMS`.  For any c > 0,
@@ -631,12 +660,8 @@ class LaplaceProfile:
         (the tilted law of the number of continuous steps is binomial)."""
         T = self.steps
         J = _cutoff(T, sad, bits)
-        # beyond SMALL_TERMS the inversion integral is usually faster, unless the atoms-only
-        # outcomes keep a visible tilted weight (then its integrand decays slowly, the more so the
-        # more bits are asked): a cost model measured on both routes
-        log_atoms = T * math.log1p(-min(sad.p_cont, 1 - 1e-16))  # log of their tilted weight
-        atoms_matter = log_atoms > -12 or (bits >= 40 and log_atoms > -20)
-        limit = MAX_TERMS if atoms_matter else SMALL_TERMS
+        # beyond MAX_TERMS the inversion integral is faster (a cost model measured on both routes)
+        limit = MAX_TERMS
         if limit < J and limit + 4 < T:
             return None
         budget = max(limit, J)
@@ -786,6 +811,8 @@ class LaplaceProfile:
                     hi = top - y
                     break
             return _bracket(lo, hi)
+        if self._beta > 10**6:
+            return self._epsilon_by_gap(delta, width)
         # Newton steps on log delta from the saddle-point guess (slope -c first, then secants);
         # once the guess is good every probe is placed width/6 beside it, on the side of the
         # end still far from it, so that its certified decision narrows the bracket
@@ -804,6 +831,10 @@ class LaplaceProfile:
                 # log delta(x1) - log delta is about slope * width / 32: enough bits to decide
                 bits = max(20, min(80, int(-math.log2(-slope * float(width) / 32)) + 8))
             x1 = _dyadic(min(max(x1, Fraction(0)), top))
+            if not cert[0] < x1 < cert[1]:
+                # the step left the proven bracket (the saddle slope is poor where the atoms
+                # dominate): bisect it once, the secant slope from there on
+                x1, bits = _dyadic((cert[0] + cert[1]) / 2), 20
             if not cert[0] < x1 < cert[1] or x1 == x0:
                 break
             gap = abs(slope * float(x1 - est))
@@ -830,6 +861,95 @@ class LaplaceProfile:
             if side == 0:
                 break
             cert[0 if side == 1 else 1] = mid
+        raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+
+    def _epsilon_by_gap(self, delta: Fraction, width: Fraction) -> Certified:
+        r"""epsilon(``delta``) for a huge beta (> 10^6, where only the capped route evaluates and the
+        saddle point is out of float reach): a search on the gap :math:`h = T\beta - \varepsilon`
+        (delta rises with h), bracketed from a guess by factors of 4, then interpolation of
+        :math:`\log\delta` in :math:`\log h` (once the bracket is short, probes beside the estimate
+        on both sides), every probe a certified decision of :math:`\delta(T\beta - h) > \delta`
+        (lower end) or :math:`\le \delta` (upper end); bisection when interpolation stalls."""
+        from .results import _bracket
+
+        T = self.steps
+        top = self._max_loss
+        lt = math.log(delta.numerator) - math.log(delta.denominator)
+        known: dict[Fraction, float] = {}
+        order: list[Fraction] = []  # the probes in turn
+        lo_h: Fraction = Fraction(0)  # delta(top - lo_h) <= delta (delta(top) = 0)
+        hi_h: Fraction | None = None  # delta(top - hi_h) > delta
+
+        def probe(h: Fraction) -> int:
+            """+1 if delta(top - h) > delta is proven, -1 if <= delta, 0 undecided; logs the guess."""
+            nonlocal lo_h, hi_h
+            side = 0
+            for bits in (20, 40, 80):
+                v = self.enclose(top - h, bits)
+                with workprec(max(128, bits + 64)):
+                    t = _q(delta)
+                    side = 1 if v > t else (-1 if v <= t else 0)
+                m = v.mid()
+                known[h] = float(m.log()) - lt if m > 0 else -math.inf
+                if side:
+                    break
+            order.append(h)
+            if side == 1 and (hi_h is None or h < hi_h):
+                hi_h = h
+            elif side == -1 and h > lo_h:
+                lo_h = h
+            return side
+
+        # bracket: the uncapped deficit sum has mean T and variance 3T; steps from its normal
+        # quantile at delta (z about -sqrt(2 log(1/delta) - log(4 pi log(1/delta)))), doubling
+        sd = math.sqrt(3 * T)
+        z = -math.sqrt(max(0.0, -2 * lt - math.log(2 * math.pi * max(-2 * lt, 1.0))))
+        h = _dyadic(Fraction(max(0.5, T + z * sd)))
+        step = _dyadic(Fraction(max(0.5, sd / 2)))
+        for _ in range(400):
+            if h >= top:
+                hi_h = top  # epsilon = 0 is the lower end (delta(0) > delta was proven before)
+                break
+            side = probe(h)
+            if side == 0:
+                raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+            if hi_h is not None and (lo_h > 0 or h <= width):
+                break
+            if side == -1:
+                h += step
+            else:
+                h = h - step if h > 2 * step else h / 4
+            step *= 2
+        if hi_h is None:
+            raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
+        for _ in range(200):
+            if hi_h - lo_h <= width:
+                return _bracket(top - hi_h, top - lo_h)
+            # the secant through the last two probes (superlinear), else through the bracket's
+            # ends (regula falsi), else its midpoint
+            est = (lo_h + hi_h) / 2
+            pairs = [(order[-2], order[-1])] if len(order) >= 2 else []
+            pairs.append((lo_h, hi_h))
+            for x1, x2 in pairs:
+                f1, f2 = known.get(x1, -math.inf), known.get(x2, math.nan)
+                if x1 > 0 and x1 != x2 and math.isfinite(f1) and math.isfinite(f2) and f1 != f2:
+                    guess = x1 + (x2 - x1) * Fraction(-f1 / (f2 - f1))
+                    if lo_h < guess < hi_h:
+                        est = guess
+                        break
+            span = hi_h - lo_h
+            est = min(max(est, lo_h + span / 64), hi_h - span / 64)
+            if span <= 64 * width:
+                # place probes width/3 on both sides of the estimate: both decided, the bracket
+                # is then within the width
+                for y in (est - width / 3, est + width / 3):
+                    y = _dyadic(y)
+                    if lo_h < y < hi_h:
+                        probe(y)
+                if hi_h - lo_h >= span:
+                    probe(_dyadic((lo_h + hi_h) / 2))  # no progress: bisect
+            else:
+                probe(_dyadic(est))
         raise ArithmeticError("pld closed form: could not certify the Laplace epsilon bracket")
 
     def _log_bc(self) -> arb:
@@ -884,6 +1004,111 @@ class LaplaceProfile:
             e = approx((lo + hi) / 2)[0]
         g = Fraction(float(e))
         return min(max(g, Fraction(0)), self._max_loss)
+
+
+def _inversion_integrand(T: int, J: int, beta: arb, k0: arb, c: arb, phic: arb, ea: arb) -> Any:
+    r"""The integrand of :meth:`LaplaceProfile._contour` in t (z = c + it): :math:`(\varphi(z)^T -
+    \sum_{j \le J}\binom Tj a^{T-j}b^j)/\varphi(c)^T\,e^{-\varepsilon(z - c)}/(z(z + 1))`, enclosed on
+    a ball by the mean-value form or the modulus bound, whichever is narrower (module docstring)."""
+    half = arb(1) / 2
+    i_unit = acb(0, 1)
+    ca = acb(c)
+    binoms = [comb(T, j) for j in range(J + 1)]
+
+    def parts(z: acb) -> tuple[acb, acb]:
+        a = ((beta * z).exp() + (-beta * (z + 1)).exp()) / 2
+        w = z + half
+        return a, k0 * (beta * w).sinh() / w
+
+    def values(z: acb) -> tuple[acb, list[acb]]:
+        a, b = parts(z)
+        osc = (-ea * (z - ca)).exp()
+        ar, br = a / phic, b / phic
+        if J < 0:
+            return ((ar + br) ** T) * osc, []
+        # binom(T, j) ar^(T - j) br^j osc by products from ar^(T - J) (one power)
+        pa = ar ** (T - J) * osc
+        terms: list[acb] = [acb(0)] * (J + 1)
+        for j in range(J, -1, -1):
+            terms[j] = pa
+            pa = pa * ar
+        pb = acb(1)
+        for j in range(J + 1):
+            terms[j] = binoms[j] * terms[j] * pb
+            pb = pb * br
+        return ((ar + br) ** T) * osc, terms
+
+    narrow = arb(2) ** (-(ctx.prec // 2))
+
+    def f(t: acb, analytic: bool) -> acb:
+        z = ca + i_unit * t
+        point = t.real.rad() < narrow and t.imag.rad() < narrow  # (the quadrature nodes)
+        if point:
+            e_all, e_j = values(z)
+        else:
+            tm = acb(t.real.mid(), t.imag.mid())
+            e_all, e_j = values(ca + i_unit * tm)
+            dz = i_unit * (t - tm)
+            e1, e2 = (beta * z).exp(), (-beta * (z + 1)).exp()
+            w = z + half
+            sh, ch = (beta * w).sinh(), (beta * w).cosh()
+            a, a1 = (e1 + e2) / 2, beta * (e1 - e2) / 2
+            b = k0 * sh / w
+            b1 = k0 * (beta * w * ch - sh) / (w * w)
+            # mean-value form: E(z) = E(z_m) exp(int G'), G' = T phi'/phi - eps (per term likewise)
+            e_all = e_all * ((T * (a1 + b1) / (a + b) - ea) * dz).exp()
+            if J >= 0:
+                # exp(((T - j) a1/a + j b1/b - eps) dz) = u v^j
+                u = ((T * a1 / a - ea) * dz).exp()
+                v = ((b1 / b - a1 / a) * dz).exp()
+                for j in range(J + 1):
+                    e_j[j] = e_j[j] * u
+                    u = u * v
+            if not (e_all.is_finite() and all(v.is_finite() for v in e_j)):
+                e_all, e_j = values(z)  # direct ball evaluation (valid, only wider)
+        for v in e_j:
+            e_all -= v
+        value = e_all / (z * (z + 1))
+        if point or (value.is_finite() and value.rel_accuracy_bits() >= 8):
+            return value  # (the modulus bound is at least |value|: no narrower)
+        bound = modulus_bound(z)
+        if bound is not None and (not value.is_finite() or bound < value.rad()):
+            return acb(arb(0, bound), arb(0, bound))
+        return value
+
+    def modulus_bound(z: acb) -> arb | None:
+        # |a(z)| <= a(x), |b(z)| <= b(x) and |b(z)| <= k0 cosh(beta (x + 1/2)) / |z + 1/2|, x = Re z
+        # (positive measures; |sinh| <= cosh of the real part), R_J is increasing in |a|, |b|,
+        # and every bound below is log-convex in x: its largest value on the ball is at an end
+        zz = (abs(z) * abs(z + 1)).lower()
+        if not zz > 0:
+            return None
+        wmin = abs(z + half).lower()
+        ends = [arb(z.real.lower()), arb(z.real.upper())]
+        forms = []
+        for x in ends:
+            ax = ((beta * x).exp() + (-beta * (x + 1)).exp()) / 2 / phic
+            osc = (-ea * (x - c)).exp()
+            bxs = [k0 * (beta * (x + half)).sinh() / (x + half) if x != -half else k0 * beta]
+            if wmin > 0:
+                bxs.append(k0 * (beta * (x + half)).cosh() / arb(wmin))
+            row = []
+            for bx in bxs:
+                bx = bx / phic
+                row.append(((ax + bx) ** T * osc).upper())
+                if J >= 0:
+                    row.append((comb(T, J + 1) * bx ** (J + 1) * (ax + bx) ** (T - J - 1) * osc).upper())
+            forms.append(row)
+        best = min(max(forms[0][k], forms[1][k]) for k in range(len(forms[0])))
+        return (arb(best) / arb(zz)).upper()
+
+    return f
+
+
+def _integral(f: Any, a: float, b: float, **kw: Any) -> acb:
+    """arb's rigorous integration (``acb.integral``; a module function, so a test can watch the
+    integrand's ball enclosures)."""
+    return acb.integral(f, a, b, **kw)
 
 
 def _min_arb(a: arb, b: arb) -> arb:
@@ -1062,11 +1287,43 @@ def _capped_window(steps: int, h: Fraction, bits: int, limit: int, floor: float 
     d = 1
     while k_lo > 1 and lower(k_lo) >= thr:
         k_lo, d = max(1, k_lo - d), 2 * d
-    if k_hi <= limit:
+    if k_hi <= min(limit, CAPPED_TERMS):
         k_lo = 1  # sum from the start: no bound on the first terms needed
     if k_hi - k_lo + 1 > limit:
         return None
     return k_lo, k_hi
+
+
+def _subtracted_terms(steps: int, sd: float, log_mt: float, a_rel: float, tol: float, cap: int) -> int:
+    """The number J of terms subtracted from the inversion integrand (a float choice): the least of
+    3, 4, 6, 8, 12, 16 (at most ``cap``, the precision's allowance, and T) whose cut-off R (where
+    the tail bound of :meth:`LaplaceProfile._contour` falls below ``tol``, doubling from
+    max(16/sd, 1)) is at most twice the smallest; more terms cost more than the shorter range saves."""
+    T = steps
+    cands = sorted({min(T, j) for j in (3, 4, 6, 8, 12, 16) if j <= max(cap, 3)})
+    log_tol = math.log(tol) if tol > 0 else -math.inf
+
+    def needed(J: int) -> float:
+        R = max(16.0 / sd, 1.0)
+        if J >= T:
+            return R  # nothing remains
+        if log_mt > 700:
+            return math.inf
+        while R <= MAX_R:
+            log_tail = (
+                math.lgamma(T + 1) - math.lgamma(J + 2) - math.lgamma(T - J)
+                + (J + 1) * log_mt
+                + (T - J - 1) * math.log(a_rel + math.exp(log_mt) / R)
+                - math.log(J + 2) - (J + 2) * math.log(R) - math.log(math.pi)
+            )  # fmt: skip
+            if log_tail < log_tol:
+                return R
+            R *= 2
+        return math.inf
+
+    rs = {J: needed(J) for J in cands}
+    best = min(rs.values())
+    return min(J for J in cands if rs[J] <= 2 * best)
 
 
 def _cutoff(steps: int, sad: _Saddle, bits: int) -> int:

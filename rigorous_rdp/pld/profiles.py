@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 
 __all__ = [
     "DominatingPair",
@@ -128,9 +128,15 @@ def _q(x: Fraction) -> arb:
     return arb(fmpq(x.numerator, x.denominator))
 
 
+_SQRT2: dict[int, arb] = {}
+
+
 def _sf(z: arb) -> arb:
-    """:math:`\\bar\\Phi(z) = \\mathrm{erfc}(z/\\sqrt2)/2`."""
-    return (z / arb(2).sqrt()).erfc() / 2
+    """:math:`\\bar\\Phi(z) = \\mathrm{erfc}(z/\\sqrt2)/2` (the ball of sqrt 2 built once per precision)."""
+    r2 = _SQRT2.get(ctx.prec)
+    if r2 is None:
+        r2 = _SQRT2[ctx.prec] = arb(2).sqrt()
+    return (z / r2).erfc() / 2
 
 
 def _sf_cdf(z: arb) -> tuple[arb, arb]:
@@ -215,43 +221,50 @@ class _PoissonGaussian:
         self.q, self.sigma, self.direction = q, sigma, direction
         self.fq, self.fs = float(q), float(sigma)
         self.log1mq = math.log1p(-self.fq) if self.fq < 1 else -math.inf
+        self._balls: dict[int, tuple[arb, arb, arb]] = {}
 
     def oracle(self, eps: Fraction) -> ProfilePoint:
         q = self.q
-        qa, sa = _q(q), _q(self.sigma)
-        e = _q(eps).exp()
+        # q, sigma and 1 - q as balls, built once per working precision (the same balls every call)
+        consts = self._balls.get(ctx.prec)
+        if consts is None:
+            qa = _q(q)
+            consts = self._balls[ctx.prec] = (qa, _q(self.sigma), 1 - qa)
+        qa, sa, omq = consts
+        ea = _q(eps)
+        e = ea.exp()
         one = arb(1)
         if self.direction == "remove":
-            if q != 1 and not (e > 1 - qa):
+            if q != 1 and not (e > omq):
                 # e^eps <= 1 - q (certainly, eps is exact and log(1-q) irrational unless q=0):
                 # L > eps almost surely.
-                if not (e <= 1 - qa):
+                if not (e <= omq):
                     raise ArithmeticError("undecided comparison e^eps vs 1-q")
                 return ProfilePoint(one - e, arb(0), one, one)
-            xs = _threshold(_q(eps), e, qa, sa, q == 1)
+            xs = _threshold(ea, e, qa, sa, q == 1)
             z1, z0 = (xs - 1) / sa, xs / sa
             s1, c1 = _sf_cdf(z1)
             s0, c0 = _sf_cdf(z0)
-            pgt = qa * s1 + (1 - qa) * s0
+            pgt = qa * s1 + omq * s0
             qgt = s0
-            ple = qa * c1 + (1 - qa) * c0
+            ple = qa * c1 + omq * c0
             qle = c0
             return ProfilePoint(pgt - e * qgt, e * qle - ple, qgt, qgt)
         # add direction
         einv = one / e
-        if q != 1 and not (einv > 1 - qa):
-            if not (einv <= 1 - qa):
+        if q != 1 and not (einv > omq):
+            if not (einv <= omq):
                 raise ArithmeticError("undecided comparison e^-eps vs 1-q")
             zero = arb(0)
             return ProfilePoint(zero, e - 1, zero, zero)
-        y = _threshold(-_q(eps), einv, qa, sa, q == 1)
+        y = _threshold(-ea, einv, qa, sa, q == 1)
         z1, z0 = (y - 1) / sa, y / sa
         s1, c1 = _sf_cdf(z1)
         s0, c0 = _sf_cdf(z0)
         pgt = c0
-        qgt = qa * c1 + (1 - qa) * c0
+        qgt = qa * c1 + omq * c0
         ple = s0
-        qle = qa * s1 + (1 - qa) * s0
+        qle = qa * s1 + omq * s0
         return ProfilePoint(pgt - e * qgt, e * qle - ple, qgt, qgt)
 
     def fthreshold(self, eps: float) -> float:
