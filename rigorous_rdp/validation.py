@@ -36,7 +36,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from .arith import MAX_DECIMAL_EXPONENT, Certified, parse_rational, refine
+from .arith import MAX_DECIMAL_EXPONENT, MAX_INPUT_CHARS, Certified, parse_rational, refine
 from .errors import InvalidParameter
 
 __all__ = [
@@ -112,8 +112,12 @@ class RealRange:
         try:
             f = parse_rational(value, name)  # refuses magnitudes outside [1e-100000, 1e100000) first
         except InvalidParameter as exc:
-            if "magnitude" not in exc.requirement and "characters" not in exc.requirement:
-                raise
+            if "characters" in exc.requirement:  # in range or not, the length is what is refused
+                raise InvalidParameter(
+                    name, f"must be {self.text}, written with at most {MAX_INPUT_CHARS} characters", value
+                ) from None
+            if "magnitude" not in exc.requirement:  # NaN, infinities, words: name the valid range
+                raise InvalidParameter(name, f"must be {self.text}", value) from None
             text = str(value)
             tiny = "/" not in text and ("e-" in text.lower() or text.lstrip("+ ").startswith("0."))
             limit = self.floor_text if (tiny and self.floor is not None) else self.text

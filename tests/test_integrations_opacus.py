@@ -58,7 +58,7 @@ def test_get_noise_multiplier_bad_input():
         certified.get_noise_multiplier(target_epsilon=-1.0, target_delta=1e-5, sample_rate=0.1, steps=10)
     with pytest.raises(ValueError, match=r"^epochs must give at least one step"):
         certified.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, epochs=0.001)
-    with pytest.raises(ValueError, match=r"^alpha must be a finite number\. Found inf\.$"):
+    with pytest.raises(ValueError, match=r"^alpha must be > 1 \(a number in \(1, 1e100\]\)\. Found inf\.$"):
         certified.get_noise_multiplier(
             target_epsilon=2.0,
             target_delta=1e-5,
