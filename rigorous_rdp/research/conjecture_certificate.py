@@ -1325,6 +1325,26 @@ def _region_summary_mismatch(
     return sorted(extra)[0] if extra else None
 
 
+def _region_box_lists(cert: dict[str, Any], parse: Any, domain_part: Any, n: int) -> Any:
+    """The proven, outside and open boxes of a region certificate parsed by ``parse``, checked against
+    'complete', the summary and the fundamental domain (``domain_part`` gives the part of a box the
+    domain test sees); a failing :class:`VerificationResult` instead where a check fails."""
+    from ..certificates.common import VerificationResult
+
+    proven = [(parse(b[0]), b) for b in cert["boxes"]]
+    outside = [parse(b) for b in cert["outside"]]
+    open_ = [parse(b[0]) for b in cert["open"]]
+    if cert["complete"] is not (not open_):
+        return VerificationResult(False, "'complete' disagrees with the list of open boxes")
+    bad = _region_summary_mismatch(cert, proven, outside, open_)
+    if bad is not None:
+        return VerificationResult(False, f"malformed certificate: summary field {bad!r} disagrees with the boxes")
+    for b in outside:
+        if not _misses_domain(domain_part(b), n):
+            return VerificationResult(False, f"an 'outside' box meets the fundamental domain: {b}")
+    return proven, outside, open_
+
+
 def _verify_region(cert: dict[str, Any], *, jobs: int = 1) -> Any:
     from ..certificates.common import VerificationResult
 
@@ -1381,17 +1401,10 @@ def _verify_region(cert: dict[str, Any], *, jobs: int = 1) -> Any:
             out.append((a, c))
         return tuple(out)
 
-    proven = [(parse(b[0]), b) for b in cert["boxes"]]
-    outside = [parse(b) for b in cert["outside"]]
-    open_ = [parse(b[0]) for b in cert["open"]]
-    if cert["complete"] is not (not open_):
-        return VerificationResult(False, "'complete' disagrees with the list of open boxes")
-    bad = _region_summary_mismatch(cert, proven, outside, open_)
-    if bad is not None:
-        return VerificationResult(False, f"malformed certificate: summary field {bad!r} disagrees with the boxes")
-    for b in outside:
-        if not _misses_domain(b[:-1], n):
-            return VerificationResult(False, f"an 'outside' box meets the fundamental domain: {b}")
+    lists = _region_box_lists(cert, parse, lambda b: b[:-1], n)
+    if isinstance(lists, VerificationResult):
+        return lists
+    proven, outside, open_ = lists
     region = tuple([(Fraction(0), Fraction(1))] * (n + 1) + [(t_lo, t_hi)])
     if has_faces:
         if not _tile_faces(faces, [b for b, _ in proven] + outside + open_):
@@ -1615,17 +1628,10 @@ def _verify_region_scaled(cert: dict[str, Any], *, jobs: int = 1) -> Any:
             out.append((a, c))
         return tuple(out)
 
-    proven = [(parse(b[0]), b) for b in cert["boxes"]]
-    outside = [parse(b) for b in cert["outside"]]
-    open_ = [parse(b[0]) for b in cert["open"]]
-    if cert["complete"] is not (not open_):
-        return VerificationResult(False, "'complete' disagrees with the list of open boxes")
-    bad = _region_summary_mismatch(cert, proven, outside, open_)
-    if bad is not None:
-        return VerificationResult(False, f"malformed certificate: summary field {bad!r} disagrees with the boxes")
-    for b in outside:
-        if not _misses_domain(b, n):
-            return VerificationResult(False, f"an 'outside' box meets the fundamental domain: {b}")
+    lists = _region_box_lists(cert, parse, lambda b: b, n)
+    if isinstance(lists, VerificationResult):
+        return lists
+    proven, outside, open_ = lists
     if not _tile_faces(faces, [b for b, _ in proven] + outside + open_):
         return VerificationResult(
             False, "the boxes do not tile the faces x_1 = 0 and u_prime = 0 of [0, t_high]^(n+1) (coverage fails)"
