@@ -32,6 +32,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 from flint import arb
@@ -116,8 +117,10 @@ class RealRange:
                 raise InvalidParameter(
                     name, f"must be {self.text}, written with at most {MAX_INPUT_CHARS} characters", value
                 ) from None
-            if "magnitude" not in exc.requirement:  # NaN, infinities, words: name the valid range
-                raise InvalidParameter(name, f"must be {self.text}", value) from None
+            if "magnitude" not in exc.requirement:
+                if isinstance(value, (str, float, Decimal)):  # NaN, infinities, words: name the valid range
+                    raise InvalidParameter(name, f"must be {self.text}", value) from None
+                raise  # not a number at all (an event, a bool): say so
             text = str(value)
             tiny = "/" not in text and ("e-" in text.lower() or text.lstrip("+ ").startswith("0."))
             limit = self.floor_text if (tiny and self.floor is not None) else self.text
