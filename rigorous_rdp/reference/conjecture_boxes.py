@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -697,6 +697,35 @@ def bisect_widest(B: list[tuple[Fraction, Fraction]]) -> list[list[tuple[Fractio
     return [right, left]
 
 
+def _bisect_reprove(
+    box: Sequence[tuple[Fraction, Fraction]],
+    settle: Callable[[list[tuple[Fraction, Fraction]], int], tuple[bool, str | None]],
+    max_boxes: int,
+    failure: str = "not re-proven",
+) -> tuple[bool, int, str]:
+    """Re-prove ``box`` by bisection: ``settle(B, used)`` (at :data:`PREC`) says whether sub-box ``B`` is
+    settled, or refutes it; an unsettled sub-box is split at its widest side.  A claim holds on the box
+    iff it holds on every part of a tiling.  Returns ``(proven, sub-boxes used, reason)``."""
+    stack = [list(box)]
+    used = 0
+    while stack:
+        B = stack.pop()
+        used += 1
+        if used > max_boxes:
+            return False, used, f"{failure} within {max_boxes} sub-boxes"
+        old = ctx.prec
+        ctx.prec = PREC
+        try:
+            ok, refuted = settle(B, used)
+        finally:
+            ctx.prec = old
+        if refuted is not None:
+            return False, used, refuted
+        if not ok:
+            stack += bisect_widest(B)
+    return True, used, "re-proven"
+
+
 def reprove_box(
     case: BoxCase,
     box: Sequence[tuple[Fraction, Fraction]],
@@ -776,26 +805,12 @@ def reprove_box(
     # the certificate's own point first: a bound below G there is refuted at once
     if hint is not None and not all(lo <= x <= hi for (lo, hi), x in zip(box, hint, strict=True)):
         hint = None
-    stack = [list(box)]
-    used = 0
-    while stack:
-        B = stack.pop()
-        used += 1
-        if used > max_boxes:
-            return False, used, f"not re-proven within {max_boxes} sub-boxes"
+
+    def settle_at(B: list[tuple[Fraction, Fraction]], used: int) -> tuple[bool, str | None]:
         c = [(lo + hi) / 2 for lo, hi in B]
-        anchors = _anchors(B, c, hint if used == 1 else None, memo)
-        old = ctx.prec
-        ctx.prec = PREC
-        try:
-            ok, refuted = settle(B, anchors)
-        finally:
-            ctx.prec = old
-        if refuted is not None:
-            return False, used, refuted
-        if not ok:
-            stack += bisect_widest(B)
-    return True, used, "re-proven"
+        return settle(B, _anchors(B, c, hint if used == 1 else None, memo))
+
+    return _bisect_reprove(box, settle_at, max_boxes)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -857,26 +872,14 @@ def reprove_ray_box(
     share ``m/n``).  A sign holds on the box iff it holds on every part of a tiling, so a box whose
     enclosures leave a sign open is bisected (widest side), up to ``max_boxes`` sub-boxes."""
     ks = [k for k in _ray_coords(case.n) if box[k][0] < box[k][1]]
-    stack = [list(box)]
-    used = 0
-    while stack:
-        B = stack.pop()
-        used += 1
-        if used > max_boxes:
-            return False, used, f"signs not re-proven within {max_boxes} sub-boxes"
-        old = ctx.prec
-        ctx.prec = PREC
-        try:
-            g, _ = _gradient_enclosure(case, B)
-            ok = all(g[k] < 0 for k in ks)
-            refuted = any(g[k] > 0 for k in ks)
-        finally:
-            ctx.prec = old
-        if refuted:
-            return False, used, "refuted: a derivative in x_i or u_prime is positive on a sub-box"
-        if not ok:
-            stack += bisect_widest(B)
-    return True, used, "re-proven"
+
+    def settle(B: list[tuple[Fraction, Fraction]], used: int) -> tuple[bool, str | None]:
+        g, _ = _gradient_enclosure(case, B)
+        if any(g[k] > 0 for k in ks):
+            return False, "refuted: a derivative in x_i or u_prime is positive on a sub-box"
+        return all(g[k] < 0 for k in ks), None
+
+    return _bisect_reprove(box, settle, max_boxes, "signs not re-proven")
 
 
 def _scaled_settle(
@@ -921,21 +924,4 @@ def reprove_scaled_box(
     kind, val = rhs
     j = int(val) if kind == "coordinate" else None
     s = Fraction(val) if kind == "t" else None
-    stack = [list(box)]
-    used = 0
-    while stack:
-        B = stack.pop()
-        used += 1
-        if used > max_boxes:
-            return False, used, f"not re-proven within {max_boxes} sub-boxes"
-        old = ctx.prec
-        ctx.prec = PREC
-        try:
-            ok, refuted = _scaled_settle(case, B, target, j, s)
-        finally:
-            ctx.prec = old
-        if refuted is not None:
-            return False, used, refuted
-        if not ok:
-            stack += bisect_widest(B)
-    return True, used, "re-proven"
+    return _bisect_reprove(box, lambda B, used: _scaled_settle(case, B, target, j, s), max_boxes)
