@@ -779,18 +779,22 @@ def _bj(box: Sequence[tuple[Fraction, Fraction]]) -> list[list[str]]:
 def lambda_proof_to_json(res: LambdaResult) -> dict[str, Any]:
     """The leaves of a proof as JSON: ``boxes`` as ``[box (theta sides, then lambda), method, point,
     signs, [upper at lambda_lo of the box, upper at lambda_hi] (outward-rounded decimals, null for
-    extremal)]``, ``outside`` and ``open`` boxes, the RHS at the two ends and the summary."""
+    extremal and ray), [T_a, T_b] (the targets of :func:`targets`, rounded down)]``, ``outside`` and
+    ``open`` boxes, the RHS at the two ends and the summary."""
     case = res.case
-    boxes = [
-        [
-            _bj(b["box"]),
-            b["method"],
-            [str(x) for x in b["point"]],
-            b["signs"],
-            None if b["upper"] is None else [decimal_upper(u, 15) for u in b["upper"]],
-        ]
-        for b in res.proven
-    ]
+    boxes = []
+    for b in res.proven:
+        a_, b_ = b["box"][-1]
+        boxes.append(
+            [
+                _bj(b["box"]),
+                b["method"],
+                [str(x) for x in b["point"]],
+                b["signs"],
+                None if b["upper"] is None else [decimal_upper(u, 15) for u in b["upper"]],
+                [decimal_lower(t, 15) for t in targets(case, a_, b_)],
+            ]
+        )
     return {
         "case": {
             "model": "range",
@@ -806,5 +810,9 @@ def lambda_proof_to_json(res: LambdaResult) -> dict[str, Any]:
         "boxes": boxes,
         "outside": [_bj(b) for b in res.outside],
         "open": [_bj(b["box"]) for b in res.open],
+        "rhs_g": {
+            key: [decimal_lower(v, 15), decimal_upper(v, 15)]
+            for key, v in (("lambda_lo", rhs_real(case, case.lam_lo)), ("lambda_hi", rhs_real(case, case.lam_hi)))
+        },
         "summary": res.summary(),
     }
