@@ -62,7 +62,8 @@ def _mp_rhs(lam, r, sigma=1):
     )
 
 
-def _contains(ball, x, tol=mpmath.mpf(10) ** -20):
+def _contains(ball, x, tol=1e-20):
+    tol = mpmath.mpf(tol)
     lo, hi = mpmath.mpf(ball.lower().str(40, radius=False)), mpmath.mpf(ball.upper().str(40, radius=False))
     return lo - tol <= x <= hi + tol
 
@@ -195,7 +196,7 @@ def test_tails_bound_the_integrals_beyond_the_window(theta, lam):
         M = lambda y: abs(y) + 1  # noqa: E731
         mom = lambda y: (f(y) + p(y) + q(y)) * (M(y) ** 2 + 1)  # noqa: E731
         for (L, U, gt, mt), fac in (
-            (cl.lambda_tails(CASE)[:3] + (cl.moment_tail(CASE),), cl.tail_coefficients(CASE)[0]),
+            ((*cl.lambda_tails(CASE), cl.moment_tail(CASE)), cl.tail_coefficients(CASE)[0]),
             (ref.tail_bounds(REF), ref._tail_factors(REF)[0]),
         ):
             gv = _outside(f, _mp(L), _mp(U))
@@ -329,7 +330,9 @@ def test_cli_writes_a_certificate_that_verify_accepts(tmp_path, capsys):
     from rigorous_rdp.cli import main
 
     out = tmp_path / "c.json"
-    assert main(["conjecture", "--prove", "--rows", "2", "--order-range", "2", "17/8", "--out", str(out), "--json"]) == 0
+    assert (
+        main(["conjecture", "--prove", "--rows", "2", "--order-range", "2", "17/8", "--out", str(out), "--json"]) == 0
+    )
     res = json.loads(capsys.readouterr().out)
     assert res["prove"]["proven"] and res["certificate"]["kind"] == "holds-boxes-order-interval"
     assert main(["verify", str(out)]) == 0

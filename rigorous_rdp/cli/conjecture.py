@@ -291,8 +291,7 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
             else f"lambda = {pr['lambda']}"
         )
         lines = [
-            f"Conjecture 1, 1-d range model, n = {pr['n']} rows, batch m = {pr['m']} (r = {pr['r']}), "
-            f"{lam}, {sig}:",
+            f"Conjecture 1, 1-d range model, n = {pr['n']} rows, batch m = {pr['m']} (r = {pr['r']}), {lam}, {sig}:",
             f"  {'PROVEN' if pr['proven'] else 'NOT PROVEN'}: {pr['statement']}",
             f"  boxes: {pr['boxes_proven']} proven {pr['methods']}, {pr['boxes_outside']} outside the "
             f"fundamental domain, {pr['boxes_open']} open; RHS G in [{rg['lower']}, {rg['upper']}]",

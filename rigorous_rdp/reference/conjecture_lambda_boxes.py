@@ -42,6 +42,7 @@ Interval arithmetic: python-flint ``arb``/``acb`` balls; exact rationals enter a
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -307,11 +308,8 @@ def _cells(case: OrderCase) -> tuple[tuple[arb, arb], ...]:
         k = sg * arb(2).sqrt()
         c = _q(Fraction(case.m, 2))
         return tuple(
-            (
-                _hull(y0, y1),
-                sg * (arb.pi() / 2).sqrt() * (((_q(y1) - c) / k).erf() - ((_q(y0) - c) / k).erf()),
-            )
-            for y0, y1 in zip(ends, ends[1:], strict=False)
+            (_hull(y0, y1), sg * (arb.pi() / 2).sqrt() * (((_q(y1) - c) / k).erf() - ((_q(y0) - c) / k).erf()))
+            for y0, y1 in itertools.pairwise(ends)
         )
 
 
@@ -430,7 +428,9 @@ def _star(n: int) -> list[Fraction]:
     return [Fraction(0)] * (n - 1) + [Fraction(1), Fraction(0)]
 
 
-def _signed_gradient(case: OrderCase, box: Sequence[tuple[Fraction, Fraction]]) -> tuple[list[arb], list[list[arb]], list[arb], list[arb] | None]:
+def _signed_gradient(
+    case: OrderCase, box: Sequence[tuple[Fraction, Fraction]]
+) -> tuple[list[arb], list[list[arb]], list[arb], list[arb] | None]:
     """Gradient over the box (direct, intersected with the mean-value form about the centre where a
     sign is open), the Hessian, the lambda derivative, and the centre gradient (or None)."""
     dim = case.dim

@@ -1794,7 +1794,8 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         return VerificationResult(False, "malformed certificate: inconsistent case (n, m, r)")
     if not (2 <= lo < hi <= 16 and 1 <= sigma <= 64):
         return VerificationResult(
-            False, "malformed certificate: the order range must satisfy 2 <= low < high <= 16 and sigma 1 <= sigma <= 64"
+            False,
+            "malformed certificate: the order range must satisfy 2 <= low < high <= 16 and sigma 1 <= sigma <= 64",
         )
     if (
         cert.get("statement") != ORDER_STATEMENT
@@ -1808,7 +1809,8 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
     faces = faces_of(n + 1, (lo, hi))
     if cert.get("faces") != [[[str(a), str(b)] for a, b in f] for f in faces]:
         return VerificationResult(
-            False, "malformed certificate: 'faces' is not [x_1 = 0, u_prime = 0] of [0,1]^(n+1) x [lambda_low, lambda_high]"
+            False,
+            "malformed certificate: 'faces' is not [x_1 = 0, u_prime = 0] of [0,1]^(n+1) x [lambda_low, lambda_high]",
         )
     d = n + 2
 
@@ -1871,13 +1873,14 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
     }
     if any(summ.get(k) != v for k, v in expect.items()):
         return VerificationResult(False, "malformed certificate: the summary disagrees with the boxes")
-    rg = cert.get("rhs_g")
     try:
+        rg = cert["rhs_g"]
         with workprec(PREC_BOXES):
             for key, lam in (("lambda_lo", lo), ("lambda_hi", hi)):
                 own = ref_rhs(sigma, Fraction(m, n), lam)
                 s_lo, s_hi = (Fraction(str(x)) for x in rg[key])
-                if not (_fq(s_lo) <= own and own <= _fq(s_hi)):
+                # the stated enclosure (15 digits, rounded outward) must meet the recomputed one
+                if not (s_lo <= s_hi and _fq(s_lo) <= arb(own.upper()) and arb(own.lower()) <= _fq(s_hi)):
                     return VerificationResult(
                         False, f"the stated RHS at {key} [{s_lo}, {s_hi}] does not enclose the recomputed {own}"
                     )

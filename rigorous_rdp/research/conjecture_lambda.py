@@ -65,6 +65,7 @@ by Taylor's formula (:func:`g2_ball`); it costs more boxes, which n = 2 and 3 af
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import time
 from collections.abc import Sequence
@@ -81,14 +82,20 @@ from .constant import log_g_mixture
 __all__ = [
     "LambdaCase",
     "LambdaResult",
+    "box_bounds",
     "chord_step",
+    "derivatives_box",
+    "extremal_point",
     "g2_ball",
     "g_point_real",
-    "gradient_box",
+    "grad_point_real",
     "lambda_proof_to_json",
     "lambda_tails",
+    "moment_tail",
     "prove_lambda",
     "rhs_real",
+    "tail_coefficients",
+    "targets",
 ]
 
 PREC = 80
@@ -140,36 +147,22 @@ def _phibar(x: arb) -> arb:
 
 
 @functools.lru_cache(maxsize=64)
-def lambda_tails(case: LambdaCase) -> tuple[Fraction, Fraction, arb, arb]:
-    r"""Window ``[L, U]`` (integers) and upper bounds of the integrals outside it of :math:`f =
-    p^\lambda q^{1-\lambda}` (``g_tail``) and of every compensated gradient integrand
-    :math:`|\partial_k[f - \lambda p + (\lambda-1)q]|` (``d_tail``), valid for every configuration with
-    values in :math:`[0, 1]` and every real :math:`\lambda \in [1, \lambda_{hi}]`.
+def lambda_tails(case: LambdaCase) -> tuple[Fraction, Fraction, arb]:
+    r"""Window ``[L, U]`` (integers) and an upper bound of the integral outside it of :math:`f =
+    p^\lambda q^{1-\lambda}` (``g_tail``), valid for every configuration with values in :math:`[0, 1]`
+    and every real :math:`\lambda \in [1, \lambda_{hi}]` (the derivative integrands: :func:`moment_tail`).
 
     **Proof.**  All means lie in :math:`[0, m]`; write :math:`\varphi = \varphi_\sigma`.  For
     :math:`y \ge U \ge \lambda_{hi} m`: every atom of ``p`` is :math:`\le \varphi(y - m)` and every atom
     of ``q`` is :math:`\ge \varphi(y)`; with :math:`1 - \lambda \le 0`, :math:`f \le \varphi(y-m)^\lambda
     \varphi(y)^{1-\lambda} = K_\lambda\varphi(y - \lambda m)`, :math:`K_\lambda =
-    e^{\lambda(\lambda-1)m^2/(2\sigma^2)}` (complete the square).  For :math:`y \le L \le 0`: atoms of
-    ``p`` are :math:`\le \varphi(y)`, of ``q`` :math:`\ge \varphi(y - m)`, so :math:`f \le
-    K_\lambda\varphi(y + (\lambda-1)m)`.  Hence :math:`\int_{\text{out}} f \le K_\lambda[\bar\Phi((U -
-    \lambda m)/\sigma) + \bar\Phi((-L - (\lambda-1)m)/\sigma)]`.
-
-    Gradient: with :math:`M = \max_S |y - s_S| \le |y| + m`, :math:`|p_k| \le pM/\sigma^2`,
-    :math:`|q_k| \le qM/\sigma^2` (each mean moves with :math:`\theta_k` at rate 0 or 1), and the
-    integrand :math:`\lambda(R^{\lambda-1} - 1)p_k - (\lambda-1)(R^\lambda - 1)q_k` is at most
-    :math:`(2\lambda-1)fM/\sigma^2 + (\lambda p + (\lambda-1)q)M/\sigma^2` in absolute value.  With
-    :math:`\int_T^\infty (z + a)\varphi(z)\,dz = \sigma^2\varphi(T) + a\bar\Phi(T/\sigma)`: the ``f``
-    part gives :math:`(2\lambda-1)K_\lambda[\sigma^2\varphi(U-\lambda m) + (\lambda m + m)\bar\Phi((U -
-    \lambda m)/\sigma) + \sigma^2\varphi(T_L) + \lambda m\bar\Phi(T_L/\sigma)]/\sigma^2`,
-    :math:`T_L = -L - (\lambda-1)m` (:math:`y \mapsto z = -y - (\lambda-1)m`, :math:`|y| + m = z +
-    \lambda m`); the ``p, q`` part, with :math:`p, q \le \varphi(y - m)` above ``U`` and :math:`\le
-    \varphi(y)` below ``L``, gives :math:`(2\lambda-1)[\sigma^2\varphi(U-m) + 2m\bar\Phi((U-m)/\sigma) +
-    \sigma^2\varphi(-L) + m\bar\Phi(-L/\sigma)]/\sigma^2`.
-
-    *Monotone in lambda*: :math:`K_\lambda`, :math:`2\lambda-1`, :math:`\lambda m` grow with lambda and
-    so do :math:`\varphi(U - \lambda m)`, :math:`\bar\Phi((U-\lambda m)/\sigma)` (``U - lambda m >= 0``)
-    and the ``L`` terms, so the bounds at :math:`\lambda_{hi}` hold for every smaller order.
+    e^{\lambda(\lambda-1)m^2/(2\sigma^2)}` (complete the square: :math:`\lambda(y-m)^2 + (1-\lambda)y^2 =
+    (y - \lambda m)^2 - \lambda(\lambda-1)m^2`).  For :math:`y \le L \le 0`: atoms of ``p`` are
+    :math:`\le \varphi(y)`, of ``q`` :math:`\ge \varphi(y - m)`, so :math:`f \le K_\lambda\varphi(y +
+    (\lambda-1)m)`.  Hence :math:`\int_{\text{out}} f \le K_\lambda[\bar\Phi((U - \lambda m)/\sigma) +
+    \bar\Phi((-L - (\lambda-1)m)/\sigma)]`.  *Monotone in lambda*: :math:`K_\lambda` grows with lambda
+    and so do both :math:`\bar\Phi` terms (their arguments, :math:`\ge 0`, shrink), so the bound at
+    :math:`\lambda_{hi}` holds for every smaller order.
     """
     lam_f, m = float(case.lam_hi), case.m
     s = float(case.sigma)
@@ -181,19 +174,10 @@ def lambda_tails(case: LambdaCase) -> tuple[Fraction, Fraction, arb, arb]:
         lam = to_arb(case.lam_hi)
         sig = to_arb(case.sigma)
         K = (lam * (lam - 1) * m * m / (2 * sig * sig)).exp()
-
-        def phi(x: arb) -> arb:
-            return (-(x * x) / (2 * sig * sig)).exp() / (sig * (2 * arb.pi()).sqrt())
-
         tu = to_arb(U) - lam * m
         tl = -to_arb(L) - (lam - 1) * m
         g_tail = K * (_phibar(tu / sig) + _phibar(tl / sig))
-        s2 = sig * sig
-        f_part = K * (s2 * phi(tu) + (lam * m + m) * _phibar(tu / sig) + s2 * phi(tl) + lam * m * _phibar(tl / sig))
-        um, ml = to_arb(U) - m, -to_arb(L)
-        pq_part = s2 * phi(um) + 2 * m * _phibar(um / sig) + s2 * phi(ml) + m * _phibar(ml / sig)
-        d_tail = (2 * lam - 1) * (f_part + pq_part) / s2
-    return L, U, arb(g_tail.upper()), arb(d_tail.upper())
+    return L, U, arb(g_tail.upper())
 
 
 def _subsets(case: LambdaCase) -> list[tuple[int, ...]]:
@@ -220,7 +204,7 @@ def g_point_real(case: LambdaCase, point: Sequence[Fraction], lam: Fraction, rel
     rationals): ``acb.integral`` of :math:`p\,e^{(\lambda-1)\log(p/q)}` over the window of
     :func:`lambda_tails` (principal logarithm, ``analytic`` checked: ``p/q`` off the branch cut) plus
     the proven tail as radius."""
-    L, U, g_tail, _ = lambda_tails(case)
+    L, U, g_tail = lambda_tails(case)
     with workprec(PREC):
         sig = to_arb(case.sigma)
         inv2s2 = acb(1 / (2 * sig * sig))
@@ -294,7 +278,7 @@ def _cells(case: LambdaCase) -> tuple[tuple[arb, arb], ...]:
     :math:`w(y) = e^{-(y - m/2)^2/(2\sigma^2)}`: width :math:`\sigma/`:data:`CELLS` on the core
     :math:`[-(\lambda_{hi}-1)m - 4\sigma, \lambda_{hi}m + 4\sigma]`, :math:`\sigma/`:data:`COARSE`
     outside (any tiling gives an enclosure)."""
-    L, U, _, _ = lambda_tails(case)
+    L, U, _ = lambda_tails(case)
     s = case.sigma
     core_lo = max(L, Fraction(math.floor(-(case.lam_hi - 1) * case.m - 4 * s)))
     core_hi = min(U, Fraction(math.ceil(case.lam_hi * case.m + 4 * s)))
@@ -314,7 +298,7 @@ def _cells(case: LambdaCase) -> tuple[tuple[arb, arb], ...]:
         sig = to_arb(case.sigma)
         c = to_arb(Fraction(case.m, 2))
         k = sig * arb(2).sqrt()
-        for a, b in zip(ends, ends[1:], strict=False):
+        for a, b in itertools.pairwise(ends):
             ea, eb = to_arb(a), to_arb(b)
             # int_a^b e^{-(y-c)^2/(2 sigma^2)} dy = sigma sqrt(pi/2) [erf((b-c)/k) - erf((a-c)/k)]
             w = sig * (arb.pi() / 2).sqrt() * (((eb - c) / k).erf() - ((ea - c) / k).erf())
@@ -389,7 +373,7 @@ def moment_tail(case: LambdaCase) -> arb:
     lambda derivative of the compensated gradient, :math:`\partial_\lambda\partial_k f = \partial_k(f\log R)
     = f_k\log R + f\,\partial_k\log R`, so :math:`|\cdot| \le f[(2\lambda-1)mM^2 + 2M\sigma^2]/\sigma^4`,
     plus :math:`|p_k| + |q_k|`: coefficient :math:`(2\lambda-1)m + \sigma` (:func:`tail_coefficients`)."""
-    L, U, _, _ = lambda_tails(case)
+    L, U, _ = lambda_tails(case)
     m = case.m
     with workprec(PREC):
         lam = to_arb(case.lam_hi)
@@ -506,7 +490,7 @@ def grad_point_real(case: LambdaCase, point: Sequence[Fraction], lam: Fraction, 
     plus the gradient tail (:func:`moment_tail` times the first of :func:`tail_coefficients`; the
     uncompensated integrand :math:`|\partial_k f| \le (2\lambda-1)fM/\sigma^2` has the smaller
     coefficient)."""
-    L, U, _, _ = lambda_tails(case)
+    L, U, _ = lambda_tails(case)
     dim = case.n + 1
     with workprec(PREC):
         sig = to_arb(case.sigma)
@@ -521,7 +505,13 @@ def grad_point_real(case: LambdaCase, point: Sequence[Fraction], lam: Fraction, 
         memo: dict[Any, Any] = {}
 
         def node(z: acb, analytic: bool) -> Any:
-            key = (z.real.mid().man_exp(), z.real.rad().man_exp(), z.imag.mid().man_exp(), z.imag.rad().man_exp(), analytic)
+            key = (
+                z.real.mid().man_exp(),
+                z.real.rad().man_exp(),
+                z.imag.mid().man_exp(),
+                z.imag.rad().man_exp(),
+                analytic,
+            )
             if key in memo:
                 return memo[key]
             parts = []
@@ -658,7 +648,11 @@ def box_bounds(case: LambdaCase, box: Sequence[tuple[Fraction, Fraction]]) -> di
         grad = list(gb)
         if g0 is not None:
             for k in want:
-                mv = g0[k] + sum((H[k][j] * arb(0, half[j].upper()) for j in range(dim)), arb(0)) + dl[k] * arb(0, hl.upper())
+                mv = (
+                    g0[k]
+                    + sum((H[k][j] * arb(0, half[j].upper()) for j in range(dim)), arb(0))
+                    + dl[k] * arb(0, hl.upper())
+                )
                 grad[k] = _meet(gb[k], mv)
         signs = [0 if not wide[k] else 1 if grad[k] > 0 else -1 if grad[k] < 0 else 0 for k in range(dim)]
         free = [k for k in range(dim) if wide[k] and signs[k] == 0]
@@ -708,7 +702,9 @@ def box_bounds(case: LambdaCase, box: Sequence[tuple[Fraction, Fraction]]) -> di
                         sc += float(_absmax(grad[j]).mid()) * wj
                     scores[j] = sc
             finite = all(math.isfinite(x) for x in scores.values())
-            k_best = max(scores, key=lambda k: scores[k]) if finite else max(range(dim), key=lambda k: box[k][1] - box[k][0])
+            k_best = (
+                max(scores, key=lambda k: scores[k]) if finite else max(range(dim), key=lambda k: box[k][1] - box[k][0])
+            )
             # the lambda side puts its width on the free gradients (through the signs and the
             # first-order terms) and costs the chord loss when the bound fails at the upper order
             lam_score = sum(float(_absmax(dl[k]).mid()) for k in free) * float(b - a)
