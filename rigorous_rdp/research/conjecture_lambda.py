@@ -41,8 +41,19 @@ against the true :math:`\mathrm{RHS}_b` is about :math:`\mathrm{RHS}''\,(b-a)^2`
    If all coordinates are signed, the supremum over ``B`` of every :math:`G_\lambda` is at the same
    vertex ``v``.  ``"extremal"``: ``v`` is :math:`\theta^* = (0..0,\ u = 1,\ u' = 0)`, where
    :math:`q = \mu_0`, :math:`p = (1-r)\mu_0 + r\mu_1`, so :math:`G_\lambda(\theta^*) = \mathrm{RHS}_\lambda`
-   *for every* lambda: proven with equality.  ``"monotone"``: else :math:`G_a(v) \le T_a` and
-   :math:`G_b(v) \le T_b` (point values, :func:`g_point_real`).
+   *for every* lambda: proven with equality.  ``"ray"``: else, when ``v`` is near :math:`\theta^*`, the
+   signs of :math:`\partial_k G_\lambda` on :math:`S = \mathrm{hull}(v, \theta^*)` (a product of intervals)
+   times ``[a, b]`` select :math:`\theta^*` in every side where the two differ (:func:`_ray`): then
+   :math:`G_\lambda(v) \le G_\lambda(\theta^*) = \mathrm{RHS}_\lambda` for every order of the box.
+   ``"monotone"``: else :math:`G_a(v) \le T_a` and :math:`G_b(v) \le T_b` (point values,
+   :func:`g_point_real`).
+
+   *Why the ray rule* (the obstacle it removes): next to :math:`\theta^*` the margin
+   :math:`\mathrm{RHS}_\lambda - G_\lambda(v)` is only first order in the distance ``h`` of ``v`` to
+   :math:`\theta^*`, while the chord target loses :math:`\approx \mathrm{RHS}''\,(b-a)^2`; the boxes
+   along the edges through :math:`\theta^*` then need order sides of width :math:`\sqrt h` at every
+   scale ``h``, and the first runs (n = 2, lambda in [2, 5/2]) left boxes open at depth 40.  The ray
+   rule compares with the equality case instead of the chord and needs no point value.
 4. ``"taylor"``: signed coordinates fixed at the end their sign selects; on that face, with centre
    ``c`` and unsigned coordinates ``J``, :math:`G_\lambda(\theta) \le G_\lambda(c) + \sum_J
    \max|\partial_k G|\,w_k/2` (mean value theorem, the gradient enclosed over ``B x [a, b]``), for
