@@ -293,6 +293,11 @@ def test_forged_certificates_are_rejected(small_cert):
     bad["boxes"][i][4][0] = mpmath.nstr(below, 15)
     res = verify_certificate(_rehash(bad))
     assert not res.ok and "not re-proven" in res.reason
+    # a summary that names a wider order range than the case
+    bad = json.loads(json.dumps(small_cert))
+    bad["summary"]["lambda"] = ["2", "4"]
+    res = verify_certificate(_rehash(bad))
+    assert not res.ok and "summary" in res.reason
     # the hash
     bad = json.loads(json.dumps(small_cert))
     bad["boxes"] = bad["boxes"][1:]

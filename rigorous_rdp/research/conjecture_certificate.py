@@ -1870,6 +1870,9 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         "boxes_outside": len(outside),
         "boxes_open": len(open_),
         "methods": methods,
+        "lambda": case["lambda"],
+        "sigma": case["sigma"],
+        "r": case["r"],
     }
     if any(summ.get(k) != v for k, v in expect.items()):
         return VerificationResult(False, "malformed certificate: the summary disagrees with the boxes")
@@ -1883,6 +1886,14 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
                 if not (s_lo <= s_hi and _fq(s_lo) <= arb(own.upper()) and arb(own.lower()) <= _fq(s_hi)):
                     return VerificationResult(
                         False, f"the stated RHS at {key} [{s_lo}, {s_hi}] does not enclose the recomputed {own}"
+                    )
+                # the printed range: its lower end at the lowest order, its upper end at the highest
+                end = Fraction(str(summ["rhs_g_range"]["lower" if key == "lambda_lo" else "upper"]))
+                if (key == "lambda_lo" and not _fq(end) <= arb(own.upper())) or (
+                    key == "lambda_hi" and not arb(own.lower()) <= _fq(end)
+                ):
+                    return VerificationResult(
+                        False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range"
                     )
     except (TypeError, KeyError, ValueError) as exc:
         return VerificationResult(False, f"malformed certificate: rhs_g ({exc})")
