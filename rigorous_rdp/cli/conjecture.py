@@ -64,7 +64,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--rows", metavar="N", help="--prove: number of rows n, integer in [2, 6]")
     p.add_argument("--batch", default="1", metavar="M", help="--prove: batch size m, integer in [1, n-1] (default 1)")
-    p.add_argument("--order", default="2", metavar="L", help="--prove: Renyi order, integer in [2, 16] (default 2)")
+    p.add_argument("--order", metavar="L", help="--prove: Renyi order, integer in [2, 16] (default 2)")
     p.add_argument("--sigma", metavar="S", help="--prove: noise multiplier, in [1/2, 64] (default 1)")
     p.add_argument(
         "--sigma-range",
@@ -122,7 +122,7 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
     m = _int(args.batch, "batch", 1)
     if m >= n:
         raise ValueError(f"--batch must be an integer in [1, rows - 1]. Found {quote(args.batch)}.")
-    lam = _int(args.order, "order", 2)
+    lam = _int("2" if args.order is None else args.order, "order", 2)
     if lam > 16:
         raise ValueError(f"--order must be an integer in [2, 16]. Found {quote(args.order)}.")
     max_boxes = _int(args.max_boxes, "max-boxes", 1)
@@ -216,16 +216,27 @@ def _run_prove_order(args: argparse.Namespace, n: int, m: int, max_boxes: int, o
         raise ValueError("--t-side and --cube do not apply to --order-range (its boxes tile the faces).")
     if args.jobs is not None:
         raise ValueError("--jobs does not apply to --order-range (that proof runs in one process).")
-    lo = parse_rational(args.order_range[0], "order-range")
-    hi = parse_rational(args.order_range[1], "order-range")
-    if not LAMBDA_MIN <= lo < hi <= LAMBDA_MAX:
+    if args.order is not None:
         raise ValueError(
-            f"--order-range must satisfy 2 <= LOW < HIGH <= 16. Found {quote(args.order_range[0])} "
-            f"{quote(args.order_range[1])}."
+            "--order and --order-range exclude each other (--order-range gives every order in [LOW, HIGH])."
         )
-    sigma = parse_rational("1" if args.sigma is None else args.sigma, "sigma")
-    if not SIGMA_MIN <= sigma <= SIGMA_MAX:
-        raise ValueError(f"--sigma must be in [1, 64] with --order-range. Found {quote(args.sigma)}.")
+    message = (
+        f"--order-range must be two numbers with 2 <= LOW < HIGH <= 16. Found {quote(args.order_range[0])} "
+        f"{quote(args.order_range[1])}."
+    )
+    try:
+        lo = parse_rational(args.order_range[0], "order-range")
+        hi = parse_rational(args.order_range[1], "order-range")
+    except ValueError:
+        raise ValueError(message) from None
+    if not LAMBDA_MIN <= lo < hi <= LAMBDA_MAX:
+        raise ValueError(message)
+    try:
+        sigma = parse_rational("1" if args.sigma is None else args.sigma, "sigma")
+    except ValueError:
+        sigma = None
+    if sigma is None or not SIGMA_MIN <= sigma <= SIGMA_MAX:
+        raise ValueError(f"--sigma must be a number in [1, 64] with --order-range. Found {quote(args.sigma)}.")
     res = prove_lambda(LambdaCase(n, m, lo, hi, sigma), max_boxes=max_boxes, progress=True)
     proof = lambda_proof_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}

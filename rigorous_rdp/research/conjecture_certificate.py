@@ -1765,6 +1765,25 @@ def _order_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
     return out
 
 
+def _order_fraction(x: Any) -> Fraction:
+    """A number of a ``holds-boxes-order-interval`` certificate (a string, or an integer or float as
+    JSON may hold it) as an exact Fraction, refused by :func:`rigorous_rdp.arith.parse_rational` before
+    it is built when it is longer than 1,000 characters or out of the accepted magnitudes:
+    ``Fraction("1e999999999")`` would build 10**999999999 (verify would not return)."""
+    from ..arith import parse_rational
+
+    if isinstance(x, bool) or not isinstance(x, (str, int, float)):
+        raise ValueError(f"a number must be a string, found {type(x).__name__}")
+    try:
+        return parse_rational(str(x), "a number")
+    except ValueError:
+        shown = str(x) if len(str(x)) <= 40 else str(x)[:37] + "..."
+        raise ValueError(
+            f"the number {shown!r} is not a finite decimal or ratio of at most 1000 characters "
+            "with a magnitude in [1e-100000, 1e100000)"
+        ) from None
+
+
 def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
     """Re-check a ``holds-boxes-order-interval`` certificate: the structure exactly (case, texts, the
     faces times the order interval tiled by the boxes, the outside boxes, the RHS at both ends
@@ -1786,11 +1805,11 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
             False, "malformed certificate: case needs model, d, n, m (integers), r, sigma (strings), lambda [low, high]"
         )
     n, m = case["n"], case["m"]
-    lo, hi = (Fraction(x) for x in case["lambda"])
-    sigma = Fraction(case["sigma"])
+    lo, hi = (_order_fraction(x) for x in case["lambda"])
+    sigma = _order_fraction(case["sigma"])
     if case["model"] != "range" or case["d"] != 1:
         return VerificationResult(False, f"malformed certificate: {ORDER_KIND} covers model range, d = 1 only")
-    if not (2 <= n <= 6 and 1 <= m < n) or Fraction(case["r"]) != Fraction(m, n):
+    if not (2 <= n <= 6 and 1 <= m < n) or _order_fraction(case["r"]) != Fraction(m, n):
         return VerificationResult(False, "malformed certificate: inconsistent case (n, m, r)")
     if not (2 <= lo < hi <= 16 and 1 <= sigma <= 64):
         return VerificationResult(
@@ -1819,7 +1838,7 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
             raise ValueError("a box has the wrong number of sides")
         out = []
         for i, side in enumerate(b):
-            a, c = (Fraction(str(x)) for x in side)
+            a, c = (_order_fraction(x) for x in side)
             lim = (lo, hi) if i == d - 1 else (Fraction(0), Fraction(1))
             if not (lim[0] <= a < c <= lim[1] or (i in (0, n) and a == c == 0)):
                 raise ValueError(f"box side [{side[0]}, {side[1]}] is not a non-empty part of [{lim[0]}, {lim[1]}]")
@@ -1843,7 +1862,7 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
                 all(b[i][0] == 0 for i in range(n - 1)) and b[n - 1][1] == 1 and b[n][0] == 0
             ):
                 raise ValueError(f"box {_box_str(b)}: 'extremal' box does not contain (0..0, 1, 0)")
-            proven.append((b, None if ups is None else [Fraction(str(u)) for u in ups]))
+            proven.append((b, None if ups is None else [_order_fraction(u) for u in ups]))
         outside = [parse(b) for b in cert["outside"]]
         open_ = [parse(b) for b in cert["open"]]
     except (ValueError, TypeError, KeyError, ZeroDivisionError) as exc:
@@ -1862,6 +1881,8 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
     for rec in cert["boxes"]:
         methods[rec[1]] = methods.get(rec[1], 0) + 1
     summ = cert.get("summary", {})
+    if not isinstance(summ, dict):
+        return VerificationResult(False, "malformed certificate: 'summary' must be an object")
     expect = {
         "n": n,
         "m": m,
@@ -1881,16 +1902,32 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         with workprec(PREC_BOXES):
             for key, lam in (("lambda_lo", lo), ("lambda_hi", hi)):
                 own = ref_rhs(sigma, Fraction(m, n), lam)
-                s_lo, s_hi = (Fraction(str(x)) for x in rg[key])
-                # the stated enclosure (15 digits, rounded outward) must meet the recomputed one
-                if not (s_lo <= s_hi and _fq(s_lo) <= arb(own.upper()) and arb(own.lower()) <= _fq(s_hi)):
+                s_lo, s_hi = (_order_fraction(x) for x in rg[key])
+                # the stated enclosure (15 digits, rounded outward) must meet the recomputed one, and
+                # every stated or printed end must agree with it to 12 digits (not [0, 1e6])
+                tol = own * arb(10) ** -12
+
+                def near(x: Fraction, own: arb = own, tol: arb = tol) -> bool:
+                    return bool(abs(_fq(x) - own) <= tol)
+
+                if not (
+                    s_lo <= s_hi
+                    and _fq(s_lo) <= arb(own.upper())
+                    and arb(own.lower()) <= _fq(s_hi)
+                    and near(s_lo)
+                    and near(s_hi)
+                ):
                     return VerificationResult(
-                        False, f"the stated RHS at {key} [{s_lo}, {s_hi}] does not enclose the recomputed {own}"
+                        False,
+                        f"the stated RHS at {key} [{s_lo}, {s_hi}] is not an enclosure, to 12 digits, of the "
+                        f"recomputed {own}",
                     )
                 # the printed range: its lower end at the lowest order, its upper end at the highest
-                end = Fraction(str(summ["rhs_g_range"]["lower" if key == "lambda_lo" else "upper"]))
-                if (key == "lambda_lo" and not _fq(end) <= arb(own.upper())) or (
-                    key == "lambda_hi" and not arb(own.lower()) <= _fq(end)
+                end = _order_fraction(summ["rhs_g_range"]["lower" if key == "lambda_lo" else "upper"])
+                if (
+                    (key == "lambda_lo" and not _fq(end) <= arb(own.upper()))
+                    or (key == "lambda_hi" and not arb(own.lower()) <= _fq(end))
+                    or not near(end)
                 ):
                     return VerificationResult(
                         False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range"
