@@ -318,7 +318,10 @@ def test_cli_order_range_bad_input_exits_2(capsys):
     from rigorous_rdp.cli import main
 
     for argv, word in [
-        (["--prove", "--rows", "2", "--order-range", "1", "3"], "--order-range must be two numbers with 2 <= LOW < HIGH <= 16"),
+        (
+            ["--prove", "--rows", "2", "--order-range", "1", "3"],
+            "--order-range must be two numbers with 2 <= LOW < HIGH <= 16",
+        ),
         (["--prove", "--rows", "2", "--order-range", "3", "3"], "--order-range must be two numbers with"),
         (["--prove", "--rows", "2", "--order-range", "2", "17"], "--order-range must be two numbers with"),
         (["--prove", "--rows", "2", "--order-range", "2", "x"], "--order-range"),
