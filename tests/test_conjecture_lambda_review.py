@@ -93,7 +93,7 @@ def test_loose_stated_rhs_is_refused(cert, edit):
     # a range that still contains the true RHS but is not it (the true one has 15 digits)
     res = verify_certificate(_forged(cert, edit))
     assert not res.ok
-    assert "rhs_g_range" in res.reason or "is not an enclosure, to 12 digits" in res.reason, res.reason
+    assert "rhs_g_range" in res.reason or "does not enclose the recomputed" in res.reason, res.reason
 
 
 @pytest.mark.parametrize(
@@ -106,8 +106,8 @@ def test_loose_stated_rhs_is_refused(cert, edit):
         (["--order-range", "2", "1e999999999"], "--order-range must be two numbers with 2 <= LOW < HIGH <= 16"),
         (["--order-range", "two", "4"], "--order-range must be two numbers with 2 <= LOW < HIGH <= 16"),
         (["--order-range", "4", "2"], "--order-range must be two numbers with 2 <= LOW < HIGH <= 16"),
-        (["--order-range", "2", "4", "--sigma", "nan"], "--sigma must be a number in [1, 64] with --order-range"),
-        (["--order-range", "2", "4", "--sigma", "1/2"], "--sigma must be a number in [1, 64] with --order-range"),
+        (["--order-range", "2", "4", "--sigma", "nan"], "--sigma must be in [1, 64] with --order-range"),
+        (["--order-range", "2", "4", "--sigma", "1/2"], "--sigma must be in [1, 64] with --order-range"),
     ],
 )
 def test_cli_hostile_order_range(tmp_path, capsys, extra, words):

@@ -236,7 +236,7 @@ def _run_prove_order(args: argparse.Namespace, n: int, m: int, max_boxes: int, o
     except ValueError:
         sigma = None
     if sigma is None or not SIGMA_MIN <= sigma <= SIGMA_MAX:
-        raise ValueError(f"--sigma must be a number in [1, 64] with --order-range. Found {quote(args.sigma)}.")
+        raise ValueError(f"--sigma must be in [1, 64] with --order-range. Found {quote(args.sigma)}.")
     res = prove_lambda(LambdaCase(n, m, lo, hi, sigma), max_boxes=max_boxes, progress=True)
     proof = lambda_proof_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}

@@ -1919,8 +1919,8 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
                 ):
                     return VerificationResult(
                         False,
-                        f"the stated RHS at {key} [{s_lo}, {s_hi}] is not an enclosure, to 12 digits, of the "
-                        f"recomputed {own}",
+                        f"the stated RHS at {key} [{s_lo}, {s_hi}] does not enclose the recomputed {own} "
+                        "(to 12 digits)",
                     )
                 # the printed range: its lower end at the lowest order, its upper end at the highest
                 end = _order_fraction(summ["rhs_g_range"]["lower" if key == "lambda_lo" else "upper"])
