@@ -912,14 +912,20 @@ def reprove_ray_box(
 
 
 def _scaled_settle(
-    case: BoxCase, B: list[tuple[Fraction, Fraction]], target: arb, j: int | None, s: Fraction | None
+    case: BoxCase,
+    B: list[tuple[Fraction, Fraction]],
+    target: arb,
+    j: int | None,
+    s: Fraction | None,
+    hint: Sequence[Fraction] | None = None,
 ) -> tuple[bool, str | None]:
     """One (sub-)box of :func:`reprove_scaled_box`: (settled, refutation or None).
 
     The signs of the derivatives of ``G - R`` come from the direct enclosure of the gradient over the box
     first; where that leaves coordinates unsigned, from its intersection with the mean-value form about
-    the centre of the face the first signs select (a point of the box whose values the Taylor bound needs
-    anyway); if that signs more coordinates, the face shrinks and is evaluated again."""
+    an anchor point of the box whose values are needed anyway: the certificate's point (``hint``, when it
+    lies in the box), else the centre of the face the first signs select; if the signs then select
+    another face, that face is evaluated."""
     n, d = case.n, case.dim
     direct, H = derivatives_over_box(case, B)
     r1 = r2 = arb(0)
@@ -932,12 +938,19 @@ def _scaled_settle(
         face = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(B, signs, strict=True)]
         return signs, face, [k for k in range(d) if signs[k] == 0 and B[k][0] < B[k][1]]
 
-    signs, face, free = select(direct)
-    pv = point_values(case, face, grad=bool(free))
+    def h_at(p: Sequence[Fraction], g: arb) -> arb:
+        """G - R at the point p (R at p: RHS(p_j) or the constant RHS(s))."""
+        return g - rhs_scaled(n, case.m, case.lam, _a(p[j] if j is not None else s))[0]  # type: ignore[arg-type]
+
+    _, face, free = select(direct)
+    inside = hint is not None and all(lo <= x <= hi for (lo, hi), x in zip(B, hint, strict=True))
+    anchor = list(hint) if free and inside else face  # type: ignore[arg-type]
+    pv = point_values(case, anchor, grad=bool(free))
+    if h_at(anchor, pv[0]) > target:
+        return False, f"refuted: G - R at {[str(x) for x in anchor]} is above the bound"
     if free:
-        signs2, face2, free2 = select(_mean_value_meet(case, B, direct, H, face, pv))
-        if signs2 != signs:
-            signs, face, free = signs2, face2, free2
+        _, face, free = select(_mean_value_meet(case, B, direct, H, anchor, pv))
+        if face != anchor:
             pv = point_values(case, face, grad=bool(free))
     rf, r1f, _ = rhs_scaled(n, case.m, case.lam, _a(face[j] if j is not None else s))  # type: ignore[arg-type]
     value = pv[0] - rf
@@ -954,7 +967,12 @@ def _scaled_settle(
 
 
 def reprove_scaled_box(
-    case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], target: arb, rhs: tuple[str, Any], max_boxes: int = 64
+    case: BoxCase,
+    box: Sequence[tuple[Fraction, Fraction]],
+    target: arb,
+    rhs: tuple[str, Any],
+    max_boxes: int = 64,
+    hint: Sequence[Fraction] | None = None,
 ) -> tuple[bool, int, str]:
     r"""Re-prove :math:`\sup_{\text{box}} (G - R) \le` ``target`` (an exact arb point) at sigma = 1, with
     ``rhs`` ``("t", s)``: :math:`R = \mathrm{RHS}(s)` (a constant), or ``("coordinate", j)``: :math:`R =
@@ -963,8 +981,12 @@ def reprove_scaled_box(
     Per (sub-)box: the gradient of ``G`` over it (:func:`_gradient_enclosure`), the signs of the
     derivatives of ``G - R``, the face they select, and Taylor's formula about its centre (Lagrange
     remainder with the Hessian over the box); else the box is bisected (widest side), up to
-    ``max_boxes`` sub-boxes.  Returns ``(proven, sub-boxes used, reason)``."""
+    ``max_boxes`` sub-boxes.  ``hint``: the certificate's point, the first anchor of the mean-value form
+    (any point of the box is a valid anchor; one outside it is ignored).  Returns ``(proven, sub-boxes
+    used, reason)``."""
     kind, val = rhs
     j = int(val) if kind == "coordinate" else None
     s = Fraction(val) if kind == "t" else None
-    return _bisect_reprove(box, lambda B, used: _scaled_settle(case, B, target, j, s), max_boxes)
+    return _bisect_reprove(
+        box, lambda B, used: _scaled_settle(case, B, target, j, s, hint if used == 1 else None), max_boxes
+    )
