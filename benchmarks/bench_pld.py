@@ -93,7 +93,7 @@ def cpu(fn, repeat: int):
     return sorted(ts)[len(ts) // 2], out
 
 
-DPA_GRIDS = (2e-3, 1e-3, 5e-4, 2e-4, 1e-4)
+DPA_GRIDS = (2e-3, 1e-3, 7e-4, 5e-4, 3e-4, 2e-4, 1.5e-4, 1e-4)
 FINEST = DPA_GRIDS[-1]
 
 
@@ -231,13 +231,39 @@ def _our_peak_mb(steps: int) -> float:
     return int(out.stdout.split()[-1]) / 1024
 
 
+def _exponent(pts: list[tuple[int, float]]) -> float:
+    """Least-squares slope of log(time) against log(T)."""
+    import math
+
+    xs = [math.log(T) for T, _ in pts]
+    ys = [math.log(t) for _, t in pts]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+def _peer_at_accuracy(steps: int, upper: float) -> tuple[float, float] | None:
+    """dp-accounting's coarsest grid of :data:`DPA_GRIDS` whose answer is at most ``upper``, and its
+    CPU time (one run after a warm-up); None when dp-accounting is missing or no grid is that close."""
+    try:
+        import dp_accounting  # noqa: F401
+    except ImportError:
+        return None
+    for interval in DPA_GRIDS:
+        t_d, e = cpu(partial(dpa_pld, steps, interval), 1)
+        if e <= upper:
+            return interval, t_d
+    return None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--calibrate", action="store_true")
     ap.add_argument(
-        "--growth", action="store_true", help="time ours at T = 1e3 .. 1e6 (default width), fit the exponent"
+        "--growth",
+        action="store_true",
+        help="time ours (default width) and dp-accounting at comparable accuracy at T = 1e3 .. 1e6, fit both exponents",
     )
     ap.add_argument("--prv", action="store_true", help="also time prv-accountant (slow)")
     ap.add_argument("--breakdown", action="store_true", help="split our time into its phases")
@@ -257,20 +283,24 @@ def main() -> None:
     t_r, e_r = cpu(lambda: ours_rdp(steps), 1)
     print(f"  rigorous_rdp rdp (certified upper): {e_r.upper_float():.6f}  {t_r:.3f} s CPU")
     if args.growth:
-        import math
-
-        pts = []
+        pts, peer_pts = [], []
         for T in (10**3, 10**4, 10**5, 10**6):
             t0 = time.process_time()  # one cold run each (a fresh accountant, no caches)
             r = ours_pld(T)
             t = time.process_time() - t0
             pts.append((T, t))
-            print(f"  T = {T:.0e}: [{r.epsilon.lower_float():.6f}, {r.epsilon.upper_float():.6f}]  {t:.3f} s CPU")
-        xs = [math.log(T) for T, _ in pts]
-        ys = [math.log(t) for _, t in pts]
-        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-        k = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
-        print(f"  growth exponent of our time in T (least squares, T = 1e3..1e6): {k:.2f}")
+            up = r.epsilon.upper_float()
+            print(f"  T = {T:.0e}: [{r.epsilon.lower_float():.6f}, {up:.6f}]  {t:.3f} s CPU")
+            peer = _peer_at_accuracy(T, up)
+            if peer is not None:
+                peer_pts.append((T, peer[1]))
+                print(f"    dp-accounting at comparable accuracy: grid {peer[0]:g}, {peer[1]:.3f} s CPU")
+        print(f"  growth exponent of our time in T (least squares, T = 1e3..1e6): {_exponent(pts):.2f}")
+        if len(peer_pts) == len(pts):
+            print(
+                "  growth exponent of dp-accounting's time at comparable accuracy (the coarsest grid tried whose"
+                f" answer is at most our upper end, at each T): {_exponent(peer_pts):.2f}"
+            )
     if args.big:
         print("T = 1e6 (default width 0.01; floor: our own lower end)")
         comparable(10**6, "0.01", 1, None)

@@ -20,7 +20,7 @@ Tasks (Poisson-subsampled Gaussian, add/remove, unless stated):
 * ``rdp-1000-30``: the same at 30 digits;
 * ``pld-epsilon`` (T = 1e4, default width 0.01), ``pld-epsilon-w0.001`` (T = 1e4, width 0.001),
   ``pld-epsilon-1e6`` (T = 1e6, default width): the certified PLD bracket against dp-accounting's
-  PLD at *comparable accuracy*: the coarsest of its grids 2e-3, 1e-3, 5e-4, 2e-4, 1e-4 whose answer
+  PLD at *comparable accuracy*: the coarsest of its grids 2e-3, 1e-3, 7e-4, 5e-4, 3e-4, 2e-4, 1.5e-4, 1e-4 whose answer
   is at most our certified upper end (chosen once, before the timing);
 * ``pld-calibrate``: the PLD calibration of sigma (epsilon 1, 4 digits, sigma proven to meet the
   target and sigma - 0.001 proven to miss) against ``calibrate_dp_mechanism`` with dp-accounting's
@@ -118,7 +118,7 @@ def _ours_rdp(orders, digits: int = 10):
 
 # -- PLD (the certified bracket against dp-accounting's PLD at comparable accuracy) ---------------
 
-PLD_GRIDS = (2e-3, 1e-3, 5e-4, 2e-4, 1e-4)
+PLD_GRIDS = (2e-3, 1e-3, 7e-4, 5e-4, 3e-4, 2e-4, 1.5e-4, 1e-4)
 
 
 def _ours_pld(steps: int, width: str):
