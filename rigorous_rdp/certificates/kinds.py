@@ -111,6 +111,14 @@ KINDS: tuple[CertificateKind, ...] = (
         "make_region_scaled_certificate",
         _conjecture,
     ),
+    CertificateKind(
+        "conjecture-order-interval",
+        CONJECTURE_FORMAT,
+        "holds-boxes-order-interval",
+        _CONJ,
+        "make_order_interval_certificate",
+        _conjecture,
+    ),
 )
 
 

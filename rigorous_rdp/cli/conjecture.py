@@ -75,6 +75,14 @@ def register(sub: Any) -> None:
         "holds-region-scaled)",
     )
     p.add_argument(
+        "--order-range",
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        help="--prove: every real order lambda in [LOW, HIGH] at once, 2 <= LOW < HIGH <= 16, at one sigma in "
+        "[1, 64] (boxes of the dataset values times a side of lambda, on the faces x_1 = 0 and u' = 0; "
+        "certificate kind holds-boxes-order-interval)",
+    )
+    p.add_argument(
         "--t-side",
         action="store_true",
         help="--prove --sigma-range: the earlier region proof, boxes of the dataset values times a side of "
@@ -118,6 +126,8 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
     if lam > 16:
         raise ValueError(f"--order must be an integer in [2, 16]. Found {quote(args.order)}.")
     max_boxes = _int(args.max_boxes, "max-boxes", 1)
+    if args.order_range is not None:
+        return _run_prove_order(args, n, m, max_boxes, out_path)
     if args.sigma_range is not None:
         return _run_prove_region(args, n, m, lam, max_boxes, out_path)
     if args.t_side:
@@ -189,6 +199,51 @@ def _run_prove_region(
     return out
 
 
+def _run_prove_order(args: argparse.Namespace, n: int, m: int, max_boxes: int, out_path: Any) -> dict[str, Any]:
+    from ..research.conjecture_lambda import (
+        LAMBDA_MAX,
+        LAMBDA_MIN,
+        SIGMA_MAX,
+        SIGMA_MIN,
+        LambdaCase,
+        lambda_proof_to_json,
+        prove_lambda,
+    )
+
+    if args.sigma_range is not None:
+        raise ValueError("--order-range and --sigma-range exclude each other.")
+    if args.t_side or args.cube:
+        raise ValueError("--t-side and --cube do not apply to --order-range (its boxes tile the faces).")
+    if args.jobs is not None:
+        raise ValueError("--jobs does not apply to --order-range (that proof runs in one process).")
+    lo = parse_rational(args.order_range[0], "order-range")
+    hi = parse_rational(args.order_range[1], "order-range")
+    if not LAMBDA_MIN <= lo < hi <= LAMBDA_MAX:
+        raise ValueError(
+            f"--order-range must satisfy 2 <= LOW < HIGH <= 16. Found {quote(args.order_range[0])} "
+            f"{quote(args.order_range[1])}."
+        )
+    sigma = parse_rational("1" if args.sigma is None else args.sigma, "sigma")
+    if not SIGMA_MIN <= sigma <= SIGMA_MAX:
+        raise ValueError(f"--sigma must be in [1, 64] with --order-range. Found {quote(args.sigma)}.")
+    res = prove_lambda(LambdaCase(n, m, lo, hi, sigma), max_boxes=max_boxes, progress=True)
+    proof = lambda_proof_to_json(res)
+    out: dict[str, Any] = {"prove": proof["summary"]}
+    out["prove"]["statement"] = (
+        "ratio <= 1 for every configuration and every real order in the range"
+        if res.complete
+        else "not proven: open boxes remain"
+    )
+    if out_path is not None:
+        from ..certificate import write_certificate
+        from ..research.conjecture_certificate import make_order_interval_certificate
+
+        cert = make_order_interval_certificate(proof)
+        write_certificate(cert, out_path)
+        out["certificate"] = {"written": True, "file": args.out, "kind": cert["kind"], "complete": cert["complete"]}
+    return out
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..research.conjecture import MODELS, probe
     from ..research.parallel import dask_executor
@@ -197,6 +252,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         return _run_prove(args)
     if args.sigma_range is not None:
         raise ValueError("--sigma-range applies to --prove only.")
+    if args.order_range is not None:
+        raise ValueError("--order-range applies to --prove only.")
     if args.t_side:
         raise ValueError("--t-side applies to --prove --sigma-range only.")
     if args.trials is None:
@@ -227,10 +284,14 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
         pr = res["prove"]
         region = isinstance(pr["sigma"], list)
         sig = f"sigma in [{pr['sigma'][0]}, {pr['sigma'][1]}]" if region else f"sigma = {pr['sigma']}"
-        rg = pr["rhs_g_range"] if region else pr["rhs_g"]
+        rg = pr["rhs_g_range"] if "rhs_g_range" in pr else pr["rhs_g"]
+        lam = (
+            f"lambda in [{pr['lambda'][0]}, {pr['lambda'][1]}]"
+            if isinstance(pr["lambda"], list)
+            else f"lambda = {pr['lambda']}"
+        )
         lines = [
-            f"Conjecture 1, 1-d range model, n = {pr['n']} rows, batch m = {pr['m']} (r = {pr['r']}), "
-            f"lambda = {pr['lambda']}, {sig}:",
+            f"Conjecture 1, 1-d range model, n = {pr['n']} rows, batch m = {pr['m']} (r = {pr['r']}), {lam}, {sig}:",
             f"  {'PROVEN' if pr['proven'] else 'NOT PROVEN'}: {pr['statement']}",
             f"  boxes: {pr['boxes_proven']} proven {pr['methods']}, {pr['boxes_outside']} outside the "
             f"fundamental domain, {pr['boxes_open']} open; RHS G in [{rg['lower']}, {rg['upper']}]",

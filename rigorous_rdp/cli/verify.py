@@ -47,7 +47,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--jobs",
         metavar="J",
-        help="Conjecture 1 proof certificates (holds-boxes, holds-region, holds-region-scaled): worker processes"
+        help="Conjecture 1 proof certificates (holds-boxes, holds-region, holds-region-scaled, holds-boxes-order-interval):"
+        " worker processes"
         f" that re-prove the boxes, 1 <= J <= {MAX_JOBS} (default: the machine's cores; the verdict does not depend on J)",
     )
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")

@@ -69,6 +69,7 @@ __all__ = [
     "FORMAT",
     "make_boxes_certificate",
     "make_holds_certificate",
+    "make_order_interval_certificate",
     "make_region_certificate",
     "make_region_scaled_certificate",
     "make_violation_certificate",
@@ -535,6 +536,8 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
             return _verify_region(cert, jobs=jobs)
         if cert.get("kind") == SCALED_KIND:
             return _verify_region_scaled(cert, jobs=jobs)
+        if cert.get("kind") == ORDER_KIND:
+            return _verify_order_interval(cert, jobs=jobs)
         cfg = ProbeConfig.from_json(cert["config"])
         if not admissible(cfg.model, cfg.points):  # (also checked at construction)
             return VerificationResult(False, "the configuration is not admitted by its model")
@@ -1666,6 +1669,251 @@ def _verify_region_scaled(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         f"{len(outside)} outside the domain tile the faces x_1 = 0 and u_prime = 0 of [0, {t_hi}]^{n + 1} "
         f"(phi = theta / sigma); every proven box re-proven with independent enclosures ({subboxes} boxes after "
         "bisection)"
+    )
+    if open_:
+        return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
+    return VerificationResult(True, f"verified: Conjecture 1 holds (1-d, range) for {what}", details)
+
+
+# ---------------------------------------------------------------------------
+# holds-boxes-order-interval: the proof over a real order interval (conjecture_lambda.prove_lambda)
+# ---------------------------------------------------------------------------
+
+ORDER_KIND = "holds-boxes-order-interval"
+ORDER_STATEMENT = (
+    "for every pair of neighbouring 1-d datasets with n rows, values in an interval of length 1 "
+    "(replace-one), fixed-size sampling of m rows without replacement (r = m/n), Gaussian noise sigma "
+    "and every real order lambda in [lambda_low, lambda_high]: "
+    "D_lambda(p||q) <= D_lambda(r mu_1 + (1-r) mu_0 || mu_0)"
+)
+ORDER_DOMAIN = (
+    "boxes tile the faces {x_1 = 0} and {u_prime = 0} of [0,1]^(n+1) times [lambda_low, lambda_high] "
+    "(coordinates x_1..x_{n-1}, u, u_prime, lambda); the reductions of holds-boxes (permutation, "
+    "reflection, translation to a face) hold at every order; 'outside' boxes do not meet "
+    "F = {x_1 <= ... <= x_{n-1}, u >= u_prime}"
+)
+ORDER_METHODS = {
+    "convexity": (
+        "G_lambda and RHS_lambda are convex in lambda; on a box with order side [a, b]: sup G_a <= T_a = RHS_a "
+        "and sup G_b <= T_b = RHS_a + d (b - a), d the slope of the chord of RHS over [a - delta, a], "
+        "delta = min((b - a)/8, a - 1), prove G_lambda <= RHS_lambda for every lambda in [a, b]"
+    ),
+    "taylor": (
+        "signed coordinates (gradient enclosed over the box and the order side) fixed at the end their sign "
+        "selects; on that face, with c its centre (the 'point') and J the unsigned coordinates: "
+        "G_lambda(c) + sum_J |dG/dk(c)| w_k/2 + sum_J,J |H_jk| w_j w_k/8 <= upper, at lambda = a and b"
+    ),
+    "monotone": "certified signs on the box and the order side; sup at the vertex 'point'; G_a, G_b there <= upper",
+    "extremal": "certified signs select (0..0, u=1, u'=0), where G_lambda equals RHS_lambda at every order",
+    "ray": (
+        "certified signs select the vertex 'point' v, and certified signs on hull(v, (0..0, 1, 0)) x the order "
+        "side select (0..0, 1, 0): G_lambda(v) <= G_lambda(0..0, 1, 0) = RHS_lambda"
+    ),
+    "upper": (
+        "[bound of sup G at the lower order of the box, at the upper order]: the prover's bound plus half its "
+        "distance to the target T, rounded up to 15 significant digits (null for extremal and ray)"
+    ),
+}
+
+
+def make_order_interval_certificate(proof: dict[str, Any]) -> dict[str, Any]:
+    """Certificate of kind ``holds-boxes-order-interval`` from
+    :func:`rigorous_rdp.research.conjecture_lambda.lambda_proof_to_json` (each stated bound raised by
+    :data:`ROOM` of its distance to the box's target, for the verifier's independent enclosures)."""
+    boxes = []
+    for rec in proof["boxes"]:
+        box, method, point, signs, uppers, tg = rec
+        if uppers is not None:
+            out = []
+            for u_s, t_s in zip(uppers, tg, strict=True):
+                u, t = Fraction(u_s), Fraction(t_s)
+                cand = _decimal_up(u + (t - u) * ROOM) if u < t else u_s
+                out.append(cand if Fraction(cand) <= t else u_s)
+            uppers = out
+        boxes.append([box, method, point, signs, uppers])
+    cert = {
+        "format": FORMAT,
+        "format_version": VERSION,
+        "kind": ORDER_KIND,
+        "statement": ORDER_STATEMENT,
+        "complete": not proof["open"],
+        "case": proof["case"],
+        "coordinates": proof["coordinates"],
+        "domain": ORDER_DOMAIN,
+        "faces": proof["faces"],
+        "rhs_g": proof["rhs_g"],
+        "boxes": boxes,
+        "outside": proof["outside"],
+        "open": proof["open"],
+        "methods": ORDER_METHODS,
+        "summary": {k: v for k, v in proof["summary"].items() if k != "seconds"},
+    }
+    cert["sha256"] = _hash(cert)
+    return cert
+
+
+def _order_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
+    """Work item of :func:`_verify_order_interval`: re-prove each ``(box, stated bounds or None)``."""
+    from ..reference.conjecture_lambda_boxes import OrderCase, reprove_order_box
+
+    (n, m, lo, hi, sigma), chunk = item
+    case = OrderCase(n, m, lo, hi, sigma)
+    out = []
+    for b, ups in chunk:
+        if ups is None:
+            ua = ub = None
+        else:
+            ua, ub = (_lower_target(u) for u in ups)
+        out.append(reprove_order_box(case, list(b), ua, ub, max_boxes=MAX_SUBBOXES))
+    return out
+
+
+def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
+    """Re-check a ``holds-boxes-order-interval`` certificate: the structure exactly (case, texts, the
+    faces times the order interval tiled by the boxes, the outside boxes, the RHS at both ends
+    recomputed, the summary), then every proven box re-proven by
+    :func:`rigorous_rdp.reference.conjecture_lambda_boxes.reprove_order_box`."""
+    from ..certificates.common import VerificationResult
+    from ..reference.conjecture_lambda_boxes import rhs_real as ref_rhs
+
+    case = cert.get("case")
+    if (
+        not isinstance(case, dict)
+        or set(case) != {"model", "d", "n", "m", "r", "lambda", "sigma"}
+        or not all(type(case[k]) is int for k in ("d", "n", "m"))
+        or not all(isinstance(case[k], str) for k in ("r", "sigma"))
+        or not (isinstance(case["lambda"], list) and len(case["lambda"]) == 2)
+        or not all(isinstance(x, str) for x in case["lambda"])
+    ):
+        return VerificationResult(
+            False, "malformed certificate: case needs model, d, n, m (integers), r, sigma (strings), lambda [low, high]"
+        )
+    n, m = case["n"], case["m"]
+    lo, hi = (Fraction(x) for x in case["lambda"])
+    sigma = Fraction(case["sigma"])
+    if case["model"] != "range" or case["d"] != 1:
+        return VerificationResult(False, f"malformed certificate: {ORDER_KIND} covers model range, d = 1 only")
+    if not (2 <= n <= 6 and 1 <= m < n) or Fraction(case["r"]) != Fraction(m, n):
+        return VerificationResult(False, "malformed certificate: inconsistent case (n, m, r)")
+    if not (2 <= lo < hi <= 16 and 1 <= sigma <= 64):
+        return VerificationResult(
+            False,
+            "malformed certificate: the order range must satisfy 2 <= low < high <= 16 and sigma 1 <= sigma <= 64",
+        )
+    if (
+        cert.get("statement") != ORDER_STATEMENT
+        or cert.get("domain") != ORDER_DOMAIN
+        or cert.get("methods") != ORDER_METHODS
+        or cert.get("coordinates") != [f"x_{i + 1}" for i in range(n - 1)] + ["u", "u_prime", "lambda"]
+    ):
+        return VerificationResult(
+            False, "malformed certificate: the statement, domain, methods or coordinates text is not the one generated"
+        )
+    faces = faces_of(n + 1, (lo, hi))
+    if cert.get("faces") != [[[str(a), str(b)] for a, b in f] for f in faces]:
+        return VerificationResult(
+            False,
+            "malformed certificate: 'faces' is not [x_1 = 0, u_prime = 0] of [0,1]^(n+1) x [lambda_low, lambda_high]",
+        )
+    d = n + 2
+
+    def parse(b: Any) -> tuple[tuple[Fraction, Fraction], ...]:
+        if not isinstance(b, list) or len(b) != d:
+            raise ValueError("a box has the wrong number of sides")
+        out = []
+        for i, side in enumerate(b):
+            a, c = (Fraction(str(x)) for x in side)
+            lim = (lo, hi) if i == d - 1 else (Fraction(0), Fraction(1))
+            if not (lim[0] <= a < c <= lim[1] or (i in (0, n) and a == c == 0)):
+                raise ValueError(f"box side [{side[0]}, {side[1]}] is not a non-empty part of [{lim[0]}, {lim[1]}]")
+            out.append((a, c))
+        return tuple(out)
+
+    try:
+        proven = []
+        for rec in cert["boxes"]:
+            if not (isinstance(rec, list) and len(rec) == 5):
+                raise ValueError("a box record needs [box, method, point, signs, uppers]")
+            b = parse(rec[0])
+            method, ups = rec[1], rec[4]
+            if method not in ("taylor", "monotone", "extremal", "ray"):
+                raise ValueError(f"unknown method {method!r}")
+            if (ups is None) != (method in ("extremal", "ray")):
+                raise ValueError(f"method {method!r} with bounds {ups!r}")
+            if ups is not None and not (isinstance(ups, list) and len(ups) == 2):
+                raise ValueError("the bounds must be [at the lower order, at the upper order]")
+            if method == "extremal" and not (
+                all(b[i][0] == 0 for i in range(n - 1)) and b[n - 1][1] == 1 and b[n][0] == 0
+            ):
+                raise ValueError(f"box {_box_str(b)}: 'extremal' box does not contain (0..0, 1, 0)")
+            proven.append((b, None if ups is None else [Fraction(str(u)) for u in ups]))
+        outside = [parse(b) for b in cert["outside"]]
+        open_ = [parse(b) for b in cert["open"]]
+    except (ValueError, TypeError, KeyError, ZeroDivisionError) as exc:
+        return VerificationResult(False, f"malformed certificate: {exc}")
+    if cert.get("complete") is not (not open_):
+        return VerificationResult(False, "malformed certificate: 'complete' disagrees with the open boxes")
+    for b in outside:
+        if not _misses_domain(b, n):
+            return VerificationResult(False, f"box {_box_str(b)} is listed outside but meets the domain")
+    if not _tile_faces(faces, [b for b, _ in proven] + outside + open_):
+        return VerificationResult(
+            False,
+            "the boxes do not tile the faces x_1 = 0 and u_prime = 0 (times [lambda_low, lambda_high]) (coverage fails)",
+        )
+    methods: dict[str, int] = {}
+    for rec in cert["boxes"]:
+        methods[rec[1]] = methods.get(rec[1], 0) + 1
+    summ = cert.get("summary", {})
+    expect = {
+        "n": n,
+        "m": m,
+        "proven": not open_,
+        "boxes_proven": len(proven),
+        "boxes_outside": len(outside),
+        "boxes_open": len(open_),
+        "methods": methods,
+        "lambda": case["lambda"],
+        "sigma": case["sigma"],
+        "r": case["r"],
+    }
+    if any(summ.get(k) != v for k, v in expect.items()):
+        return VerificationResult(False, "malformed certificate: the summary disagrees with the boxes")
+    try:
+        rg = cert["rhs_g"]
+        with workprec(PREC_BOXES):
+            for key, lam in (("lambda_lo", lo), ("lambda_hi", hi)):
+                own = ref_rhs(sigma, Fraction(m, n), lam)
+                s_lo, s_hi = (Fraction(str(x)) for x in rg[key])
+                # the stated enclosure (15 digits, rounded outward) must meet the recomputed one
+                if not (s_lo <= s_hi and _fq(s_lo) <= arb(own.upper()) and arb(own.lower()) <= _fq(s_hi)):
+                    return VerificationResult(
+                        False, f"the stated RHS at {key} [{s_lo}, {s_hi}] does not enclose the recomputed {own}"
+                    )
+                # the printed range: its lower end at the lowest order, its upper end at the highest
+                end = Fraction(str(summ["rhs_g_range"]["lower" if key == "lambda_lo" else "upper"]))
+                if (key == "lambda_lo" and not _fq(end) <= arb(own.upper())) or (
+                    key == "lambda_hi" and not arb(own.lower()) <= _fq(end)
+                ):
+                    return VerificationResult(
+                        False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range"
+                    )
+    except (TypeError, KeyError, ValueError) as exc:
+        return VerificationResult(False, f"malformed certificate: rhs_g ({exc})")
+    items = [(b, ups) for b, ups in proven]
+    subboxes = 0
+    for i, (ok, used, why) in _reprove_all(_order_chunk, (n, m, lo, hi, sigma), items, jobs):
+        subboxes += used
+        if not ok:
+            return VerificationResult(
+                False,
+                f"box {_box_str(proven[i][0])}: not re-proven by the independent enclosure ({cert['boxes'][i][1]}; {why})",
+            )
+    details = {"boxes": len(proven), "subboxes": subboxes, "outside": len(outside), "open": len(open_)}
+    what = (
+        f"n = {n}, m = {m}, every lambda in [{lo}, {hi}], sigma = {sigma}: {len(proven)} proven boxes and "
+        f"{len(outside)} outside the domain tile the faces x_1 = 0 and u_prime = 0 of [0,1]^{n + 1} x [{lo}, {hi}]; "
+        f"every proven box re-proven with independent enclosures ({subboxes} boxes after bisection)"
     )
     if open_:
         return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
