@@ -78,7 +78,9 @@ style proof over ``n + 1`` sides with a right-hand side per box and a rule for t
 ``holds-region-scaled``.  n = 2, m = 1, lambda = 2, sigma in [1, 4]: 99 + 6 boxes, 5.8 CPU s, against
 335 + 10 boxes, 26 CPU s for the faces with a t side.
 
-**What a real order (a lambda side) would need** (not implemented).  A box would get a side
+**What a real order (a lambda side) needs** (built at a fixed sigma in
+:mod:`~rigorous_rdp.research.conjecture_lambda`, certificate kind ``holds-boxes-order-interval``; combined
+with an interval of sigma: not implemented).  A box gets a side
 :math:`\Lambda = [\lambda_0, \lambda_1]` and the claim :math:`h(\theta, t, \lambda) = G_{1,\lambda}(t\theta) -
 \mathrm{RHS}_\lambda(t) \le 0`.
 
