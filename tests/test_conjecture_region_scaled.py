@@ -289,3 +289,25 @@ def test_cli_scaled_options_bad_input_exits_2(capsys):
         assert main(["conjecture", *argv]) == 2, argv
         err = capsys.readouterr().err
         assert word in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_moved_point_is_rejected_before_it_anchors_the_reproof():
+    """The re-proof anchors its mean-value form at the certificate's point, so that point is checked
+    first: moved to another point of its box (off the face its signs select) the certificate is refused;
+    the point left as is, the same box re-proves with the point as anchor and without it."""
+    cert = json.loads(DATA.read_text())
+    boxes = [list(b) for b in cert["boxes"]]
+    ti = next(i for i, b in enumerate(boxes) if b[1] == "taylor" and all(F(lo) < F(hi) for lo, hi in b[0][1:]))
+    lo = [F(x) for x, _ in boxes[ti][0]]
+    boxes[ti][3] = [str(x) for x in lo]  # a corner of the box, not the centre of the selected face
+    r = verify_certificate(_forge(cert, boxes))
+    assert not r.ok and "the point is not the face its signs select" in r.reason
+    rec = cert["boxes"][ti]
+    box = [(F(a), F(b)) for a, b in rec[0]]
+    rhs = ("t", F(rec[5]["t"])) if "t" in rec[5] else ("coordinate", rec[5]["coordinate"])
+    up = F(rec[2])
+    target = arb(up.numerator) / up.denominator
+    case = cb.BoxCase(cert["case"]["n"], cert["case"]["m"], cert["case"]["lambda"], F(1))
+    for hint in ([F(x) for x in rec[3]], None):
+        ok, _, why = cb.reprove_scaled_box(case, box, target, rhs, hint=hint)
+        assert ok, why

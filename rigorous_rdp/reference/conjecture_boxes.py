@@ -25,7 +25,9 @@ path (own formulas, own quadrature, own tails; nothing of ``conjecture_proof`` i
   derivatives of the compensated integrand :math:`q\,g(p/q)`, :math:`g(R) = R^\lambda - \lambda R +
   \lambda - 1` (same integrals, derived there), evaluated in interval arithmetic with the dataset
   values ranging over the box and ``y`` over a cell.  Every density is divided by one common Gaussian
-  factor :math:`e^{-(y - s_0)^2/(2\sigma^2)}` first, so the exponents are linear in ``y`` and the balls
+  factor :math:`e^{-(y - s_0)^2/(2\sigma^2)}` first (:math:`s_0 = m/2`, the middle of the range of the
+  means: a reference point near one end widens the balls of the atoms at the other end, twice over on
+  the face u' = 0 when it was u'), so the exponents are linear in ``y`` and the balls
   stay narrow; that factor is integrated exactly over each cell (``erfc``) and multiplied by the ball
   of the rest (mean value theorem for integrals, the factor being positive); the cells' integrals
   are summed (a Riemann enclosure).  The cells: the point cells, each cut into up to
@@ -96,6 +98,9 @@ HCELL = Fraction(1, 32)
 #: at most ``MAX_SPLIT`` times
 REM_TOL = arb(2) ** -30
 MAX_SPLIT = 5
+#: the window [L, U] of :meth:`BoxCase.window` leaves tails of about 2^-TAIL_BITS (40: radii of about
+#: 1e-12, far below the room the certificates leave; 64 before, 12 % more cells for nothing)
+TAIL_BITS = 40
 
 
 def _a(x: Fraction | int) -> arb:
@@ -140,10 +145,11 @@ class BoxCase:
         return c
 
     def window(self) -> tuple[Fraction, Fraction]:
-        """[L, U] (multiples of the cell width): the tail bounds beyond are about 2^-64 or less."""
+        """[L, U] (multiples of the cell width): the tail bounds beyond are about 2^-TAIL_BITS or less
+        (added as radius: any window with ``L <= -(lambda-1) m`` and ``U >= lambda m`` is valid)."""
         s = float(self.sigma)
         log_k = self.lam * (self.lam - 1) * self.m**2 / (2 * s * s)
-        t = math.sqrt(2 * (log_k + 64 * math.log(2) + 4)) + 1
+        t = math.sqrt(2 * (log_k + TAIL_BITS * math.log(2) + 4)) + 1
         step = self.sigma * self.cell()
         lo = -(self.lam - 1) * self.m - t * s
         hi = self.lam * self.m + t * s
@@ -167,8 +173,9 @@ def _cells(case: BoxCase, fine: Fraction, coarse: Fraction, core: int = 5) -> li
 
 
 #: target of the Hessian's adaptive cells (:func:`_adaptive_cells`): the radius they add by the spread
-#: of ``y`` within the cells, at most about this share of the Hessian's magnitude (entry by entry)
-HRHO = 0.0625
+#: of ``y`` within the cells, at most about this share of the Hessian's magnitude (entry by entry; 0.25 left
+#: the same sub-boxes as 1/16 on samples of the n = 4, m = 2 certificates, in 3-5 % less time)
+HRHO = 0.25
 
 
 Cell = tuple[arb, arb, arb]
@@ -560,7 +567,11 @@ def derivatives_over_box(
         lam = case.lam
         c1_, c0, ch = _poly_coeffs(lam)
         pairs = [(j, k) for j in range(dim) for k in range(j, dim)]
-        s0 = arb(_a(box[case.n][0]).union(_a(box[case.n][1])).mid())  # exact reference point
+        # exact reference point of the common factor: the middle of the range [0, m] of every mean (a
+        # point near one end, e.g. u' on the face u' = 0, leaves the atoms with means near the other
+        # end a factor (mu - s0)(2y - mu - s0) whose two balls both carry mu's spread: Hessian balls up
+        # to twice as wide, and a re-proof that bisects about half the boxes of a certificate)
+        s0 = _a(Fraction(case.m, 2))
         common, differ, c1, p1, q1, c2_, p2, q2 = _index_lists(case, pairs)
         common_set = set(common)
         zero = arb(0)
@@ -846,19 +857,42 @@ def _ray_coords(n: int) -> list[int]:
     return [*range(n - 1), n]
 
 
-def _gradient_enclosure(case: BoxCase, B: Sequence[tuple[Fraction, Fraction]]) -> tuple[list[arb], list[list[arb]]]:
-    """The gradient of G over ``B`` (direct enclosure intersected with the mean-value form about the
-    centre; both contain it) and the Hessian over ``B``."""
-    direct, H = derivatives_over_box(case, B)
+def _gradient_enclosure(
+    case: BoxCase,
+    B: Sequence[tuple[Fraction, Fraction]],
+    need: Sequence[int] | None = None,
+    derivs: tuple[list[arb], list[list[arb]]] | None = None,
+) -> tuple[list[arb], list[list[arb]]]:
+    """The gradient of G over ``B`` and the Hessian over ``B``: the direct enclosure of
+    :func:`derivatives_over_box` (``derivs`` when the caller has it), intersected with the mean-value form
+    about the centre (both contain the gradient) unless every coordinate of ``need`` already has a
+    certified sign (then the point evaluation at the centre is skipped; the enclosure stays valid)."""
+    direct, H = derivs if derivs is not None else derivatives_over_box(case, B)
+    if need is not None and all(direct[k] > 0 or direct[k] < 0 for k in need):
+        return list(direct), H
     c = [(lo + hi) / 2 for lo, hi in B]
     pv = point_values(case, c)
+    return _mean_value_meet(case, B, direct, H, c, pv), H
+
+
+def _mean_value_meet(
+    case: BoxCase,
+    B: Sequence[tuple[Fraction, Fraction]],
+    direct: list[arb],
+    H: list[list[arb]],
+    p: Sequence[Fraction],
+    pv: list[arb],
+) -> list[arb]:
+    """``direct`` intersected with the mean-value form about the point ``p`` of ``B`` (``pv``: G and its
+    gradient at ``p``): for every theta of ``B``, dG/dk(theta) = dG/dk(p) + sum_j H_kj(xi) (theta_j - p_j)
+    with xi on the segment, inside ``B``."""
     g = []
     for k in range(case.dim):
-        mv = pv[1 + k] + sum((_imul(H[k][j], B[j][0] - c[j], B[j][1] - c[j]) for j in range(case.dim)), arb(0))
+        mv = pv[1 + k] + sum((_imul(H[k][j], B[j][0] - p[j], B[j][1] - p[j]) for j in range(case.dim)), arb(0))
         if not mv.overlaps(direct[k]):
             raise ArithmeticError("two enclosures of the same gradient are disjoint")
         g.append(mv.intersection(direct[k]))
-    return g, H
+    return g
 
 
 def reprove_ray_box(
@@ -874,7 +908,7 @@ def reprove_ray_box(
     ks = [k for k in _ray_coords(case.n) if box[k][0] < box[k][1]]
 
     def settle(B: list[tuple[Fraction, Fraction]], used: int) -> tuple[bool, str | None]:
-        g, _ = _gradient_enclosure(case, B)
+        g, _ = _gradient_enclosure(case, B, need=ks)
         if any(g[k] > 0 for k in ks):
             return False, "refuted: a derivative in x_i or u_prime is positive on a sub-box"
         return all(g[k] < 0 for k in ks), None
@@ -883,19 +917,46 @@ def reprove_ray_box(
 
 
 def _scaled_settle(
-    case: BoxCase, B: list[tuple[Fraction, Fraction]], target: arb, j: int | None, s: Fraction | None
+    case: BoxCase,
+    B: list[tuple[Fraction, Fraction]],
+    target: arb,
+    j: int | None,
+    s: Fraction | None,
+    hint: Sequence[Fraction] | None = None,
 ) -> tuple[bool, str | None]:
-    """One (sub-)box of :func:`reprove_scaled_box`: (settled, refutation or None)."""
+    """One (sub-)box of :func:`reprove_scaled_box`: (settled, refutation or None).
+
+    The signs of the derivatives of ``G - R`` come from the direct enclosure of the gradient over the box
+    first; where that leaves coordinates unsigned, from its intersection with the mean-value form about
+    an anchor point of the box whose values are needed anyway: the certificate's point (``hint``, when it
+    lies in the box), else the centre of the face the first signs select; if the signs then select
+    another face, that face is evaluated."""
     n, d = case.n, case.dim
-    g, H = _gradient_enclosure(case, B)
+    direct, H = derivatives_over_box(case, B)
     r1 = r2 = arb(0)
     if j is not None:
         _, r1, r2 = rhs_scaled(n, case.m, case.lam, _a(B[j][0]).union(_a(B[j][1])))
-    dh = [g[k] - r1 if k == j else g[k] for k in range(d)]
-    signs = [(1 if x > 0 else -1 if x < 0 else 0) if B[k][0] < B[k][1] else 0 for k, x in enumerate(dh)]
-    face = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(B, signs, strict=True)]
-    free = [k for k in range(d) if signs[k] == 0 and B[k][0] < B[k][1]]
-    pv = point_values(case, face, grad=bool(free))
+
+    def select(g: list[arb]) -> tuple[list[int], list[Fraction], list[int]]:
+        dh = [g[k] - r1 if k == j else g[k] for k in range(d)]
+        signs = [(1 if x > 0 else -1 if x < 0 else 0) if B[k][0] < B[k][1] else 0 for k, x in enumerate(dh)]
+        face = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(B, signs, strict=True)]
+        return signs, face, [k for k in range(d) if signs[k] == 0 and B[k][0] < B[k][1]]
+
+    def h_at(p: Sequence[Fraction], g: arb) -> arb:
+        """G - R at the point p (R at p: RHS(p_j) or the constant RHS(s))."""
+        return g - rhs_scaled(n, case.m, case.lam, _a(p[j] if j is not None else s))[0]  # type: ignore[arg-type]
+
+    _, face, free = select(direct)
+    inside = hint is not None and all(lo <= x <= hi for (lo, hi), x in zip(B, hint, strict=True))
+    anchor = list(hint) if free and inside else face  # type: ignore[arg-type]
+    pv = point_values(case, anchor, grad=bool(free))
+    if h_at(anchor, pv[0]) > target:
+        return False, f"refuted: G - R at {[str(x) for x in anchor]} is above the bound"
+    if free:
+        _, face, free = select(_mean_value_meet(case, B, direct, H, anchor, pv))
+        if face != anchor:
+            pv = point_values(case, face, grad=bool(free))
     rf, r1f, _ = rhs_scaled(n, case.m, case.lam, _a(face[j] if j is not None else s))  # type: ignore[arg-type]
     value = pv[0] - rf
     if value > target:
@@ -911,7 +972,12 @@ def _scaled_settle(
 
 
 def reprove_scaled_box(
-    case: BoxCase, box: Sequence[tuple[Fraction, Fraction]], target: arb, rhs: tuple[str, Any], max_boxes: int = 64
+    case: BoxCase,
+    box: Sequence[tuple[Fraction, Fraction]],
+    target: arb,
+    rhs: tuple[str, Any],
+    max_boxes: int = 64,
+    hint: Sequence[Fraction] | None = None,
 ) -> tuple[bool, int, str]:
     r"""Re-prove :math:`\sup_{\text{box}} (G - R) \le` ``target`` (an exact arb point) at sigma = 1, with
     ``rhs`` ``("t", s)``: :math:`R = \mathrm{RHS}(s)` (a constant), or ``("coordinate", j)``: :math:`R =
@@ -920,8 +986,12 @@ def reprove_scaled_box(
     Per (sub-)box: the gradient of ``G`` over it (:func:`_gradient_enclosure`), the signs of the
     derivatives of ``G - R``, the face they select, and Taylor's formula about its centre (Lagrange
     remainder with the Hessian over the box); else the box is bisected (widest side), up to
-    ``max_boxes`` sub-boxes.  Returns ``(proven, sub-boxes used, reason)``."""
+    ``max_boxes`` sub-boxes.  ``hint``: the certificate's point, the first anchor of the mean-value form
+    (any point of the box is a valid anchor; one outside it is ignored).  Returns ``(proven, sub-boxes
+    used, reason)``."""
     kind, val = rhs
     j = int(val) if kind == "coordinate" else None
     s = Fraction(val) if kind == "t" else None
-    return _bisect_reprove(box, lambda B, used: _scaled_settle(case, B, target, j, s), max_boxes)
+    return _bisect_reprove(
+        box, lambda B, used: _scaled_settle(case, B, target, j, s, hint if used == 1 else None), max_boxes
+    )

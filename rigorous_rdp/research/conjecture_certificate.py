@@ -1580,18 +1580,21 @@ def _scaled_box_check(n: int, t_lo: Fraction, b: tuple[tuple[Fraction, Fraction]
 
 
 def _scaled_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
-    """Work item of :func:`_verify_region_scaled`: re-prove each ``(box, bound or None for ray, R)``."""
+    """Work item of :func:`_verify_region_scaled`: re-prove each ``(box, bound or None for ray, R, point)``."""
     from ..reference.conjecture_boxes import reprove_ray_box, reprove_scaled_box
 
     (n, m, lam), chunk = item
     case_b = _box_case(n, m, lam, Fraction(1))
     out = []
-    for b, up, rhs in chunk:
+    for b, up, rhs, point in chunk:
         if up is None:
             out.append(reprove_ray_box(case_b, b, MAX_SUBBOXES))
         else:
             spec = ("t", Fraction(str(rhs["t"]))) if "t" in rhs else ("coordinate", rhs["coordinate"])
-            out.append(reprove_scaled_box(case_b, b, _lower_target(up), spec, MAX_SUBBOXES))
+            # the certificate's point only as the first anchor of the mean-value form (any point of the box
+            # is a valid anchor; the re-proof checks that it lies in the box and derives its own signs)
+            hint = [Fraction(str(x)) for x in point] if point is not None else None
+            out.append(reprove_scaled_box(case_b, b, _lower_target(up), spec, MAX_SUBBOXES, hint=hint))
     return out
 
 
@@ -1650,7 +1653,7 @@ def _verify_region_scaled(cert: dict[str, Any], *, jobs: int = 1) -> Any:
             hi_ok = rhs_scaled(n, m, lam, _fq(t_hi))[0] <= _fq(Fraction(str(rg["upper"])))
         if not (lo_ok and hi_ok):
             return VerificationResult(False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range")
-    items = [(b, None if rec[1] == "ray" else Fraction(str(rec[2])), rec[5]) for b, rec in proven]
+    items = [(b, None if rec[1] == "ray" else Fraction(str(rec[2])), rec[5], rec[3]) for b, rec in proven]
     subboxes = 0
     for i, (ok, used, why) in _reprove_all(_scaled_chunk, (n, m, lam), items, jobs):
         subboxes += used

@@ -78,7 +78,9 @@ style proof over ``n + 1`` sides with a right-hand side per box and a rule for t
 ``holds-region-scaled``.  n = 2, m = 1, lambda = 2, sigma in [1, 4]: 99 + 6 boxes, 5.8 CPU s, against
 335 + 10 boxes, 26 CPU s for the faces with a t side.
 
-**What a real order (a lambda side) would need** (not implemented).  A box would get a side
+**What a real order (a lambda side) needs** (built at a fixed sigma in
+:mod:`~rigorous_rdp.research.conjecture_lambda`, certificate kind ``holds-boxes-order-interval``; combined
+with an interval of sigma: not implemented).  A box gets a side
 :math:`\Lambda = [\lambda_0, \lambda_1]` and the claim :math:`h(\theta, t, \lambda) = G_{1,\lambda}(t\theta) -
 \mathrm{RHS}_\lambda(t) \le 0`.
 
@@ -560,9 +562,13 @@ def scaled_box_bounds(rc: RegionCase, box: Sequence[tuple[Fraction, Fraction]]) 
             return [g[k] - r1 if k == j else g[k] for k in range(d)]
 
         gb, dbox = gS, first(gS)
-        if not all(dbox[k] > 0 or dbox[k] < 0 for k in range(d) if wide[k]):
+        centre = [(lo + hi) / 2 for lo, hi in box]
+        gc: list[arb] | None = None
+        want = [k for k in range(d) if wide[k] and not (dbox[k] > 0 or dbox[k] < 0)]
+        if want:
+            # the mean-value form about the centre for the coordinates the box enclosure leaves unsigned
             hw = [arb(0, to_arb((hi - lo) / 2).upper()) for lo, hi in box]
-            gc = grad_point(base, [(lo + hi) / 2 for lo, hi in box], rel_bits=REGION_GRAD_BITS)
+            gc = grad_point(base, centre, rel_bits=REGION_GRAD_BITS, coords=want)
             gb = [_meet(gS[k], gc[k] + sum((H[k][i] * hw[i] for i in range(d)), arb(0))) for k in range(d)]
             dbox = first(gb)
         ray = [*range(n - 1), n]
@@ -587,13 +593,23 @@ def scaled_box_bounds(rc: RegionCase, box: Sequence[tuple[Fraction, Fraction]]) 
         t1 = sum((_absmax(dbox[k]) * half[k] for k in free), arb(0))
         gv = _g_point_adaptive(base, face, r_face, slack=t1 + t2)
         if free and not arb(gv.upper()) + t1 + t2 <= r_face:
-            # first-order terms from point values at the face centre
-            gf = grad_point(base, face, rel_bits=REGION_GRAD_BITS, coords=free)
-            if j in free:
-                gf[j] = gf[j] - rhs_series(n, rc.m, rc.lam, to_arb(face[j]))[1]
-            t1p = sum((_absmax(gf[k]) * half[k] for k in free), arb(0))
-            if t1p < t1:
-                t1 = t1p
+            # first-order terms from the gradient at the face centre: first by the mean value theorem
+            # from the centre's point gradient (the segment lies in the box; every free coordinate is
+            # among those computed there, and on a face through the centre it is that gradient), then
+            # from point values at the face when that does not prove the box
+            r1f = rhs_series(n, rc.m, rc.lam, to_arb(face[j]))[1] if j in free else arb(0)
+            moved = [i for i in range(d) if face[i] != centre[i]]
+            if gc is not None:
+                gm = [gc[k] + sum((H[k][i] * to_arb(face[i] - centre[i]) for i in moved), arb(0)) for k in free]
+                t1m = sum((_absmax(g - r1f if k == j else g) * half[k] for g, k in zip(gm, free, strict=True)), arb(0))
+                if t1m < t1:
+                    t1 = t1m
+            if moved and not arb(gv.upper()) + t1 + t2 <= r_face:
+                gf = grad_point(base, face, rel_bits=REGION_GRAD_BITS, coords=free)
+                t1p = sum((_absmax(gf[k] - r1f if k == j else gf[k]) * half[k] for k in free), arb(0))
+                if t1p < t1:
+                    t1 = t1p
+            if not arb(gv.upper()) + t1 + t2 <= r_face and arb(gv.mid()) + t1 + t2 < r_face:
                 gv = _g_point_adaptive(base, face, r_face, slack=t1 + t2)
         up = arb((arb(gv.upper()) - r_face + t1 + t2).upper())
         out: dict[str, Any] = {
