@@ -52,6 +52,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
@@ -511,6 +512,32 @@ def _verify_holds(cfg: ProbeConfig, cert: dict[str, Any], rhs: Any) -> Any:
     )
 
 
+#: the longest number, and the largest decimal exponent, a conjecture certificate may hold: every number of
+#: every kind is read exactly (``Fraction``), and ``Fraction("1e999999999")`` would build a billion-digit integer
+_MAX_NUMBER_CHARS = 1000
+_MAX_EXPONENT = 100000
+_NUMBER_TEXT = re.compile(r"\s*[-+0-9.eE/\s]+")
+_EXPONENT = re.compile(r"[eE]\s*([-+]?\d+)")
+
+
+def _oversized_number(node: Any) -> str | None:
+    """The first string of the certificate (any depth) written as a number (digits, signs, points, exponents,
+    a slash) that is longer than :data:`_MAX_NUMBER_CHARS` or has a decimal exponent beyond
+    :data:`_MAX_EXPONENT` (shortened for the message), or None."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+        elif isinstance(x, str) and _NUMBER_TEXT.fullmatch(x):
+            too_long = len(x) > _MAX_NUMBER_CHARS
+            if too_long or any(abs(int(e)) > _MAX_EXPONENT for e in _EXPONENT.findall(x)):
+                return x if len(x) <= 40 else x[:37] + "..."
+    return None
+
+
 def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: int | None = 4, jobs: int = 1) -> Any:
     """Re-check a ``rigorous-rdp-conjecture`` certificate (module docstring); never raises for a bad one.
 
@@ -530,6 +557,12 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
             )
         if cert.get("sha256") != _hash(cert):
             return VerificationResult(False, "content hash mismatch: the certificate was modified or corrupted")
+        if (bad := _oversized_number(cert)) is not None:
+            return VerificationResult(
+                False,
+                f"malformed certificate: the number {bad!r} is longer than {_MAX_NUMBER_CHARS} characters or has a "
+                f"decimal exponent beyond +-{_MAX_EXPONENT}",
+            )
         if cert.get("kind") == "holds-boxes":
             return _verify_boxes(cert, dps=dps, sample=sample, jobs=jobs)
         if cert.get("kind") == "holds-region":
