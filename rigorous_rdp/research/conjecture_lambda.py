@@ -80,14 +80,14 @@ import itertools
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from flint import acb, arb
 
 from ..arith import decimal_lower, decimal_upper, to_arb, workprec
-from .conjecture_proof import ProofCase, is_extremal, min_zero_faces, outside_domain
+from .conjecture_proof import Leaves, ProofCase, is_extremal, min_zero_faces, outside_domain
 from .constant import log_g_mixture
 
 __all__ = [
@@ -560,18 +560,10 @@ def grad_point_real(case: LambdaCase, point: Sequence[Fraction], lam: Fraction, 
 
 
 @dataclass
-class LambdaResult:
+class LambdaResult(Leaves):
     """Result of :func:`prove_lambda`: the leaves of the bisection and what was proven on each."""
 
     case: LambdaCase
-    proven: list[dict[str, Any]] = field(default_factory=list)
-    outside: list[Box] = field(default_factory=list)
-    open: list[dict[str, Any]] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def complete(self) -> bool:
-        return not self.open
 
     def summary(self) -> dict[str, Any]:
         methods: dict[str, int] = {}

@@ -118,6 +118,7 @@ from ..arith import decimal_lower, decimal_upper, to_arb, workprec
 from .constant import log_g_mixture
 
 __all__ = [
+    "Leaves",
     "ProofCase",
     "ProofResult",
     "box_bounds",
@@ -1086,12 +1087,11 @@ def _widest(box: Sequence[tuple[Fraction, Fraction]]) -> int:
     return max(range(len(box)), key=lambda k: box[k][1] - box[k][0])
 
 
-@dataclass
-class ProofResult:
-    """Result of :func:`prove_case`: the leaves of the bisection and what was proven on each."""
+@dataclass(kw_only=True)
+class Leaves:
+    """The leaves of a branch and bound (a point, region or order-interval proof) and what was proven on each:
+    proven boxes (with their method and bound), boxes outside the domain, open boxes, and the CPU seconds."""
 
-    case: ProofCase
-    rhs: arb
     proven: list[dict[str, Any]] = field(default_factory=list)
     outside: list[Box] = field(default_factory=list)
     open: list[dict[str, Any]] = field(default_factory=list)
@@ -1100,6 +1100,14 @@ class ProofResult:
     @property
     def complete(self) -> bool:
         return not self.open
+
+
+@dataclass
+class ProofResult(Leaves):
+    """Result of :func:`prove_case`: the leaves of the bisection and what was proven on each."""
+
+    case: ProofCase
+    rhs: arb
 
     def max_open_upper(self) -> arb | None:
         ups = [b["upper"] for b in self.open if b["upper"] is not None]

@@ -119,7 +119,7 @@ import functools
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -128,6 +128,7 @@ from flint import arb
 from ..arith import decimal_lower, decimal_upper, to_arb, workprec
 from .conjecture_proof import (
     PREC,
+    Leaves,
     ProofCase,
     _g_point_adaptive,
     _meet,
@@ -370,22 +371,14 @@ def _widest(box: Sequence[tuple[Fraction, Fraction]]) -> int:
 
 
 @dataclass
-class RegionResult:
+class RegionResult(Leaves):
     """Leaves of :func:`prove_region` and what was proven on each."""
 
     case: RegionCase
-    proven: list[dict[str, Any]] = field(default_factory=list)
-    outside: list[Box] = field(default_factory=list)
-    open: list[dict[str, Any]] = field(default_factory=list)
-    seconds: float = 0.0
     #: True when the boxes tile the two faces x_1 = 0 and u' = 0 (times the t interval)
     faces: bool = False
     #: True for :func:`prove_region_scaled` (boxes of phi = t theta, no t side)
     scaled: bool = False
-
-    @property
-    def complete(self) -> bool:
-        return not self.open
 
     def summary(self) -> dict[str, Any]:
         methods: dict[str, int] = {}
