@@ -146,7 +146,9 @@ def test_progress_and_quiet_contradict():
 def test_ctrl_c_while_progress_is_drawn():
     """SIGINT during a long PLD composition with --progress: status 130, one line saying so after
     the progress lines, no traceback."""
-    argv = [sys.executable, "-m", "rigorous_rdp", *PLD_EPSILON[:-2], "--steps", "1000000", "--method", "pld"]
+    # a composition of several seconds on any machine (the first line comes after progress.DELAY = 1 s)
+    argv = [sys.executable, "-m", "rigorous_rdp", *PLD_EPSILON[:-2], "--steps", "10000000", "--method", "pld"]
+    argv += ["--width", "0.001"]
     argv += ["--progress", "--max-seconds", "300"]
     p = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
