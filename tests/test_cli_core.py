@@ -100,6 +100,27 @@ def test_bad_input_in_process(argv, option, capsys):
     _check_error(code, out, err, option)
 
 
+@pytest.mark.parametrize(
+    ("argv", "text"),
+    [
+        (["epsilon", *PG, "--steps", "10", "--delta", "-1e-5"], "--delta must be in (0, 1). Found -1e-5."),
+        (["rdp", "--sigma", "-inf", "--alpha", "2"], "--sigma must be a number in (0, "),
+        (["rdp", "--sigma", "-NaN", "--alpha", "2"], "--sigma must be a number in (0, "),
+        (
+            ["conjecture", "--prove", "--rows", "2", "--batch", "1", "--order-range", "-inf", "4"],
+            "--order-range must be two numbers with 2 <= LOW < HIGH <= 16. Found -inf 4.",
+        ),
+    ],
+)
+def test_negative_numbers_reach_the_options_own_check(argv, text, capsys):
+    """-1e-5, -inf and -nan are values (argparse alone reads only -1 and -.5 so, and would call -inf an
+    option with its value missing): the option's own check refuses them and names the valid range."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    _check_error(code, out, err, text.split()[0])
+    assert text in err, err
+
+
 def test_choices_in_messages_are_named_as_options(capsys):
     # the event layer says "sampling poisson"; the command line says "--sampling poisson"
     assert main(["rdp", "--q", "0.1", "--sigma", "1", "--alpha", "2"]) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from fractions import Fraction
@@ -28,6 +29,10 @@ class CliError(Exception):
     """Bad command-line input (printed as one line, exit status 2)."""
 
 
+#: what the parsers read as a negative number (a value), not an option
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+
+
 class Parser(argparse.ArgumentParser):
     """ArgumentParser whose errors are one line and exit with status 2.
 
@@ -37,6 +42,10 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # a value such as -1e-5, -inf or -nan is an option's value, not an unknown option, so that the option's
+        # own check names its valid range (argparse reads only -1 and -.5 so; no option of ours looks like a
+        # negative number)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
         self.add_argument(
             "--max-seconds",
             default=argparse.SUPPRESS,
