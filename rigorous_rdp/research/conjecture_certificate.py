@@ -990,6 +990,41 @@ def _reprove_all(fn: Any, params: Any, items: list[Any], jobs: int) -> Iterator[
                 bar.update(len(res))
 
 
+def _reprove_boxes(chunk: Any, params: Any, items: list[Any], jobs: int, boxes: list[Any], rules: list[Any]) -> Any:
+    """Re-prove every proven box (``items`` for ``chunk``, on ``jobs`` workers): the number of boxes after
+    bisection, or the refusal naming the first box (``boxes[i]``, its rule ``rules[i]``) not re-proven."""
+    from ..certificates.common import VerificationResult
+
+    subboxes = 0
+    for i, (ok, used, why) in _reprove_all(chunk, params, items, jobs):
+        subboxes += used
+        if not ok:
+            return VerificationResult(
+                False, f"box {_box_str(boxes[i])}: not re-proven by the independent enclosure ({rules[i]}; {why})"
+            )
+    return subboxes
+
+
+def _box_details(proven: int, subboxes: int, outside: list[Any], open_: list[Any]) -> dict[str, Any]:
+    """The JSON details of a verified box certificate: counts of boxes, sub-boxes, outside and open boxes."""
+    return {
+        "boxes": proven,
+        "boxes_reproven": proven,
+        "subboxes": subboxes,
+        "outside": len(outside),
+        "open": len(open_),
+    }
+
+
+def _verdict(what: str, open_: list[Any], details: dict[str, Any]) -> Any:
+    """The verdict of a box certificate whose every proven box was re-proven: incomplete while open boxes remain."""
+    from ..certificates.common import VerificationResult
+
+    if open_:
+        return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
+    return VerificationResult(True, f"verified: Conjecture 1 holds (1-d, range) for {what}", details)
+
+
 def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None, jobs: int = 1) -> Any:
     import random
 
@@ -1147,9 +1182,7 @@ def _verify_boxes(cert: dict[str, Any], *, dps: int | None, sample: int | None, 
             f"{'the faces x_1 = 0 and u_prime = 0 of ' if has_faces else ''}[0,1]^{dim}; every proven box re-proven with independent "
             f"enclosures ({subboxes} boxes after bisection); {len(chosen)} also re-evaluated with mpmath"
         )
-        if open_:
-            return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
-        return VerificationResult(True, f"verified: Conjecture 1 holds (1-d, range) for {what}", details)
+        return _verdict(what, open_, details)
     finally:
         mpmath.mp.dps = old
 
@@ -1475,30 +1508,17 @@ def _verify_region(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         if not (lo_ok and hi_ok):
             return VerificationResult(False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range")
     items = [(b, None if rec[1] == "extremal" else Fraction(str(rec[2]))) for b, rec in proven]
-    subboxes = 0
-    for i, (ok, used, why) in _reprove_all(_region_chunk, (n, m, lam), items, jobs):
-        subboxes += used
-        if not ok:
-            b, rec = proven[i]
-            return VerificationResult(
-                False, f"box {_box_str(b)}: not re-proven by the independent enclosure ({rec[1]}; {why})"
-            )
-    details = {
-        "boxes": len(proven),
-        "boxes_reproven": len(proven),
-        "subboxes": subboxes,
-        "outside": len(outside),
-        "open": len(open_),
-    }
+    rules = [rec[1] for _, rec in proven]
+    subboxes = _reprove_boxes(_region_chunk, (n, m, lam), items, jobs, [b for b, _ in proven], rules)
+    if isinstance(subboxes, VerificationResult):
+        return subboxes
     what = (
         f"n = {n}, m = {m}, lambda = {lam}, sigma in [{s_lo}, {s_hi}]: {len(proven)} proven boxes and "
         f"{len(outside)} outside the domain tile {'the faces x_1 = 0 and u_prime = 0 of ' if has_faces else ''}"
         f"[0,1]^{n + 1} x [{t_lo}, {t_hi}]; every proven box re-proven "
         f"with independent enclosures ({subboxes} boxes after bisection)"
     )
-    if open_:
-        return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
-    return VerificationResult(True, f"verified: Conjecture 1 holds (1-d, range) for {what}", details)
+    return _verdict(what, open_, _box_details(len(proven), subboxes, outside, open_))
 
 
 # ---------------------------------------------------------------------------
@@ -1687,25 +1707,17 @@ def _verify_region_scaled(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         if not (lo_ok and hi_ok):
             return VerificationResult(False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range")
     items = [(b, None if rec[1] == "ray" else Fraction(str(rec[2])), rec[5], rec[3]) for b, rec in proven]
-    subboxes = 0
-    for i, (ok, used, why) in _reprove_all(_scaled_chunk, (n, m, lam), items, jobs):
-        subboxes += used
-        if not ok:
-            b, rec = proven[i]
-            return VerificationResult(
-                False, f"box {_box_str(b)}: not re-proven by the independent enclosure ({rec[1]}; {why})"
-            )
-    details = {"boxes": len(proven), "boxes_reproven": len(proven), "subboxes": subboxes}
-    details.update(outside=len(outside), open=len(open_))
+    rules = [rec[1] for _, rec in proven]
+    subboxes = _reprove_boxes(_scaled_chunk, (n, m, lam), items, jobs, [b for b, _ in proven], rules)
+    if isinstance(subboxes, VerificationResult):
+        return subboxes
     what = (
         f"n = {n}, m = {m}, lambda = {lam}, sigma in [{s_lo}, {s_hi}]: {len(proven)} proven boxes and "
         f"{len(outside)} outside the domain tile the faces x_1 = 0 and u_prime = 0 of [0, {t_hi}]^{n + 1} "
         f"(phi = theta / sigma); every proven box re-proven with independent enclosures ({subboxes} boxes after "
         "bisection)"
     )
-    if open_:
-        return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
-    return VerificationResult(True, f"verified: Conjecture 1 holds (1-d, range) for {what}", details)
+    return _verdict(what, open_, _box_details(len(proven), subboxes, outside, open_))
 
 
 # ---------------------------------------------------------------------------
@@ -1971,20 +1983,13 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
     except (TypeError, KeyError, ValueError) as exc:
         return VerificationResult(False, f"malformed certificate: rhs_g ({exc})")
     items = [(b, ups) for b, ups in proven]
-    subboxes = 0
-    for i, (ok, used, why) in _reprove_all(_order_chunk, (n, m, lo, hi, sigma), items, jobs):
-        subboxes += used
-        if not ok:
-            return VerificationResult(
-                False,
-                f"box {_box_str(proven[i][0])}: not re-proven by the independent enclosure ({cert['boxes'][i][1]}; {why})",
-            )
-    details = {"boxes": len(proven), "subboxes": subboxes, "outside": len(outside), "open": len(open_)}
+    rules = [rec[1] for rec in cert["boxes"][: len(proven)]]
+    subboxes = _reprove_boxes(_order_chunk, (n, m, lo, hi, sigma), items, jobs, [b for b, _ in proven], rules)
+    if isinstance(subboxes, VerificationResult):
+        return subboxes
     what = (
         f"n = {n}, m = {m}, every lambda in [{lo}, {hi}], sigma = {sigma}: {len(proven)} proven boxes and "
         f"{len(outside)} outside the domain tile the faces x_1 = 0 and u_prime = 0 of [0,1]^{n + 1} x [{lo}, {hi}]; "
         f"every proven box re-proven with independent enclosures ({subboxes} boxes after bisection)"
     )
-    if open_:
-        return VerificationResult(False, f"incomplete: {len(open_)} open boxes remain ({what})", details)
-    return VerificationResult(True, f"verified: Conjecture 1 holds (1-d, range) for {what}", details)
+    return _verdict(what, open_, _box_details(len(proven), subboxes, outside, open_))
