@@ -460,6 +460,20 @@ def prove_region(
     return res
 
 
+def _case_json(rc: RegionCase) -> dict[str, Any]:
+    """The ``case`` object of a region certificate (either kind)."""
+    r = str(Fraction(rc.m, rc.n))
+    return {
+        "model": "range",
+        "d": 1,
+        "n": rc.n,
+        "m": rc.m,
+        "r": r,
+        "lambda": rc.lam,
+        "sigma": [str(rc.sigma_lo), str(rc.sigma_hi)],
+    }
+
+
 def region_to_json(res: RegionResult) -> dict[str, Any]:
     """The leaves as JSON: per proven box ``[[lo, hi] per side (t last), method, upper (decimal or
     null), point (in the coordinates of the scaled box, or null), signs]``."""
@@ -467,15 +481,7 @@ def region_to_json(res: RegionResult) -> dict[str, Any]:
     rc = res.case
     proven = proven_leaves_json(res.proven)
     return {
-        "case": {
-            "model": "range",
-            "d": 1,
-            "n": rc.n,
-            "m": rc.m,
-            "r": str(Fraction(rc.m, rc.n)),
-            "lambda": rc.lam,
-            "sigma": [str(rc.sigma_lo), str(rc.sigma_hi)],
-        },
+        "case": _case_json(rc),
         "coordinates": [f"x_{i + 1}" for i in range(rc.n - 1)] + ["u", "u_prime", "t"],
         **({"faces": [box_json([*f, rc.t_range]) for f in min_zero_faces(rc.n + 1)]} if res.faces else {}),
         "boxes": proven,
@@ -786,15 +792,7 @@ def region_scaled_to_json(res: RegionResult) -> dict[str, Any]:
         rhs = b["rhs"]
         rec.append(None if rhs is None else {"coordinate": rhs[1]} if rhs[0] == "coordinate" else {"t": str(rhs[1])})
     return {
-        "case": {
-            "model": "range",
-            "d": 1,
-            "n": rc.n,
-            "m": rc.m,
-            "r": str(Fraction(rc.m, rc.n)),
-            "lambda": rc.lam,
-            "sigma": [str(rc.sigma_lo), str(rc.sigma_hi)],
-        },
+        "case": _case_json(rc),
         "coordinates": [f"x_{i + 1}" for i in range(rc.n - 1)] + ["u", "u_prime"],
         "faces": [box_json(f) for f in scaled_faces(rc.n, t1)],
         "boxes": proven,
