@@ -80,7 +80,8 @@ def register(sub: Any) -> None:
         metavar=("LOW", "HIGH"),
         help="--prove: every real order lambda in [LOW, HIGH] at once, 2 <= LOW < HIGH <= 16, at one sigma in "
         "[1, 64] (boxes of the dataset values times a side of lambda, on the faces x_1 = 0 and u' = 0; "
-        "certificate kind holds-boxes-order-interval)",
+        "certificate kind holds-boxes-order-interval); with --sigma-range every sigma of that interval too "
+        "(boxes of phi = theta/sigma times a side of lambda; kind holds-boxes-order-sigma)",
     )
     p.add_argument(
         "--t-side",
@@ -210,8 +211,6 @@ def _run_prove_order(args: argparse.Namespace, n: int, m: int, max_boxes: int, o
         prove_lambda,
     )
 
-    if args.sigma_range is not None:
-        raise ValueError("--order-range and --sigma-range exclude each other.")
     if args.t_side or args.cube:
         raise ValueError("--t-side and --cube do not apply to --order-range (its boxes tile the faces).")
     if args.jobs is not None:
@@ -220,6 +219,8 @@ def _run_prove_order(args: argparse.Namespace, n: int, m: int, max_boxes: int, o
         raise ValueError(
             "--order and --order-range exclude each other (--order-range gives every order in [LOW, HIGH])."
         )
+    if args.sigma_range is not None and args.sigma is not None:
+        raise ValueError("--sigma and --sigma-range exclude each other.")
     message = (
         f"--order-range must be two numbers with 2 <= LOW < HIGH <= 16. Found {quote(args.order_range[0])} "
         f"{quote(args.order_range[1])}."
@@ -237,6 +238,8 @@ def _run_prove_order(args: argparse.Namespace, n: int, m: int, max_boxes: int, o
         sigma = None
     if sigma is None or not SIGMA_MIN <= sigma <= SIGMA_MAX:
         raise ValueError(f"--sigma must be in [1, 64] with --order-range. Found {quote(args.sigma)}.")
+    if args.sigma_range is not None:
+        return _run_prove_order_sigma(args, n, m, (lo, hi), max_boxes, out_path)
     res = prove_lambda(LambdaCase(n, m, lo, hi, sigma), max_boxes=max_boxes, progress=True)
     proof = lambda_proof_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
@@ -250,6 +253,48 @@ def _run_prove_order(args: argparse.Namespace, n: int, m: int, max_boxes: int, o
         from ..research.conjecture_certificate import make_order_interval_certificate
 
         cert = make_order_interval_certificate(proof)
+        write_certificate(cert, out_path)
+        out["certificate"] = {"written": True, "file": args.out, "kind": cert["kind"], "complete": cert["complete"]}
+    return out
+
+
+def _run_prove_order_sigma(
+    args: argparse.Namespace, n: int, m: int, lam: tuple[Any, Any], max_boxes: int, out_path: Any
+) -> dict[str, Any]:
+    """``--order-range`` with ``--sigma-range``: every real order and every sigma of the two intervals
+    (:mod:`rigorous_rdp.research.conjecture_lambda_sigma`, certificate kind holds-boxes-order-sigma)."""
+    from ..research.conjecture_lambda_sigma import (
+        SIGMA_MAX,
+        SIGMA_MIN,
+        LambdaSigmaCase,
+        make_order_sigma_certificate,
+        order_sigma_to_json,
+        prove_order_sigma,
+    )
+
+    message = (
+        f"--sigma-range must be two numbers with 1 <= LOW < HIGH <= 64. Found {quote(args.sigma_range[0])} "
+        f"{quote(args.sigma_range[1])}."
+    )
+    try:
+        lo = parse_rational(args.sigma_range[0], "sigma-range")
+        hi = parse_rational(args.sigma_range[1], "sigma-range")
+    except ValueError:
+        raise ValueError(message) from None
+    if not SIGMA_MIN <= lo < hi <= SIGMA_MAX:
+        raise ValueError(message)
+    res = prove_order_sigma(LambdaSigmaCase(n, m, lam[0], lam[1], lo, hi), max_boxes=max_boxes, progress=True)
+    proof = order_sigma_to_json(res)
+    out: dict[str, Any] = {"prove": proof["summary"]}
+    out["prove"]["statement"] = (
+        "ratio <= 1 for every configuration, every real order and every sigma in the ranges"
+        if res.complete
+        else "not proven: open boxes remain"
+    )
+    if out_path is not None:
+        from ..certificate import write_certificate
+
+        cert = make_order_sigma_certificate(proof)
         write_certificate(cert, out_path)
         out["certificate"] = {"written": True, "file": args.out, "kind": cert["kind"], "complete": cert["complete"]}
     return out

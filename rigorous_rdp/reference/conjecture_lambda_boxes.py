@@ -463,9 +463,10 @@ def _ray_ok(case: OrderCase, v: Sequence[Fraction], lam_side: tuple[Fraction, Fr
 
 
 def _close(
-    case: OrderCase, box: Sequence[tuple[Fraction, Fraction]], ua: arb, ub: arb, allow_ray: bool
+    case: OrderCase, box: Sequence[tuple[Fraction, Fraction]], ua: arb, ub: arb, allow_ray: bool, extremal: bool = True
 ) -> tuple[bool, int | None]:
-    """One attempt on one box: (closed, widest theta side to bisect otherwise)."""
+    """One attempt on one box: (closed, widest theta side to bisect otherwise).  ``extremal`` False:
+    the vertex (0..0, 1, 0) gets no special treatment (its equality holds at the case's sigma only)."""
     dim = case.dim
     a, b = box[dim]
     g, H, dl, g0 = _signed_gradient(case, box)
@@ -475,7 +476,7 @@ def _close(
     split = max(range(dim), key=lambda k: box[k][1] - box[k][0])
     if not free:
         v = [hi if sg > 0 else lo for (lo, hi), sg in zip(box[:dim], signs, strict=True)]
-        if v == _star(case.n):
+        if extremal and v == _star(case.n):
             return True, split
         if allow_ray and _ray_ok(case, v, (a, b)):
             return True, split

@@ -571,6 +571,10 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
             return _verify_region_scaled(cert, jobs=jobs)
         if cert.get("kind") == ORDER_KIND:
             return _verify_order_interval(cert, jobs=jobs)
+        if cert.get("kind") == "holds-boxes-order-sigma":
+            from .conjecture_lambda_sigma import verify_order_sigma
+
+            return verify_order_sigma(cert, jobs=jobs)
         cfg = ProbeConfig.from_json(cert["config"])
         if not admissible(cfg.model, cfg.points):  # (also checked at construction)
             return VerificationResult(False, "the configuration is not admitted by its model")

@@ -79,7 +79,7 @@ import functools
 import itertools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -631,13 +631,28 @@ def _ray(case: LambdaCase, v: Sequence[Fraction], lam_side: tuple[Fraction, Frac
     return True
 
 
-def box_bounds(case: LambdaCase, box: Sequence[tuple[Fraction, Fraction]]) -> dict[str, Any]:
+def box_bounds(
+    case: LambdaCase,
+    box: Sequence[tuple[Fraction, Fraction]],
+    *,
+    goal: tuple[arb, arb, arb] | None = None,
+    ray_rule: Callable[[list[arb]], bool] | None = None,
+) -> dict[str, Any]:
     """Try to prove the claim on ``box`` (theta sides, then the lambda side): module docstring, steps
     2-5.  Returns ``proven``, ``method``, ``point`` (vertex or face centre), ``signs``, ``upper``
-    (the bounds of ``sup G_a`` and ``sup G_b``, or None for extremal), ``split``."""
+    (the bounds of ``sup G_a`` and ``sup G_b``, or None for extremal), ``split``.
+
+    ``goal`` (the proof over a sigma interval, :mod:`.conjecture_lambda_sigma`): ``(T_a, T_b,
+    RHS_b)`` given by the caller instead of :func:`targets` at the case's sigma, and ``ray_rule``
+    (called with the gradient enclosed over the box and the order side) replaces the extremal and
+    ray rules of this module, whose equality case is the RHS at the case's sigma."""
     dim = case.n + 1
     a, b = box[dim]
-    ta, tb = targets(case, a, b)
+    if goal is None:
+        ta, tb = targets(case, a, b)
+        rhs_b = None
+    else:
+        ta, tb, rhs_b = goal
     with workprec(PREC):
         gb, H, dl = derivatives_box(case, box)
         th = list(box[:dim])
@@ -659,13 +674,16 @@ def box_bounds(case: LambdaCase, box: Sequence[tuple[Fraction, Fraction]]) -> di
                 grad[k] = _meet(gb[k], mv)
         signs = [0 if not wide[k] else 1 if grad[k] > 0 else -1 if grad[k] < 0 else 0 for k in range(dim)]
         free = [k for k in range(dim) if wide[k] and signs[k] == 0]
+        if ray_rule is not None and ray_rule(grad):
+            return {"proven": True, "method": "ray", "point": None, "signs": signs, "upper": None}
         if not free:
             v = [hi if sg > 0 else lo for (lo, hi), sg in zip(th, signs, strict=True)]
-            if is_extremal(case.base, v):
-                return {"proven": True, "method": "extremal", "point": v, "signs": signs, "upper": None}
             cf, method = v, "monotone"
-            if _ray(case, v, (a, b)):
-                return {"proven": True, "method": "ray", "point": v, "signs": signs, "upper": None}
+            if ray_rule is None:
+                if is_extremal(case.base, v):
+                    return {"proven": True, "method": "extremal", "point": v, "signs": signs, "upper": None}
+                if _ray(case, v, (a, b)):
+                    return {"proven": True, "method": "ray", "point": v, "signs": signs, "upper": None}
         else:
             cf = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(th, signs, strict=True)]
             method = "taylor"
@@ -712,7 +730,7 @@ def box_bounds(case: LambdaCase, box: Sequence[tuple[Fraction, Fraction]]) -> di
             # first-order terms) and costs the chord loss when the bound fails at the upper order
             lam_score = sum(float(_absmax(dl[k]).mid()) for k in free) * float(b - a)
             if len(ups) == 2:
-                lam_score += float((rhs_real(case, b) - tb).mid())
+                lam_score += float(((rhs_real(case, b) if rhs_b is None else rhs_b) - tb).mid())
             if not finite or not math.isfinite(lam_score):
                 out["split"] = k_best
             elif not free and len(ups) == 1:
