@@ -360,6 +360,7 @@ def test_kind_table_maps_every_kind_to_a_writer_and_a_verifier(cert):
         "conjecture-region",
         "conjecture-region-scaled",
         "conjecture-order-interval",
+        "conjecture-order-sigma",
     ]
     for kind in KINDS:
         assert callable(getattr(kind.load(), kind.writer))

@@ -326,7 +326,10 @@ def test_cli_order_range_bad_input_exits_2(capsys):
         (["--prove", "--rows", "2", "--order-range", "2", "17"], "--order-range must be two numbers with"),
         (["--prove", "--rows", "2", "--order-range", "2", "x"], "--order-range"),
         (["--prove", "--rows", "2", "--order-range", "2", "3", "--sigma", "1/2"], "--sigma must be in [1, 64]"),
-        (["--prove", "--rows", "2", "--order-range", "2", "3", "--sigma-range", "1", "2"], "exclude each other"),
+        (
+            ["--prove", "--rows", "2", "--order-range", "2", "3", "--sigma", "2", "--sigma-range", "1", "2"],
+            "exclude each other",
+        ),
         (["--trials", "3", "--order-range", "2", "3"], "--order-range applies to --prove only"),
     ]:
         assert main(["conjecture", *argv]) == 2, argv

@@ -14,6 +14,7 @@ kind                           writer                                           
 ``conjecture-region``          ``research.conjecture_certificate`` (``holds-region``)                ``research.conjecture_certificate``
 ``conjecture-region-scaled``   ``research.conjecture_certificate`` (``holds-region-scaled``)         ``research.conjecture_certificate``
 ``conjecture-order-interval``  ``research.conjecture_certificate`` (``holds-boxes-order-interval``)  ``research.conjecture_certificate``
+``conjecture-order-sigma``     ``research.conjecture_certificate`` (``holds-boxes-order-sigma``)     ``research.conjecture_certificate``
 =============================  ====================================================================  ================================================
 
 Modules: :mod:`~rigorous_rdp.certificates.common` (the envelope: strict JSON parsing,

@@ -119,6 +119,14 @@ KINDS: tuple[CertificateKind, ...] = (
         "make_order_interval_certificate",
         _conjecture,
     ),
+    CertificateKind(
+        "conjecture-order-sigma",
+        CONJECTURE_FORMAT,
+        "holds-boxes-order-sigma",
+        _CONJ,
+        "make_order_sigma_certificate",
+        _conjecture,
+    ),
 )
 
 

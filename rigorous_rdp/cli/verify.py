@@ -47,7 +47,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--jobs",
         metavar="J",
-        help="Conjecture 1 proof certificates (holds-boxes, holds-region, holds-region-scaled, holds-boxes-order-interval):"
+        help="Conjecture 1 proof certificates (holds-boxes, holds-region, holds-region-scaled, holds-boxes-order-interval,"
+        " holds-boxes-order-sigma):"
         " worker processes"
         f" that re-prove the boxes, 1 <= J <= {MAX_JOBS} (default: the machine's cores; the verdict does not depend on J)",
     )

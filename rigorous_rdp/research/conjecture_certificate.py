@@ -71,6 +71,7 @@ __all__ = [
     "make_boxes_certificate",
     "make_holds_certificate",
     "make_order_interval_certificate",
+    "make_order_sigma_certificate",
     "make_region_certificate",
     "make_region_scaled_certificate",
     "make_violation_certificate",
@@ -1799,6 +1800,14 @@ def make_order_interval_certificate(proof: dict[str, Any]) -> dict[str, Any]:
     }
     cert["sha256"] = _hash(cert)
     return cert
+
+
+def make_order_sigma_certificate(proof: dict[str, Any]) -> dict[str, Any]:
+    """Certificate of kind ``holds-boxes-order-sigma``:
+    :func:`rigorous_rdp.research.conjecture_lambda_sigma.make_order_sigma_certificate`."""
+    from .conjecture_lambda_sigma import make_order_sigma_certificate as make
+
+    return make(proof)
 
 
 def _order_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
