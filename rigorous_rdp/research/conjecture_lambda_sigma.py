@@ -51,12 +51,18 @@ proven tails of :mod:`.conjecture_lambda` at sigma 1 hold.
 T(\varphi)` on ``B``, and :math:`\mathrm{RHS}_\lambda(s_B) \le \mathrm{RHS}_\lambda(T(\varphi))` by (2)):
 
 * ``"outside"``: ``B`` misses ``F``.
-* ``"ray"``: ``B`` has lower end 0 in every :math:`x_i` and in ``u'``, and the enclosures over ``B x
-  [a, b]`` of :math:`\partial G_\lambda/\partial x_i` and :math:`\partial G_\lambda/\partial u'` (sides of
-  positive width) are :math:`\le 0`.  Then, lowering these coordinates one after the other to 0 inside
-  ``B`` (a product of intervals), :math:`G_\lambda(\varphi) \le G_\lambda(\rho(\varphi_u)) =
-  \mathrm{RHS}_\lambda(\varphi_u) \le \mathrm{RHS}_\lambda(T(\varphi))` (by (1) and (2), :math:`\varphi_u \le
-  \max\varphi \le T`): proven at every order of the box *without* a chord and without a point value.
+* ``"ray"``: the enclosures of :math:`\partial G_\lambda/\partial x_i` and :math:`\partial
+  G_\lambda/\partial u'` (sides of positive width) are :math:`\le 0` on :math:`E = \mathrm{hull}(B,
+  \rho(B))` (the sides of the :math:`x_i` and of ``u'`` extended down to 0, the ``u`` side kept; ``E = B``
+  when ``B`` touches the ray) times ``[a, b]``, certified on a tiling of ``E`` by midpoint bisection (a
+  sign holds on ``E`` iff it holds on each piece; :func:`extended_ray`).  Then, lowering these
+  coordinates of :math:`\varphi \in B` one after the other to 0 inside ``E`` (a product of intervals),
+  :math:`G_\lambda(\varphi) \le G_\lambda(\rho(\varphi_u)) = \mathrm{RHS}_\lambda(\varphi_u) \le
+  \mathrm{RHS}_\lambda(T(\varphi))` (by (1) and (2), :math:`\varphi_u \le \max\varphi \le T`): proven at
+  every order of the box *without* a chord and without a point value.  This is what the constant
+  target :math:`\mathrm{RHS}(s_B)` below cannot do near the ray, where :math:`G_\lambda(\varphi)` follows
+  :math:`\mathrm{RHS}_\lambda(\varphi_u)` and the box's ``u`` width costs
+  :math:`\mathrm{RHS}'\,(u^{hi} - u^{lo})` against a margin of order the distance to the ray.
 * else the chord rule of :mod:`.conjecture_lambda` at the fixed :math:`t = s_B`:
   :math:`G_\lambda(\varphi)` is convex in lambda (:math:`\partial^2_\lambda G = \int pR^{\lambda-1}\log^2R
   \ge 0`) and so is :math:`\mathrm{RHS}_\lambda(s_B) = \mathbb E[X^\lambda]` (:math:`X > 0`), hence with
@@ -88,8 +94,18 @@ from typing import Any
 
 from flint import arb
 
-from ..arith import decimal_lower, decimal_upper, workprec
-from .conjecture_lambda import LAMBDA_MAX, LAMBDA_MIN, PREC, LambdaCase, box_bounds, rhs_real, targets
+from ..arith import decimal_lower, decimal_upper, to_arb, workprec
+from .conjecture_lambda import (
+    LAMBDA_MAX,
+    LAMBDA_MIN,
+    PREC,
+    LambdaCase,
+    box_bounds,
+    derivatives_box,
+    grad_point_real,
+    rhs_real,
+    targets,
+)
 from .conjecture_proof import Leaves, ProofCase, outside_domain
 
 __all__ = [
@@ -180,6 +196,70 @@ def _ray_rule(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]]) -
     return rule
 
 
+#: the extended ray rule is tried on boxes whose phi_x_i and phi_u_prime sides end within this share of t_1
+RAY_REACH = Fraction(1, 2)
+#: pieces of hull(B, ray) a sign certificate may use in the prover (the verifier allows its own 64)
+RAY_PIECES = 64
+
+
+def ray_hull(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]]) -> Box:
+    """hull(B, rho(B)): the sides of x_i and u' extended down to 0, the u and order sides kept."""
+    out = list(box)
+    for k in _ray_sides(case.n):
+        out[k] = (Fraction(0), box[k][1])
+    return out
+
+
+def _signs_on(case: LambdaSigmaCase, piece: Box, memo: dict[tuple[Any, ...], bool]) -> bool:
+    """Certified dG/dx_i <= 0 and dG/du' <= 0 on ``piece`` x its order side (the gradient enclosed over it,
+    intersected with the mean-value form about its centre where a sign is left open)."""
+    key = tuple(piece)
+    if key in memo:
+        return memo[key]
+    unit = case.unit
+    dim = case.n + 1
+    sides = [k for k in _ray_sides(case.n) if piece[k][0] != piece[k][1]]
+    with workprec(PREC):
+        gb, H, dl = derivatives_box(unit, piece)
+        want = [k for k in sides if not arb(gb[k].upper()) <= 0]
+        if want:
+            c = [(lo + hi) / 2 for lo, hi in piece[:dim]]
+            a, b = piece[dim]
+            g0 = grad_point_real(unit, c, (a + b) / 2)
+            for k in want:
+                mv = g0[k] + dl[k] * arb(0, to_arb((b - a) / 2).upper())
+                for j in range(dim):
+                    mv += H[k][j] * arb(0, to_arb((piece[j][1] - piece[j][0]) / 2).upper())
+                gk = gb[k].intersection(mv) if mv.is_finite() else gb[k]
+                if not arb(gk.upper()) <= 0:
+                    memo[key] = False
+                    return False
+    memo[key] = True
+    return True
+
+
+def extended_ray(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]], memo: dict[Any, bool]) -> bool:
+    r"""The ray rule on ``hull(B, rho(B))`` (module docstring, (4)): certified signs on a tiling of it by
+    midpoint bisection (at most :data:`RAY_PIECES` pieces, the widest value side cut)."""
+    hull = ray_hull(case, box)
+    if any(hull[k][1] > RAY_REACH * case.t_hi for k in _ray_sides(case.n)):
+        return False
+    stack, used = [hull], 0
+    while stack:
+        piece = stack.pop()
+        used += 1
+        if used > RAY_PIECES:
+            return False
+        if _signs_on(case, piece, memo):
+            continue
+        k = max(range(case.n + 1), key=lambda j: piece[j][1] - piece[j][0])
+        lo, hi = piece[k]
+        left, right = list(piece), list(piece)
+        left[k], right[k] = (lo, (lo + hi) / 2), ((lo + hi) / 2, hi)
+        stack += [right, left]
+    return True
+
+
 def goal(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]]) -> tuple[arb, arb, arb]:
     """``(T_a, T_b, RHS_b)`` at :math:`t = s_B` (module docstring, (4))."""
     a, b = box[case.n + 1]
@@ -245,6 +325,7 @@ def prove_order_sigma(
     )
     bar = bar_cm.__enter__() if bar_cm is not None else None
     processed = 0
+    memo: dict[Any, bool] = {}
     try:
         while stack:
             box, depth = stack.pop()
@@ -260,6 +341,11 @@ def prove_order_sigma(
             bb = box_bounds(unit, box, goal=goal(case, box), ray_rule=_ray_rule(case, box) or _never)
             if bb["proven"]:
                 res.proven.append({"box": box, **bb})
+                continue
+            if extended_ray(case, box, memo):
+                res.proven.append(
+                    {"box": box, "proven": True, "method": "ray", "point": None, "signs": bb["signs"], "upper": None}
+                )
                 continue
             k = bb["split"]
             lo, hi = box[k]
@@ -361,8 +447,9 @@ METHODS = {
     ),
     "monotone": "certified signs on the box and the order side; sup at the vertex 'point'; G_a, G_b there <= upper",
     "ray": (
-        "lower end 0 in every phi_x_i and phi_u_prime, dG/dphi_x_i <= 0 and dG/dphi_u_prime <= 0 certified on the "
-        "box and the order side: G_lambda(phi) <= G_lambda(0..0, phi_u, 0) = RHS_lambda(phi_u) <= the RHS due"
+        "dG/dphi_x_i <= 0 and dG/dphi_u_prime <= 0 certified on hull(box, ray) (the phi_x_i and phi_u_prime sides "
+        "extended down to 0) and the order side: G_lambda(phi) <= G_lambda(0..0, phi_u, 0) = RHS_lambda(phi_u) <= "
+        "the RHS due"
     ),
     "upper": (
         "[bound of sup G at the lower order of the box, at the upper order]: the prover's bound plus half its "
@@ -518,8 +605,6 @@ def verify_order_sigma(cert: dict[str, Any], *, jobs: int = 1) -> Any:
                 raise ValueError(f"method {method!r} with bounds {ups!r}")
             if ups is not None and not (isinstance(ups, list) and len(ups) == 2):
                 raise ValueError("the bounds must be [at the lower order, at the upper order]")
-            if method == "ray" and not all(b[k][0] == 0 for k in _ray_sides(n)):
-                raise ValueError(f"box {_box_str(b)}: a 'ray' box needs lower end 0 in every phi_x_i and phi_u_prime")
             proven.append((b, method, None if ups is None else [_order_fraction(u) for u in ups]))
         outside = [parse(b) for b in cert["outside"]]
         open_ = [parse(b) for b in cert["open"]]
