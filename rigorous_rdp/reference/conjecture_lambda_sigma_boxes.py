@@ -128,11 +128,11 @@ def reprove_order_sigma_box(
         count += 1
         if count > max_boxes:
             return False, count, f"not re-proven within {max_boxes} boxes"
-        ok, k = _close(unit, bx, ua, ub, allow_ray=False, extremal=False)
+        ok, cut = _close(unit, bx, ua, ub, allow_ray=False, extremal=False)
         if ok:
             continue
-        assert k is not None
-        if bx[k][0] == bx[k][1]:
+        assert cut is not None
+        if bx[cut][0] == bx[cut][1]:
             return False, count, "a box without width does not close"
-        stack += _split(bx, k)
+        stack += _split(bx, cut)
     return True, count, "re-proven"

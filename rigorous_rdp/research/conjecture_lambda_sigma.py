@@ -197,9 +197,10 @@ def _ray_rule(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]]) -
 
 
 #: the extended ray rule is tried on boxes whose phi_x_i and phi_u_prime sides end within this share of t_1
+#: and below the lower end of the phi_u side
 RAY_REACH = Fraction(1, 2)
 #: pieces of hull(B, ray) a sign certificate may use in the prover (the verifier allows its own 64)
-RAY_PIECES = 64
+RAY_PIECES = 16
 
 
 def ray_hull(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]]) -> Box:
@@ -210,9 +211,10 @@ def ray_hull(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]]) ->
     return out
 
 
-def _signs_on(case: LambdaSigmaCase, piece: Box, memo: dict[tuple[Any, ...], bool]) -> bool:
+def _signs_on(case: LambdaSigmaCase, piece: Box, memo: dict[tuple[Any, ...], bool | None]) -> bool | None:
     """Certified dG/dx_i <= 0 and dG/du' <= 0 on ``piece`` x its order side (the gradient enclosed over it,
-    intersected with the mean-value form about its centre where a sign is left open)."""
+    intersected with the mean-value form about its centre where a sign is left open): True; None when a
+    derivative is certified positive at the centre (no tiling can certify the sign); else False."""
     key = tuple(piece)
     if key in memo:
         return memo[key]
@@ -226,6 +228,9 @@ def _signs_on(case: LambdaSigmaCase, piece: Box, memo: dict[tuple[Any, ...], boo
             c = [(lo + hi) / 2 for lo, hi in piece[:dim]]
             a, b = piece[dim]
             g0 = grad_point_real(unit, c, (a + b) / 2)
+            if any(g0[k] > 0 for k in want):
+                memo[key] = None
+                return None
             for k in want:
                 mv = g0[k] + dl[k] * arb(0, to_arb((b - a) / 2).upper())
                 for j in range(dim):
@@ -238,11 +243,15 @@ def _signs_on(case: LambdaSigmaCase, piece: Box, memo: dict[tuple[Any, ...], boo
     return True
 
 
-def extended_ray(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]], memo: dict[Any, bool]) -> bool:
+def extended_ray(
+    case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]], memo: dict[Any, bool | None]
+) -> bool:
     r"""The ray rule on ``hull(B, rho(B))`` (module docstring, (4)): certified signs on a tiling of it by
     midpoint bisection (at most :data:`RAY_PIECES` pieces, the widest value side cut)."""
     hull = ray_hull(case, box)
-    if any(hull[k][1] > RAY_REACH * case.t_hi for k in _ray_sides(case.n)):
+    u_lo = box[case.n - 1][0]
+    # a heuristic (any choice is sound): the signs are not expected where x_i or u' reach u
+    if any(hull[k][1] > min(RAY_REACH * case.t_hi, u_lo) for k in _ray_sides(case.n)):
         return False
     stack, used = [hull], 0
     while stack:
@@ -250,7 +259,10 @@ def extended_ray(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]]
         used += 1
         if used > RAY_PIECES:
             return False
-        if _signs_on(case, piece, memo):
+        ok = _signs_on(case, piece, memo)
+        if ok is None:
+            return False
+        if ok:
             continue
         k = max(range(case.n + 1), key=lambda j: piece[j][1] - piece[j][0])
         lo, hi = piece[k]
@@ -325,7 +337,7 @@ def prove_order_sigma(
     )
     bar = bar_cm.__enter__() if bar_cm is not None else None
     processed = 0
-    memo: dict[Any, bool] = {}
+    memo: dict[Any, bool | None] = {}
     try:
         while stack:
             box, depth = stack.pop()
@@ -504,7 +516,7 @@ def _chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
     case = OrderSigmaCase(n, m, lo, hi, slo, shi)
     out = []
     for b, method, ups in chunk:
-        bounds = None if ups is None else tuple(_lower_target(u) for u in ups)
+        bounds = None if ups is None else (_lower_target(ups[0]), _lower_target(ups[1]))
         out.append(reprove_order_sigma_box(case, list(b), method, bounds, max_boxes=MAX_SUBBOXES))
     return out
 
