@@ -246,9 +246,9 @@ def test_cli_writes_a_certificate_that_verify_accepts(tmp_path, capsys):
     from rigorous_rdp.cli import main
 
     out = tmp_path / "c.json"
-    argv = ["conjecture", "--prove", "--rows", "2", "--order-range", "2", "33/16", "--sigma-range", "1", "17/16"]
+    argv = ["conjecture", "--prove", "--rows", "2", "--order-range", "2", "65/32", "--sigma-range", "1", "33/32"]
     assert main([*argv, "--out", str(out), "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["prove"]["proven"] and res["certificate"]["kind"] == "holds-boxes-order-sigma"
-    assert res["prove"]["sigma"] == ["1", "17/16"] and res["prove"]["lambda"] == ["2", "33/16"]
+    assert res["prove"]["sigma"] == ["1", "33/32"] and res["prove"]["lambda"] == ["2", "65/32"]
     assert main(["verify", str(out)]) == 0

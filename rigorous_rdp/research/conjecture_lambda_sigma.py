@@ -243,9 +243,7 @@ def _signs_on(case: LambdaSigmaCase, piece: Box, memo: dict[tuple[Any, ...], boo
     return True
 
 
-def extended_ray(
-    case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]], memo: dict[Any, bool | None]
-) -> bool:
+def extended_ray(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]], memo: dict[Any, bool | None]) -> bool:
     r"""The ray rule on ``hull(B, rho(B))`` (module docstring, (4)): certified signs on a tiling of it by
     midpoint bisection (at most :data:`RAY_PIECES` pieces, the widest value side cut)."""
     hull = ray_hull(case, box)
