@@ -129,9 +129,10 @@ ROW_CLIP = "`clip`, d = 2, 3"
 ROW_POISSON = "`poisson`, every d"
 
 _PROVE = "rigorous-rdp conjecture --prove --rows {n} --batch {m} {what} --out F; rigorous-rdp verify F"
-#: the Python block below the docs table (the triangle at n = 1000, m = 1) with ``sigma``, ``lam`` set
+#: the Python block below the docs table (the triangle at n = 1000, m = 1) with ``sigma``, ``lam`` set (d = 3:
+#: every point with a third coordinate 0)
 _TRIANGLE = (
-    "the Python block of docs/blog_part2_conjecture.md section 1 with sigma, lam = {s}, {lam}, "
+    "the Python block of docs/blog_part2_conjecture.md section 1 with sigma, lam = {s}, {lam}{third}, "
     "then rigorous-rdp verify tri.json"
 )
 #: the witness of the figure's range panels (n = 50, m = 1, sigma = 1, lambda = 2; u' = (1/2, 433/500))
@@ -206,7 +207,7 @@ REGIONS: list[Region] = [
     # d >= 2: the equilateral triangle (other rows at (0, 0), u = (1, 0), u' = (1/2, 443/512))
     *[
         Region(row, "range", (d,), 1000, 1, pts(lam), pts(s), "refuted", "violation",
-               _TRIANGLE.format(s=s, lam=lam), ratio_lower=lower)
+               _TRIANGLE.format(s=s, lam=lam, third=", a third coordinate 0" if d == 3 else ""), ratio_lower=lower)
         for row, d in ((ROW_REFUTED_2D, 2), (ROW_REFUTED_3D, 3))
         for s, lam, lower in (
             ("1/4", "129/128", "1.19473"),

@@ -136,7 +136,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
         "panels": panels,
         "regions": [r.to_json() for r in REGIONS],
     }
-    return save_figure(fig, data, out_dir, ID)
+    return save_figure(fig, data, out_dir, ID, fast=fast)
 
 
 #: colours of the region chart
