@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from rigorous_rdp.paper_repro._common import SEEDS, save_figure, subplots
 from rigorous_rdp.paper_repro.blog._conjecture_regions import CASES_1D, REGIONS, Interval, Points, Region
@@ -142,7 +143,7 @@ def main(out_dir: Path, fast: bool = False) -> dict:
 #: colours of the region chart
 PROVEN, REFUTED, OPEN = "tab:green", "tab:red", "0.88"
 #: how a proven certificate kind is drawn (kinds not listed: by their sets alone, in green)
-KIND_STYLE = {
+KIND_STYLE: dict[str, dict[str, Any]] = {
     "holds-boxes": {"color": "tab:green"},
     "holds-region": {"color": "#a6dba0", "lw": 7},
     "holds-region-scaled": {"color": "#1b7837", "lw": 2.5},
@@ -170,29 +171,29 @@ def _draw_region(ax, reg: Region, label: bool) -> None:
     """One proven record in its (sigma, lambda) panel: points x points as markers, a sigma interval
     as a horizontal segment, a lambda interval as a vertical one, both as a rectangle; ``label``: give
     it its legend entry."""
-    st = {"color": PROVEN, "lw": 4, **KIND_STYLE.get(reg.kind, {})}
+    st: dict[str, Any] = {"color": PROVEN, "lw": 4, **KIND_STYLE.get(reg.kind, {})}
+    seg = {"color": st["color"], "lw": st["lw"], "solid_capstyle": "butt", "zorder": 3}
     lam, sig = reg.lam, reg.sigma
     if isinstance(lam, Points) and isinstance(sig, Points):
+        lab = f"proven point ({reg.kind})" if label else None
         for s in sig.values:
             ax.plot([float(s)] * len(lam.values), [float(v) for v in lam.values], "o", color=st["color"], ms=7,
-                    zorder=4, label=f"proven point ({reg.kind})" if label else None)  # fmt: skip
-            label = False
+                    zorder=4, label=lab)  # fmt: skip
+            lab = None
     elif isinstance(lam, Points) and isinstance(sig, Interval):
+        lab = f"proven, every sigma in an interval ({reg.kind})" if label else None
         for v in lam.values:
-            ax.plot([float(sig.lo), float(sig.hi)], [float(v)] * 2, "-", color=st["color"], lw=st["lw"],
-                    solid_capstyle="butt", zorder=3, label=f"proven, every sigma in an interval ({reg.kind})"
-                    if label else None)  # fmt: skip
-            label = False
+            ax.plot([float(sig.lo), float(sig.hi)], [float(v)] * 2, "-", label=lab, **seg)
+            lab = None
     elif isinstance(lam, Interval) and isinstance(sig, Points):
+        lab = f"proven, every real lambda in an interval ({reg.kind})" if label else None
         for s in sig.values:
-            ax.plot([float(s)] * 2, [float(lam.lo), float(lam.hi)], "-", color=st["color"], lw=st["lw"],
-                    solid_capstyle="butt", zorder=3, label=f"proven, every real lambda in an interval ({reg.kind})"
-                    if label else None)  # fmt: skip
-            label = False
+            ax.plot([float(s)] * 2, [float(lam.lo), float(lam.hi)], "-", label=lab, **seg)
+            lab = None
     elif isinstance(lam, Interval) and isinstance(sig, Interval):
+        lab = f"proven, every (sigma, lambda) in a rectangle ({reg.kind})" if label else None
         ax.fill_between([float(sig.lo), float(sig.hi)], float(lam.lo), float(lam.hi), color=st["color"], alpha=0.6,
-                        lw=0, zorder=2, label=f"proven, every (sigma, lambda) in a rectangle ({reg.kind})"
-                        if label else None)  # fmt: skip
+                        lw=0, zorder=2, label=lab)  # fmt: skip
     else:
         raise ValueError(f"a proven record needs its lambda and sigma sets: {reg}")
 
