@@ -52,6 +52,18 @@ def ours_pld(steps, width="0.01"):
     return acc.get_epsilon_result(DELTA)
 
 
+def ours_pld_grid(steps, n):
+    """Ours on the fixed grid 1/n (no refinement towards a width)."""
+    acc = PldAccountant(grid=n).compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), steps)
+    return acc.get_epsilon_result(DELTA)
+
+
+def _has_dpa() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("dp_accounting") is not None
+
+
 def ours_rdp(steps):
     acc = RdpAccountant().compose(PoissonSampledEvent(GaussianEvent(Fraction(SIGMA)), Fraction(Q)), steps)
     return acc.get_epsilon(DELTA)
@@ -324,6 +336,22 @@ def main() -> None:
                 "  growth exponent of dp-accounting's time at comparable accuracy (the coarsest grid tried whose"
                 f" answer is at most our upper end, at each T): {_exponent(peer_pts):.2f}"
             )
+        # the rule of the issue's measurement of the peer: one fixed grid at every T (the error then grows with T)
+        fixed, peer_fixed = [], []
+        for T in (10**3, 10**4, 10**5, 10**6):
+            t_f, r = cpu(partial(ours_pld_grid, T, 1000), 1)
+            fixed.append((T, t_f))
+            line = (
+                f"  T = {T:.0e}, fixed grid 1/1000: ours [{r.epsilon.lower_float():.6f}, {r.epsilon.upper_float():.6f}]"
+            )
+            line += f"  {t_f:.3f} s CPU"
+            if _has_dpa():
+                t_p, e_p = cpu(partial(dpa_pld, T, 1e-3), 1)
+                peer_fixed.append((T, t_p))
+                line += f"; dp-accounting grid 1e-3: {e_p:.6f}  {t_p:.3f} s CPU"
+            print(line)
+        print(f"  growth exponent at the fixed grid 1/1000: ours {_exponent(fixed):.2f}", end="")
+        print(f", dp-accounting (grid 1e-3) {_exponent(peer_fixed):.2f}" if len(peer_fixed) == len(fixed) else "")
     if args.big:
         print("T = 1e6 (default width 0.01; floor: our own lower end)")
         comparable(10**6, "0.01", 1, None)
