@@ -244,7 +244,9 @@ def test_proof_records_match_the_per_case_tables(kind):
             assert row[4] == "**proven**" and row[5].startswith(box + " (")  # type: ignore[operator]
             assert row[7].startswith("OK")
         elif kind == "holds-region-scaled":
-            row = _find(scaled, n, m, str(r.lam.values[0]), "[1, 4]")  # type: ignore[union-attr]
+            sig = r.sigma
+            assert isinstance(sig, Interval)
+            row = _find(scaled, n, m, str(r.lam.values[0]), f"[{sig.lo}, {sig.hi}]")  # type: ignore[union-attr]
             assert row[5].startswith(f"{box} boxes") and row[6].startswith("OK")
         else:
             s = r.sigma.values[0]  # type: ignore[union-attr]
@@ -284,7 +286,7 @@ def _chart():
 
 def test_the_chart_draws_every_proof_of_the_docs():
     """Counted on the drawn panels against the docs' own totals: 45 (sigma, lambda) points at sigma in
-    {1, 2, 4} (n <= 4, m <= 2) and 3 at sigma = 1/2; 5 + 3 sigma intervals; 4 lambda intervals; 7 refuted
+    {1, 2, 4} (n <= 4, m <= 2) and 3 at sigma = 1/2; 5 + 3 sigma intervals [1, 4] and 1 interval [3, 4]; 4 lambda intervals; 7 refuted
     points (the triangle at 6, the n = 50 witness at 1)."""
     _fig, axs = _chart()
     markers = horizontal = vertical = 0
@@ -297,7 +299,7 @@ def test_the_chart_draws_every_proof_of_the_docs():
             elif ln.get_linestyle() == "-" and len(x) == 2:
                 horizontal += y[0] == y[1]
                 vertical += x[0] == x[1]
-    assert (markers, horizontal, vertical) == (45 + 3, 5 + 3, 4)
+    assert (markers, horizontal, vertical) == (45 + 3, 5 + 3 + 1, 4)
     red = [ln for ln in axs[len(CASES_1D)].get_lines() if ln.get_color() == "tab:red"]
     assert sum(len(ln.get_xdata()) for ln in red) == 6 + 1
     # the certified lower ends of the docs table, written next to the points

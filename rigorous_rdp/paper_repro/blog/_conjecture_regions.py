@@ -110,6 +110,7 @@ ROW_SCALED = (
     "same, every sigma in [1, 4] at once by the scaled proof (boxes of phi = theta/sigma, no t side): "
     "n = 2, m = 1, lambda = 2; n = 4, m = 1, lambda = 2; n = 4, m = 2, lambda = 2"
 )
+ROW_SCALED_34 = "same, every sigma in [3, 4] at once by the scaled proof: n = 3, m = 2, lambda = 2"
 ROW_ORDER = (
     "same, every real lambda in [2, 4] at once (section 8): n = 2, m = 1 and n = 3, m in {1, 2} at sigma = 1; "
     "n = 2, m = 1 at sigma = 2"
@@ -117,7 +118,8 @@ ROW_ORDER = (
 ROW_OPEN_1D = (
     "d = 1: sigma = 1/2 beyond n = 2, m = 1; n = 4, m = 3; n >= 5; non-integer lambda (except the real-order "
     "row above); sigma not in {1/2, 1, 2, 4} (except n = 2, m = 1, lambda in {2, 3, 4}, n = 3, m = 1, lambda "
-    "in {2, 3} and n = 4, m <= 2, lambda = 2: every sigma in [1, 4], rows above); sigma < 1/2"
+    "in {2, 3} and n = 4, m <= 2, lambda = 2: every sigma in [1, 4]; n = 3, m = 2, lambda = 2: every sigma in "
+    "[3, 4]; rows above); sigma < 1/2"
 )
 ROW_REFUTED_2D = (
     "`range`, d = 2, r = 1/1000 (n = 1000, m = 1): (sigma, lambda) = (1/4, 129/128), (1/2, 129/128), (1, 2), "
@@ -192,6 +194,8 @@ REGIONS: list[Region] = [
            _PROVE.format(n=4, m=1, what="--order 2 --sigma-range 1 4"), (1158, 217)),
     Region(ROW_SCALED, "range", (1,), 4, 2, pts(2), ivl(1, 4), "proven", "holds-region-scaled",
            _PROVE.format(n=4, m=2, what="--order 2 --sigma-range 1 4"), (8138, 1675)),
+    Region(ROW_SCALED_34, "range", (1,), 3, 2, pts(2), ivl(3, 4), "proven", "holds-region-scaled",
+           _PROVE.format(n=3, m=2, what="--order 2 --sigma-range 3 4"), (500, 55)),
     # every real order in [2, 4] at once (section 8)
     Region(ROW_ORDER, "range", (1,), 2, 1, ivl(2, 4), pts(1), "proven", "holds-boxes-order-interval",
            _PROVE.format(n=2, m=1, what="--order-range 2 4"), (338, 5)),
