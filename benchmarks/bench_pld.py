@@ -178,7 +178,7 @@ def comparable(steps: int, width: str, repeat: int, floor: Fraction | None, with
             )
             if p_up <= up:
                 peers[f"prv-accountant eps_error {err:g}"] = t_p
-                print(f"    ratio ours / prv-accountant at eps_error {err:g} (comparable accuracy) = {t_o / t_p:.2f}x")
+                print(f"    ratio ours / prv-accountant at eps_error {err:g} (comparable accuracy) = {t_o / t_p:.2g}x")
                 break
     if peers:
         name, t_f = min(peers.items(), key=lambda kv: kv[1])
