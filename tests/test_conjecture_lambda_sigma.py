@@ -17,7 +17,7 @@ from rigorous_rdp.certificate import verify_certificate
 from rigorous_rdp.reference import conjecture_lambda_boxes as refl
 from rigorous_rdp.reference import conjecture_lambda_sigma_boxes as ref
 from rigorous_rdp.research import conjecture_lambda_sigma as ls
-from rigorous_rdp.research.conjecture_certificate import _hash
+from rigorous_rdp.research.conjecture_certificate import _hash, make_order_sigma_certificate
 
 
 @pytest.fixture(autouse=True)
@@ -101,7 +101,7 @@ def small():
     case = ls.LambdaSigmaCase(2, 1, F(2), F(33, 16), F(1), F(17, 16))
     res = ls.prove_order_sigma(case)
     assert res.complete
-    return case, res, ls.make_order_sigma_certificate(ls.order_sigma_to_json(res))
+    return case, res, make_order_sigma_certificate(ls.order_sigma_to_json(res))
 
 
 def _rehash(cert):
@@ -222,7 +222,7 @@ def test_n2_m1_quarter_region_proven_and_verified():
     case = ls.LambdaSigmaCase(2, 1, F(2), F(9, 4), F(1), F(5, 4))
     res = ls.prove_order_sigma(case)
     assert res.complete
-    out = verify_certificate(ls.make_order_sigma_certificate(ls.order_sigma_to_json(res)))
+    out = verify_certificate(make_order_sigma_certificate(ls.order_sigma_to_json(res)))
     assert out.ok, out.reason
 
 

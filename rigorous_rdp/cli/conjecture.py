@@ -267,7 +267,6 @@ def _run_prove_order_sigma(
         SIGMA_MAX,
         SIGMA_MIN,
         LambdaSigmaCase,
-        make_order_sigma_certificate,
         order_sigma_to_json,
         prove_order_sigma,
     )
@@ -293,6 +292,7 @@ def _run_prove_order_sigma(
     )
     if out_path is not None:
         from ..certificate import write_certificate
+        from ..research.conjecture_certificate import make_order_sigma_certificate
 
         cert = make_order_sigma_certificate(proof)
         write_certificate(cert, out_path)

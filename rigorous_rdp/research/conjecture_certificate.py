@@ -572,10 +572,8 @@ def verify_conjecture_certificate(cert: Any, *, dps: int | None = None, sample: 
             return _verify_region_scaled(cert, jobs=jobs)
         if cert.get("kind") == ORDER_KIND:
             return _verify_order_interval(cert, jobs=jobs)
-        if cert.get("kind") == "holds-boxes-order-sigma":
-            from .conjecture_lambda_sigma import verify_order_sigma
-
-            return verify_order_sigma(cert, jobs=jobs)
+        if cert.get("kind") == ORDER_SIGMA_KIND:
+            return _verify_order_sigma(cert, jobs=jobs)
         cfg = ProbeConfig.from_json(cert["config"])
         if not admissible(cfg.model, cfg.points):  # (also checked at construction)
             return VerificationResult(False, "the configuration is not admitted by its model")
@@ -1802,14 +1800,6 @@ def make_order_interval_certificate(proof: dict[str, Any]) -> dict[str, Any]:
     return cert
 
 
-def make_order_sigma_certificate(proof: dict[str, Any]) -> dict[str, Any]:
-    """Certificate of kind ``holds-boxes-order-sigma``:
-    :func:`rigorous_rdp.research.conjecture_lambda_sigma.make_order_sigma_certificate`."""
-    from .conjecture_lambda_sigma import make_order_sigma_certificate as make
-
-    return make(proof)
-
-
 def _order_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
     """Work item of :func:`_verify_order_interval`: re-prove each ``(box, stated bounds or None)``."""
     from ..reference.conjecture_lambda_boxes import OrderCase, reprove_order_box
@@ -2006,3 +1996,248 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         f"every proven box re-proven with independent enclosures ({subboxes} boxes after bisection)"
     )
     return _verdict(what, open_, _box_details(len(proven), subboxes, outside, open_))
+
+
+# ---------------------------------------------------------------------------
+# holds-boxes-order-sigma: every real order and every sigma of two intervals
+# (conjecture_lambda_sigma.prove_order_sigma)
+# ---------------------------------------------------------------------------
+
+ORDER_SIGMA_KIND = "holds-boxes-order-sigma"
+ORDER_SIGMA_STATEMENT = (
+    "for every pair of neighbouring 1-d datasets with n rows, values in an interval of length 1 "
+    "(replace-one), fixed-size sampling of m rows without replacement (r = m/n), every sigma in "
+    "[sigma_low, sigma_high] and every real order lambda in [lambda_low, lambda_high]: "
+    "D_lambda(p||q) <= D_lambda(r mu_1 + (1-r) mu_0 || mu_0)"
+)
+ORDER_SIGMA_DOMAIN = (
+    "boxes of phi = theta / sigma tile the faces {phi_x_1 = 0} and {phi_u_prime = 0} of [0, 1/sigma_low]^(n+1) "
+    "times [lambda_low, lambda_high]; G at sigma of theta equals G at 1 of phi, RHS_lambda(t) (t = 1/sigma) is "
+    "nondecreasing in t, so G_lambda(phi) <= RHS_lambda(max(1/sigma_high, max phi)) for every such phi is the "
+    "claim; 'outside' boxes do not meet F = {x_1 <= ... <= x_{n-1}, u >= u_prime}"
+)
+ORDER_SIGMA_METHODS = {
+    "s": "s_B = max(1/sigma_high, largest lower end of the phi sides of the box): RHS_lambda(s_B) <= the RHS due",
+    "convexity": (
+        "G_lambda and RHS_lambda(s_B) are convex in lambda; sup G_a <= T_a = RHS_a(s_B) and sup G_b <= T_b = "
+        "RHS_a(s_B) + d (b - a), d the slope of the chord of RHS(s_B) over [a - delta, a], delta = min((b - a)/8, "
+        "a - 1), prove G_lambda <= RHS_lambda(s_B) for every lambda in [a, b]"
+    ),
+    "taylor": (
+        "signed coordinates (gradient enclosed over the box and the order side) fixed at the end their sign "
+        "selects; on that face, with c its centre (the 'point'): G_lambda(c) plus mean-value terms <= upper, "
+        "at lambda = a and b"
+    ),
+    "monotone": "certified signs on the box and the order side; sup at the vertex 'point'; G_a, G_b there <= upper",
+    "ray": (
+        "dG/dphi_x_i <= 0 and dG/dphi_u_prime <= 0 certified on hull(box, ray) (the phi_x_i and phi_u_prime sides "
+        "extended down to 0) and the order side: G_lambda(phi) <= G_lambda(0..0, phi_u, 0) = RHS_lambda(phi_u) <= "
+        "the RHS due"
+    ),
+    "upper": (
+        "[bound of sup G at the lower order of the box, at the upper order]: the prover's bound plus half its "
+        "distance to the target T, rounded up to 15 significant digits (null for ray)"
+    ),
+}
+
+
+def make_order_sigma_certificate(proof: dict[str, Any]) -> dict[str, Any]:
+    """Certificate of kind ``holds-boxes-order-sigma`` from
+    :func:`rigorous_rdp.research.conjecture_lambda_sigma.order_sigma_to_json` (each stated
+    bound raised by half its distance to the box's target, room for the verifier's enclosures)."""
+    boxes = []
+    for rec in proof["boxes"]:
+        box, method, point, signs, uppers, tg = rec
+        if uppers is not None:
+            out = []
+            for u_s, t_s in zip(uppers, tg, strict=True):
+                u, t = Fraction(u_s), Fraction(t_s)
+                cand = _decimal_up(u + (t - u) * ROOM) if u < t else u_s
+                out.append(cand if Fraction(cand) <= t else u_s)
+            uppers = out
+        boxes.append([box, method, point, signs, uppers])
+    cert = {
+        "format": FORMAT,
+        "format_version": VERSION,
+        "kind": ORDER_SIGMA_KIND,
+        "statement": ORDER_SIGMA_STATEMENT,
+        "complete": not proof["open"],
+        "case": proof["case"],
+        "coordinates": proof["coordinates"],
+        "domain": ORDER_SIGMA_DOMAIN,
+        "faces": proof["faces"],
+        "boxes": boxes,
+        "outside": proof["outside"],
+        "open": proof["open"],
+        "methods": ORDER_SIGMA_METHODS,
+        "summary": {k: v for k, v in proof["summary"].items() if k not in ("seconds", "cpu_seconds")},
+    }
+    cert["sha256"] = _hash(cert)
+    return cert
+
+
+def _order_sigma_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
+    """Work item of :func:`verify_order_sigma`: re-prove each ``(box, method, stated bounds or None)``
+    (module level, so a worker process can run it)."""
+    from ..reference.conjecture_lambda_sigma_boxes import OrderSigmaCase, reprove_order_sigma_box
+
+    (n, m, lo, hi, slo, shi), chunk = item
+    case = OrderSigmaCase(n, m, lo, hi, slo, shi)
+    out = []
+    for b, method, ups in chunk:
+        bounds = None if ups is None else (_lower_target(ups[0]), _lower_target(ups[1]))
+        out.append(reprove_order_sigma_box(case, list(b), method, bounds, max_boxes=MAX_SUBBOXES))
+    return out
+
+
+def _verify_order_sigma(cert: dict[str, Any], *, jobs: int = 1) -> Any:
+    """Re-check a ``holds-boxes-order-sigma`` certificate: the structure exactly (case, texts, the faces
+    of [0, 1/sigma_low]^(n+1) times the order interval tiled by the boxes, the outside boxes, the
+    summary and its RHS range recomputed), then every proven box re-proven by
+    :func:`rigorous_rdp.reference.conjecture_lambda_sigma_boxes.reprove_order_sigma_box`."""
+    from ..certificates.common import VerificationResult
+    from ..reference.conjecture_lambda_boxes import rhs_real as ref_rhs
+
+    case = cert.get("case")
+    if (
+        not isinstance(case, dict)
+        or set(case) != {"model", "d", "n", "m", "r", "lambda", "sigma"}
+        or not all(type(case[k]) is int for k in ("d", "n", "m"))
+        or not isinstance(case["r"], str)
+        or not all(isinstance(case[k], list) and len(case[k]) == 2 for k in ("lambda", "sigma"))
+        or not all(isinstance(x, str) for k in ("lambda", "sigma") for x in case[k])
+    ):
+        return VerificationResult(
+            False,
+            "malformed certificate: case needs model, d, n, m (integers), r (string), lambda and sigma [low, high]",
+        )
+    n, m = case["n"], case["m"]
+    try:
+        lo, hi = (_order_fraction(x) for x in case["lambda"])
+        slo, shi = (_order_fraction(x) for x in case["sigma"])
+        r_stated = _order_fraction(case["r"])
+    except ValueError as exc:
+        return VerificationResult(False, f"malformed certificate: {exc}")
+    if case["model"] != "range" or case["d"] != 1:
+        return VerificationResult(False, f"malformed certificate: {ORDER_SIGMA_KIND} covers model range, d = 1 only")
+    if not (2 <= n <= 6 and 1 <= m < n) or r_stated != Fraction(m, n):
+        return VerificationResult(False, "malformed certificate: inconsistent case (n, m, r)")
+    if not (2 <= lo < hi <= 16 and 1 <= slo < shi <= 64):
+        return VerificationResult(
+            False,
+            "malformed certificate: the ranges must satisfy 2 <= lambda_low < lambda_high <= 16 and "
+            "1 <= sigma_low < sigma_high <= 64",
+        )
+    if (
+        cert.get("statement") != ORDER_SIGMA_STATEMENT
+        or cert.get("domain") != ORDER_SIGMA_DOMAIN
+        or cert.get("methods") != ORDER_SIGMA_METHODS
+        or cert.get("coordinates") != _order_sigma_coordinates(n)
+    ):
+        return VerificationResult(
+            False, "malformed certificate: the statement, domain, methods or coordinates text is not the one generated"
+        )
+    t1 = 1 / slo
+    z, full = (Fraction(0), Fraction(0)), (Fraction(0), t1)
+    faces = [tuple([z] + [full] * n + [(lo, hi)]), tuple([full] * n + [z] + [(lo, hi)])]
+    if cert.get("faces") != [[[str(a), str(b)] for a, b in f] for f in faces]:
+        return VerificationResult(
+            False,
+            "malformed certificate: 'faces' is not [x_1 = 0, u_prime = 0] of [0, 1/sigma_low]^(n+1) x "
+            "[lambda_low, lambda_high]",
+        )
+    d = n + 2
+
+    def parse(b: Any) -> tuple[tuple[Fraction, Fraction], ...]:
+        if not isinstance(b, list) or len(b) != d:
+            raise ValueError("a box has the wrong number of sides")
+        out = []
+        for i, side in enumerate(b):
+            if not (isinstance(side, list) and len(side) == 2):
+                raise ValueError("a box side must be [low, high]")
+            a, c = (_order_fraction(x) for x in side)
+            lim = (lo, hi) if i == d - 1 else (Fraction(0), t1)
+            if not (lim[0] <= a < c <= lim[1] or (i in (0, n) and a == c == 0)):
+                raise ValueError(f"box side [{side[0]}, {side[1]}] is not a non-empty part of [{lim[0]}, {lim[1]}]")
+            out.append((a, c))
+        return tuple(out)
+
+    try:
+        proven = []
+        for rec in cert["boxes"]:
+            if not (isinstance(rec, list) and len(rec) == 5):
+                raise ValueError("a box record needs [box, method, point, signs, uppers]")
+            b = parse(rec[0])
+            method, ups = rec[1], rec[4]
+            if method not in ("taylor", "monotone", "ray"):
+                raise ValueError(f"unknown method {method!r}")
+            if (ups is None) != (method == "ray"):
+                raise ValueError(f"method {method!r} with bounds {ups!r}")
+            if ups is not None and not (isinstance(ups, list) and len(ups) == 2):
+                raise ValueError("the bounds must be [at the lower order, at the upper order]")
+            proven.append((b, method, None if ups is None else [_order_fraction(u) for u in ups]))
+        outside = [parse(b) for b in cert["outside"]]
+        open_ = [parse(b) for b in cert["open"]]
+    except (ValueError, TypeError, KeyError, ZeroDivisionError) as exc:
+        return VerificationResult(False, f"malformed certificate: {exc}")
+    if cert.get("complete") is not (not open_):
+        return VerificationResult(False, "malformed certificate: 'complete' disagrees with the open boxes")
+    for b in outside:
+        if not _misses_domain(b, n):
+            return VerificationResult(False, f"box {_box_str(b)} is listed outside but meets the domain")
+    if not _tile_faces(faces, [b for b, _, _ in proven] + outside + open_):
+        return VerificationResult(
+            False,
+            "the boxes do not tile the faces x_1 = 0 and u_prime = 0 of [0, 1/sigma_low]^(n+1) x "
+            "[lambda_low, lambda_high] (coverage fails)",
+        )
+    methods: dict[str, int] = {}
+    for rec in cert["boxes"]:
+        methods[rec[1]] = methods.get(rec[1], 0) + 1
+    summ = cert.get("summary", {})
+    if not isinstance(summ, dict):
+        return VerificationResult(False, "malformed certificate: 'summary' must be an object")
+    expect = {
+        "n": n,
+        "m": m,
+        "proven": not open_,
+        "boxes_proven": len(proven),
+        "boxes_outside": len(outside),
+        "boxes_open": len(open_),
+        "methods": methods,
+        "lambda": case["lambda"],
+        "sigma": case["sigma"],
+        "r": case["r"],
+    }
+    if any(summ.get(k) != v for k, v in expect.items()):
+        return VerificationResult(False, "malformed certificate: the summary disagrees with the boxes")
+    try:
+        with workprec(PREC_BOXES):
+            # the printed RHS range: RHS at (sigma_high, lambda_low) and at (sigma_low, lambda_high), to 12 digits
+            for key, sig, lam in (("lower", shi, lo), ("upper", slo, hi)):
+                own = ref_rhs(sig, Fraction(m, n), lam)
+                end = _fq(_order_fraction(summ["rhs_g_range"][key]))
+                if not abs(end - own) <= own * arb(10) ** -12:
+                    return VerificationResult(
+                        False, "malformed certificate: summary field 'rhs_g_range' is not the RHS range"
+                    )
+    except (TypeError, KeyError, ValueError) as exc:
+        return VerificationResult(False, f"malformed certificate: rhs_g_range ({exc})")
+    items = [(b, method, ups) for b, method, ups in proven]
+    rules = [method for _, method, _ in proven]
+    subboxes = _reprove_boxes(
+        _order_sigma_chunk, (n, m, lo, hi, slo, shi), items, jobs, [b for b, _, _ in proven], rules
+    )
+    if isinstance(subboxes, VerificationResult):
+        return subboxes
+    what = (
+        f"n = {n}, m = {m}, every lambda in [{lo}, {hi}] and every sigma in [{slo}, {shi}]: {len(proven)} proven "
+        f"boxes and {len(outside)} outside the domain tile the faces x_1 = 0 and u_prime = 0 of "
+        f"[0, {t1}]^{n + 1} x [{lo}, {hi}] (phi = theta/sigma); every proven box re-proven with independent "
+        f"enclosures ({subboxes} boxes after bisection)"
+    )
+    return _verdict(what, open_, _box_details(len(proven), subboxes, outside, open_))
+
+
+def _order_sigma_coordinates(n: int) -> list[str]:
+    return [f"phi_x_{i + 1}" for i in range(n - 1)] + ["phi_u", "phi_u_prime", "lambda"]
