@@ -116,7 +116,7 @@ ROW_ORDER = (
     "n = 2, m = 1 at sigma = 2"
 )
 ROW_ORDER_SIGMA = (
-    "same, every real lambda in [2, 4] and every sigma in [1, 3/2] at once (section 8, last subsection): n = 2, m = 1"
+    "same, every real lambda in [2, 4] and every sigma in [1, 2] at once (section 8, last subsection): n = 2, m = 1"
 )
 ROW_OPEN_1D = (
     "d = 1: sigma = 1/2 beyond n = 2, m = 1; n = 4, m = 3; n >= 5; non-integer lambda (except the real-order "
@@ -208,9 +208,9 @@ REGIONS: list[Region] = [
            _PROVE.format(n=3, m=2, what="--order-range 2 4"), (9745, 391)),
     Region(ROW_ORDER, "range", (1,), 2, 1, ivl(2, 4), pts(2), "proven", "holds-boxes-order-interval",
            _PROVE.format(n=2, m=1, what="--order-range 2 4 --sigma 2"), (215, 2)),
-    # every real order in [2, 4] and every sigma in [1, 3/2] at once (section 8, last subsection)
-    Region(ROW_ORDER_SIGMA, "range", (1,), 2, 1, ivl(2, 4), ivl(1, "3/2"), "proven", "holds-boxes-order-sigma",
-           _PROVE.format(n=2, m=1, what="--order-range 2 4 --sigma-range 1 3/2"), (1007, 9)),
+    # every real order in [2, 4] and every sigma in [1, 2] at once (section 8, last subsection)
+    Region(ROW_ORDER_SIGMA, "range", (1,), 2, 1, ivl(2, 4), ivl(1, 2), "proven", "holds-boxes-order-sigma",
+           _PROVE.format(n=2, m=1, what="--order-range 2 4 --sigma-range 1 2"), (2031, 10)),
     # d = 1: everything not covered above (probe only)
     Region(ROW_OPEN_1D, "range", (1,), None, None, None, None, "open", "",
            "rigorous-rdp conjecture --trials 200 --seed 7"),
