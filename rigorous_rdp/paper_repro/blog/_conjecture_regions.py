@@ -120,7 +120,7 @@ ROW_ORDER_SIGMA = (
 )
 ROW_OPEN_1D = (
     "d = 1: sigma = 1/2 beyond n = 2, m = 1; n = 4, m = 3; n >= 5; non-integer lambda (except the real-order "
-    "row above); sigma not in {1/2, 1, 2, 4} (except n = 2, m = 1, lambda in {2, 3, 4}, n = 3, m = 1, lambda "
+    "rows above); sigma not in {1/2, 1, 2, 4} (except n = 2, m = 1, lambda in {2, 3, 4}, n = 3, m = 1, lambda "
     "in {2, 3} and n = 4, m <= 2, lambda = 2: every sigma in [1, 4]; n = 3, m = 2, lambda = 2: every sigma in "
     "[3, 4]; rows above); sigma < 1/2"
 )
