@@ -161,8 +161,9 @@ def test_forged_certificates_are_rejected(small):
     i = next(i for i, b in enumerate(bad["boxes"]) if b[1] == "taylor" and F(b[0][1][0]) > 0)
     lo, hi = (F(x) for x in bad["boxes"][i][0][1])
     bad["boxes"][i][0][1] = [str(lo - (hi - lo)), str(lo)]
+    bad["boxes"][i][2][1] = str(F(bad["boxes"][i][2][1]) - (hi - lo))  # its point moved with it
     res = verify_certificate(_rehash(bad))
-    assert not res.ok and "coverage fails" in res.reason
+    assert not res.ok and "coverage fails" in res.reason, res.reason
     # a wider claim: the order interval widened (case, summary and faces forged): the boxes do not cover it
     bad = json.loads(json.dumps(cert))
     bad["case"]["lambda"] = bad["summary"]["lambda"] = ["2", "4"]
@@ -203,7 +204,7 @@ def test_forged_certificates_are_rejected(small):
     j = next(j for j, rec in enumerate(bad["boxes"]) if above(rec))
     bad["summary"]["methods"][bad["boxes"][j][1]] -= 1
     bad["summary"]["methods"]["ray"] += 1
-    bad["boxes"][j][1], bad["boxes"][j][4] = "ray", None
+    bad["boxes"][j][1], bad["boxes"][j][2], bad["boxes"][j][4] = "ray", None, None  # written as a ray box is
     res = verify_certificate(_rehash(bad))
     assert not res.ok and "not re-proven" in res.reason and "signs not certified" in res.reason, res.reason
     # a summary or text that is not the generated one
@@ -215,6 +216,60 @@ def test_forged_certificates_are_rejected(small):
     bad["boxes"][0][0][1][1] = "1" * 2000
     res = verify_certificate(_rehash(bad))
     assert not res.ok and "longer than" in res.reason
+
+
+def test_forged_summary_statement_and_box_descriptions_are_rejected(small):
+    """Fields the re-proof does not use may still not say more than is proven (nor describe a box wrongly)."""
+    _, _, cert = small
+    ok = json.loads(json.dumps(cert))
+    ok["summary"]["statement"] = "ratio <= 1 for every configuration, every real order and every sigma in the ranges"
+    assert verify_certificate(_rehash(ok)).ok
+    for text in ("ratio <= 1 for every configuration, every real order >= 2 and every sigma >= 1", "proven"):
+        bad = json.loads(json.dumps(cert))
+        bad["summary"]["statement"] = text
+        res = verify_certificate(_rehash(bad))
+        assert not res.ok and "'statement'" in res.reason, res.reason
+    bad = json.loads(json.dumps(cert))
+    bad["summary"]["note"] = "proven for every n"
+    assert not verify_certificate(_rehash(bad)).ok
+    boxes = cert["boxes"]
+    i = next(k for k, b in enumerate(boxes) if b[1] == "taylor" and any(lo != hi for lo, hi in b[0][:-1]))
+    # the point moved to a corner of its box
+    bad = json.loads(json.dumps(cert))
+    bad["boxes"][i][2] = [side[1] for side in bad["boxes"][i][0][:-1]]
+    res = verify_certificate(_rehash(bad))
+    assert not res.ok and "point" in res.reason, res.reason
+    # a taylor box relabelled monotone (it leaves a side unsigned)
+    bad = json.loads(json.dumps(cert))
+    bad["boxes"][i][1] = "monotone"
+    bad["summary"]["methods"]["taylor"] -= 1
+    bad["summary"]["methods"]["monotone"] = bad["summary"]["methods"].get("monotone", 0) + 1
+    res = verify_certificate(_rehash(bad))
+    assert not res.ok and "unsigned" in res.reason, res.reason
+    # a sign on a side of width 0, and a sign that is not -1, 0 or 1
+    for signs in ([1, *boxes[i][3][1:]], [2] * len(boxes[i][3])):
+        bad = json.loads(json.dumps(cert))
+        bad["boxes"][i][3] = signs
+        assert not verify_certificate(_rehash(bad)).ok
+    # the same number spelt with an underscore or non-ASCII digits
+    h = boxes[i][0][1][1]  # an end of a side: "0_" + h and h with an Arabic-Indic first digit are the same number
+    for spelt in ("0_" + h, chr(0x660 + int(h[0])) + h[1:]):
+        bad = json.loads(json.dumps(cert))
+        bad["boxes"][i][0][1][1] = spelt
+        res = verify_certificate(_rehash(bad))
+        assert not res.ok and "ASCII" in res.reason, res.reason
+
+
+def test_forged_statement_of_a_scaled_region_certificate_is_rejected():
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "conjecture_region_scaled_n2_m1_l2_s3-4.json"
+    cert = json.loads(path.read_text())
+    assert verify_certificate(cert).ok
+    bad = json.loads(json.dumps(cert))
+    bad["summary"]["statement"] = "ratio <= 1 for every configuration and every sigma >= 1"
+    res = verify_certificate(_rehash(bad))
+    assert not res.ok and "'statement'" in res.reason, res.reason
 
 
 @pytest.mark.slow

@@ -21,6 +21,14 @@ from ..arith import parse_rational
 from ..errors import quote
 from . import _common as common
 
+
+def statement_text(kind: str, complete: bool) -> str:
+    """The summary's statement of a ``--prove`` run (the texts ``verify`` accepts; imported on use)."""
+    from ..research.conjecture_certificate import statement_text as text
+
+    return text(kind, complete)
+
+
 HELP = "probe Conjecture 1 of the blog post (part 2) on exact Gaussian-mixture laws"
 DESCRIPTION = (__doc__ or "").partition("\n\n")[2]
 
@@ -137,9 +145,7 @@ def _run_prove(args: argparse.Namespace) -> dict[str, Any]:
     res = prove_case(ProofCase(n, m, lam, sigma), max_boxes=max_boxes, progress=True, jobs=jobs, faces=not args.cube)
     proof = proof_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
-    out["prove"]["statement"] = (
-        "ratio <= 1 for every configuration" if res.complete else "not proven: open boxes remain"
-    )
+    out["prove"]["statement"] = statement_text("holds-boxes", res.complete)
     if out_path is not None:
         from ..certificate import write_certificate
         from ..research.conjecture_certificate import make_boxes_certificate
@@ -185,11 +191,7 @@ def _run_prove_region(
         res = prove_region_scaled(rc, max_boxes=max_boxes, progress=True, jobs=jobs)
         proof = region_scaled_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
-    out["prove"]["statement"] = (
-        "ratio <= 1 for every configuration and every sigma in the range"
-        if res.complete
-        else "not proven: open boxes remain"
-    )
+    out["prove"]["statement"] = statement_text("holds-region", res.complete)
     if out_path is not None:
         from ..certificate import write_certificate
         from ..research.conjecture_certificate import make_region_certificate, make_region_scaled_certificate
@@ -243,11 +245,7 @@ def _run_prove_order(args: argparse.Namespace, n: int, m: int, max_boxes: int, o
     res = prove_lambda(LambdaCase(n, m, lo, hi, sigma), max_boxes=max_boxes, progress=True)
     proof = lambda_proof_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
-    out["prove"]["statement"] = (
-        "ratio <= 1 for every configuration and every real order in the range"
-        if res.complete
-        else "not proven: open boxes remain"
-    )
+    out["prove"]["statement"] = statement_text("holds-boxes-order-interval", res.complete)
     if out_path is not None:
         from ..certificate import write_certificate
         from ..research.conjecture_certificate import make_order_interval_certificate
@@ -285,11 +283,7 @@ def _run_prove_order_sigma(
     res = prove_order_sigma(LambdaSigmaCase(n, m, lam[0], lam[1], lo, hi), max_boxes=max_boxes, progress=True)
     proof = order_sigma_to_json(res)
     out: dict[str, Any] = {"prove": proof["summary"]}
-    out["prove"]["statement"] = (
-        "ratio <= 1 for every configuration, every real order and every sigma in the ranges"
-        if res.complete
-        else "not proven: open boxes remain"
-    )
+    out["prove"]["statement"] = statement_text("holds-boxes-order-sigma", res.complete)
     if out_path is not None:
         from ..certificate import write_certificate
         from ..research.conjecture_certificate import make_order_sigma_certificate
@@ -348,7 +342,7 @@ def text(args: argparse.Namespace, res: dict[str, Any]) -> str:
         )
         lines = [
             f"Conjecture 1, 1-d range model, n = {pr['n']} rows, batch m = {pr['m']} (r = {pr['r']}), {lam}, {sig}:",
-            f"  {'PROVEN' if pr['proven'] else 'NOT PROVEN'}: {pr['statement']}",
+            f"  PROVEN: {pr['statement']}" if pr["proven"] else "  NOT PROVEN: open boxes remain",
             f"  boxes: {pr['boxes_proven']} proven {pr['methods']}, {pr['boxes_outside']} outside the "
             f"fundamental domain, {pr['boxes_open']} open; RHS G in [{rg['lower']}, {rg['upper']}]",
             f"  time: {pr['seconds']} s",

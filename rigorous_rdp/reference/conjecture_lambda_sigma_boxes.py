@@ -43,7 +43,7 @@ from .conjecture_lambda_boxes import OrderCase, _close, _signed_gradient, order_
 
 __all__ = ["RAY_PIECES", "OrderSigmaCase", "reprove_order_sigma_box", "s_of_box"]
 
-#: pieces of hull(B, ray) the sign certificate of a ``ray`` box may use (the prover stops at 64)
+#: pieces of hull(B, ray) the sign certificate of a ``ray`` box may use (the prover stops at 16)
 RAY_PIECES = 256
 
 

@@ -912,6 +912,34 @@ def _summary_from_boxes(
     }
 
 
+#: the summary's ``statement`` of a complete proof, per kind (written by ``conjecture --prove``; an
+#: incomplete one says :data:`NOT_PROVEN_TEXT`); ``verify`` accepts no other text
+PROVEN_TEXT = {
+    "holds-boxes": "ratio <= 1 for every configuration",
+    "holds-region": "ratio <= 1 for every configuration and every sigma in the range",
+    "holds-region-scaled": "ratio <= 1 for every configuration and every sigma in the range",
+    "holds-boxes-order-interval": "ratio <= 1 for every configuration and every real order in the range",
+    "holds-boxes-order-sigma": "ratio <= 1 for every configuration, every real order and every sigma in the ranges",
+}
+NOT_PROVEN_TEXT = "not proven: open boxes remain"
+
+
+def statement_text(kind: str, complete: bool) -> str:
+    """The summary's statement of a certificate of ``kind`` (:data:`PROVEN_TEXT`)."""
+    return PROVEN_TEXT[kind] if complete else NOT_PROVEN_TEXT
+
+
+def _extra_or_statement(summ: dict[str, Any], known: set[str], kind: str, open_: list[Any]) -> str | None:
+    """A summary field not in ``known`` (besides ``statement``), or ``"statement"`` when it is present and is
+    not the generated text of ``kind`` (the summary may claim nothing the boxes do not prove)."""
+    extra = set(summ) - known - {"statement"}
+    if extra:
+        return sorted(extra)[0]
+    if "statement" in summ and summ["statement"] != statement_text(kind, not open_):
+        return "statement"
+    return None
+
+
 def _summary_mismatch(cert: dict[str, Any], proven: list[Any], outside: list[Any], open_: list[Any]) -> str | None:
     """The first summary field that is not what the case and the boxes say (None if all agree)."""
     summ = cert["summary"]
@@ -920,15 +948,7 @@ def _summary_mismatch(cert: dict[str, Any], proven: list[Any], outside: list[Any
     for k, v in want.items():
         if summ.get(k) != v:
             return k
-    allowed = set(want) | {"statement", "open_g_upper"}
-    extra = set(summ) - allowed
-    if extra:
-        return sorted(extra)[0]
-    if "statement" in summ and summ["statement"] != (
-        "ratio <= 1 for every configuration" if not open_ else "not proven: open boxes remain"
-    ):
-        return "statement"
-    return None
+    return _extra_or_statement(summ, set(want) | {"open_g_upper"}, "holds-boxes", open_)
 
 
 #: boxes per work item of the parallel re-proof (fewer when there are few boxes per worker)
@@ -1393,8 +1413,7 @@ def _region_summary_mismatch(
     for k, v in want.items():
         if summ.get(k) != v:
             return k
-    extra = set(summ) - set(want) - {"rhs_g_range", "statement"}
-    return sorted(extra)[0] if extra else None
+    return _extra_or_statement(summ, set(want) | {"rhs_g_range"}, str(cert.get("kind")), open_)
 
 
 def _region_box_lists(cert: dict[str, Any], parse: Any, domain_part: Any, n: int) -> Any:
@@ -1816,6 +1835,9 @@ def _order_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
     return out
 
 
+_ASCII_NUMBER = re.compile(r"[0-9eE.+/-]+")
+
+
 def _order_fraction(x: Any) -> Fraction:
     """A number of a ``holds-boxes-order-interval`` certificate (a string, or an integer or float as
     JSON may hold it) as an exact Fraction, refused by :func:`rigorous_rdp.arith.parse_rational` before
@@ -1825,6 +1847,10 @@ def _order_fraction(x: Any) -> Fraction:
 
     if isinstance(x, bool) or not isinstance(x, (str, int, float)):
         raise ValueError(f"a number must be a string, found {type(x).__name__}")
+    if isinstance(x, str) and not _ASCII_NUMBER.fullmatch(x):
+        # Python's Fraction also reads "1_0/4" and non-ASCII digits: one spelling only
+        shown = x if len(x) <= 40 else x[:37] + "..."
+        raise ValueError(f"the number {shown!r} is not written with ASCII digits, '.', 'e', '-', '+' and '/' only")
     try:
         return parse_rational(str(x), "a number")
     except ValueError:
@@ -1948,6 +1974,9 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
     }
     if any(summ.get(k) != v for k, v in expect.items()):
         return VerificationResult(False, "malformed certificate: the summary disagrees with the boxes")
+    bad = _extra_or_statement(summ, set(expect) | {"rhs_g_range"}, ORDER_KIND, open_)
+    if bad is not None:
+        return VerificationResult(False, f"malformed certificate: summary field {bad!r} is not the generated one")
     try:
         rg = cert["rhs_g"]
         with workprec(PREC_BOXES):
@@ -2175,6 +2204,7 @@ def _verify_order_sigma(cert: dict[str, Any], *, jobs: int = 1) -> Any:
                 raise ValueError(f"method {method!r} with bounds {ups!r}")
             if ups is not None and not (isinstance(ups, list) and len(ups) == 2):
                 raise ValueError("the bounds must be [at the lower order, at the upper order]")
+            _check_point_and_signs(b[:-1], method, rec[2], rec[3])
             proven.append((b, method, None if ups is None else [_order_fraction(u) for u in ups]))
         outside = [parse(b) for b in cert["outside"]]
         open_ = [parse(b) for b in cert["open"]]
@@ -2211,6 +2241,9 @@ def _verify_order_sigma(cert: dict[str, Any], *, jobs: int = 1) -> Any:
     }
     if any(summ.get(k) != v for k, v in expect.items()):
         return VerificationResult(False, "malformed certificate: the summary disagrees with the boxes")
+    bad = _extra_or_statement(summ, set(expect) | {"rhs_g_range"}, ORDER_SIGMA_KIND, open_)
+    if bad is not None:
+        return VerificationResult(False, f"malformed certificate: summary field {bad!r} is not the generated one")
     try:
         with workprec(PREC_BOXES):
             # the printed RHS range: RHS at (sigma_high, lambda_low) and at (sigma_low, lambda_high), to 12 digits
@@ -2237,6 +2270,32 @@ def _verify_order_sigma(cert: dict[str, Any], *, jobs: int = 1) -> Any:
         f"enclosures ({subboxes} boxes after bisection)"
     )
     return _verdict(what, open_, _box_details(len(proven), subboxes, outside, open_))
+
+
+def _check_point_and_signs(sides: tuple[tuple[Fraction, Fraction], ...], method: str, point: Any, signs: Any) -> None:
+    """The descriptive fields of an order-and-sigma box record, as the prover writes them (``ValueError``
+    otherwise): ``signs`` one of -1, 0, 1 per phi side (0 on a side of width 0); a ``ray`` box has no point; a
+    ``monotone`` box signs every side of positive width and its point is the vertex the signs select; a
+    ``taylor`` box leaves some side unsigned and its point is the selected end of each signed side and the
+    centre of each unsigned one.  The re-proof does not use them: a wrong label or point would describe a box
+    wrongly without proving anything false, and is refused all the same."""
+    k = len(sides)
+    if not (isinstance(signs, list) and len(signs) == k and all(type(x) is int and x in (-1, 0, 1) for x in signs)):
+        raise ValueError("a box's signs must be one of -1, 0, 1 per phi side")
+    if any(lo == hi and sg != 0 for (lo, hi), sg in zip(sides, signs, strict=True)):
+        raise ValueError("a side of width 0 has sign 0")
+    if method == "ray":
+        if point is not None:
+            raise ValueError("a ray box has no point")
+        return
+    if not (isinstance(point, list) and len(point) == k):
+        raise ValueError("a box's point must have one number per phi side")
+    free = any(lo != hi and sg == 0 for (lo, hi), sg in zip(sides, signs, strict=True))
+    if free != (method == "taylor"):
+        raise ValueError(f"a {method} box with {'unsigned' if free else 'no unsigned'} sides")
+    want = [hi if sg > 0 else lo if sg < 0 else (lo + hi) / 2 for (lo, hi), sg in zip(sides, signs, strict=True)]
+    if [_order_fraction(x) for x in point] != want:
+        raise ValueError("a box's point is not the one its signs select")
 
 
 def _order_sigma_coordinates(n: int) -> list[str]:

@@ -190,7 +190,7 @@ def _ray_rule(case: LambdaSigmaCase, box: Sequence[tuple[Fraction, Fraction]]) -
 #: the extended ray rule is tried on boxes whose phi_x_i and phi_u_prime sides end within this share of t_1
 #: and below the lower end of the phi_u side
 RAY_REACH = Fraction(1, 2)
-#: pieces of hull(B, ray) a sign certificate may use in the prover (the verifier allows its own 64)
+#: pieces of hull(B, ray) a sign certificate may use in the prover (the verifier allows its own 256)
 RAY_PIECES = 16
 
 
