@@ -1838,6 +1838,38 @@ def _order_chunk(item: tuple[Any, list[Any]]) -> list[tuple[bool, int, str]]:
 _ASCII_NUMBER = re.compile(r"[0-9eE.+/-]+")
 
 
+def _order_summary_failure(cert: dict[str, Any], kind: str, proven: int, outside: int, open_: list[Any]) -> Any:
+    """The failure of the summary of a real-order certificate (``holds-boxes-order-interval`` or
+    ``holds-boxes-order-sigma``): every field the case and the boxes determine, no other field than the RHS
+    range, and the generated statement; None when it agrees."""
+    from ..certificates.common import VerificationResult
+
+    summ, case = cert.get("summary", {}), cert["case"]
+    if not isinstance(summ, dict):
+        return VerificationResult(False, "malformed certificate: 'summary' must be an object")
+    methods: dict[str, int] = {}
+    for rec in cert["boxes"]:
+        methods[rec[1]] = methods.get(rec[1], 0) + 1
+    expect = {
+        "n": case["n"],
+        "m": case["m"],
+        "proven": not open_,
+        "boxes_proven": proven,
+        "boxes_outside": outside,
+        "boxes_open": len(open_),
+        "methods": methods,
+        "lambda": case["lambda"],
+        "sigma": case["sigma"],
+        "r": case["r"],
+    }
+    if any(summ.get(k) != v for k, v in expect.items()):
+        return VerificationResult(False, "malformed certificate: the summary disagrees with the boxes")
+    bad = _extra_or_statement(summ, set(expect) | {"rhs_g_range"}, kind, open_)
+    if bad is not None:
+        return VerificationResult(False, f"malformed certificate: summary field {bad!r} is not the generated one")
+    return None
+
+
 def _order_fraction(x: Any) -> Fraction:
     """A number of a ``holds-boxes-order-interval`` certificate (a string, or an integer or float as
     JSON may hold it) as an exact Fraction, refused by :func:`rigorous_rdp.arith.parse_rational` before
@@ -1954,29 +1986,10 @@ def _verify_order_interval(cert: dict[str, Any], *, jobs: int = 1) -> Any:
             False,
             "the boxes do not tile the faces x_1 = 0 and u_prime = 0 (times [lambda_low, lambda_high]) (coverage fails)",
         )
-    methods: dict[str, int] = {}
-    for rec in cert["boxes"]:
-        methods[rec[1]] = methods.get(rec[1], 0) + 1
     summ = cert.get("summary", {})
-    if not isinstance(summ, dict):
-        return VerificationResult(False, "malformed certificate: 'summary' must be an object")
-    expect = {
-        "n": n,
-        "m": m,
-        "proven": not open_,
-        "boxes_proven": len(proven),
-        "boxes_outside": len(outside),
-        "boxes_open": len(open_),
-        "methods": methods,
-        "lambda": case["lambda"],
-        "sigma": case["sigma"],
-        "r": case["r"],
-    }
-    if any(summ.get(k) != v for k, v in expect.items()):
-        return VerificationResult(False, "malformed certificate: the summary disagrees with the boxes")
-    bad = _extra_or_statement(summ, set(expect) | {"rhs_g_range"}, ORDER_KIND, open_)
-    if bad is not None:
-        return VerificationResult(False, f"malformed certificate: summary field {bad!r} is not the generated one")
+    failed = _order_summary_failure(cert, ORDER_KIND, len(proven), len(outside), open_)
+    if failed is not None:
+        return failed
     try:
         rg = cert["rhs_g"]
         with workprec(PREC_BOXES):
@@ -2221,29 +2234,10 @@ def _verify_order_sigma(cert: dict[str, Any], *, jobs: int = 1) -> Any:
             "the boxes do not tile the faces x_1 = 0 and u_prime = 0 of [0, 1/sigma_low]^(n+1) x "
             "[lambda_low, lambda_high] (coverage fails)",
         )
-    methods: dict[str, int] = {}
-    for rec in cert["boxes"]:
-        methods[rec[1]] = methods.get(rec[1], 0) + 1
     summ = cert.get("summary", {})
-    if not isinstance(summ, dict):
-        return VerificationResult(False, "malformed certificate: 'summary' must be an object")
-    expect = {
-        "n": n,
-        "m": m,
-        "proven": not open_,
-        "boxes_proven": len(proven),
-        "boxes_outside": len(outside),
-        "boxes_open": len(open_),
-        "methods": methods,
-        "lambda": case["lambda"],
-        "sigma": case["sigma"],
-        "r": case["r"],
-    }
-    if any(summ.get(k) != v for k, v in expect.items()):
-        return VerificationResult(False, "malformed certificate: the summary disagrees with the boxes")
-    bad = _extra_or_statement(summ, set(expect) | {"rhs_g_range"}, ORDER_SIGMA_KIND, open_)
-    if bad is not None:
-        return VerificationResult(False, f"malformed certificate: summary field {bad!r} is not the generated one")
+    failed = _order_summary_failure(cert, ORDER_SIGMA_KIND, len(proven), len(outside), open_)
+    if failed is not None:
+        return failed
     try:
         with workprec(PREC_BOXES):
             # the printed RHS range: RHS at (sigma_high, lambda_low) and at (sigma_low, lambda_high), to 12 digits
