@@ -132,9 +132,7 @@ def comparable(steps: int, width: str, repeat: int, floor: Fraction | None, with
     lo, up = r.epsilon.lower_float(), r.epsilon.upper_float()
     f = lo if floor is None else float(floor)
     print(f"  ours width {width}: [{lo:.6f}, {up:.6f}] (upper - floor {up - f:.2e})  grid 1/{r.grid}  {t_o:.3f} s CPU")
-    try:
-        import dp_accounting  # noqa: F401
-    except ImportError:
+    if not _has_dpa():
         print("  dp-accounting not installed: no comparison")
         return
     match = None
@@ -279,9 +277,7 @@ def _exponent(pts: list[tuple[int, float]]) -> float:
 def _peer_at_accuracy(steps: int, upper: float) -> tuple[float, float] | None:
     """dp-accounting's coarsest grid of :data:`DPA_GRIDS` whose answer is at most ``upper``, and its
     CPU time (one run after a warm-up); None when dp-accounting is missing or no grid is that close."""
-    try:
-        import dp_accounting  # noqa: F401
-    except ImportError:
+    if not _has_dpa():
         return None
     for interval in DPA_GRIDS:
         t_d, e = cpu(partial(dpa_pld, steps, interval), 1)
